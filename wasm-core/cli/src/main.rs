@@ -1,0 +1,147 @@
+//! `slabscope`: the simulator from the terminal, the interface other tools and tests call.
+//!
+//! Rules: arguments are parsed by clap (its errors exit 2); a request the kernel would refuse
+//! prints `error: <reason>` on stderr and exits 1; output goes to stdout only on success.
+
+use clap::{Args, Parser, Subcommand};
+use slabscope_sim::geometry::{
+    kmem_cache_geometry, CacheGeometry, CacheRequest, CacheSource, SlabFlags,
+};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "slabscope",
+    version,
+    about = "Linux 6.6 slab allocators, simulated"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Layout of one SLUB cache as kmem_cache_create() would set it up in Linux 6.6.
+    Geometry(GeometryArgs),
+}
+
+#[derive(Args)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["object_size", "kmalloc"])))]
+struct GeometryArgs {
+    /// Object size in bytes of a kmem_cache_create() cache.
+    #[arg(long, value_name = "N")]
+    object_size: Option<u32>,
+    /// Describe the kmalloc cache that serves kmalloc(N) instead.
+    #[arg(long, value_name = "N", conflicts_with_all = ["align", "hwcache_align", "ctor", "rcu"])]
+    kmalloc: Option<u32>,
+    /// The align argument of kmem_cache_create() (a power of two).
+    #[arg(long, value_name = "A")]
+    align: Option<u32>,
+    /// SLAB_HWCACHE_ALIGN.
+    #[arg(long)]
+    hwcache_align: bool,
+    /// The cache has a constructor (the free pointer moves after the object).
+    #[arg(long)]
+    ctor: bool,
+    /// SLAB_TYPESAFE_BY_RCU.
+    #[arg(long)]
+    rcu: bool,
+    /// SLAB_POISON (slub_debug=P).
+    #[arg(long)]
+    poison: bool,
+    /// SLAB_RED_ZONE (slub_debug=Z).
+    #[arg(long)]
+    red_zone: bool,
+    /// SLAB_STORE_USER (slub_debug=U).
+    #[arg(long)]
+    store_user: bool,
+    /// SLAB_CONSISTENCY_CHECKS (slub_debug=F).
+    #[arg(long)]
+    sanity_checks: bool,
+    /// PAGE_SIZE: 4096, 16384 or 65536.
+    #[arg(long, default_value_t = 4096)]
+    page_size: u32,
+    /// Present CPUs (1-64).
+    #[arg(long, default_value_t = 1)]
+    cpus: u32,
+    /// Boot parameter slub_min_objects= (0: derived from the CPU count).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    slub_min_objects: u32,
+    /// Boot parameter slub_max_order= (default PAGE_ALLOC_COSTLY_ORDER, 3).
+    #[arg(long, value_name = "N")]
+    slub_max_order: Option<u32>,
+    /// Boot parameter slub_min_order=.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    slub_min_order: u32,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+impl GeometryArgs {
+    fn request(&self) -> CacheRequest {
+        let source = match (self.object_size, self.kmalloc) {
+            (_, Some(request_size)) => CacheSource::Kmalloc { request_size },
+            (Some(object_size), None) => CacheSource::Object { object_size },
+            (None, None) => unreachable!("clap requires one of --object-size and --kmalloc"),
+        };
+        CacheRequest {
+            source,
+            align: self.align.unwrap_or(0),
+            flags: SlabFlags {
+                hwcache_align: self.hwcache_align,
+                typesafe_by_rcu: self.rcu,
+                poison: self.poison,
+                red_zone: self.red_zone,
+                store_user: self.store_user,
+                consistency_checks: self.sanity_checks,
+            },
+            ctor: self.ctor,
+            page_size: self.page_size,
+            cpus: self.cpus,
+            slub_min_objects: self.slub_min_objects,
+            slub_max_order: self.slub_max_order,
+            slub_min_order: self.slub_min_order,
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Geometry(args) => match kmem_cache_geometry(&args.request()) {
+            Ok(geometry) => {
+                if args.json {
+                    println!(
+                        "{}",
+                        serde_json::to_string_pretty(&geometry).expect("serialisable")
+                    );
+                } else {
+                    print_table(&geometry);
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
+    }
+}
+
+/// Aligned `field value` lines, in the JSON object's field order.
+fn print_table(geometry: &CacheGeometry) {
+    let value = serde_json::to_value(geometry).expect("serialisable");
+    let serde_json::Value::Object(fields) = value else {
+        unreachable!("CacheGeometry serialises to an object")
+    };
+    for (name, value) in fields {
+        let shown = match value {
+            serde_json::Value::Null => "-".to_string(),
+            serde_json::Value::String(s) => s,
+            other => other.to_string(),
+        };
+        println!("{name:<18} {shown}");
+    }
+}

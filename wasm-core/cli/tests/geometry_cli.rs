@@ -1,0 +1,137 @@
+//! The `slabscope geometry` contract: JSON fields other tools rely on, and clear failures.
+
+use std::process::{Command, Output};
+
+fn slabscope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_slabscope"))
+        .args(args)
+        .output()
+        .expect("slabscope runs")
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = slabscope(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+#[test]
+fn prints_the_documented_fields() {
+    let v = json(&[
+        "geometry",
+        "--object-size",
+        "144",
+        "--page-size",
+        "16384",
+        "--cpus",
+        "4",
+        "--json",
+    ]);
+    for (field, expected) in [
+        ("size", 144),
+        ("object_size", 144),
+        ("offset", 72),
+        ("order", 0),
+        ("objs_per_slab", 113),
+        ("slab_size", 16384),
+        ("waste", 112),
+        ("min_partial", 5),
+        ("cpu_partial", 120),
+        ("cpu_partial_slabs", 3),
+    ] {
+        assert_eq!(v[field], expected, "{field}");
+    }
+}
+
+#[test]
+fn kmalloc_picks_the_size_class() {
+    let v = json(&["geometry", "--kmalloc", "65", "--cpus", "2", "--json"]);
+    assert_eq!(v["cache"], "kmalloc-96");
+    assert_eq!(v["objs_per_slab"], 42);
+    let v = json(&["geometry", "--kmalloc", "1000", "--cpus", "2", "--json"]);
+    assert_eq!(v["cache"], "kmalloc-1k");
+    assert_eq!(
+        (v["order"].as_u64(), v["objs_per_slab"].as_u64()),
+        (Some(2), Some(16))
+    );
+}
+
+#[test]
+fn debug_flags_grow_the_slot() {
+    let v = json(&[
+        "geometry",
+        "--kmalloc",
+        "1024",
+        "--cpus",
+        "4",
+        "--red-zone",
+        "--poison",
+        "--store-user",
+        "--sanity-checks",
+        "--json",
+    ]);
+    assert_eq!(
+        (v["size"].as_u64(), v["objs_per_slab"].as_u64()),
+        (Some(3072), Some(10))
+    );
+    assert_eq!(v["cpu_partial"], 0);
+}
+
+#[test]
+fn refusals_exit_non_zero_with_a_reason() {
+    for (args, needle) in [
+        (
+            vec!["geometry", "--object-size", "5000000"],
+            "object too large",
+        ),
+        (vec!["geometry", "--kmalloc", "9000"], "page allocator"),
+        (vec!["geometry", "--kmalloc", "0"], "ZERO_SIZE_PTR"),
+        (
+            vec!["geometry", "--object-size", "64", "--page-size", "8192"],
+            "page size",
+        ),
+        (
+            vec!["geometry", "--object-size", "64", "--cpus", "65"],
+            "CPU count",
+        ),
+        (
+            vec!["geometry", "--object-size", "64", "--align", "48"],
+            "power of two",
+        ),
+    ] {
+        let out = slabscope(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn usage_mistakes_are_reported_by_the_parser() {
+    for args in [
+        vec!["geometry"],
+        vec!["geometry", "--object-size", "abc"],
+        vec!["geometry", "--object-size", "-4"],
+        vec!["geometry", "--object-size", "64", "--kmalloc", "64"],
+        vec!["geometry", "--kmalloc", "64", "--ctor"],
+    ] {
+        let out = slabscope(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!out.stderr.is_empty());
+    }
+}
+
+#[test]
+fn table_output_without_json() {
+    let out = slabscope(&["geometry", "--object-size", "100"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text
+        .lines()
+        .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["size", "104"]));
+}

@@ -1,0 +1,17 @@
+//! Cache geometry: how Linux 6.6 SLUB lays out a cache before any object is allocated —
+//! kmalloc class, slot size, free pointer offset, slab order, objects per slab, waste and the
+//! partial-list limits (spec sections 1 and 2.2-2.4).
+//!
+//! `kmem_cache_geometry()` is the one entry point; the submodules mirror one kernel function
+//! family each.
+
+mod cache;
+mod error;
+pub mod kmalloc;
+pub mod layout;
+pub mod order;
+pub mod platform;
+
+pub use cache::{kmem_cache_geometry, CacheGeometry, CacheRequest, CacheSource};
+pub use error::GeometryError;
+pub use layout::SlabFlags;

@@ -1,0 +1,20 @@
+//! Slabscope's simulator core.
+//!
+//! Role: everything Slabscope knows about the kernel lives here, as plain data and pure
+//! functions. The crate knows nothing of the web, of wasm or of the terminal; the wasm facade
+//! and the `slabscope` CLI are thin callers.
+//!
+//! Rules:
+//! - Kernel baseline is the `linux-6.6` profile (`shared spec`, section numbers cited in each
+//!   module). Where the kernel source and the spec disagree the source wins, and the function
+//!   and version are named in a comment.
+//! - Determinism: no clock, no unseeded randomness, no hash-map iteration that can reach output
+//!   (clippy's `disallowed-methods` enforces the first and the last).
+//! - Bad input is an `Err` with a message worded for a person, never a panic.
+
+pub mod geometry;
+pub mod sweep;
+
+/// The stable id of the kernel behaviour this build reproduces. A shared link that names a
+/// profile replays the same way forever; later kernels get a new id beside this one.
+pub const PROFILE: &str = "linux-6.6";

@@ -1,0 +1,323 @@
+//! The geometry sweep: one cache configuration evaluated over a grid of object sizes, CPU
+//! counts and page sizes, by any number of threads at once.
+//!
+//! Rules:
+//! - A `SweepJob` owns the grid and a result table of `SWEEP_COLUMNS.len()` u32 cells per
+//!   point. Points are numbered page-major, then CPU count, then size; row `i` of the table is
+//!   point `i` whatever thread computed it.
+//! - Threads claim chunks of `CHUNK` points with one `fetch_add` and write only their own rows,
+//!   so `work()` needs `&self` only and any number of threads may call it together (Web Workers
+//!   sharing wasm memory, or `std::thread` natively).
+//! - `rows()` is meaningful once `is_complete()`; the counter it reads is the last write of every
+//!   `work()` call.
+
+use crate::geometry::{kmem_cache_geometry, CacheRequest, CacheSource, GeometryError, SlabFlags};
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+
+/// Most points one sweep may hold (each costs `4 * SWEEP_COLUMNS.len()` bytes of results).
+pub const MAX_POINTS: u64 = 2_000_000;
+/// Points claimed by one `fetch_add`.
+const CHUNK: usize = 512;
+
+/// Result columns, in row order. `status` is 0 for a valid cache, 1 where the kernel refuses it.
+pub const SWEEP_COLUMNS: [&str; 13] = [
+    "status",
+    "page_size",
+    "cpus",
+    "object_size",
+    "kmalloc_class",
+    "size",
+    "offset",
+    "order",
+    "objs_per_slab",
+    "waste",
+    "min_partial",
+    "cpu_partial",
+    "cpu_partial_slabs",
+];
+
+/// What to sweep. Sizes run `from..=to` by `step`; every CPU count and page size listed is
+/// combined with every size.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+#[serde(deny_unknown_fields)]
+pub struct SweepGrid {
+    pub size_from: u32,
+    pub size_to: u32,
+    pub size_step: u32,
+    pub cpus: Vec<u32>,
+    pub page_sizes: Vec<u32>,
+    #[serde(default)]
+    pub align: u32,
+    #[serde(default)]
+    pub flags: SlabFlags,
+    #[serde(default)]
+    pub ctor: bool,
+    #[serde(default)]
+    pub slub_min_objects: u32,
+    #[serde(default)]
+    pub slub_max_order: Option<u32>,
+    #[serde(default)]
+    pub slub_min_order: u32,
+}
+
+impl SweepGrid {
+    fn size_count(&self) -> u64 {
+        if self.size_step == 0 || self.size_to < self.size_from {
+            return 0;
+        }
+        u64::from((self.size_to - self.size_from) / self.size_step) + 1
+    }
+
+    /// Number of points, after checking every axis is non-empty and the total is bounded.
+    pub fn points(&self) -> Result<usize, GeometryError> {
+        let sizes = self.size_count();
+        for (axis, len) in [
+            ("size", sizes),
+            ("CPU count", self.cpus.len() as u64),
+            ("page size", self.page_sizes.len() as u64),
+        ] {
+            if len == 0 {
+                return Err(GeometryError::SweepEmpty { axis });
+            }
+        }
+        let points = sizes * self.cpus.len() as u64 * self.page_sizes.len() as u64;
+        if points > MAX_POINTS {
+            return Err(GeometryError::SweepTooLarge {
+                points,
+                max: MAX_POINTS,
+            });
+        }
+        Ok(points as usize)
+    }
+
+    /// The request for point `index`.
+    fn request(&self, index: usize) -> CacheRequest {
+        let sizes = self.size_count() as usize;
+        let size_index = index % sizes;
+        let rest = index / sizes;
+        let cpus = self.cpus[rest % self.cpus.len()];
+        let page_size = self.page_sizes[rest / self.cpus.len()];
+        CacheRequest {
+            source: CacheSource::Object {
+                object_size: self.size_from + size_index as u32 * self.size_step,
+            },
+            align: self.align,
+            flags: self.flags,
+            ctor: self.ctor,
+            page_size,
+            cpus,
+            slub_min_objects: self.slub_min_objects,
+            slub_max_order: self.slub_max_order,
+            slub_min_order: self.slub_min_order,
+        }
+    }
+}
+
+/// One sweep in progress; see the module rules.
+pub struct SweepJob {
+    grid: SweepGrid,
+    points: usize,
+    next: AtomicUsize,
+    done: AtomicUsize,
+    cells: Box<[AtomicU32]>,
+}
+
+impl SweepJob {
+    /// Validates the grid (axes, bounds, and the machine of its first point) and allocates the
+    /// result table.
+    pub fn new(grid: SweepGrid) -> Result<Self, GeometryError> {
+        let points = grid.points()?;
+        // Machine-level mistakes (a bad page size, CPU count, alignment or boot parameter)
+        // fail the whole sweep instead of filling it with refusals.
+        for &page_size in &grid.page_sizes {
+            for &cpus in &grid.cpus {
+                let mut probe = grid.request(0);
+                probe.page_size = page_size;
+                probe.cpus = cpus;
+                probe.source = CacheSource::Object { object_size: 8 };
+                kmem_cache_geometry(&probe)?;
+            }
+        }
+        let cells = (0..points * SWEEP_COLUMNS.len())
+            .map(|_| AtomicU32::new(0))
+            .collect();
+        Ok(SweepJob {
+            grid,
+            points,
+            next: AtomicUsize::new(0),
+            done: AtomicUsize::new(0),
+            cells,
+        })
+    }
+
+    /// Number of points.
+    pub fn len(&self) -> usize {
+        self.points
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.points == 0
+    }
+
+    /// Computes chunks until none is left; returns how many points this caller computed.
+    pub fn work(&self) -> usize {
+        let mut mine = 0;
+        loop {
+            let start = self.next.fetch_add(CHUNK, Ordering::Relaxed);
+            if start >= self.points {
+                break;
+            }
+            let end = (start + CHUNK).min(self.points);
+            for index in start..end {
+                self.compute(index);
+            }
+            mine += end - start;
+        }
+        self.done.fetch_add(mine, Ordering::Release);
+        mine
+    }
+
+    /// True once every point has been computed.
+    pub fn is_complete(&self) -> bool {
+        self.done.load(Ordering::Acquire) == self.points
+    }
+
+    /// The whole table, row-major (`SWEEP_COLUMNS.len()` cells a row).
+    pub fn rows(&self) -> Vec<u32> {
+        self.cells
+            .iter()
+            .map(|c| c.load(Ordering::Relaxed))
+            .collect()
+    }
+
+    fn compute(&self, index: usize) {
+        let req = self.grid.request(index);
+        let CacheSource::Object { object_size } = req.source else {
+            unreachable!("sweep points are object sources")
+        };
+        let row = match kmem_cache_geometry(&req) {
+            Ok(g) => [
+                0,
+                g.page_size,
+                g.cpus,
+                g.object_size,
+                g.kmalloc_class.unwrap_or(0),
+                g.size,
+                g.offset,
+                g.order,
+                g.objs_per_slab,
+                g.waste as u32,
+                g.min_partial,
+                g.cpu_partial,
+                g.cpu_partial_slabs,
+            ],
+            Err(_) => {
+                let mut refused = [0; SWEEP_COLUMNS.len()];
+                refused[0] = 1;
+                refused[1] = req.page_size;
+                refused[2] = req.cpus;
+                refused[3] = object_size;
+                refused
+            }
+        };
+        let base = index * SWEEP_COLUMNS.len();
+        for (cell, value) in self.cells[base..base + SWEEP_COLUMNS.len()].iter().zip(row) {
+            cell.store(value, Ordering::Relaxed);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grid() -> SweepGrid {
+        SweepGrid {
+            size_from: 8,
+            size_to: 8192,
+            size_step: 8,
+            cpus: vec![1, 2, 4, 64],
+            page_sizes: vec![4096, 16384, 65536],
+            align: 0,
+            flags: SlabFlags::default(),
+            ctor: false,
+            slub_min_objects: 0,
+            slub_max_order: None,
+            slub_min_order: 0,
+        }
+    }
+
+    #[test]
+    fn threads_together_produce_the_same_table_as_one() {
+        let single = SweepJob::new(grid()).unwrap();
+        assert_eq!(single.work(), single.len());
+        assert!(single.is_complete());
+
+        let shared = SweepJob::new(grid()).unwrap();
+        let counts: Vec<usize> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..4).map(|_| s.spawn(|| shared.work())).collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert_eq!(counts.iter().sum::<usize>(), shared.len());
+        assert!(shared.is_complete());
+        assert_eq!(single.rows(), shared.rows());
+    }
+
+    #[test]
+    fn rows_agree_with_the_single_cache_answer() {
+        let job = SweepJob::new(grid()).unwrap();
+        job.work();
+        let rows = job.rows();
+        let width = SWEEP_COLUMNS.len();
+        for index in [0, 17, 1023, 1024, 5000, job.len() - 1] {
+            let g = kmem_cache_geometry(&job.grid.request(index)).unwrap();
+            let row = &rows[index * width..(index + 1) * width];
+            assert_eq!(row[0], 0);
+            assert_eq!(
+                (row[1], row[2], row[3]),
+                (g.page_size, g.cpus, g.object_size)
+            );
+            assert_eq!((row[5], row[7], row[8]), (g.size, g.order, g.objs_per_slab));
+            assert_eq!(u64::from(row[9]), g.waste);
+        }
+    }
+
+    #[test]
+    fn point_order_is_page_then_cpus_then_size() {
+        let job = SweepJob::new(grid()).unwrap();
+        let sizes = 1024;
+        let r = job.grid.request(sizes * 5 + 3);
+        // 5 = page index 1 (16K) * 4 cpu counts + cpu index 1 (2 CPUs)
+        assert_eq!((r.page_size, r.cpus), (16384, 2));
+        assert_eq!(r.source, CacheSource::Object { object_size: 32 });
+    }
+
+    #[test]
+    fn bad_grids_are_refused_with_reasons() {
+        let mut g = grid();
+        g.cpus.clear();
+        assert!(matches!(
+            SweepJob::new(g),
+            Err(GeometryError::SweepEmpty { axis: "CPU count" })
+        ));
+        let mut g = grid();
+        g.size_step = 0;
+        assert!(SweepJob::new(g).is_err());
+        let mut g = grid();
+        g.size_from = 1;
+        g.size_to = 4_000_000;
+        g.size_step = 1;
+        assert!(matches!(
+            SweepJob::new(g),
+            Err(GeometryError::SweepTooLarge { .. })
+        ));
+        let mut g = grid();
+        g.page_sizes = vec![8192];
+        assert!(matches!(
+            SweepJob::new(g),
+            Err(GeometryError::PageSize { .. })
+        ));
+    }
+}
