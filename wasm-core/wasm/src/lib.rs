@@ -5,7 +5,7 @@
 //! Threading: the same source builds single-threaded and, with `+atomics` and shared memory,
 //! threaded. In the threaded build several Web Workers instantiate this module over one
 //! `WebAssembly.Memory`; a sweep registered by one of them is found by the others through
-//! `SWEEPS` and worked on with `sweep_work(id)`.
+//! `SWEEPS` and worked on with `work_on_sweep(id)`.
 
 use slabscope_sim::geometry::{kmem_cache_geometry, CacheRequest};
 use slabscope_sim::sweep::{SweepGrid, SweepJob, SWEEP_COLUMNS};
@@ -64,7 +64,7 @@ impl Sweep {
         Ok(Sweep { id, job })
     }
 
-    /// The id workers pass to `sweep_work`.
+    /// The id workers pass to `work_on_sweep`.
     #[wasm_bindgen(getter)]
     pub fn id(&self) -> u32 {
         self.id
@@ -101,7 +101,7 @@ impl Drop for Sweep {
 /// Called by a pool worker: work on sweep `id` until no chunk is left. Returns the points this
 /// worker computed (0 if the sweep is already finished or gone).
 #[wasm_bindgen]
-pub fn sweep_work(id: u32) -> u32 {
+pub fn work_on_sweep(id: u32) -> u32 {
     let job = lock_sweeps().get(&id).cloned();
     job.map_or(0, |job| job.work() as u32)
 }

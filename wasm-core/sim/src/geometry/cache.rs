@@ -82,10 +82,12 @@ pub struct CacheGeometry {
     /// `oo_objects(s->oo)`.
     pub objs_per_slab: u32,
     /// Bytes of one slab, `PAGE_SIZE << order` (not sysfs `slab_size`, which is `s->size`).
+    #[cfg_attr(feature = "ts-export", ts(type = "number"))]
     pub slab_size: u64,
     /// `1 << order` (slabinfo's pagesperslab).
     pub pages_per_slab: u32,
     /// Bytes at the end of each slab that hold no object.
+    #[cfg_attr(feature = "ts-export", ts(type = "number"))]
     pub waste: u64,
     /// `oo_order(s->min)`: the fallback order when the preferred one cannot be had.
     pub min_order: u32,

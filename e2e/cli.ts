@@ -1,0 +1,12 @@
+// The slabscope CLI, as the e2e tests call it to check the page's numbers.
+
+import { execFileSync } from 'node:child_process';
+
+export function cliGeometry(args: string[]): Record<string, unknown> {
+  const out = execFileSync(
+    'cargo',
+    ['run', '-q', '--manifest-path', 'wasm-core/Cargo.toml', '-p', 'slabscope-cli', '--', 'geometry', ...args, '--json'],
+    { encoding: 'utf8' },
+  );
+  return JSON.parse(out);
+}

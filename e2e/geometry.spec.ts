@@ -1,0 +1,97 @@
+import { expect, test, type Page } from '@playwright/test';
+import { cliGeometry } from './cli';
+
+const ISOLATED = 'http://localhost:4173/';
+const PLAIN = 'http://127.0.0.1:4174/';
+const COLUMNS = ['size', 'offset', 'order', 'objs_per_slab', 'slab_size', 'waste', 'min_partial', 'cpu_partial', 'cpu_partial_slabs'];
+
+async function waitForSweep(page: Page) {
+  const status = page.getByTestId('sweep-status');
+  await expect(status).toBeVisible();
+  await expect(page.getByTestId('sweep-table')).toBeVisible();
+  return status;
+}
+
+/** Reads the table row of `size` for a page size and CPU count, and compares it with the CLI. */
+async function expectRowMatchesCli(page: Page, pageSize: number, cpus: number, size: number) {
+  await page.getByTestId('chart-page').selectOption(String(pageSize));
+  await page.getByTestId('table-cpus').selectOption(String(cpus));
+  await page.getByTestId('table-jump').fill(String(size));
+  const row = page.locator(`[data-testid="sweep-table"] tr[data-size="${size}"]`);
+  await expect(row).toBeVisible();
+  const cli = cliGeometry(['--object-size', String(size), '--cpus', String(cpus), '--page-size', String(pageSize)]);
+  for (const column of COLUMNS) {
+    const cell = await row.locator(`td[data-col="${column}"]`).textContent();
+    expect(Number(cell), `${size} bytes, ${cpus} CPUs, ${pageSize}: ${column}`).toBe(cli[column]);
+  }
+}
+
+test('isolated page runs the threaded build on a worker pool and matches the CLI', async ({ page }) => {
+  await page.goto(ISOLATED);
+  expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(true);
+  const mode = page.getByTestId('build-mode');
+  await expect(mode).toHaveAttribute('data-threaded', 'true');
+  await expect(mode).toContainText('Threaded build');
+
+  const status = await waitForSweep(page);
+  const workers = Number(await status.getAttribute('data-workers'));
+  expect(workers).toBeGreaterThanOrEqual(2);
+  expect(Number(await status.getAttribute('data-points'))).toBe(1024 * 64 * 3);
+  await expect(status).toHaveAttribute('data-identical', 'true');
+  const speedup = Number(await status.getAttribute('data-speedup'));
+  expect(speedup).toBeGreaterThan(0);
+  await expect(page.getByTestId('speedup')).toContainText('speedup');
+  await expect(page.locator('[data-testid="geometry-chart"] path.series').first()).toBeVisible();
+  console.log(`sweep: ${workers} workers, speedup ${speedup.toFixed(2)}x over one worker`);
+
+  for (const [pageSize, cpus, size] of [
+    [4096, 2, 656],
+    [4096, 2, 2432],
+    [4096, 2, 7808],
+    [4096, 4, 144],
+    [16384, 4, 144],
+    [65536, 64, 8],
+  ]) {
+    await expectRowMatchesCli(page, pageSize, cpus, size);
+  }
+  await page.screenshot({ path: 'test-results/screenshots/explorer-isolated.png', fullPage: false });
+});
+
+test('a host without COOP/COEP gets the single-threaded build, which still works', async ({ page }) => {
+  await page.goto(PLAIN);
+  expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(false);
+  const mode = page.getByTestId('build-mode');
+  await expect(mode).toHaveAttribute('data-threaded', 'false');
+  await expect(mode).toContainText('Single-threaded build');
+  const status = await waitForSweep(page);
+  await expect(status).toHaveAttribute('data-workers', '1');
+  await expectRowMatchesCli(page, 4096, 2, 656);
+  await expectRowMatchesCli(page, 16384, 8, 1000);
+});
+
+test('bad input gets a message and keeps what was typed', async ({ page }) => {
+  await page.goto(PLAIN);
+  await waitForSweep(page);
+  await page.getByTestId('size-step').fill('0');
+  await page.getByTestId('cpus').fill('2, 4-9');
+  await page.getByTestId('run-sweep').click();
+  await expect(page.getByTestId('form-error')).toContainText('step must be between 1 and');
+  await expect(page.getByTestId('size-step')).toHaveValue('0');
+  await expect(page.getByTestId('cpus')).toHaveValue('2, 4-9');
+  await page.getByTestId('cpus').fill('2, 99');
+  await page.getByTestId('size-step').fill('8');
+  await page.getByTestId('run-sweep').click();
+  await expect(page.getByTestId('form-error')).toContainText('“2, 99”');
+});
+
+test('Korean from the URL, switchable at runtime, kept in the URL', async ({ page }) => {
+  await page.goto(`${PLAIN}?lang=ko`);
+  await expect(page.getByRole('heading', { level: 2 })).toHaveText('캐시 구조 탐색기');
+  await waitForSweep(page);
+  await page.getByTestId('language').selectOption('en');
+  await expect(page.getByRole('heading', { level: 2 })).toHaveText('Cache geometry explorer');
+  expect(new URL(page.url()).searchParams.get('lang')).toBe('en');
+  await page.getByTestId('language').selectOption('ko');
+  await expect(page.getByTestId('sweep-table')).toBeVisible();
+  await page.screenshot({ path: 'test-results/screenshots/explorer-ko.png' });
+});

@@ -1,0 +1,48 @@
+import { defineConfig, devices } from '@playwright/test';
+
+// End-to-end tests in a real Chromium. On machines where Playwright cannot download its own
+// browser, the system Chromium is used (CHROMIUM_PATH, else /usr/bin/chromium when present).
+import { existsSync } from 'node:fs';
+
+const executablePath =
+  process.env.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
+
+export default defineConfig({
+  testDir: 'e2e',
+  outputDir: 'test-results',
+  timeout: 120_000,
+  expect: { timeout: 60_000 },
+  fullyParallel: false,
+  workers: 1,
+  reporter: [['list'], ['json', { outputFile: 'test-results/e2e.json' }]],
+  use: {
+    ...devices['Desktop Chrome'],
+    viewport: { width: 1280, height: 900 },
+    launchOptions: {
+      executablePath,
+      args: [
+        '--no-sandbox',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--disable-gpu',
+        '--no-first-run',
+      ],
+    },
+    trace: 'retain-on-failure',
+  },
+  webServer: [
+    {
+      // Cross-origin isolated: Vite's preview server sends COOP/COEP/CSP.
+      command: 'npx vite preview --port 4173 --strictPort',
+      url: 'http://localhost:4173/',
+      reuseExistingServer: false,
+    },
+    {
+      // A static host without special headers.
+      command: 'node scripts/serve-static.mjs --port 4174 dist',
+      url: 'http://127.0.0.1:4174/',
+      reuseExistingServer: false,
+    },
+  ],
+});

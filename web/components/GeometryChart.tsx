@@ -1,0 +1,43 @@
+import { useEffect, useMemo, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { SweepRow } from '../core/sweepRows';
+import { drawGeometryChart } from '../views/geometryChart';
+import { cpuLabel, geometryScene, type Metric } from '../views/geometryScene';
+
+interface Props {
+  rows: SweepRow[];
+  pageSize: number;
+  metric: Metric;
+}
+
+/** The chart, and beside it the same series as a list a screen reader can follow. */
+export function GeometryChart({ rows, pageSize, metric }: Props) {
+  const { t } = useTranslation();
+  const svg = useRef<SVGSVGElement>(null);
+  const scene = useMemo(() => geometryScene(rows, pageSize, metric), [rows, pageSize, metric]);
+
+  useEffect(() => {
+    if (!svg.current) return;
+    drawGeometryChart(
+      svg.current,
+      scene,
+      { x: t('geometry.xLabel'), y: t(`metric.${metric}`), cpus: t('geometry.cpusSuffix') },
+      { width: 900, height: 360 },
+    );
+  }, [scene, metric, t]);
+
+  return (
+    <figure className="chart">
+      <svg ref={svg} role="img" aria-label={`${t(`metric.${metric}`)} / ${t('geometry.xLabel')}`} data-testid="geometry-chart" />
+      <figcaption className="visually-hidden">
+        <ul>
+          {scene.series.map((s) => (
+            <li key={s.key}>
+              {cpuLabel(s.cpus)} {t('geometry.cpusSuffix')}: {s.points.length} {t('geometry.points', { count: s.points.length })}
+            </li>
+          ))}
+        </ul>
+      </figcaption>
+    </figure>
+  );
+}

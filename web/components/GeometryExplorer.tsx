@@ -1,0 +1,227 @@
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { BuildInfo, SimClient, SweepResult } from '../core/client';
+import { rowAt, sameTable, selectRows, type SweepRow } from '../core/sweepRows';
+import type { Metric } from '../views/geometryScene';
+import { GeometryChart } from './GeometryChart';
+import { SweepTable } from './SweepTable';
+import { DEFAULT_FORM, PAGE_SIZES, toGrid, type FormError, type SweepForm } from './sweepForm';
+
+const METRICS: Metric[] = ['objs_per_slab', 'waste', 'waste_pct', 'order', 'cpu_partial_slabs'];
+const FLAG_NAMES = ['hwcache_align', 'typesafe_by_rcu', 'poison', 'red_zone', 'store_user', 'consistency_checks'] as const;
+
+interface Timing {
+  points: number;
+  workers: number;
+  ms: number;
+  /** One-worker time of the same grid, when the threaded build could compare. */
+  ms1: number | null;
+  identical: boolean | null;
+}
+
+/** Timed rounds of one worker against the whole pool. */
+const TIMED_ROUNDS = 3;
+
+function medianRun(runs: SweepResult[]): SweepResult {
+  return [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)];
+}
+
+export function GeometryExplorer({ client, info }: { client: SimClient; info: BuildInfo }) {
+  const { t } = useTranslation();
+  const [form, setForm] = useState<SweepForm>(DEFAULT_FORM);
+  const [error, setError] = useState<FormError | null>(null);
+  const [running, setRunning] = useState(false);
+  const [result, setResult] = useState<SweepResult | null>(null);
+  const [timing, setTiming] = useState<Timing | null>(null);
+  const [chartPage, setChartPage] = useState(4096);
+  const [metric, setMetric] = useState<Metric>('objs_per_slab');
+  const [tableCpus, setTableCpus] = useState(1);
+
+  const run = useCallback(
+    async (current: SweepForm) => {
+      const parsed = toGrid(current);
+      if (!parsed.ok) {
+        setError(parsed.error);
+        return;
+      }
+      setError(null);
+      setRunning(true);
+      try {
+        let ms1: number | null = null;
+        let identical: boolean | null = null;
+        let all: SweepResult;
+        if (info.poolSize > 1) {
+          // The first run of a grid pays for wasm tier-up and memory growth; then one worker and
+          // the whole pool alternate, and the medians are compared.
+          await client.sweep(parsed.grid, info.poolSize);
+          const one: SweepResult[] = [];
+          const pool: SweepResult[] = [];
+          for (let round = 0; round < TIMED_ROUNDS; round++) {
+            one.push(await client.sweep(parsed.grid, 1));
+            pool.push(await client.sweep(parsed.grid, info.poolSize));
+          }
+          all = medianRun(pool);
+          ms1 = medianRun(one).ms;
+          identical = one.every((r) => sameTable(r, all)) && pool.every((r) => sameTable(r, all));
+        } else {
+          all = await client.sweep(parsed.grid, 1);
+        }
+        setResult(all);
+        setTiming({ points: all.points, workers: all.workers, ms: all.ms, ms1, identical });
+        const pages = parsed.grid.page_sizes;
+        setChartPage((p) => (pages.includes(p) ? p : pages[0]));
+        setTableCpus((c) => (parsed.grid.cpus.includes(c) ? c : parsed.grid.cpus[0]));
+      } catch (e) {
+        setError({ key: 'error.sim', args: { message: e instanceof Error ? e.message : String(e) } });
+      } finally {
+        setRunning(false);
+      }
+    },
+    [client, info.poolSize],
+  );
+
+  useEffect(() => {
+    void run(DEFAULT_FORM);
+  }, [run]);
+
+  const allRows = useMemo<SweepRow[]>(
+    () => (result ? Array.from({ length: result.points }, (_, i) => rowAt(result, i)) : []),
+    [result],
+  );
+  const resultPages = useMemo(() => [...new Set(allRows.map((r) => r.page_size))], [allRows]);
+  const resultCpus = useMemo(() => [...new Set(allRows.map((r) => r.cpus))], [allRows]);
+  const tableRows = useMemo(
+    () => (result ? selectRows(result, chartPage, tableCpus) : []),
+    [result, chartPage, tableCpus],
+  );
+
+  const text = (field: keyof SweepForm) => ({
+    value: form[field] as string,
+    onChange: (e: React.ChangeEvent<HTMLInputElement>) => setForm({ ...form, [field]: e.target.value }),
+  });
+  const errorText = error
+    ? t(error.key, {
+        ...error.args,
+        field: error.args?.field ? t(String(error.args.field), { defaultValue: String(error.args.field) }) : undefined,
+      })
+    : null;
+
+  return (
+    <section aria-labelledby="geometry-heading">
+      <h2 id="geometry-heading">{t('geometry.heading')}</h2>
+      <p className="intro">{t('geometry.intro')}</p>
+      <form
+        className="sweep-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void run(form);
+        }}
+      >
+        <fieldset>
+          <label>{t('geometry.sizeFrom')} <input inputMode="numeric" {...text('sizeFrom')} data-testid="size-from" /></label>
+          <label>{t('geometry.sizeTo')} <input inputMode="numeric" {...text('sizeTo')} data-testid="size-to" /></label>
+          <label>{t('geometry.sizeStep')} <input inputMode="numeric" {...text('sizeStep')} data-testid="size-step" /></label>
+          <label>{t('geometry.align')} <input inputMode="numeric" {...text('align')} /></label>
+          <label>{t('geometry.cpus')} <input {...text('cpus')} data-testid="cpus" /></label>
+        </fieldset>
+        <fieldset>
+          <legend>{t('geometry.pageSizes')}</legend>
+          {PAGE_SIZES.map((p) => (
+            <label key={p}>
+              <input
+                type="checkbox"
+                checked={form.pageSizes.includes(p)}
+                onChange={(e) =>
+                  setForm({
+                    ...form,
+                    pageSizes: e.target.checked ? [...form.pageSizes, p] : form.pageSizes.filter((x) => x !== p),
+                  })
+                }
+              />
+              {p / 1024}K
+            </label>
+          ))}
+        </fieldset>
+        <fieldset>
+          <legend>{t('geometry.flags')}</legend>
+          {FLAG_NAMES.map((f) => (
+            <label key={f}>
+              <input
+                type="checkbox"
+                checked={form.flags[f]}
+                onChange={(e) => setForm({ ...form, flags: { ...form.flags, [f]: e.target.checked } })}
+              />
+              {t(`flag.${f}`)}
+            </label>
+          ))}
+          <label>
+            <input type="checkbox" checked={form.ctor} onChange={(e) => setForm({ ...form, ctor: e.target.checked })} />
+            {t('flag.ctor')}
+          </label>
+        </fieldset>
+        <fieldset>
+          <legend>{t('geometry.boot')}</legend>
+          <label>slub_min_objects <input inputMode="numeric" {...text('slubMinObjects')} /></label>
+          <label>slub_max_order <input inputMode="numeric" {...text('slubMaxOrder')} /></label>
+          <label>slub_min_order <input inputMode="numeric" {...text('slubMinOrder')} /></label>
+        </fieldset>
+        <button type="submit" disabled={running} data-testid="run-sweep">
+          {running ? t('geometry.running') : t('geometry.run')}
+        </button>
+      </form>
+
+      {errorText && (
+        <p role="alert" className="error" data-testid="form-error">
+          {errorText}
+        </p>
+      )}
+
+      {timing && (
+        <div className="timing" data-testid="sweep-status" data-workers={timing.workers} data-points={timing.points}
+          data-speedup={timing.ms1 ? (timing.ms1 / timing.ms).toFixed(3) : ''} data-identical={String(timing.identical)}>
+          <p>{t('geometry.timing', { points: timing.points, workers: timing.workers, ms: timing.ms.toFixed(1) })}</p>
+          {timing.ms1 !== null ? (
+            <p data-testid="speedup">
+              {t('geometry.speedup', {
+                ms1: timing.ms1.toFixed(1),
+                msN: timing.ms.toFixed(1),
+                workers: timing.workers,
+                speedup: (timing.ms1 / timing.ms).toFixed(2),
+              })}{' '}
+              {timing.identical ? t('geometry.identical') : t('geometry.different')}
+            </p>
+          ) : (
+            <p>{t('geometry.noSpeedup')}</p>
+          )}
+        </div>
+      )}
+
+      {result && (
+        <>
+          <div className="view-controls">
+            <label>
+              {t('geometry.chartFor')}{' '}
+              <select value={chartPage} onChange={(e) => setChartPage(Number(e.target.value))} data-testid="chart-page">
+                {resultPages.map((p) => <option key={p} value={p}>{p / 1024}K</option>)}
+              </select>
+            </label>
+            <label>
+              {t('geometry.metric')}{' '}
+              <select value={metric} onChange={(e) => setMetric(e.target.value as Metric)}>
+                {METRICS.map((m) => <option key={m} value={m}>{t(`metric.${m}`)}</option>)}
+              </select>
+            </label>
+            <label>
+              {t('geometry.tableFor')}{' '}
+              <select value={tableCpus} onChange={(e) => setTableCpus(Number(e.target.value))} data-testid="table-cpus">
+                {resultCpus.map((c) => <option key={c} value={c}>{c} {t('geometry.cpusSuffix')}</option>)}
+              </select>
+            </label>
+          </div>
+          <GeometryChart rows={allRows} pageSize={chartPage} metric={metric} />
+          <SweepTable key={`${chartPage}-${tableCpus}-${timing?.points}`} rows={tableRows} />
+        </>
+      )}
+    </section>
+  );
+}

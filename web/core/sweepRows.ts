@@ -1,0 +1,49 @@
+// Typed access to a sweep's row-major table, and the selections the explorer shows.
+
+import type { SweepResult } from './protocol';
+
+/** One point of a sweep, by column name (see SWEEP_COLUMNS in wasm-core/sim/src/sweep.rs). */
+export interface SweepRow {
+  status: number;
+  page_size: number;
+  cpus: number;
+  object_size: number;
+  kmalloc_class: number;
+  size: number;
+  offset: number;
+  order: number;
+  objs_per_slab: number;
+  waste: number;
+  min_partial: number;
+  cpu_partial: number;
+  cpu_partial_slabs: number;
+}
+
+export type SweepColumn = keyof SweepRow;
+
+/** Reads point `index` of the table. */
+export function rowAt(result: SweepResult, index: number): SweepRow {
+  const width = result.columns.length;
+  const row = {} as Record<string, number>;
+  result.columns.forEach((name, c) => {
+    row[name] = result.rows[index * width + c];
+  });
+  return row as unknown as SweepRow;
+}
+
+/** Every point for one page size and CPU count, in size order. */
+export function selectRows(result: SweepResult, pageSize: number, cpus: number): SweepRow[] {
+  const out: SweepRow[] = [];
+  for (let i = 0; i < result.points; i++) {
+    const row = rowAt(result, i);
+    if (row.page_size === pageSize && row.cpus === cpus) out.push(row);
+  }
+  return out;
+}
+
+/** True when two sweeps hold the same table. */
+export function sameTable(a: SweepResult, b: SweepResult): boolean {
+  if (a.rows.length !== b.rows.length) return false;
+  for (let i = 0; i < a.rows.length; i++) if (a.rows[i] !== b.rows[i]) return false;
+  return true;
+}

@@ -1,0 +1,28 @@
+// UI strings: one JSON file per language, the same keys in each (i18n.test.ts checks). The
+// language is kept in the URL (?lang=ko) so a shared link opens in the sender's language.
+
+import i18next from 'i18next';
+import { initReactI18next } from 'react-i18next';
+import en from './en.json';
+import ko from './ko.json';
+
+export const LANGUAGES = ['en', 'ko'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+export const resources = { en: { translation: en }, ko: { translation: ko } };
+
+export function languageFromUrl(search: string): Language {
+  const lang = new URLSearchParams(search).get('lang');
+  return (LANGUAGES as readonly string[]).includes(lang ?? '') ? (lang as Language) : 'en';
+}
+
+export function initI18n(language: Language) {
+  void i18next.use(initReactI18next).init({
+    resources,
+    lng: language,
+    fallbackLng: false,
+    interpolation: { escapeValue: false },
+    returnNull: false,
+  });
+  return i18next;
+}
