@@ -80,8 +80,16 @@ export function GeometryExplorer({ client, info }: { client: SimClient; info: Bu
     [client, info.poolSize],
   );
 
+  // The first sweep starts once the page is up; StrictMode's mount-unmount-mount cancels the
+  // first scheduling so it runs once.
   useEffect(() => {
-    void run(DEFAULT_FORM);
+    let cancelled = false;
+    queueMicrotask(() => {
+      if (!cancelled) void run(DEFAULT_FORM);
+    });
+    return () => {
+      cancelled = true;
+    };
   }, [run]);
 
   const allRows = useMemo<SweepRow[]>(

@@ -1,0 +1,138 @@
+#!/usr/bin/env node
+// `npm test`: the one gate, the same locally and in CI. Sets up what is missing, then runs
+// every check and every suite — even after a failure, so one run shows everything — and ends
+// with one line: "N passed, N failed". Counts are individual tests where the runner reports
+// them (cargo, vitest, Playwright) and one per check otherwise (fmt, clippy, builds, tsc, eslint).
+
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+process.chdir(root);
+const home = process.env.HOME ?? '';
+if (home && existsSync(join(home, '.cargo/bin'))) {
+  process.env.PATH = `${join(home, '.cargo/bin')}:${process.env.PATH}`;
+}
+const cargo = ['--manifest-path', 'wasm-core/Cargo.toml'];
+
+function run(command, args, { quiet = false } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+    let output = '';
+    const take = (chunk) => {
+      output += chunk;
+      if (!quiet) process.stdout.write(chunk);
+    };
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
+    child.on('close', (code) => resolve({ code: code ?? 1, output }));
+    child.on('error', (error) => resolve({ code: 1, output: String(error) }));
+  });
+}
+
+/** Sums cargo's "test result: ... N passed; M failed" lines. */
+function cargoCounts(output) {
+  let passed = 0;
+  let failed = 0;
+  for (const m of output.matchAll(/test result: \w+\. (\d+) passed; (\d+) failed/g)) {
+    passed += Number(m[1]);
+    failed += Number(m[2]);
+  }
+  return { passed, failed };
+}
+
+function jsonCounts(file, pick) {
+  try {
+    return pick(JSON.parse(readFileSync(file, 'utf8')));
+  } catch {
+    return null;
+  }
+}
+
+function snapshot(dir) {
+  if (!existsSync(dir)) return {};
+  return Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
+}
+
+const results = [];
+function record(name, counts) {
+  results.push({ name, ...counts });
+  const mark = counts.failed ? 'FAIL' : 'ok';
+  console.log(`\n── ${mark}: ${name} (${counts.passed} passed, ${counts.failed} failed)\n`);
+}
+async function check(name, command, args) {
+  console.log(`\n── ${name}: ${command} ${args.join(' ')}`);
+  const { code } = await run(command, args);
+  record(name, code === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 });
+  return code === 0;
+}
+
+const started = Date.now();
+mkdirSync('test-results', { recursive: true });
+
+if (!(await check('setup', 'bash', ['scripts/setup.sh']))) {
+  console.log('\nsetup failed; nothing else can run');
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+
+await check('cargo fmt --check', 'cargo', ['fmt', ...cargo, '--all', '--check']);
+await check('cargo clippy -D warnings', 'cargo', ['clippy', ...cargo, '--all-targets', '--all-features', '--', '-D', 'warnings']);
+
+{
+  const generated = 'web/core/generated';
+  const before = snapshot(generated);
+  console.log('\n── cargo test');
+  const { code, output } = await run('cargo', ['test', ...cargo, '--all-features']);
+  const counts = cargoCounts(output);
+  if (code !== 0 && counts.failed === 0) counts.failed = 1; // a build error counts as a failure
+  record('cargo test', counts);
+  const after = snapshot(generated);
+  const stale = JSON.stringify(before) !== JSON.stringify(after);
+  if (stale) console.log(`${generated} was out of date with the Rust types; it has been regenerated: commit it`);
+  record('TypeScript types match the Rust types', stale ? { passed: 0, failed: 1 } : { passed: 1, failed: 0 });
+}
+
+await check('wasm build (single-threaded)', 'bash', ['scripts/build-wasm.sh', 'st']);
+await check('wasm build (threaded)', 'bash', ['scripts/build-wasm.sh', 'mt']);
+await check('tsc', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
+await check('eslint', 'npx', ['eslint', '--max-warnings=0', '.']);
+
+{
+  console.log('\n── vitest');
+  const file = 'test-results/vitest.json';
+  const { code } = await run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile=${file}`]);
+  const counts = jsonCounts(file, (r) => ({ passed: r.numPassedTests, failed: r.numFailedTests })) ?? {
+    passed: 0,
+    failed: 1,
+  };
+  if (code !== 0 && counts.failed === 0) counts.failed = 1;
+  record('vitest', counts);
+}
+
+const built = await check('vite build', 'npx', ['vite', 'build']);
+
+{
+  console.log('\n── playwright (Chromium)');
+  const file = 'test-results/e2e.json';
+  if (built) {
+    const { code } = await run('npx', ['playwright', 'test']);
+    const counts = jsonCounts(file, (r) => ({
+      passed: r.stats.expected,
+      failed: r.stats.unexpected + r.stats.flaky,
+    })) ?? { passed: 0, failed: 1 };
+    if (code !== 0 && counts.failed === 0) counts.failed = 1;
+    record('playwright', counts);
+  } else {
+    record('playwright (not run: the build failed)', { passed: 0, failed: 1 });
+  }
+}
+
+const passed = results.reduce((n, r) => n + r.passed, 0);
+const failed = results.reduce((n, r) => n + r.failed, 0);
+console.log('\n── summary');
+for (const r of results) console.log(`${r.failed ? 'FAIL' : 'ok  '}  ${r.name}: ${r.passed} passed, ${r.failed} failed`);
+console.log(`(${((Date.now() - started) / 1000).toFixed(0)} s)`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
