@@ -9,6 +9,8 @@ use slabscope_sim::geometry::{
 };
 use std::process::ExitCode;
 
+mod sweep;
+
 #[derive(Parser)]
 #[command(
     name = "slabscope",
@@ -24,20 +26,13 @@ struct Cli {
 enum Command {
     /// Layout of one SLUB cache as kmem_cache_create() would set it up in Linux 6.6.
     Geometry(GeometryArgs),
+    /// Geometry of every size x CPU count x page size of a grid, on N threads.
+    Sweep(sweep::SweepArgs),
 }
 
+/// `SLAB_*` creation flags and `slub_debug` letters.
 #[derive(Args)]
-#[command(group(clap::ArgGroup::new("source").required(true).args(["object_size", "kmalloc"])))]
-struct GeometryArgs {
-    /// Object size in bytes of a kmem_cache_create() cache.
-    #[arg(long, value_name = "N")]
-    object_size: Option<u32>,
-    /// Describe the kmalloc cache that serves kmalloc(N) instead.
-    #[arg(long, value_name = "N", conflicts_with_all = ["align", "hwcache_align", "ctor", "rcu"])]
-    kmalloc: Option<u32>,
-    /// The align argument of kmem_cache_create() (a power of two).
-    #[arg(long, value_name = "A")]
-    align: Option<u32>,
+struct FlagArgs {
     /// SLAB_HWCACHE_ALIGN.
     #[arg(long)]
     hwcache_align: bool,
@@ -59,12 +54,24 @@ struct GeometryArgs {
     /// SLAB_CONSISTENCY_CHECKS (slub_debug=F).
     #[arg(long)]
     sanity_checks: bool,
-    /// PAGE_SIZE: 4096, 16384 or 65536.
-    #[arg(long, default_value_t = 4096)]
-    page_size: u32,
-    /// Present CPUs (1-64).
-    #[arg(long, default_value_t = 1)]
-    cpus: u32,
+}
+
+impl FlagArgs {
+    fn slab_flags(&self) -> SlabFlags {
+        SlabFlags {
+            hwcache_align: self.hwcache_align,
+            typesafe_by_rcu: self.rcu,
+            poison: self.poison,
+            red_zone: self.red_zone,
+            store_user: self.store_user,
+            consistency_checks: self.sanity_checks,
+        }
+    }
+}
+
+/// Boot parameters of SLUB.
+#[derive(Args)]
+struct BootArgs {
     /// Boot parameter slub_min_objects= (0: derived from the CPU count).
     #[arg(long, default_value_t = 0, value_name = "N")]
     slub_min_objects: u32,
@@ -74,6 +81,30 @@ struct GeometryArgs {
     /// Boot parameter slub_min_order=.
     #[arg(long, default_value_t = 0, value_name = "N")]
     slub_min_order: u32,
+}
+
+#[derive(Args)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["object_size", "kmalloc"])))]
+struct GeometryArgs {
+    /// Object size in bytes of a kmem_cache_create() cache.
+    #[arg(long, value_name = "N")]
+    object_size: Option<u32>,
+    /// Describe the kmalloc cache that serves kmalloc(N) instead.
+    #[arg(long, value_name = "N", conflicts_with_all = ["align", "hwcache_align", "ctor", "rcu"])]
+    kmalloc: Option<u32>,
+    /// The align argument of kmem_cache_create() (a power of two).
+    #[arg(long, value_name = "A")]
+    align: Option<u32>,
+    #[command(flatten)]
+    flags: FlagArgs,
+    /// PAGE_SIZE: 4096, 16384 or 65536.
+    #[arg(long, default_value_t = 4096)]
+    page_size: u32,
+    /// Present CPUs (1-64).
+    #[arg(long, default_value_t = 1)]
+    cpus: u32,
+    #[command(flatten)]
+    boot: BootArgs,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
@@ -89,20 +120,13 @@ impl GeometryArgs {
         CacheRequest {
             source,
             align: self.align.unwrap_or(0),
-            flags: SlabFlags {
-                hwcache_align: self.hwcache_align,
-                typesafe_by_rcu: self.rcu,
-                poison: self.poison,
-                red_zone: self.red_zone,
-                store_user: self.store_user,
-                consistency_checks: self.sanity_checks,
-            },
-            ctor: self.ctor,
+            flags: self.flags.slab_flags(),
+            ctor: self.flags.ctor,
             page_size: self.page_size,
             cpus: self.cpus,
-            slub_min_objects: self.slub_min_objects,
-            slub_max_order: self.slub_max_order,
-            slub_min_order: self.slub_min_order,
+            slub_min_objects: self.boot.slub_min_objects,
+            slub_max_order: self.boot.slub_max_order,
+            slub_min_order: self.boot.slub_min_order,
         }
     }
 }
@@ -110,6 +134,13 @@ impl GeometryArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Sweep(args) => match sweep::run(args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Command::Geometry(args) => match kmem_cache_geometry(&args.request()) {
             Ok(geometry) => {
                 if args.json {

@@ -135,3 +135,64 @@ fn table_output_without_json() {
         .lines()
         .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["size", "104"]));
 }
+
+#[test]
+fn sweep_csv_rows_agree_with_geometry() {
+    let out = slabscope(&[
+        "sweep",
+        "--size-from",
+        "64",
+        "--size-to",
+        "1024",
+        "--size-step",
+        "64",
+        "--cpus",
+        "2,4",
+        "--page-sizes",
+        "4096",
+        "--threads",
+        "3",
+        "--csv",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let rows: Vec<Vec<u64>> = lines
+        .map(|l| l.split(',').map(|c| c.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 16 * 2);
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    for row in rows.iter().step_by(5) {
+        let (size, cpus) = (row[col("object_size")], row[col("cpus")]);
+        let v = json(&[
+            "geometry",
+            "--object-size",
+            &size.to_string(),
+            "--cpus",
+            &cpus.to_string(),
+            "--json",
+        ]);
+        for name in [
+            "size",
+            "offset",
+            "order",
+            "objs_per_slab",
+            "waste",
+            "cpu_partial_slabs",
+        ] {
+            assert_eq!(
+                v[name],
+                row[col(name)],
+                "{name} at {size} bytes, {cpus} CPUs"
+            );
+        }
+    }
+    let summary: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(summary["points"], 32);
+    assert_eq!(summary["threads"], 3);
+}

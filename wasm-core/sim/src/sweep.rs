@@ -5,15 +5,19 @@
 //! - A `SweepJob` owns the grid and a result table of `SWEEP_COLUMNS.len()` u32 cells per
 //!   point. Points are numbered page-major, then CPU count, then size; row `i` of the table is
 //!   point `i` whatever thread computed it.
-//! - Threads claim chunks of `CHUNK` points with one `fetch_add` and write only their own rows,
-//!   so `work()` needs `&self` only and any number of threads may call it together (Web Workers
-//!   sharing wasm memory, or `std::thread` natively).
+//! - Threads claim chunks of `CHUNK` points with one `fetch_add`, compute a chunk into a local
+//!   buffer and store it in that chunk's own slot, so `work()` needs `&self` only and any number
+//!   of threads may call it together (Web Workers sharing wasm memory, or `std::thread`
+//!   natively). Each slot's lock is taken once by its writer and once by `rows()`: uncontended.
+//! - The hot loop allocates nothing but the chunk buffer: in the threaded wasm build every
+//!   allocation goes through one global allocator lock that the workers would fight over.
 //! - `rows()` is meaningful once `is_complete()`; the counter it reads is the last write of every
 //!   `work()` call.
 
 use crate::geometry::{kmem_cache_geometry, CacheRequest, CacheSource, GeometryError, SlabFlags};
 use serde::{Deserialize, Serialize};
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 /// Most points one sweep may hold (each costs `4 * SWEEP_COLUMNS.len()` bytes of results).
 pub const MAX_POINTS: u64 = 2_000_000;
@@ -121,7 +125,8 @@ pub struct SweepJob {
     points: usize,
     next: AtomicUsize,
     done: AtomicUsize,
-    cells: Box<[AtomicU32]>,
+    /// One slot per chunk, filled once by the thread that computed it.
+    chunks: Box<[Mutex<Vec<u32>>]>,
 }
 
 impl SweepJob {
@@ -140,15 +145,15 @@ impl SweepJob {
                 kmem_cache_geometry(&probe)?;
             }
         }
-        let cells = (0..points * SWEEP_COLUMNS.len())
-            .map(|_| AtomicU32::new(0))
+        let chunks = (0..points.div_ceil(CHUNK))
+            .map(|_| Mutex::new(Vec::new()))
             .collect();
         Ok(SweepJob {
             grid,
             points,
             next: AtomicUsize::new(0),
             done: AtomicUsize::new(0),
-            cells,
+            chunks,
         })
     }
 
@@ -170,9 +175,11 @@ impl SweepJob {
                 break;
             }
             let end = (start + CHUNK).min(self.points);
+            let mut buffer = Vec::with_capacity((end - start) * SWEEP_COLUMNS.len());
             for index in start..end {
-                self.compute(index);
+                buffer.extend_from_slice(&self.compute(index));
             }
+            *lock(&self.chunks[start / CHUNK]) = buffer;
             mine += end - start;
         }
         self.done.fetch_add(mine, Ordering::Release);
@@ -186,18 +193,19 @@ impl SweepJob {
 
     /// The whole table, row-major (`SWEEP_COLUMNS.len()` cells a row).
     pub fn rows(&self) -> Vec<u32> {
-        self.cells
-            .iter()
-            .map(|c| c.load(Ordering::Relaxed))
-            .collect()
+        let mut out = Vec::with_capacity(self.points * SWEEP_COLUMNS.len());
+        for chunk in self.chunks.iter() {
+            out.extend_from_slice(&lock(chunk));
+        }
+        out
     }
 
-    fn compute(&self, index: usize) {
+    fn compute(&self, index: usize) -> [u32; SWEEP_COLUMNS.len()] {
         let req = self.grid.request(index);
         let CacheSource::Object { object_size } = req.source else {
             unreachable!("sweep points are object sources")
         };
-        let row = match kmem_cache_geometry(&req) {
+        match kmem_cache_geometry(&req) {
             Ok(g) => [
                 0,
                 g.page_size,
@@ -221,12 +229,14 @@ impl SweepJob {
                 refused[3] = object_size;
                 refused
             }
-        };
-        let base = index * SWEEP_COLUMNS.len();
-        for (cell, value) in self.cells[base..base + SWEEP_COLUMNS.len()].iter().zip(row) {
-            cell.store(value, Ordering::Relaxed);
         }
     }
+}
+
+/// Locks a chunk slot. Writers never panic while holding it, so a poisoned slot still holds a
+/// whole chunk; take it rather than fail.
+fn lock(slot: &Mutex<Vec<u32>>) -> std::sync::MutexGuard<'_, Vec<u32>> {
+    slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 #[cfg(test)]

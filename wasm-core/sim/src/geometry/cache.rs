@@ -172,7 +172,7 @@ pub fn kmem_cache_geometry(req: &CacheRequest) -> Result<CacheGeometry, Geometry
                 flags,
                 false,
                 true,
-                Some(class.name),
+                Some(class.name()),
                 Some(request_size),
             )
         }

@@ -36,8 +36,6 @@ pub struct KmallocClass {
     pub index: u32,
     /// The cache's object size.
     pub size: u32,
-    /// The name `/proc/slabinfo` prints, e.g. `kmalloc-96`, `kmalloc-1k`.
-    pub name: String,
 }
 
 impl KmallocClass {
@@ -47,13 +45,17 @@ impl KmallocClass {
             2 => 192,
             i => 1 << i,
         };
-        // kmalloc_info[]: sizes from 1024 up are named in KiB ("kmalloc-1k").
-        let name = if size >= 1024 {
-            format!("kmalloc-{}k", size / 1024)
+        KmallocClass { index, size }
+    }
+
+    /// The name `/proc/slabinfo` prints, e.g. `kmalloc-96`, `kmalloc-1k` (`kmalloc_info[]`:
+    /// sizes from 1024 up are named in KiB).
+    pub fn name(&self) -> String {
+        if self.size >= 1024 {
+            format!("kmalloc-{}k", self.size / 1024)
         } else {
-            format!("kmalloc-{size}")
-        };
-        KmallocClass { index, size, name }
+            format!("kmalloc-{}", self.size)
+        }
     }
 }
 
@@ -106,7 +108,7 @@ mod tests {
     fn class(size: u64) -> String {
         let page = PageGeometry::new(4096).unwrap();
         match kmalloc_target(&page, size).unwrap() {
-            KmallocTarget::Cache(c) => c.name,
+            KmallocTarget::Cache(c) => c.name(),
             other => format!("{other:?}"),
         }
     }
@@ -156,7 +158,10 @@ mod tests {
     #[test]
     fn the_cache_list_has_96_and_192_in_creation_order() {
         let page = PageGeometry::new(4096).unwrap();
-        let names: Vec<String> = kmalloc_classes(&page).into_iter().map(|c| c.name).collect();
+        let names: Vec<String> = kmalloc_classes(&page)
+            .iter()
+            .map(KmallocClass::name)
+            .collect();
         assert_eq!(
             names,
             [

@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+// `npm run bench`: prints throughput figures; asserts nothing. Budgets are compared by people,
+// in closing notes, not by timed tests.
+//
+// Workload: the geometry explorer's default grid — object sizes 8..8192 step 8, CPU counts
+// 1..64, page sizes 4K/16K/64K (196,608 caches). Each figure is the median of ROUNDS runs after
+// one warm-up run.
+//   native   `slabscope sweep --threads N` (release build), N = 1, 2
+//   wasm st  the single-threaded module under Node, one thread
+//   wasm mt  the threaded module under Node: N worker_threads share its memory, N = 1, 2
+
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+
+const ROUNDS = 7;
+const GRID = {
+  size_from: 8, size_to: 8192, size_step: 8,
+  cpus: Array.from({ length: 64 }, (_, i) => i + 1), page_sizes: [4096, 16384, 65536],
+  align: 0, flags: {}, ctor: false, slub_min_objects: 0, slub_max_order: null, slub_min_order: 0,
+};
+const root = new URL('..', import.meta.url);
+process.chdir(root.pathname);
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+async function timed(fn) {
+  await fn();
+  const ms = [];
+  for (let i = 0; i < ROUNDS; i++) ms.push(await fn());
+  return median(ms);
+}
+const rows = [];
+function report(name, ms, points) {
+  rows.push({ name, ms, rate: points / (ms / 1e3) });
+  console.log(`${name.padEnd(28)} ${ms.toFixed(1).padStart(8)} ms  ${(points / ms / 1e3).toFixed(2).padStart(6)} M caches/s`);
+}
+
+console.log(`geometry sweep: ${GRID.cpus.length * GRID.page_sizes.length * 1024} caches, median of ${ROUNDS}\n`);
+
+// Native.
+execFileSync('cargo', ['build', '-q', '--release', '--manifest-path', 'wasm-core/Cargo.toml', '-p', 'slabscope-cli']);
+for (const threads of [1, 2]) {
+  let points = 0;
+  const ms = await timed(() => {
+    const out = JSON.parse(execFileSync('wasm-core/target/release/slabscope', ['sweep', '--threads', String(threads)], { encoding: 'utf8' }));
+    points = out.points;
+    return out.ms;
+  });
+  report(`native, ${threads} thread(s)`, ms, points);
+}
+
+// wasm, single-threaded build.
+{
+  const st = await import(new URL('web/wasm/pkg-st/slabscope.js', root));
+  st.initSync({ module: new WebAssembly.Module(readFileSync('web/wasm/pkg-st/slabscope_bg.wasm')) });
+  let points = 0;
+  const ms = await timed(() => {
+    const job = new st.Sweep(JSON.stringify(GRID));
+    const t0 = performance.now();
+    job.work();
+    const t = performance.now() - t0;
+    points = job.points;
+    job.free();
+    return t;
+  });
+  report('wasm st, 1 thread', ms, points);
+}
+
+// wasm, threaded build: worker_threads over one shared memory.
+{
+  const mt = await import(new URL('web/wasm/pkg-mt/slabscope.js', root));
+  const module = new WebAssembly.Module(readFileSync('web/wasm/pkg-mt/slabscope_bg.wasm'));
+  const exports = mt.initSync({ module });
+  const workerSource = `
+    import { parentPort, workerData } from 'node:worker_threads';
+    const mt = await import(workerData.glue);
+    mt.initSync({ module: workerData.module, memory: workerData.memory });
+    parentPort.on('message', (id) => parentPort.postMessage(mt.work_on_sweep(id)));
+    parentPort.postMessage('ready');
+  `;
+  const workers = await Promise.all(
+    [0, 1].map(
+      () =>
+        new Promise((resolve, reject) => {
+          const w = new Worker(workerSource, {
+            eval: true,
+            workerData: { glue: new URL('web/wasm/pkg-mt/slabscope.js', root).href, module, memory: exports.memory },
+          });
+          w.once('message', () => resolve(w));
+          w.once('error', reject);
+        }),
+    ),
+  );
+  const ask = (w, id) => new Promise((resolve) => { w.once('message', resolve); w.postMessage(id); });
+  const figures = {};
+  for (const n of [1, 2]) {
+    let points = 0;
+    figures[n] = await timed(async () => {
+      const job = new mt.Sweep(JSON.stringify(GRID));
+      const t0 = performance.now();
+      await Promise.all(workers.slice(0, n).map((w) => ask(w, job.id)));
+      const t = performance.now() - t0;
+      if (!job.complete()) throw new Error('sweep incomplete');
+      points = job.points;
+      job.free();
+      return t;
+    });
+    report(`wasm mt, ${n} worker(s)`, figures[n], points);
+  }
+  console.log(`\nwasm speedup with 2 workers over 1: ${(figures[1] / figures[2]).toFixed(2)}x`);
+  workers.forEach((w) => w.terminate());
+}
+const native1 = rows.find((r) => r.name.startsWith('native, 1'));
+const wasm1 = rows.find((r) => r.name.startsWith('wasm st'));
+console.log(`wasm st / native time, 1 thread: ${(wasm1.ms / native1.ms).toFixed(2)}x`);
