@@ -36,7 +36,7 @@ test('isolated page runs the threaded build on a worker pool and matches the CLI
   const status = await waitForSweep(page);
   const workers = Number(await status.getAttribute('data-workers'));
   expect(workers).toBeGreaterThanOrEqual(2);
-  expect(Number(await status.getAttribute('data-points'))).toBe(1024 * 64 * 3);
+  expect(Number(await status.getAttribute("data-points"))).toBe(8185 * 64 * 3);
   await expect(status).toHaveAttribute('data-identical', 'true');
   const speedup = Number(await status.getAttribute('data-speedup'));
   expect(speedup).toBeGreaterThan(0);
@@ -52,6 +52,8 @@ test('isolated page runs the threaded build on a worker pool and matches the CLI
     [4096, 4, 144],
     [16384, 4, 144],
     [65536, 64, 8],
+    [4096, 1, 13],
+    [4096, 3, 4097],
   ]) {
     await expectRowMatchesCli(page, pageSize, cpus, size);
   }

@@ -2,8 +2,8 @@
 // `npm run bench`: prints throughput figures; asserts nothing. Budgets are compared by people,
 // in closing notes, not by timed tests.
 //
-// Workload: the geometry explorer's default grid — object sizes 8..8192 step 8, CPU counts
-// 1..64, page sizes 4K/16K/64K (196,608 caches). Each figure is the median of ROUNDS runs after
+// Workload: the geometry explorer's default grid — object sizes 8..8192 (every size), CPU counts
+// 1..64, page sizes 4K/16K/64K (1,571,520 caches). Each figure is the median of ROUNDS runs after
 // one warm-up run.
 //   native   `slabscope sweep --threads N` (release build), N = 1, 2
 //   wasm st  the single-threaded module under Node, one thread
@@ -15,7 +15,7 @@ import { Worker } from 'node:worker_threads';
 
 const ROUNDS = 7;
 const GRID = {
-  size_from: 8, size_to: 8192, size_step: 8,
+  size_from: 8, size_to: 8192, size_step: 1,
   cpus: Array.from({ length: 64 }, (_, i) => i + 1), page_sizes: [4096, 16384, 65536],
   align: 0, flags: {}, ctor: false, slub_min_objects: 0, slub_max_order: null, slub_min_order: 0,
 };
@@ -35,7 +35,7 @@ function report(name, ms, points) {
   console.log(`${name.padEnd(28)} ${ms.toFixed(1).padStart(8)} ms  ${(points / ms / 1e3).toFixed(2).padStart(6)} M caches/s`);
 }
 
-console.log(`geometry sweep: ${GRID.cpus.length * GRID.page_sizes.length * 1024} caches, median of ${ROUNDS}\n`);
+console.log(`geometry sweep: ${GRID.cpus.length * GRID.page_sizes.length * 8185} caches, median of ${ROUNDS}\n`);
 
 // Native.
 execFileSync('cargo', ['build', '-q', '--release', '--manifest-path', 'wasm-core/Cargo.toml', '-p', 'slabscope-cli']);

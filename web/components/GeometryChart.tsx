@@ -1,20 +1,19 @@
 import { useEffect, useMemo, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { SweepRow } from '../core/sweepRows';
 import { drawGeometryChart } from '../views/geometryChart';
-import { cpuLabel, geometryScene, type Metric } from '../views/geometryScene';
+import { cpuLabel, geometryScene, type Metric, type SweepTableData } from '../views/geometryScene';
 
 interface Props {
-  rows: SweepRow[];
+  table: SweepTableData;
   pageSize: number;
   metric: Metric;
 }
 
 /** The chart, and beside it the same series as a list a screen reader can follow. */
-export function GeometryChart({ rows, pageSize, metric }: Props) {
+export function GeometryChart({ table, pageSize, metric }: Props) {
   const { t } = useTranslation();
   const svg = useRef<SVGSVGElement>(null);
-  const scene = useMemo(() => geometryScene(rows, pageSize, metric), [rows, pageSize, metric]);
+  const scene = useMemo(() => geometryScene(table, pageSize, metric), [table, pageSize, metric]);
 
   useEffect(() => {
     if (!svg.current) return;

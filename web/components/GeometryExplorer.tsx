@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { BuildInfo, SimClient, SweepResult } from '../core/client';
-import { rowAt, sameTable, selectRows, type SweepRow } from '../core/sweepRows';
+import type { BuildInfo, SimClient, SweepGrid, SweepResult } from '../core/client';
+import { sameTable, selectRows } from '../core/sweepRows';
 import type { Metric } from '../views/geometryScene';
 import { GeometryChart } from './GeometryChart';
 import { SweepTable } from './SweepTable';
@@ -32,6 +32,7 @@ export function GeometryExplorer({ client, info }: { client: SimClient; info: Bu
   const [error, setError] = useState<FormError | null>(null);
   const [running, setRunning] = useState(false);
   const [result, setResult] = useState<SweepResult | null>(null);
+  const [grid, setGrid] = useState<SweepGrid | null>(null);
   const [timing, setTiming] = useState<Timing | null>(null);
   const [chartPage, setChartPage] = useState(4096);
   const [metric, setMetric] = useState<Metric>('objs_per_slab');
@@ -67,6 +68,7 @@ export function GeometryExplorer({ client, info }: { client: SimClient; info: Bu
           all = await client.sweep(parsed.grid, 1);
         }
         setResult(all);
+        setGrid(parsed.grid);
         setTiming({ points: all.points, workers: all.workers, ms: all.ms, ms1, identical });
         const pages = parsed.grid.page_sizes;
         setChartPage((p) => (pages.includes(p) ? p : pages[0]));
@@ -92,12 +94,6 @@ export function GeometryExplorer({ client, info }: { client: SimClient; info: Bu
     };
   }, [run]);
 
-  const allRows = useMemo<SweepRow[]>(
-    () => (result ? Array.from({ length: result.points }, (_, i) => rowAt(result, i)) : []),
-    [result],
-  );
-  const resultPages = useMemo(() => [...new Set(allRows.map((r) => r.page_size))], [allRows]);
-  const resultCpus = useMemo(() => [...new Set(allRows.map((r) => r.cpus))], [allRows]);
   const tableRows = useMemo(
     () => (result ? selectRows(result, chartPage, tableCpus) : []),
     [result, chartPage, tableCpus],
@@ -210,7 +206,7 @@ export function GeometryExplorer({ client, info }: { client: SimClient; info: Bu
             <label>
               {t('geometry.chartFor')}{' '}
               <select value={chartPage} onChange={(e) => setChartPage(Number(e.target.value))} data-testid="chart-page">
-                {resultPages.map((p) => <option key={p} value={p}>{p / 1024}K</option>)}
+                {(grid?.page_sizes ?? []).map((p) => <option key={p} value={p}>{p / 1024}K</option>)}
               </select>
             </label>
             <label>
@@ -222,11 +218,11 @@ export function GeometryExplorer({ client, info }: { client: SimClient; info: Bu
             <label>
               {t('geometry.tableFor')}{' '}
               <select value={tableCpus} onChange={(e) => setTableCpus(Number(e.target.value))} data-testid="table-cpus">
-                {resultCpus.map((c) => <option key={c} value={c}>{c} {t('geometry.cpusSuffix')}</option>)}
+                {(grid?.cpus ?? []).map((c) => <option key={c} value={c}>{c} {t('geometry.cpusSuffix')}</option>)}
               </select>
             </label>
           </div>
-          <GeometryChart rows={allRows} pageSize={chartPage} metric={metric} />
+          <GeometryChart table={result} pageSize={chartPage} metric={metric} />
           <SweepTable key={`${chartPage}-${tableCpus}-${timing?.points}`} rows={tableRows} />
         </>
       )}

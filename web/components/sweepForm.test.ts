@@ -16,8 +16,8 @@ describe('toGrid', () => {
     const r = toGrid(DEFAULT_FORM);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.points).toBe(1024 * 64 * 3);
-    expect(r.grid).toMatchObject({ size_from: 8, size_to: 8192, size_step: 8, slub_max_order: 3 });
+    expect(r.points).toBe(8185 * 64 * 3);
+    expect(r.grid).toMatchObject({ size_from: 8, size_to: 8192, size_step: 1, slub_max_order: 3 });
     expect(r.grid.page_sizes).toEqual([4096, 16384, 65536]);
   });
 

@@ -26,7 +26,7 @@ export interface SweepForm {
 export const DEFAULT_FORM: SweepForm = {
   sizeFrom: '8',
   sizeTo: '8192',
-  sizeStep: '8',
+  sizeStep: '1',
   align: '0',
   cpus: '1-64',
   pageSizes: [...PAGE_SIZES],

@@ -27,6 +27,13 @@ export interface GeometryScene {
   series: SceneSeries[];
 }
 
+/** A sweep's table as the simulator returns it: row-major, `columns.length` cells a point. */
+export interface SweepTableData {
+  columns: string[];
+  rows: Uint32Array;
+  points: number;
+}
+
 /** The row fields a scene needs. */
 export interface SceneRow {
   status: number;
@@ -49,11 +56,20 @@ export function metricValue(row: SceneRow, metric: Metric): number {
   }
 }
 
-/** Builds the scene for one page size from rows of any page sizes and CPU counts. */
-export function geometryScene(rows: SceneRow[], pageSize: number, metric: Metric): GeometryScene {
+const SCENE_FIELDS = ['status', 'page_size', 'cpus', 'object_size', 'size', 'order', 'objs_per_slab', 'waste', 'cpu_partial_slabs'] as const;
+
+/** Builds the scene for one page size from a table of any page sizes and CPU counts. */
+export function geometryScene(table: SweepTableData, pageSize: number, metric: Metric): GeometryScene {
+  const width = table.columns.length;
+  const col = Object.fromEntries(SCENE_FIELDS.map((f) => [f, table.columns.indexOf(f)])) as Record<
+    (typeof SCENE_FIELDS)[number],
+    number
+  >;
   const byCpus = new Map<number, ScenePoint[]>();
-  for (const row of rows) {
-    if (row.page_size !== pageSize || row.status !== 0) continue;
+  const row = {} as SceneRow;
+  for (let i = 0, base = 0; i < table.points; i++, base += width) {
+    if (table.rows[base + col.page_size] !== pageSize || table.rows[base + col.status] !== 0) continue;
+    for (const f of SCENE_FIELDS) row[f] = table.rows[base + col[f]];
     let points = byCpus.get(row.cpus);
     if (!points) byCpus.set(row.cpus, (points = []));
     points.push({ x: row.object_size, y: metricValue(row, metric) });

@@ -14,7 +14,7 @@ pub struct SweepArgs {
     #[arg(long, default_value_t = 8192)]
     size_to: u32,
     /// Size step.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 1)]
     size_step: u32,
     /// CPU counts: numbers and ranges, e.g. "1,2,4-8".
     #[arg(long, default_value = "1-64", value_parser = parse_cpu_list)]
