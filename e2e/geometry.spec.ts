@@ -44,6 +44,7 @@ test('isolated page runs the threaded build on a worker pool and matches the CLI
   await expect(page.locator('[data-testid="geometry-chart"] path.series').first()).toBeVisible();
   console.log(`sweep: ${workers} workers, speedup ${speedup.toFixed(2)}x over one worker`);
   await page.screenshot({ path: 'test-results/screenshots/explorer-overview.png', fullPage: true });
+  await page.screenshot({ path: 'test-results/screenshots/explorer-viewport.png' });
 
   for (const [pageSize, cpus, size] of [
     [4096, 2, 656],

@@ -218,7 +218,7 @@ export function GeometryExplorer({ client, info }: { client: SimClient; info: Bu
             <label>
               {t('geometry.tableFor')}{' '}
               <select value={tableCpus} onChange={(e) => setTableCpus(Number(e.target.value))} data-testid="table-cpus">
-                {(grid?.cpus ?? []).map((c) => <option key={c} value={c}>{c} {t('geometry.cpusSuffix')}</option>)}
+                {(grid?.cpus ?? []).map((c) => <option key={c} value={c}>{t('geometry.cpusSuffix')} {c}</option>)}
               </select>
             </label>
           </div>
