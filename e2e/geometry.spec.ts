@@ -36,6 +36,10 @@ test('isolated page runs the threaded build on a worker pool and matches the CLI
   const status = await waitForSweep(page);
   const workers = Number(await status.getAttribute('data-workers'));
   expect(workers).toBeGreaterThanOrEqual(2);
+  // Every worker computed part of the grid: the work really was shared.
+  const perWorker = (await status.getAttribute('data-points-per-worker'))!.split(',').map(Number);
+  expect(perWorker).toHaveLength(workers);
+  for (const n of perWorker) expect(n).toBeGreaterThan(0);
   expect(Number(await status.getAttribute("data-points"))).toBe(8185 * 64 * 3);
   await expect(status).toHaveAttribute('data-identical', 'true');
   const speedup = Number(await status.getAttribute('data-speedup'));
@@ -66,7 +70,7 @@ test('a host without COOP/COEP gets the single-threaded build, which still works
   expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(false);
   const mode = page.getByTestId('build-mode');
   await expect(mode).toHaveAttribute('data-threaded', 'false');
-  await expect(mode).toContainText('Single-threaded build');
+  await expect(mode).toContainText('Single-threaded build (the page is not cross-origin isolated');
   const status = await waitForSweep(page);
   await expect(status).toHaveAttribute('data-workers', '1');
   await expectRowMatchesCli(page, 4096, 2, 656);

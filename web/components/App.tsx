@@ -55,7 +55,13 @@ export function App({ client }: { client: SimClient }) {
         {load.state === 'ready' &&
           (load.info.threaded
             ? t('build.threaded', { workers: load.info.poolSize })
-            : t('build.single', { reason: load.info.fallbackReason ?? '' }))}
+            : t('build.single', {
+                reason: load.info.fallback
+                  ? t(`build.${load.info.fallback.reason}`, {
+                      error: 'error' in load.info.fallback ? load.info.fallback.error : '',
+                    })
+                  : '',
+              }))}
         {load.state === 'ready' && <> · {t('app.profile', { profile: load.info.profile })}</>}
       </p>
       <main>{load.state === 'ready' && <GeometryExplorer client={client} info={load.info} />}</main>

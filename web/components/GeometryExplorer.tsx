@@ -13,6 +13,7 @@ const FLAG_NAMES = ['hwcache_align', 'typesafe_by_rcu', 'poison', 'red_zone', 's
 interface Timing {
   points: number;
   workers: number;
+  pointsPerWorker: number[];
   ms: number;
   /** One-worker time of the same grid, when the threaded build could compare. */
   ms1: number | null;
@@ -69,7 +70,7 @@ export function GeometryExplorer({ client, info }: { client: SimClient; info: Bu
         }
         setResult(all);
         setGrid(parsed.grid);
-        setTiming({ points: all.points, workers: all.workers, ms: all.ms, ms1, identical });
+        setTiming({ points: all.points, workers: all.workers, pointsPerWorker: all.pointsPerWorker, ms: all.ms, ms1, identical });
         const pages = parsed.grid.page_sizes;
         setChartPage((p) => (pages.includes(p) ? p : pages[0]));
         setTableCpus((c) => (parsed.grid.cpus.includes(c) ? c : parsed.grid.cpus[0]));
@@ -182,6 +183,7 @@ export function GeometryExplorer({ client, info }: { client: SimClient; info: Bu
 
       {timing && (
         <div className="timing" data-testid="sweep-status" data-workers={timing.workers} data-points={timing.points}
+          data-points-per-worker={timing.pointsPerWorker.join(',')}
           data-speedup={timing.ms1 ? (timing.ms1 / timing.ms).toFixed(3) : ''} data-identical={String(timing.identical)}>
           <p>{t('geometry.timing', { points: timing.points, workers: timing.workers, ms: timing.ms.toFixed(1) })}</p>
           {timing.ms1 !== null ? (

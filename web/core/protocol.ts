@@ -14,7 +14,7 @@ export interface BuildInfo {
   /** Workers in the pool (1 for the single-threaded build). */
   poolSize: number;
   /** Why the threaded build was not used, when it was not. */
-  fallbackReason: string | null;
+  fallback: { reason: 'notIsolated' } | { reason: 'threadedFailed'; error: string } | null;
 }
 
 /** A finished sweep: a row-major table of `columns.length` cells per point. */

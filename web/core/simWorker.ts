@@ -72,15 +72,15 @@ async function loadThreaded(): Promise<BuildInfo> {
   }
   pool = workers;
   wasm = mt;
-  return { ...JSON.parse(mt.build_info()), poolSize: size, fallbackReason: null };
+  return { ...JSON.parse(mt.build_info()), poolSize: size, fallback: null };
 }
 
-async function loadSingle(fallbackReason: string): Promise<BuildInfo> {
+async function loadSingle(fallback: BuildInfo['fallback']): Promise<BuildInfo> {
   const st = await import('../wasm/pkg-st/slabscope.js');
   const module = await compile(new URL('../wasm/pkg-st/slabscope_bg.wasm', import.meta.url));
   await st.default({ module_or_path: module });
   wasm = st;
-  return { ...JSON.parse(st.build_info()), poolSize: 1, fallbackReason };
+  return { ...JSON.parse(st.build_info()), poolSize: 1, fallback };
 }
 
 async function init(): Promise<BuildInfo> {
@@ -90,11 +90,11 @@ async function init(): Promise<BuildInfo> {
       info = await loadThreaded();
       return info;
     } catch (error) {
-      info = await loadSingle(`threaded build failed to start: ${String(error)}`);
+      info = await loadSingle({ reason: 'threadedFailed', error: String(error) });
       return info;
     }
   }
-  info = await loadSingle('not cross-origin isolated');
+  info = await loadSingle({ reason: 'notIsolated' });
   return info;
 }
 

@@ -12,8 +12,12 @@
 //!   (clippy's `disallowed-methods` enforces the first and the last).
 //! - Bad input is an `Err` with a message worded for a person, never a panic.
 
+pub mod buddyinfo;
 pub mod geometry;
+pub mod machine;
+pub mod page_alloc;
 pub mod sweep;
+pub mod trace;
 
 /// The stable id of the kernel behaviour this build reproduces. A shared link that names a
 /// profile replays the same way forever; later kernels get a new id beside this one.

@@ -1,0 +1,212 @@
+//! The whole simulated state (`Machine`): page frames, one zone per node with its buddy free
+//! lists, and every CPU's per-CPU page lists. Slab caches join it in later modules.
+//!
+//! Rules:
+//! - Only `trace::Recorder` mutates a `Machine`, by applying `Event`s (`apply.rs`); everything
+//!   else reads it. Replaying a step's events on the state before it gives the state after it.
+//! - Lists are intrusive and ordered, like the kernel's `list_head` in `struct page`: a page
+//!   frame is on at most one list (a buddy free list or a pcp list) through its `prev`/`next`.
+//! - Node `n`'s frames are pfns `n * span .. n * span + pages_per_node`, where `span` rounds
+//!   the node up to a `MAX_ORDER` block, so no buddy pair ever crosses nodes; the rest of the
+//!   span is a hole.
+
+mod apply;
+pub mod check;
+pub mod config;
+mod list;
+pub mod watermark;
+
+pub use config::{ConfigError, MachineConfig};
+pub use list::ListHead;
+
+use crate::geometry::platform::PageGeometry;
+use serde::Serialize;
+
+/// A page frame number.
+pub type Pfn = u32;
+/// The end of an intrusive list.
+pub const NIL: Pfn = u32::MAX;
+/// Orders that per-CPU page lists hold: 0..=PAGE_ALLOC_COSTLY_ORDER (no THP list modelled).
+pub const PCP_ORDERS: usize = 4;
+
+/// Who owns an allocated block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Owner {
+    /// A slab of the cache with this id.
+    Slab { cache: u32 },
+    /// A kmalloc too large for the caches (`__kmalloc_large_node()`).
+    LargeKmalloc,
+    /// Any other user of the page allocator (a scenario's `alloc_pages`).
+    Pages,
+}
+
+/// What a page frame is, seen from `struct page`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FrameState {
+    /// First page of a free block on `free_area[order]` (`PageBuddy`).
+    Buddy { order: u8 },
+    /// First page of a block on a CPU's pcp list.
+    Pcp { cpu: u16, order: u8 },
+    /// First page of an allocated block.
+    Allocated { order: u8, owner: Owner },
+    /// Off every list between two events of one step (never seen at a step boundary).
+    Detached { order: u8 },
+    /// Any other page of a block; `head` is its first page.
+    Tail { head: Pfn },
+    /// Past the end of the node's memory: not a page at all.
+    Hole,
+}
+
+/// One `struct page`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageFrame {
+    pub state: FrameState,
+    /// Intrusive list links (`page->lru` / `buddy_list` / `pcp_list`).
+    pub(crate) prev: Pfn,
+    pub(crate) next: Pfn,
+}
+
+/// One zone (a node's ZONE_NORMAL; no DMA/DMA32/movable zones are modelled).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Zone {
+    pub node: u32,
+    pub start_pfn: Pfn,
+    /// Present (and managed) pages.
+    pub pages: u32,
+    /// `free_area[order].free_list[MIGRATE_UNMOVABLE]`; its `len` is `nr_free`. One migrate type
+    /// is modelled.
+    pub free_area: Vec<ListHead>,
+    /// `NR_FREE_PAGES`: pages in the buddy lists (pcp pages are not counted, as in the kernel).
+    pub free_pages: u64,
+    /// `WMARK_MIN`, `WMARK_LOW`, `WMARK_HIGH` in pages.
+    pub watermark: [u64; 3],
+}
+
+/// `struct per_cpu_pages` of one CPU for one zone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PerCpuPages {
+    /// Pages on all lists (an order-k entry counts `2^k`).
+    pub count: u32,
+    pub high: u32,
+    pub batch: u32,
+    pub free_factor: u32,
+    /// One list per order 0..=3 (`order_to_pindex()` with one migrate type).
+    pub lists: [ListHead; PCP_ORDERS],
+}
+
+/// The whole simulated state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Machine {
+    pub config: MachineConfig,
+    pub page: PageGeometry,
+    /// Node of each CPU.
+    pub cpu_node: Vec<u32>,
+    /// Pfns per node span (a multiple of the largest block).
+    pub span: u32,
+    pub frames: Vec<PageFrame>,
+    pub zones: Vec<Zone>,
+    /// `pcp[cpu * nodes + node]`: every CPU has lists for every zone.
+    pub pcp: Vec<PerCpuPages>,
+}
+
+impl Machine {
+    /// Boots the machine: every node's memory is handed to the buddy allocator as the largest
+    /// aligned blocks that fit, queued at the tail in address order (`memblock_free_all()` →
+    /// `__free_pages_core()` with `FPI_TO_TAIL`).
+    pub fn new(config: MachineConfig) -> Result<Machine, ConfigError> {
+        let (page, cpu_node) = config.validate()?;
+        let max_block = 1u32 << page.max_order;
+        let span = config.pages_per_node.div_ceil(max_block) * max_block;
+        let mut frames = vec![
+            PageFrame {
+                state: FrameState::Hole,
+                prev: NIL,
+                next: NIL,
+            };
+            (span * config.nodes) as usize
+        ];
+        let lists = (page.max_order + 1) as usize;
+        let mut zones = Vec::new();
+        for node in 0..config.nodes {
+            let start_pfn = node * span;
+            let mut zone = Zone {
+                node,
+                start_pfn,
+                pages: config.pages_per_node,
+                free_area: vec![ListHead::EMPTY; lists],
+                free_pages: 0,
+                watermark: [0; 3],
+            };
+            let end = start_pfn + config.pages_per_node;
+            let mut pfn = start_pfn;
+            while pfn < end {
+                let aligned = if pfn == 0 {
+                    page.max_order
+                } else {
+                    pfn.trailing_zeros()
+                };
+                let fits = 31 - (end - pfn).leading_zeros();
+                let order = aligned.min(fits).min(page.max_order);
+                for tail in pfn + 1..pfn + (1 << order) {
+                    frames[tail as usize].state = FrameState::Tail { head: pfn };
+                }
+                frames[pfn as usize].state = FrameState::Buddy { order: order as u8 };
+                zone.free_area[order as usize].push_tail(&mut frames, pfn);
+                zone.free_pages += 1 << order;
+                pfn += 1 << order;
+            }
+            zones.push(zone);
+        }
+        watermark::setup_per_zone_wmarks(&page, &mut zones);
+        let mut pcp = Vec::new();
+        for _cpu in 0..config.cpus {
+            for zone in &zones {
+                let cpus_of_node = cpu_node.iter().filter(|&&n| n == zone.node).count() as u32;
+                let batch = config
+                    .pcp_batch
+                    .unwrap_or_else(|| watermark::zone_batchsize(&page, zone.pages));
+                let high = config
+                    .pcp_high
+                    .unwrap_or_else(|| watermark::zone_highsize(zone, batch, cpus_of_node));
+                pcp.push(PerCpuPages {
+                    count: 0,
+                    high,
+                    batch,
+                    free_factor: 0,
+                    lists: [ListHead::EMPTY; PCP_ORDERS],
+                });
+            }
+        }
+        Ok(Machine {
+            config,
+            page,
+            cpu_node,
+            span,
+            frames,
+            zones,
+            pcp,
+        })
+    }
+
+    /// The node whose memory holds `pfn`.
+    pub fn node_of(&self, pfn: Pfn) -> u32 {
+        pfn / self.span
+    }
+
+    /// Index into `pcp` for a CPU's lists of a node's zone.
+    pub fn pcp_index(&self, cpu: u32, node: u32) -> usize {
+        (cpu * self.config.nodes + node) as usize
+    }
+
+    /// The frame at `pfn`, if it exists.
+    pub fn frame(&self, pfn: Pfn) -> Option<&PageFrame> {
+        self.frames.get(pfn as usize)
+    }
+
+    /// Pfns of a list, in order (for views and tests).
+    pub fn list_pfns(&self, list: &ListHead) -> Vec<Pfn> {
+        list.iter(&self.frames).collect()
+    }
+}

@@ -1,0 +1,161 @@
+//! The buddy page allocator with per-CPU page lists (mm/page_alloc.c, v6.6; spec section 4).
+//!
+//! Entry points: `alloc_pages`, `free_pages`, `drain_local_pages`. Each reads the machine,
+//! decides as the kernel function it is named after would, and records the outcome as events
+//! through the `Recorder` (the only writer).
+//!
+//! Modelled: one zone per node, one migrate type, pcp lists for orders 0..=3, the zonelist
+//! fallback from the preferred node to the others in node order. Not modelled (spec 7.10):
+//! watermark checks on allocation, reclaim and compaction, migrate-type fallback and
+//! stealing, page shuffling, guard pages; an allocation fails only when no node has a block.
+
+mod buddy;
+mod pcp;
+
+pub use buddy::{free_one_page, rmqueue_smallest};
+
+use crate::machine::{FrameState, Owner, Pfn};
+use crate::trace::{Event, Recorder};
+use std::fmt;
+
+/// `PAGE_ALLOC_COSTLY_ORDER`: the largest order the pcp lists hold.
+pub const PCP_MAX_ORDER: u8 = 3;
+
+/// A page allocator request that cannot be carried out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PageAllocError {
+    Cpu(u32),
+    Node(u32),
+    Order {
+        order: u8,
+        max_order: u32,
+    },
+    /// `free_pages` of something that is not the first page of an allocated block.
+    NotAllocated {
+        pfn: Pfn,
+        state: FrameState,
+    },
+    /// No node had a free block of the order.
+    OutOfMemory {
+        order: u8,
+    },
+}
+
+impl fmt::Display for PageAllocError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PageAllocError::Cpu(c) => write!(f, "cpu{c} does not exist"),
+            PageAllocError::Node(n) => write!(f, "node {n} does not exist"),
+            PageAllocError::Order { order, max_order } => {
+                write!(f, "order {order} is above MAX_ORDER ({max_order})")
+            }
+            PageAllocError::NotAllocated { pfn, state } => write!(
+                f,
+                "pfn {pfn:#x} is not the first page of an allocated block ({state:?}): \
+                 the kernel would report \"Bad page state\""
+            ),
+            PageAllocError::OutOfMemory { order } => {
+                write!(
+                    f,
+                    "page allocation failure: order:{order}, no node has a free block"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for PageAllocError {}
+
+/// `__alloc_pages()`: a block of `2^order` pages for `owner`, preferring `node` (the CPU's own
+/// node when `None`), then the other nodes in order.
+pub fn alloc_pages(
+    rec: &mut Recorder,
+    cpu: u32,
+    node: Option<u32>,
+    order: u8,
+    owner: Owner,
+) -> Result<Pfn, PageAllocError> {
+    let m = rec.machine();
+    if cpu >= m.config.cpus {
+        return Err(PageAllocError::Cpu(cpu));
+    }
+    if u32::from(order) > m.page.max_order {
+        return Err(PageAllocError::Order {
+            order,
+            max_order: m.page.max_order,
+        });
+    }
+    let preferred = node.unwrap_or(m.cpu_node[cpu as usize]);
+    if preferred >= m.config.nodes {
+        return Err(PageAllocError::Node(preferred));
+    }
+    let zonelist: Vec<u32> = std::iter::once(preferred)
+        .chain((0..m.config.nodes).filter(|&n| n != preferred))
+        .collect();
+    for zone in zonelist {
+        let got = if order <= PCP_MAX_ORDER {
+            pcp::rmqueue_pcplist(rec, cpu, zone, order)
+        } else {
+            None
+        };
+        let got = got.or_else(|| {
+            rec.begin("rmqueue_buddy", "buddy", "step.rmqueue_buddy");
+            rec.arg("node", zone);
+            rec.arg("order", order);
+            rmqueue_smallest(rec, zone, order)
+        });
+        if let Some(pfn) = got {
+            rec.arg("pfn", pfn);
+            rec.emit(Event::PagesAllocated { pfn, order, owner });
+            rec.end();
+            return Ok(pfn);
+        }
+        rec.end();
+    }
+    rec.begin("__alloc_pages", "out of memory", "step.alloc_failed");
+    rec.arg("order", order);
+    rec.end();
+    Err(PageAllocError::OutOfMemory { order })
+}
+
+/// `__free_pages()`: gives back the block starting at `pfn`, freed on `cpu`.
+pub fn free_pages(rec: &mut Recorder, cpu: u32, pfn: Pfn) -> Result<(), PageAllocError> {
+    let m = rec.machine();
+    if cpu >= m.config.cpus {
+        return Err(PageAllocError::Cpu(cpu));
+    }
+    let state = m.frame(pfn).map_or(FrameState::Hole, |f| f.state);
+    let FrameState::Allocated { order, .. } = state else {
+        return Err(PageAllocError::NotAllocated { pfn, state });
+    };
+    let node = m.node_of(pfn);
+    if order <= PCP_MAX_ORDER {
+        pcp::free_unref_page(rec, cpu, node, pfn, order);
+    } else {
+        rec.begin("__free_pages_ok", "buddy", "step.free_to_buddy");
+        rec.arg("pfn", pfn);
+        rec.arg("order", order);
+        rec.emit(Event::PagesReleased { pfn, order });
+        free_one_page(rec, pfn, order, false);
+        rec.end();
+    }
+    Ok(())
+}
+
+/// `drain_local_pages()` on `cpu`: every pcp list of every zone goes back to the buddy lists.
+pub fn drain_local_pages(rec: &mut Recorder, cpu: u32) -> Result<(), PageAllocError> {
+    if cpu >= rec.machine().config.cpus {
+        return Err(PageAllocError::Cpu(cpu));
+    }
+    for node in 0..rec.machine().config.nodes {
+        let index = rec.machine().pcp_index(cpu, node);
+        let count = rec.machine().pcp[index].count;
+        if count > 0 {
+            pcp::free_pcppages_bulk(rec, cpu, node, i64::from(count), 0, "drain_pages_zone");
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,298 @@
+//! Page allocator tests: the worked examples of spec 5.10 and 5.11, pcp behaviour, and random
+//! operation sequences with every invariant checked after every step.
+
+use super::*;
+use crate::buddyinfo::buddyinfo;
+use crate::machine::check::check_page_allocator;
+use crate::machine::{Machine, MachineConfig};
+use proptest::prelude::*;
+
+fn machine(cpus: u32, nodes: u32, pages: u32, batch: Option<u32>, high: Option<u32>) -> Recorder {
+    let m = Machine::new(MachineConfig {
+        cpus,
+        nodes,
+        cpu_node: vec![],
+        page_size: 4096,
+        pages_per_node: pages,
+        pcp_batch: batch,
+        pcp_high: high,
+    })
+    .unwrap();
+    Recorder::new(m, true)
+}
+
+/// A machine whose pcp lists pass every page straight through (batch 1, high 0: like the boot
+/// pageset), so buddy behaviour shows directly.
+fn no_pcp(pages: u32) -> Recorder {
+    machine(1, 1, pages, Some(1), Some(0))
+}
+
+fn nr_free(rec: &Recorder) -> Vec<u32> {
+    rec.machine().zones[0]
+        .free_area
+        .iter()
+        .map(|a| a.len)
+        .collect()
+}
+
+fn merges(rec: &Recorder, from_step: usize) -> Vec<(Pfn, Pfn, u8)> {
+    rec.steps()[from_step..]
+        .iter()
+        .flat_map(|s| s.events.iter())
+        .filter_map(|e| match *e {
+            Event::BuddiesMerged {
+                pfn, buddy, order, ..
+            } => Some((pfn, buddy, order)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn boot_hands_memory_over_as_aligned_maximal_blocks() {
+    let rec = machine(2, 1, 1536 + 3, None, None);
+    let counts = nr_free(&rec);
+    assert_eq!(counts[10], 1); // 0..1024
+    assert_eq!(counts[9], 1); // 1024..1536
+    assert_eq!((counts[0], counts[1]), (1, 1)); // 1536..1538, 1538
+    assert_eq!(rec.machine().zones[0].free_pages, 1539);
+    assert!(check_page_allocator(rec.machine()).is_empty());
+}
+
+#[test]
+fn split_of_spec_5_10() {
+    // The smallest free block is order 3: an order-0 request keeps the lowest page and gives
+    // back the upper halves at orders 2, 1, 0.
+    let mut rec = no_pcp(8);
+    let pfn = alloc_pages(&mut rec, 0, None, 0, Owner::Pages).unwrap();
+    assert_eq!(pfn, 0);
+    assert_eq!(&nr_free(&rec)[..4], &[1, 1, 1, 0]);
+    let m = rec.machine();
+    let heads: Vec<Pfn> = (0..3).map(|o| m.zones[0].free_area[o].first).collect();
+    assert_eq!(heads, [1, 2, 4]);
+}
+
+#[test]
+fn merge_chain_of_spec_5_10() {
+    let mut rec = no_pcp(16);
+    let pfns: Vec<Pfn> = (0..16)
+        .map(|_| alloc_pages(&mut rec, 0, None, 0, Owner::Pages).unwrap())
+        .collect();
+    assert_eq!(
+        pfns,
+        (0..16).collect::<Vec<_>>(),
+        "splits hand out ascending pages"
+    );
+    // Free 4 (order 0), 6+7 (-> order 1 at 6), 0..3 (-> order 2 at 0); then free 5.
+    for pfn in [4, 6, 7, 0, 1, 2, 3] {
+        free_pages(&mut rec, 0, pfn).unwrap();
+    }
+    assert_eq!(&nr_free(&rec)[..4], &[1, 1, 1, 0]);
+    let before = rec.steps().len();
+    free_pages(&mut rec, 0, 5).unwrap();
+    // 5^1 = 4 -> order 1 at 4; 4^2 = 6 -> order 2 at 4; 4^4 = 0 -> order 3 at 0; 0^8 = 8 busy.
+    assert_eq!(merges(&rec, before), [(4, 5, 0), (4, 6, 1), (0, 4, 2)]);
+    assert_eq!(&nr_free(&rec)[..5], &[0, 0, 0, 1, 0]);
+    assert_eq!(rec.machine().zones[0].free_area[3].first, 0);
+    assert!(check_page_allocator(rec.machine()).is_empty());
+}
+
+#[test]
+fn a_block_whose_higher_buddy_is_free_goes_to_the_tail() {
+    // buddy_merge_likely(): free 0 while 1 is busy and 2..3 are free: the order-1 block one up
+    // (0..1) would have a free buddy (2..3), so 0 is queued at the tail of free_area[0].
+    let mut rec = no_pcp(4);
+    let p: Vec<Pfn> = (0..4)
+        .map(|_| alloc_pages(&mut rec, 0, None, 0, Owner::Pages).unwrap())
+        .collect();
+    assert_eq!(p, [0, 1, 2, 3]);
+    free_pages(&mut rec, 0, 2).unwrap();
+    free_pages(&mut rec, 0, 3).unwrap(); // 2+3 -> order 1 at 2
+                                         // Put an unrelated order-0 block on free_area[0] first, so head and tail differ.
+    let mut rec2 = no_pcp(8);
+    let q: Vec<Pfn> = (0..8)
+        .map(|_| alloc_pages(&mut rec2, 0, None, 0, Owner::Pages).unwrap())
+        .collect();
+    for pfn in [6, 2, 3] {
+        free_pages(&mut rec2, 0, q[pfn as usize]).unwrap();
+    }
+    free_pages(&mut rec2, 0, 0).unwrap();
+    let list = rec2
+        .machine()
+        .list_pfns(&rec2.machine().zones[0].free_area[0]);
+    assert_eq!(list, [6, 0], "0 joined at the tail, behind 6");
+    free_pages(&mut rec, 0, 0).unwrap();
+    assert!(check_page_allocator(rec.machine()).is_empty());
+    assert!(check_page_allocator(rec2.machine()).is_empty());
+}
+
+#[test]
+fn pcp_refill_takes_a_batch_in_address_order() {
+    let mut rec = machine(2, 1, 1024, Some(7), Some(28));
+    let first = alloc_pages(&mut rec, 0, None, 0, Owner::Pages).unwrap();
+    assert_eq!(first, 0);
+    let m = rec.machine();
+    let pcp = &m.pcp[m.pcp_index(0, 0)];
+    assert_eq!(pcp.count, 6);
+    assert_eq!(m.list_pfns(&pcp.lists[0]), [1, 2, 3, 4, 5, 6]);
+    // The other CPU's lists are untouched; its first allocation refills its own.
+    let other = alloc_pages(&mut rec, 1, None, 0, Owner::Pages).unwrap();
+    assert_eq!(other, 7);
+    // Order-2 refills take max(7 >> 2, 2) = 2 blocks.
+    alloc_pages(&mut rec, 0, None, 2, Owner::Pages).unwrap();
+    let m = rec.machine();
+    assert_eq!(m.pcp[m.pcp_index(0, 0)].lists[2].len, 1);
+    assert!(check_page_allocator(rec.machine()).is_empty());
+}
+
+#[test]
+fn frees_past_high_go_back_in_growing_batches() {
+    let mut rec = machine(1, 1, 1024, Some(4), Some(12));
+    let pages: Vec<Pfn> = (0..40)
+        .map(|_| alloc_pages(&mut rec, 0, None, 0, Owner::Pages).unwrap())
+        .collect();
+    let index = rec.machine().pcp_index(0, 0);
+    let mut drained = Vec::new();
+    for &p in &pages {
+        let before = rec.machine().pcp[index].count;
+        free_pages(&mut rec, 0, p).unwrap();
+        let after = rec.machine().pcp[index].count;
+        if after <= before {
+            drained.push(before + 1 - after);
+        }
+    }
+    // nr_pcp_free(): batch << free_factor, clamped to [batch, high - batch] = [4, 8].
+    assert_eq!(&drained[..3], &[4, 8, 8]);
+    assert!(rec.machine().pcp[index].count < 12);
+    assert!(check_page_allocator(rec.machine()).is_empty());
+}
+
+#[test]
+fn drain_returns_everything_and_merges_back_to_boot_state() {
+    let mut rec = machine(2, 2, 2048, Some(15), Some(60));
+    let booted = buddyinfo(rec.machine());
+    let mut got = Vec::new();
+    for i in 0..50u32 {
+        got.push(alloc_pages(&mut rec, i % 2, Some(i % 2), (i % 4) as u8, Owner::Pages).unwrap());
+    }
+    for (i, &p) in got.iter().enumerate() {
+        free_pages(&mut rec, (i as u32 + 1) % 2, p).unwrap();
+    }
+    drain_local_pages(&mut rec, 0).unwrap();
+    drain_local_pages(&mut rec, 1).unwrap();
+    assert_eq!(buddyinfo(rec.machine()), booted);
+    assert!(check_page_allocator(rec.machine()).is_empty());
+}
+
+#[test]
+fn zonelist_falls_back_to_other_nodes_then_fails_cleanly() {
+    let mut rec = machine(2, 2, 4, Some(1), Some(0));
+    for _ in 0..4 {
+        let pfn = alloc_pages(&mut rec, 0, None, 0, Owner::Pages).unwrap();
+        assert_eq!(rec.machine().node_of(pfn), 0);
+    }
+    let pfn = alloc_pages(&mut rec, 0, None, 0, Owner::Pages).unwrap();
+    assert_eq!(rec.machine().node_of(pfn), 1);
+    assert_eq!(
+        alloc_pages(&mut rec, 0, None, 3, Owner::Pages),
+        Err(PageAllocError::OutOfMemory { order: 3 })
+    );
+    assert_eq!(rec.steps().last().unwrap().function, "__alloc_pages");
+    assert!(matches!(
+        free_pages(&mut rec, 0, 3000),
+        Err(PageAllocError::NotAllocated { .. })
+    ));
+    // 1025 is the free buddy of the page just taken from node 1 (which starts at pfn 1024).
+    assert_eq!(pfn, 1024);
+    assert!(matches!(
+        free_pages(&mut rec, 0, 1025),
+        Err(PageAllocError::NotAllocated { .. })
+    ));
+    assert!(alloc_pages(&mut rec, 9, None, 0, Owner::Pages).is_err());
+    assert!(alloc_pages(&mut rec, 0, None, 11, Owner::Pages).is_err());
+    assert!(check_page_allocator(rec.machine()).is_empty());
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Alloc {
+        cpu: u32,
+        node: Option<u32>,
+        order: u8,
+    },
+    Free {
+        cpu: u32,
+        pick: usize,
+    },
+    Drain {
+        cpu: u32,
+    },
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        5 => (0u32..4, prop::option::of(0u32..3), prop_oneof![4 => 0u8..=1, 2 => 2u8..=3, 1 => 4u8..=6])
+            .prop_map(|(cpu, node, order)| Op::Alloc { cpu, node, order }),
+        4 => (0u32..4, any::<usize>()).prop_map(|(cpu, pick)| Op::Free { cpu, pick }),
+        1 => (0u32..4).prop_map(|cpu| Op::Drain { cpu }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Random machines and operation sequences: after every step the state is consistent,
+    /// pages are conserved, and the snapshot replayed from a keyframe equals the live state.
+    #[test]
+    fn random_operations_keep_every_invariant(
+        cpus in 1u32..=4,
+        nodes in 1u32..=3,
+        pages in 16u32..600,
+        batch in prop::option::of(0u32..20),
+        high in prop::option::of(0u32..80),
+        ops in prop::collection::vec(op(), 1..120),
+    ) {
+        let nodes = nodes.min(cpus);
+        let mut rec = machine(cpus, nodes, pages, batch, high);
+        let total = u64::from(pages) * u64::from(nodes);
+        let mut live: Vec<Pfn> = Vec::new();
+        for op in ops {
+            let checked_from = rec.cursor();
+            match op {
+                Op::Alloc { cpu, node, order } => {
+                    let node = node.map(|n| n % nodes);
+                    match alloc_pages(&mut rec, cpu % cpus, node, order, Owner::Pages) {
+                        Ok(pfn) => live.push(pfn),
+                        Err(PageAllocError::OutOfMemory { .. }) => {}
+                        Err(e) => prop_assert!(false, "unexpected error {e}"),
+                    }
+                }
+                Op::Free { cpu, pick } => {
+                    if !live.is_empty() {
+                        let pfn = live.swap_remove(pick % live.len());
+                        free_pages(&mut rec, cpu % cpus, pfn).unwrap();
+                    }
+                }
+                Op::Drain { cpu } => drain_local_pages(&mut rec, cpu % cpus).unwrap(),
+            }
+            // Check every step this operation produced, through snapshots.
+            for cursor in checked_from + 1..=rec.cursor() {
+                let snap = rec.snapshot_at(cursor).unwrap();
+                let bad = check_page_allocator(&snap);
+                prop_assert!(bad.is_empty(), "after step {}: {:?}", cursor, bad);
+            }
+            prop_assert_eq!(&rec.snapshot_at(rec.cursor()).unwrap(), rec.machine());
+            let m = rec.machine();
+            let buddy: u64 = m.zones.iter().map(|z| z.free_pages).sum();
+            let pcp: u64 = m.pcp.iter().map(|p| u64::from(p.count)).sum();
+            let owned: u64 = live.iter().map(|&p| match m.frames[p as usize].state {
+                FrameState::Allocated { order, .. } => 1u64 << order,
+                _ => 0,
+            }).sum();
+            prop_assert_eq!(buddy + pcp + owned, total, "pages conserved");
+        }
+        // Replay from scratch equals replay from the nearest keyframe for the final cursor.
+        let end = rec.cursor();
+        prop_assert_eq!(&rec.snapshot_at(end).unwrap(), rec.machine());
+    }
+}
