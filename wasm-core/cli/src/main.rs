@@ -9,6 +9,7 @@ use slabscope_sim::geometry::{
 };
 use std::process::ExitCode;
 
+mod run;
 mod sweep;
 
 #[derive(Parser)]
@@ -28,6 +29,8 @@ enum Command {
     Geometry(GeometryArgs),
     /// Geometry of every size x CPU count x page size of a grid, on N threads.
     Sweep(sweep::SweepArgs),
+    /// Run a scenario file and print its trace and kernel files.
+    Run(run::RunArgs),
 }
 
 /// `SLAB_*` creation flags and `slub_debug` letters.
@@ -134,6 +137,13 @@ impl GeometryArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Run(args) => match run::run(args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Command::Sweep(args) => match sweep::run(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {

@@ -16,6 +16,7 @@ pub mod buddyinfo;
 pub mod geometry;
 pub mod machine;
 pub mod page_alloc;
+pub mod scenario;
 pub mod sweep;
 pub mod trace;
 

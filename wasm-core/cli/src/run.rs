@@ -1,0 +1,111 @@
+//! `slabscope run FILE`: parses a scenario, runs it, and prints the trace and the kernel files
+//! at the end or at a step. `--check` validates the invariants after every step.
+
+use clap::{Args, ValueEnum};
+use slabscope_sim::buddyinfo::buddyinfo;
+use slabscope_sim::machine::check::check_page_allocator;
+use slabscope_sim::scenario::{parse, run as run_scenario};
+use slabscope_sim::trace::{Arg, Step};
+use std::path::PathBuf;
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum TraceFormat {
+    Text,
+    Json,
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The scenario file (format: docs/scenario-format.md).
+    file: PathBuf,
+    /// Show the state after this many steps instead of at the end.
+    #[arg(long, value_name = "STEP")]
+    at: Option<usize>,
+    /// Print the trace of steps and their events.
+    #[arg(long, value_name = "FORMAT")]
+    trace: Option<TraceFormat>,
+    /// Print /proc/buddyinfo.
+    #[arg(long)]
+    buddyinfo: bool,
+    /// Check the invariants after every step; exit 1 at the first violation.
+    #[arg(long)]
+    check: bool,
+}
+
+pub fn run(args: RunArgs) -> Result<(), String> {
+    let shown = args.file.display().to_string();
+    let text = std::fs::read_to_string(&args.file).map_err(|e| format!("{shown}: {e}"))?;
+    let scenario = parse(&text).map_err(|e| {
+        let mut s = format!("{shown}:{}:{}: {}", e.line, e.column, e.message);
+        if let Some(hint) = e.hint {
+            s.push_str(&format!("\n  hint: {hint}"));
+        }
+        s
+    })?;
+    let rec = run_scenario(&scenario, true).map_err(|e| format!("{shown}: {e}"))?;
+    let end = rec.cursor();
+    let at = args.at.unwrap_or(end);
+    if at > end {
+        return Err(format!("--at {at}: the run has {end} steps"));
+    }
+    if args.check {
+        for cursor in 0..=end {
+            let machine = rec.snapshot_at(cursor).ok_or("no snapshot")?;
+            let bad = check_page_allocator(&machine);
+            if !bad.is_empty() {
+                return Err(format!(
+                    "invariant violated after step {cursor}:\n  {}",
+                    bad.join("\n  ")
+                ));
+            }
+        }
+        eprintln!("check: {} steps, every invariant held after each", end);
+    }
+    match args.trace {
+        Some(TraceFormat::Text) => {
+            for (i, step) in rec.steps()[..at].iter().enumerate() {
+                print_step(i + 1, step);
+            }
+        }
+        Some(TraceFormat::Json) => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&rec.steps()[..at]).map_err(|e| e.to_string())?
+            );
+        }
+        None => {}
+    }
+    if args.buddyinfo {
+        let machine = rec.snapshot_at(at).ok_or("no snapshot")?;
+        print!("{}", buddyinfo(&machine));
+    }
+    if args.trace.is_none() && !args.buddyinfo {
+        println!("{end} steps");
+    }
+    Ok(())
+}
+
+fn print_step(n: usize, step: &Step) {
+    let args: Vec<String> = step
+        .caption
+        .args
+        .iter()
+        .map(|(k, v)| match v {
+            Arg::Num(x) if *k == "pfn" => format!("{k}={x:#x}"),
+            Arg::Num(x) => format!("{k}={x}"),
+            Arg::Text(t) => format!("{k}={t}"),
+        })
+        .collect();
+    println!(
+        "{n:>5}  {} [{}]  {}",
+        step.function,
+        step.path,
+        args.join(" ")
+    );
+    for event in &step.events {
+        println!(
+            "         {}",
+            serde_json::to_string(event).unwrap_or_default()
+        );
+    }
+}

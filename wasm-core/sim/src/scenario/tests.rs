@@ -1,0 +1,200 @@
+//! Scenario parser and runner tests.
+
+use super::*;
+use crate::buddyinfo::buddyinfo;
+use crate::machine::check::check_page_allocator;
+
+const HEADER: &str = "slabscope-scenario 1\nmachine cpus=2 nodes=1 memory=64K\n";
+
+fn err(text: &str) -> ParseError {
+    parse(text).expect_err("should not parse")
+}
+
+#[test]
+fn a_full_scenario_parses() {
+    let s = parse(
+        "slabscope-scenario 1
+# a comment line
+profile linux-6.6
+allocator slub
+machine cpus=4 nodes=2 page_size=4096 memory=16M cpu_node=0,0,1,1
+pcp batch=7 high=28
+switch freelist_random on
+switch freelist_hardened
+slub_debug FZ
+boot slub_min_objects=8 slub_max_order=2
+seed 0x2a
+cache foo size=100 align=8 flags=hwcache_align ctor
+a = kmalloc(64) on cpu0          # trailing comment
+b = kmalloc_node(200, 1) on cpu3
+repeat 10 t[] = kmem_cache_alloc(foo) on cpu1
+objs = kmem_cache_alloc_bulk(foo, 16) on cpu0
+kmem_cache_free_bulk(foo, objs) on cpu2
+for x in t: kmem_cache_free(foo, x) on cpu1
+kfree(a) on cpu1
+kfree_bulk(t[2..5]) on cpu0
+p = alloc_pages_node(1, 3) on cpu0
+free_pages(p) on cpu2
+drain_pages() on cpu0
+flush_all(foo)
+kmem_cache_destroy(foo)
+",
+    )
+    .unwrap();
+    assert_eq!(s.machine.cpus, 4);
+    assert_eq!(s.machine.cpu_node, [0, 0, 1, 1]);
+    assert_eq!(s.machine.pages_per_node, 4096);
+    assert_eq!(s.machine.pcp_batch, Some(7));
+    assert_eq!(s.seed, 42);
+    assert!(s.switches.freelist_random && s.switches.freelist_hardened);
+    assert!(s.switches.slub_debug.consistency_checks && s.switches.slub_debug.red_zone);
+    assert_eq!(s.switches.slub_max_order, Some(2));
+    assert_eq!(s.caches[0].size, 100);
+    assert!(s.caches[0].ctor && s.caches[0].flags.hwcache_align);
+    assert_eq!(s.ops.len(), 13);
+    assert_eq!(s.ops[2].repeat, 10);
+    assert_eq!(s.ops[2].target, Some(Target::Append("t".into())));
+    assert_eq!(s.ops[4].for_each, None);
+    assert_eq!(s.ops[5].for_each, Some(("x".into(), "t".into())));
+    assert_eq!(
+        s.ops[7].op,
+        Op::KfreeBulk {
+            objs: Ref::Slice {
+                name: "t".into(),
+                start: 2,
+                end: 5
+            }
+        }
+    );
+    assert_eq!(
+        s.ops[8].op,
+        Op::AllocPages {
+            order: 3,
+            node: Some(1)
+        }
+    );
+    assert_eq!(s.ops[11].cpu, None);
+}
+
+#[test]
+fn mistakes_have_line_column_and_hint() {
+    let e = err("slabscope-scenario 2\n");
+    assert_eq!((e.line, e.key), (1, "scenario.version"));
+    let e = err("hello\n");
+    assert_eq!(e.key, "scenario.no_magic");
+    assert!(e.hint.unwrap().contains("slabscope-scenario 1"));
+
+    let e = err(&format!("{HEADER}a = kmaloc(64) on cpu0\n"));
+    assert_eq!(
+        (e.line, e.column, e.key),
+        (3, 5, "scenario.unknown_operation")
+    );
+    assert_eq!(e.hint.as_deref(), Some("did you mean kmalloc?"));
+
+    let e = err(&format!("{HEADER}a = kmalloc(64) on cpu7\n"));
+    assert_eq!((e.line, e.column, e.key), (3, 20, "scenario.cpu"));
+    assert!(e.hint.unwrap().contains("cpu0 to cpu1"));
+
+    let e = err(&format!("{HEADER}a = kmalloc(64)\n"));
+    assert_eq!((e.key, e.column), ("scenario.no_cpu", 16));
+
+    let e = err(&format!("{HEADER}kfree(b) on cpu0\n"));
+    assert_eq!((e.line, e.column, e.key), (3, 7, "scenario.unknown_name"));
+
+    let e = err(&format!("{HEADER}kmem_cache_alloc(fo) on cpu0\n"));
+    assert_eq!(e.key, "scenario.unknown_cache");
+
+    let e = err("slabscope-scenario 1\nswitch freelist_randon on\nmachine cpus=1\n");
+    assert_eq!(e.hint.as_deref(), Some("did you mean freelist_random?"));
+
+    let e = err("slabscope-scenario 1\na = kmalloc(64) on cpu0\n");
+    assert_eq!(e.key, "scenario.order");
+
+    let e = err("slabscope-scenario 1\nmachine cpus=2 memory=5000\n");
+    assert_eq!(e.key, "scenario.memory");
+
+    let e = err("slabscope-scenario 1\nmachine cpus=99\n");
+    assert_eq!(e.key, "scenario.too_big");
+
+    let e = err(&format!("{HEADER}repeat 3 a = kmalloc(8) on cpu0\n"));
+    assert_eq!(e.key, "scenario.repeat_name");
+
+    let e = err(&format!("{HEADER}a = kmalloc(8) on cpu0 extra\n"));
+    assert_eq!((e.key, e.column), ("scenario.trailing", 24));
+
+    let e = err(&format!("{HEADER}a = kmalloc(12x) on cpu0\n"));
+    assert_eq!(e.key, "scenario.bad_number");
+
+    let e = err(&format!("{HEADER}<script>\n"));
+    assert_eq!((e.key, e.column), ("scenario.bad_character", 1));
+
+    let e = err("slabscope-scenario 1\n");
+    assert_eq!(e.key, "scenario.missing");
+    assert!(err("").key == "scenario.empty");
+    let big = "x".repeat(MAX_TEXT + 1);
+    assert_eq!(err(&big).key, "scenario.too_large");
+}
+
+#[test]
+fn messages_read_well() {
+    let e = err(&format!("{HEADER}a = kmalloc(64) on cpu9\n"));
+    assert_eq!(
+        e.to_string(),
+        "line 3, column 20: cpu9 does not exist: the machine has 2 CPUs\n  hint: use cpu0 to cpu1"
+    );
+}
+
+#[test]
+fn page_scenarios_run_and_end_where_they_began() {
+    let s = parse(&format!(
+        "{HEADER}pcp batch=3 high=12
+repeat 5 p[] = alloc_pages(0) on cpu0
+q = alloc_pages(2) on cpu1
+for x in p: free_pages(x) on cpu1
+free_pages(q) on cpu0
+drain_pages() on cpu0
+drain_pages() on cpu1
+"
+    ))
+    .unwrap();
+    let booted = buddyinfo(&crate::machine::Machine::new(s.machine.clone()).unwrap());
+    let rec = run(&s, true).unwrap();
+    assert_eq!(buddyinfo(rec.machine()), booted);
+    for cursor in 0..=rec.cursor() {
+        assert!(check_page_allocator(&rec.snapshot_at(cursor).unwrap()).is_empty());
+    }
+}
+
+#[test]
+fn bad_operations_become_diagnostic_steps() {
+    let s = parse(&format!(
+        "{HEADER}p = alloc_pages(0) on cpu0
+free_pages(p) on cpu0
+free_pages(p) on cpu1
+big = alloc_pages(12) on cpu0
+free_pages(big) on cpu0
+"
+    ))
+    .unwrap();
+    let rec = run(&s, true).unwrap();
+    let keys: Vec<&str> = rec.steps().iter().map(|s| s.caption.key).collect();
+    assert!(keys.contains(&"step.bad_page"), "{keys:?}");
+    assert!(keys.contains(&"step.bad_order"));
+    assert_eq!(keys.last(), Some(&"step.free_null"));
+}
+
+#[test]
+fn slab_operations_are_refused_until_simulated() {
+    let s = parse(&format!("{HEADER}a = kmalloc(64) on cpu0\n")).unwrap();
+    let Err(e) = run(&s, true) else {
+        panic!("kmalloc ran")
+    };
+    assert_eq!(
+        e,
+        RunError::NotSimulated {
+            line: 3,
+            what: "kmalloc"
+        }
+    );
+    assert!(e.to_string().contains("not simulated"));
+}
