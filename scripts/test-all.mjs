@@ -15,6 +15,9 @@ if (home && existsSync(join(home, '.cargo/bin'))) {
   process.env.PATH = `${join(home, '.cargo/bin')}:${process.env.PATH}`;
 }
 const cargo = ['--manifest-path', 'wasm-core/Cargo.toml'];
+// ts-rs writes the TypeScript declarations here during `cargo test --all-features`; cargo only
+// reads wasm-core/.cargo/config.toml when run from inside wasm-core/, so say it explicitly.
+process.env.TS_RS_EXPORT_DIR = join(root, 'web/core/generated');
 
 function run(command, args, { quiet = false } = {}) {
   return new Promise((resolve) => {
@@ -56,13 +59,19 @@ function snapshot(dir) {
 }
 
 const results = [];
+let stepStarted = Date.now();
+function begin(title) {
+  stepStarted = Date.now();
+  console.log(`\n── ${title}`);
+}
 function record(name, counts) {
-  results.push({ name, ...counts });
+  const seconds = (Date.now() - stepStarted) / 1000;
+  results.push({ name, seconds, ...counts });
   const mark = counts.failed ? 'FAIL' : 'ok';
-  console.log(`\n── ${mark}: ${name} (${counts.passed} passed, ${counts.failed} failed)\n`);
+  console.log(`\n── ${mark}: ${name} (${counts.passed} passed, ${counts.failed} failed, ${seconds.toFixed(0)} s)\n`);
 }
 async function check(name, command, args) {
-  console.log(`\n── ${name}: ${command} ${args.join(' ')}`);
+  begin(`${name}: ${command} ${args.join(' ')}`);
   const { code } = await run(command, args);
   record(name, code === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 });
   return code === 0;
@@ -83,7 +92,7 @@ await check('cargo clippy -D warnings', 'cargo', ['clippy', ...cargo, '--all-tar
 {
   const generated = 'web/core/generated';
   const before = snapshot(generated);
-  console.log('\n── cargo test');
+  begin('cargo test');
   const { code, output } = await run('cargo', ['test', ...cargo, '--all-features']);
   const counts = cargoCounts(output);
   if (code !== 0 && counts.failed === 0) counts.failed = 1; // a build error counts as a failure
@@ -91,6 +100,7 @@ await check('cargo clippy -D warnings', 'cargo', ['clippy', ...cargo, '--all-tar
   const after = snapshot(generated);
   const stale = JSON.stringify(before) !== JSON.stringify(after);
   if (stale) console.log(`${generated} was out of date with the Rust types; it has been regenerated: commit it`);
+  stepStarted = Date.now();
   record('TypeScript types match the Rust types', stale ? { passed: 0, failed: 1 } : { passed: 1, failed: 0 });
 }
 
@@ -100,7 +110,7 @@ await check('tsc', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
 await check('eslint', 'npx', ['eslint', '--max-warnings=0', '.']);
 
 {
-  console.log('\n── vitest');
+  begin('vitest');
   const file = 'test-results/vitest.json';
   const { code } = await run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile=${file}`]);
   const counts = jsonCounts(file, (r) => ({ passed: r.numPassedTests, failed: r.numFailedTests })) ?? {
@@ -114,7 +124,7 @@ await check('eslint', 'npx', ['eslint', '--max-warnings=0', '.']);
 const built = await check('vite build', 'npx', ['vite', 'build']);
 
 {
-  console.log('\n── playwright (Chromium)');
+  begin('playwright (Chromium)');
   const file = 'test-results/e2e.json';
   if (built) {
     const { code } = await run('npx', ['playwright', 'test']);
@@ -132,7 +142,9 @@ const built = await check('vite build', 'npx', ['vite', 'build']);
 const passed = results.reduce((n, r) => n + r.passed, 0);
 const failed = results.reduce((n, r) => n + r.failed, 0);
 console.log('\n── summary');
-for (const r of results) console.log(`${r.failed ? 'FAIL' : 'ok  '}  ${r.name}: ${r.passed} passed, ${r.failed} failed`);
+for (const r of results) {
+  console.log(`${r.failed ? 'FAIL' : 'ok  '}  ${r.name}: ${r.passed} passed, ${r.failed} failed (${r.seconds.toFixed(0)} s)`);
+}
 console.log(`(${((Date.now() - started) / 1000).toFixed(0)} s)`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
