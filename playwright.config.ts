@@ -39,6 +39,12 @@ export default defineConfig({
       reuseExistingServer: false,
     },
     {
+      // The dev server: same headers as preview, modules served unbundled.
+      command: 'npx vite --port 5173 --strictPort',
+      url: 'http://localhost:5173/',
+      reuseExistingServer: false,
+    },
+    {
       // A static host without special headers.
       command: 'node scripts/serve-static.mjs --port 4174 dist',
       url: 'http://127.0.0.1:4174/',

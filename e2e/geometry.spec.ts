@@ -103,3 +103,18 @@ test('Korean from the URL, switchable at runtime, kept in the URL', async ({ pag
   await expect(page.getByTestId('sweep-table')).toBeVisible();
   await page.screenshot({ path: 'test-results/screenshots/explorer-ko.png' });
 });
+
+test('the dev server is isolated too, under a CSP that allows no inline script', async ({ page }) => {
+  const violations: string[] = [];
+  page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+  });
+  const response = await page.goto('http://localhost:5173/');
+  const headers = response!.headers();
+  expect(headers['cross-origin-opener-policy']).toBe('same-origin');
+  expect(headers['cross-origin-embedder-policy']).toBe('require-corp');
+  expect(headers['content-security-policy']).toContain("script-src 'self' 'wasm-unsafe-eval'");
+  await expect(page.getByTestId('build-mode')).toHaveAttribute('data-threaded', 'true');
+  await waitForSweep(page);
+  expect(violations).toEqual([]);
+});
