@@ -17,6 +17,8 @@ pub mod geometry;
 pub mod machine;
 pub mod page_alloc;
 pub mod scenario;
+pub mod slabinfo;
+pub mod slub;
 pub mod sweep;
 pub mod trace;
 

@@ -88,6 +88,7 @@ impl Machine {
             Event::PagesReleased { pfn, order } => {
                 self.set_block(pfn, order, FrameState::Detached { order });
             }
+            ref slub_event => self.apply_slub(slub_event),
         }
     }
 

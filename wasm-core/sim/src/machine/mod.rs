@@ -20,7 +20,9 @@ pub use config::{ConfigError, MachineConfig};
 pub use list::ListHead;
 
 use crate::geometry::platform::PageGeometry;
+use crate::slub::state::{KmemCache, Slab};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// A page frame number.
 pub type Pfn = u32;
@@ -109,6 +111,13 @@ pub struct Machine {
     pub zones: Vec<Zone>,
     /// `pcp[cpu * nodes + node]`: every CPU has lists for every zone.
     pub pcp: Vec<PerCpuPages>,
+    /// `slab_caches`, oldest first (slabinfo prints newest first).
+    pub caches: Vec<KmemCache>,
+    /// Every slab, by its first page.
+    pub slabs: BTreeMap<Pfn, Slab>,
+    /// Objects handed out and not yet freed, with their cache: what a person's pointers
+    /// point at (the kernel keeps no such table; the simulator needs it to name bad frees).
+    pub live: BTreeMap<u64, u32>,
 }
 
 impl Machine {
@@ -187,6 +196,9 @@ impl Machine {
             frames,
             zones,
             pcp,
+            caches: Vec::new(),
+            slabs: BTreeMap::new(),
+            live: BTreeMap::new(),
         })
     }
 

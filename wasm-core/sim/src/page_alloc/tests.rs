@@ -275,6 +275,7 @@ proptest! {
                 }
                 Op::Drain { cpu } => drain_local_pages(&mut rec, cpu % cpus).unwrap(),
             }
+            prop_assert!(rec.is_idle(), "an operation left a step open");
             // Check every step this operation produced, through snapshots.
             for cursor in checked_from + 1..=rec.cursor() {
                 let snap = rec.snapshot_at(cursor).unwrap();

@@ -1,6 +1,7 @@
 //! Events: the recorded facts of a run, in past-tense kernel terms. Applying a step's events,
 //! in order, to the state before the step yields the state after it (`Machine::apply`).
 
+use crate::geometry::{CacheGeometry, SlabFlags};
 use crate::machine::{Owner, Pfn};
 use serde::Serialize;
 
@@ -64,4 +65,82 @@ pub enum Event {
     PagesAllocated { pfn: Pfn, order: u8, owner: Owner },
     /// An owner gave a block back; it is off every list until the next event places it.
     PagesReleased { pfn: Pfn, order: u8 },
+
+    // --- SLUB ---------------------------------------------------------------------------
+    /// A cache was created (`kmem_cache_create()`, `create_kmalloc_caches()`).
+    CacheCreated {
+        id: u32,
+        name: String,
+        geometry: Box<CacheGeometry>,
+        flags: SlabFlags,
+        ctor: bool,
+    },
+    /// A new cache was merged into an existing one (`__kmem_cache_alias()`).
+    CacheAliased { id: u32, alias: String },
+    /// `kmem_cache_destroy()` finished.
+    CacheDestroyed { id: u32 },
+    /// A slab was set up on freshly allocated pages (`allocate_slab()`): its free objects linked
+    /// in the order of `freelist` (object indices).
+    SlabCreated {
+        cache: u32,
+        pfn: Pfn,
+        order: u8,
+        node: u32,
+        objects: u32,
+        freelist: Vec<u32>,
+    },
+    /// `inc_slabs_node()`.
+    SlabCounted { cache: u32, node: u32, objects: u32 },
+    /// `dec_slabs_node()`.
+    SlabUncounted { cache: u32, node: u32, objects: u32 },
+    /// The slab's `freelist` and counters changed together (`slab_update_freelist()`,
+    /// `acquire_slab()`, `get_freelist()`).
+    SlabStateSet {
+        pfn: Pfn,
+        freelist: u64,
+        inuse: u32,
+        frozen: bool,
+    },
+    /// `set_freepointer()`: the word at `s->offset` of object `index` now holds `value`.
+    FreePointerSet { pfn: Pfn, index: u32, value: u64 },
+    /// `c->freelist` and `c->tid` changed.
+    CpuFreelistSet {
+        cache: u32,
+        cpu: u32,
+        freelist: u64,
+        tid: u64,
+    },
+    /// `c->slab` changed.
+    CpuSlabSet {
+        cache: u32,
+        cpu: u32,
+        slab: Option<Pfn>,
+    },
+    /// `c->partial` changed.
+    CpuPartialSet {
+        cache: u32,
+        cpu: u32,
+        top: Option<Pfn>,
+    },
+    /// A slab's per-CPU partial stack link (`slab->next`, `slab->slabs`).
+    SlabPartialLinked {
+        pfn: Pfn,
+        next: Option<Pfn>,
+        slabs: u32,
+    },
+    /// `add_partial()`.
+    NodePartialAdded {
+        cache: u32,
+        node: u32,
+        pfn: Pfn,
+        end: End,
+    },
+    /// `remove_partial()`.
+    NodePartialRemoved { cache: u32, node: u32, pfn: Pfn },
+    /// The slab is gone (`discard_slab()`); its pages are released next.
+    SlabDiscarded { cache: u32, pfn: Pfn },
+    /// An object went to a caller.
+    ObjectAllocated { cache: u32, addr: u64, cpu: u32 },
+    /// A caller gave an object back.
+    ObjectFreed { cache: u32, addr: u64, cpu: u32 },
 }

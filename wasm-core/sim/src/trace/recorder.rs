@@ -10,6 +10,10 @@
 //!   this file.
 //! - With recording off, events are applied and dropped: the machine is the same, the trace is
 //!   empty and `snapshot_at` only answers for the live cursor.
+//! - Steps nest: a `begin` while a step is open (a kernel function calling another, e.g.
+//!   `discard_slab()` freeing pages) files its events into the open step, and its `end` only
+//!   closes what it began. So every step boundary is a consistent state. Every `begin` needs
+//!   its `end`.
 
 use super::Event;
 use crate::machine::Machine;
@@ -71,6 +75,8 @@ pub struct Recorder {
     /// `keyframes[k]` is the machine at cursor `k * KEYFRAME_INTERVAL`.
     keyframes: Vec<Machine>,
     open: Option<Step>,
+    /// Nested `begin`s inside the open step.
+    depth: usize,
     /// Steps taken, recorded or not.
     cursor: usize,
 }
@@ -89,6 +95,7 @@ impl Recorder {
             steps: Vec::new(),
             keyframes,
             open: None,
+            depth: 0,
             cursor: 0,
         }
     }
@@ -106,10 +113,11 @@ impl Recorder {
         &self.steps
     }
 
-    /// Opens a step. A step still open is closed first.
+    /// Opens a step, or, inside an open step, a nested call whose events join it.
     pub fn begin(&mut self, function: &'static str, path: &'static str, key: &'static str) {
         if self.open.is_some() {
-            self.end();
+            self.depth += 1;
+            return;
         }
         self.open = Some(Step {
             function,
@@ -122,8 +130,11 @@ impl Recorder {
         });
     }
 
-    /// Adds a caption argument to the open step.
+    /// Adds a caption argument to the open step (nested calls add none).
     pub fn arg(&mut self, name: &'static str, value: impl Into<Arg>) {
+        if self.depth > 0 {
+            return;
+        }
         if let Some(step) = &mut self.open {
             step.caption.args.push((name, value.into()));
         }
@@ -143,8 +154,17 @@ impl Recorder {
         }
     }
 
-    /// Closes the open step.
+    /// True between operations: no step open.
+    pub fn is_idle(&self) -> bool {
+        self.open.is_none() && self.depth == 0
+    }
+
+    /// Closes the open step (or the innermost nested call).
     pub fn end(&mut self) {
+        if self.depth > 0 {
+            self.depth -= 1;
+            return;
+        }
         let Some(step) = self.open.take() else {
             return;
         };

@@ -1,0 +1,314 @@
+//! Allocation: `slab_alloc_node()` (fast path) and `___slab_alloc()` (slow path), with
+//! `get_partial_node()`, `acquire_slab()`, `new_slab()`/`allocate_slab()` and kmalloc
+//! (mm/slub.c and mm/slab_common.c, v6.6; spec 2.5, 2.6).
+
+use super::create::kmalloc_cache_for;
+use super::partial::{deactivate_slab, put_cpu_partial};
+use super::state::ZERO_SIZE_PTR;
+use super::{get_freepointer, set_cpu_freelist};
+use crate::geometry::kmalloc::KmallocTarget;
+use crate::machine::{Owner, Pfn};
+use crate::page_alloc::alloc_pages;
+use crate::trace::{Event, Recorder};
+
+/// `kmalloc()`/`kmalloc_node()`: an object of at least `size` bytes, or NULL (0).
+pub fn kmalloc(rec: &mut Recorder, size: u64, cpu: u32, node: Option<u32>) -> u64 {
+    match kmalloc_cache_for(rec, size) {
+        Ok(Ok(cache)) => slab_alloc_node(rec, cache, cpu, node),
+        Ok(Err(KmallocTarget::ZeroSizePtr)) => {
+            rec.begin("kmalloc", "size 0", "step.kmalloc_zero");
+            rec.end();
+            ZERO_SIZE_PTR
+        }
+        Ok(Err(KmallocTarget::Large { order })) => {
+            // __kmalloc_large_node(): straight to the page allocator.
+            match alloc_pages(rec, cpu, node, order as u8, Owner::LargeKmalloc) {
+                Ok(pfn) => rec.machine().object_addr(pfn, 1, 0),
+                Err(_) => 0,
+            }
+        }
+        Ok(Err(KmallocTarget::Cache(_))) | Err(_) => {
+            rec.begin("kmalloc", "too large", "step.kmalloc_too_large");
+            rec.arg("size", size);
+            rec.end();
+            0
+        }
+    }
+}
+
+/// `slab_alloc_node()`: `cache`'s next object for `cpu`, from `node` if given.
+pub fn slab_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
+    let m = rec.machine();
+    let c = &m.caches[cache as usize].cpu[cpu as usize];
+    let (object, slab) = (c.freelist, c.slab);
+    let node_ok = match (node, slab) {
+        (Some(n), Some(pfn)) => m.slabs[&pfn].node == n,
+        _ => true,
+    };
+    if object != 0 && slab.is_some() && node_ok {
+        let next = get_freepointer(m, object);
+        let name = m.caches[cache as usize].name.clone();
+        rec.begin("slab_alloc_node", "fast path", "step.alloc_fast");
+        rec.arg("cache", name.as_str());
+        rec.arg("cpu", cpu);
+        set_cpu_freelist(rec, cache, cpu, next);
+        rec.emit(Event::ObjectAllocated {
+            cache,
+            addr: object,
+            cpu,
+        });
+        rec.end();
+        return object;
+    }
+    slab_alloc_slow(rec, cache, cpu, node)
+}
+
+/// `___slab_alloc()`.
+fn slab_alloc_slow(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
+    let name = rec.machine().caches[cache as usize].name.clone();
+    loop {
+        // reread_slab / redo
+        let c = rec.machine().caches[cache as usize].cpu[cpu as usize].clone();
+        if let Some(pfn) = c.slab {
+            let slab_node = rec.machine().slabs[&pfn].node;
+            if node.is_some_and(|n| n != slab_node) {
+                // ALLOC_NODE_MISMATCH: give the cpu slab back and look elsewhere.
+                rec.begin(
+                    "___slab_alloc",
+                    "node mismatch: deactivate",
+                    "step.node_mismatch",
+                );
+                rec.arg("cache", name.as_str());
+                rec.arg("cpu", cpu);
+                rec.arg("slab_node", slab_node);
+                rec.emit(Event::CpuSlabSet {
+                    cache,
+                    cpu,
+                    slab: None,
+                });
+                set_cpu_freelist(rec, cache, cpu, 0);
+                deactivate_slab(rec, cache, cpu, pfn, c.freelist);
+                rec.end();
+            } else if c.freelist != 0 {
+                rec.begin("___slab_alloc", "load c->freelist", "step.load_freelist");
+                rec.arg("cache", name.as_str());
+                rec.arg("cpu", cpu);
+                return load_freelist(rec, cache, cpu, c.freelist);
+            } else {
+                // get_freelist(): take what other CPUs freed to this slab.
+                let slab = &rec.machine().slabs[&pfn];
+                let (taken, objects) = (slab.freelist, slab.objects);
+                rec.begin(
+                    "get_freelist",
+                    if taken != 0 {
+                        "remote frees"
+                    } else {
+                        "cpu slab exhausted"
+                    },
+                    "step.get_freelist",
+                );
+                rec.arg("cache", name.as_str());
+                rec.arg("cpu", cpu);
+                rec.emit(Event::SlabStateSet {
+                    pfn,
+                    freelist: 0,
+                    inuse: objects,
+                    frozen: taken != 0,
+                });
+                if taken != 0 {
+                    return load_freelist(rec, cache, cpu, taken); // ALLOC_REFILL
+                }
+                // DEACTIVATE_BYPASS: the slab is full and on no list now.
+                rec.emit(Event::CpuSlabSet {
+                    cache,
+                    cpu,
+                    slab: None,
+                });
+                set_cpu_freelist(rec, cache, cpu, 0);
+                rec.end();
+            }
+            if rec.machine().caches[cache as usize].cpu[cpu as usize]
+                .slab
+                .is_some()
+            {
+                continue;
+            }
+        }
+        // new_slab: the per-CPU partial stack first.
+        if let Some(top) = c.partial.filter(|_| {
+            rec.machine().caches[cache as usize].cpu[cpu as usize]
+                .slab
+                .is_none()
+        }) {
+            let next = rec.machine().slabs[&top].next;
+            rec.begin("___slab_alloc", "cpu partial pop", "step.cpu_partial_pop");
+            rec.arg("cache", name.as_str());
+            rec.arg("cpu", cpu);
+            rec.emit(Event::CpuPartialSet {
+                cache,
+                cpu,
+                top: next,
+            });
+            rec.emit(Event::CpuSlabSet {
+                cache,
+                cpu,
+                slab: Some(top),
+            });
+            rec.end();
+            continue; // redo: c->freelist is NULL, so get_freelist() runs on it
+        }
+        // new_objects
+        let search = node.unwrap_or(rec.machine().cpu_node[cpu as usize]);
+        if let Some((pfn, freelist)) = get_partial_node(rec, cache, cpu, search) {
+            return install(rec, cache, cpu, pfn, freelist);
+        }
+        // get_any_partial() (remote node partial lists) is not modelled yet: straight to new_slab.
+        let Some(pfn) = new_slab(rec, cache, cpu, node) else {
+            rec.begin("___slab_alloc", "out of memory", "step.slab_oom");
+            rec.arg("cache", name.as_str());
+            rec.end();
+            return 0;
+        };
+        let freelist = rec.machine().caches[cache as usize].cpu[cpu as usize].freelist;
+        debug_assert_eq!(freelist, 0);
+        let freelist = take_new_slab_freelist(rec, cache, pfn);
+        return install(rec, cache, cpu, pfn, freelist);
+    }
+}
+
+/// `retry_load_slab`: the slab becomes the cpu slab, then `load_freelist`. Continues the step
+/// that found the slab, so no step ends with a frozen slab that belongs to nobody.
+fn install(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, freelist: u64) -> u64 {
+    rec.emit(Event::CpuSlabSet {
+        cache,
+        cpu,
+        slab: Some(pfn),
+    });
+    load_freelist(rec, cache, cpu, freelist)
+}
+
+/// `load_freelist`: the first object goes to the caller, the rest become `c->freelist`; the
+/// open step ends here.
+fn load_freelist(rec: &mut Recorder, cache: u32, cpu: u32, freelist: u64) -> u64 {
+    let next = get_freepointer(rec.machine(), freelist);
+    set_cpu_freelist(rec, cache, cpu, next);
+    rec.emit(Event::ObjectAllocated {
+        cache,
+        addr: freelist,
+        cpu,
+    });
+    rec.arg("object", format!("{freelist:#x}").as_str());
+    rec.end();
+    freelist
+}
+
+/// `get_partial_node()`: the first slab of the node's partial list becomes the cpu slab (its
+/// freelist is returned) and up to `cpu_partial_slabs / 2 + 1` more go to the cpu partial stack.
+fn get_partial_node(rec: &mut Recorder, cache: u32, cpu: u32, node: u32) -> Option<(Pfn, u64)> {
+    let s = &rec.machine().caches[cache as usize];
+    let list = s.node[node as usize].partial.clone();
+    if list.is_empty() {
+        return None;
+    }
+    let (limit, has_cpu_partial, name) = (
+        s.geometry.cpu_partial_slabs,
+        s.has_cpu_partial(),
+        s.name.clone(),
+    );
+    rec.begin("get_partial_node", "node partial", "step.get_partial_node");
+    rec.arg("cache", name.as_str());
+    rec.arg("node", node);
+    let mut object = None;
+    let mut partial_slabs = 0u32;
+    for pfn in list {
+        // acquire_slab(): freeze it, take the freelist only for the first one.
+        let slab = &rec.machine().slabs[&pfn];
+        let (freelist, inuse, objects) = (slab.freelist, slab.inuse, slab.objects);
+        rec.emit(Event::NodePartialRemoved { cache, node, pfn });
+        if object.is_none() {
+            rec.emit(Event::SlabStateSet {
+                pfn,
+                freelist: 0,
+                inuse: objects,
+                frozen: true,
+            });
+            object = Some((pfn, freelist));
+        } else {
+            rec.emit(Event::SlabStateSet {
+                pfn,
+                freelist,
+                inuse,
+                frozen: true,
+            });
+            put_cpu_partial(rec, cache, cpu, pfn, false);
+            partial_slabs += 1;
+        }
+        if !has_cpu_partial || partial_slabs > limit / 2 {
+            break;
+        }
+    }
+    rec.arg("to_cpu_partial", partial_slabs);
+    if object.is_none() {
+        rec.end();
+    }
+    object
+}
+
+/// `new_slab()` → `allocate_slab()`: pages of the preferred order, else of the minimum order;
+/// the free objects linked in address order.
+fn new_slab(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> Option<Pfn> {
+    let g = rec.machine().caches[cache as usize].geometry.clone();
+    let mut order = g.order as u8;
+    let mut objects = g.objs_per_slab;
+    let pfn = match alloc_pages(rec, cpu, node, order, Owner::Slab { cache }) {
+        Ok(pfn) => pfn,
+        Err(_) if g.min_order < g.order => {
+            // ORDER_FALLBACK
+            order = g.min_order as u8;
+            objects = g.min_objs_per_slab;
+            alloc_pages(rec, cpu, node, order, Owner::Slab { cache }).ok()?
+        }
+        Err(_) => return None,
+    };
+    let slab_node = rec.machine().node_of(pfn);
+    rec.begin(
+        "allocate_slab",
+        if order as u32 == g.order {
+            "preferred order"
+        } else {
+            "order fallback"
+        },
+        "step.allocate_slab",
+    );
+    rec.arg("order", order);
+    rec.arg("objects", objects);
+    rec.emit(Event::SlabCreated {
+        cache,
+        pfn,
+        order,
+        node: slab_node,
+        objects,
+        freelist: (0..objects).collect(),
+    });
+    Some(pfn)
+}
+
+/// The rest of `___slab_alloc()`'s new-slab branch, in the same step as `allocate_slab()`: the
+/// slab's whole freelist goes to the CPU, the slab is frozen with every object in use, and
+/// `inc_slabs_node()` counts it.
+fn take_new_slab_freelist(rec: &mut Recorder, cache: u32, pfn: Pfn) -> u64 {
+    let slab = &rec.machine().slabs[&pfn];
+    let (freelist, objects, node) = (slab.freelist, slab.objects, slab.node);
+    rec.emit(Event::SlabStateSet {
+        pfn,
+        freelist: 0,
+        inuse: objects,
+        frozen: true,
+    });
+    rec.emit(Event::SlabCounted {
+        cache,
+        node,
+        objects,
+    });
+    freelist
+}

@@ -1,0 +1,171 @@
+//! Creating caches: `create_kmalloc_caches()` at boot and `kmem_cache_create()` with
+//! `find_mergeable()` (mm/slab_common.c, v6.6; spec 1.5).
+
+use crate::geometry::kmalloc::{kmalloc_classes, kmalloc_target, KmallocTarget};
+use crate::geometry::platform::WORD;
+use crate::geometry::{kmem_cache_geometry, CacheRequest, CacheSource, GeometryError, SlabFlags};
+use crate::scenario::{CacheDecl, Switches};
+use crate::trace::{Event, Recorder};
+
+fn request(
+    rec: &Recorder,
+    switches: &Switches,
+    source: CacheSource,
+    align: u32,
+    flags: SlabFlags,
+    ctor: bool,
+) -> CacheRequest {
+    let m = rec.machine();
+    let debug = switches.slub_debug;
+    CacheRequest {
+        source,
+        align,
+        flags: SlabFlags {
+            poison: debug.poison,
+            red_zone: debug.red_zone,
+            store_user: debug.store_user,
+            consistency_checks: debug.consistency_checks,
+            ..flags
+        },
+        ctor,
+        page_size: m.config.page_size,
+        cpus: m.config.cpus,
+        slub_min_objects: switches.slub_min_objects,
+        slub_max_order: switches.slub_max_order,
+        slub_min_order: switches.slub_min_order,
+    }
+}
+
+/// `create_kmalloc_caches()`: the normal kmalloc caches, smallest first (96 after 64, 192
+/// after 128). The `-rcl`, `-cg` and `dma-` variants are not modelled.
+pub fn create_kmalloc_caches(rec: &mut Recorder, switches: &Switches) -> Result<(), GeometryError> {
+    rec.begin(
+        "create_kmalloc_caches",
+        "boot",
+        "step.create_kmalloc_caches",
+    );
+    for class in kmalloc_classes(&rec.machine().page) {
+        let req = request(
+            rec,
+            switches,
+            CacheSource::Kmalloc {
+                request_size: class.size,
+            },
+            0,
+            SlabFlags::default(),
+            false,
+        );
+        let geometry = kmem_cache_geometry(&req)?;
+        let id = rec.machine().caches.len() as u32;
+        rec.emit(Event::CacheCreated {
+            id,
+            name: class.name(),
+            geometry: Box::new(geometry),
+            flags: req.flags,
+            ctor: false,
+        });
+    }
+    rec.end();
+    Ok(())
+}
+
+/// The cache `kmalloc(size)` uses, or where the request goes instead.
+pub fn kmalloc_cache_for(
+    rec: &Recorder,
+    size: u64,
+) -> Result<Result<u32, KmallocTarget>, GeometryError> {
+    match kmalloc_target(&rec.machine().page, size)? {
+        KmallocTarget::Cache(class) => {
+            let name = class.name();
+            Ok(rec
+                .machine()
+                .caches
+                .iter()
+                .position(|c| c.name == name)
+                .map(|i| i as u32)
+                .ok_or(KmallocTarget::Cache(class)))
+        }
+        other => Ok(Err(other)),
+    }
+}
+
+/// `kmem_cache_create()`: merges into a compatible older cache (`find_mergeable()`) unless
+/// merging is off, else creates a new cache. Returns the id the name now refers to.
+pub fn kmem_cache_create(
+    rec: &mut Recorder,
+    decl: &CacheDecl,
+    switches: &Switches,
+) -> Result<u32, GeometryError> {
+    let req = request(
+        rec,
+        switches,
+        CacheSource::Object {
+            object_size: decl.size,
+        },
+        decl.align,
+        decl.flags,
+        decl.ctor,
+    );
+    let geometry = kmem_cache_geometry(&req)?;
+    if let Some(id) = find_mergeable(rec, switches, &req, geometry.align) {
+        let into = rec.machine().caches[id as usize].name.clone();
+        rec.begin("__kmem_cache_alias", "merged", "step.cache_aliased");
+        rec.arg("cache", decl.name.as_str());
+        rec.arg("into", into.as_str());
+        rec.emit(Event::CacheAliased {
+            id,
+            alias: decl.name.clone(),
+        });
+        rec.end();
+        return Ok(id);
+    }
+    rec.begin("kmem_cache_create", "new cache", "step.cache_created");
+    rec.arg("cache", decl.name.as_str());
+    rec.arg("size", geometry.size);
+    rec.arg("objs_per_slab", geometry.objs_per_slab);
+    rec.arg("order", geometry.order);
+    let id = rec.machine().caches.len() as u32;
+    rec.emit(Event::CacheCreated {
+        id,
+        name: decl.name.clone(),
+        geometry: Box::new(geometry),
+        flags: req.flags,
+        ctor: req.ctor,
+    });
+    rec.end();
+    Ok(id)
+}
+
+/// `find_mergeable()`: the oldest live cache that can host objects of this request. kmalloc
+/// caches never qualify (`SLAB_NO_MERGE` with `CONFIG_MEMCG_KMEM`).
+fn find_mergeable(
+    rec: &Recorder,
+    switches: &Switches,
+    req: &CacheRequest,
+    align: u32,
+) -> Option<u32> {
+    let never = req.ctor || req.flags.typesafe_by_rcu || req.flags.is_debug();
+    if switches.slab_nomerge || never {
+        return None;
+    }
+    let CacheSource::Object { object_size } = req.source else {
+        return None;
+    };
+    let size = object_size.next_multiple_of(WORD).next_multiple_of(align);
+    // slab_caches is walked from the oldest cache (list_for_each_entry_reverse).
+    rec.machine()
+        .caches
+        .iter()
+        .find(|s| {
+            let g = &s.geometry;
+            !s.destroyed
+                && g.cache.is_none() // kmalloc caches carry SLAB_NO_MERGE
+                && !s.ctor
+                && !s.flags.typesafe_by_rcu
+                && !s.flags.is_debug()
+                && g.size >= size
+                && g.size % align == 0
+                && g.size - size < WORD
+        })
+        .map(|s| s.id)
+}

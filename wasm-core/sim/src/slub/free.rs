@@ -1,0 +1,182 @@
+//! Freeing: `kfree()`, `kmem_cache_free()` → `slab_free()` → `do_slab_free()` (fast path) or
+//! `__slab_free()` (mm/slub.c, v6.6; spec 2.7.1, 2.7.2), and the checks that turn bad frees
+//! into diagnostic steps instead of corrupting the simulation.
+
+use super::partial::{discard_slab, put_cpu_partial};
+use super::state::ZERO_SIZE_PTR;
+use super::{place_of, set_cpu_freelist, set_freepointer};
+use crate::machine::{FrameState, Owner};
+use crate::page_alloc::free_pages;
+use crate::trace::{End, Event, Recorder};
+
+/// What a free did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FreeOutcome {
+    /// The object (or large kmalloc) was freed.
+    Freed,
+    /// NULL or `ZERO_SIZE_PTR`: nothing to do.
+    Ignored,
+    /// A bad free: a diagnostic step was recorded and nothing changed.
+    Refused,
+}
+
+fn diagnostic(rec: &mut Recorder, path: &'static str, key: &'static str, addr: u64) -> FreeOutcome {
+    rec.begin("kfree", path, key);
+    rec.arg("addr", format!("{addr:#x}").as_str());
+    rec.end();
+    FreeOutcome::Refused
+}
+
+/// `kfree()` of `addr` on `cpu`; with `cache`, `kmem_cache_free(cache, addr)`.
+pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> FreeOutcome {
+    if addr == 0 || addr == ZERO_SIZE_PTR {
+        rec.begin("kfree", "NULL or ZERO_SIZE_PTR", "step.kfree_null");
+        rec.end();
+        return FreeOutcome::Ignored;
+    }
+    let m = rec.machine();
+    let Some(place) = place_of(m, addr) else {
+        // Not slab memory: a large kmalloc's first page (free_large_kmalloc()), or nothing
+        // the kernel handed out.
+        if let Some(pfn) = m.addr_pfn(addr) {
+            if matches!(
+                m.frame(pfn).map(|f| f.state),
+                Some(FrameState::Allocated {
+                    owner: Owner::LargeKmalloc,
+                    ..
+                })
+            ) && m.object_addr(pfn, 1, 0) == addr
+                && cache.is_none()
+            {
+                let _ = free_pages(rec, cpu, pfn);
+                return FreeOutcome::Freed;
+            }
+        }
+        // The kernel would treat the page as a large kmalloc and WARN in free_large_kmalloc();
+        // with slub_debug it reports "Invalid object pointer".
+        return diagnostic(rec, "not an allocated object", "step.kfree_invalid", addr);
+    };
+    if place.offset != 0 {
+        // slub_debug=F: "Invalid object pointer"; without it the free pointer is written into
+        // the middle of a neighbour and the freelist is corrupted.
+        return diagnostic(
+            rec,
+            "pointer inside an object",
+            "step.kfree_inside_object",
+            addr,
+        );
+    }
+    let slab_cache = m.slabs[&place.pfn].cache;
+    if !m.live.contains_key(&addr) {
+        // Freeing a free object: with CONFIG_SLAB_FREELIST_HARDENED set_freepointer() BUGs on
+        // the naive case (freeing the object at the head of the freelist again); otherwise the
+        // freelist gets a cycle and the object is handed out twice later.
+        return diagnostic(rec, "double free", "step.kfree_double_free", addr);
+    }
+    if let Some(expected) = cache.filter(|&c| c != slab_cache) {
+        // cache_from_obj(): "Wrong slab cache. %s but object is from %s" (with hardening or
+        // debug), then frees to the object's real cache; recorded, then done that way.
+        let expected = rec.machine().caches[expected as usize].name.clone();
+        let actual = rec.machine().caches[slab_cache as usize].name.clone();
+        rec.begin("cache_from_obj", "wrong cache", "step.wrong_cache");
+        rec.arg("expected", expected.as_str());
+        rec.arg("actual", actual.as_str());
+        rec.end();
+    }
+    slab_free(rec, slab_cache, place.pfn, addr, cpu);
+    FreeOutcome::Freed
+}
+
+/// `slab_free()` → `do_slab_free()`.
+fn slab_free(rec: &mut Recorder, cache: u32, pfn: u32, addr: u64, cpu: u32) {
+    let s = &rec.machine().caches[cache as usize];
+    let c = &s.cpu[cpu as usize];
+    let name = s.name.clone();
+    if c.slab == Some(pfn) {
+        let head = c.freelist;
+        rec.begin("do_slab_free", "fast path", "step.free_fast");
+        rec.arg("cache", name.as_str());
+        rec.arg("cpu", cpu);
+        set_freepointer(rec, addr, head);
+        set_cpu_freelist(rec, cache, cpu, addr);
+        rec.emit(Event::ObjectFreed { cache, addr, cpu });
+        rec.end();
+        return;
+    }
+    slab_free_slow(rec, cache, pfn, addr, cpu, &name);
+}
+
+/// `__slab_free()` for one object.
+fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, addr: u64, cpu: u32, name: &str) {
+    let s = &rec.machine().caches[cache as usize];
+    let (has_cpu_partial, min_partial) = (s.has_cpu_partial(), u64::from(s.geometry.min_partial));
+    let slab = rec.machine().slabs[&pfn].clone();
+    let prior = slab.freelist;
+    let was_frozen = slab.frozen;
+    let inuse = slab.inuse - 1;
+    let mut frozen = was_frozen;
+    let mut takes_node_lock = false;
+    if (inuse == 0 || prior == 0) && !was_frozen {
+        if has_cpu_partial && prior == 0 {
+            frozen = true; // a full slab gets its first free: freeze it for this CPU
+        } else {
+            takes_node_lock = true;
+        }
+    }
+    let path = if !takes_node_lock {
+        if was_frozen {
+            "frozen slab"
+        } else if frozen {
+            "full slab to cpu partial"
+        } else {
+            "partial slab"
+        }
+    } else if inuse == 0 {
+        "empty slab"
+    } else {
+        "full slab to node partial"
+    };
+    rec.begin("__slab_free", path, "step.slab_free");
+    rec.arg("cache", name);
+    rec.arg("cpu", cpu);
+    rec.arg("inuse", inuse);
+    set_freepointer(rec, addr, prior);
+    rec.emit(Event::SlabStateSet {
+        pfn,
+        freelist: addr,
+        inuse,
+        frozen,
+    });
+    rec.emit(Event::ObjectFreed { cache, addr, cpu });
+    if !takes_node_lock {
+        if !was_frozen && frozen {
+            put_cpu_partial(rec, cache, cpu, pfn, true); // CPU_PARTIAL_FREE
+        }
+        rec.end();
+        return;
+    }
+    let nr_partial = rec.machine().caches[cache as usize].node[slab.node as usize]
+        .partial
+        .len() as u64;
+    if inuse == 0 && nr_partial >= min_partial {
+        if prior != 0 {
+            rec.emit(Event::NodePartialRemoved {
+                cache,
+                node: slab.node,
+                pfn,
+            }); // FREE_REMOVE_PARTIAL
+        }
+        discard_slab(rec, cache, cpu, pfn);
+        rec.end();
+        return;
+    }
+    if !has_cpu_partial && prior == 0 {
+        rec.emit(Event::NodePartialAdded {
+            cache,
+            node: slab.node,
+            pfn,
+            end: End::Tail,
+        }); // FREE_ADD_PARTIAL
+    }
+    rec.end();
+}

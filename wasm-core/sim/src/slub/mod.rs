@@ -1,0 +1,103 @@
+//! SLUB (mm/slub.c, v6.6; spec section 2) over the simulated page allocator.
+//!
+//! Rules:
+//! - Like the page allocator, every function here reads the machine and records what the
+//!   kernel function it is named after would do, as events; the recorder applies them.
+//! - Only one CPU runs at a time and nothing preempts it, so every cmpxchg succeeds first time;
+//!   `tid` is still bumped wherever the kernel bumps it.
+//! - Modelled so far: cache creation with merging, kmalloc caches, the allocation fast path and
+//!   every branch of `___slab_alloc()` except `get_any_partial()` (remote node partial lists) and
+//!   pfmemalloc; the free fast path, `__slab_free()`, `put_cpu_partial()`,
+//!   `__unfreeze_partials()`, `deactivate_slab()`, `flush_cpu_slab()`, `discard_slab()`.
+//!   Not yet: bulk operations, shrink, destroy, freelist randomisation, pointer hardening, debug
+//!   caches' locked single-object paths. Those are refused by the scenario runner.
+//!
+//! Lock order in the kernel (for the reader of the trace): `cpu_slab->lock` → `n->list_lock`
+//! → `slab_lock` (bit spinlock, only without cmpxchg128).
+
+mod alloc;
+mod apply;
+pub mod check;
+mod create;
+mod free;
+mod partial;
+pub mod state;
+
+pub use alloc::{kmalloc, slab_alloc_node};
+pub use create::{create_kmalloc_caches, kmalloc_cache_for, kmem_cache_create};
+pub use free::{kfree, FreeOutcome};
+pub use partial::flush_cpu_slab;
+
+use crate::machine::{FrameState, Machine, Pfn};
+use crate::trace::{Event, Recorder};
+use state::TID_STEP;
+
+/// Where an address lies: the slab, the object index, and the byte offset inside the slot.
+pub(crate) struct ObjectPlace {
+    pub pfn: Pfn,
+    pub index: u32,
+    pub offset: u32,
+}
+
+/// `virt_to_slab()` plus the object index: `None` when `addr` is not in a slab.
+pub(crate) fn place_of(m: &Machine, addr: u64) -> Option<ObjectPlace> {
+    let pfn = m.addr_pfn(addr)?;
+    let head = match m.frame(pfn)?.state {
+        FrameState::Tail { head } => head,
+        _ => pfn,
+    };
+    let slab = m.slabs.get(&head)?;
+    let size = m.caches[slab.cache as usize].geometry.size;
+    let start = m.object_addr(head, size, 0);
+    let delta = addr - start;
+    let index = (delta / u64::from(size)) as u32;
+    if index >= slab.objects {
+        return None; // in the slab's tail waste
+    }
+    Some(ObjectPlace {
+        pfn: head,
+        index,
+        offset: (delta % u64::from(size)) as u32,
+    })
+}
+
+/// `get_freepointer()`: the next free object after the free object `obj`.
+pub(crate) fn get_freepointer(m: &Machine, obj: u64) -> u64 {
+    let place = place_of(m, obj).expect("free objects lie in slabs");
+    m.slabs[&place.pfn].words[place.index as usize]
+}
+
+/// `set_freepointer()`.
+pub(crate) fn set_freepointer(rec: &mut Recorder, obj: u64, next: u64) {
+    let place = place_of(rec.machine(), obj).expect("free objects lie in slabs");
+    rec.emit(Event::FreePointerSet {
+        pfn: place.pfn,
+        index: place.index,
+        value: next,
+    });
+}
+
+/// Sets `c->freelist` and bumps `c->tid` (`next_tid()`).
+pub(crate) fn set_cpu_freelist(rec: &mut Recorder, cache: u32, cpu: u32, freelist: u64) {
+    let tid = rec.machine().caches[cache as usize].cpu[cpu as usize].tid + TID_STEP;
+    rec.emit(Event::CpuFreelistSet {
+        cache,
+        cpu,
+        freelist,
+        tid,
+    });
+}
+
+/// Number of objects on a freelist starting at `head`.
+pub(crate) fn freelist_len(m: &Machine, head: u64) -> u32 {
+    let mut n = 0;
+    let mut at = head;
+    while at != 0 {
+        n += 1;
+        at = get_freepointer(m, at);
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests;

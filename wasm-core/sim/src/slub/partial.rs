@@ -1,0 +1,197 @@
+//! Moving slabs between the cpu slab, the per-CPU partial stack and the node lists:
+//! `put_cpu_partial()`, `__unfreeze_partials()`, `deactivate_slab()`, `flush_cpu_slab()`,
+//! `discard_slab()` (mm/slub.c, v6.6; spec 2.7.3, 2.7.4).
+//!
+//! These record their events into the step their caller has open.
+
+use super::{freelist_len, get_freepointer, set_cpu_freelist, set_freepointer};
+use crate::machine::Pfn;
+use crate::page_alloc::free_pages;
+use crate::trace::{End, Event, Recorder};
+
+/// `put_cpu_partial()`: push a frozen slab on `cpu`'s partial stack. With `drain`, a stack that
+/// already holds `cpu_partial_slabs` slabs is first moved whole to the node lists.
+pub(crate) fn put_cpu_partial(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, drain: bool) {
+    let s = &rec.machine().caches[cache as usize];
+    let limit = s.geometry.cpu_partial_slabs;
+    let mut old = s.cpu[cpu as usize].partial;
+    let mut spill = None;
+    let mut slabs = 0;
+    if let Some(top) = old {
+        let depth = rec.machine().slabs[&top].slabs;
+        if drain && depth >= limit {
+            spill = Some(top);
+            old = None;
+        } else {
+            slabs = depth;
+        }
+    }
+    rec.arg("cpu_partial_slabs", slabs + 1);
+    rec.emit(Event::SlabPartialLinked {
+        pfn,
+        next: old,
+        slabs: slabs + 1,
+    });
+    rec.emit(Event::CpuPartialSet {
+        cache,
+        cpu,
+        top: Some(pfn),
+    });
+    if let Some(list) = spill {
+        // CPU_PARTIAL_DRAIN
+        rec.arg("drained", 1u32);
+        unfreeze_partials(rec, cache, cpu, Some(list));
+    }
+}
+
+/// `__unfreeze_partials()`: every slab of the list is unfrozen and added to the tail of its
+/// node's partial list, or discarded when empty and the node already keeps `min_partial`.
+pub(crate) fn unfreeze_partials(rec: &mut Recorder, cache: u32, cpu: u32, list: Option<Pfn>) {
+    let min_partial = u64::from(rec.machine().caches[cache as usize].geometry.min_partial);
+    let mut discard = Vec::new();
+    let mut at = list;
+    while let Some(pfn) = at {
+        let slab = rec.machine().slabs[&pfn].clone();
+        at = slab.next;
+        rec.emit(Event::SlabPartialLinked {
+            pfn,
+            next: None,
+            slabs: 0,
+        });
+        rec.emit(Event::SlabStateSet {
+            pfn,
+            freelist: slab.freelist,
+            inuse: slab.inuse,
+            frozen: false,
+        });
+        let nr_partial = rec.machine().caches[cache as usize].node[slab.node as usize]
+            .partial
+            .len() as u64;
+        if slab.inuse == 0 && nr_partial >= min_partial {
+            discard.push(pfn);
+        } else {
+            rec.emit(Event::NodePartialAdded {
+                cache,
+                node: slab.node,
+                pfn,
+                end: End::Tail,
+            });
+        }
+    }
+    for pfn in discard {
+        discard_slab(rec, cache, cpu, pfn);
+    }
+}
+
+/// `deactivate_slab()`: the former cpu slab takes back the CPU's freelist and is unfrozen; it
+/// then goes to its node's partial list (tail if others freed to it meanwhile, else head), is
+/// discarded when empty and the node keeps enough, or stays unlisted when full.
+pub(crate) fn deactivate_slab(
+    rec: &mut Recorder,
+    cache: u32,
+    cpu: u32,
+    pfn: Pfn,
+    cpu_freelist: u64,
+) {
+    let slab = rec.machine().slabs[&pfn].clone();
+    let end = if slab.freelist != 0 {
+        End::Tail
+    } else {
+        End::Head
+    };
+    // Stage one: count the CPU's free objects and find the last.
+    let free_delta = freelist_len(rec.machine(), cpu_freelist);
+    let mut tail = cpu_freelist;
+    while tail != 0 && get_freepointer(rec.machine(), tail) != 0 {
+        tail = get_freepointer(rec.machine(), tail);
+    }
+    // Stage two: splice it in front of the slab's own freelist and unfreeze.
+    let (freelist, inuse) = if cpu_freelist != 0 {
+        set_freepointer(rec, tail, slab.freelist);
+        (cpu_freelist, slab.inuse - free_delta)
+    } else {
+        (slab.freelist, slab.inuse)
+    };
+    rec.emit(Event::SlabStateSet {
+        pfn,
+        freelist,
+        inuse,
+        frozen: false,
+    });
+    // Stage three: the list.
+    let s = &rec.machine().caches[cache as usize];
+    let nr_partial = s.node[slab.node as usize].partial.len() as u64;
+    if inuse == 0 && nr_partial >= u64::from(s.geometry.min_partial) {
+        rec.arg("deactivate", "empty: discard");
+        discard_slab(rec, cache, cpu, pfn);
+    } else if freelist != 0 {
+        rec.arg(
+            "deactivate",
+            if end == End::Head {
+                "to head"
+            } else {
+                "to tail"
+            },
+        );
+        rec.emit(Event::NodePartialAdded {
+            cache,
+            node: slab.node,
+            pfn,
+            end,
+        });
+    } else {
+        rec.arg("deactivate", "full");
+    }
+}
+
+/// `discard_slab()`: uncount it and free its pages (on `cpu`), inside the caller's step.
+pub(crate) fn discard_slab(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn) {
+    let slab = rec.machine().slabs[&pfn].clone();
+    let name = rec.machine().caches[cache as usize].name.clone();
+    rec.begin("discard_slab", "empty slab", "step.discard_slab");
+    rec.arg("cache", name.as_str());
+    rec.arg("pfn", pfn);
+    rec.emit(Event::SlabUncounted {
+        cache,
+        node: slab.node,
+        objects: slab.objects,
+    });
+    rec.emit(Event::SlabDiscarded { cache, pfn });
+    let _ = free_pages(rec, cpu, pfn);
+    rec.end();
+}
+
+/// `flush_cpu_slab()`: deactivate `cpu`'s cpu slab and unfreeze its partial stack.
+pub fn flush_cpu_slab(rec: &mut Recorder, cache: u32, cpu: u32) {
+    let c = rec.machine().caches[cache as usize].cpu[cpu as usize].clone();
+    let name = rec.machine().caches[cache as usize].name.clone();
+    if let Some(pfn) = c.slab {
+        rec.begin("flush_slab", "deactivate cpu slab", "step.flush_slab");
+        rec.arg("cache", name.as_str());
+        rec.arg("cpu", cpu);
+        rec.emit(Event::CpuSlabSet {
+            cache,
+            cpu,
+            slab: None,
+        });
+        set_cpu_freelist(rec, cache, cpu, 0);
+        deactivate_slab(rec, cache, cpu, pfn, c.freelist);
+        rec.end();
+    }
+    if c.partial.is_some() {
+        rec.begin(
+            "unfreeze_partials_cpu",
+            "cpu partial to node",
+            "step.unfreeze_partials",
+        );
+        rec.arg("cache", name.as_str());
+        rec.arg("cpu", cpu);
+        rec.emit(Event::CpuPartialSet {
+            cache,
+            cpu,
+            top: None,
+        });
+        unfreeze_partials(rec, cache, cpu, c.partial);
+        rec.end();
+    }
+}

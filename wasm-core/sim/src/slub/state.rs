@@ -1,0 +1,91 @@
+//! SLUB's structures as the simulator keeps them (spec 2.1): `struct kmem_cache` with its
+//! per-CPU `kmem_cache_cpu` and per-node `kmem_cache_node`, and `struct slab`.
+//!
+//! Objects are addresses in the direct map (`DIRECT_MAP_BASE + pfn * PAGE_SIZE + i * size`),
+//! as on x86_64, so a kernel engineer reads them as they would in a crash dump. NULL is 0.
+
+use crate::geometry::{CacheGeometry, SlabFlags};
+use crate::machine::Pfn;
+use serde::Serialize;
+
+/// Where x86_64 maps all physical memory (`PAGE_OFFSET` without KASLR).
+pub const DIRECT_MAP_BASE: u64 = 0xffff_8880_0000_0000;
+/// `ZERO_SIZE_PTR`: what `kmalloc(0)` returns.
+pub const ZERO_SIZE_PTR: u64 = 16;
+/// `TID_STEP` on a preemptible kernel is `roundup_pow_of_two(CONFIG_NR_CPUS)`; the simulator's
+/// CONFIG_NR_CPUS is its 64-CPU limit.
+pub const TID_STEP: u64 = 64;
+
+/// `struct kmem_cache`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct KmemCache {
+    pub id: u32,
+    pub name: String,
+    /// Layout and limits fixed at creation (`calculate_sizes()` and friends).
+    pub geometry: CacheGeometry,
+    /// Creation flags (with the `slub_debug` ones added).
+    pub flags: SlabFlags,
+    /// Whether the cache has a constructor.
+    pub ctor: bool,
+    /// Names of caches merged into this one (sysfs `aliases`).
+    pub aliases: Vec<String>,
+    /// `kmem_cache_destroy()` has run.
+    pub destroyed: bool,
+    /// Index: CPU.
+    pub cpu: Vec<KmemCacheCpu>,
+    /// Index: node.
+    pub node: Vec<KmemCacheNode>,
+}
+
+/// `struct kmem_cache_cpu`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct KmemCacheCpu {
+    /// First free object of the cpu slab that this CPU may take without a lock (0 = NULL).
+    pub freelist: u64,
+    /// Transaction id, bumped with every change of `freelist` or `slab`.
+    pub tid: u64,
+    /// The cpu slab (frozen).
+    pub slab: Option<Pfn>,
+    /// Top of the per-CPU partial stack (frozen slabs linked through `Slab::next`).
+    pub partial: Option<Pfn>,
+}
+
+/// `struct kmem_cache_node` (SLUB part).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct KmemCacheNode {
+    /// `n->partial`, head first; its length is `nr_partial`.
+    pub partial: Vec<Pfn>,
+    /// `nr_slabs`: every slab of the cache on this node, wherever it is.
+    pub nr_slabs: u64,
+    /// `total_objects`: sum of `slab->objects` of those slabs.
+    pub total_objects: u64,
+}
+
+/// `struct slab` (SLUB's view of the first page).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Slab {
+    pub cache: u32,
+    pub order: u8,
+    pub node: u32,
+    /// `objects`.
+    pub objects: u32,
+    /// `inuse`.
+    pub inuse: u32,
+    /// `frozen`.
+    pub frozen: bool,
+    /// `slab->freelist`: first free object owned by the slab (0 = NULL).
+    pub freelist: u64,
+    /// Next slab on a per-CPU partial stack.
+    pub next: Option<Pfn>,
+    /// On a per-CPU partial stack: slabs from this one to the bottom.
+    pub slabs: u32,
+    /// The word at `s->offset` in each object slot: the stored free pointer of a free object.
+    pub words: Vec<u64>,
+}
+
+impl KmemCache {
+    /// `kmem_cache_has_cpu_partial()`.
+    pub fn has_cpu_partial(&self) -> bool {
+        !self.geometry.debug
+    }
+}

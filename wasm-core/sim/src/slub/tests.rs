@@ -1,0 +1,400 @@
+//! SLUB tests: the slab life cycle of spec 5.13, partial-list movements, kmalloc, bad frees,
+//! /proc/slabinfo, and random operation sequences with every invariant checked after every step.
+
+use super::check::check_slub;
+use super::*;
+use crate::machine::check::check_page_allocator;
+use crate::machine::{Machine, MachineConfig};
+use crate::scenario::{CacheDecl, Switches};
+use crate::slabinfo::slabinfo;
+use proptest::prelude::*;
+
+fn boot(cpus: u32, nodes: u32, pages: u32) -> Recorder {
+    let m = Machine::new(MachineConfig {
+        cpus,
+        nodes,
+        cpu_node: vec![],
+        page_size: 4096,
+        pages_per_node: pages,
+        pcp_batch: Some(3),
+        pcp_high: Some(12),
+    })
+    .unwrap();
+    let mut rec = Recorder::new(m, true);
+    create_kmalloc_caches(&mut rec, &Switches::default()).unwrap();
+    rec
+}
+
+fn cache(rec: &mut Recorder, name: &str, size: u32) -> u32 {
+    let decl = CacheDecl {
+        name: name.into(),
+        size,
+        align: 0,
+        flags: Default::default(),
+        ctor: false,
+        line: 0,
+    };
+    kmem_cache_create(rec, &decl, &Switches::default()).unwrap()
+}
+
+fn consistent(rec: &Recorder) {
+    let mut bad = check_slub(rec.machine());
+    bad.extend(check_page_allocator(rec.machine()));
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+fn slab_of(rec: &Recorder, addr: u64) -> Pfn {
+    place_of(rec.machine(), addr).unwrap().pfn
+}
+
+#[test]
+fn life_cycle_of_spec_5_13() {
+    let mut rec = boot(1, 1, 1024);
+    let id = cache(&mut rec, "obj48", 48);
+    let g = rec.machine().caches[id as usize].geometry.clone();
+    assert_eq!(
+        (g.objs_per_slab, g.cpu_partial_slabs, g.min_partial),
+        (85, 3, 5)
+    );
+
+    // 1-2: four full slabs A..D and a fifth, E, as the cpu slab.
+    let objs: Vec<u64> = (0..85 * 4 + 1)
+        .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+        .collect();
+    let slabs: Vec<Pfn> = (0..5).map(|k| slab_of(&rec, objs[k * 85])).collect();
+    let m = rec.machine();
+    assert_eq!(m.caches[id as usize].cpu[0].slab, Some(slabs[4]));
+    for &a in &slabs[..4] {
+        let s = &m.slabs[&a];
+        assert!(
+            !s.frozen && s.freelist == 0 && s.inuse == 85,
+            "full and unlisted"
+        );
+    }
+    assert!(m.caches[id as usize].node[0].partial.is_empty());
+    consistent(&rec);
+
+    // 3-4: a free to each of A, B, C freezes it onto the cpu partial stack.
+    for k in 0..3 {
+        assert_eq!(
+            kfree(&mut rec, objs[k * 85], 0, Some(id)),
+            FreeOutcome::Freed
+        );
+        let c = &rec.machine().caches[id as usize].cpu[0];
+        assert_eq!(c.partial, Some(slabs[k]));
+        assert_eq!(rec.machine().slabs[&slabs[k]].slabs, k as u32 + 1);
+        assert!(rec.machine().slabs[&slabs[k]].frozen);
+    }
+    // A second free to B is linked into its freelist and nothing else moves.
+    kfree(&mut rec, objs[85 + 1], 0, Some(id));
+    assert_eq!(rec.machine().slabs[&slabs[1]].inuse, 83);
+
+    // 5: D's first free finds a full stack (3 slabs): A, B, C go to the node list tail in stack
+    // order (C, B, A), and D starts a new stack.
+    kfree(&mut rec, objs[3 * 85], 0, Some(id));
+    let m = rec.machine();
+    assert_eq!(
+        m.caches[id as usize].node[0].partial,
+        [slabs[2], slabs[1], slabs[0]]
+    );
+    assert_eq!(m.caches[id as usize].cpu[0].partial, Some(slabs[3]));
+    assert_eq!(m.slabs[&slabs[3]].slabs, 1);
+    assert!(!m.slabs[&slabs[0]].frozen);
+    consistent(&rec);
+
+    // 6: when E runs out the stack is popped: D's one free object is taken with get_freelist.
+    let mut more = Vec::new();
+    while rec.machine().caches[id as usize].cpu[0].slab == Some(slabs[4]) {
+        more.push(slab_alloc_node(&mut rec, id, 0, None));
+        if more.len() > 200 {
+            panic!("E never ran out");
+        }
+    }
+    assert_eq!(
+        *more.last().unwrap(),
+        objs[3 * 85],
+        "the object freed to D comes back"
+    );
+    assert_eq!(
+        rec.machine().caches[id as usize].cpu[0].slab,
+        Some(slabs[3])
+    );
+    consistent(&rec);
+
+    // Then the node partial list: C first, with the cpu partial stack refilled from the rest.
+    let next = slab_alloc_node(&mut rec, id, 0, None);
+    assert_eq!(slab_of(&rec, next), slabs[2]);
+    let m = rec.machine();
+    // cpu_partial_slabs = 3: one slab becomes the cpu slab and 3/2+1 = 2 go to the stack.
+    assert!(m.caches[id as usize].node[0].partial.is_empty());
+    assert_eq!(m.caches[id as usize].cpu[0].partial, Some(slabs[0]));
+    assert_eq!(m.slabs[&slabs[0]].slabs, 2);
+    consistent(&rec);
+}
+
+#[test]
+fn fast_paths_stay_on_the_cpu_freelist_and_bump_tid() {
+    let mut rec = boot(2, 1, 1024);
+    let id = kmalloc_cache_for(&rec, 64).unwrap().unwrap();
+    let a = kmalloc(&mut rec, 64, 0, None);
+    let tid = rec.machine().caches[id as usize].cpu[0].tid;
+    let b = kmalloc(&mut rec, 60, 0, None);
+    assert_eq!(b, a + 64, "objects come in address order from a new slab");
+    assert_eq!(rec.steps().last().unwrap().path, "fast path");
+    assert_eq!(
+        rec.machine().caches[id as usize].cpu[0].tid,
+        tid + state::TID_STEP
+    );
+    kfree(&mut rec, b, 0, None);
+    assert_eq!(
+        rec.machine().caches[id as usize].cpu[0].freelist,
+        b,
+        "freed to c->freelist"
+    );
+    assert_eq!(
+        rec.machine().slabs[&slab_of(&rec, a)].inuse,
+        64,
+        "inuse unchanged by a fast free"
+    );
+    // A remote free goes to slab->freelist; the owner picks it up with get_freelist later.
+    kfree(&mut rec, a, 1, None);
+    assert_eq!(rec.machine().slabs[&slab_of(&rec, a)].freelist, a);
+    consistent(&rec);
+    assert!(
+        tid % state::TID_STEP == 0,
+        "cpu0's tid keeps its CPU number in the low bits"
+    );
+}
+
+#[test]
+fn empty_slabs_are_kept_up_to_min_partial_then_discarded() {
+    let mut rec = boot(1, 1, 2048);
+    let id = cache(&mut rec, "big", 1024);
+    let g = rec.machine().caches[id as usize].geometry.clone();
+    let per = g.objs_per_slab as usize;
+    // Fill 8 slabs, then make the cpu slab another one so all 8 are unlisted and full.
+    let objs: Vec<u64> = (0..per * 8 + 1)
+        .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+        .collect();
+    // Flush the stack each time so that slabs reach the node list, then empty them.
+    for k in 0..8 {
+        for i in 0..per {
+            kfree(&mut rec, objs[k * per + i], 0, Some(id));
+        }
+        flush_cpu_slab(&mut rec, id, 0);
+        consistent(&rec);
+    }
+    let n = &rec.machine().caches[id as usize].node[0];
+    assert_eq!(
+        n.partial.len() as u32,
+        g.min_partial,
+        "empty slabs kept: min_partial"
+    );
+    assert!(rec
+        .machine()
+        .slabs
+        .values()
+        .filter(|s| s.cache == id)
+        .all(|s| s.inuse == 0 || !s.frozen));
+    let discards = rec
+        .steps()
+        .iter()
+        .flat_map(|s| s.events.iter())
+        .filter(|e| matches!(e, Event::SlabDiscarded { .. }))
+        .count();
+    // Eight slabs emptied. The ninth, the cpu slab with one live object, went to the node list
+    // at the first flush and holds one of the min_partial places; so 8 - (5 - 1) were freed.
+    assert_eq!(
+        discards,
+        8 - (g.min_partial as usize - 1),
+        "the rest went back to the page allocator"
+    );
+    assert_eq!(rec.machine().slabs[&n.partial[0]].inuse, 1);
+}
+
+#[test]
+fn kmalloc_classes_large_allocations_and_bad_frees() {
+    let mut rec = boot(2, 1, 1024);
+    assert_eq!(kmalloc(&mut rec, 0, 0, None), state::ZERO_SIZE_PTR);
+    assert_eq!(
+        kfree(&mut rec, state::ZERO_SIZE_PTR, 0, None),
+        FreeOutcome::Ignored
+    );
+    let big = kmalloc(&mut rec, 9000, 0, None);
+    let pfn = rec.machine().addr_pfn(big).unwrap();
+    assert!(matches!(
+        rec.machine().frames[pfn as usize].state,
+        crate::machine::FrameState::Allocated {
+            order: 2,
+            owner: crate::machine::Owner::LargeKmalloc
+        }
+    ));
+    assert_eq!(kfree(&mut rec, big, 1, None), FreeOutcome::Freed);
+
+    let a = kmalloc(&mut rec, 100, 0, None);
+    let before = rec.machine().clone();
+    assert_eq!(kfree(&mut rec, a + 8, 0, None), FreeOutcome::Refused);
+    assert_eq!(
+        rec.steps().last().unwrap().caption.key,
+        "step.kfree_inside_object"
+    );
+    assert_eq!(
+        kfree(&mut rec, a + 128, 0, None),
+        FreeOutcome::Refused,
+        "never allocated"
+    );
+    assert_eq!(kfree(&mut rec, 0xdead_0000, 0, None), FreeOutcome::Refused);
+    assert_eq!(rec.machine(), &before, "refused frees change nothing");
+    assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Freed);
+    assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Refused);
+    assert_eq!(
+        rec.steps().last().unwrap().caption.key,
+        "step.kfree_double_free"
+    );
+    let other = cache(&mut rec, "other", 128);
+    let b = kmalloc(&mut rec, 128, 0, None);
+    assert_eq!(kfree(&mut rec, b, 0, Some(other)), FreeOutcome::Freed);
+    assert!(rec
+        .steps()
+        .iter()
+        .any(|s| s.caption.key == "step.wrong_cache"));
+    consistent(&rec);
+}
+
+#[test]
+fn compatible_caches_merge_unless_told_not_to() {
+    let mut rec = boot(1, 1, 256);
+    let a = cache(&mut rec, "a", 100);
+    let b = cache(&mut rec, "b", 104);
+    assert_eq!(a, b, "104 fits a's 104-byte slots");
+    let c = cache(&mut rec, "c", 90);
+    assert_ne!(a, c, "96 would waste a word of a's 104: not merged");
+    assert_eq!(rec.machine().caches[a as usize].aliases, ["b"]);
+    let decl = CacheDecl {
+        name: "d".into(),
+        size: 100,
+        align: 0,
+        flags: Default::default(),
+        ctor: true,
+        line: 0,
+    };
+    assert_ne!(
+        kmem_cache_create(&mut rec, &decl, &Switches::default()).unwrap(),
+        a,
+        "ctor never merges"
+    );
+    let nomerge = Switches {
+        slab_nomerge: true,
+        ..Switches::default()
+    };
+    let decl = CacheDecl {
+        name: "e".into(),
+        size: 100,
+        align: 0,
+        flags: Default::default(),
+        ctor: false,
+        line: 0,
+    };
+    assert_ne!(kmem_cache_create(&mut rec, &decl, &nomerge).unwrap(), a);
+}
+
+#[test]
+fn slabinfo_counts_cpu_free_objects_as_active() {
+    let mut rec = boot(1, 1, 1024);
+    let objs: Vec<u64> = (0..40).map(|_| kmalloc(&mut rec, 64, 0, None)).collect();
+    for &o in &objs[..10] {
+        kfree(&mut rec, o, 0, None);
+    }
+    let text = slabinfo(rec.machine());
+    let line = text.lines().find(|l| l.starts_with("kmalloc-64 ")).unwrap();
+    // One slab of 64 objects, the cpu slab: all 64 count as active (2.11).
+    assert_eq!(line, "kmalloc-64            64     64     64   64    1 : tunables    0    0    0 : slabdata      1      1      0");
+    assert!(text.starts_with("slabinfo - version: 2.1\n# name"));
+    let order: Vec<&str> = text
+        .lines()
+        .skip(2)
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(order.first(), Some(&"kmalloc-8k"), "newest first");
+    assert_eq!(order.last(), Some(&"kmalloc-8"));
+    let k64 = kmalloc_cache_for(&rec, 64).unwrap().unwrap();
+    flush_cpu_slab(&mut rec, k64, 0);
+    let text = slabinfo(rec.machine());
+    let line = text.lines().find(|l| l.starts_with("kmalloc-64 ")).unwrap();
+    assert!(
+        line.starts_with("kmalloc-64            30     64"),
+        "{line}"
+    );
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Alloc {
+        cpu: u32,
+        cache: usize,
+        node: Option<u32>,
+    },
+    Free {
+        cpu: u32,
+        pick: usize,
+    },
+    Flush {
+        cpu: u32,
+        cache: usize,
+    },
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => (0u32..3, 0usize..3, prop::option::of(0u32..2)).prop_map(|(cpu, cache, node)| Op::Alloc { cpu, cache, node }),
+        5 => (0u32..3, any::<usize>()).prop_map(|(cpu, pick)| Op::Free { cpu, pick }),
+        1 => (0u32..3, 0usize..3).prop_map(|(cpu, cache)| Op::Flush { cpu, cache }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// Random allocations, local and remote frees and flushes on random small machines: after
+    /// every step both allocators' invariants hold, and snapshots replay to the live state.
+    #[test]
+    fn random_slub_operations_keep_every_invariant(
+        cpus in 1u32..=3,
+        nodes in 1u32..=2,
+        pages in 64u32..400,
+        sizes in prop::array::uniform3(prop_oneof![8u32..300, 300u32..3000]),
+        ops in prop::collection::vec(op(), 1..250),
+    ) {
+        let nodes = nodes.min(cpus);
+        let mut rec = boot(cpus, nodes, pages);
+        let ids: Vec<u32> = sizes.iter().enumerate().map(|(i, &s)| cache(&mut rec, &format!("c{i}"), s)).collect();
+        let mut live: Vec<u64> = Vec::new();
+        for op in ops {
+            let from = rec.cursor();
+            match op {
+                Op::Alloc { cpu, cache, node } => {
+                    let obj = slab_alloc_node(&mut rec, ids[cache], cpu % cpus, node.map(|n| n % nodes));
+                    if obj != 0 {
+                        live.push(obj);
+                    }
+                }
+                Op::Free { cpu, pick } => {
+                    if !live.is_empty() {
+                        let obj = live.swap_remove(pick % live.len());
+                        prop_assert_eq!(kfree(&mut rec, obj, cpu % cpus, None), FreeOutcome::Freed);
+                    }
+                }
+                Op::Flush { cpu, cache } => flush_cpu_slab(&mut rec, ids[cache], cpu % cpus),
+            }
+            prop_assert!(rec.is_idle(), "an operation left a step open");
+            for cursor in from + 1..=rec.cursor() {
+                let snap = rec.snapshot_at(cursor).unwrap();
+                let mut bad = check_slub(&snap);
+                bad.extend(check_page_allocator(&snap));
+                prop_assert!(bad.is_empty(), "after step {} ({}): {:?}", cursor, rec.steps()[cursor - 1].function, bad);
+            }
+            prop_assert_eq!(rec.machine().live.len(), live.len());
+        }
+        prop_assert_eq!(&rec.snapshot_at(rec.cursor()).unwrap(), rec.machine());
+    }
+}
