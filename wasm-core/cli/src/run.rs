@@ -5,6 +5,8 @@ use clap::{Args, ValueEnum};
 use slabscope_sim::buddyinfo::buddyinfo;
 use slabscope_sim::machine::check::check_page_allocator;
 use slabscope_sim::scenario::{parse, run as run_scenario};
+use slabscope_sim::slabinfo::slabinfo;
+use slabscope_sim::slub::check::check_slub;
 use slabscope_sim::trace::{Arg, Step};
 use std::path::PathBuf;
 
@@ -27,6 +29,9 @@ pub struct RunArgs {
     /// Print /proc/buddyinfo.
     #[arg(long)]
     buddyinfo: bool,
+    /// Print /proc/slabinfo.
+    #[arg(long)]
+    slabinfo: bool,
     /// Check the invariants after every step; exit 1 at the first violation.
     #[arg(long)]
     check: bool,
@@ -51,7 +56,8 @@ pub fn run(args: RunArgs) -> Result<(), String> {
     if args.check {
         for cursor in 0..=end {
             let machine = rec.snapshot_at(cursor).ok_or("no snapshot")?;
-            let bad = check_page_allocator(&machine);
+            let mut bad = check_page_allocator(&machine);
+            bad.extend(check_slub(&machine));
             if !bad.is_empty() {
                 return Err(format!(
                     "invariant violated after step {cursor}:\n  {}",
@@ -79,7 +85,11 @@ pub fn run(args: RunArgs) -> Result<(), String> {
         let machine = rec.snapshot_at(at).ok_or("no snapshot")?;
         print!("{}", buddyinfo(&machine));
     }
-    if args.trace.is_none() && !args.buddyinfo {
+    if args.slabinfo {
+        let machine = rec.snapshot_at(at).ok_or("no snapshot")?;
+        print!("{}", slabinfo(&machine));
+    }
+    if args.trace.is_none() && !args.buddyinfo && !args.slabinfo {
         println!("{end} steps");
     }
     Ok(())

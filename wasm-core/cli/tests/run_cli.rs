@@ -10,6 +10,10 @@ fn slabscope(args: &[&str]) -> Output {
         .expect("slabscope runs")
 }
 
+/// Three slabs of 32 objects; the 16 free objects of the node-partial slab are the only ones
+/// not counted as active (spec 2.11).
+const EXPECTED_KMALLOC_128: &str = "kmalloc-128           80     96    128   32    1 : tunables    0    0    0 : slabdata      3      3      0";
+
 fn scenario(name: &str) -> String {
     format!("{}/../../docs/scenarios/{name}", env!("CARGO_MANIFEST_DIR"))
 }
@@ -40,17 +44,19 @@ fn the_documented_buddy_scenario_runs_clean_and_merges_back() {
 #[test]
 fn at_shows_an_earlier_state_and_the_trace_is_json() {
     let file = scenario("buddy-split-merge.slab");
-    let out = slabscope(&["run", &file, "--at", "1", "--buddyinfo"]);
+    // Step 1 creates the kmalloc caches; step 2 is the first pcp refill, after which orders
+    // 0, 2, 3 each hold one block (pfns 3, 4, 8).
+    let out = slabscope(&["run", &file, "--at", "2", "--buddyinfo"]);
     assert!(out.status.success());
-    // After the first refill: orders 0, 2, 3 each hold one block (pfns 3, 4, 8).
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "Node 0, zone   Normal      1      0      1      1      0      0      0      0      0      0      0 \n"
     );
     let out = slabscope(&["run", &file, "--trace", "json"]);
     let steps: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(steps[0]["function"], "rmqueue_bulk");
-    assert_eq!(steps[0]["events"][0]["event"], "FreeBlockRemoved");
+    assert_eq!(steps[0]["function"], "create_kmalloc_caches");
+    assert_eq!(steps[1]["function"], "rmqueue_bulk");
+    assert_eq!(steps[1]["events"][0]["event"], "FreeBlockRemoved");
     let out = slabscope(&["run", &file, "--at", "999"]);
     assert_eq!(out.status.code(), Some(1));
 }
@@ -71,12 +77,30 @@ fn parse_errors_name_file_line_and_column() {
 }
 
 #[test]
-fn slab_operations_are_refused_honestly() {
+fn operations_not_simulated_yet_are_refused_honestly() {
     let file = temp(
-        "kmalloc.slab",
-        "slabscope-scenario 1\nmachine cpus=1\na = kmalloc(64) on cpu0\n",
+        "bulk.slab",
+        "slabscope-scenario 1\nmachine cpus=1\ncache c size=64\nt = kmem_cache_alloc_bulk(c, 3) on cpu0\n",
     );
     let out = slabscope(&["run", &file]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("kmalloc is not simulated"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("kmem_cache_alloc_bulk is not simulated"));
+}
+
+#[test]
+fn a_slub_scenario_prints_slabinfo() {
+    let file = scenario("slub-remote-free.slab");
+    let out = slabscope(&["run", &file, "--check", "--slabinfo"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("slabinfo - version: 2.1\n"));
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("kmalloc-128 "))
+        .unwrap();
+    assert_eq!(line, EXPECTED_KMALLOC_128);
 }

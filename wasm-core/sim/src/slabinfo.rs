@@ -41,3 +41,34 @@ pub fn slabinfo(m: &Machine) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_is_the_kernels() {
+        let sample = include_str!("../tests/data/slabinfo-sample-1.txt");
+        let raw: Vec<&str> = sample
+            .lines()
+            .filter(|l| {
+                !l.starts_with("# SOURCE") && (l.starts_with("slabinfo") || l.starts_with("# name"))
+            })
+            .collect();
+        assert_eq!(format!("{}\n{}\n", raw[0], raw[1]), HEADER);
+    }
+
+    #[test]
+    fn line_layout_matches_a_real_line() {
+        // The same format as sample 1's `nf_conntrack         878    900    320   12    1 : ...`.
+        let real = include_str!("../tests/data/slabinfo-sample-1.txt")
+            .lines()
+            .find(|l| l.starts_with("nf_conntrack "))
+            .unwrap();
+        let ours = format!(
+            "{:<17} {:>6} {:>6} {:>6} {:>4} {:>4} : tunables {:>4} {:>4} {:>4} : slabdata {:>6} {:>6} {:>6}",
+            "nf_conntrack", 878, 900, 320, 12, 1, 0, 0, 0, 75, 75, 0
+        );
+        assert_eq!(ours, real);
+    }
+}

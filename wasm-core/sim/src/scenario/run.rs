@@ -1,15 +1,20 @@
 //! Runs a parsed scenario through the recorder.
 //!
-//! This build simulates the page allocator operations (`alloc_pages`, `alloc_pages_node`,
-//! `free_pages`, `drain_pages`). The slab operations parse but are refused with
-//! `RunError::NotSimulated` until the SLUB and SLAB cores land; nothing pretends to run them.
+//! This build simulates the page allocator operations and SLUB's `kmalloc`, `kmalloc_node`,
+//! `kfree`, `kmem_cache_alloc[_node]`, `kmem_cache_free`, `flush_cpu_slab` and `flush_all`.
+//! The bulk operations, shrink, destroy, the SLAB allocator, `slub_debug` caches and the
+//! freelist randomisation and hardening switches parse but are refused with
+//! `RunError::NotSimulated` until they land; nothing pretends to run them.
 //!
 //! Bad operations are steps, not failures: freeing what is not allocated records the kernel's
-//! "Bad page state" diagnostic and the run goes on; a failed allocation yields NULL.
+//! diagnostic and the run goes on; a failed allocation yields NULL.
 
 use super::ast::{Allocator, Op, OpLine, Ref, Scenario, Target};
 use crate::machine::{ConfigError, Machine, Owner, Pfn};
 use crate::page_alloc::{alloc_pages, drain_local_pages, free_pages, PageAllocError};
+use crate::slub::{
+    create_kmalloc_caches, flush_cpu_slab, kfree, kmalloc, kmem_cache_create, slab_alloc_node,
+};
 use crate::trace::Recorder;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -19,6 +24,8 @@ use std::fmt;
 pub enum Value {
     /// The first page of a block from `alloc_pages`.
     Pages { pfn: Pfn },
+    /// An address from `kmalloc` or `kmem_cache_alloc` (`ZERO_SIZE_PTR` included).
+    Object { addr: u64 },
     /// A failed allocation.
     Null,
 }
@@ -26,10 +33,20 @@ pub enum Value {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RunError {
     Machine(ConfigError),
+    /// A cache the kernel would refuse to create.
+    Cache {
+        line: u32,
+        message: String,
+    },
     /// The operation is not simulated by this build yet.
     NotSimulated {
         line: u32,
         what: &'static str,
+    },
+    /// A cache name that names no cache (`kmalloc-100`, say).
+    UnknownCache {
+        line: u32,
+        name: String,
     },
     /// An index past the end of a list.
     Index {
@@ -44,10 +61,16 @@ impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RunError::Machine(e) => write!(f, "machine: {e}"),
+            RunError::UnknownCache { line, name } => {
+                write!(f, "line {line}: there is no cache named {name}")
+            }
+            RunError::Cache { line, message } => {
+                write!(f, "line {line}: kmem_cache_create fails: {message}")
+            }
             RunError::NotSimulated { line, what } => write!(
                 f,
                 "line {line}: {what} is not simulated by this version of Slabscope yet \
-                 (the page allocator is; the slab allocators are being built)"
+                 (the page allocator and SLUB's single-object paths are)"
             ),
             RunError::Index {
                 line,
@@ -68,17 +91,34 @@ impl std::error::Error for RunError {}
 pub fn run(scenario: &Scenario, record: bool) -> Result<Recorder, RunError> {
     let machine = Machine::new(scenario.machine.clone()).map_err(RunError::Machine)?;
     let mut rec = Recorder::new(machine, record);
-    if let Some(cache) = scenario.caches.first() {
-        return Err(RunError::NotSimulated {
-            line: cache.line,
-            what: "kmem_cache_create",
-        });
-    }
-    if scenario.allocator == Allocator::Slab && scenario.ops.iter().any(|o| !is_page_op(&o.op)) {
-        return Err(RunError::NotSimulated {
+    let sw = &scenario.switches;
+    let refuse = |what| Err(RunError::NotSimulated { line: 1, what });
+    if scenario.allocator == Allocator::Slab {
+        if scenario.ops.iter().any(|o| !is_page_op(&o.op)) || !scenario.caches.is_empty() {
+            return refuse("the SLAB allocator");
+        }
+    } else {
+        if sw.freelist_random {
+            return refuse("switch freelist_random");
+        }
+        if sw.freelist_hardened {
+            return refuse("switch freelist_hardened");
+        }
+        if sw.slub_debug.is_debug() {
+            return refuse("slub_debug");
+        }
+        create_kmalloc_caches(&mut rec, sw).map_err(|e| RunError::Cache {
             line: 1,
-            what: "the SLAB allocator",
-        });
+            message: e.to_string(),
+        })?;
+    }
+    let mut caches: BTreeMap<String, u32> = BTreeMap::new();
+    for decl in &scenario.caches {
+        let id = kmem_cache_create(&mut rec, decl, sw).map_err(|e| RunError::Cache {
+            line: decl.line,
+            message: e.to_string(),
+        })?;
+        caches.insert(decl.name.clone(), id);
     }
     let mut names: BTreeMap<String, Value> = BTreeMap::new();
     let mut lists: BTreeMap<String, Vec<Value>> = BTreeMap::new();
@@ -98,7 +138,7 @@ pub fn run(scenario: &Scenario, record: bool) -> Result<Recorder, RunError> {
                 names.insert(var.clone(), v);
             }
             for _ in 0..line.repeat {
-                let result = step(&mut rec, line, &names, &lists)?;
+                let result = step(&mut rec, line, &caches, &names, &lists)?;
                 match (&line.target, result) {
                     (Some(Target::Name(n)), Some(v)) => {
                         names.insert(n.clone(), v);
@@ -148,15 +188,74 @@ fn resolve(
 }
 
 /// Runs one operation once; returns the value it produces, if it produces one.
+fn addr_of(rec: &Recorder, v: &Value) -> u64 {
+    match *v {
+        Value::Object { addr } => addr,
+        Value::Pages { pfn } => rec.machine().object_addr(pfn, 1, 0),
+        Value::Null => 0,
+    }
+}
+
+fn object(addr: u64) -> Option<Value> {
+    Some(if addr == 0 {
+        Value::Null
+    } else {
+        Value::Object { addr }
+    })
+}
+
+/// Runs one operation once; returns the value it produces, if it produces one.
 fn step(
     rec: &mut Recorder,
     line: &OpLine,
+    caches: &BTreeMap<String, u32>,
     names: &BTreeMap<String, Value>,
     lists: &BTreeMap<String, Vec<Value>>,
 ) -> Result<Option<Value>, RunError> {
-    // The parser guarantees a CPU for every page operation.
+    // The parser guarantees a CPU for every operation that needs one, and declared caches;
+    // kmalloc cache names are looked up here.
     let cpu = line.cpu.unwrap_or(0);
+    let names_now: Vec<String> = rec
+        .machine()
+        .caches
+        .iter()
+        .map(|c| c.name.clone())
+        .collect();
+    let lookup = |name: &String| -> Result<u32, RunError> {
+        caches
+            .get(name)
+            .copied()
+            .or_else(|| names_now.iter().position(|n| n == name).map(|i| i as u32))
+            .ok_or_else(|| RunError::UnknownCache {
+                line: line.line,
+                name: name.clone(),
+            })
+    };
     match &line.op {
+        Op::Kmalloc { size, node } => Ok(object(kmalloc(rec, *size, cpu, *node))),
+        Op::KmemCacheAlloc { cache, node } => {
+            Ok(object(slab_alloc_node(rec, lookup(cache)?, cpu, *node)))
+        }
+        Op::Kfree { obj } => {
+            let addr = addr_of(rec, &resolve(line.line, obj, names, lists)?);
+            kfree(rec, addr, cpu, None);
+            Ok(None)
+        }
+        Op::KmemCacheFree { cache, obj } => {
+            let addr = addr_of(rec, &resolve(line.line, obj, names, lists)?);
+            kfree(rec, addr, cpu, Some(lookup(cache)?));
+            Ok(None)
+        }
+        Op::FlushCpuSlab { cache } => {
+            flush_cpu_slab(rec, lookup(cache)?, cpu);
+            Ok(None)
+        }
+        Op::FlushAll { cache } => {
+            for cpu in 0..rec.machine().config.cpus {
+                flush_cpu_slab(rec, lookup(cache)?, cpu);
+            }
+            Ok(None)
+        }
         Op::AllocPages { order, node } => {
             match alloc_pages(rec, cpu, *node, *order, Owner::Pages) {
                 Ok(pfn) => Ok(Some(Value::Pages { pfn })),
@@ -178,7 +277,9 @@ fn step(
                     rec.begin("free_pages", "NULL", "step.free_null");
                     rec.end();
                 }
-                Value::Pages { pfn } => {
+                v => {
+                    // An object's address is not the first page of a block: "Bad page state".
+                    let pfn = rec.machine().addr_pfn(addr_of(rec, &v)).unwrap_or(Pfn::MAX);
                     if let Err(PageAllocError::NotAllocated { pfn, .. }) = free_pages(rec, cpu, pfn)
                     {
                         // bad_page(): "BUG: Bad page state"; the kernel reports it and leaks the page.

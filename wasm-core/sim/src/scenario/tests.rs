@@ -184,17 +184,57 @@ free_pages(big) on cpu0
 }
 
 #[test]
-fn slab_operations_are_refused_until_simulated() {
-    let s = parse(&format!("{HEADER}a = kmalloc(64) on cpu0\n")).unwrap();
+fn operations_not_simulated_yet_are_refused() {
+    let s = parse(&format!(
+        "{HEADER}cache foo size=64\nt = kmem_cache_alloc_bulk(foo, 4) on cpu0\n"
+    ))
+    .unwrap();
     let Err(e) = run(&s, true) else {
-        panic!("kmalloc ran")
+        panic!("bulk ran")
     };
     assert_eq!(
         e,
         RunError::NotSimulated {
-            line: 3,
-            what: "kmalloc"
+            line: 4,
+            what: "kmem_cache_alloc_bulk"
         }
     );
     assert!(e.to_string().contains("not simulated"));
+    let s = parse("slabscope-scenario 1\nswitch freelist_hardened\nmachine cpus=1\n").unwrap();
+    assert!(run(&s, true).is_err());
+}
+
+#[test]
+fn slub_scenarios_run_with_every_invariant() {
+    let s = parse(&format!(
+        "{HEADER}cache foo size=100
+cache bar size=104
+repeat 50 a[] = kmalloc(64) on cpu0
+repeat 30 b[] = kmem_cache_alloc(foo) on cpu1
+for x in a: kfree(x) on cpu1
+for x in b: kmem_cache_free(bar, x) on cpu0
+big = kmalloc(10000) on cpu0
+kfree(big) on cpu1
+z = kmalloc(0) on cpu0
+kfree(z) on cpu0
+flush_all(foo)
+"
+    ))
+    .unwrap();
+    let rec = run(&s, true).unwrap();
+    for cursor in 0..=rec.cursor() {
+        let m = rec.snapshot_at(cursor).unwrap();
+        let mut bad = crate::slub::check::check_slub(&m);
+        bad.extend(check_page_allocator(&m));
+        assert!(bad.is_empty(), "step {cursor}: {bad:?}");
+    }
+    assert!(rec.machine().live.is_empty());
+    // bar merged into foo: frees through either name are not "wrong cache".
+    assert!(!rec
+        .steps()
+        .iter()
+        .any(|s| s.caption.key == "step.wrong_cache"));
+    let info = crate::slabinfo::slabinfo(rec.machine());
+    assert!(info.contains("\nfoo "), "{info}");
+    assert!(!info.contains("\nbar "), "aliases are not listed: {info}");
 }
