@@ -1,8 +1,8 @@
 //! Runs a parsed scenario through the recorder.
 //!
 //! This build simulates the page allocator operations and SLUB's `kmalloc`, `kmalloc_node`,
-//! `kfree`, `kmem_cache_alloc[_node]`, `kmem_cache_free`, `flush_cpu_slab` and `flush_all`.
-//! The bulk operations, shrink, destroy, the SLAB allocator, `slub_debug` caches and the
+//! `kfree`, `kmem_cache_alloc[_node]`, `kmem_cache_free`, the bulk operations,
+//! `flush_cpu_slab` and `flush_all`. Shrink, destroy, the SLAB allocator, `slub_debug` caches and the
 //! freelist randomisation and hardening switches parse but are refused with
 //! `RunError::NotSimulated` until they land; nothing pretends to run them.
 //!
@@ -13,7 +13,8 @@ use super::ast::{Allocator, Op, OpLine, Ref, Scenario, Target};
 use crate::machine::{ConfigError, Machine, Owner, Pfn};
 use crate::page_alloc::{alloc_pages, drain_local_pages, free_pages, PageAllocError};
 use crate::slub::{
-    create_kmalloc_caches, flush_cpu_slab, kfree, kmalloc, kmem_cache_create, slab_alloc_node,
+    create_kmalloc_caches, flush_cpu_slab, kfree, kmalloc, kmem_cache_alloc_bulk,
+    kmem_cache_create, kmem_cache_free_bulk, slab_alloc_node,
 };
 use crate::trace::Recorder;
 use std::collections::BTreeMap;
@@ -138,6 +139,21 @@ pub fn run(scenario: &Scenario, record: bool) -> Result<Recorder, RunError> {
                 names.insert(var.clone(), v);
             }
             for _ in 0..line.repeat {
+                if let Op::KmemCacheAllocBulk { cache, count } = &line.op {
+                    let id = lookup_cache(&rec, &caches, line.line, cache)?;
+                    let got = kmem_cache_alloc_bulk(&mut rec, id, *count, line.cpu.unwrap_or(0));
+                    let values = got.into_iter().map(|addr| Value::Object { addr });
+                    match &line.target {
+                        Some(Target::Name(n)) => {
+                            lists.insert(n.clone(), values.collect());
+                        }
+                        Some(Target::Append(n)) => {
+                            lists.entry(n.clone()).or_default().extend(values)
+                        }
+                        None => {}
+                    }
+                    continue;
+                }
                 let result = step(&mut rec, line, &caches, &names, &lists)?;
                 match (&line.target, result) {
                     (Some(Target::Name(n)), Some(v)) => {
@@ -159,6 +175,52 @@ fn is_page_op(op: &Op) -> bool {
         op,
         Op::AllocPages { .. } | Op::FreePages { .. } | Op::DrainPages
     )
+}
+
+fn lookup_cache(
+    rec: &Recorder,
+    caches: &BTreeMap<String, u32>,
+    line: u32,
+    name: &String,
+) -> Result<u32, RunError> {
+    caches
+        .get(name)
+        .copied()
+        .or_else(|| {
+            rec.machine()
+                .caches
+                .iter()
+                .position(|c| &c.name == name)
+                .map(|i| i as u32)
+        })
+        .ok_or_else(|| RunError::UnknownCache {
+            line,
+            name: name.clone(),
+        })
+}
+
+/// The values a list reference names: a whole list or a slice of one.
+fn resolve_list(
+    line: u32,
+    r: &Ref,
+    names: &BTreeMap<String, Value>,
+    lists: &BTreeMap<String, Vec<Value>>,
+) -> Result<Vec<Value>, RunError> {
+    match r {
+        Ref::Name { name } => Ok(lists.get(name).cloned().unwrap_or_default()),
+        Ref::Slice { name, start, end } => {
+            let list = lists.get(name).map_or(&[][..], Vec::as_slice);
+            list.get(*start as usize..*end as usize)
+                .map(<[Value]>::to_vec)
+                .ok_or(RunError::Index {
+                    line,
+                    name: name.clone(),
+                    index: end - 1,
+                    len: list.len(),
+                })
+        }
+        single => Ok(vec![resolve(line, single, names, lists)?]),
+    }
 }
 
 fn resolve(
@@ -215,27 +277,14 @@ fn step(
     // The parser guarantees a CPU for every operation that needs one, and declared caches;
     // kmalloc cache names are looked up here.
     let cpu = line.cpu.unwrap_or(0);
-    let names_now: Vec<String> = rec
-        .machine()
-        .caches
-        .iter()
-        .map(|c| c.name.clone())
-        .collect();
-    let lookup = |name: &String| -> Result<u32, RunError> {
-        caches
-            .get(name)
-            .copied()
-            .or_else(|| names_now.iter().position(|n| n == name).map(|i| i as u32))
-            .ok_or_else(|| RunError::UnknownCache {
-                line: line.line,
-                name: name.clone(),
-            })
-    };
     match &line.op {
         Op::Kmalloc { size, node } => Ok(object(kmalloc(rec, *size, cpu, *node))),
-        Op::KmemCacheAlloc { cache, node } => {
-            Ok(object(slab_alloc_node(rec, lookup(cache)?, cpu, *node)))
-        }
+        Op::KmemCacheAlloc { cache, node } => Ok(object(slab_alloc_node(
+            rec,
+            lookup_cache(rec, caches, line.line, cache)?,
+            cpu,
+            *node,
+        ))),
         Op::Kfree { obj } => {
             let addr = addr_of(rec, &resolve(line.line, obj, names, lists)?);
             kfree(rec, addr, cpu, None);
@@ -243,16 +292,42 @@ fn step(
         }
         Op::KmemCacheFree { cache, obj } => {
             let addr = addr_of(rec, &resolve(line.line, obj, names, lists)?);
-            kfree(rec, addr, cpu, Some(lookup(cache)?));
+            kfree(
+                rec,
+                addr,
+                cpu,
+                Some(lookup_cache(rec, caches, line.line, cache)?),
+            );
+            Ok(None)
+        }
+        Op::KmemCacheFreeBulk { cache, objs } => {
+            let id = lookup_cache(rec, caches, line.line, cache)?;
+            let addrs: Vec<u64> = resolve_list(line.line, objs, names, lists)?
+                .iter()
+                .map(|v| addr_of(rec, v))
+                .collect();
+            if !addrs.is_empty() {
+                kmem_cache_free_bulk(rec, Some(id), &addrs, cpu);
+            }
+            Ok(None)
+        }
+        Op::KfreeBulk { objs } => {
+            let addrs: Vec<u64> = resolve_list(line.line, objs, names, lists)?
+                .iter()
+                .map(|v| addr_of(rec, v))
+                .collect();
+            if !addrs.is_empty() {
+                kmem_cache_free_bulk(rec, None, &addrs, cpu);
+            }
             Ok(None)
         }
         Op::FlushCpuSlab { cache } => {
-            flush_cpu_slab(rec, lookup(cache)?, cpu);
+            flush_cpu_slab(rec, lookup_cache(rec, caches, line.line, cache)?, cpu);
             Ok(None)
         }
         Op::FlushAll { cache } => {
             for cpu in 0..rec.machine().config.cpus {
-                flush_cpu_slab(rec, lookup(cache)?, cpu);
+                flush_cpu_slab(rec, lookup_cache(rec, caches, line.line, cache)?, cpu);
             }
             Ok(None)
         }

@@ -64,7 +64,7 @@ pub fn slab_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u3
 }
 
 /// `___slab_alloc()`.
-fn slab_alloc_slow(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
+pub(crate) fn slab_alloc_slow(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
     let name = rec.machine().caches[cache as usize].name.clone();
     loop {
         // reread_slab / redo

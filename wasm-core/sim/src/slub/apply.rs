@@ -155,6 +155,9 @@ impl Machine {
             Event::SlabDiscarded { pfn, .. } => {
                 self.slabs.remove(pfn);
             }
+            Event::DetachedFreelistBuilt { .. } => {
+                // A transient structure for the narration; its links are FreePointerSet events.
+            }
             Event::ObjectAllocated { cache, addr, .. } => {
                 self.live.insert(*addr, *cache);
             }

@@ -87,33 +87,45 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
     FreeOutcome::Freed
 }
 
-/// `slab_free()` → `do_slab_free()`.
+/// `slab_free()` for one object.
 fn slab_free(rec: &mut Recorder, cache: u32, pfn: u32, addr: u64, cpu: u32) {
+    do_slab_free(rec, cache, pfn, &[addr], cpu);
+}
+
+/// `do_slab_free()`: frees `objs` of one slab, already linked head to tail (`objs[0]` is the
+/// head, each links to the next, the last is the tail). Objects of this CPU's cpu slab go on
+/// `c->freelist` (fast path); others take `__slab_free()`.
+pub(crate) fn do_slab_free(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64], cpu: u32) {
     let s = &rec.machine().caches[cache as usize];
     let c = &s.cpu[cpu as usize];
     let name = s.name.clone();
+    let (head, tail) = (objs[0], objs[objs.len() - 1]);
     if c.slab == Some(pfn) {
-        let head = c.freelist;
+        let cpu_head = c.freelist;
         rec.begin("do_slab_free", "fast path", "step.free_fast");
         rec.arg("cache", name.as_str());
         rec.arg("cpu", cpu);
-        set_freepointer(rec, addr, head);
-        set_cpu_freelist(rec, cache, cpu, addr);
-        rec.emit(Event::ObjectFreed { cache, addr, cpu });
+        rec.arg("count", objs.len() as u32);
+        set_freepointer(rec, tail, cpu_head);
+        set_cpu_freelist(rec, cache, cpu, head);
+        for &addr in objs {
+            rec.emit(Event::ObjectFreed { cache, addr, cpu });
+        }
         rec.end();
         return;
     }
-    slab_free_slow(rec, cache, pfn, addr, cpu, &name);
+    slab_free_slow(rec, cache, pfn, objs, cpu, &name);
 }
 
-/// `__slab_free()` for one object.
-fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, addr: u64, cpu: u32, name: &str) {
+/// `__slab_free()` for `cnt = objs.len()` objects of one slab, linked head to tail.
+fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64], cpu: u32, name: &str) {
+    let (head, tail, cnt) = (objs[0], objs[objs.len() - 1], objs.len() as u32);
     let s = &rec.machine().caches[cache as usize];
     let (has_cpu_partial, min_partial) = (s.has_cpu_partial(), u64::from(s.geometry.min_partial));
     let slab = rec.machine().slabs[&pfn].clone();
     let prior = slab.freelist;
     let was_frozen = slab.frozen;
-    let inuse = slab.inuse - 1;
+    let inuse = slab.inuse - cnt;
     let mut frozen = was_frozen;
     let mut takes_node_lock = false;
     if (inuse == 0 || prior == 0) && !was_frozen {
@@ -140,14 +152,17 @@ fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, addr: u64, cpu: u32,
     rec.arg("cache", name);
     rec.arg("cpu", cpu);
     rec.arg("inuse", inuse);
-    set_freepointer(rec, addr, prior);
+    rec.arg("count", cnt);
+    set_freepointer(rec, tail, prior);
     rec.emit(Event::SlabStateSet {
         pfn,
-        freelist: addr,
+        freelist: head,
         inuse,
         frozen,
     });
-    rec.emit(Event::ObjectFreed { cache, addr, cpu });
+    for &addr in objs {
+        rec.emit(Event::ObjectFreed { cache, addr, cpu });
+    }
     if !takes_node_lock {
         if !was_frozen && frozen {
             put_cpu_partial(rec, cache, cpu, pfn, true); // CPU_PARTIAL_FREE

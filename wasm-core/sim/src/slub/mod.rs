@@ -9,14 +9,17 @@
 //!   every branch of `___slab_alloc()` except `get_any_partial()` (remote node partial lists) and
 //!   pfmemalloc; the free fast path, `__slab_free()`, `put_cpu_partial()`,
 //!   `__unfreeze_partials()`, `deactivate_slab()`, `flush_cpu_slab()`, `discard_slab()`.
-//!   Not yet: bulk operations, shrink, destroy, freelist randomisation, pointer hardening, debug
-//!   caches' locked single-object paths. Those are refused by the scenario runner.
+//!   `kmem_cache_alloc_bulk()` and `kmem_cache_free_bulk()`/`kfree_bulk()` with
+//!   `build_detached_freelist()`.
+//!   Not yet: shrink, destroy, freelist randomisation, pointer hardening, debug caches' locked
+//!   single-object paths. Those are refused by the scenario runner.
 //!
 //! Lock order in the kernel (for the reader of the trace): `cpu_slab->lock` → `n->list_lock`
 //! → `slab_lock` (bit spinlock, only without cmpxchg128).
 
 mod alloc;
 mod apply;
+mod bulk;
 pub mod check;
 mod create;
 mod free;
@@ -24,6 +27,7 @@ mod partial;
 pub mod state;
 
 pub use alloc::{kmalloc, slab_alloc_node};
+pub use bulk::{kmem_cache_alloc_bulk, kmem_cache_free_bulk};
 pub use create::{create_kmalloc_caches, kmalloc_cache_for, kmem_cache_create};
 pub use free::{kfree, FreeOutcome};
 pub use partial::flush_cpu_slab;

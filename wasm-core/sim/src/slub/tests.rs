@@ -327,8 +327,111 @@ fn slabinfo_counts_cpu_free_objects_as_active() {
     );
 }
 
+#[test]
+fn detached_freelist_trace_of_spec_2_8() {
+    let mut rec = boot(2, 1, 1024);
+    let id = cache(&mut rec, "k1024", 1024);
+    let per = rec.machine().caches[id as usize].geometry.objs_per_slab as usize;
+    let objs: Vec<u64> = (0..per * 5)
+        .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+        .collect();
+    let s = |slab: usize, i: usize| objs[slab * per + i];
+    let (a, b, c, d, e) = (0, 1, 2, 3, 4);
+    let p = [
+        s(a, 1),
+        s(b, 1),
+        s(a, 2),
+        s(c, 1),
+        s(a, 3),
+        s(d, 1),
+        s(e, 1),
+        s(a, 4),
+    ];
+    let from = rec.steps().len();
+    assert_eq!(
+        kmem_cache_free_bulk(&mut rec, Some(id), &p, 1),
+        FreeOutcome::Freed
+    );
+    let built: Vec<&Event> = rec.steps()[from..]
+        .iter()
+        .flat_map(|st| st.events.iter())
+        .filter(|ev| matches!(ev, Event::DetachedFreelistBuilt { .. }))
+        .collect();
+    // 1st call: A4 with A3 (E1 and D1 miss, A3 hits and is parked, C1 is the third miss).
+    let Event::DetachedFreelistBuilt {
+        objects,
+        array,
+        done_from,
+        lookahead_left,
+        ..
+    } = built[0]
+    else {
+        unreachable!()
+    };
+    assert_eq!(objects, &[s(a, 3), s(a, 4)]);
+    assert_eq!(
+        array,
+        &[
+            s(a, 1),
+            s(b, 1),
+            s(a, 2),
+            s(c, 1),
+            s(e, 1),
+            s(d, 1),
+            s(a, 3),
+            s(a, 4)
+        ]
+    );
+    assert_eq!((*done_from, *lookahead_left), (6, 0));
+    // Then D1 alone (E1, C1, A2 miss), and so on until all eight are free.
+    let Event::DetachedFreelistBuilt { objects, .. } = built[1] else {
+        unreachable!()
+    };
+    assert_eq!(objects, &[s(d, 1)]);
+    assert!(p.iter().all(|o| !rec.machine().live.contains_key(o)));
+    consistent(&rec);
+    // A bad entry refuses the whole array.
+    let before = rec.machine().clone();
+    assert_eq!(
+        kmem_cache_free_bulk(&mut rec, Some(id), &[s(b, 2), s(b, 1)], 0),
+        FreeOutcome::Refused
+    );
+    assert_eq!(
+        kmem_cache_free_bulk(&mut rec, Some(id), &[s(b, 2), s(b, 2)], 0),
+        FreeOutcome::Refused
+    );
+    assert_eq!(rec.machine(), &before);
+}
+
+#[test]
+fn alloc_bulk_is_all_or_nothing() {
+    let mut rec = boot(1, 1, 64);
+    let id = cache(&mut rec, "k512", 512);
+    let got = kmem_cache_alloc_bulk(&mut rec, id, 20, 0);
+    assert_eq!(got.len(), 20);
+    assert_eq!(
+        got.iter().collect::<std::collections::BTreeSet<_>>().len(),
+        20
+    );
+    assert_eq!(rec.machine().live.len(), 20);
+    consistent(&rec);
+    // 64 pages hold at most 64 * 8 = 512 such objects: asking for 1000 fails and frees back.
+    assert!(kmem_cache_alloc_bulk(&mut rec, id, 1000, 0).is_empty());
+    assert_eq!(rec.machine().live.len(), 20);
+    consistent(&rec);
+}
+
 #[derive(Clone, Debug)]
 enum Op {
+    AllocBulk {
+        cpu: u32,
+        cache: usize,
+        n: u32,
+    },
+    FreeBulk {
+        cpu: u32,
+        picks: Vec<usize>,
+    },
     Alloc {
         cpu: u32,
         cache: usize,
@@ -349,6 +452,8 @@ fn op() -> impl Strategy<Value = Op> {
         6 => (0u32..3, 0usize..3, prop::option::of(0u32..2)).prop_map(|(cpu, cache, node)| Op::Alloc { cpu, cache, node }),
         5 => (0u32..3, any::<usize>()).prop_map(|(cpu, pick)| Op::Free { cpu, pick }),
         1 => (0u32..3, 0usize..3).prop_map(|(cpu, cache)| Op::Flush { cpu, cache }),
+        1 => (0u32..3, 0usize..3, 1u32..24).prop_map(|(cpu, cache, n)| Op::AllocBulk { cpu, cache, n }),
+        1 => (0u32..3, prop::collection::vec(any::<usize>(), 1..16)).prop_map(|(cpu, picks)| Op::FreeBulk { cpu, picks }),
     ]
 }
 
@@ -385,6 +490,23 @@ proptest! {
                     }
                 }
                 Op::Flush { cpu, cache } => flush_cpu_slab(&mut rec, ids[cache], cpu % cpus),
+                Op::AllocBulk { cpu, cache, n } => {
+                    let got = kmem_cache_alloc_bulk(&mut rec, ids[cache], n, cpu % cpus);
+                    prop_assert!(got.is_empty() || got.len() == n as usize);
+                    live.extend(got);
+                }
+                Op::FreeBulk { cpu, picks } => {
+                    // Distinct live objects, possibly of several caches: kfree_bulk.
+                    let mut batch = Vec::new();
+                    for pick in picks {
+                        if !live.is_empty() {
+                            batch.push(live.swap_remove(pick % live.len()));
+                        }
+                    }
+                    if !batch.is_empty() {
+                        prop_assert_eq!(kmem_cache_free_bulk(&mut rec, None, &batch, cpu % cpus), FreeOutcome::Freed);
+                    }
+                }
             }
             prop_assert!(rec.is_idle(), "an operation left a step open");
             for cursor in from + 1..=rec.cursor() {

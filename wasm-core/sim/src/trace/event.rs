@@ -139,6 +139,18 @@ pub enum Event {
     NodePartialRemoved { cache: u32, node: u32, pfn: Pfn },
     /// The slab is gone (`discard_slab()`); its pages are released next.
     SlabDiscarded { cache: u32, pfn: Pfn },
+    /// `build_detached_freelist()` gathered `objects` (head first) of one slab from the array
+    /// of a bulk free, scanning `scanned` entries with `lookahead_left` misses to spare; the
+    /// array after its swaps is `array`, of which entries from `done_from` on are finished.
+    DetachedFreelistBuilt {
+        cache: u32,
+        slab: Pfn,
+        objects: Vec<u64>,
+        scanned: u32,
+        lookahead_left: u32,
+        array: Vec<u64>,
+        done_from: u32,
+    },
     /// An object went to a caller.
     ObjectAllocated { cache: u32, addr: u64, cpu: u32 },
     /// A caller gave an object back.

@@ -1,0 +1,207 @@
+//! The bulk API: `kmem_cache_alloc_bulk()` and `kmem_cache_free_bulk()`/`kfree_bulk()` with
+//! `build_detached_freelist()` (mm/slub.c, v6.6; spec 2.8).
+
+use super::alloc::slab_alloc_slow;
+use super::free::{do_slab_free, FreeOutcome};
+use super::state::TID_STEP;
+use super::{get_freepointer, place_of, set_freepointer};
+use crate::machine::{FrameState, Owner};
+use crate::page_alloc::free_pages;
+use crate::trace::{Event, Recorder};
+use std::collections::BTreeSet;
+
+/// How far `build_detached_freelist()` looks past entries of other slabs.
+const LOOKAHEAD: u32 = 3;
+
+/// `kmem_cache_alloc_bulk()`: `n` objects, all or none. The objects come off `c->freelist`
+/// without a tid bump each; an empty freelist calls `___slab_alloc()`, which refills it.
+pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: u32, n: u32, cpu: u32) -> Vec<u64> {
+    let name = rec.machine().caches[cache as usize].name.clone();
+    rec.begin("kmem_cache_alloc_bulk", "bulk", "step.alloc_bulk");
+    rec.arg("cache", name.as_str());
+    rec.arg("cpu", cpu);
+    rec.arg("count", n);
+    let mut p = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        let c = rec.machine().caches[cache as usize].cpu[cpu as usize].clone();
+        if c.freelist == 0 {
+            rec.emit(Event::CpuFreelistSet {
+                cache,
+                cpu,
+                freelist: 0,
+                tid: c.tid + TID_STEP,
+            });
+            let obj = slab_alloc_slow(rec, cache, cpu, None);
+            if obj == 0 {
+                // Out of memory: give back what was taken and fail the whole request.
+                if !p.is_empty() {
+                    kmem_cache_free_bulk(rec, Some(cache), &p, cpu);
+                }
+                rec.arg("failed", "out of memory");
+                rec.end();
+                return Vec::new();
+            }
+            p.push(obj);
+            continue;
+        }
+        let next = get_freepointer(rec.machine(), c.freelist);
+        rec.emit(Event::CpuFreelistSet {
+            cache,
+            cpu,
+            freelist: next,
+            tid: c.tid,
+        });
+        rec.emit(Event::ObjectAllocated {
+            cache,
+            addr: c.freelist,
+            cpu,
+        });
+        p.push(c.freelist);
+    }
+    let c = rec.machine().caches[cache as usize].cpu[cpu as usize].clone();
+    rec.emit(Event::CpuFreelistSet {
+        cache,
+        cpu,
+        freelist: c.freelist,
+        tid: c.tid + TID_STEP,
+    });
+    rec.end();
+    p
+}
+
+/// `kmem_cache_free_bulk(cache, objs)`, or `kfree_bulk(objs)` when `cache` is `None`. Every
+/// entry is checked first; an array the kernel would crash or corrupt on is refused whole
+/// with a diagnostic step.
+pub fn kmem_cache_free_bulk(
+    rec: &mut Recorder,
+    cache: Option<u32>,
+    objs: &[u64],
+    cpu: u32,
+) -> FreeOutcome {
+    if let Some(bad) = first_bad(rec, cache, objs) {
+        rec.begin(
+            "kmem_cache_free_bulk",
+            "bad array entry",
+            "step.free_bulk_invalid",
+        );
+        rec.arg("addr", format!("{bad:#x}").as_str());
+        rec.end();
+        return FreeOutcome::Refused;
+    }
+    let mut p = objs.to_vec();
+    let mut size = p.len();
+    while size > 0 {
+        size = build_detached_freelist(rec, cache, &mut p, size, cpu);
+    }
+    FreeOutcome::Freed
+}
+
+/// The first entry that is not a live object of the right kind (or appears twice).
+fn first_bad(rec: &Recorder, cache: Option<u32>, objs: &[u64]) -> Option<u64> {
+    let m = rec.machine();
+    let mut seen = BTreeSet::new();
+    objs.iter().copied().find(|&o| {
+        if !seen.insert(o) {
+            return true;
+        }
+        if cache.is_none() && is_large_kmalloc(rec, o) {
+            return false;
+        }
+        match place_of(m, o) {
+            Some(p) => p.offset != 0 || !m.live.contains_key(&o),
+            None => true,
+        }
+    })
+}
+
+fn is_large_kmalloc(rec: &Recorder, addr: u64) -> bool {
+    let m = rec.machine();
+    m.addr_pfn(addr).is_some_and(|pfn| {
+        matches!(
+            m.frame(pfn).map(|f| f.state),
+            Some(FrameState::Allocated {
+                owner: Owner::LargeKmalloc,
+                ..
+            })
+        ) && m.object_addr(pfn, 1, 0) == addr
+    })
+}
+
+/// `build_detached_freelist()`: takes the last entry, gathers the other entries of its slab
+/// from the end of the array until the third entry of another slab, parks the gathered ones at
+/// the top of the array, and frees the group with one `do_slab_free()`. Returns how many
+/// entries remain to be freed.
+fn build_detached_freelist(
+    rec: &mut Recorder,
+    cache: Option<u32>,
+    p: &mut [u64],
+    size: usize,
+    cpu: u32,
+) -> usize {
+    let mut size = size - 1;
+    let object = p[size];
+    if cache.is_none() && is_large_kmalloc(rec, object) {
+        rec.begin("kfree_bulk", "large kmalloc", "step.free_large_kmalloc");
+        let pfn = rec.machine().addr_pfn(object).expect("checked");
+        let _ = free_pages(rec, cpu, pfn);
+        rec.end();
+        return size;
+    }
+    let place = place_of(rec.machine(), object).expect("checked");
+    let slab = place.pfn;
+    let df_cache = rec.machine().slabs[&slab].cache;
+    let mut group = vec![object]; // head first; `object` is the tail
+    let mut lookahead = LOOKAHEAD;
+    let mut same = size;
+    let mut scanned = 0;
+    while size > 0 {
+        size -= 1;
+        scanned += 1;
+        let o = p[size];
+        if place_of(rec.machine(), o).map(|q| q.pfn) == Some(slab) {
+            group.insert(0, o);
+            same -= 1;
+            if size != same {
+                p.swap(size, same);
+            }
+            continue;
+        }
+        lookahead -= 1;
+        if lookahead == 0 {
+            break;
+        }
+    }
+    let name = rec.machine().caches[df_cache as usize].name.clone();
+    rec.begin(
+        "build_detached_freelist",
+        "detached freelist",
+        "step.detached_freelist",
+    );
+    rec.arg("cache", name.as_str());
+    rec.arg("slab", slab);
+    rec.arg("count", group.len() as u32);
+    rec.arg("scanned", scanned);
+    rec.emit(Event::DetachedFreelistBuilt {
+        cache: df_cache,
+        slab,
+        objects: group.clone(),
+        scanned,
+        lookahead_left: lookahead,
+        array: p.to_vec(),
+        done_from: same as u32,
+    });
+    if let Some(expected) = cache.filter(|&c| c != df_cache) {
+        // cache_from_obj(): reported, then freed to the object's own cache.
+        let expected = rec.machine().caches[expected as usize].name.clone();
+        rec.arg("wrong_cache", expected.as_str());
+    }
+    // The links as the kernel writes them: the tail first (NULL), then each gathered object
+    // in front of the previous head.
+    set_freepointer(rec, object, 0);
+    for pair in group.windows(2).rev() {
+        set_freepointer(rec, pair[0], pair[1]);
+    }
+    do_slab_free(rec, df_cache, slab, &group, cpu);
+    rec.end();
+    same
+}
