@@ -79,12 +79,12 @@ fn parse_errors_name_file_line_and_column() {
 #[test]
 fn operations_not_simulated_yet_are_refused_honestly() {
     let file = temp(
-        "shrink.slab",
-        "slabscope-scenario 1\nmachine cpus=1\ncache c size=64\nkmem_cache_shrink(c)\n",
+        "slab.slab",
+        "slabscope-scenario 1\nallocator slab\nmachine cpus=1\na = kmalloc(64) on cpu0\n",
     );
     let out = slabscope(&["run", &file]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("kmem_cache_shrink is not simulated"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the SLAB allocator is not simulated"));
 }
 
 #[test]

@@ -16,6 +16,7 @@ use crate::slub::{
     create_kmalloc_caches, flush_cpu_slab, kfree, kmalloc, kmem_cache_alloc_bulk,
     kmem_cache_create, kmem_cache_free_bulk, slab_alloc_node,
 };
+use crate::slub::{kmem_cache_destroy, kmem_cache_shrink};
 use crate::trace::Recorder;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -319,6 +320,17 @@ fn step(
             if !addrs.is_empty() {
                 kmem_cache_free_bulk(rec, None, &addrs, cpu);
             }
+            Ok(None)
+        }
+        Op::KmemCacheShrink { cache } => {
+            kmem_cache_shrink(rec, lookup_cache(rec, caches, line.line, cache)?, cpu);
+            Ok(None)
+        }
+        Op::KmemCacheDestroy { cache } => {
+            let id = lookup_cache(rec, caches, line.line, cache)?;
+            let alias =
+                (rec.machine().caches[id as usize].name != *cache).then_some(cache.as_str());
+            kmem_cache_destroy(rec, id, alias, cpu);
             Ok(None)
         }
         Op::FlushCpuSlab { cache } => {

@@ -186,17 +186,17 @@ free_pages(big) on cpu0
 #[test]
 fn operations_not_simulated_yet_are_refused() {
     let s = parse(&format!(
-        "{HEADER}cache foo size=64\nkmem_cache_shrink(foo)\n"
+        "{HEADER}allocator slab\na = kmalloc(64) on cpu0\n"
     ))
     .unwrap();
     let Err(e) = run(&s, true) else {
-        panic!("shrink ran")
+        panic!("SLAB ran")
     };
     assert_eq!(
         e,
         RunError::NotSimulated {
-            line: 4,
-            what: "kmem_cache_shrink"
+            line: 1,
+            what: "the SLAB allocator"
         }
     );
     assert!(e.to_string().contains("not simulated"));
@@ -224,6 +224,10 @@ u[] = kmalloc(20000) on cpu1
 kfree_bulk(u) on cpu1
 kmem_cache_free_bulk(bar, t[10..40]) on cpu1
 flush_all(foo)
+kmem_cache_shrink(foo) on cpu0
+kmem_cache_destroy(bar)
+kmem_cache_destroy(foo)
+x = kmem_cache_alloc(foo) on cpu0
 ",
     )
     .unwrap();
@@ -258,6 +262,10 @@ flush_all(foo)
         .iter()
         .any(|s| s.caption.key == "step.wrong_cache"));
     let info = crate::slabinfo::slabinfo(rec.machine());
-    assert!(info.contains("\nfoo "), "{info}");
-    assert!(!info.contains("\nbar "), "aliases are not listed: {info}");
+    assert!(!info.contains("\nfoo "), "destroyed: {info}");
+    assert!(!info.contains("\nbar "), "aliases are never listed: {info}");
+    assert_eq!(
+        rec.steps().last().unwrap().caption.key,
+        "step.use_destroyed_cache"
+    );
 }

@@ -39,6 +39,18 @@ pub fn kmalloc(rec: &mut Recorder, size: u64, cpu: u32, node: Option<u32>) -> u6
 /// `slab_alloc_node()`: `cache`'s next object for `cpu`, from `node` if given.
 pub fn slab_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
     let m = rec.machine();
+    if m.caches[cache as usize].destroyed {
+        // The kmem_cache structure is freed memory now: a use-after-free in the caller.
+        let name = m.caches[cache as usize].name.clone();
+        rec.begin(
+            "kmem_cache_alloc",
+            "destroyed cache",
+            "step.use_destroyed_cache",
+        );
+        rec.arg("cache", name.as_str());
+        rec.end();
+        return 0;
+    }
     let c = &m.caches[cache as usize].cpu[cpu as usize];
     let (object, slab) = (c.freelist, c.slab);
     let node_ok = match (node, slab) {

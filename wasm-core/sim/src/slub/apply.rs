@@ -49,6 +49,12 @@ impl Machine {
             Event::CacheAliased { id, alias } => {
                 self.caches[*id as usize].aliases.push(alias.clone())
             }
+            Event::CacheUnaliased { id, alias } => {
+                let aliases = &mut self.caches[*id as usize].aliases;
+                if let Some(i) = aliases.iter().position(|a| a == alias) {
+                    aliases.remove(i);
+                }
+            }
             Event::CacheDestroyed { id } => self.caches[*id as usize].destroyed = true,
             Event::SlabCreated {
                 cache,

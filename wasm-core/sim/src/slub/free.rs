@@ -35,6 +35,17 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
         return FreeOutcome::Ignored;
     }
     let m = rec.machine();
+    if let Some(c) = cache.filter(|&c| m.caches[c as usize].destroyed) {
+        let name = m.caches[c as usize].name.clone();
+        rec.begin(
+            "kmem_cache_free",
+            "destroyed cache",
+            "step.use_destroyed_cache",
+        );
+        rec.arg("cache", name.as_str());
+        rec.end();
+        return FreeOutcome::Refused;
+    }
     let Some(place) = place_of(m, addr) else {
         // Not slab memory: a large kmalloc's first page (free_large_kmalloc()), or nothing
         // the kernel handed out.

@@ -11,8 +11,9 @@
 //!   `__unfreeze_partials()`, `deactivate_slab()`, `flush_cpu_slab()`, `discard_slab()`.
 //!   `kmem_cache_alloc_bulk()` and `kmem_cache_free_bulk()`/`kfree_bulk()` with
 //!   `build_detached_freelist()`.
-//!   Not yet: shrink, destroy, freelist randomisation, pointer hardening, debug caches' locked
-//!   single-object paths. Those are refused by the scenario runner.
+//!   `kmem_cache_shrink()` and `kmem_cache_destroy()`.
+//!   Not yet: freelist randomisation, pointer hardening, debug caches' locked single-object
+//!   paths, `get_any_partial()`. The scenario runner refuses scenarios that need them.
 //!
 //! Lock order in the kernel (for the reader of the trace): `cpu_slab->lock` → `n->list_lock`
 //! → `slab_lock` (bit spinlock, only without cmpxchg128).
@@ -24,6 +25,7 @@ pub mod check;
 mod create;
 mod free;
 mod partial;
+mod shrink;
 pub mod state;
 
 pub use alloc::{kmalloc, slab_alloc_node};
@@ -31,6 +33,7 @@ pub use bulk::{kmem_cache_alloc_bulk, kmem_cache_free_bulk};
 pub use create::{create_kmalloc_caches, kmalloc_cache_for, kmem_cache_create};
 pub use free::{kfree, FreeOutcome};
 pub use partial::flush_cpu_slab;
+pub use shrink::{kmem_cache_destroy, kmem_cache_shrink, DestroyOutcome};
 
 use crate::machine::{FrameState, Machine, Pfn};
 use crate::trace::{Event, Recorder};

@@ -421,8 +421,80 @@ fn alloc_bulk_is_all_or_nothing() {
     consistent(&rec);
 }
 
+#[test]
+fn shrink_frees_empty_slabs_and_puts_the_fullest_first() {
+    let mut rec = boot(1, 1, 1024);
+    let id = cache(&mut rec, "k256", 256);
+    let per = rec.machine().caches[id as usize].geometry.objs_per_slab as usize;
+    assert_eq!(per, 16);
+    let objs: Vec<u64> = (0..per * 5)
+        .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+        .collect();
+    let slabs: Vec<Pfn> = (0..5).map(|k| slab_of(&rec, objs[k * per])).collect();
+    // Free 3, 16 (all), 1 and 2 objects of slabs 0..3, then flush them to the node list.
+    for (k, n) in [(0, 3), (1, 16), (2, 1), (3, 2)] {
+        for i in 0..n {
+            kfree(&mut rec, objs[k * per + i], 0, Some(id));
+        }
+    }
+    flush_cpu_slab(&mut rec, id, 0);
+    assert!(
+        rec.machine().caches[id as usize].node[0]
+            .partial
+            .contains(&slabs[1]),
+        "kept: below min_partial"
+    );
+    kmem_cache_shrink(&mut rec, id, 0);
+    let n = &rec.machine().caches[id as usize].node[0];
+    // Fullest first: 1 free (slab 2), 2 free (slab 3), 3 free (slab 0); the empty slab 1 is
+    // freed even though the node holds fewer than min_partial.
+    assert_eq!(n.partial, [slabs[2], slabs[3], slabs[0]]);
+    assert!(!rec.machine().slabs.contains_key(&slabs[1]));
+    consistent(&rec);
+}
+
+#[test]
+fn destroy_refuses_a_busy_cache_and_drops_merged_names_first() {
+    let mut rec = boot(1, 1, 1024);
+    let id = cache(&mut rec, "a", 200);
+    let alias = cache(&mut rec, "b", 200);
+    assert_eq!(id, alias);
+    let x = slab_alloc_node(&mut rec, id, 0, None);
+    assert_eq!(
+        kmem_cache_destroy(&mut rec, id, Some("b"), 0),
+        DestroyOutcome::Unreferenced
+    );
+    assert!(rec.machine().caches[id as usize].aliases.is_empty());
+    assert_eq!(
+        kmem_cache_destroy(&mut rec, id, None, 0),
+        DestroyOutcome::StillHasObjects
+    );
+    assert_eq!(rec.steps().last().unwrap().caption.key, "step.destroy_busy");
+    assert!(!rec.machine().caches[id as usize].destroyed);
+    kfree(&mut rec, x, 0, Some(id));
+    assert_eq!(
+        kmem_cache_destroy(&mut rec, id, None, 0),
+        DestroyOutcome::Destroyed
+    );
+    assert!(
+        rec.machine().slabs.values().all(|s| s.cache != id),
+        "every slab went back"
+    );
+    assert!(!slabinfo(rec.machine()).contains("\na "));
+    assert_eq!(slab_alloc_node(&mut rec, id, 0, None), 0);
+    assert_eq!(
+        rec.steps().last().unwrap().caption.key,
+        "step.use_destroyed_cache"
+    );
+    consistent(&rec);
+}
+
 #[derive(Clone, Debug)]
 enum Op {
+    Shrink {
+        cpu: u32,
+        cache: usize,
+    },
     AllocBulk {
         cpu: u32,
         cache: usize,
@@ -452,6 +524,7 @@ fn op() -> impl Strategy<Value = Op> {
         6 => (0u32..3, 0usize..3, prop::option::of(0u32..2)).prop_map(|(cpu, cache, node)| Op::Alloc { cpu, cache, node }),
         5 => (0u32..3, any::<usize>()).prop_map(|(cpu, pick)| Op::Free { cpu, pick }),
         1 => (0u32..3, 0usize..3).prop_map(|(cpu, cache)| Op::Flush { cpu, cache }),
+        1 => (0u32..3, 0usize..3).prop_map(|(cpu, cache)| Op::Shrink { cpu, cache }),
         1 => (0u32..3, 0usize..3, 1u32..24).prop_map(|(cpu, cache, n)| Op::AllocBulk { cpu, cache, n }),
         1 => (0u32..3, prop::collection::vec(any::<usize>(), 1..16)).prop_map(|(cpu, picks)| Op::FreeBulk { cpu, picks }),
     ]
@@ -490,6 +563,7 @@ proptest! {
                     }
                 }
                 Op::Flush { cpu, cache } => flush_cpu_slab(&mut rec, ids[cache], cpu % cpus),
+                Op::Shrink { cpu, cache } => kmem_cache_shrink(&mut rec, ids[cache], cpu % cpus),
                 Op::AllocBulk { cpu, cache, n } => {
                     let got = kmem_cache_alloc_bulk(&mut rec, ids[cache], n, cpu % cpus);
                     prop_assert!(got.is_empty() || got.len() == n as usize);

@@ -77,6 +77,8 @@ pub enum Event {
     },
     /// A new cache was merged into an existing one (`__kmem_cache_alias()`).
     CacheAliased { id: u32, alias: String },
+    /// A merged name let go of its cache (`kmem_cache_destroy()` with references left).
+    CacheUnaliased { id: u32, alias: String },
     /// `kmem_cache_destroy()` finished.
     CacheDestroyed { id: u32 },
     /// A slab was set up on freshly allocated pages (`allocate_slab()`): its free objects linked

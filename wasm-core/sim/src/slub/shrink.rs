@@ -1,0 +1,144 @@
+//! `kmem_cache_shrink()` and `kmem_cache_destroy()` (mm/slub.c and mm/slab_common.c, v6.6;
+//! spec 2.9).
+
+use super::partial::{discard_slab, flush_cpu_slab};
+use crate::trace::{End, Event, Recorder};
+
+/// `SHRINK_PROMOTE_MAX`: slabs with up to this many free objects are sorted to the front.
+const SHRINK_PROMOTE_MAX: u32 = 32;
+
+/// `__kmem_cache_shrink()`: `flush_all()`, then per node: empty partial slabs are freed (even
+/// below `min_partial`), slabs with 1..=32 free objects move to the head of the list, fullest
+/// first, the rest stay behind them in their order. `list_move()` adds at the head of each
+/// bucket, so within one free count the order is reversed.
+pub fn kmem_cache_shrink(rec: &mut Recorder, cache: u32, cpu: u32) {
+    for c in 0..rec.machine().config.cpus {
+        flush_cpu_slab(rec, cache, c);
+    }
+    let name = rec.machine().caches[cache as usize].name.clone();
+    for node in 0..rec.machine().config.nodes {
+        let list = rec.machine().caches[cache as usize].node[node as usize]
+            .partial
+            .clone();
+        let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); SHRINK_PROMOTE_MAX as usize];
+        let mut rest = Vec::new();
+        let mut discard = Vec::new();
+        for &pfn in &list {
+            let slab = &rec.machine().slabs[&pfn];
+            let free = slab.objects - slab.inuse;
+            if free == slab.objects {
+                discard.insert(0, pfn);
+            } else if free <= SHRINK_PROMOTE_MAX {
+                buckets[free as usize - 1].insert(0, pfn);
+            } else {
+                rest.push(pfn);
+            }
+        }
+        rec.begin("__kmem_cache_do_shrink", "sort and free", "step.shrink");
+        rec.arg("cache", name.as_str());
+        rec.arg("node", node);
+        rec.arg("freed", discard.len() as u32);
+        for &pfn in &list {
+            rec.emit(Event::NodePartialRemoved { cache, node, pfn });
+        }
+        for pfn in buckets.into_iter().flatten().chain(rest) {
+            rec.emit(Event::NodePartialAdded {
+                cache,
+                node,
+                pfn,
+                end: End::Tail,
+            });
+        }
+        for pfn in discard {
+            discard_slab(rec, cache, cpu, pfn);
+        }
+        rec.end();
+    }
+}
+
+/// What `kmem_cache_destroy()` did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DestroyOutcome {
+    /// The last reference went and the cache is gone.
+    Destroyed,
+    /// Other names still use the merged cache; only a reference went.
+    Unreferenced,
+    /// Objects are still allocated: the kernel warns and leaks the cache.
+    StillHasObjects,
+}
+
+/// `kmem_cache_destroy()`: drops a reference; the last one shuts the cache down
+/// (`__kmem_cache_shutdown()`: flush every CPU, free the empty partial slabs). If slabs remain,
+/// the kernel prints "kmem_cache_destroy %s: Slab cache still has objects" and keeps the cache.
+pub fn kmem_cache_destroy(
+    rec: &mut Recorder,
+    cache: u32,
+    alias: Option<&str>,
+    cpu: u32,
+) -> DestroyOutcome {
+    let name = rec.machine().caches[cache as usize].name.clone();
+    if let Some(alias) = alias.filter(|a| {
+        rec.machine().caches[cache as usize]
+            .aliases
+            .iter()
+            .any(|x| x == a)
+    }) {
+        rec.begin("kmem_cache_destroy", "refcount", "step.cache_unreferenced");
+        rec.arg("cache", name.as_str());
+        rec.emit(Event::CacheUnaliased {
+            id: cache,
+            alias: alias.to_string(),
+        });
+        rec.end();
+        return DestroyOutcome::Unreferenced;
+    }
+    if !rec.machine().caches[cache as usize].aliases.is_empty() {
+        // The creator's name goes first but the cache lives on for its aliases.
+        let alias = rec.machine().caches[cache as usize].aliases[0].clone();
+        rec.begin("kmem_cache_destroy", "refcount", "step.cache_unreferenced");
+        rec.arg("cache", name.as_str());
+        rec.emit(Event::CacheUnaliased { id: cache, alias });
+        rec.end();
+        return DestroyOutcome::Unreferenced;
+    }
+    for c in 0..rec.machine().config.cpus {
+        flush_cpu_slab(rec, cache, c);
+    }
+    rec.begin(
+        "__kmem_cache_shutdown",
+        "free empty slabs",
+        "step.cache_shutdown",
+    );
+    rec.arg("cache", name.as_str());
+    for node in 0..rec.machine().config.nodes {
+        let list = rec.machine().caches[cache as usize].node[node as usize]
+            .partial
+            .clone();
+        for pfn in list {
+            if rec.machine().slabs[&pfn].inuse == 0 {
+                rec.emit(Event::NodePartialRemoved { cache, node, pfn });
+                discard_slab(rec, cache, cpu, pfn);
+            }
+        }
+    }
+    let left: u64 = rec.machine().caches[cache as usize]
+        .node
+        .iter()
+        .map(|n| n.nr_slabs)
+        .sum();
+    if left > 0 {
+        rec.end();
+        rec.begin(
+            "kmem_cache_destroy",
+            "still has objects",
+            "step.destroy_busy",
+        );
+        rec.arg("cache", name.as_str());
+        rec.arg("slabs", left);
+        rec.end();
+        return DestroyOutcome::StillHasObjects;
+    }
+    rec.emit(Event::CacheDestroyed { id: cache });
+    rec.end();
+    DestroyOutcome::Destroyed
+}
