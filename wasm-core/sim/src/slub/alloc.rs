@@ -292,6 +292,11 @@ fn new_slab(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> Opti
         },
         "step.allocate_slab",
     );
+    rec.arg(
+        "cache",
+        rec.machine().caches[cache as usize].name.clone().as_str(),
+    );
+    rec.arg("cpu", cpu);
     rec.arg("order", order);
     rec.arg("objects", objects);
     rec.emit(Event::SlabCreated {
