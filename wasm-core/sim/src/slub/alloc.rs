@@ -3,7 +3,7 @@
 //! (mm/slub.c and mm/slab_common.c, v6.6; spec 2.5, 2.6).
 
 use super::create::kmalloc_cache_for;
-use super::partial::{deactivate_slab, put_cpu_partial};
+use super::partial::{flush_slab, put_cpu_partial};
 use super::state::ZERO_SIZE_PTR;
 use super::{get_freepointer, set_cpu_freelist};
 use crate::geometry::kmalloc::KmallocTarget;
@@ -93,13 +93,7 @@ pub(crate) fn slab_alloc_slow(rec: &mut Recorder, cache: u32, cpu: u32, node: Op
                 rec.arg("cache", name.as_str());
                 rec.arg("cpu", cpu);
                 rec.arg("slab_node", slab_node);
-                rec.emit(Event::CpuSlabSet {
-                    cache,
-                    cpu,
-                    slab: None,
-                });
-                set_cpu_freelist(rec, cache, cpu, 0);
-                deactivate_slab(rec, cache, cpu, pfn, c.freelist);
+                flush_slab(rec, cache, cpu, pfn, c.freelist);
                 rec.end();
             } else if c.freelist != 0 {
                 rec.begin("___slab_alloc", "load c->freelist", "step.load_freelist");

@@ -161,6 +161,18 @@ pub(crate) fn discard_slab(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn) {
     rec.end();
 }
 
+/// `flush_slab()`: detach the cpu slab and the CPU's freelist (bumping tid), then
+/// `deactivate_slab()` them. Also the node-mismatch branch of `___slab_alloc()`.
+pub(crate) fn flush_slab(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, cpu_freelist: u64) {
+    rec.emit(Event::CpuSlabSet {
+        cache,
+        cpu,
+        slab: None,
+    });
+    set_cpu_freelist(rec, cache, cpu, 0);
+    deactivate_slab(rec, cache, cpu, pfn, cpu_freelist);
+}
+
 /// `flush_cpu_slab()`: deactivate `cpu`'s cpu slab and unfreeze its partial stack.
 pub fn flush_cpu_slab(rec: &mut Recorder, cache: u32, cpu: u32) {
     let c = rec.machine().caches[cache as usize].cpu[cpu as usize].clone();
@@ -169,13 +181,7 @@ pub fn flush_cpu_slab(rec: &mut Recorder, cache: u32, cpu: u32) {
         rec.begin("flush_slab", "deactivate cpu slab", "step.flush_slab");
         rec.arg("cache", name.as_str());
         rec.arg("cpu", cpu);
-        rec.emit(Event::CpuSlabSet {
-            cache,
-            cpu,
-            slab: None,
-        });
-        set_cpu_freelist(rec, cache, cpu, 0);
-        deactivate_slab(rec, cache, cpu, pfn, c.freelist);
+        flush_slab(rec, cache, cpu, pfn, c.freelist);
         rec.end();
     }
     if c.partial.is_some() {
