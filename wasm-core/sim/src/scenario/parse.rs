@@ -855,7 +855,7 @@ impl Parser {
                 Ref::Index { name, index: start }
             };
             line.expect_sym(']')?;
-            if list != matches!(r, Ref::Slice { .. }) && !list {
+            if !list && matches!(r, Ref::Slice { .. }) {
                 return Err(ParseError::new(
                     line.number,
                     col,
@@ -885,8 +885,8 @@ impl Parser {
     }
 
     fn call(&self, name: &str, line: &mut Line, machine: &MachineConfig) -> Result<Op, ParseError> {
+        // A node number that must exist on this machine.
         let node = |line: &mut Line| -> Result<u32, ParseError> {
-            line.expect_sym(',')?;
             let col = line.col();
             let n = line.number("a node", 64)? as u32;
             if n >= machine.nodes {
@@ -909,6 +909,7 @@ impl Parser {
             },
             "kmalloc_node" => {
                 let size = line.number("the size", 1 << 40)?;
+                line.expect_sym(',')?;
                 Op::Kmalloc {
                     size,
                     node: Some(node(line)?),
@@ -923,6 +924,7 @@ impl Parser {
             },
             "kmem_cache_alloc_node" => {
                 let cache = self.cache_ref(line)?;
+                line.expect_sym(',')?;
                 Op::KmemCacheAlloc {
                     cache,
                     node: Some(node(line)?),
@@ -960,19 +962,7 @@ impl Parser {
                 node: None,
             },
             "alloc_pages_node" => {
-                let col = line.col();
-                let n = line.number("a node", 64)? as u32;
-                if n >= machine.nodes {
-                    return Err(ParseError::new(
-                        line.number,
-                        col,
-                        "scenario.node",
-                        format!(
-                            "node {n} does not exist: the machine has {} nodes",
-                            machine.nodes
-                        ),
-                    ));
-                }
+                let n = node(line)?;
                 line.expect_sym(',')?;
                 Op::AllocPages {
                     order: line.number("the order", 13)? as u8,

@@ -98,6 +98,13 @@ fn mistakes_have_line_column_and_hint() {
     let e = err(&format!("{HEADER}a = kmalloc(64)\n"));
     assert_eq!((e.key, e.column), ("scenario.no_cpu", 16));
 
+    let e = err(&format!("{HEADER}a = kmalloc_node(64, 1) on cpu0\n"));
+    assert_eq!((e.key, e.column), ("scenario.node", 22));
+    let e = err(&format!("{HEADER}p = alloc_pages_node(2, 0) on cpu0\n"));
+    assert_eq!((e.key, e.column), ("scenario.node", 22));
+    let e = err(&format!("{HEADER}a = kmalloc_node(64 1) on cpu0\n"));
+    assert_eq!(e.key, "scenario.expected");
+
     let e = err(&format!("{HEADER}kfree(b) on cpu0\n"));
     assert_eq!((e.line, e.column, e.key), (3, 7, "scenario.unknown_name"));
 

@@ -140,12 +140,10 @@ pub(crate) fn slab_alloc_slow(rec: &mut Recorder, cache: u32, cpu: u32, node: Op
                 continue;
             }
         }
-        // new_slab: the per-CPU partial stack first.
-        if let Some(top) = c.partial.filter(|_| {
-            rec.machine().caches[cache as usize].cpu[cpu as usize]
-                .slab
-                .is_none()
-        }) {
+        // new_slab: no cpu slab now; the per-CPU partial stack first (read afresh: the branches
+        // above may have changed this CPU's state).
+        let partial = rec.machine().caches[cache as usize].cpu[cpu as usize].partial;
+        if let Some(top) = partial {
             let next = rec.machine().slabs[&top].next;
             rec.begin("___slab_alloc", "cpu partial pop", "step.cpu_partial_pop");
             rec.arg("cache", name.as_str());
