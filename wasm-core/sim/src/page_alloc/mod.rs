@@ -35,6 +35,11 @@ pub enum PageAllocError {
         pfn: Pfn,
         state: FrameState,
     },
+    /// `free_pages` of a slab's pages while the slab still exists (`PageSlab` set).
+    PageSlab {
+        pfn: Pfn,
+        cache: u32,
+    },
     /// No node had a free block of the order.
     OutOfMemory {
         order: u8,
@@ -53,6 +58,11 @@ impl fmt::Display for PageAllocError {
                 f,
                 "pfn {pfn:#x} is not the first page of an allocated block ({state:?}): \
                  the kernel would report \"Bad page state\""
+            ),
+            PageAllocError::PageSlab { pfn, cache } => write!(
+                f,
+                "pfn {pfn:#x} belongs to a slab of cache {cache}: freeing it would pull the slab \
+                 out from under SLUB; the kernel reports \"Bad page state\" (PageSlab set)"
             ),
             PageAllocError::OutOfMemory { order } => {
                 write!(
@@ -125,9 +135,14 @@ pub fn free_pages(rec: &mut Recorder, cpu: u32, pfn: Pfn) -> Result<(), PageAllo
         return Err(PageAllocError::Cpu(cpu));
     }
     let state = m.frame(pfn).map_or(FrameState::Hole, |f| f.state);
-    let FrameState::Allocated { order, .. } = state else {
+    let FrameState::Allocated { order, owner } = state else {
         return Err(PageAllocError::NotAllocated { pfn, state });
     };
+    // free_page_is_bad(): a page still marked as a slab is refused. free_slab() clears the
+    // mark (SlabReleased) before it frees a slab's pages.
+    if let Owner::Slab { cache } = owner {
+        return Err(PageAllocError::PageSlab { pfn, cache });
+    }
     let node = m.node_of(pfn);
     if order <= PCP_MAX_ORDER {
         pcp::free_unref_page(rec, cpu, node, pfn, order);

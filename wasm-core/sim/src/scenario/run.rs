@@ -367,7 +367,10 @@ fn step(
                 v => {
                     // An object's address is not the first page of a block: "Bad page state".
                     let pfn = rec.machine().addr_pfn(addr_of(rec, &v)).unwrap_or(Pfn::MAX);
-                    if let Err(PageAllocError::NotAllocated { pfn, .. }) = free_pages(rec, cpu, pfn)
+                    if let Err(
+                        PageAllocError::NotAllocated { pfn, .. }
+                        | PageAllocError::PageSlab { pfn, .. },
+                    ) = free_pages(rec, cpu, pfn)
                     {
                         // bad_page(): "BUG: Bad page state"; the kernel reports it and leaks the page.
                         rec.begin("free_pages", "bad page", "step.bad_page");

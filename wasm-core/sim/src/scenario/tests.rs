@@ -180,6 +180,9 @@ free_pages(p) on cpu0
 free_pages(p) on cpu1
 big = alloc_pages(12) on cpu0
 free_pages(big) on cpu0
+o = kmalloc(64) on cpu0
+free_pages(o) on cpu0
+kfree(o) on cpu0
 "
     ))
     .unwrap();
@@ -187,7 +190,13 @@ free_pages(big) on cpu0
     let keys: Vec<&str> = rec.steps().iter().map(|s| s.caption.key).collect();
     assert!(keys.contains(&"step.bad_page"), "{keys:?}");
     assert!(keys.contains(&"step.bad_order"));
-    assert_eq!(keys.last(), Some(&"step.free_null"));
+    assert!(keys.contains(&"step.free_null"));
+    // free_pages() of a slab object's page is refused ("Bad page state"): the slab survives
+    // and the object is still freed normally afterwards.
+    assert_eq!(keys.iter().filter(|k| **k == "step.bad_page").count(), 2);
+    assert_eq!(rec.steps().last().unwrap().function, "do_slab_free");
+    assert!(rec.machine().live.is_empty());
+    assert!(crate::slub::check::check_slub(rec.machine()).is_empty());
 }
 
 #[test]

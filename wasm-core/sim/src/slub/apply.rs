@@ -159,7 +159,12 @@ impl Machine {
                     .retain(|p| p != pfn);
             }
             Event::SlabDiscarded { pfn, .. } => {
-                self.slabs.remove(pfn);
+                if let Some(slab) = self.slabs.remove(pfn) {
+                    self.frames[*pfn as usize].state = crate::machine::FrameState::Allocated {
+                        order: slab.order,
+                        owner: crate::machine::Owner::Pages,
+                    };
+                }
             }
             Event::DetachedFreelistBuilt { .. } => {
                 // A transient structure for the narration; its links are FreePointerSet events.

@@ -139,7 +139,8 @@ pub enum Event {
     },
     /// `remove_partial()`.
     NodePartialRemoved { cache: u32, node: u32, pfn: Pfn },
-    /// The slab is gone (`discard_slab()`); its pages are released next.
+    /// The slab is gone (`discard_slab()` → `free_slab()`: `__folio_clear_slab()`); its pages
+    /// are ordinary pages again, freed next.
     SlabDiscarded { cache: u32, pfn: Pfn },
     /// `build_detached_freelist()` gathered `objects` (head first) of one slab from the array
     /// of a bulk free, scanning `scanned` entries with `lookahead_left` misses to spare; the
