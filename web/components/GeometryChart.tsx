@@ -32,7 +32,7 @@ export function GeometryChart({ table, pageSize, metric }: Props) {
         <ul>
           {scene.series.map((s) => (
             <li key={s.key}>
-              {cpuLabel(s.cpus)} {t('geometry.cpusSuffix')}: {s.points.length} {t('geometry.points', { count: s.points.length })}
+              {t('geometry.cpusSuffix')} {cpuLabel(s.cpus)}: {t('geometry.points', { count: s.points.length })}
             </li>
           ))}
         </ul>

@@ -3,7 +3,9 @@
 
 use proptest::prelude::*;
 use slabscope_sim::geometry::platform::{PageGeometry, MAX_OBJS_PER_PAGE};
-use slabscope_sim::geometry::{kmem_cache_geometry, CacheRequest, CacheSource, SlabFlags};
+use slabscope_sim::geometry::{
+    kmem_cache_geometry, CacheRequest, CacheSource, GeometryError, SlabFlags,
+};
 
 fn flags() -> impl Strategy<Value = SlabFlags> {
     prop::array::uniform6(any::<bool>()).prop_map(|b| SlabFlags {
@@ -60,12 +62,17 @@ proptest! {
 
     #[test]
     fn layouts_are_consistent(req in valid_request()) {
-        let Ok(g) = kmem_cache_geometry(&req) else {
-            // Refusals are only for objects too large for a MAX_ORDER slab.
-            let page = PageGeometry::new(req.page_size).unwrap();
-            let CacheSource::Object { object_size } = req.source else { unreachable!() };
-            prop_assert!(u64::from(object_size) * 2 > page.kmalloc_max_size() / 2);
-            return Ok(());
+        let g = match kmem_cache_geometry(&req) {
+            Ok(g) => g,
+            Err(e) => {
+                // Valid machines only refuse slots that no MAX_ORDER slab can hold.
+                let page = PageGeometry::new(req.page_size).unwrap();
+                prop_assert!(
+                    matches!(e, GeometryError::ObjectTooLarge { size, .. } if u64::from(size) > page.kmalloc_max_size()),
+                    "unexpected refusal {:?}", e
+                );
+                return Ok(());
+            }
         };
         let page = PageGeometry::new(req.page_size).unwrap();
         prop_assert!(g.objs_per_slab >= 1 && g.objs_per_slab <= MAX_OBJS_PER_PAGE);

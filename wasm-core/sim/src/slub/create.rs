@@ -91,6 +91,10 @@ pub fn kmalloc_cache_for(
 
 /// `kmem_cache_create()`: merges into a compatible older cache (`find_mergeable()`) unless
 /// merging is off, else creates a new cache. Returns the id the name now refers to.
+///
+/// Differs from v6.6: `__kmem_cache_alias()` also widens the surviving cache's `object_size`
+/// and `inuse` to the new size; the simulator keeps the first cache's values (slot size,
+/// order and free pointer offset, which the kernel does not change either, are the same).
 pub fn kmem_cache_create(
     rec: &mut Recorder,
     decl: &CacheDecl,
