@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 mod run;
 mod sweep;
+mod workload;
 
 #[derive(Parser)]
 #[command(
@@ -31,6 +32,8 @@ enum Command {
     Sweep(sweep::SweepArgs),
     /// Run a scenario file and print its trace and kernel files.
     Run(run::RunArgs),
+    /// Time the standard workload of `npm run bench` (docs/bench.md) and print JSON.
+    Workload(workload::WorkloadArgs),
 }
 
 /// `SLAB_*` creation flags and `slub_debug` letters.
@@ -137,6 +140,13 @@ impl GeometryArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Workload(args) => match workload::run(&args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Command::Run(args) => match run::run(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {

@@ -7,7 +7,7 @@ use slabscope_sim::machine::check::check_page_allocator;
 use slabscope_sim::scenario::{parse, run as run_scenario};
 use slabscope_sim::slabinfo::slabinfo;
 use slabscope_sim::slub::check::check_slub;
-use slabscope_sim::trace::{Arg, Step};
+use slabscope_sim::trace::{Shown, Step};
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -101,9 +101,9 @@ fn print_step(n: usize, step: &Step) {
         .args
         .iter()
         .map(|(k, v)| match v {
-            Arg::Num(x) if *k == "pfn" => format!("{k}={x:#x}"),
-            Arg::Num(x) => format!("{k}={x}"),
-            Arg::Text(t) => format!("{k}={t}"),
+            Shown::Num(x) if *k == "pfn" => format!("{k}={x:#x}"),
+            Shown::Num(x) => format!("{k}={x}"),
+            Shown::Text(t) => format!("{k}={t}"),
         })
         .collect();
     println!(
@@ -112,7 +112,7 @@ fn print_step(n: usize, step: &Step) {
         step.path,
         args.join(" ")
     );
-    for event in &step.events {
+    for event in step.events {
         println!(
             "         {}",
             serde_json::to_string(event).unwrap_or_default()

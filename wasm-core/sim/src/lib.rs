@@ -21,6 +21,7 @@ pub mod slabinfo;
 pub mod slub;
 pub mod sweep;
 pub mod trace;
+pub mod workload;
 
 /// The stable id of the kernel behaviour this build reproduces. A shared link that names a
 /// profile replays the same way forever; later kernels get a new id beside this one.

@@ -38,6 +38,36 @@ pub fn geometry(request_json: &str) -> Result<String, JsError> {
     Ok(serde_json::to_string(&answer).expect("CacheGeometry always serialises"))
 }
 
+/// The standard workload of `npm run bench` (docs/bench.md), booted and ready: JavaScript
+/// times `run` with its own clock.
+#[wasm_bindgen]
+pub struct Workload {
+    rec: slabscope_sim::trace::Recorder,
+}
+
+#[wasm_bindgen]
+impl Workload {
+    /// Boots the standard machine with its kmalloc caches; `record` keeps the trace.
+    #[wasm_bindgen(constructor)]
+    pub fn new(record: bool) -> Workload {
+        Workload {
+            rec: slabscope_sim::workload::standard_recorder(record),
+        }
+    }
+
+    /// Runs `ops` operations; returns the `WorkloadReport` as JSON, with `trace_bytes`.
+    pub fn run(&mut self, ops: u32, seed: u32) -> String {
+        let report = slabscope_sim::workload::run_standard_ops(
+            &mut self.rec,
+            u64::from(ops),
+            u64::from(seed),
+        );
+        let mut value = serde_json::to_value(&report).expect("reports serialise");
+        value["trace_bytes"] = self.rec.trace_bytes().into();
+        value.to_string()
+    }
+}
+
 /// The sweep table's column names, in row order.
 #[wasm_bindgen]
 pub fn sweep_columns() -> Vec<String> {

@@ -14,15 +14,16 @@ mod apply;
 pub mod check;
 pub mod config;
 mod list;
+mod slabs;
 pub mod watermark;
 
 pub use config::{ConfigError, MachineConfig};
 pub use list::ListHead;
+pub use slabs::SlabTable;
 
 use crate::geometry::platform::PageGeometry;
-use crate::slub::state::{KmemCache, Slab};
+use crate::slub::state::KmemCache;
 use serde::Serialize;
-use std::collections::BTreeMap;
 
 /// A page frame number.
 pub type Pfn = u32;
@@ -113,11 +114,12 @@ pub struct Machine {
     pub pcp: Vec<PerCpuPages>,
     /// `slab_caches`, oldest first (slabinfo prints newest first).
     pub caches: Vec<KmemCache>,
+    /// `kmalloc_caches[KMALLOC_NORMAL][index]`: the cache id of each kmalloc class.
+    pub kmalloc_caches: Vec<Option<u32>>,
     /// Every slab, by its first page.
-    pub slabs: BTreeMap<Pfn, Slab>,
-    /// Objects handed out and not yet freed, with their cache: what a person's pointers
-    /// point at (the kernel keeps no such table; the simulator needs it to name bad frees).
-    pub live: BTreeMap<u64, u32>,
+    pub slabs: SlabTable,
+    /// Objects handed out and not yet freed (the sum of `Slab::allocated`).
+    pub live_objects: u64,
 }
 
 impl Machine {
@@ -188,6 +190,7 @@ impl Machine {
                 });
             }
         }
+        let frames_len = frames.len();
         Ok(Machine {
             config,
             page,
@@ -197,8 +200,9 @@ impl Machine {
             zones,
             pcp,
             caches: Vec::new(),
-            slabs: BTreeMap::new(),
-            live: BTreeMap::new(),
+            kmalloc_caches: Vec::new(),
+            slabs: SlabTable::new(frames_len),
+            live_objects: 0,
         })
     }
 

@@ -195,7 +195,7 @@ kfree(o) on cpu0
     // and the object is still freed normally afterwards.
     assert_eq!(keys.iter().filter(|k| **k == "step.bad_page").count(), 2);
     assert_eq!(rec.steps().last().unwrap().function, "do_slab_free");
-    assert!(rec.machine().live.is_empty());
+    assert!((rec.machine().live_objects == 0));
     assert!(crate::slub::check::check_slub(rec.machine()).is_empty());
 }
 
@@ -256,12 +256,11 @@ x = kmem_cache_alloc(foo) on cpu0
     }
     let left: Vec<(String, &str)> = rec
         .machine()
-        .live
-        .iter()
+        .live()
         .map(|(a, c)| {
             (
                 format!("{a:#x}"),
-                rec.machine().caches[*c as usize].name.as_str(),
+                rec.machine().caches[c as usize].name.as_str(),
             )
         })
         .collect();

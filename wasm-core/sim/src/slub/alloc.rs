@@ -41,13 +41,12 @@ pub fn slab_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u3
     let m = rec.machine();
     if m.caches[cache as usize].destroyed {
         // The kmem_cache structure is freed memory now: a use-after-free in the caller.
-        let name = m.caches[cache as usize].name.clone();
         rec.begin(
             "kmem_cache_alloc",
             "destroyed cache",
             "step.use_destroyed_cache",
         );
-        rec.arg("cache", name.as_str());
+        rec.arg_cache("cache", cache);
         rec.end();
         return 0;
     }
@@ -59,9 +58,8 @@ pub fn slab_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u3
     };
     if object != 0 && slab.is_some() && node_ok {
         let next = get_freepointer(m, object);
-        let name = m.caches[cache as usize].name.clone();
         rec.begin("slab_alloc_node", "fast path", "step.alloc_fast");
-        rec.arg("cache", name.as_str());
+        rec.arg_cache("cache", cache);
         rec.arg("cpu", cpu);
         set_cpu_freelist(rec, cache, cpu, next);
         rec.emit(Event::ObjectAllocated {
@@ -77,7 +75,6 @@ pub fn slab_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u3
 
 /// `___slab_alloc()`.
 pub(crate) fn slab_alloc_slow(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
-    let name = rec.machine().caches[cache as usize].name.clone();
     loop {
         // reread_slab / redo
         let c = rec.machine().caches[cache as usize].cpu[cpu as usize].clone();
@@ -90,14 +87,14 @@ pub(crate) fn slab_alloc_slow(rec: &mut Recorder, cache: u32, cpu: u32, node: Op
                     "node mismatch: deactivate",
                     "step.node_mismatch",
                 );
-                rec.arg("cache", name.as_str());
+                rec.arg_cache("cache", cache);
                 rec.arg("cpu", cpu);
                 rec.arg("slab_node", slab_node);
                 flush_slab(rec, cache, cpu, pfn, c.freelist);
                 rec.end();
             } else if c.freelist != 0 {
                 rec.begin("___slab_alloc", "load c->freelist", "step.load_freelist");
-                rec.arg("cache", name.as_str());
+                rec.arg_cache("cache", cache);
                 rec.arg("cpu", cpu);
                 return load_freelist(rec, cache, cpu, c.freelist);
             } else {
@@ -113,7 +110,7 @@ pub(crate) fn slab_alloc_slow(rec: &mut Recorder, cache: u32, cpu: u32, node: Op
                     },
                     "step.get_freelist",
                 );
-                rec.arg("cache", name.as_str());
+                rec.arg_cache("cache", cache);
                 rec.arg("cpu", cpu);
                 rec.emit(Event::SlabStateSet {
                     pfn,
@@ -146,7 +143,7 @@ pub(crate) fn slab_alloc_slow(rec: &mut Recorder, cache: u32, cpu: u32, node: Op
         if let Some(top) = partial {
             let next = rec.machine().slabs[&top].next;
             rec.begin("___slab_alloc", "cpu partial pop", "step.cpu_partial_pop");
-            rec.arg("cache", name.as_str());
+            rec.arg_cache("cache", cache);
             rec.arg("cpu", cpu);
             rec.emit(Event::CpuPartialSet {
                 cache,
@@ -169,7 +166,7 @@ pub(crate) fn slab_alloc_slow(rec: &mut Recorder, cache: u32, cpu: u32, node: Op
         // get_any_partial() (remote node partial lists) is not modelled yet: straight to new_slab.
         let Some(pfn) = new_slab(rec, cache, cpu, node) else {
             rec.begin("___slab_alloc", "out of memory", "step.slab_oom");
-            rec.arg("cache", name.as_str());
+            rec.arg_cache("cache", cache);
             rec.end();
             return 0;
         };
@@ -201,7 +198,7 @@ fn load_freelist(rec: &mut Recorder, cache: u32, cpu: u32, freelist: u64) -> u64
         addr: freelist,
         cpu,
     });
-    rec.arg("object", format!("{freelist:#x}").as_str());
+    rec.arg_addr("object", freelist);
     rec.end();
     freelist
 }
@@ -214,13 +211,9 @@ fn get_partial_node(rec: &mut Recorder, cache: u32, cpu: u32, node: u32) -> Opti
     if list.is_empty() {
         return None;
     }
-    let (limit, has_cpu_partial, name) = (
-        s.geometry.cpu_partial_slabs,
-        s.has_cpu_partial(),
-        s.name.clone(),
-    );
+    let (limit, has_cpu_partial) = (s.geometry.cpu_partial_slabs, s.has_cpu_partial());
     rec.begin("get_partial_node", "node partial", "step.get_partial_node");
-    rec.arg("cache", name.as_str());
+    rec.arg_cache("cache", cache);
     rec.arg("node", node);
     let mut object = None;
     let mut partial_slabs = 0u32;
@@ -274,7 +267,6 @@ fn new_slab(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> Opti
         }
         Err(_) => return None,
     };
-    let slab_node = rec.machine().node_of(pfn);
     rec.begin(
         "allocate_slab",
         if order as u32 == g.order {
@@ -284,10 +276,7 @@ fn new_slab(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> Opti
         },
         "step.allocate_slab",
     );
-    rec.arg(
-        "cache",
-        rec.machine().caches[cache as usize].name.clone().as_str(),
-    );
+    rec.arg_cache("cache", cache);
     rec.arg("cpu", cpu);
     rec.arg("order", order);
     rec.arg("objects", objects);
@@ -295,8 +284,6 @@ fn new_slab(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> Opti
         cache,
         pfn,
         order,
-        node: slab_node,
-        objects,
         freelist: (0..objects).collect(),
     });
     Some(pfn)

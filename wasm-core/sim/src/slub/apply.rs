@@ -2,37 +2,80 @@
 
 use super::state::{KmemCache, KmemCacheCpu, KmemCacheNode, Slab, DIRECT_MAP_BASE};
 use crate::machine::{Machine, Pfn};
-use crate::trace::{End, Event};
+use crate::trace::{End, Event, NewCache};
 
 impl Machine {
     /// The address of object `index` of the slab at `pfn`.
     pub fn object_addr(&self, pfn: Pfn, size: u32, index: u32) -> u64 {
         DIRECT_MAP_BASE
-            + u64::from(pfn) * u64::from(self.page.page_size)
+            + (u64::from(pfn) << self.page.page_shift)
             + u64::from(index) * u64::from(size)
     }
 
     /// The first page's pfn of the page holding `addr`, if `addr` is in simulated memory.
     pub fn addr_pfn(&self, addr: u64) -> Option<Pfn> {
         let offset = addr.checked_sub(DIRECT_MAP_BASE)?;
-        let pfn = offset / u64::from(self.page.page_size);
+        let pfn = offset >> self.page.page_shift;
         (pfn < self.frames.len() as u64).then_some(pfn as Pfn)
+    }
+
+    fn set_allocated(&mut self, addr: u64, allocated: bool) {
+        let place = crate::slub::place_of(self, addr).expect("objects lie in slabs");
+        let slot = &mut self
+            .slabs
+            .get_mut(&place.pfn)
+            .expect("slab exists")
+            .allocated[place.index as usize];
+        debug_assert_ne!(*slot, allocated);
+        *slot = allocated;
+        if allocated {
+            self.live_objects += 1;
+        } else {
+            self.live_objects -= 1;
+        }
+    }
+
+    /// Whether `addr` is the start of an object a caller holds.
+    pub fn is_live(&self, addr: u64) -> bool {
+        crate::slub::place_of(self, addr)
+            .is_some_and(|p| p.offset == 0 && self.slabs[&p.pfn].allocated[p.index as usize])
+    }
+
+    /// Every object callers hold, with its cache, in address order.
+    pub fn live(&self) -> impl Iterator<Item = (u64, u32)> + '_ {
+        self.slabs.iter().flat_map(move |(pfn, s)| {
+            let size = self.caches[s.cache as usize].geometry.size;
+            s.allocated
+                .iter()
+                .enumerate()
+                .filter(|(_, &a)| a)
+                .map(move |(i, _)| (self.object_addr(pfn, size, i as u32), s.cache))
+        })
     }
 
     pub(crate) fn apply_slub(&mut self, event: &Event) {
         match event {
-            Event::CacheCreated {
-                id,
-                name,
-                geometry,
-                flags,
-                ctor,
-            } => {
+            Event::CacheCreated(new) => {
+                let NewCache {
+                    id,
+                    name,
+                    geometry,
+                    flags,
+                    ctor,
+                    kmalloc_index,
+                } = &**new;
                 debug_assert_eq!(*id as usize, self.caches.len());
+                if let Some(i) = kmalloc_index {
+                    let i = *i as usize;
+                    if self.kmalloc_caches.len() <= i {
+                        self.kmalloc_caches.resize(i + 1, None);
+                    }
+                    self.kmalloc_caches[i] = Some(*id);
+                }
                 self.caches.push(KmemCache {
                     id: *id,
                     name: name.clone(),
-                    geometry: (**geometry).clone(),
+                    geometry: geometry.clone(),
                     flags: *flags,
                     ctor: *ctor,
                     aliases: Vec::new(),
@@ -60,11 +103,11 @@ impl Machine {
                 cache,
                 pfn,
                 order,
-                node,
-                objects,
                 freelist,
             } => {
                 let size = self.caches[*cache as usize].geometry.size;
+                let objects = &(freelist.len() as u32);
+                let node = &self.node_of(*pfn);
                 let mut words = vec![0; *objects as usize];
                 for pair in freelist.windows(2) {
                     words[pair[0] as usize] = self.object_addr(*pfn, size, pair[1]);
@@ -85,6 +128,7 @@ impl Machine {
                         next: None,
                         slabs: 0,
                         words,
+                        allocated: vec![false; *objects as usize],
                     },
                 );
             }
@@ -166,15 +210,11 @@ impl Machine {
                     };
                 }
             }
-            Event::DetachedFreelistBuilt { .. } => {
+            Event::DetachedFreelistBuilt(_) => {
                 // A transient structure for the narration; its links are FreePointerSet events.
             }
-            Event::ObjectAllocated { cache, addr, .. } => {
-                self.live.insert(*addr, *cache);
-            }
-            Event::ObjectFreed { addr, .. } => {
-                self.live.remove(addr);
-            }
+            Event::ObjectAllocated { addr, .. } => self.set_allocated(*addr, true),
+            Event::ObjectFreed { addr, .. } => self.set_allocated(*addr, false),
             _ => unreachable!("page allocator events are applied in machine/apply.rs"),
         }
     }

@@ -7,7 +7,7 @@ use super::state::TID_STEP;
 use super::{get_freepointer, place_of, set_freepointer};
 use crate::machine::{FrameState, Owner};
 use crate::page_alloc::free_pages;
-use crate::trace::{Event, Recorder};
+use crate::trace::{DetachedFreelist, Event, Recorder};
 use std::collections::BTreeSet;
 
 /// How far `build_detached_freelist()` looks past entries of other slabs.
@@ -16,9 +16,8 @@ const LOOKAHEAD: u32 = 3;
 /// `kmem_cache_alloc_bulk()`: `n` objects, all or none. The objects come off `c->freelist`
 /// without a tid bump each; an empty freelist calls `___slab_alloc()`, which refills it.
 pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: u32, n: u32, cpu: u32) -> Vec<u64> {
-    let name = rec.machine().caches[cache as usize].name.clone();
     rec.begin("kmem_cache_alloc_bulk", "bulk", "step.alloc_bulk");
-    rec.arg("cache", name.as_str());
+    rec.arg_cache("cache", cache);
     rec.arg("cpu", cpu);
     rec.arg("count", n);
     let mut p = Vec::with_capacity(n as usize);
@@ -84,7 +83,7 @@ pub fn kmem_cache_free_bulk(
             "bad array entry",
             "step.free_bulk_invalid",
         );
-        rec.arg("addr", format!("{bad:#x}").as_str());
+        rec.arg_addr("addr", bad);
         rec.end();
         return FreeOutcome::Refused;
     }
@@ -108,7 +107,7 @@ fn first_bad(rec: &Recorder, cache: Option<u32>, objs: &[u64]) -> Option<u64> {
             return false;
         }
         match place_of(m, o) {
-            Some(p) => p.offset != 0 || !m.live.contains_key(&o),
+            Some(p) => p.offset != 0 || !m.is_live(o),
             None => true,
         }
     })
@@ -171,17 +170,16 @@ fn build_detached_freelist(
             break;
         }
     }
-    let name = rec.machine().caches[df_cache as usize].name.clone();
     rec.begin(
         "build_detached_freelist",
         "detached freelist",
         "step.detached_freelist",
     );
-    rec.arg("cache", name.as_str());
+    rec.arg_cache("cache", df_cache);
     rec.arg("slab", slab);
     rec.arg("count", group.len() as u32);
     rec.arg("scanned", scanned);
-    rec.emit(Event::DetachedFreelistBuilt {
+    rec.emit(Event::DetachedFreelistBuilt(Box::new(DetachedFreelist {
         cache: df_cache,
         slab,
         objects: group.clone(),
@@ -189,11 +187,10 @@ fn build_detached_freelist(
         lookahead_left: lookahead,
         array: p.to_vec(),
         done_from: same as u32,
-    });
+    })));
     if let Some(expected) = cache.filter(|&c| c != df_cache) {
         // cache_from_obj(): reported, then freed to the object's own cache.
-        let expected = rec.machine().caches[expected as usize].name.clone();
-        rec.arg("wrong_cache", expected.as_str());
+        rec.arg_cache("wrong_cache", expected);
     }
     // The links as the kernel writes them: the tail first (NULL), then each gathered object
     // in front of the previous head.

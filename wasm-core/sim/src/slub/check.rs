@@ -36,7 +36,7 @@ fn walk(
                 "object {at:#x} is on two freelists (or twice on one)"
             ));
         }
-        if m.live.contains_key(&at) {
+        if m.is_live(at) {
             bad.push(format!(
                 "object {at:#x} is both free ({what}) and allocated"
             ));
@@ -140,14 +140,18 @@ pub fn check_slub(m: &Machine) -> Vec<String> {
             }
         }
     }
-    let mut live_in: BTreeMap<Pfn, u32> = BTreeMap::new();
-    for &addr in m.live.keys() {
-        match super::place_of(m, addr) {
-            Some(p) if p.offset == 0 => *live_in.entry(p.pfn).or_default() += 1,
-            _ => bad.push(format!("allocated object {addr:#x} is not an object slot")),
-        }
+    let counted: u64 = m
+        .slabs
+        .values()
+        .map(|s| s.allocated.iter().filter(|&&a| a).count() as u64)
+        .sum();
+    if counted != m.live_objects {
+        bad.push(format!(
+            "{counted} objects marked allocated, but live_objects is {}",
+            m.live_objects
+        ));
     }
-    for (&pfn, slab) in &m.slabs {
+    for (pfn, slab) in m.slabs.iter() {
         let head = m.frame(pfn).map(|f| f.state);
         if head
             != Some(FrameState::Allocated {
@@ -178,7 +182,7 @@ pub fn check_slub(m: &Machine) -> Vec<String> {
             .filter(|c| c.slab == Some(pfn))
             .map(|c| super::freelist_len(m, c.freelist))
             .sum::<u32>();
-        let live = live_in.get(&pfn).copied().unwrap_or(0);
+        let live = slab.allocated.iter().filter(|&&a| a).count() as u32;
         if live + cpu_free != slab.inuse {
             bad.push(format!(
                 "slab {pfn:#x}: {live} allocated + {cpu_free} on a cpu freelist != inuse {}",

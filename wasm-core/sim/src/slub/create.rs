@@ -5,7 +5,7 @@ use crate::geometry::kmalloc::{kmalloc_classes, kmalloc_target, KmallocTarget};
 use crate::geometry::platform::WORD;
 use crate::geometry::{kmem_cache_geometry, CacheRequest, CacheSource, GeometryError, SlabFlags};
 use crate::scenario::{CacheDecl, Switches};
-use crate::trace::{Event, Recorder};
+use crate::trace::{Event, NewCache, Recorder};
 
 fn request(
     rec: &Recorder,
@@ -57,13 +57,14 @@ pub fn create_kmalloc_caches(rec: &mut Recorder, switches: &Switches) -> Result<
         );
         let geometry = kmem_cache_geometry(&req)?;
         let id = rec.machine().caches.len() as u32;
-        rec.emit(Event::CacheCreated {
+        rec.emit(Event::CacheCreated(Box::new(NewCache {
             id,
             name: class.name(),
-            geometry: Box::new(geometry),
+            geometry,
             flags: req.flags,
             ctor: false,
-        });
+            kmalloc_index: Some(class.index),
+        })));
     }
     rec.end();
     Ok(())
@@ -75,16 +76,13 @@ pub fn kmalloc_cache_for(
     size: u64,
 ) -> Result<Result<u32, KmallocTarget>, GeometryError> {
     match kmalloc_target(&rec.machine().page, size)? {
-        KmallocTarget::Cache(class) => {
-            let name = class.name();
-            Ok(rec
-                .machine()
-                .caches
-                .iter()
-                .position(|c| c.name == name)
-                .map(|i| i as u32)
-                .ok_or(KmallocTarget::Cache(class)))
-        }
+        KmallocTarget::Cache(class) => Ok(rec
+            .machine()
+            .kmalloc_caches
+            .get(class.index as usize)
+            .copied()
+            .flatten()
+            .ok_or(KmallocTarget::Cache(class))),
         other => Ok(Err(other)),
     }
 }
@@ -112,10 +110,9 @@ pub fn kmem_cache_create(
     );
     let geometry = kmem_cache_geometry(&req)?;
     if let Some(id) = find_mergeable(rec, switches, &req, geometry.align) {
-        let into = rec.machine().caches[id as usize].name.clone();
         rec.begin("__kmem_cache_alias", "merged", "step.cache_aliased");
-        rec.arg("cache", decl.name.as_str());
-        rec.arg("into", into.as_str());
+        rec.arg("cache", decl.name.clone());
+        rec.arg_cache("into", id);
         rec.emit(Event::CacheAliased {
             id,
             alias: decl.name.clone(),
@@ -124,18 +121,19 @@ pub fn kmem_cache_create(
         return Ok(id);
     }
     rec.begin("kmem_cache_create", "new cache", "step.cache_created");
-    rec.arg("cache", decl.name.as_str());
+    rec.arg("cache", decl.name.clone());
     rec.arg("size", geometry.size);
     rec.arg("objs_per_slab", geometry.objs_per_slab);
     rec.arg("order", geometry.order);
     let id = rec.machine().caches.len() as u32;
-    rec.emit(Event::CacheCreated {
+    rec.emit(Event::CacheCreated(Box::new(NewCache {
         id,
         name: decl.name.clone(),
-        geometry: Box::new(geometry),
+        geometry,
         flags: req.flags,
         ctor: req.ctor,
-    });
+        kmalloc_index: None,
+    })));
     rec.end();
     Ok(id)
 }

@@ -22,7 +22,7 @@ pub enum FreeOutcome {
 
 fn diagnostic(rec: &mut Recorder, path: &'static str, key: &'static str, addr: u64) -> FreeOutcome {
     rec.begin("kfree", path, key);
-    rec.arg("addr", format!("{addr:#x}").as_str());
+    rec.arg_addr("addr", addr);
     rec.end();
     FreeOutcome::Refused
 }
@@ -36,13 +36,12 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
     }
     let m = rec.machine();
     if let Some(c) = cache.filter(|&c| m.caches[c as usize].destroyed) {
-        let name = m.caches[c as usize].name.clone();
         rec.begin(
             "kmem_cache_free",
             "destroyed cache",
             "step.use_destroyed_cache",
         );
-        rec.arg("cache", name.as_str());
+        rec.arg_cache("cache", c);
         rec.end();
         return FreeOutcome::Refused;
     }
@@ -78,7 +77,7 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
         );
     }
     let slab_cache = m.slabs[&place.pfn].cache;
-    if !m.live.contains_key(&addr) {
+    if !m.is_live(addr) {
         // Freeing a free object: with CONFIG_SLAB_FREELIST_HARDENED set_freepointer() BUGs on
         // the naive case (freeing the object at the head of the freelist again); otherwise the
         // freelist gets a cycle and the object is handed out twice later.
@@ -87,11 +86,9 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
     if let Some(expected) = cache.filter(|&c| c != slab_cache) {
         // cache_from_obj(): "Wrong slab cache. %s but object is from %s" (with hardening or
         // debug), then frees to the object's real cache; recorded, then done that way.
-        let expected = rec.machine().caches[expected as usize].name.clone();
-        let actual = rec.machine().caches[slab_cache as usize].name.clone();
         rec.begin("cache_from_obj", "wrong cache", "step.wrong_cache");
-        rec.arg("expected", expected.as_str());
-        rec.arg("actual", actual.as_str());
+        rec.arg_cache("expected", expected);
+        rec.arg_cache("actual", slab_cache);
         rec.end();
     }
     slab_free(rec, slab_cache, place.pfn, addr, cpu);
@@ -109,12 +106,11 @@ fn slab_free(rec: &mut Recorder, cache: u32, pfn: u32, addr: u64, cpu: u32) {
 pub(crate) fn do_slab_free(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64], cpu: u32) {
     let s = &rec.machine().caches[cache as usize];
     let c = &s.cpu[cpu as usize];
-    let name = s.name.clone();
     let (head, tail) = (objs[0], objs[objs.len() - 1]);
     if c.slab == Some(pfn) {
         let cpu_head = c.freelist;
         rec.begin("do_slab_free", "fast path", "step.free_fast");
-        rec.arg("cache", name.as_str());
+        rec.arg_cache("cache", cache);
         rec.arg("cpu", cpu);
         rec.arg("count", objs.len() as u32);
         set_freepointer(rec, tail, cpu_head);
@@ -125,11 +121,11 @@ pub(crate) fn do_slab_free(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64
         rec.end();
         return;
     }
-    slab_free_slow(rec, cache, pfn, objs, cpu, &name);
+    slab_free_slow(rec, cache, pfn, objs, cpu);
 }
 
 /// `__slab_free()` for `cnt = objs.len()` objects of one slab, linked head to tail.
-fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64], cpu: u32, name: &str) {
+fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64], cpu: u32) {
     let (head, tail, cnt) = (objs[0], objs[objs.len() - 1], objs.len() as u32);
     let s = &rec.machine().caches[cache as usize];
     let (has_cpu_partial, min_partial) = (s.has_cpu_partial(), u64::from(s.geometry.min_partial));
@@ -160,7 +156,7 @@ fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64], cpu: u
         "full slab to node partial"
     };
     rec.begin("__slab_free", path, "step.slab_free");
-    rec.arg("cache", name);
+    rec.arg_cache("cache", cache);
     rec.arg("cpu", cpu);
     rec.arg("inuse", inuse);
     rec.arg("count", cnt);

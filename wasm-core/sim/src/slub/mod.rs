@@ -55,16 +55,16 @@ pub(crate) fn place_of(m: &Machine, addr: u64) -> Option<ObjectPlace> {
     };
     let slab = m.slabs.get(&head)?;
     let size = m.caches[slab.cache as usize].geometry.size;
-    let start = m.object_addr(head, size, 0);
-    let delta = addr - start;
-    let index = (delta / u64::from(size)) as u32;
+    // A slab spans at most 2^MAX_ORDER pages of 64 KiB (2^29 bytes): u32 arithmetic suffices.
+    let delta = (addr - m.object_addr(head, size, 0)) as u32;
+    let index = delta / size;
     if index >= slab.objects {
         return None; // in the slab's tail waste
     }
     Some(ObjectPlace {
         pfn: head,
         index,
-        offset: (delta % u64::from(size)) as u32,
+        offset: delta - index * size,
     })
 }
 

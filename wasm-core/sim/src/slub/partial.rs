@@ -147,9 +147,8 @@ pub(crate) fn deactivate_slab(
 /// `discard_slab()`: uncount it and free its pages (on `cpu`), inside the caller's step.
 pub(crate) fn discard_slab(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn) {
     let slab = rec.machine().slabs[&pfn].clone();
-    let name = rec.machine().caches[cache as usize].name.clone();
     rec.begin("discard_slab", "empty slab", "step.discard_slab");
-    rec.arg("cache", name.as_str());
+    rec.arg_cache("cache", cache);
     rec.arg("pfn", pfn);
     rec.emit(Event::SlabUncounted {
         cache,
@@ -176,10 +175,9 @@ pub(crate) fn flush_slab(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, cpu
 /// `flush_cpu_slab()`: deactivate `cpu`'s cpu slab and unfreeze its partial stack.
 pub fn flush_cpu_slab(rec: &mut Recorder, cache: u32, cpu: u32) {
     let c = rec.machine().caches[cache as usize].cpu[cpu as usize].clone();
-    let name = rec.machine().caches[cache as usize].name.clone();
     if let Some(pfn) = c.slab {
         rec.begin("flush_slab", "deactivate cpu slab", "step.flush_slab");
-        rec.arg("cache", name.as_str());
+        rec.arg_cache("cache", cache);
         rec.arg("cpu", cpu);
         flush_slab(rec, cache, cpu, pfn, c.freelist);
         rec.end();
@@ -190,7 +188,7 @@ pub fn flush_cpu_slab(rec: &mut Recorder, cache: u32, cpu: u32) {
             "cpu partial to node",
             "step.unfreeze_partials",
         );
-        rec.arg("cache", name.as_str());
+        rec.arg_cache("cache", cache);
         rec.arg("cpu", cpu);
         rec.emit(Event::CpuPartialSet {
             cache,

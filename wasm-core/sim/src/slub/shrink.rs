@@ -15,7 +15,6 @@ pub fn kmem_cache_shrink(rec: &mut Recorder, cache: u32, cpu: u32) {
     for c in 0..rec.machine().config.cpus {
         flush_cpu_slab(rec, cache, c);
     }
-    let name = rec.machine().caches[cache as usize].name.clone();
     for node in 0..rec.machine().config.nodes {
         let list = rec.machine().caches[cache as usize].node[node as usize]
             .partial
@@ -35,7 +34,7 @@ pub fn kmem_cache_shrink(rec: &mut Recorder, cache: u32, cpu: u32) {
             }
         }
         rec.begin("__kmem_cache_do_shrink", "sort and free", "step.shrink");
-        rec.arg("cache", name.as_str());
+        rec.arg_cache("cache", cache);
         rec.arg("node", node);
         rec.arg("freed", discard.len() as u32);
         for &pfn in &list {
@@ -76,7 +75,6 @@ pub fn kmem_cache_destroy(
     alias: Option<&str>,
     cpu: u32,
 ) -> DestroyOutcome {
-    let name = rec.machine().caches[cache as usize].name.clone();
     if let Some(alias) = alias.filter(|a| {
         rec.machine().caches[cache as usize]
             .aliases
@@ -84,7 +82,7 @@ pub fn kmem_cache_destroy(
             .any(|x| x == a)
     }) {
         rec.begin("kmem_cache_destroy", "refcount", "step.cache_unreferenced");
-        rec.arg("cache", name.as_str());
+        rec.arg_cache("cache", cache);
         rec.emit(Event::CacheUnaliased {
             id: cache,
             alias: alias.to_string(),
@@ -96,7 +94,7 @@ pub fn kmem_cache_destroy(
         // The creator's name goes first but the cache lives on for its aliases.
         let alias = rec.machine().caches[cache as usize].aliases[0].clone();
         rec.begin("kmem_cache_destroy", "refcount", "step.cache_unreferenced");
-        rec.arg("cache", name.as_str());
+        rec.arg_cache("cache", cache);
         rec.emit(Event::CacheUnaliased { id: cache, alias });
         rec.end();
         return DestroyOutcome::Unreferenced;
@@ -109,7 +107,7 @@ pub fn kmem_cache_destroy(
         "free empty slabs",
         "step.cache_shutdown",
     );
-    rec.arg("cache", name.as_str());
+    rec.arg_cache("cache", cache);
     for node in 0..rec.machine().config.nodes {
         let list = rec.machine().caches[cache as usize].node[node as usize]
             .partial
@@ -133,7 +131,7 @@ pub fn kmem_cache_destroy(
             "still has objects",
             "step.destroy_busy",
         );
-        rec.arg("cache", name.as_str());
+        rec.arg_cache("cache", cache);
         rec.arg("slabs", left);
         rec.end();
         return DestroyOutcome::StillHasObjects;

@@ -81,6 +81,16 @@ pub struct Slab {
     pub slabs: u32,
     /// The word at `s->offset` in each object slot: the stored free pointer of a free object.
     pub words: Vec<u64>,
+    /// Which slots a caller holds (allocated and not yet freed). The kernel keeps no such
+    /// record; the simulator needs it to name bad frees and to draw the slab.
+    pub allocated: Vec<bool>,
+}
+
+impl Slab {
+    /// Heap bytes held beyond `size_of::<Slab>()`.
+    pub fn heap_bytes(&self) -> usize {
+        self.words.capacity() * 8 + self.allocated.capacity()
+    }
 }
 
 impl KmemCache {

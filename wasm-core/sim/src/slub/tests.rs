@@ -358,16 +358,11 @@ fn detached_freelist_trace_of_spec_2_8() {
         .filter(|ev| matches!(ev, Event::DetachedFreelistBuilt { .. }))
         .collect();
     // 1st call: A4 with A3 (E1 and D1 miss, A3 hits and is parked, C1 is the third miss).
-    let Event::DetachedFreelistBuilt {
-        objects,
-        array,
-        done_from,
-        lookahead_left,
-        ..
-    } = built[0]
-    else {
+    let Event::DetachedFreelistBuilt(df) = built[0] else {
         unreachable!()
     };
+    let (objects, array, done_from, lookahead_left) =
+        (&df.objects, &df.array, &df.done_from, &df.lookahead_left);
     assert_eq!(objects, &[s(a, 3), s(a, 4)]);
     assert_eq!(
         array,
@@ -384,11 +379,11 @@ fn detached_freelist_trace_of_spec_2_8() {
     );
     assert_eq!((*done_from, *lookahead_left), (6, 0));
     // Then D1 alone (E1, C1, A2 miss), and so on until all eight are free.
-    let Event::DetachedFreelistBuilt { objects, .. } = built[1] else {
+    let Event::DetachedFreelistBuilt(df) = built[1] else {
         unreachable!()
     };
-    assert_eq!(objects, &[s(d, 1)]);
-    assert!(p.iter().all(|o| !rec.machine().live.contains_key(o)));
+    assert_eq!(df.objects, &[s(d, 1)]);
+    assert!(p.iter().all(|o| !rec.machine().is_live(*o)));
     consistent(&rec);
     // A bad entry refuses the whole array.
     let before = rec.machine().clone();
@@ -413,11 +408,11 @@ fn alloc_bulk_is_all_or_nothing() {
         got.iter().collect::<std::collections::BTreeSet<_>>().len(),
         20
     );
-    assert_eq!(rec.machine().live.len(), 20);
+    assert_eq!(rec.machine().live_objects as usize, 20);
     consistent(&rec);
     // 64 pages hold at most 64 * 8 = 512 such objects: asking for 1000 fails and frees back.
     assert!(kmem_cache_alloc_bulk(&mut rec, id, 1000, 0).is_empty());
-    assert_eq!(rec.machine().live.len(), 20);
+    assert_eq!(rec.machine().live_objects as usize, 20);
     consistent(&rec);
 }
 
@@ -589,7 +584,7 @@ proptest! {
                 bad.extend(check_page_allocator(&snap));
                 prop_assert!(bad.is_empty(), "after step {} ({}): {:?}", cursor, rec.steps()[cursor - 1].function, bad);
             }
-            prop_assert_eq!(rec.machine().live.len(), live.len());
+            prop_assert_eq!(rec.machine().live_objects as usize, live.len());
         }
         prop_assert_eq!(&rec.snapshot_at(rec.cursor()).unwrap(), rec.machine());
     }

@@ -68,28 +68,21 @@ pub enum Event {
 
     // --- SLUB ---------------------------------------------------------------------------
     /// A cache was created (`kmem_cache_create()`, `create_kmalloc_caches()`).
-    CacheCreated {
-        id: u32,
-        name: String,
-        geometry: Box<CacheGeometry>,
-        flags: SlabFlags,
-        ctor: bool,
-    },
+    CacheCreated(Box<NewCache>),
     /// A new cache was merged into an existing one (`__kmem_cache_alias()`).
     CacheAliased { id: u32, alias: String },
     /// A merged name let go of its cache (`kmem_cache_destroy()` with references left).
     CacheUnaliased { id: u32, alias: String },
     /// `kmem_cache_destroy()` finished.
     CacheDestroyed { id: u32 },
-    /// A slab was set up on freshly allocated pages (`allocate_slab()`): its free objects linked
-    /// in the order of `freelist` (object indices).
+    /// A slab was set up on freshly allocated pages (`allocate_slab()`): all its objects free,
+    /// linked in the order of `freelist` (object indices; its length is `slab->objects`). Its
+    /// node is the node of `pfn`.
     SlabCreated {
         cache: u32,
         pfn: Pfn,
         order: u8,
-        node: u32,
-        objects: u32,
-        freelist: Vec<u32>,
+        freelist: Box<[u32]>,
     },
     /// `inc_slabs_node()`.
     SlabCounted { cache: u32, node: u32, objects: u32 },
@@ -145,17 +138,33 @@ pub enum Event {
     /// `build_detached_freelist()` gathered `objects` (head first) of one slab from the array
     /// of a bulk free, scanning `scanned` entries with `lookahead_left` misses to spare; the
     /// array after its swaps is `array`, of which entries from `done_from` on are finished.
-    DetachedFreelistBuilt {
-        cache: u32,
-        slab: Pfn,
-        objects: Vec<u64>,
-        scanned: u32,
-        lookahead_left: u32,
-        array: Vec<u64>,
-        done_from: u32,
-    },
+    DetachedFreelistBuilt(Box<DetachedFreelist>),
     /// An object went to a caller.
     ObjectAllocated { cache: u32, addr: u64, cpu: u32 },
     /// A caller gave an object back.
     ObjectFreed { cache: u32, addr: u64, cpu: u32 },
+}
+
+/// What `CacheCreated` records.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NewCache {
+    pub id: u32,
+    pub name: String,
+    pub geometry: CacheGeometry,
+    pub flags: SlabFlags,
+    pub ctor: bool,
+    /// Its slot in `kmalloc_caches[KMALLOC_NORMAL][]`, for a kmalloc cache.
+    pub kmalloc_index: Option<u32>,
+}
+
+/// What `DetachedFreelistBuilt` records (see there).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DetachedFreelist {
+    pub cache: u32,
+    pub slab: Pfn,
+    pub objects: Vec<u64>,
+    pub scanned: u32,
+    pub lookahead_left: u32,
+    pub array: Vec<u64>,
+    pub done_from: u32,
 }

@@ -1,8 +1,9 @@
 //! The trace: steps of typed events, the recorder that is the only writer of the `Machine`,
 //! and snapshots at any cursor.
 
+mod arena;
 mod event;
 mod recorder;
 
-pub use event::{End, Event};
-pub use recorder::{Arg, Caption, Recorder, Step};
+pub use event::{DetachedFreelist, End, Event, NewCache};
+pub use recorder::{Arg, Caption, Recorder, Shown, Step};

@@ -5,8 +5,11 @@
 //! - Cursor 0 is the machine as booted; cursor `n` is the state after `n` steps.
 //! - A step is what one press of "next" shows: one kernel-function-level action with a caption
 //!   key and arguments (never text) and the events it made.
-//! - Every `KEYFRAME_INTERVAL` steps a copy of the machine is kept; `snapshot_at` clones the
-//!   nearest keyframe at or before the cursor and replays forward. The interval is private to
+//! - Keyframes are copies of the machine; `snapshot_at` clones the nearest keyframe at or
+//!   before the cursor and replays forward. A new keyframe is taken once at least
+//!   `KEYFRAME_MIN_STEPS` steps and as many bytes of events as the last keyframe's size have
+//!   been recorded since it: keyframes never cost more memory than the events, and replay to
+//!   any step applies at most about one keyframe's worth of events. The policy is private to
 //!   this file.
 //! - With recording off, events are applied and dropped: the machine is the same, the trace is
 //!   empty and `snapshot_at` only answers for the live cursor.
@@ -15,18 +18,30 @@
 //!   closes what it began. So every step boundary is a consistent state. Every `begin` needs
 //!   its `end`.
 
+use super::arena::{Arena, Mark};
 use super::Event;
 use crate::machine::Machine;
 use serde::Serialize;
 
-const KEYFRAME_INTERVAL: usize = 64;
+const KEYFRAME_MIN_STEPS: usize = 64;
+/// Keyframes may take this many times fewer bytes than the events recorded between them.
+const EVENT_BYTES_PER_KEYFRAME_BYTE: usize = 2;
+/// Events and caption arguments a step usually stays under (a longer step still works).
+const EVENTS_ROOM: usize = 512;
+const ARGS_ROOM: usize = 16;
 
-/// A caption argument.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(untagged)]
+/// A caption argument as recorded: no allocation for the common kinds.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Arg {
     Num(u64),
-    Text(String),
+    /// An address, shown in hex.
+    Addr(u64),
+    /// A cache, shown by name (cache ids are never reused, so the live machine names them).
+    Cache(u32),
+    /// A fixed word, e.g. `to head`.
+    Word(&'static str),
+    /// Any other text (rare: a name before its cache exists).
+    Text(Box<str>),
 }
 
 impl From<u32> for Arg {
@@ -44,37 +59,80 @@ impl From<u8> for Arg {
         Arg::Num(u64::from(v))
     }
 }
-impl From<&str> for Arg {
-    fn from(v: &str) -> Self {
-        Arg::Text(v.to_string())
+impl From<&'static str> for Arg {
+    fn from(v: &'static str) -> Self {
+        Arg::Word(v)
     }
+}
+impl From<String> for Arg {
+    fn from(v: String) -> Self {
+        Arg::Text(v.into_boxed_str())
+    }
+}
+
+/// A caption argument as shown: a number or text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Shown {
+    Num(u64),
+    Text(String),
 }
 
 /// A caption: an i18n key and its named arguments.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Caption {
     pub key: &'static str,
-    pub args: Vec<(&'static str, Arg)>,
+    pub args: Vec<(&'static str, Shown)>,
 }
 
-/// One step.
+/// One step, as read back from the trace.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Step {
+pub struct Step<'a> {
     /// The kernel function this step mirrors, e.g. `__free_one_page`.
     pub function: &'static str,
     /// The path taken, e.g. `pcp hit` or `refill from buddy`.
     pub path: &'static str,
     pub caption: Caption,
-    pub events: Vec<Event>,
+    pub events: &'a [Event],
+}
+
+/// A recorded step: its texts and where its events and arguments end in the arenas.
+#[derive(Clone, Debug)]
+struct StepHead {
+    function: &'static str,
+    path: &'static str,
+    key: &'static str,
+    events: Mark,
+    events_end: u32,
+    args: Mark,
+    args_end: u32,
+}
+
+/// The step being recorded.
+#[derive(Clone, Debug)]
+struct OpenStep {
+    function: &'static str,
+    path: &'static str,
+    key: &'static str,
+    events: Mark,
+    args: Mark,
 }
 
 pub struct Recorder {
     machine: Machine,
     record: bool,
-    steps: Vec<Step>,
-    /// `keyframes[k]` is the machine at cursor `k * KEYFRAME_INTERVAL`.
-    keyframes: Vec<Machine>,
-    open: Option<Step>,
+    heads: Arena<StepHead>,
+    /// Every recorded event, step after step.
+    events: Arena<Event>,
+    /// Every recorded caption argument, step after step.
+    args: Arena<(&'static str, Arg)>,
+    /// `(cursor, machine at that cursor)`, in cursor order; the first is the booted machine.
+    keyframes: Vec<(usize, Machine)>,
+    /// Bytes the last keyframe holds.
+    keyframe_bytes: usize,
+    /// Bytes of events recorded since the last keyframe.
+    bytes_since_keyframe: usize,
+    open: Option<OpenStep>,
     /// Nested `begin`s inside the open step.
     depth: usize,
     /// Steps taken, recorded or not.
@@ -84,16 +142,20 @@ pub struct Recorder {
 impl Recorder {
     /// Starts a trace at the booted machine. `record = false` keeps no steps (benchmarks).
     pub fn new(machine: Machine, record: bool) -> Self {
-        let keyframes = if record {
-            vec![machine.clone()]
+        let (keyframes, keyframe_bytes) = if record {
+            (vec![(0, machine.clone())], machine_bytes(&machine))
         } else {
-            Vec::new()
+            (Vec::new(), 0)
         };
         Recorder {
             machine,
             record,
-            steps: Vec::new(),
+            heads: Arena::new(),
+            events: Arena::new(),
+            args: Arena::new(),
             keyframes,
+            keyframe_bytes,
+            bytes_since_keyframe: 0,
             open: None,
             depth: 0,
             cursor: 0,
@@ -109,8 +171,54 @@ impl Recorder {
         self.cursor
     }
 
-    pub fn steps(&self) -> &[Step] {
-        &self.steps
+    /// Number of recorded steps.
+    pub fn step_count(&self) -> usize {
+        self.heads.len()
+    }
+
+    /// Number of recorded events.
+    pub fn event_count(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Recorded step `i` (0-based: the step that leads from cursor `i` to `i + 1`).
+    pub fn step(&self, i: usize) -> Option<Step<'_>> {
+        let head = self.heads.get(i)?;
+        let args = self
+            .args
+            .slice(head.args, head.args_end)
+            .iter()
+            .map(|(name, arg)| (*name, self.show(arg)))
+            .collect();
+        Some(Step {
+            function: head.function,
+            path: head.path,
+            caption: Caption {
+                key: head.key,
+                args,
+            },
+            events: self.events.slice(head.events, head.events_end),
+        })
+    }
+
+    /// Every recorded step, in order.
+    pub fn steps(&self) -> Vec<Step<'_>> {
+        (0..self.heads.len()).filter_map(|i| self.step(i)).collect()
+    }
+
+    fn show(&self, arg: &Arg) -> Shown {
+        match arg {
+            Arg::Num(n) => Shown::Num(*n),
+            Arg::Addr(a) => Shown::Text(format!("{a:#x}")),
+            Arg::Cache(c) => Shown::Text(
+                self.machine
+                    .caches
+                    .get(*c as usize)
+                    .map_or_else(|| format!("cache {c}"), |k| k.name.clone()),
+            ),
+            Arg::Word(w) => Shown::Text((*w).to_string()),
+            Arg::Text(t) => Shown::Text(t.to_string()),
+        }
     }
 
     /// Opens a step, or, inside an open step, a nested call whose events join it.
@@ -119,25 +227,42 @@ impl Recorder {
             self.depth += 1;
             return;
         }
-        self.open = Some(Step {
+        let (events, args) = if self.record {
+            (self.events.mark(EVENTS_ROOM), self.args.mark(ARGS_ROOM))
+        } else {
+            (Mark::default(), Mark::default())
+        };
+        self.open = Some(OpenStep {
             function,
             path,
-            caption: Caption {
-                key,
-                args: Vec::new(),
-            },
-            events: Vec::new(),
+            key,
+            events,
+            args,
         });
     }
 
-    /// Adds a caption argument to the open step (nested calls add none).
+    /// Whether steps are being kept.
+    pub fn recording(&self) -> bool {
+        self.record
+    }
+
+    /// Adds a caption argument to the open step (nested calls add none; nothing is kept when
+    /// not recording).
     pub fn arg(&mut self, name: &'static str, value: impl Into<Arg>) {
-        if self.depth > 0 {
+        if self.depth > 0 || !self.record || self.open.is_none() {
             return;
         }
-        if let Some(step) = &mut self.open {
-            step.caption.args.push((name, value.into()));
-        }
+        self.args.push((name, value.into()));
+    }
+
+    /// Adds cache `cache`, shown by name, as a caption argument.
+    pub fn arg_cache(&mut self, name: &'static str, cache: u32) {
+        self.arg(name, Arg::Cache(cache));
+    }
+
+    /// Adds an address, shown in hex, as a caption argument.
+    pub fn arg_addr(&mut self, name: &'static str, addr: u64) {
+        self.arg(name, Arg::Addr(addr));
     }
 
     /// Applies an event to the machine and files it in the open step (opening an anonymous
@@ -148,9 +273,8 @@ impl Recorder {
         }
         self.machine.apply(&event);
         if self.record {
-            if let Some(step) = &mut self.open {
-                step.events.push(event);
-            }
+            self.bytes_since_keyframe += std::mem::size_of::<Event>() + event.heap_bytes();
+            self.events.push(event);
         }
     }
 
@@ -170,9 +294,23 @@ impl Recorder {
         };
         self.cursor += 1;
         if self.record {
-            self.steps.push(step);
-            if self.cursor % KEYFRAME_INTERVAL == 0 {
-                self.keyframes.push(self.machine.clone());
+            self.heads.mark(1);
+            self.heads.push(StepHead {
+                function: step.function,
+                path: step.path,
+                key: step.key,
+                events: step.events,
+                events_end: self.events.end(),
+                args: step.args,
+                args_end: self.args.end(),
+            });
+            let last = self.keyframes.last().map_or(0, |k| k.0);
+            if self.cursor - last >= KEYFRAME_MIN_STEPS
+                && self.bytes_since_keyframe >= self.keyframe_bytes * EVENT_BYTES_PER_KEYFRAME_BYTE
+            {
+                self.keyframes.push((self.cursor, self.machine.clone()));
+                self.keyframe_bytes = machine_bytes(&self.machine);
+                self.bytes_since_keyframe = 0;
             }
         }
     }
@@ -183,16 +321,125 @@ impl Recorder {
         if cursor == self.cursor && self.open.is_none() {
             return Some(self.machine.clone());
         }
-        if !self.record || cursor > self.steps.len() {
+        if !self.record || cursor > self.heads.len() {
             return None;
         }
-        let k = cursor / KEYFRAME_INTERVAL;
-        let mut machine = self.keyframes[k].clone();
-        for step in &self.steps[k * KEYFRAME_INTERVAL..cursor] {
-            for event in &step.events {
+        let k = self.keyframes.partition_point(|(at, _)| *at <= cursor) - 1;
+        let (at, keyframe) = &self.keyframes[k];
+        let mut machine = keyframe.clone();
+        for i in *at..cursor {
+            let head = self.heads.get(i)?;
+            for event in self.events.slice(head.events, head.events_end) {
                 machine.apply(event);
             }
         }
         Some(machine)
+    }
+}
+
+/// Heap bytes a value holds beyond its own `size_of` (an account of what the trace costs, for
+/// `npm run bench`; allocator overhead is not counted).
+trait HeapBytes {
+    fn heap_bytes(&self) -> usize;
+}
+
+impl<T> HeapBytes for Vec<T> {
+    fn heap_bytes(&self) -> usize {
+        self.capacity() * std::mem::size_of::<T>()
+    }
+}
+
+impl HeapBytes for Event {
+    fn heap_bytes(&self) -> usize {
+        match self {
+            Event::CacheCreated(new) => {
+                std::mem::size_of::<crate::trace::NewCache>()
+                    + new.name.capacity()
+                    + new.geometry.cache.as_ref().map_or(0, String::capacity)
+            }
+            Event::CacheAliased { alias, .. } | Event::CacheUnaliased { alias, .. } => {
+                alias.capacity()
+            }
+            Event::SlabCreated { freelist, .. } => std::mem::size_of_val(&**freelist),
+            Event::DetachedFreelistBuilt(df) => {
+                std::mem::size_of::<crate::trace::DetachedFreelist>()
+                    + df.objects.heap_bytes()
+                    + df.array.heap_bytes()
+            }
+            _ => 0,
+        }
+    }
+}
+
+impl HeapBytes for Machine {
+    fn heap_bytes(&self) -> usize {
+        let caches: usize = self
+            .caches
+            .iter()
+            .map(|c| {
+                c.name.capacity()
+                    + c.cpu.heap_bytes()
+                    + c.node.heap_bytes()
+                    + c.node.iter().map(|n| n.partial.heap_bytes()).sum::<usize>()
+                    + c.aliases.iter().map(String::capacity).sum::<usize>()
+            })
+            .sum();
+        self.frames.heap_bytes()
+            + self.zones.heap_bytes()
+            + self
+                .zones
+                .iter()
+                .map(|z| z.free_area.heap_bytes())
+                .sum::<usize>()
+            + self.pcp.heap_bytes()
+            + self.caches.heap_bytes()
+            + caches
+            + self.slabs.heap_bytes()
+            + self.cpu_node.heap_bytes()
+    }
+}
+
+impl Recorder {
+    /// Bytes the recorded trace holds: steps with their events, and keyframes (an account of
+    /// the data structures, for `npm run bench`).
+    pub fn trace_bytes(&self) -> usize {
+        let args: usize = self
+            .args
+            .iter()
+            .map(|(_, a)| match a {
+                Arg::Text(t) => t.len(),
+                _ => 0,
+            })
+            .sum();
+        let events: usize = self.events.iter().map(HeapBytes::heap_bytes).sum();
+        let keyframes: usize = self.keyframes.iter().map(|(_, k)| machine_bytes(k)).sum();
+        self.heads.heap_bytes()
+            + self.events.heap_bytes()
+            + events
+            + self.args.heap_bytes()
+            + args
+            + self.keyframes.heap_bytes()
+            + keyframes
+    }
+}
+
+/// Bytes a copy of the machine holds.
+fn machine_bytes(m: &Machine) -> usize {
+    std::mem::size_of::<Machine>() + m.heap_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The trace's memory per step rests on these sizes (`npm run bench` reports the total).
+    #[test]
+    fn events_and_arguments_stay_small() {
+        assert!(
+            std::mem::size_of::<Event>() <= 32,
+            "{}",
+            std::mem::size_of::<Event>()
+        );
+        assert!(std::mem::size_of::<Arg>() <= 24);
     }
 }

@@ -1,0 +1,40 @@
+//! `slabscope workload`: times the standard workload (`slabscope_sim::workload`, documented in
+//! docs/bench.md) natively, for `npm run bench`. Prints one JSON object.
+
+use clap::Args;
+use slabscope_sim::workload::{run_standard_ops, standard_recorder};
+
+#[derive(Args)]
+pub struct WorkloadArgs {
+    /// Operations to run (each one kmalloc or one kfree).
+    #[arg(long, default_value_t = 1_000_000)]
+    ops: u64,
+    /// Record the trace (steps, events, keyframes) as the app does.
+    #[arg(long)]
+    trace: bool,
+    /// Seed of the workload's choices.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+// A benchmark measures wall time; the simulator itself never sees the clock.
+#[allow(clippy::disallowed_methods)]
+pub fn run(args: &WorkloadArgs) -> Result<(), String> {
+    let mut rec = standard_recorder(args.trace);
+    let start = std::time::Instant::now();
+    let report = run_standard_ops(&mut rec, args.ops, args.seed);
+    let seconds = start.elapsed().as_secs_f64();
+    let trace_bytes = rec.trace_bytes();
+    let out = serde_json::json!({
+        "ops": report.ops,
+        "seconds": seconds,
+        "ops_per_sec": report.ops as f64 / seconds,
+        "steps": report.steps,
+        "events": report.events,
+        "trace_bytes": trace_bytes,
+        "live_at_end": report.live_at_end,
+        "slabs_at_end": report.slabs_at_end,
+    });
+    println!("{out}");
+    Ok(())
+}

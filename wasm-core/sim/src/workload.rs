@@ -1,0 +1,143 @@
+//! The standard workload that `npm run bench` times (natively and in wasm): a documented,
+//! seeded random mix of `kmalloc`/`kfree` on a NUMA machine, so figures from different builds
+//! and machines measure the same thing.
+//!
+//! The workload (docs/bench.md):
+//! - machine: 4 CPUs on 2 nodes (cpu0-1 on node 0, cpu2-3 on node 1), 4 KiB pages, 64 Ki pages
+//!   (256 MiB) per node, the kernel's own pcp batch and high;
+//! - every operation is one `kmalloc` or one `kfree`; a `kmalloc` asks for a size drawn
+//!   uniformly from 1..=2048 bytes (so every kmalloc class up to kmalloc-2k is used, 96 and 192
+//!   included) on a random CPU; a `kfree` frees a random live object on a random CPU, so three
+//!   frees in four are remote (another CPU) and one in two crosses nodes;
+//! - the number of live objects wanders between 2,048 and 8,192: below the lower bound three
+//!   operations in four allocate, above the upper bound one in four does, else one in two.
+//!
+//! The workload's own choices come from a PCG32 seeded with `seed`; the machine's randomness
+//! (none with the default switches) is separate.
+
+use crate::machine::{Machine, MachineConfig};
+use crate::scenario::Switches;
+use crate::slub::{create_kmalloc_caches, kfree, kmalloc, FreeOutcome};
+use crate::trace::Recorder;
+use rand_core::{Rng, SeedableRng};
+use rand_pcg::Pcg32;
+
+/// What a run of the standard workload did.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct WorkloadReport {
+    pub ops: u64,
+    pub allocs: u64,
+    pub frees: u64,
+    /// Steps taken (recorded or not).
+    pub steps: u64,
+    /// Events in the recorded trace (0 when not recording).
+    pub events: u64,
+    pub live_at_end: u64,
+    pub slabs_at_end: u64,
+}
+
+/// The machine of the standard workload.
+pub fn standard_machine() -> MachineConfig {
+    MachineConfig {
+        cpus: 4,
+        nodes: 2,
+        cpu_node: vec![0, 0, 1, 1],
+        page_size: 4096,
+        pages_per_node: 1 << 16,
+        pcp_batch: None,
+        pcp_high: None,
+    }
+}
+
+/// Boots the standard machine with its kmalloc caches, ready for `run_standard_ops`.
+pub fn standard_recorder(record: bool) -> Recorder {
+    let machine = Machine::new(standard_machine()).expect("the standard machine is valid");
+    let mut rec = Recorder::new(machine, record);
+    create_kmalloc_caches(&mut rec, &Switches::default()).expect("kmalloc caches fit");
+    rec
+}
+
+/// Runs `ops` operations of the standard workload on `rec` (booted by `standard_recorder`).
+pub fn run_standard_ops(rec: &mut Recorder, ops: u64, seed: u64) -> WorkloadReport {
+    const LOW: usize = 2048;
+    const HIGH: usize = 8192;
+    let mut rng = Pcg32::seed_from_u64(seed);
+    let cpus = rec.machine().config.cpus;
+    let start_cursor = rec.cursor() as u64;
+    let mut live: Vec<u64> = Vec::with_capacity(HIGH + 1);
+    let (mut allocs, mut frees) = (0, 0);
+    for _ in 0..ops {
+        let roll = rng.next_u32() % 4;
+        let alloc = match live.len() {
+            0 => true,
+            n if n < LOW => roll != 0,
+            n if n > HIGH => roll == 0,
+            _ => roll < 2,
+        };
+        let cpu = rng.next_u32() % cpus;
+        if alloc {
+            let size = u64::from(rng.next_u32() % 2048 + 1);
+            let addr = kmalloc(rec, size, cpu, None);
+            if addr != 0 {
+                live.push(addr);
+            }
+            allocs += 1;
+        } else {
+            let i = rng.next_u32() as usize % live.len();
+            let addr = live.swap_remove(i);
+            let outcome = kfree(rec, addr, cpu, None);
+            debug_assert_eq!(outcome, FreeOutcome::Freed);
+            frees += 1;
+        }
+    }
+    WorkloadReport {
+        ops,
+        allocs,
+        frees,
+        steps: rec.cursor() as u64 - start_cursor,
+        events: rec.event_count() as u64,
+        live_at_end: live.len() as u64,
+        slabs_at_end: rec.machine().slabs.len() as u64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::check::check_page_allocator;
+    use crate::slub::check::check_slub;
+
+    #[test]
+    fn the_standard_workload_is_deterministic_and_leaves_a_consistent_machine() {
+        let mut a = standard_recorder(false);
+        let ra = run_standard_ops(&mut a, 20_000, 7);
+        let mut b = standard_recorder(true);
+        let rb = run_standard_ops(&mut b, 20_000, 7);
+        assert_eq!(
+            a.machine(),
+            b.machine(),
+            "recording does not change the run"
+        );
+        assert_eq!(ra.allocs + ra.frees, 20_000);
+        assert_eq!((ra.allocs, ra.live_at_end), (rb.allocs, rb.live_at_end));
+        assert_eq!(ra.live_at_end, a.machine().live_objects);
+        assert!(rb.events > rb.steps, "every step records events");
+        assert!(
+            (2048..=8192 + 1).contains(&(ra.live_at_end as usize)),
+            "live objects stay in their band, got {}",
+            ra.live_at_end
+        );
+        assert_eq!(check_page_allocator(a.machine()), Vec::<String>::new());
+        assert_eq!(check_slub(a.machine()), Vec::<String>::new());
+        // Remote frees happen: some slab's freelist is non-empty while it is a cpu slab, or
+        // slabs sit on node partial lists.
+        let partial: usize = a
+            .machine()
+            .caches
+            .iter()
+            .flat_map(|c| c.node.iter())
+            .map(|n| n.partial.len())
+            .sum();
+        assert!(partial > 0);
+    }
+}
