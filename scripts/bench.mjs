@@ -2,7 +2,13 @@
 // `npm run bench`: prints throughput figures; asserts nothing. Budgets are compared by people,
 // in closing notes, not by timed tests.
 //
-// Workload: the geometry explorer's default grid — object sizes 8..8192 (every size), CPU counts
+// Part 1, the simulator: the standard workload of docs/bench.md (4 CPUs, 2 nodes, 10^6
+// kmalloc/kfree with remote frees), natively (`slabscope workload`) and in wasm under Node
+// (both builds), with the trace off and on; median of SIM_ROUNDS runs. Memory: the trace's
+// own account of its bytes (steps, events, arguments, keyframes), per million steps.
+// `npm run bench -- --sim` runs only this part.
+//
+// Part 2, the geometry sweep: the geometry explorer's default grid — object sizes 8..8192 (every size), CPU counts
 // 1..64, page sizes 4K/16K/64K (1,571,520 caches). Each figure is the median of ROUNDS runs after
 // one warm-up run.
 //   native   `slabscope sweep --threads N` (release build), N = 1, 2
@@ -35,10 +41,54 @@ function report(name, ms, points) {
   console.log(`${name.padEnd(28)} ${ms.toFixed(1).padStart(8)} ms  ${(points / ms / 1e3).toFixed(2).padStart(6)} M caches/s`);
 }
 
+// --- Part 1: the simulator ---------------------------------------------------------------
+const SIM_OPS = 1_000_000;
+const SIM_ROUNDS = 5;
+execFileSync('cargo', ['build', '-q', '--release', '--manifest-path', 'wasm-core/Cargo.toml', '-p', 'slabscope-cli']);
+console.log(`simulator: standard workload, ${SIM_OPS.toLocaleString('en')} operations, median of ${SIM_ROUNDS}\n`);
+const simRows = {};
+function simReport(name, runs) {
+  const best = median(runs.map((r) => r.ops_per_sec));
+  const r = runs[0];
+  simRows[name] = best;
+  const mem = r.trace_bytes ? `  ${(r.trace_bytes / r.steps * 1e6 / 2 ** 20).toFixed(0).padStart(5)} MiB per million steps` : '';
+  console.log(`${name.padEnd(26)} ${(best / 1e6).toFixed(2).padStart(7)} M ops/s  (${r.steps} steps${r.events ? `, ${r.events} events` : ''})${mem}`);
+}
+for (const trace of [false, true]) {
+  const runs = [];
+  for (let i = 0; i < SIM_ROUNDS; i++) {
+    const args = ['workload', '--ops', String(SIM_OPS), ...(trace ? ['--trace'] : [])];
+    runs.push(JSON.parse(execFileSync('wasm-core/target/release/slabscope', args, { encoding: 'utf8' })));
+  }
+  simReport(`native, trace ${trace ? 'on' : 'off'}`, runs);
+}
+for (const build of ['st', 'mt']) {
+  const glue = await import(new URL(`web/wasm/pkg-${build}/slabscope.js`, root));
+  glue.initSync({ module: new WebAssembly.Module(readFileSync(`web/wasm/pkg-${build}/slabscope_bg.wasm`)) });
+  for (const trace of [false, true]) {
+    const runs = [];
+    for (let i = 0; i < SIM_ROUNDS; i++) {
+      const w = new glue.Workload(trace);
+      const t0 = performance.now();
+      const report = JSON.parse(w.run(SIM_OPS, 1));
+      const seconds = (performance.now() - t0) / 1e3;
+      w.free();
+      runs.push({ ...report, ops_per_sec: report.ops / seconds });
+    }
+    simReport(`wasm ${build}, trace ${trace ? 'on' : 'off'}`, runs);
+  }
+}
+for (const trace of ['off', 'on']) {
+  const ratio = simRows[`native, trace ${trace}`] / simRows[`wasm st, trace ${trace}`];
+  console.log(`wasm st time / native time, trace ${trace}: ${ratio.toFixed(2)}x`);
+}
+console.log('targets: wasm >= 10 M ops/s trace off, >= 2 M ops/s trace on, <= 1.5x native\n');
+if (process.argv.includes('--sim')) process.exit(0);
+
+// --- Part 2: the geometry sweep ------------------------------------------------------------
 console.log(`geometry sweep: ${GRID.cpus.length * GRID.page_sizes.length * 8185} caches, median of ${ROUNDS}\n`);
 
-// Native.
-execFileSync('cargo', ['build', '-q', '--release', '--manifest-path', 'wasm-core/Cargo.toml', '-p', 'slabscope-cli']);
+// Native (built above).
 for (const threads of [1, 2]) {
   let points = 0;
   const ms = await timed(() => {

@@ -83,7 +83,7 @@ pub fn run_standard_ops(rec: &mut Recorder, ops: u64, seed: u64) -> WorkloadRepo
             }
             allocs += 1;
         } else {
-            let i = rng.next_u32() as usize % live.len();
+            let i = (rng.next_u32() % live.len() as u32) as usize;
             let addr = live.swap_remove(i);
             let outcome = kfree(rec, addr, cpu, None);
             debug_assert_eq!(outcome, FreeOutcome::Freed);

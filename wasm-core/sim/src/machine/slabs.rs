@@ -10,14 +10,20 @@ use std::ops::Index;
 pub struct SlabTable {
     /// Index: pfn. Boxed so an empty entry costs one pointer.
     by_pfn: Vec<Option<Box<Slab>>>,
+    /// Index: pfn. The first pfn of the slab holding the page (`NO_SLAB` if none): the
+    /// `compound_head()` step of `virt_to_slab()`, kept dense for the hot paths.
+    head: Vec<Pfn>,
     len: usize,
 }
+
+const NO_SLAB: Pfn = Pfn::MAX;
 
 impl SlabTable {
     /// A table for `frames` page frames.
     pub fn new(frames: usize) -> Self {
         SlabTable {
             by_pfn: vec![None; frames],
+            head: vec![NO_SLAB; frames],
             len: 0,
         }
     }
@@ -34,7 +40,17 @@ impl SlabTable {
         self.get(pfn).is_some()
     }
 
+    /// The first pfn of the slab any of whose pages is `pfn`.
+    pub fn head_of(&self, pfn: Pfn) -> Option<Pfn> {
+        self.head
+            .get(pfn as usize)
+            .copied()
+            .filter(|&h| h != NO_SLAB)
+    }
+
     pub fn insert(&mut self, pfn: Pfn, slab: Slab) {
+        let pages = 1usize << slab.order;
+        self.head[pfn as usize..pfn as usize + pages].fill(pfn);
         let entry = &mut self.by_pfn[pfn as usize];
         if entry.is_none() {
             self.len += 1;
@@ -44,6 +60,8 @@ impl SlabTable {
 
     pub fn remove(&mut self, pfn: &Pfn) -> Option<Slab> {
         let slab = self.by_pfn.get_mut(*pfn as usize)?.take()?;
+        let pages = 1usize << slab.order;
+        self.head[*pfn as usize..*pfn as usize + pages].fill(NO_SLAB);
         self.len -= 1;
         Some(*slab)
     }
@@ -72,6 +90,7 @@ impl SlabTable {
     /// Heap bytes held (for the trace's memory account).
     pub fn heap_bytes(&self) -> usize {
         self.by_pfn.capacity() * std::mem::size_of::<Option<Box<Slab>>>()
+            + self.head.capacity() * std::mem::size_of::<Pfn>()
             + self
                 .values()
                 .map(|s| std::mem::size_of::<Slab>() + s.heap_bytes())

@@ -5,7 +5,7 @@
 use super::create::kmalloc_cache_for;
 use super::partial::{flush_slab, put_cpu_partial};
 use super::state::ZERO_SIZE_PTR;
-use super::{get_freepointer, set_cpu_freelist};
+use super::{set_cpu_freelist, take_object};
 use crate::geometry::kmalloc::KmallocTarget;
 use crate::machine::{Owner, Pfn};
 use crate::page_alloc::alloc_pages;
@@ -57,16 +57,10 @@ pub fn slab_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u3
         _ => true,
     };
     if object != 0 && slab.is_some() && node_ok {
-        let next = get_freepointer(m, object);
         rec.begin("slab_alloc_node", "fast path", "step.alloc_fast");
         rec.arg_cache("cache", cache);
         rec.arg("cpu", cpu);
-        set_cpu_freelist(rec, cache, cpu, next);
-        rec.emit(Event::ObjectAllocated {
-            cache,
-            addr: object,
-            cpu,
-        });
+        take_object(rec, cache, cpu, object);
         rec.end();
         return object;
     }
@@ -191,13 +185,7 @@ fn install(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, freelist: u64) ->
 /// `load_freelist`: the first object goes to the caller, the rest become `c->freelist`; the
 /// open step ends here.
 fn load_freelist(rec: &mut Recorder, cache: u32, cpu: u32, freelist: u64) -> u64 {
-    let next = get_freepointer(rec.machine(), freelist);
-    set_cpu_freelist(rec, cache, cpu, next);
-    rec.emit(Event::ObjectAllocated {
-        cache,
-        addr: freelist,
-        cpu,
-    });
+    take_object(rec, cache, cpu, freelist);
     rec.arg_addr("object", freelist);
     rec.end();
     freelist

@@ -1,6 +1,8 @@
 //! Applying SLUB events to the machine (the recorder's only way to change SLUB state).
 
-use super::state::{KmemCache, KmemCacheCpu, KmemCacheNode, Slab, DIRECT_MAP_BASE};
+use super::state::{
+    KmemCache, KmemCacheCpu, KmemCacheNode, ReciprocalValue, Slab, DIRECT_MAP_BASE,
+};
 use crate::machine::{Machine, Pfn};
 use crate::trace::{End, Event, NewCache};
 
@@ -19,13 +21,8 @@ impl Machine {
         (pfn < self.frames.len() as u64).then_some(pfn as Pfn)
     }
 
-    fn set_allocated(&mut self, addr: u64, allocated: bool) {
-        let place = crate::slub::place_of(self, addr).expect("objects lie in slabs");
-        let slot = &mut self
-            .slabs
-            .get_mut(&place.pfn)
-            .expect("slab exists")
-            .allocated[place.index as usize];
+    fn set_allocated(&mut self, pfn: Pfn, index: u32, allocated: bool) {
+        let slot = &mut self.slabs.get_mut(&pfn).expect("slab exists").allocated[index as usize];
         debug_assert_ne!(*slot, allocated);
         *slot = allocated;
         if allocated {
@@ -75,6 +72,7 @@ impl Machine {
                 self.caches.push(KmemCache {
                     id: *id,
                     name: name.clone(),
+                    reciprocal_size: ReciprocalValue::new(geometry.size),
                     geometry: geometry.clone(),
                     flags: *flags,
                     ctor: *ctor,
@@ -122,6 +120,8 @@ impl Machine {
                         order: *order,
                         node: *node,
                         objects: *objects,
+                        size,
+                        reciprocal_size: self.caches[*cache as usize].reciprocal_size,
                         inuse: 0,
                         frozen: false,
                         freelist: head,
@@ -213,8 +213,8 @@ impl Machine {
             Event::DetachedFreelistBuilt(_) => {
                 // A transient structure for the narration; its links are FreePointerSet events.
             }
-            Event::ObjectAllocated { addr, .. } => self.set_allocated(*addr, true),
-            Event::ObjectFreed { addr, .. } => self.set_allocated(*addr, false),
+            Event::ObjectAllocated { pfn, index, .. } => self.set_allocated(*pfn, *index, true),
+            Event::ObjectFreed { pfn, index, .. } => self.set_allocated(*pfn, *index, false),
             _ => unreachable!("page allocator events are applied in machine/apply.rs"),
         }
     }

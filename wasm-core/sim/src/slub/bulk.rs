@@ -50,10 +50,13 @@ pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: u32, n: u32, cpu: u32) -
             freelist: next,
             tid: c.tid,
         });
+        let place = place_of(rec.machine(), c.freelist).expect("free objects lie in slabs");
         rec.emit(Event::ObjectAllocated {
             cache,
-            addr: c.freelist,
             cpu,
+            addr: c.freelist,
+            pfn: place.pfn,
+            index: place.index,
         });
         p.push(c.freelist);
     }

@@ -4,7 +4,7 @@
 
 use super::partial::{discard_slab, put_cpu_partial};
 use super::state::ZERO_SIZE_PTR;
-use super::{place_of, set_cpu_freelist, set_freepointer};
+use super::{object_freed, place_of, set_cpu_freelist, set_freepointer};
 use crate::machine::{FrameState, Owner};
 use crate::page_alloc::free_pages;
 use crate::trace::{End, Event, Recorder};
@@ -77,7 +77,7 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
         );
     }
     let slab_cache = m.slabs[&place.pfn].cache;
-    if !m.is_live(addr) {
+    if !m.slabs[&place.pfn].allocated[place.index as usize] {
         // Freeing a free object: with CONFIG_SLAB_FREELIST_HARDENED set_freepointer() BUGs on
         // the naive case (freeing the object at the head of the freelist again); otherwise the
         // freelist gets a cycle and the object is handed out twice later.
@@ -116,7 +116,7 @@ pub(crate) fn do_slab_free(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64
         set_freepointer(rec, tail, cpu_head);
         set_cpu_freelist(rec, cache, cpu, head);
         for &addr in objs {
-            rec.emit(Event::ObjectFreed { cache, addr, cpu });
+            object_freed(rec, cache, cpu, pfn, addr);
         }
         rec.end();
         return;
@@ -129,7 +129,7 @@ fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64], cpu: u
     let (head, tail, cnt) = (objs[0], objs[objs.len() - 1], objs.len() as u32);
     let s = &rec.machine().caches[cache as usize];
     let (has_cpu_partial, min_partial) = (s.has_cpu_partial(), u64::from(s.geometry.min_partial));
-    let slab = rec.machine().slabs[&pfn].clone();
+    let slab = rec.machine().slabs[&pfn].fields();
     let prior = slab.freelist;
     let was_frozen = slab.frozen;
     let inuse = slab.inuse - cnt;
@@ -168,7 +168,7 @@ fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64], cpu: u
         frozen,
     });
     for &addr in objs {
-        rec.emit(Event::ObjectFreed { cache, addr, cpu });
+        object_freed(rec, cache, cpu, pfn, addr);
     }
     if !takes_node_lock {
         if !was_frozen && frozen {

@@ -35,7 +35,7 @@ pub use free::{kfree, FreeOutcome};
 pub use partial::flush_cpu_slab;
 pub use shrink::{kmem_cache_destroy, kmem_cache_shrink, DestroyOutcome};
 
-use crate::machine::{FrameState, Machine, Pfn};
+use crate::machine::{Machine, Pfn};
 use crate::trace::{Event, Recorder};
 use state::TID_STEP;
 
@@ -48,16 +48,12 @@ pub(crate) struct ObjectPlace {
 
 /// `virt_to_slab()` plus the object index: `None` when `addr` is not in a slab.
 pub(crate) fn place_of(m: &Machine, addr: u64) -> Option<ObjectPlace> {
-    let pfn = m.addr_pfn(addr)?;
-    let head = match m.frame(pfn)?.state {
-        FrameState::Tail { head } => head,
-        _ => pfn,
-    };
+    let head = m.slabs.head_of(m.addr_pfn(addr)?)?;
     let slab = m.slabs.get(&head)?;
-    let size = m.caches[slab.cache as usize].geometry.size;
+    let size = slab.size;
     // A slab spans at most 2^MAX_ORDER pages of 64 KiB (2^29 bytes): u32 arithmetic suffices.
     let delta = (addr - m.object_addr(head, size, 0)) as u32;
-    let index = delta / size;
+    let index = slab.reciprocal_size.divide(delta); // obj_to_index()
     if index >= slab.objects {
         return None; // in the slab's tail waste
     }
@@ -72,6 +68,42 @@ pub(crate) fn place_of(m: &Machine, addr: u64) -> Option<ObjectPlace> {
 pub(crate) fn get_freepointer(m: &Machine, obj: u64) -> u64 {
     let place = place_of(m, obj).expect("free objects lie in slabs");
     m.slabs[&place.pfn].words[place.index as usize]
+}
+
+/// The index of object `addr` in the slab at `pfn` (`obj_to_index()`).
+pub(crate) fn obj_to_index(m: &Machine, pfn: Pfn, addr: u64) -> u32 {
+    let slab = &m.slabs[&pfn];
+    let delta = (addr - m.object_addr(pfn, slab.size, 0)) as u32;
+    slab.reciprocal_size.divide(delta)
+}
+
+/// Hands the free object at the head of `c->freelist` (or of a freelist about to become it)
+/// to the caller: `c->freelist` moves to the next free object (bumping the tid) and the object
+/// is allocated. Returns the object.
+pub(crate) fn take_object(rec: &mut Recorder, cache: u32, cpu: u32, object: u64) -> u64 {
+    let place = place_of(rec.machine(), object).expect("free objects lie in slabs");
+    let next = rec.machine().slabs[&place.pfn].words[place.index as usize];
+    set_cpu_freelist(rec, cache, cpu, next);
+    rec.emit(Event::ObjectAllocated {
+        cache,
+        cpu,
+        addr: object,
+        pfn: place.pfn,
+        index: place.index,
+    });
+    object
+}
+
+/// Records that a caller gave back object `addr` of the slab at `pfn`.
+pub(crate) fn object_freed(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, addr: u64) {
+    let index = obj_to_index(rec.machine(), pfn, addr);
+    rec.emit(Event::ObjectFreed {
+        cache,
+        cpu,
+        addr,
+        pfn,
+        index,
+    });
 }
 
 /// `set_freepointer()`.

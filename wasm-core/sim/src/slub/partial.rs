@@ -51,7 +51,7 @@ pub(crate) fn unfreeze_partials(rec: &mut Recorder, cache: u32, cpu: u32, list: 
     let mut discard = Vec::new();
     let mut at = list;
     while let Some(pfn) = at {
-        let slab = rec.machine().slabs[&pfn].clone();
+        let slab = rec.machine().slabs[&pfn].fields();
         at = slab.next;
         rec.emit(Event::SlabPartialLinked {
             pfn,
@@ -93,7 +93,7 @@ pub(crate) fn deactivate_slab(
     pfn: Pfn,
     cpu_freelist: u64,
 ) {
-    let slab = rec.machine().slabs[&pfn].clone();
+    let slab = rec.machine().slabs[&pfn].fields();
     let end = if slab.freelist != 0 {
         End::Tail
     } else {
@@ -146,7 +146,7 @@ pub(crate) fn deactivate_slab(
 
 /// `discard_slab()`: uncount it and free its pages (on `cpu`), inside the caller's step.
 pub(crate) fn discard_slab(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn) {
-    let slab = rec.machine().slabs[&pfn].clone();
+    let slab = rec.machine().slabs[&pfn].fields();
     rec.begin("discard_slab", "empty slab", "step.discard_slab");
     rec.arg_cache("cache", cache);
     rec.arg("pfn", pfn);

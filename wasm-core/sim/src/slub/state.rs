@@ -23,6 +23,8 @@ pub struct KmemCache {
     pub name: String,
     /// Layout and limits fixed at creation (`calculate_sizes()` and friends).
     pub geometry: CacheGeometry,
+    /// `s->reciprocal_size`: divides by `geometry.size` without a division (`obj_to_index()`).
+    pub reciprocal_size: ReciprocalValue,
     /// Creation flags (with the `slub_debug` ones added).
     pub flags: SlabFlags,
     /// Whether the cache has a constructor.
@@ -69,6 +71,10 @@ pub struct Slab {
     pub node: u32,
     /// `objects`.
     pub objects: u32,
+    /// The cache's slot size and its reciprocal, copied here so that finding an object's
+    /// index reads only the slab (the kernel reads them from `struct kmem_cache`).
+    pub size: u32,
+    pub reciprocal_size: ReciprocalValue,
     /// `inuse`.
     pub inuse: u32,
     /// `frozen`.
@@ -86,7 +92,36 @@ pub struct Slab {
     pub allocated: Vec<bool>,
 }
 
+/// A slab's scalar fields, copied out (reading them without cloning the slot vectors).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlabFields {
+    pub cache: u32,
+    pub order: u8,
+    pub node: u32,
+    pub objects: u32,
+    pub inuse: u32,
+    pub frozen: bool,
+    pub freelist: u64,
+    pub next: Option<Pfn>,
+    pub slabs: u32,
+}
+
 impl Slab {
+    /// The scalar fields.
+    pub fn fields(&self) -> SlabFields {
+        SlabFields {
+            cache: self.cache,
+            order: self.order,
+            node: self.node,
+            objects: self.objects,
+            inuse: self.inuse,
+            frozen: self.frozen,
+            freelist: self.freelist,
+            next: self.next,
+            slabs: self.slabs,
+        }
+    }
+
     /// Heap bytes held beyond `size_of::<Slab>()`.
     pub fn heap_bytes(&self) -> usize {
         self.words.capacity() * 8 + self.allocated.capacity()
@@ -97,5 +132,33 @@ impl KmemCache {
     /// `kmem_cache_has_cpu_partial()`.
     pub fn has_cpu_partial(&self) -> bool {
         !self.geometry.debug
+    }
+}
+
+/// `struct reciprocal_value` (lib/reciprocal_div.c): `a / d` as a multiply and two shifts, exact
+/// for every 32-bit `a`. SLUB keeps one per cache to turn an object's offset into its index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ReciprocalValue {
+    pub m: u32,
+    pub sh1: u8,
+    pub sh2: u8,
+}
+
+impl ReciprocalValue {
+    /// `reciprocal_value(d)`, `d >= 1`.
+    pub fn new(d: u32) -> Self {
+        let l = 32 - (d - 1).leading_zeros(); // fls(d - 1)
+        let m = ((1u64 << 32) * ((1u64 << l) - u64::from(d))) / u64::from(d) + 1;
+        ReciprocalValue {
+            m: m as u32,
+            sh1: l.min(1) as u8,
+            sh2: l.saturating_sub(1) as u8,
+        }
+    }
+
+    /// `reciprocal_divide(a, R)`.
+    pub fn divide(self, a: u32) -> u32 {
+        let t = ((u64::from(a) * u64::from(self.m)) >> 32) as u32;
+        (t + ((a - t) >> self.sh1)) >> self.sh2
     }
 }

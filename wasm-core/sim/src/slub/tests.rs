@@ -589,3 +589,11 @@ proptest! {
         prop_assert_eq!(&rec.snapshot_at(rec.cursor()).unwrap(), rec.machine());
     }
 }
+
+proptest! {
+    /// `reciprocal_divide()` is exact for every offset inside a slab and every slot size.
+    #[test]
+    fn reciprocal_divide_is_exact(a in 0u32..(1 << 29), d in 1u32..(1 << 20)) {
+        prop_assert_eq!(crate::slub::state::ReciprocalValue::new(d).divide(a), a / d);
+    }
+}

@@ -140,9 +140,22 @@ pub enum Event {
     /// array after its swaps is `array`, of which entries from `done_from` on are finished.
     DetachedFreelistBuilt(Box<DetachedFreelist>),
     /// An object went to a caller.
-    ObjectAllocated { cache: u32, addr: u64, cpu: u32 },
+    /// It is object `index` of the slab at `pfn`.
+    ObjectAllocated {
+        cache: u32,
+        cpu: u32,
+        addr: u64,
+        pfn: Pfn,
+        index: u32,
+    },
     /// A caller gave an object back.
-    ObjectFreed { cache: u32, addr: u64, cpu: u32 },
+    ObjectFreed {
+        cache: u32,
+        cpu: u32,
+        addr: u64,
+        pfn: Pfn,
+        index: u32,
+    },
 }
 
 /// What `CacheCreated` records.
