@@ -88,6 +88,11 @@ impl Machine {
             Event::PagesReleased { pfn, order } => {
                 self.set_block(pfn, order, FrameState::Detached { order });
             }
+            Event::RandomDrawn { draws } => {
+                for _ in 0..draws {
+                    rand_core::Rng::next_u32(&mut self.rng);
+                }
+            }
             ref slub_event => self.apply_slub(slub_event),
         }
     }

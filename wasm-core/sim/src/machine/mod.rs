@@ -23,6 +23,8 @@ pub use slabs::SlabTable;
 
 use crate::geometry::platform::PageGeometry;
 use crate::slub::state::KmemCache;
+use rand_core::SeedableRng;
+use rand_pcg::Pcg32;
 use serde::Serialize;
 
 /// A page frame number.
@@ -120,6 +122,8 @@ pub struct Machine {
     pub slabs: SlabTable,
     /// Objects handed out and not yet freed (the sum of `Slab::allocated`).
     pub live_objects: u64,
+    /// The kernel's random number generator, seeded by the scenario (`get_random_u32()`).
+    pub rng: Pcg32,
 }
 
 impl Machine {
@@ -127,6 +131,11 @@ impl Machine {
     /// aligned blocks that fit, queued at the tail in address order (`memblock_free_all()` →
     /// `__free_pages_core()` with `FPI_TO_TAIL`).
     pub fn new(config: MachineConfig) -> Result<Machine, ConfigError> {
+        Machine::new_seeded(config, 0)
+    }
+
+    /// `new`, with the random generator seeded by `seed`.
+    pub fn new_seeded(config: MachineConfig, seed: u64) -> Result<Machine, ConfigError> {
         let (page, cpu_node) = config.validate()?;
         let max_block = 1u32 << page.max_order;
         let span = config.pages_per_node.div_ceil(max_block) * max_block;
@@ -203,6 +212,7 @@ impl Machine {
             kmalloc_caches: Vec::new(),
             slabs: SlabTable::new(frames_len),
             live_objects: 0,
+            rng: Pcg32::seed_from_u64(seed),
         })
     }
 

@@ -2,9 +2,10 @@
 //!
 //! This build simulates the page allocator operations and SLUB's `kmalloc`, `kmalloc_node`,
 //! `kfree`, `kmem_cache_alloc[_node]`, `kmem_cache_free`, the bulk operations,
-//! `flush_cpu_slab` and `flush_all`. Shrink, destroy, the SLAB allocator, `slub_debug` caches and the
-//! freelist randomisation and hardening switches parse but are refused with
-//! `RunError::NotSimulated` until they land; nothing pretends to run them.
+//! `flush_cpu_slab`, `flush_all`, `kmem_cache_shrink` and `kmem_cache_destroy`, with the
+//! freelist randomisation and hardening switches. The SLAB allocator and `slub_debug` caches
+//! parse but are refused with `RunError::NotSimulated` until they land; nothing pretends to
+//! run them.
 //!
 //! Bad operations are steps, not failures: freeing what is not allocated records the kernel's
 //! diagnostic and the run goes on; a failed allocation yields NULL.
@@ -91,7 +92,8 @@ impl std::error::Error for RunError {}
 
 /// Runs `scenario` from boot. With `record` the recorder keeps every step for `snapshot_at`.
 pub fn run(scenario: &Scenario, record: bool) -> Result<Recorder, RunError> {
-    let machine = Machine::new(scenario.machine.clone()).map_err(RunError::Machine)?;
+    let machine =
+        Machine::new_seeded(scenario.machine.clone(), scenario.seed).map_err(RunError::Machine)?;
     let mut rec = Recorder::new(machine, record);
     let sw = &scenario.switches;
     let refuse = |what| Err(RunError::NotSimulated { line: 1, what });
@@ -100,12 +102,6 @@ pub fn run(scenario: &Scenario, record: bool) -> Result<Recorder, RunError> {
             return refuse("the SLAB allocator");
         }
     } else {
-        if sw.freelist_random {
-            return refuse("switch freelist_random");
-        }
-        if sw.freelist_hardened {
-            return refuse("switch freelist_hardened");
-        }
         if sw.slub_debug.is_debug() {
             return refuse("slub_debug");
         }

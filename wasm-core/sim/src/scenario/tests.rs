@@ -216,8 +216,14 @@ fn operations_not_simulated_yet_are_refused() {
         }
     );
     assert!(e.to_string().contains("not simulated"));
-    let s = parse("slabscope-scenario 1\nswitch freelist_hardened\nmachine cpus=1\n").unwrap();
-    assert!(run(&s, true).is_err());
+    let s = parse("slabscope-scenario 1\nslub_debug FZ\nmachine cpus=1\n").unwrap();
+    assert!(matches!(
+        run(&s, true),
+        Err(RunError::NotSimulated {
+            what: "slub_debug",
+            ..
+        })
+    ));
 }
 
 #[test]

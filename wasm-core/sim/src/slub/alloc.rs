@@ -4,6 +4,7 @@
 
 use super::create::kmalloc_cache_for;
 use super::partial::{flush_slab, put_cpu_partial};
+use super::random::shuffle_freelist;
 use super::state::ZERO_SIZE_PTR;
 use super::{set_cpu_freelist, take_object};
 use crate::geometry::kmalloc::KmallocTarget;
@@ -268,11 +269,15 @@ fn new_slab(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> Opti
     rec.arg("cpu", cpu);
     rec.arg("order", order);
     rec.arg("objects", objects);
+    // shuffle_freelist() when the cache has a random sequence, else address order.
+    let freelist = shuffle_freelist(rec, cache, objects)
+        .unwrap_or_else(|| (0..objects).collect())
+        .into_boxed_slice();
     rec.emit(Event::SlabCreated {
         cache,
         pfn,
         order,
-        freelist: (0..objects).collect(),
+        freelist,
     });
     Some(pfn)
 }

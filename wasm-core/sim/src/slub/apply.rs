@@ -60,6 +60,9 @@ impl Machine {
                     flags,
                     ctor,
                     kmalloc_index,
+                    hardened,
+                    random,
+                    random_seq,
                 } = &**new;
                 debug_assert_eq!(*id as usize, self.caches.len());
                 if let Some(i) = kmalloc_index {
@@ -76,6 +79,9 @@ impl Machine {
                     geometry: geometry.clone(),
                     flags: *flags,
                     ctor: *ctor,
+                    hardened: *hardened,
+                    random: *random,
+                    random_seq: random_seq.clone(),
                     aliases: Vec::new(),
                     destroyed: false,
                     cpu: (0..self.config.cpus)
@@ -103,12 +109,19 @@ impl Machine {
                 order,
                 freelist,
             } => {
-                let size = self.caches[*cache as usize].geometry.size;
+                let s = &self.caches[*cache as usize];
+                let size = s.geometry.size;
                 let objects = &(freelist.len() as u32);
                 let node = &self.node_of(*pfn);
+                // Every free object links to the next; the last holds NULL (encoded when
+                // hardened, so even a NULL is a non-zero word then).
                 let mut words = vec![0; *objects as usize];
-                for pair in freelist.windows(2) {
-                    words[pair[0] as usize] = self.object_addr(*pfn, size, pair[1]);
+                for (k, &i) in freelist.iter().enumerate() {
+                    let obj = self.object_addr(*pfn, size, i);
+                    let next = freelist
+                        .get(k + 1)
+                        .map_or(0, |&j| self.object_addr(*pfn, size, j));
+                    words[i as usize] = s.freelist_ptr_encode(next, s.freeptr_addr(obj));
                 }
                 let head = freelist
                     .first()
@@ -162,7 +175,12 @@ impl Machine {
                 slab.frozen = *frozen;
             }
             Event::FreePointerSet { pfn, index, value } => {
-                self.slabs.get_mut(pfn).expect("slab exists").words[*index as usize] = *value;
+                let slab = self.slabs.get_mut(pfn).expect("slab exists");
+                let s = &self.caches[slab.cache as usize];
+                let obj = DIRECT_MAP_BASE
+                    + (u64::from(*pfn) << self.page.page_shift)
+                    + u64::from(*index) * u64::from(slab.size);
+                slab.words[*index as usize] = s.freelist_ptr_encode(*value, s.freeptr_addr(obj));
             }
             Event::CpuFreelistSet {
                 cache,

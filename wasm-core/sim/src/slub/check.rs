@@ -42,7 +42,8 @@ fn walk(
             ));
         }
         n += 1;
-        at = slab.words[index as usize];
+        let s = &m.caches[slab.cache as usize];
+        at = s.freelist_ptr_decode(slab.words[index as usize], s.freeptr_addr(at));
     }
     n
 }

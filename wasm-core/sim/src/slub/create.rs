@@ -1,6 +1,7 @@
 //! Creating caches: `create_kmalloc_caches()` at boot and `kmem_cache_create()` with
 //! `find_mergeable()` (mm/slab_common.c, v6.6; spec 1.5).
 
+use super::random::{freelist_randomize, get_random_long};
 use crate::geometry::kmalloc::{kmalloc_classes, kmalloc_target, KmallocTarget};
 use crate::geometry::platform::WORD;
 use crate::geometry::{kmem_cache_geometry, CacheRequest, CacheSource, GeometryError, SlabFlags};
@@ -57,6 +58,7 @@ pub fn create_kmalloc_caches(rec: &mut Recorder, switches: &Switches) -> Result<
         );
         let geometry = kmem_cache_geometry(&req)?;
         let id = rec.machine().caches.len() as u32;
+        let (random, random_seq) = kmem_cache_open_random(rec, switches, geometry.objs_per_slab);
         rec.emit(Event::CacheCreated(Box::new(NewCache {
             id,
             name: class.name(),
@@ -64,10 +66,31 @@ pub fn create_kmalloc_caches(rec: &mut Recorder, switches: &Switches) -> Result<
             flags: req.flags,
             ctor: false,
             kmalloc_index: Some(class.index),
+            hardened: switches.freelist_hardened,
+            random,
+            random_seq,
         })));
     }
     rec.end();
     Ok(())
+}
+
+/// The random parts of a new cache: `s->random` (drawn in `kmem_cache_open()` with
+/// hardening) and `s->random_seq` (`init_cache_random_seq()` with randomisation; none for
+/// slabs of fewer than 2 objects, as `cache_random_seq_create()` decides).
+fn kmem_cache_open_random(
+    rec: &mut Recorder,
+    switches: &Switches,
+    objs_per_slab: u32,
+) -> (u64, Option<Vec<u32>>) {
+    let random = if switches.freelist_hardened {
+        get_random_long(rec)
+    } else {
+        0
+    };
+    let seq = (switches.freelist_random && objs_per_slab >= 2)
+        .then(|| freelist_randomize(rec, objs_per_slab));
+    (random, seq)
 }
 
 /// The cache `kmalloc(size)` uses, or where the request goes instead.
@@ -126,6 +149,7 @@ pub fn kmem_cache_create(
     rec.arg("objs_per_slab", geometry.objs_per_slab);
     rec.arg("order", geometry.order);
     let id = rec.machine().caches.len() as u32;
+    let (random, random_seq) = kmem_cache_open_random(rec, switches, geometry.objs_per_slab);
     rec.emit(Event::CacheCreated(Box::new(NewCache {
         id,
         name: decl.name.clone(),
@@ -133,6 +157,9 @@ pub fn kmem_cache_create(
         flags: req.flags,
         ctor: req.ctor,
         kmalloc_index: None,
+        hardened: switches.freelist_hardened,
+        random,
+        random_seq,
     })));
     rec.end();
     Ok(id)

@@ -78,9 +78,26 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
     }
     let slab_cache = m.slabs[&place.pfn].cache;
     if !m.slabs[&place.pfn].allocated[place.index as usize] {
-        // Freeing a free object: with CONFIG_SLAB_FREELIST_HARDENED set_freepointer() BUGs on
-        // the naive case (freeing the object at the head of the freelist again); otherwise the
-        // freelist gets a cycle and the object is handed out twice later.
+        // Freeing a free object. With CONFIG_SLAB_FREELIST_HARDENED, set_freepointer() has a
+        // naive check, BUG_ON(object == fp): freeing again the object at the head of the
+        // freelist it would be linked in front of (this CPU's c->freelist for its cpu slab,
+        // else the slab's own freelist) oopses. Any other double free goes unnoticed without
+        // slub_debug: the freelist gets a cycle and the object is handed out twice later.
+        let s = &m.caches[m.slabs[&place.pfn].cache as usize];
+        let c = &s.cpu[cpu as usize];
+        let fp = if c.slab == Some(place.pfn) {
+            c.freelist
+        } else {
+            m.slabs[&place.pfn].freelist
+        };
+        if s.hardened && fp == addr {
+            return diagnostic(
+                rec,
+                "double free caught by BUG_ON(object == fp)",
+                "step.kfree_double_free_bug",
+                addr,
+            );
+        }
         return diagnostic(rec, "double free", "step.kfree_double_free", addr);
     }
     if let Some(expected) = cache.filter(|&c| c != slab_cache) {

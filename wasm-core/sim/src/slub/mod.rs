@@ -25,6 +25,7 @@ pub mod check;
 mod create;
 mod free;
 mod partial;
+mod random;
 mod shrink;
 pub mod state;
 
@@ -67,7 +68,14 @@ pub(crate) fn place_of(m: &Machine, addr: u64) -> Option<ObjectPlace> {
 /// `get_freepointer()`: the next free object after the free object `obj`.
 pub(crate) fn get_freepointer(m: &Machine, obj: u64) -> u64 {
     let place = place_of(m, obj).expect("free objects lie in slabs");
-    m.slabs[&place.pfn].words[place.index as usize]
+    freepointer_at(m, &place, obj)
+}
+
+/// `get_freepointer()` for an object whose place is known.
+fn freepointer_at(m: &Machine, place: &ObjectPlace, obj: u64) -> u64 {
+    let slab = &m.slabs[&place.pfn];
+    let s = &m.caches[slab.cache as usize];
+    s.freelist_ptr_decode(slab.words[place.index as usize], s.freeptr_addr(obj))
 }
 
 /// The index of object `addr` in the slab at `pfn` (`obj_to_index()`).
@@ -82,7 +90,7 @@ pub(crate) fn obj_to_index(m: &Machine, pfn: Pfn, addr: u64) -> u32 {
 /// is allocated. Returns the object.
 pub(crate) fn take_object(rec: &mut Recorder, cache: u32, cpu: u32, object: u64) -> u64 {
     let place = place_of(rec.machine(), object).expect("free objects lie in slabs");
-    let next = rec.machine().slabs[&place.pfn].words[place.index as usize];
+    let next = freepointer_at(rec.machine(), &place, object);
     set_cpu_freelist(rec, cache, cpu, next);
     rec.emit(Event::ObjectAllocated {
         cache,

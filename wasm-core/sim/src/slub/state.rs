@@ -29,6 +29,12 @@ pub struct KmemCache {
     pub flags: SlabFlags,
     /// Whether the cache has a constructor.
     pub ctor: bool,
+    /// `CONFIG_SLAB_FREELIST_HARDENED`: stored free pointers are encoded.
+    pub hardened: bool,
+    /// `s->random`: the hardening key (0 without hardening).
+    pub random: u64,
+    /// `s->random_seq` as object indices (`CONFIG_SLAB_FREELIST_RANDOM`), or `None`.
+    pub random_seq: Option<Vec<u32>>,
     /// Names of caches merged into this one (sysfs `aliases`).
     pub aliases: Vec<String>,
     /// `kmem_cache_destroy()` has run.

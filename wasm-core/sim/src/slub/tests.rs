@@ -10,22 +10,33 @@ use crate::slabinfo::slabinfo;
 use proptest::prelude::*;
 
 fn boot(cpus: u32, nodes: u32, pages: u32) -> Recorder {
-    let m = Machine::new(MachineConfig {
-        cpus,
-        nodes,
-        cpu_node: vec![],
-        page_size: 4096,
-        pages_per_node: pages,
-        pcp_batch: Some(3),
-        pcp_high: Some(12),
-    })
+    boot_with(cpus, nodes, pages, &Switches::default(), 0)
+}
+
+fn boot_with(cpus: u32, nodes: u32, pages: u32, switches: &Switches, seed: u64) -> Recorder {
+    let m = Machine::new_seeded(
+        MachineConfig {
+            cpus,
+            nodes,
+            cpu_node: vec![],
+            page_size: 4096,
+            pages_per_node: pages,
+            pcp_batch: Some(3),
+            pcp_high: Some(12),
+        },
+        seed,
+    )
     .unwrap();
     let mut rec = Recorder::new(m, true);
-    create_kmalloc_caches(&mut rec, &Switches::default()).unwrap();
+    create_kmalloc_caches(&mut rec, switches).unwrap();
     rec
 }
 
 fn cache(rec: &mut Recorder, name: &str, size: u32) -> u32 {
+    cache_with(rec, name, size, &Switches::default())
+}
+
+fn cache_with(rec: &mut Recorder, name: &str, size: u32, switches: &Switches) -> u32 {
     let decl = CacheDecl {
         name: name.into(),
         size,
@@ -34,7 +45,7 @@ fn cache(rec: &mut Recorder, name: &str, size: u32) -> u32 {
         ctor: false,
         line: 0,
     };
-    kmem_cache_create(rec, &decl, &Switches::default()).unwrap()
+    kmem_cache_create(rec, &decl, switches).unwrap()
 }
 
 fn consistent(rec: &Recorder) {
@@ -526,21 +537,28 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    // 256 cases of 1..800 operations: about 10^5 operations per run. A longer run:
+    // PROPTEST_CASES=10000 cargo test --release -p slabscope-sim random_slub (docs/testing.md).
+    #![proptest_config(ProptestConfig::with_cases(256))]
 
-    /// Random allocations, local and remote frees and flushes on random small machines: after
-    /// every step both allocators' invariants hold, and snapshots replay to the live state.
+    /// Random allocations, local and remote frees and flushes on random small machines, with
+    /// and without freelist randomisation and hardening: after every step both allocators'
+    /// invariants hold, and snapshots replay to the live state.
     #[test]
     fn random_slub_operations_keep_every_invariant(
         cpus in 1u32..=3,
         nodes in 1u32..=2,
         pages in 64u32..400,
         sizes in prop::array::uniform3(prop_oneof![8u32..300, 300u32..3000]),
-        ops in prop::collection::vec(op(), 1..250),
+        freelist_random in any::<bool>(),
+        freelist_hardened in any::<bool>(),
+        seed in any::<u64>(),
+        ops in prop::collection::vec(op(), 1..800),
     ) {
         let nodes = nodes.min(cpus);
-        let mut rec = boot(cpus, nodes, pages);
-        let ids: Vec<u32> = sizes.iter().enumerate().map(|(i, &s)| cache(&mut rec, &format!("c{i}"), s)).collect();
+        let switches = Switches { freelist_random, freelist_hardened, ..Switches::default() };
+        let mut rec = boot_with(cpus, nodes, pages, &switches, seed);
+        let ids: Vec<u32> = sizes.iter().enumerate().map(|(i, &s)| cache_with(&mut rec, &format!("c{i}"), s, &switches)).collect();
         let mut live: Vec<u64> = Vec::new();
         for op in ops {
             let from = rec.cursor();
@@ -595,5 +613,112 @@ proptest! {
     #[test]
     fn reciprocal_divide_is_exact(a in 0u32..(1 << 29), d in 1u32..(1 << 20)) {
         prop_assert_eq!(crate::slub::state::ReciprocalValue::new(d).divide(a), a / d);
+    }
+}
+
+#[test]
+fn freelist_randomisation_shuffles_each_new_slab_from_the_cache_sequence() {
+    let switches = Switches {
+        freelist_random: true,
+        ..Switches::default()
+    };
+    let run = |seed: u64| {
+        let mut rec = boot_with(1, 1, 1024, &switches, seed);
+        let id = cache_with(&mut rec, "obj48", 48, &switches);
+        let seq = rec.machine().caches[id as usize]
+            .random_seq
+            .clone()
+            .unwrap();
+        let objs: Vec<u64> = (0..85)
+            .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+            .collect();
+        consistent(&rec);
+        (rec, seq, objs)
+    };
+    let (rec, seq, objs) = run(1);
+    // The sequence is a permutation of 0..objs_per_slab.
+    let mut sorted = seq.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (0..85).collect::<Vec<u32>>());
+    // The slab hands out its objects in the order of the sequence, from some start position,
+    // wrapping around: consecutive objects follow consecutive entries.
+    let pfn = slab_of(&rec, objs[0]);
+    let index = |addr: u64| place_of(rec.machine(), addr).unwrap().index;
+    assert!(objs.iter().all(|&o| slab_of(&rec, o) == pfn));
+    let start = seq.iter().position(|&i| i == index(objs[0])).unwrap();
+    for (k, &o) in objs.iter().enumerate() {
+        assert_eq!(index(o), seq[(start + k) % 85], "object {k}");
+    }
+    assert_ne!(
+        objs.windows(2).filter(|w| w[1] == w[0] + 48).count(),
+        84,
+        "not address order"
+    );
+    // Same seed, same run; another seed, another sequence.
+    assert_eq!(run(1).2, objs);
+    assert_ne!(run(2).1, seq);
+}
+
+#[test]
+fn hardened_free_pointers_are_stored_encoded() {
+    let switches = Switches {
+        freelist_hardened: true,
+        ..Switches::default()
+    };
+    let mut rec = boot_with(1, 1, 1024, &switches, 9);
+    let id = cache_with(&mut rec, "obj48", 48, &switches);
+    let a = slab_alloc_node(&mut rec, id, 0, None);
+    let s = &rec.machine().caches[id as usize];
+    assert!(s.hardened && s.random != 0);
+    let next = rec.machine().caches[id as usize].cpu[0].freelist;
+    assert_eq!(next, a + 48);
+    let place = place_of(rec.machine(), next).unwrap();
+    let slab = &rec.machine().slabs[&place.pfn];
+    let stored = slab.words[place.index as usize];
+    let ptr_addr = next + u64::from(s.geometry.offset);
+    // freelist_ptr_encode(): ptr ^ s->random ^ swab(ptr_addr).
+    assert_eq!(stored, (next + 48) ^ s.random ^ ptr_addr.swap_bytes());
+    assert_eq!(get_freepointer(rec.machine(), next), next + 48);
+    // The last free object's NULL is stored as a non-zero word too.
+    let last = a + 48 * 84;
+    let stored_null = slab.words[84];
+    assert_eq!(
+        stored_null,
+        s.random ^ (last + u64::from(s.geometry.offset)).swap_bytes()
+    );
+    assert_eq!(get_freepointer(rec.machine(), last), 0);
+    consistent(&rec);
+}
+
+#[test]
+fn hardening_catches_only_the_naive_double_free() {
+    for hardened in [false, true] {
+        let switches = Switches {
+            freelist_hardened: hardened,
+            ..Switches::default()
+        };
+        let mut rec = boot_with(1, 1, 1024, &switches, 3);
+        let id = cache_with(&mut rec, "obj48", 48, &switches);
+        let a = slab_alloc_node(&mut rec, id, 0, None);
+        let b = slab_alloc_node(&mut rec, id, 0, None);
+        assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Freed);
+        // a is now the head of c->freelist: freeing it again is the case BUG_ON(object == fp)
+        // catches.
+        assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Refused);
+        let key = rec.steps().last().unwrap().caption.key;
+        let expected = if hardened {
+            "step.kfree_double_free_bug"
+        } else {
+            "step.kfree_double_free"
+        };
+        assert_eq!(key, expected);
+        // After b is freed, a is no longer the head: the check cannot see it.
+        assert_eq!(kfree(&mut rec, b, 0, None), FreeOutcome::Freed);
+        assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Refused);
+        assert_eq!(
+            rec.steps().last().unwrap().caption.key,
+            "step.kfree_double_free"
+        );
+        consistent(&rec);
     }
 }

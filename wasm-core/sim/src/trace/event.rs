@@ -88,6 +88,8 @@ pub enum Event {
     SlabCounted { cache: u32, node: u32, objects: u32 },
     /// `dec_slabs_node()`.
     SlabUncounted { cache: u32, node: u32, objects: u32 },
+    /// The machine's random generator gave `draws` 32-bit numbers (`get_random_u32()`).
+    RandomDrawn { draws: u32 },
     /// The slab's `freelist` and counters changed together (`slab_update_freelist()`,
     /// `acquire_slab()`, `get_freelist()`).
     SlabStateSet {
@@ -168,6 +170,11 @@ pub struct NewCache {
     pub ctor: bool,
     /// Its slot in `kmalloc_caches[KMALLOC_NORMAL][]`, for a kmalloc cache.
     pub kmalloc_index: Option<u32>,
+    /// `CONFIG_SLAB_FREELIST_HARDENED` and `s->random`.
+    pub hardened: bool,
+    pub random: u64,
+    /// `s->random_seq` (object indices) with `CONFIG_SLAB_FREELIST_RANDOM`.
+    pub random_seq: Option<Vec<u32>>,
 }
 
 /// What `DetachedFreelistBuilt` records (see there).

@@ -354,6 +354,7 @@ impl HeapBytes for Event {
         match self {
             Event::CacheCreated(new) => {
                 std::mem::size_of::<crate::trace::NewCache>()
+                    + new.random_seq.as_ref().map_or(0, |s| s.capacity() * 4)
                     + new.name.capacity()
                     + new.geometry.cache.as_ref().map_or(0, String::capacity)
             }

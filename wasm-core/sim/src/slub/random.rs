@@ -1,0 +1,109 @@
+//! Freelist randomisation (`CONFIG_SLAB_FREELIST_RANDOM`) and freelist pointer hardening
+//! (`CONFIG_SLAB_FREELIST_HARDENED`), mm/slub.c and mm/slab_common.c, v6.6.
+//!
+//! Randomness comes from the machine's seeded generator through `RandomDrawn` events, so a
+//! replay draws the same numbers (`get_random_u32()` and `get_random_long()` in the kernel).
+//!
+//! - At cache creation `cache_random_seq_create()` fills `s->random_seq` with a Fisher-Yates
+//!   shuffle of `0..oo_objects(s->oo)`; the kernel then scales the entries to byte offsets,
+//!   the simulator keeps object indices. Each new slab's freelist (`shuffle_freelist()`)
+//!   starts at a random position of that sequence and walks it, wrapping, skipping indices
+//!   past the end of a smaller (fallback-order) slab (`next_freelist_entry()`).
+//! - With hardening, `kmem_cache_open()` draws `s->random`, and every stored free pointer is
+//!   `ptr ^ s->random ^ swab(ptr_addr)` where `ptr_addr` is the address of the free pointer
+//!   itself (`freelist_ptr_encode()`); reading it applies the same XOR
+//!   (`freelist_ptr_decode()`).
+
+use super::state::KmemCache;
+use crate::trace::{Event, Recorder};
+use rand_core::Rng;
+
+/// `n` fresh 32-bit random numbers from the machine's generator (recorded as drawn).
+fn draw(rec: &mut Recorder, n: u32) -> Vec<u32> {
+    let mut rng = rec.machine().rng.clone();
+    let values = (0..n).map(|_| rng.next_u32()).collect();
+    rec.emit(Event::RandomDrawn { draws: n });
+    values
+}
+
+/// `get_random_u32_below(ceil)`: a number in `0..ceil` from one 32-bit draw, by the
+/// multiply-and-shift the kernel uses (its rare rejection retry is not modelled).
+fn below(value: u32, ceil: u32) -> u32 {
+    ((u64::from(value) * u64::from(ceil)) >> 32) as u32
+}
+
+/// `get_random_long()`.
+pub(crate) fn get_random_long(rec: &mut Recorder) -> u64 {
+    let v = draw(rec, 2);
+    u64::from(v[0]) << 32 | u64::from(v[1])
+}
+
+/// `freelist_randomize()`: a Fisher-Yates shuffle of `0..count`.
+pub(crate) fn freelist_randomize(rec: &mut Recorder, count: u32) -> Vec<u32> {
+    let mut list: Vec<u32> = (0..count).collect();
+    if count < 2 {
+        return list;
+    }
+    let values = draw(rec, count - 1);
+    for (i, value) in (1..count).rev().zip(values) {
+        let j = below(value, i + 1);
+        list.swap(i as usize, j as usize);
+    }
+    list
+}
+
+/// `shuffle_freelist()`: the free objects of a new slab of `objects` objects, in freelist
+/// order. `None` when the cache has no random sequence or the slab has fewer than 2 objects.
+pub(crate) fn shuffle_freelist(rec: &mut Recorder, cache: u32, objects: u32) -> Option<Vec<u32>> {
+    let seq = rec.machine().caches[cache as usize].random_seq.clone()?;
+    if objects < 2 {
+        return None;
+    }
+    let count = seq.len() as u32;
+    let mut pos = below(draw(rec, 1)[0], count);
+    let mut out = Vec::with_capacity(objects as usize);
+    while out.len() < objects as usize {
+        // next_freelist_entry(): skip entries past the end of a smaller slab.
+        let idx = seq[pos as usize];
+        pos = (pos + 1) % count;
+        if idx < objects {
+            out.push(idx);
+        }
+    }
+    Some(out)
+}
+
+impl KmemCache {
+    /// The address of object `obj`'s free pointer (`obj + s->offset`).
+    pub fn freeptr_addr(&self, obj: u64) -> u64 {
+        obj + u64::from(self.geometry.offset)
+    }
+
+    /// `freelist_ptr_encode()`: the word stored for the pointer `ptr` at `ptr_addr`.
+    pub fn freelist_ptr_encode(&self, ptr: u64, ptr_addr: u64) -> u64 {
+        if self.hardened {
+            ptr ^ self.random ^ ptr_addr.swap_bytes()
+        } else {
+            ptr
+        }
+    }
+
+    /// `freelist_ptr_decode()`: the pointer a stored word at `ptr_addr` means.
+    pub fn freelist_ptr_decode(&self, word: u64, ptr_addr: u64) -> u64 {
+        // The XOR is its own inverse.
+        self.freelist_ptr_encode(word, ptr_addr)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn below_stays_in_range_and_spans_it() {
+        assert_eq!(below(0, 7), 0);
+        assert_eq!(below(u32::MAX, 7), 6);
+        assert_eq!(below(u32::MAX / 2, 2), 0);
+        assert_eq!(below(u32::MAX / 2 + 1, 2), 1);
+    }
+}
