@@ -4,7 +4,7 @@
 
 use super::create::kmalloc_cache_for;
 use super::partial::{flush_slab, put_cpu_partial};
-use super::random::shuffle_freelist;
+use super::random::{draw_below, shuffle_freelist};
 use super::state::ZERO_SIZE_PTR;
 use super::{set_cpu_freelist, take_object};
 use crate::geometry::kmalloc::KmallocTarget;
@@ -158,7 +158,14 @@ pub(crate) fn slab_alloc_slow(rec: &mut Recorder, cache: u32, cpu: u32, node: Op
         if let Some((pfn, freelist)) = get_partial_node(rec, cache, cpu, search) {
             return install(rec, cache, cpu, pfn, freelist);
         }
-        // get_any_partial() (remote node partial lists) is not modelled yet: straight to new_slab.
+        // get_partial(), v6.6: other nodes only when the caller named none.
+        if node.is_none() {
+            if let Some((pfn, freelist)) = get_any_partial(rec, cache, cpu, search) {
+                let object = install(rec, cache, cpu, pfn, freelist);
+                rec.end(); // the get_any_partial step
+                return object;
+            }
+        }
         let Some(pfn) = new_slab(rec, cache, cpu, node) else {
             rec.begin("___slab_alloc", "out of memory", "step.slab_oom");
             rec.arg_cache("cache", cache);
@@ -238,6 +245,50 @@ fn get_partial_node(rec: &mut Recorder, cache: u32, cpu: u32, node: u32) -> Opti
         rec.end();
     }
     object
+}
+
+/// `get_any_partial()`: with no partial slab on the local node, a slab from the partial list
+/// of another node that keeps more than `min_partial`, searched in zonelist order, unless the
+/// defrag ratio says to stay local this time. On success the step stays open (with the
+/// nested `get_partial_node()` inside) for the caller to finish.
+fn get_any_partial(rec: &mut Recorder, cache: u32, cpu: u32, local: u32) -> Option<(Pfn, u64)> {
+    let nodes = rec.machine().config.nodes;
+    if nodes == 1 {
+        return None; // the zonelist holds the local node only: nothing more to find
+    }
+    let s = &rec.machine().caches[cache as usize];
+    let (ratio, min_partial) = (s.remote_node_defrag_ratio, s.geometry.min_partial as usize);
+    // The zonelist of the local node: itself, then the others, nearest first; all remote
+    // nodes are at the same distance here, and build_zonelists() then prefers the nodes
+    // after the local one, wrapping around.
+    let candidates: Vec<u32> = (1..nodes)
+        .map(|k| (local + k) % nodes)
+        .filter(|&n| s.node[n as usize].partial.len() > min_partial)
+        .collect();
+    rec.begin(
+        "get_any_partial",
+        "remote node partial",
+        "step.get_any_partial",
+    );
+    rec.arg_cache("cache", cache);
+    rec.arg("cpu", cpu);
+    // The kernel uses the cycle counter as a cheap random number: get_cycles() % 1024.
+    let cycles = draw_below(rec, 1024);
+    if ratio == 0 || cycles > ratio {
+        rec.arg("outcome", "defrag ratio: stay local");
+        rec.end();
+        return None;
+    }
+    if let Some(&n) = candidates.first() {
+        // The node's list is not empty, so get_partial_node() finds a slab there.
+        rec.arg("node", n);
+        if let Some(found) = get_partial_node(rec, cache, cpu, n) {
+            return Some(found);
+        }
+    }
+    rec.arg("outcome", "no other node has partial slabs to spare");
+    rec.end();
+    None
 }
 
 /// `new_slab()` → `allocate_slab()`: pages of the preferred order, else of the minimum order;

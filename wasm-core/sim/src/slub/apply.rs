@@ -80,6 +80,8 @@ impl Machine {
                     flags: *flags,
                     ctor: *ctor,
                     hardened: *hardened,
+                    // kmem_cache_open(), v6.6.
+                    remote_node_defrag_ratio: 1000,
                     random: *random,
                     random_seq: random_seq.clone(),
                     aliases: Vec::new(),

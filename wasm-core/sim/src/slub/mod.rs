@@ -6,14 +6,14 @@
 //! - Only one CPU runs at a time and nothing preempts it, so every cmpxchg succeeds first time;
 //!   `tid` is still bumped wherever the kernel bumps it.
 //! - Modelled so far: cache creation with merging, kmalloc caches, the allocation fast path and
-//!   every branch of `___slab_alloc()` except `get_any_partial()` (remote node partial lists) and
-//!   pfmemalloc; the free fast path, `__slab_free()`, `put_cpu_partial()`,
-//!   `__unfreeze_partials()`, `deactivate_slab()`, `flush_cpu_slab()`, `discard_slab()`.
+//!   every branch of `___slab_alloc()` (with `get_any_partial()`), except pfmemalloc; the
+//!   free fast path, `__slab_free()`, `put_cpu_partial()`, `__unfreeze_partials()`, `deactivate_slab()`, `flush_cpu_slab()`, `discard_slab()`.
 //!   `kmem_cache_alloc_bulk()` and `kmem_cache_free_bulk()`/`kfree_bulk()` with
 //!   `build_detached_freelist()`.
 //!   `kmem_cache_shrink()` and `kmem_cache_destroy()`.
-//!   Not yet: freelist randomisation, pointer hardening, debug caches' locked single-object
-//!   paths, `get_any_partial()`. The scenario runner refuses scenarios that need them.
+//!   Freelist randomisation and pointer hardening (`random.rs`).
+//!   Not yet: debug caches' locked single-object paths (`slub_debug`); the scenario runner
+//!   refuses scenarios that need them.
 //!
 //! Lock order in the kernel (for the reader of the trace): `cpu_slab->lock` → `n->list_lock`
 //! → `slab_lock` (bit spinlock, only without cmpxchg128).

@@ -32,6 +32,11 @@ fn below(value: u32, ceil: u32) -> u32 {
     ((u64::from(value) * u64::from(ceil)) >> 32) as u32
 }
 
+/// A number in `0..ceil` from one fresh draw.
+pub(crate) fn draw_below(rec: &mut Recorder, ceil: u32) -> u32 {
+    below(draw(rec, 1)[0], ceil)
+}
+
 /// `get_random_long()`.
 pub(crate) fn get_random_long(rec: &mut Recorder) -> u64 {
     let v = draw(rec, 2);
@@ -60,7 +65,7 @@ pub(crate) fn shuffle_freelist(rec: &mut Recorder, cache: u32, objects: u32) -> 
         return None;
     }
     let count = seq.len() as u32;
-    let mut pos = below(draw(rec, 1)[0], count);
+    let mut pos = draw_below(rec, count);
     let mut out = Vec::with_capacity(objects as usize);
     while out.len() < objects as usize {
         // next_freelist_entry(): skip entries past the end of a smaller slab.

@@ -35,6 +35,9 @@ pub struct KmemCache {
     pub random: u64,
     /// `s->random_seq` as object indices (`CONFIG_SLAB_FREELIST_RANDOM`), or `None`.
     pub random_seq: Option<Vec<u32>>,
+    /// `s->remote_node_defrag_ratio` (sysfs shows a tenth of it): how often, out of 1024, an
+    /// allocation with no local partial slab may take one from another node.
+    pub remote_node_defrag_ratio: u32,
     /// Names of caches merged into this one (sysfs `aliases`).
     pub aliases: Vec<String>,
     /// `kmem_cache_destroy()` has run.

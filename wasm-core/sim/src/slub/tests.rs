@@ -722,3 +722,59 @@ fn hardening_catches_only_the_naive_double_free() {
         consistent(&rec);
     }
 }
+
+#[test]
+fn get_any_partial_takes_a_slab_from_a_node_with_partial_slabs_to_spare() {
+    // Two nodes, cpu0 on node 0 and cpu1 on node 1. Node 1 gets more partial slabs than
+    // min_partial; cpu0, with nothing local, then takes one of them (unless the defrag ratio
+    // draw says stay local: with the default ratio 1000, 23 draws in 1024).
+    let mut rec = boot(2, 2, 1024);
+    let id = cache(&mut rec, "obj512", 512);
+    let g = rec.machine().caches[id as usize].geometry.clone();
+    let per_slab = g.objs_per_slab as usize;
+    let slabs = g.min_partial as usize + 3;
+    let objs: Vec<u64> = (0..per_slab * slabs)
+        .map(|_| slab_alloc_node(&mut rec, id, 1, None))
+        .collect();
+    // Free one object of each slab from cpu0: full slabs become partial on node 1 (through
+    // cpu0's partial stack, then flushed to the node).
+    for chunk in objs.chunks(per_slab) {
+        assert_eq!(kfree(&mut rec, chunk[0], 0, None), FreeOutcome::Freed);
+    }
+    flush_cpu_slab(&mut rec, id, 0);
+    flush_cpu_slab(&mut rec, id, 1);
+    let node1 = rec.machine().caches[id as usize].node[1].partial.len();
+    assert!(
+        node1 > g.min_partial as usize,
+        "{node1} partial slabs on node 1"
+    );
+    assert!(rec.machine().caches[id as usize].node[0].partial.is_empty());
+    let obj = slab_alloc_node(&mut rec, id, 0, None);
+    let step = rec
+        .steps()
+        .into_iter()
+        .rev()
+        .find(|s| s.function == "get_any_partial")
+        .unwrap();
+    let stayed_local = step.caption.args.iter().any(|(k, _)| *k == "outcome");
+    // Seed 0's draw is under the ratio: this run takes the remote branch.
+    assert!(!stayed_local);
+    let node = rec.machine().slabs[&slab_of(&rec, obj)].node;
+    assert_eq!(node, 1, "a slab from node 1's partial list");
+    assert_eq!(
+        rec.machine().caches[id as usize].node[1].partial.len(),
+        node1 - 1 - (node1 - 1).min((g.cpu_partial_slabs / 2 + 1) as usize),
+        "one slab to the cpu, up to cpu_partial_slabs/2+1 more to cpu0's partial stack"
+    );
+    consistent(&rec);
+    // With node 1 at min_partial or below, nothing is taken: a new local slab.
+    let mut rec = boot(2, 2, 1024);
+    let id = cache(&mut rec, "obj512", 512);
+    let obj = slab_alloc_node(&mut rec, id, 0, None);
+    assert_eq!(rec.machine().slabs[&slab_of(&rec, obj)].node, 0);
+    assert!(rec
+        .steps()
+        .iter()
+        .any(|s| s.function == "get_any_partial"
+            && s.caption.args.iter().any(|(k, _)| *k == "outcome")));
+}
