@@ -7,7 +7,8 @@ use slabscope_sim::machine::check::check_page_allocator;
 use slabscope_sim::scenario::{parse, run as run_scenario};
 use slabscope_sim::slabinfo::slabinfo;
 use slabscope_sim::slub::check::check_slub;
-use slabscope_sim::trace::{Shown, Step};
+use slabscope_sim::trace::text::format_step;
+use slabscope_sim::trace::Step;
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -96,26 +97,5 @@ pub fn run(args: RunArgs) -> Result<(), String> {
 }
 
 fn print_step(n: usize, step: &Step) {
-    let args: Vec<String> = step
-        .caption
-        .args
-        .iter()
-        .map(|(k, v)| match v {
-            Shown::Num(x) if *k == "pfn" => format!("{k}={x:#x}"),
-            Shown::Num(x) => format!("{k}={x}"),
-            Shown::Text(t) => format!("{k}={t}"),
-        })
-        .collect();
-    println!(
-        "{n:>5}  {} [{}]  {}",
-        step.function,
-        step.path,
-        args.join(" ")
-    );
-    for event in step.events {
-        println!(
-            "         {}",
-            serde_json::to_string(event).unwrap_or_default()
-        );
-    }
+    print!("{}", format_step(n, step));
 }

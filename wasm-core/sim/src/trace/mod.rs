@@ -4,6 +4,7 @@
 mod arena;
 mod event;
 mod recorder;
+pub mod text;
 
 pub use event::{DetachedFreelist, End, Event, NewCache};
 pub use recorder::{Arg, Caption, Recorder, Shown, Step};
