@@ -4,6 +4,7 @@ use super::{FrameState, Machine, Pfn};
 use crate::trace::{End, Event};
 
 impl Machine {
+    #[inline(always)]
     pub(crate) fn apply(&mut self, event: &Event) {
         match *event {
             Event::FreeBlockRemoved { node, pfn, order } => {

@@ -50,6 +50,7 @@ impl Machine {
         })
     }
 
+    #[inline(always)]
     pub(crate) fn apply_slub(&mut self, event: &Event) {
         match event {
             Event::CacheCreated(new) => {

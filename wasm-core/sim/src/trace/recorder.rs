@@ -267,6 +267,9 @@ impl Recorder {
 
     /// Applies an event to the machine and files it in the open step (opening an anonymous
     /// one if none is open, so no change ever goes unrecorded).
+    // Inlined so that, at each call site, the event's variant is known and `apply` reduces to
+    // the arm that applies it (no dispatch on the hot paths).
+    #[inline(always)]
     pub fn emit(&mut self, event: Event) {
         if self.open.is_none() {
             self.begin("(internal)", "", "step.internal");
