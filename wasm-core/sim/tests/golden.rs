@@ -49,6 +49,17 @@ const REQUIRED_PATHS: &[(&str, &str)] = &[
     ("rmqueue_bulk", "pcp refill"),
     ("free_unref_page_commit", "to pcp"),
     ("__alloc_pages", "out of memory"),
+    ("alloc_single_from_partial", "debug cache: node partial"),
+    (
+        "free_to_partial_list",
+        "debug cache: full slab to node partial",
+    ),
+    ("free_to_partial_list", "debug cache: partial slab"),
+    ("free_to_partial_list", "debug cache: empty slab discarded"),
+    (
+        "kfree",
+        "double free: slub_debug=F reports Object already free",
+    ),
 ];
 
 fn golden_dir() -> PathBuf {

@@ -3,9 +3,9 @@
 //! This build simulates the page allocator operations and SLUB's `kmalloc`, `kmalloc_node`,
 //! `kfree`, `kmem_cache_alloc[_node]`, `kmem_cache_free`, the bulk operations,
 //! `flush_cpu_slab`, `flush_all`, `kmem_cache_shrink` and `kmem_cache_destroy`, with the
-//! freelist randomisation and hardening switches. The SLAB allocator and `slub_debug` caches
-//! parse but are refused with `RunError::NotSimulated` until they land; nothing pretends to
-//! run them.
+//! freelist randomisation and hardening switches and `slub_debug` caches. The SLAB allocator
+//! parses but is refused with `RunError::NotSimulated` until it lands; nothing pretends to
+//! run it.
 //!
 //! Bad operations are steps, not failures: freeing what is not allocated records the kernel's
 //! diagnostic and the run goes on; a failed allocation yields NULL.
@@ -73,7 +73,7 @@ impl fmt::Display for RunError {
             RunError::NotSimulated { line, what } => write!(
                 f,
                 "line {line}: {what} is not simulated by this version of Slabscope yet \
-                 (the page allocator and SLUB's single-object paths are)"
+                 (the page allocator and SLUB are)"
             ),
             RunError::Index {
                 line,
@@ -102,9 +102,6 @@ pub fn run(scenario: &Scenario, record: bool) -> Result<Recorder, RunError> {
             return refuse("the SLAB allocator");
         }
     } else {
-        if sw.slub_debug.is_debug() {
-            return refuse("slub_debug");
-        }
         create_kmalloc_caches(&mut rec, sw).map_err(|e| RunError::Cache {
             line: 1,
             message: e.to_string(),

@@ -6,11 +6,11 @@ use super::create::kmalloc_cache_for;
 use super::partial::{flush_slab, put_cpu_partial};
 use super::random::{draw_below, shuffle_freelist};
 use super::state::ZERO_SIZE_PTR;
-use super::{set_cpu_freelist, take_object};
+use super::{get_freepointer, object_allocated, set_cpu_freelist, take_object};
 use crate::geometry::kmalloc::KmallocTarget;
 use crate::machine::{Owner, Pfn};
 use crate::page_alloc::alloc_pages;
-use crate::trace::{Event, Recorder};
+use crate::trace::{End, Event, Recorder};
 
 /// `kmalloc()`/`kmalloc_node()`: an object of at least `size` bytes, or NULL (0).
 pub fn kmalloc(rec: &mut Recorder, size: u64, cpu: u32, node: Option<u32>) -> u64 {
@@ -70,6 +70,9 @@ pub fn slab_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u3
 
 /// `___slab_alloc()`.
 pub(crate) fn slab_alloc_slow(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
+    if rec.machine().caches[cache as usize].debug() {
+        return slab_alloc_debug(rec, cache, cpu, node);
+    }
     loop {
         // reread_slab / redo
         let c = rec.machine().caches[cache as usize].cpu[cpu as usize].clone();
@@ -252,6 +255,18 @@ fn get_partial_node(rec: &mut Recorder, cache: u32, cpu: u32, node: u32) -> Opti
 /// defrag ratio says to stay local this time. On success the step stays open (with the
 /// nested `get_partial_node()` inside) for the caller to finish.
 fn get_any_partial(rec: &mut Recorder, cache: u32, cpu: u32, local: u32) -> Option<(Pfn, u64)> {
+    let n = any_partial_node(rec, cache, cpu, local)?;
+    // The node's list is not empty, so get_partial_node() finds a slab there.
+    let found = get_partial_node(rec, cache, cpu, n);
+    if found.is_none() {
+        rec.end();
+    }
+    found
+}
+
+/// The node `get_any_partial()` takes a slab from, if any. Opens the `get_any_partial` step;
+/// it is left open when a node is returned.
+fn any_partial_node(rec: &mut Recorder, cache: u32, cpu: u32, local: u32) -> Option<u32> {
     let nodes = rec.machine().config.nodes;
     if nodes == 1 {
         return None; // the zonelist holds the local node only: nothing more to find
@@ -261,10 +276,9 @@ fn get_any_partial(rec: &mut Recorder, cache: u32, cpu: u32, local: u32) -> Opti
     // The zonelist of the local node: itself, then the others, nearest first; all remote
     // nodes are at the same distance here, and build_zonelists() then prefers the nodes
     // after the local one, wrapping around.
-    let candidates: Vec<u32> = (1..nodes)
+    let candidate = (1..nodes)
         .map(|k| (local + k) % nodes)
-        .filter(|&n| s.node[n as usize].partial.len() > min_partial)
-        .collect();
+        .find(|&n| s.node[n as usize].partial.len() > min_partial);
     rec.begin(
         "get_any_partial",
         "remote node partial",
@@ -279,16 +293,108 @@ fn get_any_partial(rec: &mut Recorder, cache: u32, cpu: u32, local: u32) -> Opti
         rec.end();
         return None;
     }
-    if let Some(&n) = candidates.first() {
-        // The node's list is not empty, so get_partial_node() finds a slab there.
-        rec.arg("node", n);
-        if let Some(found) = get_partial_node(rec, cache, cpu, n) {
-            return Some(found);
+    let Some(n) = candidate else {
+        rec.arg("outcome", "no other node has partial slabs to spare");
+        rec.end();
+        return None;
+    };
+    rec.arg("node", n);
+    Some(n)
+}
+
+/// `___slab_alloc()` for a debug cache (`kmem_cache_debug()`): no cpu slab and no per-CPU
+/// partial stack; each object is taken under the node's `list_lock` from a node partial slab
+/// (`alloc_single_from_partial()`) or from a new slab (`alloc_single_from_new_slab()`).
+fn slab_alloc_debug(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
+    let search = node.unwrap_or(rec.machine().cpu_node[cpu as usize]);
+    let local = &rec.machine().caches[cache as usize].node[search as usize].partial;
+    if let Some(&pfn) = local.first() {
+        return alloc_single_from_partial(rec, cache, cpu, search, pfn);
+    }
+    if node.is_none() {
+        if let Some(n) = any_partial_node(rec, cache, cpu, search) {
+            let pfn = rec.machine().caches[cache as usize].node[n as usize].partial[0];
+            let object = alloc_single_from_partial(rec, cache, cpu, n, pfn);
+            rec.end(); // the get_any_partial step
+            return object;
         }
     }
-    rec.arg("outcome", "no other node has partial slabs to spare");
+    let Some(pfn) = new_slab(rec, cache, cpu, node) else {
+        rec.begin("___slab_alloc", "out of memory", "step.slab_oom");
+        rec.arg_cache("cache", cache);
+        rec.end();
+        return 0;
+    };
+    // alloc_single_from_new_slab(), in the allocate_slab step.
+    let s = &rec.machine().caches[cache as usize];
+    let store_user = s.flags.store_user;
+    let slab = rec.machine().slabs[&pfn].fields();
+    let object = slab.freelist;
+    let next = get_freepointer(rec.machine(), object);
+    rec.emit(Event::SlabStateSet {
+        pfn,
+        freelist: next,
+        inuse: 1,
+        frozen: false,
+    });
+    if slab.objects == 1 {
+        if store_user {
+            rec.emit(Event::NodeFullAdded {
+                cache,
+                node: slab.node,
+                pfn,
+            });
+        }
+    } else {
+        rec.emit(Event::NodePartialAdded {
+            cache,
+            node: slab.node,
+            pfn,
+            end: End::Head,
+        });
+    }
+    rec.emit(Event::SlabCounted {
+        cache,
+        node: slab.node,
+        objects: slab.objects,
+    });
+    object_allocated(rec, cache, cpu, pfn, object);
+    rec.arg_addr("object", object);
     rec.end();
-    None
+    object
+}
+
+/// `alloc_single_from_partial()`: one object from a node partial slab of a debug cache; a
+/// slab that becomes full leaves the partial list (for `n->full` with `SLAB_STORE_USER`).
+fn alloc_single_from_partial(rec: &mut Recorder, cache: u32, cpu: u32, node: u32, pfn: Pfn) -> u64 {
+    let store_user = rec.machine().caches[cache as usize].flags.store_user;
+    let slab = rec.machine().slabs[&pfn].fields();
+    let object = slab.freelist;
+    let next = get_freepointer(rec.machine(), object);
+    rec.begin(
+        "alloc_single_from_partial",
+        "debug cache: node partial",
+        "step.alloc_single_from_partial",
+    );
+    rec.arg_cache("cache", cache);
+    rec.arg("cpu", cpu);
+    rec.arg("node", node);
+    rec.emit(Event::SlabStateSet {
+        pfn,
+        freelist: next,
+        inuse: slab.inuse + 1,
+        frozen: false,
+    });
+    if slab.inuse + 1 == slab.objects {
+        rec.emit(Event::NodePartialRemoved { cache, node, pfn });
+        if store_user {
+            rec.emit(Event::NodeFullAdded { cache, node, pfn });
+        }
+    }
+    object_allocated(rec, cache, cpu, pfn, object);
+    rec.arg_addr("object", object);
+    rec.end();
+    object
 }
 
 /// `new_slab()` → `allocate_slab()`: pages of the preferred order, else of the minimum order;

@@ -218,6 +218,16 @@ impl Machine {
                     End::Tail => list.push(*pfn),
                 }
             }
+            Event::NodeFullAdded { cache, node, pfn } => {
+                self.caches[*cache as usize].node[*node as usize]
+                    .full
+                    .push(*pfn);
+            }
+            Event::NodeFullRemoved { cache, node, pfn } => {
+                self.caches[*cache as usize].node[*node as usize]
+                    .full
+                    .retain(|p| p != pfn);
+            }
             Event::NodePartialRemoved { cache, node, pfn } => {
                 self.caches[*cache as usize].node[*node as usize]
                     .partial

@@ -54,6 +54,7 @@ pub fn check_slub(m: &Machine) -> Vec<String> {
     // Where each slab is: cpu slab / cpu partial (frozen) or node partial.
     let mut frozen_home: BTreeMap<Pfn, String> = BTreeMap::new();
     let mut on_node: BTreeSet<Pfn> = BTreeSet::new();
+    let mut on_full: BTreeSet<Pfn> = BTreeSet::new();
     for s in &m.caches {
         for (cpu, c) in s.cpu.iter().enumerate() {
             if let Some(pfn) = c.slab {
@@ -106,6 +107,18 @@ pub fn check_slub(m: &Machine) -> Vec<String> {
             }
         }
         for (node, n) in s.node.iter().enumerate() {
+            for &pfn in &n.full {
+                let ok = m.slabs.get(&pfn).is_some_and(|sl| {
+                    sl.node as usize == node && sl.cache == s.id && sl.freelist == 0
+                });
+                if !ok || !on_full.insert(pfn) || !s.flags.store_user {
+                    bad.push(format!(
+                        "{}: node {node} full list holds {pfn:#x}, not a full slab of its own \
+                         (or twice, or without SLAB_STORE_USER)",
+                        s.name
+                    ));
+                }
+            }
             for &pfn in &n.partial {
                 if !on_node.insert(pfn) {
                     bad.push(format!(
@@ -190,14 +203,26 @@ pub fn check_slub(m: &Machine) -> Vec<String> {
                 slab.inuse
             ));
         }
-        // The state table of spec 2.6.
+        // The state table of spec 2.6; debug caches never freeze a slab, and keep their full
+        // slabs on n->full with SLAB_STORE_USER.
+        let s = &m.caches[slab.cache as usize];
+        if s.debug() && slab.frozen {
+            bad.push(format!("slab {pfn:#x} of debug cache {} is frozen", s.name));
+        }
+        let full_listed = on_full.contains(&pfn);
+        if slab.freelist == 0 && s.debug() && s.flags.store_user != full_listed {
+            bad.push(format!(
+                "slab {pfn:#x}: full, and on n->full = {full_listed} with SLAB_STORE_USER = {}",
+                s.flags.store_user
+            ));
+        }
         match (
             slab.frozen,
             frozen_home.contains_key(&pfn),
             on_node.contains(&pfn),
         ) {
             (true, true, false) | (false, false, true) => {}
-            (false, false, false) if slab.freelist == 0 => {} // full, on no list
+            (false, false, false) if slab.freelist == 0 => {} // full, on no list (or n->full)
             other => bad.push(format!(
                 "slab {pfn:#x}: frozen/per-CPU/node-partial = {other:?} (free {free})"
             )),

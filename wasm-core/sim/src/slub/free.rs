@@ -98,6 +98,16 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
                 addr,
             );
         }
+        if s.flags.consistency_checks {
+            // free_consistency_checks() → on_freelist(): "Object already free"; the free is
+            // abandoned.
+            return diagnostic(
+                rec,
+                "double free: slub_debug=F reports Object already free",
+                "step.kfree_double_free_debug",
+                addr,
+            );
+        }
         return diagnostic(rec, "double free", "step.kfree_double_free", addr);
     }
     if let Some(expected) = cache.filter(|&c| c != slab_cache) {
@@ -143,6 +153,10 @@ pub(crate) fn do_slab_free(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64
 
 /// `__slab_free()` for `cnt = objs.len()` objects of one slab, linked head to tail.
 fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64], cpu: u32) {
+    if rec.machine().caches[cache as usize].debug() {
+        free_to_partial_list(rec, cache, pfn, objs, cpu);
+        return;
+    }
     let (head, tail, cnt) = (objs[0], objs[objs.len() - 1], objs.len() as u32);
     let s = &rec.machine().caches[cache as usize];
     let (has_cpu_partial, min_partial) = (s.has_cpu_partial(), u64::from(s.geometry.min_partial));
@@ -216,6 +230,59 @@ fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64], cpu: u
             pfn,
             end: End::Tail,
         }); // FREE_ADD_PARTIAL
+    }
+    rec.end();
+}
+
+/// `free_to_partial_list()`: how a debug cache frees (`__slab_free()` sends it here), under the
+/// node's `list_lock`: the objects go on the slab's freelist; a slab that was full returns to
+/// the partial list (leaving `n->full`), and an empty one is discarded once the node keeps
+/// `min_partial` partial slabs.
+fn free_to_partial_list(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64], cpu: u32) {
+    let (head, tail, cnt) = (objs[0], objs[objs.len() - 1], objs.len() as u32);
+    let s = &rec.machine().caches[cache as usize];
+    let (store_user, min_partial) = (s.flags.store_user, s.geometry.min_partial as usize);
+    let slab = rec.machine().slabs[&pfn].fields();
+    let nr_partial = s.node[slab.node as usize].partial.len();
+    let (prior, inuse, node) = (slab.freelist, slab.inuse - cnt, slab.node);
+    let discard = inuse == 0 && nr_partial >= min_partial;
+    let path = match (prior == 0, discard) {
+        (_, true) => "debug cache: empty slab discarded",
+        (true, false) => "debug cache: full slab to node partial",
+        (false, false) => "debug cache: partial slab",
+    };
+    rec.begin("free_to_partial_list", path, "step.free_to_partial_list");
+    rec.arg_cache("cache", cache);
+    rec.arg("cpu", cpu);
+    rec.arg("inuse", inuse);
+    rec.arg("count", cnt);
+    set_freepointer(rec, tail, prior);
+    rec.emit(Event::SlabStateSet {
+        pfn,
+        freelist: head,
+        inuse,
+        frozen: false,
+    });
+    for &addr in objs {
+        object_freed(rec, cache, cpu, pfn, addr);
+    }
+    if prior == 0 {
+        if store_user {
+            rec.emit(Event::NodeFullRemoved { cache, node, pfn });
+        }
+        if !discard {
+            rec.emit(Event::NodePartialAdded {
+                cache,
+                node,
+                pfn,
+                end: End::Tail,
+            });
+        }
+    } else if discard {
+        rec.emit(Event::NodePartialRemoved { cache, node, pfn });
+    }
+    if discard {
+        discard_slab(rec, cache, cpu, pfn);
     }
     rec.end();
 }

@@ -11,9 +11,9 @@
 //!   `kmem_cache_alloc_bulk()` and `kmem_cache_free_bulk()`/`kfree_bulk()` with
 //!   `build_detached_freelist()`.
 //!   `kmem_cache_shrink()` and `kmem_cache_destroy()`.
-//!   Freelist randomisation and pointer hardening (`random.rs`).
-//!   Not yet: debug caches' locked single-object paths (`slub_debug`); the scenario runner
-//!   refuses scenarios that need them.
+//!   Freelist randomisation and pointer hardening (`random.rs`). Debug caches' locked
+//!   single-object paths (`alloc_single_from_partial()`, `free_to_partial_list()`, `n->full`);
+//!   object contents are not simulated, so poison and red-zone checks always pass.
 //!
 //! Lock order in the kernel (for the reader of the trace): `cpu_slab->lock` → `n->list_lock`
 //! → `slab_lock` (bit spinlock, only without cmpxchg128).
@@ -100,6 +100,18 @@ pub(crate) fn take_object(rec: &mut Recorder, cache: u32, cpu: u32, object: u64)
         index: place.index,
     });
     object
+}
+
+/// Records that object `addr` of the slab at `pfn` went to a caller.
+pub(crate) fn object_allocated(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, addr: u64) {
+    let index = obj_to_index(rec.machine(), pfn, addr);
+    rec.emit(Event::ObjectAllocated {
+        cache,
+        cpu,
+        addr,
+        pfn,
+        index,
+    });
 }
 
 /// Records that a caller gave back object `addr` of the slab at `pfn`.

@@ -66,6 +66,8 @@ pub struct KmemCacheCpu {
 pub struct KmemCacheNode {
     /// `n->partial`, head first; its length is `nr_partial`.
     pub partial: Vec<Pfn>,
+    /// `n->full`: full slabs of a debug cache with `SLAB_STORE_USER` (`add_full()`).
+    pub full: Vec<Pfn>,
     /// `nr_slabs`: every slab of the cache on this node, wherever it is.
     pub nr_slabs: u64,
     /// `total_objects`: sum of `slab->objects` of those slabs.
@@ -138,6 +140,12 @@ impl Slab {
 }
 
 impl KmemCache {
+    /// `kmem_cache_debug()`: any of the `slub_debug` flags, which route every allocation and
+    /// free through the node's `list_lock` one object at a time.
+    pub fn debug(&self) -> bool {
+        self.geometry.debug
+    }
+
     /// `kmem_cache_has_cpu_partial()`.
     pub fn has_cpu_partial(&self) -> bool {
         !self.geometry.debug

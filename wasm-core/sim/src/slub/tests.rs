@@ -552,11 +552,20 @@ proptest! {
         sizes in prop::array::uniform3(prop_oneof![8u32..300, 300u32..3000]),
         freelist_random in any::<bool>(),
         freelist_hardened in any::<bool>(),
+        debug in prop_oneof![3 => Just(0u8), 1 => 1u8..16],
         seed in any::<u64>(),
         ops in prop::collection::vec(op(), 1..800),
     ) {
         let nodes = nodes.min(cpus);
-        let switches = Switches { freelist_random, freelist_hardened, ..Switches::default() };
+        // slub_debug letters F, Z, P, U as bits of `debug` (none three times in four).
+        let slub_debug = crate::geometry::SlabFlags {
+            consistency_checks: debug & 1 != 0,
+            red_zone: debug & 2 != 0,
+            poison: debug & 4 != 0,
+            store_user: debug & 8 != 0,
+            ..Default::default()
+        };
+        let switches = Switches { freelist_random, freelist_hardened, slub_debug, ..Switches::default() };
         let mut rec = boot_with(cpus, nodes, pages, &switches, seed);
         let ids: Vec<u32> = sizes.iter().enumerate().map(|(i, &s)| cache_with(&mut rec, &format!("c{i}"), s, &switches)).collect();
         let mut live: Vec<u64> = Vec::new();
@@ -777,4 +786,61 @@ fn get_any_partial_takes_a_slab_from_a_node_with_partial_slabs_to_spare() {
         .iter()
         .any(|s| s.function == "get_any_partial"
             && s.caption.args.iter().any(|(k, _)| *k == "outcome")));
+}
+
+#[test]
+fn debug_caches_take_the_locked_single_object_paths() {
+    for store_user in [false, true] {
+        let switches = Switches {
+            slub_debug: crate::geometry::SlabFlags {
+                consistency_checks: true,
+                store_user,
+                ..Default::default()
+            },
+            ..Switches::default()
+        };
+        let mut rec = boot_with(2, 1, 1024, &switches, 0);
+        let id = cache_with(&mut rec, "dbg", 200, &switches);
+        assert!(rec.machine().caches[id as usize].debug());
+        let per_slab = rec.machine().caches[id as usize].geometry.objs_per_slab as usize;
+        let objs: Vec<u64> = (0..per_slab + 1)
+            .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+            .collect();
+        consistent(&rec);
+        let s = &rec.machine().caches[id as usize];
+        // No cpu slab, no per-CPU state at all; the first slab is full, the second partial.
+        assert!(s
+            .cpu
+            .iter()
+            .all(|c| c.slab.is_none() && c.freelist == 0 && c.partial.is_none()));
+        let first = slab_of(&rec, objs[0]);
+        assert_eq!(s.node[0].partial, vec![slab_of(&rec, objs[per_slab])]);
+        assert_eq!(
+            s.node[0].full,
+            if store_user { vec![first] } else { vec![] }
+        );
+        let functions: Vec<&str> = rec.steps().iter().map(|st| st.function).collect();
+        assert!(functions.contains(&"alloc_single_from_partial"));
+        assert!(!functions.contains(&"slab_alloc_node"), "no fast path");
+        // A free to the full slab moves it back to the partial list, from any CPU.
+        assert_eq!(kfree(&mut rec, objs[0], 1, None), FreeOutcome::Freed);
+        let s = &rec.machine().caches[id as usize];
+        assert!(s.node[0].full.is_empty());
+        assert_eq!(s.node[0].partial.len(), 2);
+        assert_eq!(
+            rec.steps().last().unwrap().path,
+            "debug cache: full slab to node partial"
+        );
+        // slub_debug=F names a double free.
+        assert_eq!(kfree(&mut rec, objs[0], 1, None), FreeOutcome::Refused);
+        assert_eq!(
+            rec.steps().last().unwrap().caption.key,
+            "step.kfree_double_free_debug"
+        );
+        for &o in &objs[1..] {
+            assert_eq!(kfree(&mut rec, o, 0, None), FreeOutcome::Freed);
+            consistent(&rec);
+        }
+        assert_eq!(rec.machine().live_objects, 0);
+    }
 }

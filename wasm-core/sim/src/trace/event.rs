@@ -134,6 +134,10 @@ pub enum Event {
     },
     /// `remove_partial()`.
     NodePartialRemoved { cache: u32, node: u32, pfn: Pfn },
+    /// `add_full()` (debug caches with `SLAB_STORE_USER`).
+    NodeFullAdded { cache: u32, node: u32, pfn: Pfn },
+    /// `remove_full()`.
+    NodeFullRemoved { cache: u32, node: u32, pfn: Pfn },
     /// The slab is gone (`discard_slab()` → `free_slab()`: `__folio_clear_slab()`); its pages
     /// are ordinary pages again, freed next.
     SlabDiscarded { cache: u32, pfn: Pfn },
