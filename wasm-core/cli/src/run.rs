@@ -1,5 +1,6 @@
 //! `slabscope run FILE`: parses a scenario, runs it, and prints the trace and the kernel files
-//! at the end or at a step. `--check` validates the invariants after every step.
+//! (`/proc/buddyinfo`, `/proc/slabinfo`, a cache's `/sys/kernel/slab/<cache>/` attributes) at
+//! the end or at a step. `--check` validates the invariants after every step.
 
 use clap::{Args, ValueEnum};
 use slabscope_sim::buddyinfo::buddyinfo;
@@ -7,6 +8,7 @@ use slabscope_sim::machine::check::check_page_allocator;
 use slabscope_sim::scenario::{parse, run as run_scenario};
 use slabscope_sim::slabinfo::slabinfo;
 use slabscope_sim::slub::check::check_slub;
+use slabscope_sim::sysfs::sysfs_dir;
 use slabscope_sim::trace::text::format_step;
 use slabscope_sim::trace::Step;
 use std::path::PathBuf;
@@ -33,6 +35,10 @@ pub struct RunArgs {
     /// Print /proc/slabinfo.
     #[arg(long)]
     slabinfo: bool,
+    /// Print every attribute of /sys/kernel/slab/CACHE/, one `path: value` line each (CACHE may
+    /// also be the name of a cache merged into another).
+    #[arg(long, value_name = "CACHE")]
+    sysfs: Option<String>,
     /// Check the invariants after every step; exit 1 at the first violation.
     #[arg(long)]
     check: bool,
@@ -54,6 +60,15 @@ pub fn run(args: RunArgs) -> Result<(), String> {
     if at > end {
         return Err(format!("--at {at}: the run has {end} steps"));
     }
+    // Read before anything is printed, so that an unknown cache leaves stdout empty.
+    let sysfs = match &args.sysfs {
+        Some(cache) => {
+            let machine = rec.snapshot_at(at).ok_or("no snapshot")?;
+            let dir = sysfs_dir(&machine, cache).map_err(|e| e.to_string())?;
+            Some((cache, dir))
+        }
+        None => None,
+    };
     if args.check {
         for cursor in 0..=end {
             let machine = rec.snapshot_at(cursor).ok_or("no snapshot")?;
@@ -90,7 +105,14 @@ pub fn run(args: RunArgs) -> Result<(), String> {
         let machine = rec.snapshot_at(at).ok_or("no snapshot")?;
         print!("{}", slabinfo(&machine));
     }
-    if args.trace.is_none() && !args.buddyinfo && !args.slabinfo {
+    if let Some((cache, dir)) = &sysfs {
+        for (attr, value) in dir {
+            // The kernel's show functions end every value with a newline; one line each here.
+            let value = value.strip_suffix('\n').unwrap_or(value);
+            println!("/sys/kernel/slab/{cache}/{attr}: {value}");
+        }
+    }
+    if args.trace.is_none() && !args.buddyinfo && !args.slabinfo && sysfs.is_none() {
         println!("{end} steps");
     }
     Ok(())

@@ -104,3 +104,63 @@ fn a_slub_scenario_prints_slabinfo() {
         .unwrap();
     assert_eq!(line, EXPECTED_KMALLOC_128);
 }
+
+/// `/sys/kernel/slab/kmalloc-128/` of the remote-free scenario, worked out by hand: after step
+/// 119 the slab of the 16 remote frees is still frozen on cpu1's partial stack (cpu1 has no
+/// cpu slab, so `cpu_slabs` skips it and `objects` counts its free objects as in use); the
+/// flush at step 120 moves it to node 0's partial list.
+#[test]
+fn sysfs_prints_every_attribute_at_a_step() {
+    let file = scenario("slub-remote-free.slab");
+    let expect = |changing: [&str; 5]| {
+        let [cpu_slabs, objects, objects_partial, partial, slabs_cpu_partial] = changing;
+        [
+            "aliases: 0".to_string(),
+            "align: 128".into(),
+            "cpu_partial: 120".into(),
+            format!("cpu_slabs: {cpu_slabs}"),
+            "min_partial: 5".into(),
+            "object_size: 128".into(),
+            format!("objects: {objects}"),
+            format!("objects_partial: {objects_partial}"),
+            "objs_per_slab: 32".into(),
+            "order: 0".into(),
+            format!("partial: {partial}"),
+            "slab_size: 128".into(),
+            "slabs: 3 N0=3".into(),
+            format!("slabs_cpu_partial: {slabs_cpu_partial}"),
+            "total_objects: 96 N0=96".into(),
+        ]
+        .iter()
+        .map(|l| format!("/sys/kernel/slab/kmalloc-128/{l}\n"))
+        .collect::<String>()
+    };
+    let out = slabscope(&["run", &file, "--at", "119", "--sysfs", "kmalloc-128"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        expect(["1 N0=1", "96 N0=96", "0", "0", "16(1) C1=16(1)"])
+    );
+    let out = slabscope(&["run", &file, "--sysfs", "kmalloc-128"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        expect(["1 N0=1", "80 N0=80", "16 N0=16", "1 N0=1", "0(0)"])
+    );
+}
+
+#[test]
+fn sysfs_of_an_unknown_cache_is_an_error() {
+    let file = scenario("slub-remote-free.slab");
+    let out = slabscope(&["run", &file, "--slabinfo", "--sysfs", "kmalloc-100"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: there is no cache named kmalloc-100"),
+        "{err}"
+    );
+}

@@ -20,6 +20,7 @@ pub mod scenario;
 pub mod slabinfo;
 pub mod slub;
 pub mod sweep;
+pub mod sysfs;
 pub mod trace;
 pub mod workload;
 
