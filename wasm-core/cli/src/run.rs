@@ -10,7 +10,8 @@ use slabscope_sim::slabinfo::slabinfo;
 use slabscope_sim::slub::check::check_slub;
 use slabscope_sim::sysfs::sysfs_dir;
 use slabscope_sim::trace::text::format_step;
-use slabscope_sim::trace::Step;
+use slabscope_sim::trace::{Recorder, Step};
+use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -65,7 +66,7 @@ pub fn run(args: RunArgs) -> Result<(), String> {
         Some(cache) => {
             let machine = rec.snapshot_at(at).ok_or("no snapshot")?;
             let dir = sysfs_dir(&machine, cache).map_err(|e| e.to_string())?;
-            Some((cache, dir))
+            Some((cache.clone(), dir))
         }
         None => None,
     };
@@ -83,41 +84,60 @@ pub fn run(args: RunArgs) -> Result<(), String> {
         }
         eprintln!("check: {} steps, every invariant held after each", end);
     }
+    // Everything goes through one buffered writer; a reader that stops early (`| head`) ends
+    // the output quietly instead of a panic on the broken pipe.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    match write_output(&mut out, &args, &rec, at, end, sysfs.as_ref()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(e.to_string()),
+        Ok(()) => Ok(()),
+    }
+}
+
+type SysfsDir = (String, Vec<(&'static str, String)>);
+
+fn write_output(
+    out: &mut impl Write,
+    args: &RunArgs,
+    rec: &Recorder,
+    at: usize,
+    end: usize,
+    sysfs: Option<&SysfsDir>,
+) -> std::io::Result<()> {
+    let snapshot = || {
+        rec.snapshot_at(at)
+            .ok_or_else(|| std::io::Error::other("no snapshot at this step"))
+    };
     match args.trace {
         Some(TraceFormat::Text) => {
-            for (i, step) in rec.steps()[..at].iter().enumerate() {
-                print_step(i + 1, step);
+            for i in 0..at {
+                if let Some(step) = rec.step(i) {
+                    out.write_all(format_step(i + 1, &step).as_bytes())?;
+                }
             }
         }
         Some(TraceFormat::Json) => {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&rec.steps()[..at]).map_err(|e| e.to_string())?
-            );
+            let steps: Vec<Step> = (0..at).filter_map(|i| rec.step(i)).collect();
+            serde_json::to_writer_pretty(&mut *out, &steps).map_err(std::io::Error::other)?;
+            writeln!(out)?;
         }
         None => {}
     }
     if args.buddyinfo {
-        let machine = rec.snapshot_at(at).ok_or("no snapshot")?;
-        print!("{}", buddyinfo(&machine));
+        out.write_all(buddyinfo(&snapshot()?).as_bytes())?;
     }
     if args.slabinfo {
-        let machine = rec.snapshot_at(at).ok_or("no snapshot")?;
-        print!("{}", slabinfo(&machine));
+        out.write_all(slabinfo(&snapshot()?).as_bytes())?;
     }
-    if let Some((cache, dir)) = &sysfs {
+    if let Some((cache, dir)) = sysfs {
         for (attr, value) in dir {
             // The kernel's show functions end every value with a newline; one line each here.
             let value = value.strip_suffix('\n').unwrap_or(value);
-            println!("/sys/kernel/slab/{cache}/{attr}: {value}");
+            writeln!(out, "/sys/kernel/slab/{cache}/{attr}: {value}")?;
         }
     }
     if args.trace.is_none() && !args.buddyinfo && !args.slabinfo && sysfs.is_none() {
-        println!("{end} steps");
+        writeln!(out, "{end} steps")?;
     }
     Ok(())
-}
-
-fn print_step(n: usize, step: &Step) {
-    print!("{}", format_step(n, step));
 }

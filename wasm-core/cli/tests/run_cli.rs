@@ -164,3 +164,26 @@ fn sysfs_of_an_unknown_cache_is_an_error() {
         "{err}"
     );
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_the_output_quietly() {
+    use std::io::Read;
+    let file = scenario("slub-remote-free.slab");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_slabscope"))
+        .args(["run", &file, "--trace", "text"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("slabscope runs");
+    let mut first = [0u8; 64];
+    child
+        .stdout
+        .take()
+        .expect("piped stdout")
+        .read_exact(&mut first)
+        .expect("some output");
+    // The read end is dropped here, as `| head` does.
+    let out = child.wait_with_output().expect("slabscope ends");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+}
