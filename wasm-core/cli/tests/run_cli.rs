@@ -184,6 +184,10 @@ fn a_reader_that_stops_early_ends_the_output_quietly() {
         .expect("some output");
     // The read end is dropped here, as `| head` does.
     let out = child.wait_with_output().expect("slabscope ends");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
 }
