@@ -17,6 +17,7 @@ pub mod geometry;
 pub mod machine;
 pub mod page_alloc;
 pub mod scenario;
+pub mod slab;
 pub mod slabinfo;
 pub mod slub;
 pub mod sweep;

@@ -22,6 +22,8 @@ pub use list::ListHead;
 pub use slabs::SlabTable;
 
 use crate::geometry::platform::PageGeometry;
+use crate::scenario::Allocator;
+use crate::slab::state::SlabAllocator;
 use crate::slub::state::KmemCache;
 use rand_core::SeedableRng;
 use rand_pcg::Pcg32;
@@ -124,6 +126,13 @@ pub struct Machine {
     pub live_objects: u64,
     /// The kernel's random number generator, seeded by the scenario (`get_random_u32()`).
     pub rng: Pcg32,
+    /// Which slab allocator the kernel was built with. SLUB's state is `caches`/`slabs`,
+    /// SLAB's is `slab`; the other stays empty.
+    pub allocator: Allocator,
+    /// SLAB's caches and slabs.
+    pub slab: SlabAllocator,
+    /// Per node: acquisitions of any cache's `n->list_lock` so far.
+    pub list_lock_taken: Vec<u64>,
 }
 
 impl Machine {
@@ -200,6 +209,7 @@ impl Machine {
             }
         }
         let frames_len = frames.len();
+        let nodes_count = zones.len();
         Ok(Machine {
             config,
             page,
@@ -213,7 +223,24 @@ impl Machine {
             slabs: SlabTable::new(frames_len),
             live_objects: 0,
             rng: Pcg32::seed_from_u64(seed),
+            allocator: Allocator::Slub,
+            slab: SlabAllocator::default(),
+            list_lock_taken: vec![0; nodes_count],
         })
+    }
+
+    /// The same machine, booted for `allocator`.
+    pub fn with_allocator(mut self, allocator: Allocator) -> Machine {
+        self.allocator = allocator;
+        self
+    }
+
+    /// The name of cache `id` of the machine's allocator.
+    pub fn cache_name(&self, id: u32) -> Option<&str> {
+        match self.allocator {
+            Allocator::Slub => self.caches.get(id as usize).map(|c| c.name.as_str()),
+            Allocator::Slab => self.slab.caches.get(id as usize).map(|c| c.name.as_str()),
+        }
     }
 
     /// The node whose memory holds `pfn`.

@@ -85,6 +85,28 @@ pub fn alloc_pages(
     order: u8,
     owner: Owner,
 ) -> Result<Pfn, PageAllocError> {
+    alloc_pages_zonelist(rec, cpu, node, order, owner, false)
+}
+
+/// `alloc_pages()` with `__GFP_THISNODE`: only the preferred node's zone is tried.
+pub fn alloc_pages_thisnode(
+    rec: &mut Recorder,
+    cpu: u32,
+    node: u32,
+    order: u8,
+    owner: Owner,
+) -> Result<Pfn, PageAllocError> {
+    alloc_pages_zonelist(rec, cpu, Some(node), order, owner, true)
+}
+
+fn alloc_pages_zonelist(
+    rec: &mut Recorder,
+    cpu: u32,
+    node: Option<u32>,
+    order: u8,
+    owner: Owner,
+    this_node: bool,
+) -> Result<Pfn, PageAllocError> {
     let m = rec.machine();
     if cpu >= m.config.cpus {
         return Err(PageAllocError::Cpu(cpu));
@@ -100,7 +122,7 @@ pub fn alloc_pages(
         return Err(PageAllocError::Node(preferred));
     }
     let zonelist: Vec<u32> = std::iter::once(preferred)
-        .chain((0..m.config.nodes).filter(|&n| n != preferred))
+        .chain((0..m.config.nodes).filter(|&n| n != preferred && !this_node))
         .collect();
     for zone in zonelist {
         let got = if order <= PCP_MAX_ORDER {

@@ -40,6 +40,11 @@ pub struct Switches {
     pub slub_min_objects: u32,
     pub slub_max_order: Option<u32>,
     pub slub_min_order: u32,
+    /// `slab_max_order=` (SLAB); `None` keeps the kernel's choice.
+    pub slab_max_order: Option<u32>,
+    /// SLAB's `cache_alloc_refill()` as before Linux 4.7 ("mm/slab: refill cpu cache through
+    /// a new slab without holding a node lock" reverted).
+    pub slab_legacy_refill: bool,
 }
 
 /// `kmem_cache_create(name, size, align, flags, ctor)`.
@@ -105,6 +110,8 @@ pub enum Op {
     FlushAll { cache: String },
     KmemCacheShrink { cache: String },
     KmemCacheDestroy { cache: String },
+    /// SLAB's `cache_reap()`: 2 s pass and the reap timer runs, on one CPU or on all.
+    CacheReap,
 }
 
 impl Op {
@@ -127,6 +134,7 @@ impl Op {
             Op::FlushAll { .. } => "flush_all",
             Op::KmemCacheShrink { .. } => "kmem_cache_shrink",
             Op::KmemCacheDestroy { .. } => "kmem_cache_destroy",
+            Op::CacheReap => "cache_reap",
         }
     }
 }

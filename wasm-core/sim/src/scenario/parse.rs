@@ -51,6 +51,7 @@ const OPS: &[&str] = &[
     "flush_all",
     "kmem_cache_shrink",
     "kmem_cache_destroy",
+    "cache_reap",
 ];
 
 /// Parses a scenario, or says where and why it cannot.
@@ -376,11 +377,17 @@ impl Parser {
                     }
                     _ => return Err(line.err("scenario.expected", "expected on or off")),
                 };
-                let known = ["freelist_random", "freelist_hardened", "slab_nomerge"];
+                let known = [
+                    "freelist_random",
+                    "freelist_hardened",
+                    "slab_nomerge",
+                    "slab_legacy_refill",
+                ];
                 match name.as_str() {
                     "freelist_random" => self.switches.freelist_random = on,
                     "freelist_hardened" => self.switches.freelist_hardened = on,
                     "slab_nomerge" => self.switches.slab_nomerge = on,
+                    "slab_legacy_refill" => self.switches.slab_legacy_refill = on,
                     _ => {
                         let mut e = ParseError::new(
                             line.number,
@@ -441,6 +448,10 @@ impl Parser {
                             self.switches.slub_min_order =
                                 single_num(line, &key, col, &value, 13)? as u32
                         }
+                        "slab_max_order" => {
+                            self.switches.slab_max_order =
+                                Some(single_num(line, &key, col, &value, 13)? as u32)
+                        }
                         _ => {
                             return Err(ParseError::new(
                                 line.number,
@@ -449,7 +460,7 @@ impl Parser {
                                 format!("unknown boot parameter '{key}'"),
                             )
                             .hint(
-                                "boot takes slub_min_objects, slub_max_order and slub_min_order",
+                                "boot takes slub_min_objects, slub_max_order, slub_min_order and slab_max_order",
                             ))
                         }
                     }
@@ -742,7 +753,10 @@ impl Parser {
         line.finish()?;
         let needs_cpu = !matches!(
             op,
-            Op::FlushAll { .. } | Op::KmemCacheShrink { .. } | Op::KmemCacheDestroy { .. }
+            Op::FlushAll { .. }
+                | Op::KmemCacheShrink { .. }
+                | Op::KmemCacheDestroy { .. }
+                | Op::CacheReap
         );
         if needs_cpu && cpu.is_none() {
             return Err(ParseError::new(
@@ -985,6 +999,7 @@ impl Parser {
             "kmem_cache_destroy" => Op::KmemCacheDestroy {
                 cache: self.cache_ref(line)?,
             },
+            "cache_reap" => Op::CacheReap,
             _ => unreachable!("checked against OPS"),
         })
     }

@@ -1,11 +1,12 @@
 //! Runs a parsed scenario through the recorder.
 //!
-//! This build simulates the page allocator operations and SLUB's `kmalloc`, `kmalloc_node`,
-//! `kfree`, `kmem_cache_alloc[_node]`, `kmem_cache_free`, the bulk operations,
-//! `flush_cpu_slab`, `flush_all`, `kmem_cache_shrink` and `kmem_cache_destroy`, with the
-//! freelist randomisation and hardening switches and `slub_debug` caches. The SLAB allocator
-//! parses but is refused with `RunError::NotSimulated` until it lands; nothing pretends to
-//! run it.
+//! Every operation runs under the scenario's allocator: SLUB (`crate::slub`) or SLAB
+//! (`crate::slab`), over the same page allocator. Operations that exist in one allocator only
+//! (`flush_cpu_slab`/`flush_all` in SLUB, `cache_reap` in SLAB) are refused under the other with
+//! `RunError::WrongAllocator`.
+//!
+//! The run also keeps a summary: how many operations of each kind ran and how many
+//! `list_lock` acquisitions each kind caused, per node.
 //!
 //! Bad operations are steps, not failures: freeing what is not allocated records the kernel's
 //! diagnostic and the run goes on; a failed allocation yields NULL.
@@ -19,6 +20,8 @@ use crate::slub::{
 };
 use crate::slub::{kmem_cache_destroy, kmem_cache_shrink};
 use crate::trace::Recorder;
+use crate::slab;
+use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -51,6 +54,12 @@ pub enum RunError {
         line: u32,
         name: String,
     },
+    /// An operation of the other allocator (`cache_reap` under SLUB, say).
+    WrongAllocator {
+        line: u32,
+        what: &'static str,
+        allocator: Allocator,
+    },
     /// An index past the end of a list.
     Index {
         line: u32,
@@ -75,6 +84,20 @@ impl fmt::Display for RunError {
                 "line {line}: {what} is not simulated by this version of Slabscope yet \
                  (the page allocator and SLUB are)"
             ),
+            RunError::WrongAllocator {
+                line,
+                what,
+                allocator,
+            } => {
+                let (name, other) = match allocator {
+                    Allocator::Slub => ("SLUB", "allocator slab"),
+                    Allocator::Slab => ("SLAB", "allocator slub"),
+                };
+                write!(
+                    f,
+                    "line {line}: {what} does not exist in {name}; it needs `{other}`"
+                )
+            }
             RunError::Index {
                 line,
                 name,
@@ -90,31 +113,52 @@ impl fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
+/// What a run did, operation by operation kind.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RunSummary {
+    /// Operations run, by kernel function name (`kmalloc`, `kfree`, ...).
+    pub ops: BTreeMap<String, u64>,
+    /// `n->list_lock` acquisitions caused by each kind of operation, per node.
+    pub list_locks: BTreeMap<String, Vec<u64>>,
+}
+
 /// Runs `scenario` from boot. With `record` the recorder keeps every step for `snapshot_at`.
 pub fn run(scenario: &Scenario, record: bool) -> Result<Recorder, RunError> {
-    let machine =
-        Machine::new_seeded(scenario.machine.clone(), scenario.seed).map_err(RunError::Machine)?;
-    let mut rec = Recorder::new(machine, record);
+    run_with_summary(scenario, record).map(|(rec, _)| rec)
+}
+
+/// `run`, with the summary of operations and lock acquisitions.
+pub fn run_with_summary(
+    scenario: &Scenario,
+    record: bool,
+) -> Result<(Recorder, RunSummary), RunError> {
+    let mut machine = Machine::new_seeded(scenario.machine.clone(), scenario.seed)
+        .map_err(RunError::Machine)?
+        .with_allocator(scenario.allocator);
     let sw = &scenario.switches;
-    let refuse = |what| Err(RunError::NotSimulated { line: 1, what });
-    if scenario.allocator == Allocator::Slab {
-        if scenario.ops.iter().any(|o| !is_page_op(&o.op)) || !scenario.caches.is_empty() {
-            return refuse("the SLAB allocator");
-        }
-    } else {
-        create_kmalloc_caches(&mut rec, sw).map_err(|e| RunError::Cache {
-            line: 1,
-            message: e.to_string(),
-        })?;
-    }
+    machine.slab.legacy_refill = sw.slab_legacy_refill;
+    let mut rec = Recorder::new(machine, record);
+    let boot = match scenario.allocator {
+        Allocator::Slub => create_kmalloc_caches(&mut rec, sw),
+        Allocator::Slab => slab::create_kmalloc_caches(&mut rec, sw),
+    };
+    boot.map_err(|e| RunError::Cache {
+        line: 1,
+        message: e.to_string(),
+    })?;
     let mut caches: BTreeMap<String, u32> = BTreeMap::new();
     for decl in &scenario.caches {
-        let id = kmem_cache_create(&mut rec, decl, sw).map_err(|e| RunError::Cache {
+        let id = match scenario.allocator {
+            Allocator::Slub => kmem_cache_create(&mut rec, decl, sw),
+            Allocator::Slab => slab::kmem_cache_create(&mut rec, decl, sw),
+        }
+        .map_err(|e| RunError::Cache {
             line: decl.line,
             message: e.to_string(),
         })?;
         caches.insert(decl.name.clone(), id);
     }
+    let mut summary = RunSummary::default();
     let mut names: BTreeMap<String, Value> = BTreeMap::new();
     let mut lists: BTreeMap<String, Vec<Value>> = BTreeMap::new();
     for line in &scenario.ops {
@@ -133,23 +177,21 @@ pub fn run(scenario: &Scenario, record: bool) -> Result<Recorder, RunError> {
                 names.insert(var.clone(), v);
             }
             for _ in 0..line.repeat {
-                if let Op::KmemCacheAllocBulk { cache, count } = &line.op {
-                    let id = lookup_cache(&rec, &caches, line.line, cache)?;
-                    let got = kmem_cache_alloc_bulk(&mut rec, id, *count, line.cpu.unwrap_or(0));
-                    let values = got.into_iter().map(|addr| Value::Object { addr });
-                    match &line.target {
-                        Some(Target::Name(n)) => {
-                            lists.insert(n.clone(), values.collect());
-                        }
-                        Some(Target::Append(n)) => {
-                            lists.entry(n.clone()).or_default().extend(values)
-                        }
-                        None => {}
-                    }
-                    continue;
+                let locks_before = rec.machine().list_lock_taken.clone();
+                let result = run_op(&mut rec, line, &caches, &names, &mut lists);
+                let kind = line.op.name().to_string();
+                *summary.ops.entry(kind.clone()).or_default() += 1;
+                let locks = summary
+                    .list_locks
+                    .entry(kind)
+                    .or_insert_with(|| vec![0; locks_before.len()]);
+                for (total, (after, before)) in locks
+                    .iter_mut()
+                    .zip(rec.machine().list_lock_taken.iter().zip(&locks_before))
+                {
+                    *total += after - before;
                 }
-                let result = step(&mut rec, line, &caches, &names, &lists)?;
-                match (&line.target, result) {
+                match (&line.target, result?) {
                     (Some(Target::Name(n)), Some(v)) => {
                         names.insert(n.clone(), v);
                     }
@@ -161,14 +203,44 @@ pub fn run(scenario: &Scenario, record: bool) -> Result<Recorder, RunError> {
             }
         }
     }
-    Ok(rec)
+    Ok((rec, summary))
 }
 
-fn is_page_op(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::AllocPages { .. } | Op::FreePages { .. } | Op::DrainPages
-    )
+/// Runs one line's operation once. A bulk allocation's list is stored here; other results
+/// are returned for the caller to name.
+fn run_op(
+    rec: &mut Recorder,
+    line: &OpLine,
+    caches: &BTreeMap<String, u32>,
+    names: &BTreeMap<String, Value>,
+    lists: &mut BTreeMap<String, Vec<Value>>,
+) -> Result<Option<Value>, RunError> {
+    {
+        {
+            {
+                if let Op::KmemCacheAllocBulk { cache, count } = &line.op {
+                    let id = lookup_cache(rec, caches, line.line, cache)?;
+                    let cpu = line.cpu.unwrap_or(0);
+                    let got = match rec.machine().allocator {
+                        Allocator::Slub => kmem_cache_alloc_bulk(rec, id, *count, cpu),
+                        Allocator::Slab => slab::kmem_cache_alloc_bulk(rec, id, *count, cpu),
+                    };
+                    let values = got.into_iter().map(|addr| Value::Object { addr });
+                    match &line.target {
+                        Some(Target::Name(n)) => {
+                            lists.insert(n.clone(), values.collect());
+                        }
+                        Some(Target::Append(n)) => {
+                            lists.entry(n.clone()).or_default().extend(values)
+                        }
+                        None => {}
+                    }
+                    return Ok(None);
+                }
+                step(rec, line, caches, names, lists)
+            }
+        }
+    }
 }
 
 fn lookup_cache(
@@ -177,15 +249,16 @@ fn lookup_cache(
     line: u32,
     name: &String,
 ) -> Result<u32, RunError> {
+    let m = rec.machine();
     caches
         .get(name)
         .copied()
         .or_else(|| {
-            rec.machine()
-                .caches
-                .iter()
-                .position(|c| &c.name == name)
-                .map(|i| i as u32)
+            match m.allocator {
+                Allocator::Slub => m.caches.iter().position(|c| &c.name == name),
+                Allocator::Slab => m.slab.caches.iter().position(|c| &c.name == name),
+            }
+            .map(|i| i as u32)
         })
         .ok_or_else(|| RunError::UnknownCache {
             line,
@@ -271,27 +344,50 @@ fn step(
     // The parser guarantees a CPU for every operation that needs one, and declared caches;
     // kmalloc cache names are looked up here.
     let cpu = line.cpu.unwrap_or(0);
+    let allocator = rec.machine().allocator;
+    let slub = allocator == Allocator::Slub;
+    let wrong = || RunError::WrongAllocator {
+        line: line.line,
+        what: line.op.name(),
+        allocator,
+    };
+    let free = |rec: &mut Recorder, addr: u64, cache: Option<u32>| {
+        if slub {
+            kfree(rec, addr, cpu, cache);
+        } else {
+            slab::kfree(rec, addr, cpu, cache);
+        }
+    };
+    let free_bulk = |rec: &mut Recorder, cache: Option<u32>, addrs: &[u64]| {
+        if slub {
+            kmem_cache_free_bulk(rec, cache, addrs, cpu);
+        } else {
+            slab::kmem_cache_free_bulk(rec, cache, addrs, cpu);
+        }
+    };
     match &line.op {
-        Op::Kmalloc { size, node } => Ok(object(kmalloc(rec, *size, cpu, *node))),
-        Op::KmemCacheAlloc { cache, node } => Ok(object(slab_alloc_node(
-            rec,
-            lookup_cache(rec, caches, line.line, cache)?,
-            cpu,
-            *node,
-        ))),
+        Op::Kmalloc { size, node } => Ok(object(if slub {
+            kmalloc(rec, *size, cpu, *node)
+        } else {
+            slab::kmalloc(rec, *size, cpu, *node)
+        })),
+        Op::KmemCacheAlloc { cache, node } => {
+            let id = lookup_cache(rec, caches, line.line, cache)?;
+            Ok(object(if slub {
+                slab_alloc_node(rec, id, cpu, *node)
+            } else {
+                slab::slab_alloc_node(rec, id, cpu, *node)
+            }))
+        }
         Op::Kfree { obj } => {
             let addr = addr_of(rec, &resolve(line.line, obj, names, lists)?);
-            kfree(rec, addr, cpu, None);
+            free(rec, addr, None);
             Ok(None)
         }
         Op::KmemCacheFree { cache, obj } => {
             let addr = addr_of(rec, &resolve(line.line, obj, names, lists)?);
-            kfree(
-                rec,
-                addr,
-                cpu,
-                Some(lookup_cache(rec, caches, line.line, cache)?),
-            );
+            let id = lookup_cache(rec, caches, line.line, cache)?;
+            free(rec, addr, Some(id));
             Ok(None)
         }
         Op::KmemCacheFreeBulk { cache, objs } => {
@@ -301,7 +397,7 @@ fn step(
                 .map(|v| addr_of(rec, v))
                 .collect();
             if !addrs.is_empty() {
-                kmem_cache_free_bulk(rec, Some(id), &addrs, cpu);
+                free_bulk(rec, Some(id), &addrs);
             }
             Ok(None)
         }
@@ -311,31 +407,54 @@ fn step(
                 .map(|v| addr_of(rec, v))
                 .collect();
             if !addrs.is_empty() {
-                kmem_cache_free_bulk(rec, None, &addrs, cpu);
+                free_bulk(rec, None, &addrs);
             }
             Ok(None)
         }
         Op::KmemCacheShrink { cache } => {
-            kmem_cache_shrink(rec, lookup_cache(rec, caches, line.line, cache)?, cpu);
+            let id = lookup_cache(rec, caches, line.line, cache)?;
+            if slub {
+                kmem_cache_shrink(rec, id, cpu);
+            } else {
+                slab::kmem_cache_shrink(rec, id, cpu);
+            }
             Ok(None)
         }
         Op::KmemCacheDestroy { cache } => {
             let id = lookup_cache(rec, caches, line.line, cache)?;
-            let alias =
-                (rec.machine().caches[id as usize].name != *cache).then_some(cache.as_str());
-            kmem_cache_destroy(rec, id, alias, cpu);
+            let own = rec.machine().cache_name(id).unwrap_or_default().to_string();
+            let alias = (own != *cache).then_some(cache.as_str());
+            if slub {
+                kmem_cache_destroy(rec, id, alias, cpu);
+            } else {
+                slab::kmem_cache_destroy(rec, id, alias, cpu);
+            }
             Ok(None)
         }
         Op::FlushCpuSlab { cache } => {
+            if !slub {
+                return Err(wrong());
+            }
             flush_cpu_slab(rec, lookup_cache(rec, caches, line.line, cache)?, cpu);
             Ok(None)
         }
         Op::FlushAll { cache } => {
+            if !slub {
+                return Err(wrong());
+            }
             for cpu in 0..rec.machine().config.cpus {
                 flush_cpu_slab(rec, lookup_cache(rec, caches, line.line, cache)?, cpu);
             }
             Ok(None)
         }
+        Op::CacheReap => {
+            if slub {
+                return Err(wrong());
+            }
+            slab::cache_reap(rec, line.cpu);
+            Ok(None)
+        }
+        Op::KmemCacheAllocBulk { .. } => unreachable!("run_op handles bulk allocation"),
         Op::AllocPages { order, node } => {
             match alloc_pages(rec, cpu, *node, *order, Owner::Pages) {
                 Ok(pfn) => Ok(Some(Value::Pages { pfn })),
@@ -378,9 +497,5 @@ fn step(
             let _ = drain_local_pages(rec, cpu);
             Ok(None)
         }
-        other => Err(RunError::NotSimulated {
-            line: line.line,
-            what: other.name(),
-        }),
     }
 }

@@ -25,7 +25,7 @@ pub mod check;
 mod create;
 mod free;
 mod partial;
-mod random;
+pub(crate) mod random;
 mod shrink;
 pub mod state;
 

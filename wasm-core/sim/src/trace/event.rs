@@ -3,6 +3,7 @@
 
 use crate::geometry::{CacheGeometry, SlabFlags};
 use crate::machine::{Owner, Pfn};
+use crate::slab::event::SlabEvent;
 use serde::Serialize;
 
 /// Head or tail of a list.
@@ -162,6 +163,14 @@ pub enum Event {
         pfn: Pfn,
         index: u32,
     },
+
+    // --- both allocators --------------------------------------------------------------
+    /// `spin_lock(&n->list_lock)` of cache `cache` on node `node`.
+    ListLockTaken { cache: u32, node: u32 },
+
+    // --- SLAB -----------------------------------------------------------------------------
+    /// A SLAB fact (mm/slab.c).
+    Slab(SlabEvent),
 }
 
 /// What `CacheCreated` records.

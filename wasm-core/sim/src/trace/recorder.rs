@@ -212,9 +212,8 @@ impl Recorder {
             Arg::Addr(a) => Shown::Text(format!("{a:#x}")),
             Arg::Cache(c) => Shown::Text(
                 self.machine
-                    .caches
-                    .get(*c as usize)
-                    .map_or_else(|| format!("cache {c}"), |k| k.name.clone()),
+                    .cache_name(*c)
+                    .map_or_else(|| format!("cache {c}"), str::to_string),
             ),
             Arg::Word(w) => Shown::Text((*w).to_string()),
             Arg::Text(t) => Shown::Text(t.to_string()),
@@ -370,6 +369,7 @@ impl HeapBytes for Event {
                     + df.objects.heap_bytes()
                     + df.array.heap_bytes()
             }
+            Event::Slab(e) => e.heap_bytes(),
             _ => 0,
         }
     }
@@ -400,6 +400,7 @@ impl HeapBytes for Machine {
             + caches
             + self.slabs.heap_bytes()
             + self.cpu_node.heap_bytes()
+            + self.slab.heap_bytes()
     }
 }
 

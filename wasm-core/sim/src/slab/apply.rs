@@ -1,0 +1,253 @@
+//! Applying SLAB events to the machine (the recorder's only way to change SLAB state).
+
+use super::event::{SlabEvent, SlabNew, SlabNewCache};
+use super::state::{ArrayCache, KmemCache, KmemCacheNode, Slab};
+use crate::geometry::slab::free_limit;
+use crate::machine::{FrameState, Machine, Owner};
+use crate::trace::End;
+
+impl Machine {
+    pub(crate) fn apply_slab(&mut self, event: &SlabEvent) {
+        let sl = &mut self.slab;
+        match event {
+            SlabEvent::CacheCreated(new) => {
+                let SlabNewCache {
+                    id,
+                    name,
+                    geometry: g,
+                    flags,
+                    ctor,
+                    kmalloc_index,
+                    hardened,
+                    random_seq,
+                    freelist_cache,
+                    next_reap,
+                } = &**new;
+                debug_assert_eq!(*id as usize, sl.caches.len());
+                if let Some(i) = kmalloc_index {
+                    let i = *i as usize;
+                    if sl.kmalloc_caches.len() <= i {
+                        sl.kmalloc_caches.resize(i + 1, None);
+                    }
+                    sl.kmalloc_caches[i] = Some(*id);
+                }
+                let nodes = self.config.nodes;
+                let node = (0..nodes)
+                    .map(|n| {
+                        let cpus_on_node =
+                            self.cpu_node.iter().filter(|&&c| c == n).count() as u32;
+                        KmemCacheNode {
+                            free_limit: free_limit(g, cpus_on_node),
+                            shared: (g.shared > 0).then(|| {
+                                ArrayCache::new(g.shared * g.batchcount, 0xbaad_f00d)
+                            }),
+                            // alloc_alien_cache(): one per other node, only on NUMA machines.
+                            alien: (0..nodes)
+                                .map(|r| {
+                                    (nodes > 1 && r != n)
+                                        .then(|| ArrayCache::new(g.alien_limit, 0xbaad_f00d))
+                                })
+                                .collect(),
+                            next_reap: *next_reap,
+                            ..KmemCacheNode::default()
+                        }
+                    })
+                    .collect();
+                sl.caches.push(KmemCache {
+                    id: *id,
+                    name: name.clone(),
+                    geometry: g.clone(),
+                    object_size: g.object_size,
+                    flags: *flags,
+                    ctor: *ctor,
+                    kmalloc_index: *kmalloc_index,
+                    hardened: *hardened,
+                    random_seq: random_seq.clone(),
+                    freelist_cache: *freelist_cache,
+                    aliases: Vec::new(),
+                    destroyed: false,
+                    cpu: (0..self.config.cpus)
+                        .map(|_| ArrayCache::new(g.limit, g.batchcount))
+                        .collect(),
+                    node,
+                });
+            }
+            SlabEvent::CacheAliased(alias) => {
+                let (id, name, object_size) = &**alias;
+                let s = &mut sl.caches[*id as usize];
+                s.aliases.push(name.clone());
+                s.object_size = *object_size;
+            }
+            SlabEvent::CacheUnaliased(alias) => {
+                let (id, name) = &**alias;
+                let aliases = &mut sl.caches[*id as usize].aliases;
+                if let Some(i) = aliases.iter().position(|a| a == name) {
+                    aliases.remove(i);
+                }
+            }
+            SlabEvent::CacheDestroyed { id } => {
+                let s = &mut sl.caches[*id as usize];
+                s.destroyed = true;
+                if let Some(i) = s.kmalloc_index {
+                    sl.kmalloc_caches[i as usize] = None;
+                }
+            }
+            SlabEvent::SlabCreated(new) => {
+                let SlabNew {
+                    cache,
+                    pfn,
+                    order,
+                    colour_off,
+                    freelist,
+                    freelist_addr,
+                } = &**new;
+                let num = freelist.len();
+                sl.slabs.insert(
+                    *pfn,
+                    Slab {
+                        cache: *cache,
+                        order: *order,
+                        node: *pfn / self.span,
+                        colour_off: *colour_off,
+                        active: 0,
+                        freelist: freelist.clone(),
+                        freelist_addr: *freelist_addr,
+                        list: None,
+                        allocated: vec![false; num],
+                    },
+                );
+            }
+            SlabEvent::ColourNext {
+                cache,
+                node,
+                colour,
+            } => sl.caches[*cache as usize].node[*node as usize].colour_next = *colour,
+            SlabEvent::ObjGot { pfn } => {
+                sl.slabs.get_mut(pfn).expect("slab exists").active += 1;
+            }
+            SlabEvent::ObjPut { pfn, index } => {
+                let size = sl.caches[sl.slabs[pfn].cache as usize].geometry.size;
+                let s_mem = self.object_addr(*pfn, 1, 0);
+                let slab = self.slab.slabs.get_mut(pfn).expect("slab exists");
+                slab.active -= 1;
+                if slab.freelist_addr == 0 {
+                    slab.freelist_addr =
+                        s_mem + u64::from(slab.colour_off) + u64::from(*index) * u64::from(size);
+                }
+                slab.freelist[slab.active as usize] = *index;
+            }
+            SlabEvent::FreelistAt { pfn, addr } => {
+                sl.slabs.get_mut(pfn).expect("slab exists").freelist_addr = *addr;
+            }
+            SlabEvent::SlabListed {
+                cache,
+                pfn,
+                list,
+                end,
+            } => {
+                let slab = sl.slabs.get_mut(pfn).expect("slab exists");
+                debug_assert!(slab.list.is_none());
+                slab.list = Some(*list);
+                let node = slab.node as usize;
+                let l = sl.caches[*cache as usize].node[node].list_mut(*list);
+                match end {
+                    End::Head => l.push_front(*pfn),
+                    End::Tail => l.push_back(*pfn),
+                }
+            }
+            SlabEvent::SlabUnlisted { cache, pfn } => {
+                let slab = sl.slabs.get_mut(pfn).expect("slab exists");
+                let list = slab.list.take().expect("the slab is on a list");
+                let node = slab.node as usize;
+                let l = sl.caches[*cache as usize].node[node].list_mut(list);
+                let at = l.iter().position(|p| p == pfn).expect("on its list");
+                l.remove(at);
+            }
+            SlabEvent::NodeCounts {
+                cache,
+                node,
+                total_slabs,
+                free_slabs,
+                free_objects,
+            } => {
+                let n = &mut sl.caches[*cache as usize].node[*node as usize];
+                n.total_slabs = n.total_slabs.wrapping_add_signed(i64::from(*total_slabs));
+                n.free_slabs = n.free_slabs.wrapping_add_signed(i64::from(*free_slabs));
+                n.free_objects = n.free_objects.wrapping_add_signed(i64::from(*free_objects));
+            }
+            SlabEvent::FreeTouched {
+                cache,
+                node,
+                touched,
+            } => sl.caches[*cache as usize].node[*node as usize].free_touched = *touched,
+            SlabEvent::NextReap { cache, node, at } => {
+                sl.caches[*cache as usize].node[*node as usize].next_reap = *at
+            }
+            SlabEvent::AcPushed { cache, ac, addr } => {
+                sl.caches[*cache as usize].ac_mut(*ac).entry.push(*addr)
+            }
+            SlabEvent::AcPopped { cache, ac } => {
+                sl.caches[*cache as usize].ac_mut(*ac).entry.pop();
+            }
+            SlabEvent::AcMoved {
+                cache,
+                from,
+                to,
+                count,
+                oldest,
+            } => {
+                let s = &mut sl.caches[*cache as usize];
+                let src = &mut s.ac_mut(*from).entry;
+                let n = *count as usize;
+                let moved: Vec<u64> = if *oldest {
+                    src.drain(..n).collect()
+                } else {
+                    src.split_off(src.len() - n)
+                };
+                s.ac_mut(*to).entry.extend(moved);
+            }
+            SlabEvent::AcDropped { cache, ac, count } => {
+                sl.caches[*cache as usize]
+                    .ac_mut(*ac)
+                    .entry
+                    .drain(..*count as usize);
+            }
+            SlabEvent::AcTouched { cache, ac, touched } => {
+                sl.caches[*cache as usize].ac_mut(*ac).touched = *touched
+            }
+            SlabEvent::ObjectAllocated { pfn, index, .. } => {
+                let slot = &mut sl.slabs.get_mut(pfn).expect("slab exists").allocated
+                    [*index as usize];
+                debug_assert!(!*slot);
+                *slot = true;
+                self.live_objects += 1;
+            }
+            SlabEvent::ObjectFreed { pfn, index, .. } => {
+                let slot = &mut sl.slabs.get_mut(pfn).expect("slab exists").allocated
+                    [*index as usize];
+                debug_assert!(*slot);
+                *slot = false;
+                self.live_objects -= 1;
+            }
+            SlabEvent::SlabDestroyed { pfn, .. } => {
+                // __slab_clear_pfmemalloc()/__folio_clear_slab(): ordinary pages again, freed next.
+                sl.slabs.remove(pfn);
+                if let FrameState::Allocated { order, .. } = self.frames[*pfn as usize].state {
+                    self.frames[*pfn as usize].state = FrameState::Allocated {
+                        order,
+                        owner: Owner::Pages,
+                    };
+                }
+            }
+            SlabEvent::AlienLockTaken { .. } => {}
+            SlabEvent::Jiffies { now } => sl.jiffies = *now,
+            SlabEvent::ReapNode { cpu, node } => {
+                let cpu = *cpu as usize;
+                if sl.reap_node.len() <= cpu {
+                    sl.reap_node.resize(cpu + 1, 0);
+                }
+                sl.reap_node[cpu] = *node;
+            }
+        }
+    }
+}

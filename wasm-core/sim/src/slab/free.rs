@@ -1,0 +1,381 @@
+//! Freeing under SLAB: `kfree()`/`kmem_cache_free()` → `___cache_free()`, the alien path
+//! (`cache_free_alien()`, `__drain_alien_cache()`), `cache_flusharray()`, `free_block()` and
+//! `slabs_destroy()` (mm/slab.c v6.6; spec 3.7), with the same bad-free diagnostics as SLUB.
+
+use super::alloc::{node_counts, transfer_objects};
+use super::event::SlabEvent;
+use super::state::{AcRef, SlabList};
+use super::{alien_ac, cpu_ac, emit, lock, place_of, shared_ac};
+use crate::geometry::slab::FreelistLayout;
+use crate::machine::{FrameState, Owner, Pfn};
+use crate::page_alloc::free_pages;
+use crate::slub::state::ZERO_SIZE_PTR;
+use crate::slub::FreeOutcome;
+use crate::trace::{End, Recorder};
+
+fn diagnostic(rec: &mut Recorder, path: &'static str, key: &'static str, addr: u64) -> FreeOutcome {
+    rec.begin("kfree", path, key);
+    rec.arg_addr("addr", addr);
+    rec.end();
+    FreeOutcome::Refused
+}
+
+/// `kfree()` of `addr` on `cpu`; with `cache`, `kmem_cache_free(cache, addr)`.
+pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> FreeOutcome {
+    if addr == 0 || addr == ZERO_SIZE_PTR {
+        rec.begin("kfree", "NULL or ZERO_SIZE_PTR", "step.kfree_null");
+        rec.end();
+        return FreeOutcome::Ignored;
+    }
+    let m = rec.machine();
+    if let Some(c) = cache.filter(|&c| m.slab.caches[c as usize].destroyed) {
+        rec.begin(
+            "kmem_cache_free",
+            "destroyed cache",
+            "step.use_destroyed_cache",
+        );
+        rec.arg_cache("cache", c);
+        rec.end();
+        return FreeOutcome::Refused;
+    }
+    let Some(place) = place_of(m, addr) else {
+        if let Some(pfn) = m.addr_pfn(addr) {
+            if matches!(
+                m.frame(pfn).map(|f| f.state),
+                Some(FrameState::Allocated {
+                    owner: Owner::LargeKmalloc,
+                    ..
+                })
+            ) && m.object_addr(pfn, 1, 0) == addr
+                && cache.is_none()
+            {
+                let _ = free_pages(rec, cpu, pfn);
+                return FreeOutcome::Freed;
+            }
+        }
+        // Not an object: without DEBUG_SLAB the kernel would push the pointer into an array
+        // and hand it out later (or oops in virt_to_slab()); recorded and refused.
+        return diagnostic(rec, "not an allocated object", "step.kfree_invalid", addr);
+    };
+    if place.offset != 0 {
+        // Without DEBUG_SLAB, obj_to_index() rounds down and the slab's index array gets a
+        // duplicate entry: two callers would later share one object.
+        return diagnostic(
+            rec,
+            "pointer inside an object",
+            "step.kfree_inside_object",
+            addr,
+        );
+    }
+    let slab = &m.slab.slabs[&place.pfn];
+    let slab_cache = slab.cache;
+    if !slab.allocated[place.index as usize] {
+        // A double free. With CONFIG_SLAB_FREELIST_HARDENED, __free_one() refuses (WARN_ON_ONCE)
+        // an object equal to the newest pointer of the array it would join; any other double
+        // free goes unnoticed without DEBUG_SLAB: the pointer sits in an array twice and the
+        // object is later handed to two callers.
+        let s = &m.slab.caches[slab_cache as usize];
+        let local = m.cpu_node[cpu as usize];
+        let target = if m.config.nodes > 1 && slab.node != local {
+            alien_ac(local, slab.node)
+        } else {
+            cpu_ac(cpu)
+        };
+        let ac = s.ac(target).expect("the array exists");
+        // The array as __free_one() sees it, after a flush of a full array.
+        let flushed = if ac.avail() < ac.limit {
+            0
+        } else if matches!(target, AcRef::Alien { .. }) {
+            ac.avail()
+        } else {
+            let room = s.node[local as usize]
+                .shared
+                .as_ref()
+                .map_or(0, |sh| sh.limit - sh.avail());
+            if room > 0 {
+                ac.batchcount.min(room)
+            } else {
+                ac.batchcount
+            }
+        };
+        let top = (ac.avail() > flushed).then(|| *ac.entry.last().expect("not empty"));
+        if s.hardened && top == Some(addr) {
+            return diagnostic(
+                rec,
+                "double free caught by WARN_ON_ONCE in __free_one",
+                "step.kfree_double_free_warn",
+                addr,
+            );
+        }
+        return diagnostic(rec, "double free", "step.kfree_double_free", addr);
+    }
+    if let Some(expected) = cache.filter(|&c| c != slab_cache) {
+        // cache_from_obj(): "Wrong slab cache. %s but object is from %s", then the object's
+        // own cache is used.
+        rec.begin("cache_from_obj", "wrong cache", "step.wrong_cache");
+        rec.arg_cache("expected", expected);
+        rec.arg_cache("actual", slab_cache);
+        rec.end();
+    }
+    cache_free(rec, slab_cache, place.pfn, place.index, addr, cpu);
+    FreeOutcome::Freed
+}
+
+/// `___cache_free()`: a remote node's object goes to the alien cache; a local one onto this
+/// CPU's array, flushing a batch first if the array is full.
+fn cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64, cpu: u32) {
+    let m = rec.machine();
+    let local = m.cpu_node[cpu as usize];
+    let slab_node = m.slab.slabs[&pfn].node;
+    let freed = SlabEvent::ObjectFreed {
+        cache,
+        cpu,
+        pfn,
+        index,
+    };
+    if m.config.nodes > 1 && slab_node != local {
+        let alien = alien_ac(local, slab_node);
+        let ac = m.slab.caches[cache as usize]
+            .ac(alien)
+            .expect("NUMA caches have alien caches");
+        let full = ac.avail() >= ac.limit;
+        rec.begin(
+            "cache_free_alien",
+            if full {
+                "alien cache full: drain it to its node first"
+            } else {
+                "to the alien cache"
+            },
+            "step.slab_free_alien",
+        );
+        rec.arg_cache("cache", cache);
+        rec.arg("cpu", cpu);
+        rec.arg("node", slab_node);
+        rec.arg_addr("object", addr);
+        emit(rec, freed);
+        emit(
+            rec,
+            SlabEvent::AlienLockTaken {
+                cache,
+                node: local,
+                remote: slab_node,
+            },
+        );
+        let mut list = Vec::new();
+        if full {
+            list = drain_alien_cache(rec, cache, local, slab_node);
+        }
+        emit(rec, SlabEvent::AcPushed { cache, ac: alien, addr });
+        rec.end();
+        slabs_destroy(rec, cache, cpu, list);
+        return;
+    }
+    let ac = &m.slab.caches[cache as usize].cpu[cpu as usize];
+    if ac.avail() < ac.limit {
+        rec.begin("___cache_free", "to the per-CPU array", "step.slab_free_array");
+        rec.arg_cache("cache", cache);
+        rec.arg("cpu", cpu);
+        rec.arg_addr("object", addr);
+        emit(rec, freed);
+        emit(
+            rec,
+            SlabEvent::AcPushed {
+                cache,
+                ac: cpu_ac(cpu),
+                addr,
+            },
+        );
+        rec.end();
+        return;
+    }
+    let shared_room = m.slab.caches[cache as usize].node[local as usize]
+        .shared
+        .as_ref()
+        .map_or(0, |sh| sh.limit - sh.avail());
+    rec.begin(
+        "cache_flusharray",
+        if shared_room > 0 {
+            "array full: oldest batch to the shared array"
+        } else {
+            "array full: oldest batch back to the slabs"
+        },
+        "step.slab_flusharray",
+    );
+    rec.arg_cache("cache", cache);
+    rec.arg("cpu", cpu);
+    rec.arg_addr("object", addr);
+    emit(rec, freed);
+    let list = cache_flusharray(rec, cache, cpu);
+    emit(
+        rec,
+        SlabEvent::AcPushed {
+            cache,
+            ac: cpu_ac(cpu),
+            addr,
+        },
+    );
+    rec.end();
+    slabs_destroy(rec, cache, cpu, list);
+}
+
+/// `cache_flusharray()`: the oldest `batchcount` pointers of a full array go to the node's
+/// shared array if it has room (as many as fit), else back to their slabs by `free_block()`.
+/// Returns the slabs to destroy.
+fn cache_flusharray(rec: &mut Recorder, cache: u32, cpu: u32) -> Vec<Pfn> {
+    let m = rec.machine();
+    let node = m.cpu_node[cpu as usize];
+    let s = &m.slab.caches[cache as usize];
+    let ac = &s.cpu[cpu as usize];
+    let batch = ac.batchcount.min(ac.avail());
+    let room = s.node[node as usize]
+        .shared
+        .as_ref()
+        .map_or(0, |sh| sh.limit - sh.avail());
+    let objs: Vec<u64> = ac.entry[..batch as usize].to_vec();
+    lock(rec, cache, node);
+    if room > 0 {
+        emit(
+            rec,
+            SlabEvent::AcMoved {
+                cache,
+                from: cpu_ac(cpu),
+                to: shared_ac(node),
+                count: batch.min(room),
+                oldest: true,
+            },
+        );
+        return Vec::new();
+    }
+    let list = free_block(rec, cache, &objs, node);
+    emit(
+        rec,
+        SlabEvent::AcDropped {
+            cache,
+            ac: cpu_ac(cpu),
+            count: batch,
+        },
+    );
+    list
+}
+
+/// `free_block()` (node lock held): each object back into its slab, the slab to the head of
+/// `slabs_free` if now empty, else to the tail of `slabs_partial`; then free slabs beyond
+/// `free_limit` are taken off for destruction (last free slab first). Returns them in the
+/// order `slabs_destroy()` will destroy them.
+pub(crate) fn free_block(rec: &mut Recorder, cache: u32, objs: &[u64], node: u32) -> Vec<Pfn> {
+    node_counts(rec, cache, node, 0, 0, objs.len() as i32);
+    for &obj in objs {
+        let place = place_of(rec.machine(), obj).expect("array entries are objects");
+        let pfn = place.pfn;
+        if rec.machine().slab.slabs[&pfn].list.is_some() {
+            emit(rec, SlabEvent::SlabUnlisted { cache, pfn });
+        }
+        emit(
+            rec,
+            SlabEvent::ObjPut {
+                pfn,
+                index: place.index,
+            },
+        );
+        if rec.machine().slab.slabs[&pfn].active == 0 {
+            emit(
+                rec,
+                SlabEvent::SlabListed {
+                    cache,
+                    pfn,
+                    list: SlabList::Free,
+                    end: End::Head,
+                },
+            );
+            node_counts(rec, cache, node, 0, 1, 0);
+        } else {
+            emit(
+                rec,
+                SlabEvent::SlabListed {
+                    cache,
+                    pfn,
+                    list: SlabList::Partial,
+                    end: End::Tail,
+                },
+            );
+        }
+    }
+    let mut list = Vec::new();
+    loop {
+        let s = &rec.machine().slab.caches[cache as usize];
+        let n = &s.node[node as usize];
+        let num = s.geometry.num;
+        if n.free_objects <= u64::from(n.free_limit) {
+            break;
+        }
+        let Some(&pfn) = n.slabs_free.back() else {
+            break;
+        };
+        node_counts(rec, cache, node, -1, -1, -(num as i32));
+        emit(rec, SlabEvent::SlabUnlisted { cache, pfn });
+        // list_move() to the head of the local list.
+        list.insert(0, pfn);
+    }
+    list
+}
+
+/// `__drain_alien_cache()` of node `node`'s alien cache for `remote`: under the remote node's
+/// lock, as many of its newest pointers as fit go to the remote shared array, the rest back
+/// to their slabs. Returns the slabs to destroy.
+pub(crate) fn drain_alien_cache(rec: &mut Recorder, cache: u32, node: u32, remote: u32) -> Vec<Pfn> {
+    let alien = alien_ac(node, remote);
+    if super::ac_entries(rec.machine(), cache, alien).is_empty() {
+        return Vec::new();
+    }
+    lock(rec, cache, remote);
+    let limit = rec.machine().slab.caches[cache as usize]
+        .ac(alien)
+        .expect("alien cache")
+        .limit;
+    transfer_objects(rec, cache, shared_ac(remote), alien, limit);
+    let rest = super::ac_entries(rec.machine(), cache, alien);
+    let list = free_block(rec, cache, &rest, remote);
+    if !rest.is_empty() {
+        emit(
+            rec,
+            SlabEvent::AcDropped {
+                cache,
+                ac: alien,
+                count: rest.len() as u32,
+            },
+        );
+    }
+    list
+}
+
+/// `slabs_destroy()` → `slab_destroy()`: each slab's pages go back to the page allocator; an
+/// OFF_SLAB index array is freed to its kmalloc cache.
+pub(crate) fn slabs_destroy(rec: &mut Recorder, cache: u32, cpu: u32, list: Vec<Pfn>) {
+    for pfn in list {
+        let mgmt = rec.machine().slab.slabs[&pfn].freelist_addr;
+        let off_slab =
+            rec.machine().slab.caches[cache as usize].geometry.layout == FreelistLayout::OffSlab;
+        rec.begin("slab_destroy", "free slab", "step.slab_destroy");
+        rec.arg_cache("cache", cache);
+        rec.arg("pfn", pfn);
+        emit(rec, SlabEvent::SlabDestroyed { cache, pfn });
+        let _ = free_pages(rec, cpu, pfn);
+        rec.end();
+        if off_slab {
+            kfree(rec, mgmt, cpu, None);
+        }
+    }
+}
+
+/// `kmem_cache_free_bulk()`/`kfree_bulk()`: SLAB frees the objects one by one.
+pub fn kmem_cache_free_bulk(rec: &mut Recorder, cache: Option<u32>, objs: &[u64], cpu: u32) {
+    rec.begin("kmem_cache_free_bulk", "one by one", "step.slab_free_bulk");
+    if let Some(c) = cache {
+        rec.arg_cache("cache", c);
+    }
+    rec.arg("count", objs.len() as u64);
+    rec.end();
+    for &obj in objs {
+        kfree(rec, obj, cpu, cache);
+    }
+}

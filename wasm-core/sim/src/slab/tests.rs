@@ -1,0 +1,488 @@
+//! SLAB tests: refills, the per-CPU array, the shared array, alien caches, free_block's trim to
+//! free_limit, colouring, OFF_SLAB index arrays, reaping, shrink/destroy, bad frees, the node
+//! lock count before and after the 4.7 refill change, and random operation sequences with
+//! every invariant checked after every step.
+
+use super::check::{check_slab, check_slab_settled};
+use super::state::BATCHREFILL_LIMIT;
+use super::*;
+use crate::geometry::slab::FreelistLayout;
+use crate::machine::check::check_page_allocator;
+use crate::machine::{Machine, MachineConfig};
+use crate::scenario::{Allocator, CacheDecl, Switches};
+use crate::slub::FreeOutcome;
+use proptest::prelude::*;
+
+fn boot_with(cpus: u32, nodes: u32, pages: u32, switches: &Switches, seed: u64) -> Recorder {
+    let mut m = Machine::new_seeded(
+        MachineConfig {
+            cpus,
+            nodes,
+            cpu_node: vec![],
+            page_size: 4096,
+            pages_per_node: pages,
+            pcp_batch: Some(3),
+            pcp_high: Some(12),
+        },
+        seed,
+    )
+    .unwrap()
+    .with_allocator(Allocator::Slab);
+    m.slab.legacy_refill = switches.slab_legacy_refill;
+    let mut rec = Recorder::new(m, true);
+    create_kmalloc_caches(&mut rec, switches).unwrap();
+    rec
+}
+
+fn boot(cpus: u32, nodes: u32) -> Recorder {
+    boot_with(cpus, nodes, 4096, &Switches::default(), 0)
+}
+
+fn decl(name: &str, size: u32, ctor: bool) -> CacheDecl {
+    CacheDecl {
+        name: name.into(),
+        size,
+        align: 0,
+        flags: Default::default(),
+        ctor,
+        line: 0,
+    }
+}
+
+fn cache(rec: &mut Recorder, name: &str, size: u32) -> u32 {
+    kmem_cache_create(rec, &decl(name, size, false), &Switches::default()).unwrap()
+}
+
+fn consistent(rec: &Recorder) {
+    let mut bad = check_slab(rec.machine());
+    bad.extend(check_slab_settled(rec.machine()));
+    bad.extend(check_page_allocator(rec.machine()));
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+fn locks(rec: &Recorder) -> u64 {
+    rec.machine().list_lock_taken.iter().sum()
+}
+
+#[test]
+fn first_allocation_grows_without_the_node_lock_and_fills_a_cold_array() {
+    let mut rec = boot(2, 1);
+    let id = cache(&mut rec, "obj100", 100);
+    let g = rec.machine().slab.caches[id as usize].geometry.clone();
+    assert_eq!((g.limit, g.batchcount), (120, 60));
+    let before = locks(&rec);
+    let a = slab_alloc_node(&mut rec, id, 0, None);
+    assert_ne!(a, 0);
+    consistent(&rec);
+    let m = rec.machine();
+    let s = &m.slab.caches[id as usize];
+    // A cold array refills BATCHREFILL_LIMIT objects, straight from the new slab; one was
+    // handed out.
+    assert_eq!(s.cpu[0].avail(), BATCHREFILL_LIMIT - 1);
+    assert!(s.cpu[0].touched);
+    let n = &s.node[0];
+    assert_eq!(n.slabs_partial.len(), 1);
+    assert_eq!(n.total_slabs, 1);
+    assert_eq!(n.free_objects, u64::from(g.num - BATCHREFILL_LIMIT));
+    // Only cache_grow_end() took list_lock.
+    assert_eq!(locks(&rec) - before, 1);
+    // The next allocation is an array hit: the newest pointer, no lock.
+    let top = *s.cpu[0].entry.last().unwrap();
+    let before = locks(&rec);
+    assert_eq!(slab_alloc_node(&mut rec, id, 0, None), top);
+    assert_eq!(locks(&rec), before);
+    assert_eq!(rec.steps().last().unwrap().path, "array hit");
+}
+
+#[test]
+fn before_4_7_a_growing_refill_takes_the_node_lock_twice() {
+    let legacy = Switches {
+        slab_legacy_refill: true,
+        ..Switches::default()
+    };
+    let mut rec = boot_with(2, 1, 4096, &legacy, 0);
+    let id = kmem_cache_create(&mut rec, &decl("obj100", 100, false), &legacy).unwrap();
+    let before = locks(&rec);
+    slab_alloc_node(&mut rec, id, 0, None);
+    consistent(&rec);
+    // cache_grow_end() links the free slab, then the retried refill takes it under the lock.
+    assert_eq!(locks(&rec) - before, 2);
+    let s = &rec.machine().slab.caches[id as usize];
+    assert_eq!(s.cpu[0].avail(), BATCHREFILL_LIMIT - 1);
+}
+
+#[test]
+fn a_second_cpu_refills_from_the_slab_lists_under_the_lock() {
+    let mut rec = boot(2, 1);
+    let id = cache(&mut rec, "obj100", 100);
+    slab_alloc_node(&mut rec, id, 0, None);
+    let before = locks(&rec);
+    slab_alloc_node(&mut rec, id, 1, None);
+    consistent(&rec);
+    assert_eq!(locks(&rec) - before, 1);
+    let step = rec.steps().into_iter().rev().find(|s| s.function == "cache_alloc_refill");
+    assert_eq!(step.unwrap().path, "from the node's slab lists");
+    let s = &rec.machine().slab.caches[id as usize];
+    assert_eq!(s.cpu[1].avail(), BATCHREFILL_LIMIT - 1);
+    // Both CPUs' objects came from the one slab, which is now 32 objects in.
+    let pfn = s.node[0].slabs_partial[0];
+    assert_eq!(rec.machine().slab.slabs[&pfn].active, 2 * BATCHREFILL_LIMIT);
+}
+
+#[test]
+fn a_full_array_flushes_its_oldest_batch_to_the_shared_array_then_to_the_slabs() {
+    let mut rec = boot(2, 1);
+    let id = cache(&mut rec, "obj100", 100);
+    let g = rec.machine().slab.caches[id as usize].geometry.clone();
+    let objs: Vec<u64> = (0..(g.limit + g.batchcount) * 10)
+        .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+        .collect();
+    consistent(&rec);
+    for &o in &objs[..g.limit as usize] {
+        assert_eq!(kfree(&mut rec, o, 0, None), FreeOutcome::Freed);
+    }
+    let s = &rec.machine().slab.caches[id as usize];
+    let array = s.cpu[0].entry.clone();
+    assert_eq!(s.cpu[0].avail(), g.limit);
+    // One more free: the oldest batchcount pointers move to the shared array.
+    kfree(&mut rec, objs[g.limit as usize], 0, None);
+    consistent(&rec);
+    let s = &rec.machine().slab.caches[id as usize];
+    assert_eq!(
+        s.node[0].shared.as_ref().unwrap().entry,
+        array[..g.batchcount as usize]
+    );
+    assert_eq!(s.cpu[0].avail(), g.limit - g.batchcount + 1);
+    // Fill the shared array (8 * 60 = 480); then a flush goes through free_block().
+    let shared_limit = s.node[0].shared.as_ref().unwrap().limit;
+    let mut next = g.limit as usize + 1;
+    while rec.machine().slab.caches[id as usize].node[0]
+        .shared
+        .as_ref()
+        .unwrap()
+        .avail()
+        < shared_limit
+    {
+        kfree(&mut rec, objs[next], 0, None);
+        next += 1;
+    }
+    let free_before = rec.machine().slab.caches[id as usize].node[0].free_objects;
+    while rec.machine().slab.caches[id as usize].cpu[0].avail() < g.limit {
+        kfree(&mut rec, objs[next], 0, None);
+        next += 1;
+    }
+    kfree(&mut rec, objs[next], 0, None);
+    consistent(&rec);
+    let step = rec.steps().into_iter().rev().find(|s| s.function == "cache_flusharray");
+    assert_eq!(step.unwrap().path, "array full: oldest batch back to the slabs");
+    let free_after = rec.machine().slab.caches[id as usize].node[0].free_objects;
+    assert_eq!(free_after, free_before + u64::from(g.batchcount));
+}
+
+#[test]
+fn remote_frees_go_to_the_alien_cache_and_drain_to_their_node_when_full() {
+    let mut rec = boot(2, 2);
+    let id = cache(&mut rec, "obj100", 100);
+    // cpu1 is on node 1: it allocates node-1 objects; cpu0 (node 0) frees them.
+    let objs: Vec<u64> = (0..40)
+        .map(|_| slab_alloc_node(&mut rec, id, 1, None))
+        .collect();
+    assert!(objs.iter().all(|&o| rec.machine().addr_pfn(o).unwrap() / rec.machine().span == 1));
+    for &o in &objs[..12] {
+        kfree(&mut rec, o, 0, None);
+    }
+    consistent(&rec);
+    let alien = alien_ac(0, 1);
+    assert_eq!(ac_entries(rec.machine(), id, alien), objs[..12].to_vec());
+    let before = rec.machine().list_lock_taken.clone();
+    kfree(&mut rec, objs[12], 0, None);
+    consistent(&rec);
+    // The full alien cache (limit 12) drained under node 1's lock into node 1's shared array.
+    assert_eq!(ac_entries(rec.machine(), id, alien), vec![objs[12]]);
+    let after = &rec.machine().list_lock_taken;
+    assert_eq!((after[0] - before[0], after[1] - before[1]), (0, 1));
+    let shared = ac_entries(rec.machine(), id, shared_ac(1));
+    assert_eq!(shared, objs[..12].to_vec());
+}
+
+#[test]
+fn free_block_keeps_at_most_free_limit_free_objects_on_a_node() {
+    let mut rec = boot(1, 1);
+    let id = cache(&mut rec, "obj1000", 1000);
+    let g = rec.machine().slab.caches[id as usize].geometry.clone();
+    let n = 400usize;
+    let objs: Vec<u64> = (0..n).map(|_| slab_alloc_node(&mut rec, id, 0, None)).collect();
+    for &o in &objs {
+        kfree(&mut rec, o, 0, None);
+    }
+    consistent(&rec);
+    let node = &rec.machine().slab.caches[id as usize].node[0];
+    assert!(node.free_objects <= u64::from(node.free_limit));
+    // free_limit = (1 + cpus on the node) * batchcount + num.
+    assert_eq!(node.free_limit, 2 * g.batchcount + g.num);
+    assert!(rec.steps().iter().any(|s| s.function == "slab_destroy"));
+}
+
+#[test]
+fn slabs_of_a_node_take_successive_colours() {
+    // object 700, align 8: order 1, 11 objects, 7 colours of 64 bytes (spec 5.8).
+    let mut rec = boot(1, 1);
+    let id = cache(&mut rec, "obj700", 700);
+    let g = rec.machine().slab.caches[id as usize].geometry.clone();
+    assert_eq!((g.gfporder, g.num, g.colour, g.colour_off), (1, 11, 7, 64));
+    let mut colours = Vec::new();
+    for _ in 0..9 {
+        let before: Vec<Pfn> = rec.machine().slab.slabs.keys().copied().collect();
+        // Allocate until a new slab appears.
+        loop {
+            slab_alloc_node(&mut rec, id, 0, None);
+            let new = rec
+                .machine()
+                .slab
+                .slabs
+                .iter()
+                .find(|(p, s)| s.cache == id && !before.contains(p));
+            if let Some((_, s)) = new {
+                colours.push(s.colour_off / 64);
+                break;
+            }
+        }
+    }
+    consistent(&rec);
+    assert_eq!(colours, vec![1, 2, 3, 4, 5, 6, 0, 1, 2]);
+}
+
+#[test]
+fn an_off_slab_cache_takes_its_index_arrays_from_a_kmalloc_cache() {
+    let mut rec = boot(1, 1);
+    let id = kmem_cache_create(&mut rec, &decl("ctor512", 512, true), &Switches::default())
+        .unwrap();
+    let s = rec.machine().slab.caches[id as usize].clone();
+    assert_eq!(s.geometry.layout, FreelistLayout::OffSlab);
+    let fc = s.freelist_cache.expect("a freelist cache");
+    let live_before = rec.machine().live_objects;
+    let obj = slab_alloc_node(&mut rec, id, 0, None);
+    consistent(&rec);
+    let pfn = place_of(rec.machine(), obj).unwrap().pfn;
+    let mgmt = rec.machine().slab.slabs[&pfn].freelist_addr;
+    let owner = place_of(rec.machine(), mgmt).unwrap().pfn;
+    assert_eq!(rec.machine().slab.slabs[&owner].cache, fc);
+    assert_eq!(rec.machine().live_objects, live_before + 2);
+    // Destroying the slab frees its index array too.
+    kfree(&mut rec, obj, 0, None);
+    kmem_cache_shrink(&mut rec, id, 0);
+    consistent(&rec);
+    assert_eq!(rec.machine().live_objects, live_before);
+}
+
+#[test]
+fn cache_reap_clears_touched_first_then_drains_an_unused_array() {
+    let mut rec = boot(1, 1);
+    let id = cache(&mut rec, "obj100", 100);
+    let objs: Vec<u64> = (0..30).map(|_| slab_alloc_node(&mut rec, id, 0, None)).collect();
+    for &o in &objs {
+        kfree(&mut rec, o, 0, None);
+    }
+    let avail = rec.machine().slab.caches[id as usize].cpu[0].avail();
+    cache_reap(&mut rec, None);
+    consistent(&rec);
+    let ac = &rec.machine().slab.caches[id as usize].cpu[0];
+    assert_eq!((ac.avail(), ac.touched), (avail, false));
+    cache_reap(&mut rec, None);
+    consistent(&rec);
+    // (limit + 4) / 5 = 24 of the oldest go back to the slabs.
+    let ac = &rec.machine().slab.caches[id as usize].cpu[0];
+    assert_eq!(ac.avail(), avail - 24);
+    assert_eq!(rec.machine().slab.jiffies, 2 * super::state::REAPTIMEOUT_AC);
+}
+
+#[test]
+fn shrink_empties_every_array_and_destroy_refuses_a_cache_with_objects() {
+    let mut rec = boot(2, 2);
+    let id = cache(&mut rec, "obj64", 64);
+    let objs: Vec<u64> = (0..100)
+        .map(|i| slab_alloc_node(&mut rec, id, i % 2, None))
+        .collect();
+    for (i, &o) in objs.iter().enumerate().skip(1) {
+        kfree(&mut rec, o, (i as u32 + 1) % 2, None);
+    }
+    consistent(&rec);
+    assert_eq!(
+        kmem_cache_destroy(&mut rec, id, None, 0),
+        crate::slub::DestroyOutcome::StillHasObjects
+    );
+    consistent(&rec);
+    let s = &rec.machine().slab.caches[id as usize];
+    assert!(s.cpu.iter().all(|a| a.avail() == 0));
+    assert_eq!(s.node.iter().map(|n| n.total_slabs).sum::<u64>(), 1);
+    kfree(&mut rec, objs[0], 0, None);
+    assert_eq!(
+        kmem_cache_destroy(&mut rec, id, None, 0),
+        crate::slub::DestroyOutcome::Destroyed
+    );
+    consistent(&rec);
+    assert!(rec.machine().slab.slabs.values().all(|s| s.cache != id));
+    // A destroyed cache is a use after free.
+    assert_eq!(slab_alloc_node(&mut rec, id, 0, None), 0);
+    assert_eq!(rec.steps().last().unwrap().path, "destroyed cache");
+}
+
+#[test]
+fn bad_frees_are_diagnosed_and_change_nothing() {
+    let hardened = Switches {
+        freelist_hardened: true,
+        ..Switches::default()
+    };
+    let mut rec = boot_with(1, 1, 4096, &hardened, 0);
+    let id = kmem_cache_create(&mut rec, &decl("obj64", 64, false), &hardened).unwrap();
+    let a = slab_alloc_node(&mut rec, id, 0, None);
+    let b = slab_alloc_node(&mut rec, id, 0, None);
+    assert_eq!(kfree(&mut rec, a + 8, 0, None), FreeOutcome::Refused);
+    kfree(&mut rec, a, 0, None);
+    let before = rec.machine().clone();
+    // `a` is the newest pointer of the array: the hardened check catches it.
+    assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Refused);
+    assert_eq!(rec.steps().last().unwrap().key, "step.kfree_double_free_warn");
+    kfree(&mut rec, b, 0, None);
+    // Now `a` is under `b`: the check misses it; the simulator still refuses it.
+    assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Refused);
+    assert_eq!(rec.steps().last().unwrap().key, "step.kfree_double_free");
+    assert_eq!(kfree(&mut rec, 0x1234, 0, None), FreeOutcome::Refused);
+    assert_eq!(rec.machine().live_objects, before.live_objects - 1);
+    consistent(&rec);
+}
+
+#[test]
+fn a_remote_node_request_bypasses_the_array() {
+    let mut rec = boot(2, 2);
+    let id = cache(&mut rec, "obj64", 64);
+    let obj = slab_alloc_node(&mut rec, id, 0, Some(1));
+    consistent(&rec);
+    let m = rec.machine();
+    assert_eq!(m.node_of(m.addr_pfn(obj).unwrap()), 1);
+    assert_eq!(m.slab.caches[id as usize].cpu[0].avail(), 0);
+}
+
+#[test]
+fn kmalloc_uses_slab_size_classes_and_large_kmalloc() {
+    let mut rec = boot(1, 1);
+    let a = kmalloc(&mut rec, 8, 0, None);
+    let place = place_of(rec.machine(), a).unwrap();
+    let cache = rec.machine().slab.slabs[&place.pfn].cache;
+    assert_eq!(rec.machine().slab.caches[cache as usize].name, "kmalloc-32");
+    let b = kmalloc(&mut rec, 70, 0, None);
+    let cache = rec.machine().slab.slabs[&place_of(rec.machine(), b).unwrap().pfn].cache;
+    let s = &rec.machine().slab.caches[cache as usize];
+    assert_eq!((s.name.as_str(), s.geometry.size), ("kmalloc-96", 128));
+    let big = kmalloc(&mut rec, 100_000, 0, None);
+    assert_ne!(big, 0);
+    assert!(place_of(rec.machine(), big).is_none());
+    assert_eq!(kfree(&mut rec, big, 0, None), FreeOutcome::Freed);
+    consistent(&rec);
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Alloc { cpu: u32, cache: usize, node: Option<u32> },
+    Free { cpu: u32, pick: usize },
+    Reap { cpu: Option<u32> },
+    Shrink { cpu: u32, cache: usize },
+    AllocBulk { cpu: u32, cache: usize, n: u32 },
+    FreeBulk { cpu: u32, picks: Vec<usize> },
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => (0u32..3, 0usize..4, prop::option::weighted(0.1, 0u32..2)).prop_map(|(cpu, cache, node)| Op::Alloc { cpu, cache, node }),
+        5 => (0u32..3, any::<usize>()).prop_map(|(cpu, pick)| Op::Free { cpu, pick }),
+        1 => prop::option::of(0u32..3).prop_map(|cpu| Op::Reap { cpu }),
+        1 => (0u32..3, 0usize..4).prop_map(|(cpu, cache)| Op::Shrink { cpu, cache }),
+        1 => (0u32..3, 0usize..4, 1u32..40).prop_map(|(cpu, cache, n)| Op::AllocBulk { cpu, cache, n }),
+        1 => (0u32..3, prop::collection::vec(any::<usize>(), 1..16)).prop_map(|(cpu, picks)| Op::FreeBulk { cpu, picks }),
+    ]
+}
+
+proptest! {
+    // 128 cases of 1..600 operations: about 4*10^4 SLAB operations per run. A longer run:
+    // PROPTEST_CASES=5000 cargo test --release -p slabscope-sim random_slab (docs/testing.md).
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Random allocations (some for a given node), local and remote frees, reaps, shrinks and
+    /// bulk operations on random small machines, with and without randomisation, hardening
+    /// and the pre-4.7 refill: after every step the invariants hold, between operations no
+    /// slab is in transit, and snapshots replay to the live state.
+    #[test]
+    fn random_slab_operations_keep_every_invariant(
+        cpus in 1u32..=3,
+        nodes in 1u32..=2,
+        pages in 64u32..400,
+        sizes in prop::array::uniform3(prop_oneof![8u32..300, 300u32..5000]),
+        ctor in any::<bool>(),
+        freelist_random in any::<bool>(),
+        freelist_hardened in any::<bool>(),
+        slab_legacy_refill in any::<bool>(),
+        seed in any::<u64>(),
+        ops in prop::collection::vec(op(), 1..600),
+    ) {
+        let nodes = nodes.min(cpus);
+        let switches = Switches { freelist_random, freelist_hardened, slab_legacy_refill, ..Switches::default() };
+        let mut rec = boot_with(cpus, nodes, pages, &switches, seed);
+        let mut ids: Vec<u32> = sizes.iter().enumerate().map(|(i, &s)| {
+            kmem_cache_create(&mut rec, &decl(&format!("c{i}"), s, ctor && i == 0), &switches).unwrap()
+        }).collect();
+        ids.push(rec.machine().slab.kmalloc_caches[5].unwrap());
+        let mut live: Vec<u64> = Vec::new();
+        for op in ops {
+            let from = rec.cursor();
+            match op {
+                Op::Alloc { cpu, cache, node } => {
+                    let obj = slab_alloc_node(&mut rec, ids[cache], cpu % cpus, node.map(|n| n % nodes));
+                    if obj != 0 {
+                        live.push(obj);
+                    }
+                }
+                Op::Free { cpu, pick } => {
+                    if !live.is_empty() {
+                        let obj = live.swap_remove(pick % live.len());
+                        prop_assert_eq!(kfree(&mut rec, obj, cpu % cpus, None), FreeOutcome::Freed);
+                    }
+                }
+                Op::Reap { cpu } => cache_reap(&mut rec, cpu.map(|c| c % cpus)),
+                Op::Shrink { cpu, cache } => {
+                    kmem_cache_shrink(&mut rec, ids[cache], cpu % cpus);
+                }
+                Op::AllocBulk { cpu, cache, n } => {
+                    let got = kmem_cache_alloc_bulk(&mut rec, ids[cache], n, cpu % cpus);
+                    prop_assert!(got.is_empty() || got.len() == n as usize);
+                    live.extend(got);
+                }
+                Op::FreeBulk { cpu, picks } => {
+                    let mut batch = Vec::new();
+                    for pick in picks {
+                        if !live.is_empty() {
+                            batch.push(live.swap_remove(pick % live.len()));
+                        }
+                    }
+                    if !batch.is_empty() {
+                        kmem_cache_free_bulk(&mut rec, None, &batch, cpu % cpus);
+                    }
+                }
+            }
+            prop_assert!(rec.is_idle(), "an operation left a step open");
+            for cursor in from + 1..=rec.cursor() {
+                let snap = rec.snapshot_at(cursor).unwrap();
+                let mut bad = check_slab(&snap);
+                bad.extend(check_page_allocator(&snap));
+                prop_assert!(bad.is_empty(), "after step {} ({} {}): {:?}", cursor, rec.steps()[cursor - 1].function, rec.steps()[cursor - 1].path, bad);
+            }
+            let settled = check_slab_settled(rec.machine());
+            prop_assert!(settled.is_empty(), "{:?}", settled);
+            // Callers hold `live`, plus OFF_SLAB index arrays held by the slab layer.
+            let arrays = rec.machine().slab.slabs.values().filter(|s| {
+                rec.machine().slab.caches[s.cache as usize].geometry.layout == FreelistLayout::OffSlab
+            }).count();
+            prop_assert_eq!(rec.machine().live_objects as usize, live.len() + arrays);
+        }
+        prop_assert_eq!(&rec.snapshot_at(rec.cursor()).unwrap(), rec.machine());
+    }
+}
