@@ -4,10 +4,9 @@
 
 use clap::{Args, ValueEnum};
 use slabscope_sim::buddyinfo::buddyinfo;
-use slabscope_sim::machine::check::check_page_allocator;
+use slabscope_sim::machine::check::check_machine;
 use slabscope_sim::scenario::{parse, run as run_scenario};
 use slabscope_sim::slabinfo::slabinfo;
-use slabscope_sim::slub::check::check_slub;
 use slabscope_sim::sysfs::sysfs_dir;
 use slabscope_sim::trace::text::format_step;
 use slabscope_sim::trace::{Recorder, Step};
@@ -73,8 +72,7 @@ pub fn run(args: RunArgs) -> Result<(), String> {
     if args.check {
         for cursor in 0..=end {
             let machine = rec.snapshot_at(cursor).ok_or("no snapshot")?;
-            let mut bad = check_page_allocator(&machine);
-            bad.extend(check_slub(&machine));
+            let bad = check_machine(&machine);
             if !bad.is_empty() {
                 return Err(format!(
                     "invariant violated after step {cursor}:\n  {}",

@@ -13,6 +13,7 @@
 //! - Bad input is an `Err` with a message worded for a person, never a panic.
 
 pub mod buddyinfo;
+pub mod compare;
 pub mod geometry;
 pub mod machine;
 pub mod page_alloc;

@@ -7,10 +7,9 @@
 //!   SLABSCOPE_UPDATE_GOLDEN=1 cargo test -p slabscope-sim --test golden
 
 use slabscope_sim::buddyinfo::buddyinfo;
-use slabscope_sim::machine::check::check_page_allocator;
+use slabscope_sim::machine::check::check_machine;
 use slabscope_sim::scenario::{parse, run};
 use slabscope_sim::slabinfo::slabinfo;
-use slabscope_sim::slub::check::check_slub;
 use slabscope_sim::trace::text::format_step;
 use std::collections::BTreeSet;
 use std::fs;
@@ -60,6 +59,39 @@ const REQUIRED_PATHS: &[(&str, &str)] = &[
         "kfree",
         "double free: slub_debug=F reports Object already free",
     ),
+    // SLAB
+    ("____cache_alloc", "array hit"),
+    ("cache_alloc_refill", "from the shared array"),
+    ("cache_alloc_refill", "from the node's slab lists"),
+    ("cache_alloc_refill", "hand out the newest object"),
+    ("cache_grow_begin", "new slab"),
+    ("cache_grow_end", "link the new slab on slabs_free"),
+    ("cache_grow_end", "link the new slab on its list"),
+    (
+        "alloc_block",
+        "fill the array from the new slab without list_lock",
+    ),
+    ("____cache_alloc_node", "one object from the node's lists"),
+    ("___cache_free", "to the per-CPU array"),
+    (
+        "cache_flusharray",
+        "array full: oldest batch to the shared array",
+    ),
+    (
+        "cache_flusharray",
+        "array full: oldest batch back to the slabs",
+    ),
+    ("cache_free_alien", "to the alien cache"),
+    (
+        "cache_free_alien",
+        "alien cache full: drain it to its node first",
+    ),
+    ("slab_destroy", "free slab"),
+    ("drain_array", "recently used: clear touched"),
+    ("drain_array", "unused: free the oldest"),
+    ("do_drain", "empty the per-CPU array"),
+    ("drain_freelist", "free slab"),
+    ("kfree", "double free caught by WARN_ON_ONCE in __free_one"),
 ];
 
 fn golden_dir() -> PathBuf {
@@ -88,8 +120,7 @@ fn render(path: &Path) -> (String, BTreeSet<(String, String)>) {
         out.push_str(&format_step(i + 1, &step));
         paths.insert((step.function.to_string(), step.path.to_string()));
         let snap = rec.snapshot_at(i + 1).expect("snapshot of a recorded step");
-        let mut bad = check_slub(&snap);
-        bad.extend(check_page_allocator(&snap));
+        let bad = check_machine(&snap);
         assert!(
             bad.is_empty(),
             "{}: after step {} ({}): {bad:?}",
@@ -143,4 +174,33 @@ fn golden_scenarios_reproduce_their_traces_and_reach_every_path() {
         .filter(|(f, p)| !reached.contains(&(f.to_string(), p.to_string())))
         .collect();
     assert!(missing.is_empty(), "no golden scenario reaches {missing:?}");
+}
+
+/// The lock argument of the 2016 patch (seed 004, Linux 4.7): the same growing refills take
+/// fewer `list_lock` acquisitions with the 6.6 refill than with the one before it.
+#[test]
+fn refilling_through_a_new_slab_takes_the_node_lock_less_often() {
+    let locks = |name: &str| -> (u64, u64) {
+        let text = fs::read_to_string(golden_dir().join(name)).expect("readable scenario");
+        let scenario = parse(&text).expect("valid scenario");
+        let (rec, summary) =
+            slabscope_sim::scenario::run_with_summary(&scenario, true).expect("runs");
+        let grows = rec
+            .steps()
+            .iter()
+            .filter(|s| s.function == "cache_grow_begin")
+            .count() as u64;
+        let locks: u64 = summary.list_locks["kmem_cache_alloc"].iter().sum();
+        (locks, grows)
+    };
+    let (after, grows_after) = locks("slab-refill-4.7.slab");
+    let (before, grows_before) = locks("slab-refill-legacy.slab");
+    assert_eq!(grows_after, grows_before, "the same slabs are grown");
+    assert!(grows_after >= 10);
+    assert!(
+        after < before,
+        "6.6 refill: {after} list_lock acquisitions, before 4.7: {before}"
+    );
+    // One acquisition per growing refill (cache_grow_end) against two.
+    assert_eq!(before - after, grows_after);
 }

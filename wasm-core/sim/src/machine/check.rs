@@ -4,6 +4,16 @@
 
 use super::{FrameState, ListHead, Machine, Pfn, NIL};
 
+/// Every invariant of the machine: the page allocator's and those of its slab allocator.
+pub fn check_machine(m: &Machine) -> Vec<String> {
+    let mut bad = check_page_allocator(m);
+    match m.allocator {
+        crate::scenario::Allocator::Slub => bad.extend(crate::slub::check::check_slub(m)),
+        crate::scenario::Allocator::Slab => bad.extend(crate::slab::check::check_slab(m)),
+    }
+    bad
+}
+
 /// Every violation found, worded for a person; empty when the state is consistent.
 pub fn check_page_allocator(m: &Machine) -> Vec<String> {
     let mut bad = Vec::new();

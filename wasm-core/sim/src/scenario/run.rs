@@ -120,6 +120,9 @@ pub struct RunSummary {
     pub ops: BTreeMap<String, u64>,
     /// `n->list_lock` acquisitions caused by each kind of operation, per node.
     pub list_locks: BTreeMap<String, Vec<u64>>,
+    /// The cursor after each operation (repeats and `for` lines count each run): the same
+    /// index in two runs of one scenario is the same operation.
+    pub op_ends: Vec<usize>,
 }
 
 /// Runs `scenario` from boot. With `record` the recorder keeps every step for `snapshot_at`.
@@ -181,6 +184,7 @@ pub fn run_with_summary(
                 let result = run_op(&mut rec, line, &caches, &names, &mut lists);
                 let kind = line.op.name().to_string();
                 *summary.ops.entry(kind.clone()).or_default() += 1;
+                summary.op_ends.push(rec.cursor());
                 let locks = summary
                     .list_locks
                     .entry(kind)

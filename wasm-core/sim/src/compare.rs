@@ -1,0 +1,282 @@
+//! One scenario under both allocators: `slabscope compare FILE` and the web app's split view.
+//!
+//! The same operations run on the same machine, once with SLUB and once with SLAB; the
+//! comparison reads both final states and both traces: slabs and pages used, bytes that hold
+//! no live object, free objects parked per CPU, node `list_lock` acquisitions (per node and per
+//! operation kind), how often each path ran, and both `/proc/slabinfo` files.
+//!
+//! Lockstep: `op_ends[i]` is the cursor after the `i`-th operation in each run, so a viewer
+//! can step both traces operation by operation.
+
+use crate::machine::Machine;
+use crate::scenario::{run_with_summary, Allocator, RunError, RunSummary, Scenario};
+use crate::slabinfo::slabinfo;
+use crate::trace::Recorder;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// The figures of one allocator's run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Side {
+    pub allocator: Allocator,
+    pub steps: usize,
+    pub slabs: u64,
+    pub slab_pages: u64,
+    /// Bytes of slab pages that do not hold the `object_size` bytes of a live object.
+    pub bytes_wasted: u64,
+    pub live_objects: u64,
+    /// Per CPU: free objects this CPU can take without touching a node list (SLUB: its cpu
+    /// slab's and cpu partial slabs' free objects; SLAB: its array caches).
+    pub cached_per_cpu: Vec<u64>,
+    /// Free objects parked in SLAB's shared arrays and alien caches (0 under SLUB).
+    pub cached_shared: u64,
+    /// `list_lock` acquisitions per node.
+    pub list_locks: Vec<u64>,
+    /// Steps of each kind (`function: path`), of the allocator's own functions.
+    pub paths: BTreeMap<String, u64>,
+    /// Allocations and frees served by the fast path (SLUB's lockless c->freelist, SLAB's
+    /// per-CPU array) and by anything slower.
+    pub fast_allocs: u64,
+    pub fast_frees: u64,
+    pub summary: RunSummary,
+    pub slabinfo: String,
+}
+
+/// Both runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Comparison {
+    pub slub: Side,
+    pub slab: Side,
+}
+
+/// Page-allocator and boot steps, which both allocators share.
+const SHARED_KEYS: &[&str] = &[
+    "step.pcp_take",
+    "step.rmqueue_bulk",
+    "step.rmqueue_buddy",
+    "step.free_to_pcp",
+    "step.pcp_to_buddy",
+    "step.free_to_buddy",
+    "step.free_factor_up",
+    "step.create_kmalloc_caches",
+    "step.cache_created",
+    "step.internal",
+];
+
+/// Runs `scenario` under `allocator` (whatever its own `allocator` line says).
+pub fn run_as(
+    scenario: &Scenario,
+    allocator: Allocator,
+) -> Result<(Recorder, RunSummary), RunError> {
+    let mut s = scenario.clone();
+    s.allocator = allocator;
+    run_with_summary(&s, true)
+}
+
+/// Runs `scenario` under both allocators and measures both.
+pub fn compare(scenario: &Scenario) -> Result<Comparison, RunError> {
+    let side = |a| -> Result<Side, RunError> {
+        let (rec, summary) = run_as(scenario, a)?;
+        Ok(measure(&rec, summary))
+    };
+    Ok(Comparison {
+        slub: side(Allocator::Slub)?,
+        slab: side(Allocator::Slab)?,
+    })
+}
+
+fn measure(rec: &Recorder, summary: RunSummary) -> Side {
+    let m = rec.machine();
+    let mut paths = BTreeMap::new();
+    let (mut fast_allocs, mut fast_frees) = (0, 0);
+    for step in rec.steps() {
+        if SHARED_KEYS.contains(&step.key) {
+            continue;
+        }
+        match (step.function, step.path) {
+            ("slab_alloc_node", "fast path") | ("____cache_alloc", "array hit") => {
+                fast_allocs += 1
+            }
+            ("do_slab_free", "fast path") | ("___cache_free", "to the per-CPU array") => {
+                fast_frees += 1
+            }
+            _ => {}
+        }
+        *paths
+            .entry(format!("{}: {}", step.function, step.path))
+            .or_default() += 1;
+    }
+    let (slabs, slab_pages, live_bytes, cached_per_cpu, cached_shared) = match m.allocator {
+        Allocator::Slub => slub_figures(m),
+        Allocator::Slab => slab_figures(m),
+    };
+    Side {
+        allocator: m.allocator,
+        steps: rec.cursor(),
+        slabs,
+        slab_pages,
+        bytes_wasted: slab_pages * u64::from(m.config.page_size) - live_bytes,
+        live_objects: m.live_objects,
+        cached_per_cpu,
+        cached_shared,
+        list_locks: m.list_lock_taken.clone(),
+        paths,
+        fast_allocs,
+        fast_frees,
+        summary,
+        slabinfo: slabinfo(m),
+    }
+}
+
+type Figures = (u64, u64, u64, Vec<u64>, u64);
+
+fn slub_figures(m: &Machine) -> Figures {
+    let mut pages = 0;
+    let mut live_bytes = 0;
+    for s in m.slabs.values() {
+        pages += 1u64 << s.order;
+        let object_size = u64::from(m.caches[s.cache as usize].geometry.object_size);
+        live_bytes += s.allocated.iter().filter(|&&a| a).count() as u64 * object_size;
+    }
+    let mut cached = vec![0u64; m.config.cpus as usize];
+    for s in &m.caches {
+        for (cpu, c) in s.cpu.iter().enumerate() {
+            let mut n = u64::from(crate::slub::freelist_len(m, c.freelist));
+            if let Some(pfn) = c.slab {
+                n += u64::from(crate::slub::freelist_len(m, m.slabs[&pfn].freelist));
+            }
+            let mut at = c.partial;
+            while let Some(pfn) = at {
+                let slab = &m.slabs[&pfn];
+                n += u64::from(slab.objects - slab.inuse);
+                at = slab.next;
+            }
+            cached[cpu] += n;
+        }
+    }
+    (m.slabs.len() as u64, pages, live_bytes, cached, 0)
+}
+
+fn slab_figures(m: &Machine) -> Figures {
+    let sl = &m.slab;
+    let mut pages = 0;
+    let mut live_bytes = 0;
+    for s in sl.slabs.values() {
+        pages += 1u64 << s.order;
+        let object_size = u64::from(sl.caches[s.cache as usize].object_size);
+        live_bytes += s.allocated.iter().filter(|&&a| a).count() as u64 * object_size;
+    }
+    let mut cached = vec![0u64; m.config.cpus as usize];
+    let mut shared = 0;
+    for s in &sl.caches {
+        for (cpu, ac) in s.cpu.iter().enumerate() {
+            cached[cpu] += u64::from(ac.avail());
+        }
+        for n in &s.node {
+            shared += n.shared.as_ref().map_or(0, |a| u64::from(a.avail()));
+            shared += n
+                .alien
+                .iter()
+                .flatten()
+                .map(|a| u64::from(a.avail()))
+                .sum::<u64>();
+        }
+    }
+    (sl.slabs.len() as u64, pages, live_bytes, cached, shared)
+}
+
+/// The comparison as a side-by-side text table, then both slabinfo files.
+pub fn render(c: &Comparison) -> String {
+    let mut out = String::new();
+    let row = |out: &mut String, what: &str, a: String, b: String| {
+        let _ = writeln!(out, "{what:<40} {a:>14} {b:>14}");
+    };
+    let list = |v: &[u64]| {
+        v.iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join("/")
+    };
+    row(&mut out, "", "SLUB".into(), "SLAB".into());
+    row(&mut out, "steps", c.slub.steps.to_string(), c.slab.steps.to_string());
+    row(&mut out, "slabs", c.slub.slabs.to_string(), c.slab.slabs.to_string());
+    row(
+        &mut out,
+        "pages in slabs",
+        c.slub.slab_pages.to_string(),
+        c.slab.slab_pages.to_string(),
+    );
+    row(
+        &mut out,
+        "live objects",
+        c.slub.live_objects.to_string(),
+        c.slab.live_objects.to_string(),
+    );
+    row(
+        &mut out,
+        "bytes wasted (slab bytes - live objects)",
+        c.slub.bytes_wasted.to_string(),
+        c.slab.bytes_wasted.to_string(),
+    );
+    row(
+        &mut out,
+        "free objects cached per CPU",
+        list(&c.slub.cached_per_cpu),
+        list(&c.slab.cached_per_cpu),
+    );
+    row(
+        &mut out,
+        "free objects in shared/alien arrays",
+        c.slub.cached_shared.to_string(),
+        c.slab.cached_shared.to_string(),
+    );
+    row(
+        &mut out,
+        "list_lock acquisitions per node",
+        list(&c.slub.list_locks),
+        list(&c.slab.list_locks),
+    );
+    let kinds: std::collections::BTreeSet<&String> = c
+        .slub
+        .summary
+        .list_locks
+        .keys()
+        .chain(c.slab.summary.list_locks.keys())
+        .collect();
+    for kind in kinds {
+        let get = |s: &Side| {
+            let ops = s.summary.ops.get(kind).copied().unwrap_or(0);
+            let locks: u64 = s.summary.list_locks.get(kind).map_or(0, |v| v.iter().sum());
+            format!("{locks} / {ops}")
+        };
+        row(
+            &mut out,
+            &format!("  locks / ops of {kind}"),
+            get(&c.slub),
+            get(&c.slab),
+        );
+    }
+    row(
+        &mut out,
+        "allocations on the fast path",
+        c.slub.fast_allocs.to_string(),
+        c.slab.fast_allocs.to_string(),
+    );
+    row(
+        &mut out,
+        "frees on the fast path",
+        c.slub.fast_frees.to_string(),
+        c.slab.fast_frees.to_string(),
+    );
+    let _ = writeln!(out, "\nsteps by function and path");
+    for (side, name) in [(&c.slub, "SLUB"), (&c.slab, "SLAB")] {
+        let _ = writeln!(out, "  {name}");
+        for (path, n) in &side.paths {
+            let _ = writeln!(out, "    {n:>8}  {path}");
+        }
+    }
+    let _ = writeln!(out, "\n/proc/slabinfo under SLUB\n{}", c.slub.slabinfo);
+    let _ = writeln!(out, "/proc/slabinfo under SLAB\n{}", c.slab.slabinfo);
+    out
+}
