@@ -91,7 +91,7 @@ fn measure(rec: &Recorder, summary: RunSummary) -> Side {
     let mut paths = BTreeMap::new();
     let (mut fast_allocs, mut fast_frees) = (0, 0);
     for step in rec.steps() {
-        if SHARED_KEYS.contains(&step.key) {
+        if SHARED_KEYS.contains(&step.caption.key) {
             continue;
         }
         match (step.function, step.path) {

@@ -75,7 +75,7 @@ pub fn check_slab(m: &Machine) -> Vec<String> {
                         s.name
                     ));
                 }
-                if !slab.freelist[..slab.active as usize].contains(&p.index) {
+                if slab.freelist[slab.active as usize..].contains(&p.index) {
                     bad.push(format!(
                         "{}: object {obj:#x} is in {r:?} but still free in its slab",
                         s.name
@@ -161,11 +161,18 @@ pub fn check_slab(m: &Machine) -> Vec<String> {
             continue;
         };
         let num = s.geometry.num as usize;
-        let mut sorted = slab.freelist.clone();
-        sorted.sort_unstable();
-        if sorted != (0..num as u32).collect::<Vec<_>>() || slab.allocated.len() != num {
+        // The index array's entries from `active` on are the free objects; those below are
+        // stale (the kernel never reads them).
+        let free = slab.freelist.get(slab.active as usize..).unwrap_or(&[]);
+        let distinct: BTreeSet<u32> = free.iter().copied().collect();
+        if slab.freelist.len() != num
+            || slab.allocated.len() != num
+            || slab.active as usize > num
+            || distinct.len() != free.len()
+            || distinct.iter().any(|&i| i as usize >= num)
+        {
             bad.push(format!(
-                "{}: slab {pfn:#x}'s index array is not a permutation of 0..{num}",
+                "{}: slab {pfn:#x}'s free indices {free:?} are not distinct objects of 0..{num}",
                 s.name
             ));
             continue;
@@ -180,7 +187,7 @@ pub fn check_slab(m: &Machine) -> Vec<String> {
             ));
         }
         for (i, &a) in slab.allocated.iter().enumerate() {
-            if a && !slab.freelist[..slab.active as usize].contains(&(i as u32)) {
+            if a && distinct.contains(&(i as u32)) {
                 bad.push(format!(
                     "{}: object {i} of slab {pfn:#x} is allocated but free in the index array",
                     s.name

@@ -33,7 +33,7 @@ fn params(m: &Machine, switches: &Switches) -> SlabParams {
 /// The cache `kmalloc(size)` uses under SLAB (`Ok`), or the page order of a large kmalloc
 /// (`Err`); `None` past `KMALLOC_MAX_SIZE`. `size` is not 0.
 pub(crate) fn kmalloc_cache_for(m: &Machine, size: u64) -> Option<Result<u32, u8>> {
-    match slab_kmalloc_index(&m.page, size) {
+    match slab_kmalloc_index(&m.page, size).map(|c| c.index) {
         Some(index) => m
             .slab
             .kmalloc_caches
@@ -94,10 +94,9 @@ pub fn create_kmalloc_caches(rec: &mut Recorder, switches: &Switches) -> Result<
         "boot",
         "step.create_kmalloc_caches",
     );
-    let m = rec.machine();
-    let nodes = m.config.nodes;
-    for cpu in 0..m.config.cpus {
-        let node = (m.cpu_node[cpu as usize] + 1) % nodes;
+    let nodes = rec.machine().config.nodes;
+    for cpu in 0..rec.machine().config.cpus {
+        let node = (rec.machine().cpu_node[cpu as usize] + 1) % nodes;
         emit(rec, SlabEvent::ReapNode { cpu, node });
     }
     let p = params(rec.machine(), switches);

@@ -35,7 +35,7 @@ fn boot_with(cpus: u32, nodes: u32, pages: u32, switches: &Switches, seed: u64) 
 }
 
 fn boot(cpus: u32, nodes: u32) -> Recorder {
-    boot_with(cpus, nodes, 4096, &Switches::default(), 0)
+    boot_with(cpus, nodes, 16384, &Switches::default(), 0)
 }
 
 fn decl(name: &str, size: u32, ctor: bool) -> CacheDecl {
@@ -100,7 +100,7 @@ fn before_4_7_a_growing_refill_takes_the_node_lock_twice() {
         slab_legacy_refill: true,
         ..Switches::default()
     };
-    let mut rec = boot_with(2, 1, 4096, &legacy, 0);
+    let mut rec = boot_with(2, 1, 16384, &legacy, 0);
     let id = kmem_cache_create(&mut rec, &decl("obj100", 100, false), &legacy).unwrap();
     let before = locks(&rec);
     slab_alloc_node(&mut rec, id, 0, None);
@@ -137,6 +137,8 @@ fn a_full_array_flushes_its_oldest_batch_to_the_shared_array_then_to_the_slabs()
     let objs: Vec<u64> = (0..(g.limit + g.batchcount) * 10)
         .map(|_| slab_alloc_node(&mut rec, id, 0, None))
         .collect();
+    // Empty the arrays first, so the frees below start from an empty per-CPU array.
+    kmem_cache_shrink(&mut rec, id, 0);
     consistent(&rec);
     for &o in &objs[..g.limit as usize] {
         assert_eq!(kfree(&mut rec, o, 0, None), FreeOutcome::Freed);
@@ -333,7 +335,7 @@ fn bad_frees_are_diagnosed_and_change_nothing() {
         freelist_hardened: true,
         ..Switches::default()
     };
-    let mut rec = boot_with(1, 1, 4096, &hardened, 0);
+    let mut rec = boot_with(1, 1, 16384, &hardened, 0);
     let id = kmem_cache_create(&mut rec, &decl("obj64", 64, false), &hardened).unwrap();
     let a = slab_alloc_node(&mut rec, id, 0, None);
     let b = slab_alloc_node(&mut rec, id, 0, None);
@@ -342,11 +344,11 @@ fn bad_frees_are_diagnosed_and_change_nothing() {
     let before = rec.machine().clone();
     // `a` is the newest pointer of the array: the hardened check catches it.
     assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Refused);
-    assert_eq!(rec.steps().last().unwrap().key, "step.kfree_double_free_warn");
+    assert_eq!(rec.steps().last().unwrap().caption.key, "step.kfree_double_free_warn");
     kfree(&mut rec, b, 0, None);
     // Now `a` is under `b`: the check misses it; the simulator still refuses it.
     assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Refused);
-    assert_eq!(rec.steps().last().unwrap().key, "step.kfree_double_free");
+    assert_eq!(rec.steps().last().unwrap().caption.key, "step.kfree_double_free");
     assert_eq!(kfree(&mut rec, 0x1234, 0, None), FreeOutcome::Refused);
     assert_eq!(rec.machine().live_objects, before.live_objects - 1);
     consistent(&rec);
@@ -486,3 +488,4 @@ proptest! {
         prop_assert_eq!(&rec.snapshot_at(rec.cursor()).unwrap(), rec.machine());
     }
 }
+
