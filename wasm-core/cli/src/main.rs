@@ -9,6 +9,7 @@ use slabscope_sim::geometry::{
 };
 use std::process::ExitCode;
 
+mod compare;
 mod run;
 mod sweep;
 mod workload;
@@ -32,6 +33,8 @@ enum Command {
     Sweep(sweep::SweepArgs),
     /// Run a scenario file and print its trace and kernel files.
     Run(run::RunArgs),
+    /// Run a scenario under SLUB and under SLAB and print them side by side.
+    Compare(compare::CompareArgs),
     /// Time the standard workload of `npm run bench` (docs/bench.md) and print JSON.
     Workload(workload::WorkloadArgs),
 }
@@ -148,6 +151,13 @@ fn main() -> ExitCode {
             }
         },
         Command::Run(args) => match run::run(args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::Compare(args) => match compare::run(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("error: {e}");

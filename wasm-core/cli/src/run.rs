@@ -62,6 +62,12 @@ pub fn run(args: RunArgs) -> Result<(), String> {
     }
     // Read before anything is printed, so that an unknown cache leaves stdout empty.
     let sysfs = match &args.sysfs {
+        Some(_) if scenario.allocator == slabscope_sim::scenario::Allocator::Slab => {
+            return Err(
+                "--sysfs: /sys/kernel/slab exists only under SLUB; SLAB shows its tunables in /proc/slabinfo (--slabinfo)"
+                    .into(),
+            )
+        }
         Some(cache) => {
             let machine = rec.snapshot_at(at).ok_or("no snapshot")?;
             let dir = sysfs_dir(&machine, cache).map_err(|e| e.to_string())?;
