@@ -1,11 +1,38 @@
-//! `/proc/slabinfo` for SLUB (`slab_show()`/`cache_show()` in mm/slab_common.c and
-//! `get_slabinfo()` in mm/slub.c, v6.6; spec 1.6, 2.11).
+//! `/proc/slabinfo` (`slab_show()`/`cache_show()` in mm/slab_common.c, v6.6; spec 1.6): the
+//! SLUB file (`get_slabinfo()` in mm/slub.c, spec 2.11) and the one-line format both allocators
+//! share. SLAB fills the same columns from its own counters (spec 3.10); without
+//! `CONFIG_DEBUG_SLAB` it prints no statistics, so its header is [`HEADER`] too.
 
 use crate::machine::Machine;
-use std::fmt::Write;
 
-/// The header `print_slabinfo_header()` prints for SLUB (no statistics columns).
+/// The header `print_slabinfo_header()` prints without statistics columns (SLUB, and SLAB
+/// without `CONFIG_DEBUG_SLAB`).
 pub const HEADER: &str = "slabinfo - version: 2.1\n# name            <active_objs> <num_objs> <objsize> <objperslab> <pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : slabdata <active_slabs> <num_slabs> <sharedavail>\n";
+
+/// One cache's line, without its newline, as `cache_show()` formats it:
+/// `"%-17s %6lu %6lu %6u %4u %4d : tunables %4u %4u %4u : slabdata %6lu %6lu %6lu"`.
+// One argument per column of the kernel's single seq_printf(); a struct would only rename them.
+#[allow(clippy::too_many_arguments)]
+pub fn slabinfo_line(
+    name: &str,
+    active_objs: u64,
+    num_objs: u64,
+    objsize: u32,
+    objperslab: u32,
+    pagesperslab: u32,
+    limit: u32,
+    batchcount: u32,
+    sharedfactor: u32,
+    active_slabs: u64,
+    num_slabs: u64,
+    sharedavail: u64,
+) -> String {
+    format!(
+        "{name:<17} {active_objs:>6} {num_objs:>6} {objsize:>6} {objperslab:>4} {pagesperslab:>4} \
+         : tunables {limit:>4} {batchcount:>4} {sharedfactor:>4} \
+         : slabdata {active_slabs:>6} {num_slabs:>6} {sharedavail:>6}"
+    )
+}
 
 /// The whole file: live caches, newest first, aliases not listed under their own names.
 pub fn slabinfo(m: &Machine) -> String {
@@ -22,10 +49,8 @@ pub fn slabinfo(m: &Machine) -> String {
                 .map(|p| u64::from(m.slabs[p].objects - m.slabs[p].inuse))
                 .sum::<u64>();
         }
-        let _ = writeln!(
-            out,
-            "{:<17} {:>6} {:>6} {:>6} {:>4} {:>4} : tunables {:>4} {:>4} {:>4} : slabdata {:>6} {:>6} {:>6}",
-            s.name,
+        out.push_str(&slabinfo_line(
+            &s.name,
             nr_objs - nr_free,
             nr_objs,
             s.geometry.size,
@@ -36,8 +61,9 @@ pub fn slabinfo(m: &Machine) -> String {
             0,
             nr_slabs,
             nr_slabs,
-            0
-        );
+            0,
+        ));
+        out.push('\n');
     }
     out
 }
@@ -65,9 +91,30 @@ mod tests {
             .lines()
             .find(|l| l.starts_with("nf_conntrack "))
             .unwrap();
-        let ours = format!(
-            "{:<17} {:>6} {:>6} {:>6} {:>4} {:>4} : tunables {:>4} {:>4} {:>4} : slabdata {:>6} {:>6} {:>6}",
-            "nf_conntrack", 878, 900, 320, 12, 1, 0, 0, 0, 75, 75, 0
+        let ours = slabinfo_line("nf_conntrack", 878, 900, 320, 12, 1, 0, 0, 0, 75, 75, 0);
+        assert_eq!(ours, real);
+    }
+
+    #[test]
+    fn line_layout_matches_a_real_slab_line_with_tunables() {
+        // Sample 7 is a SLAB kernel: the tunables and sharedavail columns are filled.
+        let real = include_str!("../tests/data/slabinfo-sample-7.txt")
+            .lines()
+            .find(|l| l.starts_with("kmalloc-32 "))
+            .unwrap();
+        let ours = slabinfo_line(
+            "kmalloc-32",
+            4325,
+            4712,
+            32,
+            124,
+            1,
+            120,
+            60,
+            8,
+            38,
+            38,
+            563,
         );
         assert_eq!(ours, real);
     }
