@@ -402,9 +402,10 @@ fn layout_cache(
     })
 }
 
-/// `enable_cpucache()` (v6.6, no `DEBUG_SLAB`): per-CPU array limit by slot size, a shared
-/// array on SMP for caches of page-sized objects or smaller, and half the limit per batch.
-fn enable_cpucache(page: &PageGeometry, params: &SlabParams, size: u32) -> (u32, u32, u32) {
+/// `enable_cpucache()` (v6.6, no `DEBUG_SLAB`) for a `size`-byte slot: `(limit, batchcount,
+/// shared)` — per-CPU array limit by slot size, a shared array on SMP for caches of
+/// page-sized objects or smaller, and half the limit per batch.
+pub fn enable_cpucache(page: &PageGeometry, params: &SlabParams, size: u32) -> (u32, u32, u32) {
     let limit = if size > 131072 {
         1
     } else if size > page.page_size {
