@@ -24,11 +24,17 @@
 //! option, off by default; it would rule out `OBJFREELIST`); `SLAB_NOLEAKTRACE` (kmemleak's
 //! own caches); KASAN. Machines are 64-bit with 64-byte cache lines (see `platform`).
 
-use super::kmalloc::KmallocClass;
 use super::layout::{align_up, calculate_alignment, SlabFlags};
-use super::platform::{PageGeometry, ARCH_KMALLOC_MINALIGN, CACHE_LINE, WORD};
+use super::platform::{PageGeometry, CACHE_LINE, WORD};
 use super::GeometryError;
 use serde::{Deserialize, Serialize};
+
+mod kmalloc;
+
+use kmalloc::kmalloc_freelist_caches;
+pub use kmalloc::{
+    slab_kmalloc_caches, slab_kmalloc_classes, slab_kmalloc_index, slab_kmalloc_request,
+};
 
 /// `SLAB_MAX_ORDER_LO`: the default `slab_max_order` on machines with 32 MiB of RAM or less.
 pub const SLAB_MAX_ORDER_LO: u32 = 0;
@@ -40,10 +46,6 @@ pub const KMALLOC_SHIFT_LOW: u32 = 5;
 pub const KMALLOC_MIN_SIZE: u32 = 1 << KMALLOC_SHIFT_LOW;
 /// `SLAB_OBJ_MIN_SIZE`: `min(KMALLOC_MIN_SIZE, 16)`.
 pub const SLAB_OBJ_MIN_SIZE: u32 = 16;
-/// `sizeof(struct kmem_cache_node)` with SLAB on a 64-bit machine without spinlock debugging:
-/// lock 4 (+4 padding), three list heads 48, `total_slabs`/`free_slabs`/`free_objects` 24,
-/// `free_limit`/`colour_next` 8, `shared`/`alien`/`next_reap` 24, `free_touched` 4 (+4).
-const KMEM_CACHE_NODE_SIZE: u64 = 120;
 /// Entries of an alien cache when the cache's limit is above 1 (`alloc_alien_cache()`).
 const ALIEN_LIMIT: u32 = 12;
 /// RAM above which `slab_max_order` becomes `SLAB_MAX_ORDER_HI`.
@@ -440,123 +442,6 @@ pub fn slab_cache_geometry(
 /// destroying free slabs, `(1 + cpus on the node) * batchcount + num`.
 pub fn free_limit(g: &SlabCacheGeometry, cpus_on_node: u32) -> u32 {
     (1 + cpus_on_node) * g.batchcount + g.num
-}
-
-/// `size_index[]` after `setup_kmalloc_cache_index_table()` with `KMALLOC_MIN_SIZE = 32`:
-/// sizes 1..=24 are redirected to `KMALLOC_SHIFT_LOW`; kmalloc-96 and -192 stay.
-const SIZE_INDEX: [u32; 24] = [
-    5, 5, 5, 5, // 1..32
-    6, 6, 6, 6, // 33..64
-    1, 1, 1, 1, // 65..96
-    7, 7, 7, 7, // 97..128
-    2, 2, 2, 2, 2, 2, 2, 2, // 129..192
-];
-
-fn class(index: u32) -> KmallocClass {
-    let size = match index {
-        1 => 96,
-        2 => 192,
-        i => 1 << i,
-    };
-    KmallocClass { index, size }
-}
-
-/// `kmalloc_slab()` under SLAB (v6.6): the kmalloc cache that serves `size` bytes; `None`
-/// for 0 (`ZERO_SIZE_PTR`, the caller's case) and above `KMALLOC_MAX_CACHE_SIZE` (large kmalloc).
-pub fn slab_kmalloc_index(page: &PageGeometry, size: u64) -> Option<KmallocClass> {
-    if size == 0 || size > u64::from(page.kmalloc_max_cache_size()) {
-        return None;
-    }
-    let index = if size <= 192 {
-        SIZE_INDEX[((size - 1) / 8) as usize]
-    } else {
-        u64::BITS - (size - 1).leading_zeros() // fls(size - 1)
-    };
-    Some(class(index))
-}
-
-/// SLAB's normal kmalloc caches in creation order. `kmem_cache_init()` first makes the one
-/// that holds `struct kmem_cache_node` (`INDEX_NODE`: kmalloc-128 on 64-bit), then
-/// `create_kmalloc_caches()` makes the rest from `KMALLOC_SHIFT_LOW` up to
-/// `KMALLOC_SHIFT_HIGH`, kmalloc-96 right after kmalloc-64 and kmalloc-192 after kmalloc-128.
-pub fn slab_kmalloc_classes(page: &PageGeometry) -> Vec<KmallocClass> {
-    let index_node = slab_kmalloc_index(page, KMEM_CACHE_NODE_SIZE)
-        .expect("struct kmem_cache_node fits a kmalloc cache");
-    let mut out = vec![index_node.clone()];
-    for index in KMALLOC_SHIFT_LOW..=page.page_shift + 1 {
-        let mut add = |c: KmallocClass| {
-            if c != index_node {
-                out.push(c);
-            }
-        };
-        add(class(index));
-        // KMALLOC_MIN_SIZE <= 32 and <= 64 respectively.
-        if index == 6 {
-            add(class(1));
-        }
-        if index == 7 {
-            add(class(2));
-        }
-    }
-    out
-}
-
-/// The arguments `create_kmalloc_cache()` passes for `class` under SLAB: natural alignment
-/// for power-of-two sizes (`create_boot_cache()`), `ARCH_KMALLOC_FLAGS = SLAB_HWCACHE_ALIGN`,
-/// and `SLAB_RECLAIM_ACCOUNT` for the kmalloc-rcl-* copy.
-pub fn slab_kmalloc_request(class: &KmallocClass, reclaim_account: bool) -> SlabCacheRequest {
-    let name = if reclaim_account {
-        class.name().replacen("kmalloc-", "kmalloc-rcl-", 1)
-    } else {
-        class.name()
-    };
-    let align = if class.size.is_power_of_two() {
-        class.size
-    } else {
-        ARCH_KMALLOC_MINALIGN
-    };
-    SlabCacheRequest {
-        name,
-        object_size: class.size,
-        align,
-        flags: SlabFlags {
-            hwcache_align: true,
-            ..SlabFlags::default()
-        },
-        ctor: false,
-        reclaim_account,
-    }
-}
-
-/// The normal kmalloc caches' geometry in creation order, each laid out while only the
-/// caches before it exist (so an `OFF_SLAB` index array can only come from those).
-pub fn slab_kmalloc_caches(page: &PageGeometry, params: &SlabParams) -> Vec<SlabCacheGeometry> {
-    let mut made: Vec<FreelistCache> = Vec::new();
-    let mut out = Vec::new();
-    for class in slab_kmalloc_classes(page) {
-        let g = layout_cache(page, params, &slab_kmalloc_request(&class, false), &made)
-            .expect("every kmalloc class fits a slab");
-        made.push(FreelistCache {
-            index: class.index,
-            size: g.size,
-            off_slab: g.layout == FreelistLayout::OffSlab,
-        });
-        out.push(g);
-    }
-    out
-}
-
-/// What the `OFF_SLAB` check needs of every normal kmalloc cache, after boot.
-fn kmalloc_freelist_caches(page: &PageGeometry, params: &SlabParams) -> Vec<FreelistCache> {
-    slab_kmalloc_classes(page)
-        .into_iter()
-        .zip(slab_kmalloc_caches(page, params))
-        .map(|(class, g)| FreelistCache {
-            index: class.index,
-            size: g.size,
-            off_slab: g.layout == FreelistLayout::OffSlab,
-        })
-        .collect()
 }
 
 #[cfg(test)]

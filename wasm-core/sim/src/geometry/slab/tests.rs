@@ -2,6 +2,7 @@
 //! one, and the kmalloc class table.
 
 use super::*;
+use crate::geometry::kmalloc::KmallocClass;
 
 fn page(size: u32) -> PageGeometry {
     PageGeometry::new(size).unwrap()
@@ -362,6 +363,98 @@ fn boot_order_does_not_change_any_kmalloc_cache() {
             assert_ne!(g.layout, FreelistLayout::OffSlab, "{}", g.name);
             let late = slab_cache_geometry(&p, &pr, &slab_kmalloc_request(class, false));
             assert_eq!(late.as_ref(), Ok(&g), "page {size}");
+        }
+    }
+}
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn request() -> impl Strategy<Value = SlabCacheRequest> {
+        (
+            prop_oneof![1u32..=512, 1u32..=16384, 1u32..=(4 << 20)],
+            prop_oneof![Just(0u32), (0u32..=12).prop_map(|s| 1 << s)],
+            any::<(bool, bool, bool, bool)>(),
+        )
+            .prop_map(
+                |(object_size, align, (hw, rcu, ctor, reclaim))| SlabCacheRequest {
+                    align,
+                    flags: SlabFlags {
+                        hwcache_align: hw,
+                        typesafe_by_rcu: rcu,
+                        ..SlabFlags::default()
+                    },
+                    ctor,
+                    reclaim_account: reclaim,
+                    ..SlabCacheRequest::new("p", object_size)
+                },
+            )
+    }
+
+    fn machine() -> impl Strategy<Value = (PageGeometry, SlabParams)> {
+        (
+            prop::sample::select(vec![4096u32, 16384, 65536]),
+            1u32..=64,
+            prop::option::of(0u32..=4),
+        )
+            .prop_map(|(size, cpus, max_order)| {
+                let p = page(size);
+                let params = SlabParams::new(&p, cpus, 1, 1 << 30, max_order);
+                (p, params)
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn every_layout_obeys_its_own_rule(req in request(), (p, params) in machine()) {
+            let g = slab_cache_geometry(&p, &params, &req).unwrap();
+            let idx = freelist_idx_size(&p);
+            prop_assert!(g.align.is_power_of_two() && g.align >= 8);
+            prop_assert!(g.size >= req.object_size && g.size % g.align == 0);
+            prop_assert!(g.num >= 1 && g.num <= slab_obj_max_num(&p));
+            prop_assert!(g.gfporder <= p.max_order);
+            let on_slab = if g.layout == FreelistLayout::OnSlab { g.freelist_size } else { 0 };
+            prop_assert_eq!(
+                p.bytes(g.gfporder),
+                u64::from(g.num) * u64::from(g.size) + u64::from(g.left_over) + u64::from(on_slab)
+            );
+            prop_assert_eq!(g.freelist_size, g.num * idx);
+            prop_assert_eq!(g.colour, g.left_over / g.colour_off);
+            match g.layout {
+                FreelistLayout::ObjFreelist => {
+                    prop_assert!(!req.ctor && !req.flags.typesafe_by_rcu);
+                    prop_assert!(g.freelist_size <= req.object_size);
+                }
+                FreelistLayout::OffSlab => {
+                    let cache = g.off_slab_kmalloc_size.unwrap();
+                    prop_assert!(cache <= req.object_size / 2);
+                    prop_assert!(g.left_over < g.freelist_size);
+                }
+                FreelistLayout::OnSlab => prop_assert_eq!(g.off_slab_kmalloc_size, None),
+            }
+            // Above slab_max_order (or past the first fitting order for reclaimable caches)
+            // only when no smaller order holds an object.
+            let per_object = g.size + if g.layout == FreelistLayout::OnSlab { idx } else { 0 };
+            let first_fit = g.gfporder == 0 || p.bytes(g.gfporder - 1) < u64::from(per_object);
+            if g.layout != FreelistLayout::OffSlab
+                && (g.gfporder > params.slab_max_order || req.reclaim_account)
+            {
+                prop_assert!(first_fit, "order {} for {:?}", g.gfporder, g);
+            }
+            prop_assert_eq!(g.batchcount, g.limit.div_ceil(2));
+            prop_assert_eq!(free_limit(&g, 2), 3 * g.batchcount + g.num);
+        }
+
+        #[test]
+        fn no_input_panics(
+            object_size in any::<u32>(),
+            align in any::<u32>(),
+            ctor in any::<bool>(),
+            (p, params) in machine(),
+        ) {
+            let req = SlabCacheRequest { align, ctor, ..SlabCacheRequest::new("p", object_size) };
+            let _ = slab_cache_geometry(&p, &params, &req);
         }
     }
 }
