@@ -95,9 +95,7 @@ fn measure(rec: &Recorder, summary: RunSummary) -> Side {
             continue;
         }
         match (step.function, step.path) {
-            ("slab_alloc_node", "fast path") | ("____cache_alloc", "array hit") => {
-                fast_allocs += 1
-            }
+            ("slab_alloc_node", "fast path") | ("____cache_alloc", "array hit") => fast_allocs += 1,
             ("do_slab_free", "fast path") | ("___cache_free", "to the per-CPU array") => {
                 fast_frees += 1
             }
@@ -192,15 +190,20 @@ pub fn render(c: &Comparison) -> String {
     let row = |out: &mut String, what: &str, a: String, b: String| {
         let _ = writeln!(out, "{what:<40} {a:>14} {b:>14}");
     };
-    let list = |v: &[u64]| {
-        v.iter()
-            .map(u64::to_string)
-            .collect::<Vec<_>>()
-            .join("/")
-    };
+    let list = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join("/");
     row(&mut out, "", "SLUB".into(), "SLAB".into());
-    row(&mut out, "steps", c.slub.steps.to_string(), c.slab.steps.to_string());
-    row(&mut out, "slabs", c.slub.slabs.to_string(), c.slab.slabs.to_string());
+    row(
+        &mut out,
+        "steps",
+        c.slub.steps.to_string(),
+        c.slab.steps.to_string(),
+    );
+    row(
+        &mut out,
+        "slabs",
+        c.slub.slabs.to_string(),
+        c.slab.slabs.to_string(),
+    );
     row(
         &mut out,
         "pages in slabs",

@@ -96,20 +96,52 @@ pub enum Ref {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Op {
-    Kmalloc { size: u64, node: Option<u32> },
-    Kfree { obj: Ref },
-    KmemCacheAlloc { cache: String, node: Option<u32> },
-    KmemCacheFree { cache: String, obj: Ref },
-    KmemCacheAllocBulk { cache: String, count: u32 },
-    KmemCacheFreeBulk { cache: String, objs: Ref },
-    KfreeBulk { objs: Ref },
-    AllocPages { order: u8, node: Option<u32> },
-    FreePages { pages: Ref },
+    Kmalloc {
+        size: u64,
+        node: Option<u32>,
+    },
+    Kfree {
+        obj: Ref,
+    },
+    KmemCacheAlloc {
+        cache: String,
+        node: Option<u32>,
+    },
+    KmemCacheFree {
+        cache: String,
+        obj: Ref,
+    },
+    KmemCacheAllocBulk {
+        cache: String,
+        count: u32,
+    },
+    KmemCacheFreeBulk {
+        cache: String,
+        objs: Ref,
+    },
+    KfreeBulk {
+        objs: Ref,
+    },
+    AllocPages {
+        order: u8,
+        node: Option<u32>,
+    },
+    FreePages {
+        pages: Ref,
+    },
     DrainPages,
-    FlushCpuSlab { cache: String },
-    FlushAll { cache: String },
-    KmemCacheShrink { cache: String },
-    KmemCacheDestroy { cache: String },
+    FlushCpuSlab {
+        cache: String,
+    },
+    FlushAll {
+        cache: String,
+    },
+    KmemCacheShrink {
+        cache: String,
+    },
+    KmemCacheDestroy {
+        cache: String,
+    },
     /// SLAB's `cache_reap()`: 2 s pass and the reap timer runs, on one CPU or on all.
     CacheReap,
 }

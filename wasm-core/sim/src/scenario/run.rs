@@ -14,13 +14,13 @@
 use super::ast::{Allocator, Op, OpLine, Ref, Scenario, Target};
 use crate::machine::{ConfigError, Machine, Owner, Pfn};
 use crate::page_alloc::{alloc_pages, drain_local_pages, free_pages, PageAllocError};
+use crate::slab;
 use crate::slub::{
     create_kmalloc_caches, flush_cpu_slab, kfree, kmalloc, kmem_cache_alloc_bulk,
     kmem_cache_create, kmem_cache_free_bulk, slab_alloc_node,
 };
 use crate::slub::{kmem_cache_destroy, kmem_cache_shrink};
 use crate::trace::Recorder;
-use crate::slab;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -43,11 +43,6 @@ pub enum RunError {
     Cache {
         line: u32,
         message: String,
-    },
-    /// The operation is not simulated by this build yet.
-    NotSimulated {
-        line: u32,
-        what: &'static str,
     },
     /// A cache name that names no cache (`kmalloc-100`, say).
     UnknownCache {
@@ -79,11 +74,6 @@ impl fmt::Display for RunError {
             RunError::Cache { line, message } => {
                 write!(f, "line {line}: kmem_cache_create fails: {message}")
             }
-            RunError::NotSimulated { line, what } => write!(
-                f,
-                "line {line}: {what} is not simulated by this version of Slabscope yet \
-                 (the page allocator and SLUB are)"
-            ),
             RunError::WrongAllocator {
                 line,
                 what,

@@ -200,23 +200,44 @@ kfree(o) on cpu0
 }
 
 #[test]
-fn operations_not_simulated_yet_are_refused() {
+fn operations_of_the_other_allocator_are_refused_with_a_reason() {
+    // cache_reap is SLAB's timer; flush_all is SLUB's.
+    let s = parse(&format!("{HEADER}cache_reap()\n")).unwrap();
+    let Err(e) = run(&s, true) else {
+        panic!("cache_reap ran under SLUB")
+    };
+    assert!(matches!(
+        e,
+        RunError::WrongAllocator {
+            what: "cache_reap",
+            ..
+        }
+    ));
+    assert!(e.to_string().contains("allocator slab"), "{e}");
+    let s = parse(&format!(
+        "{HEADER}allocator slab\na = kmalloc(64) on cpu0\nflush_all(kmalloc-64)\n"
+    ))
+    .unwrap();
+    let Err(e) = run(&s, true) else {
+        panic!("flush_all ran under SLAB")
+    };
+    assert!(
+        matches!(
+            e,
+            RunError::WrongAllocator {
+                line: 5,
+                what: "flush_all",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    // Under SLAB the same kmalloc runs, and slub_debug caches run under SLUB.
     let s = parse(&format!(
         "{HEADER}allocator slab\na = kmalloc(64) on cpu0\n"
     ))
     .unwrap();
-    let Err(e) = run(&s, true) else {
-        panic!("SLAB ran")
-    };
-    assert_eq!(
-        e,
-        RunError::NotSimulated {
-            line: 1,
-            what: "the SLAB allocator"
-        }
-    );
-    assert!(e.to_string().contains("not simulated"));
-    // slub_debug caches run now.
+    assert_eq!(run(&s, true).unwrap().machine().live_objects, 1);
     let s = parse("slabscope-scenario 1\nslub_debug FZ\nmachine cpus=1\na = kmalloc(8) on cpu0\n")
         .unwrap();
     assert!(run(&s, true).is_ok());

@@ -94,7 +94,10 @@ fn give(rec: &mut Recorder, cache: u32, cpu: u32, obj: u64) -> u64 {
 /// `ac->touched = 1; return ac->entry[--ac->avail];` inside the open step.
 fn pop(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
     let ac = &rec.machine().slab.caches[cache as usize].cpu[cpu as usize];
-    let (obj, touched) = (*ac.entry.last().expect("the array is not empty"), ac.touched);
+    let (obj, touched) = (
+        *ac.entry.last().expect("the array is not empty"),
+        ac.touched,
+    );
     if !touched {
         emit(
             rec,
@@ -146,7 +149,8 @@ fn cache_alloc_refill(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
         // "lockless decision to grow cache": nothing free on the node, skip the lock.
         let skip_lock = n.free_objects == 0 && shared_avail.unwrap_or(0) == 0;
         if !skip_lock {
-            let from_shared = shared_avail.map_or(0, |a| (a as i64).min(batch).min(i64::from(room)));
+            let from_shared =
+                shared_avail.map_or(0, |a| (a as i64).min(batch).min(i64::from(room)));
             let path = if from_shared > 0 {
                 "from the shared array"
             } else if lists_have {
@@ -516,7 +520,8 @@ pub(crate) fn cache_grow_begin(
     rec.arg("node", slab_node);
     rec.arg("pfn", pfn);
     // The colour: n->colour_next is advanced before use.
-    let mut colour = rec.machine().slab.caches[cache as usize].node[slab_node as usize].colour_next + 1;
+    let mut colour =
+        rec.machine().slab.caches[cache as usize].node[slab_node as usize].colour_next + 1;
     if colour >= g.colour {
         colour = 0;
     }

@@ -34,13 +34,11 @@ impl Machine {
                 let nodes = self.config.nodes;
                 let node = (0..nodes)
                     .map(|n| {
-                        let cpus_on_node =
-                            self.cpu_node.iter().filter(|&&c| c == n).count() as u32;
+                        let cpus_on_node = self.cpu_node.iter().filter(|&&c| c == n).count() as u32;
                         KmemCacheNode {
                             free_limit: free_limit(g, cpus_on_node),
-                            shared: (g.shared > 0).then(|| {
-                                ArrayCache::new(g.shared * g.batchcount, 0xbaad_f00d)
-                            }),
+                            shared: (g.shared > 0)
+                                .then(|| ArrayCache::new(g.shared * g.batchcount, 0xbaad_f00d)),
                             // alloc_alien_cache(): one per other node, only on NUMA machines.
                             alien: (0..nodes)
                                 .map(|r| {
@@ -216,15 +214,15 @@ impl Machine {
                 sl.caches[*cache as usize].ac_mut(*ac).touched = *touched
             }
             SlabEvent::ObjectAllocated { pfn, index, .. } => {
-                let slot = &mut sl.slabs.get_mut(pfn).expect("slab exists").allocated
-                    [*index as usize];
+                let slot =
+                    &mut sl.slabs.get_mut(pfn).expect("slab exists").allocated[*index as usize];
                 debug_assert!(!*slot);
                 *slot = true;
                 self.live_objects += 1;
             }
             SlabEvent::ObjectFreed { pfn, index, .. } => {
-                let slot = &mut sl.slabs.get_mut(pfn).expect("slab exists").allocated
-                    [*index as usize];
+                let slot =
+                    &mut sl.slabs.get_mut(pfn).expect("slab exists").allocated[*index as usize];
                 debug_assert!(*slot);
                 *slot = false;
                 self.live_objects -= 1;

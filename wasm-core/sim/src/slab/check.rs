@@ -28,11 +28,7 @@ pub fn check_slab(m: &Machine) -> Vec<String> {
         }
         for (node, n) in s.node.iter().enumerate() {
             if let Some(sh) = &n.shared {
-                arrays.push((
-                    AcRef::Shared { node: node as u8 },
-                    sh,
-                    Some(node as u32),
-                ));
+                arrays.push((AcRef::Shared { node: node as u8 }, sh, Some(node as u32)));
             }
             for (remote, a) in n.alien.iter().enumerate() {
                 if let Some(a) = a {
@@ -64,10 +60,7 @@ pub fn check_slab(m: &Machine) -> Vec<String> {
                 };
                 let slab = &sl.slabs[&p.pfn];
                 if slab.cache != s.id {
-                    bad.push(format!(
-                        "{}: {r:?} holds {obj:#x} of another cache",
-                        s.name
-                    ));
+                    bad.push(format!("{}: {r:?} holds {obj:#x} of another cache", s.name));
                 }
                 if slab.allocated[p.index as usize] {
                     bad.push(format!(
@@ -101,7 +94,10 @@ pub fn check_slab(m: &Machine) -> Vec<String> {
                 for &pfn in list {
                     listed += 1;
                     let Some(slab) = sl.slabs.get(&pfn) else {
-                        bad.push(format!("{}: node {node} lists a missing slab {pfn:#x}", s.name));
+                        bad.push(format!(
+                            "{}: node {node} lists a missing slab {pfn:#x}",
+                            s.name
+                        ));
                         continue;
                     };
                     if slab.list != Some(which) || slab.cache != s.id || slab.node as usize != node

@@ -2,8 +2,8 @@
 //! kmalloc-32 up) and `kmem_cache_create()` with `find_mergeable()` (mm/slab_common.c and
 //! mm/slab.c, v6.6; spec 1.5, 3.2-3.4).
 
-use super::event::{SlabEvent, SlabNewCache};
 use super::emit;
+use super::event::{SlabEvent, SlabNewCache};
 use super::state::REAPTIMEOUT_NODE;
 use crate::geometry::layout::calculate_alignment;
 use crate::geometry::platform::WORD;
@@ -58,8 +58,8 @@ fn create(
 ) -> u32 {
     let id = rec.machine().slab.caches.len() as u32;
     // enable_cpucache() → init_cache_random_seq(): only for slabs of 2 or more objects.
-    let random_seq =
-        (switches.freelist_random && geometry.num >= 2).then(|| freelist_randomize(rec, geometry.num));
+    let random_seq = (switches.freelist_random && geometry.num >= 2)
+        .then(|| freelist_randomize(rec, geometry.num));
     let freelist_cache = (geometry.layout == FreelistLayout::OffSlab)
         .then(|| kmalloc_cache_for(rec.machine(), u64::from(geometry.freelist_size)))
         .flatten()
@@ -100,7 +100,7 @@ pub fn create_kmalloc_caches(rec: &mut Recorder, switches: &Switches) -> Result<
         emit(rec, SlabEvent::ReapNode { cpu, node });
     }
     let p = params(rec.machine(), switches);
-    let page = rec.machine().page.clone();
+    let page = rec.machine().page;
     for class in slab_kmalloc_classes(&page) {
         let flags = SlabFlags {
             hwcache_align: true,
@@ -147,7 +147,9 @@ pub fn kmem_cache_create(
     };
     let geometry = slab_cache_geometry(&rec.machine().page, &p, &req)?;
     if let Some(id) = find_mergeable(rec.machine(), switches, decl) {
-        let object_size = rec.machine().slab.caches[id as usize].object_size.max(decl.size);
+        let object_size = rec.machine().slab.caches[id as usize]
+            .object_size
+            .max(decl.size);
         rec.begin("__kmem_cache_alias", "merged", "step.cache_aliased");
         rec.arg("cache", decl.name.clone());
         rec.arg_cache("into", id);

@@ -51,7 +51,11 @@ pub enum SlabEvent {
         free_objects: i32,
     },
     /// `n->free_touched` set or cleared.
-    FreeTouched { cache: u32, node: u32, touched: bool },
+    FreeTouched {
+        cache: u32,
+        node: u32,
+        touched: bool,
+    },
     /// `n->next_reap` set.
     NextReap { cache: u32, node: u32, at: u64 },
     /// An object pointer went on top of an array.

@@ -165,14 +165,25 @@ fn cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64, c
         if full {
             list = drain_alien_cache(rec, cache, local, slab_node);
         }
-        emit(rec, SlabEvent::AcPushed { cache, ac: alien, addr });
+        emit(
+            rec,
+            SlabEvent::AcPushed {
+                cache,
+                ac: alien,
+                addr,
+            },
+        );
         rec.end();
         slabs_destroy(rec, cache, cpu, list);
         return;
     }
     let ac = &m.slab.caches[cache as usize].cpu[cpu as usize];
     if ac.avail() < ac.limit {
-        rec.begin("___cache_free", "to the per-CPU array", "step.slab_free_array");
+        rec.begin(
+            "___cache_free",
+            "to the per-CPU array",
+            "step.slab_free_array",
+        );
         rec.arg_cache("cache", cache);
         rec.arg("cpu", cpu);
         rec.arg_addr("object", addr);
@@ -322,7 +333,12 @@ pub(crate) fn free_block(rec: &mut Recorder, cache: u32, objs: &[u64], node: u32
 /// `__drain_alien_cache()` of node `node`'s alien cache for `remote`: under the remote node's
 /// lock, as many of its newest pointers as fit go to the remote shared array, the rest back
 /// to their slabs. Returns the slabs to destroy.
-pub(crate) fn drain_alien_cache(rec: &mut Recorder, cache: u32, node: u32, remote: u32) -> Vec<Pfn> {
+pub(crate) fn drain_alien_cache(
+    rec: &mut Recorder,
+    cache: u32,
+    node: u32,
+    remote: u32,
+) -> Vec<Pfn> {
     let alien = alien_ac(node, remote);
     if super::ac_entries(rec.machine(), cache, alien).is_empty() {
         return Vec::new();

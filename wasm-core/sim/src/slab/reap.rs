@@ -45,7 +45,11 @@ fn cache_reap_cpu(rec: &mut Recorder, cpu: u32) {
         // reap_alien(): this CPU's turn of one remote node's alien cache.
         let alien = alien_ac(node, reap_node);
         if !ac_entries(rec.machine(), cache, alien).is_empty() {
-            rec.begin("reap_alien", "drain one alien cache", "step.slab_reap_alien");
+            rec.begin(
+                "reap_alien",
+                "drain one alien cache",
+                "step.slab_reap_alien",
+            );
             rec.arg_cache("cache", cache);
             rec.arg("cpu", cpu);
             rec.arg("node", reap_node);
@@ -126,7 +130,11 @@ fn drain_array(rec: &mut Recorder, cache: u32, cpu: u32, node: u32, ac: AcRef) {
         return;
     }
     if a.touched {
-        rec.begin("drain_array", "recently used: clear touched", "step.slab_drain_touched");
+        rec.begin(
+            "drain_array",
+            "recently used: clear touched",
+            "step.slab_drain_touched",
+        );
         rec.arg_cache("cache", cache);
         emit(
             rec,
@@ -139,12 +147,16 @@ fn drain_array(rec: &mut Recorder, cache: u32, cpu: u32, node: u32, ac: AcRef) {
         rec.end();
         return;
     }
-    let mut tofree = (a.limit + 4) / 5;
+    let mut tofree = a.limit.div_ceil(5); // (limit + 4) / 5
     if tofree > a.avail() {
         tofree = a.avail().div_ceil(2);
     }
     let objs = a.entry[..tofree as usize].to_vec();
-    rec.begin("drain_array", "unused: free the oldest", "step.slab_drain_array");
+    rec.begin(
+        "drain_array",
+        "unused: free the oldest",
+        "step.slab_drain_array",
+    );
     rec.arg_cache("cache", cache);
     rec.arg("count", tofree);
     let list = drain_locked(rec, cache, node, ac, &objs);
@@ -217,7 +229,14 @@ fn drain_cpu_caches(rec: &mut Recorder, cache: u32, cpu: u32) {
             rec.arg_cache("cache", cache);
             rec.arg("node", node);
             rec.arg("remote", remote);
-            emit(rec, SlabEvent::AlienLockTaken { cache, node, remote });
+            emit(
+                rec,
+                SlabEvent::AlienLockTaken {
+                    cache,
+                    node,
+                    remote,
+                },
+            );
             let list = drain_alien_cache(rec, cache, node, remote);
             rec.end();
             slabs_destroy(rec, cache, cpu, list);

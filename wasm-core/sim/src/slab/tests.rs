@@ -120,7 +120,11 @@ fn a_second_cpu_refills_from_the_slab_lists_under_the_lock() {
     slab_alloc_node(&mut rec, id, 1, None);
     consistent(&rec);
     assert_eq!(locks(&rec) - before, 1);
-    let step = rec.steps().into_iter().rev().find(|s| s.function == "cache_alloc_refill");
+    let step = rec
+        .steps()
+        .into_iter()
+        .rev()
+        .find(|s| s.function == "cache_alloc_refill");
     assert_eq!(step.unwrap().path, "from the node's slab lists");
     let s = &rec.machine().slab.caches[id as usize];
     assert_eq!(s.cpu[1].avail(), BATCHREFILL_LIMIT - 1);
@@ -175,8 +179,15 @@ fn a_full_array_flushes_its_oldest_batch_to_the_shared_array_then_to_the_slabs()
     }
     kfree(&mut rec, objs[next], 0, None);
     consistent(&rec);
-    let step = rec.steps().into_iter().rev().find(|s| s.function == "cache_flusharray");
-    assert_eq!(step.unwrap().path, "array full: oldest batch back to the slabs");
+    let step = rec
+        .steps()
+        .into_iter()
+        .rev()
+        .find(|s| s.function == "cache_flusharray");
+    assert_eq!(
+        step.unwrap().path,
+        "array full: oldest batch back to the slabs"
+    );
     let free_after = rec.machine().slab.caches[id as usize].node[0].free_objects;
     assert_eq!(free_after, free_before + u64::from(g.batchcount));
 }
@@ -189,7 +200,9 @@ fn remote_frees_go_to_the_alien_cache_and_drain_to_their_node_when_full() {
     let objs: Vec<u64> = (0..40)
         .map(|_| slab_alloc_node(&mut rec, id, 1, None))
         .collect();
-    assert!(objs.iter().all(|&o| rec.machine().addr_pfn(o).unwrap() / rec.machine().span == 1));
+    assert!(objs
+        .iter()
+        .all(|&o| rec.machine().addr_pfn(o).unwrap() / rec.machine().span == 1));
     for &o in &objs[..12] {
         kfree(&mut rec, o, 0, None);
     }
@@ -213,7 +226,9 @@ fn free_block_keeps_at_most_free_limit_free_objects_on_a_node() {
     let id = cache(&mut rec, "obj1000", 1000);
     let g = rec.machine().slab.caches[id as usize].geometry.clone();
     let n = 400usize;
-    let objs: Vec<u64> = (0..n).map(|_| slab_alloc_node(&mut rec, id, 0, None)).collect();
+    let objs: Vec<u64> = (0..n)
+        .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+        .collect();
     for &o in &objs {
         kfree(&mut rec, o, 0, None);
     }
@@ -257,8 +272,8 @@ fn slabs_of_a_node_take_successive_colours() {
 #[test]
 fn an_off_slab_cache_takes_its_index_arrays_from_a_kmalloc_cache() {
     let mut rec = boot(1, 1);
-    let id = kmem_cache_create(&mut rec, &decl("ctor512", 512, true), &Switches::default())
-        .unwrap();
+    let id =
+        kmem_cache_create(&mut rec, &decl("ctor512", 512, true), &Switches::default()).unwrap();
     let s = rec.machine().slab.caches[id as usize].clone();
     assert_eq!(s.geometry.layout, FreelistLayout::OffSlab);
     let fc = s.freelist_cache.expect("a freelist cache");
@@ -281,7 +296,9 @@ fn an_off_slab_cache_takes_its_index_arrays_from_a_kmalloc_cache() {
 fn cache_reap_clears_touched_first_then_drains_an_unused_array() {
     let mut rec = boot(1, 1);
     let id = cache(&mut rec, "obj100", 100);
-    let objs: Vec<u64> = (0..30).map(|_| slab_alloc_node(&mut rec, id, 0, None)).collect();
+    let objs: Vec<u64> = (0..30)
+        .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+        .collect();
     for &o in &objs {
         kfree(&mut rec, o, 0, None);
     }
@@ -344,11 +361,17 @@ fn bad_frees_are_diagnosed_and_change_nothing() {
     let before = rec.machine().clone();
     // `a` is the newest pointer of the array: the hardened check catches it.
     assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Refused);
-    assert_eq!(rec.steps().last().unwrap().caption.key, "step.kfree_double_free_warn");
+    assert_eq!(
+        rec.steps().last().unwrap().caption.key,
+        "step.kfree_double_free_warn"
+    );
     kfree(&mut rec, b, 0, None);
     // Now `a` is under `b`: the check misses it; the simulator still refuses it.
     assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Refused);
-    assert_eq!(rec.steps().last().unwrap().caption.key, "step.kfree_double_free");
+    assert_eq!(
+        rec.steps().last().unwrap().caption.key,
+        "step.kfree_double_free"
+    );
     assert_eq!(kfree(&mut rec, 0x1234, 0, None), FreeOutcome::Refused);
     assert_eq!(rec.machine().live_objects, before.live_objects - 1);
     consistent(&rec);
@@ -385,12 +408,31 @@ fn kmalloc_uses_slab_size_classes_and_large_kmalloc() {
 
 #[derive(Clone, Debug)]
 enum Op {
-    Alloc { cpu: u32, cache: usize, node: Option<u32> },
-    Free { cpu: u32, pick: usize },
-    Reap { cpu: Option<u32> },
-    Shrink { cpu: u32, cache: usize },
-    AllocBulk { cpu: u32, cache: usize, n: u32 },
-    FreeBulk { cpu: u32, picks: Vec<usize> },
+    Alloc {
+        cpu: u32,
+        cache: usize,
+        node: Option<u32>,
+    },
+    Free {
+        cpu: u32,
+        pick: usize,
+    },
+    Reap {
+        cpu: Option<u32>,
+    },
+    Shrink {
+        cpu: u32,
+        cache: usize,
+    },
+    AllocBulk {
+        cpu: u32,
+        cache: usize,
+        n: u32,
+    },
+    FreeBulk {
+        cpu: u32,
+        picks: Vec<usize>,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -488,4 +530,3 @@ proptest! {
         prop_assert_eq!(&rec.snapshot_at(rec.cursor()).unwrap(), rec.machine());
     }
 }
-
