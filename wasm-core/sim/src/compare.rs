@@ -86,7 +86,8 @@ pub fn compare(scenario: &Scenario) -> Result<Comparison, RunError> {
     })
 }
 
-fn measure(rec: &Recorder, summary: RunSummary) -> Side {
+/// The figures of one finished run.
+pub fn measure(rec: &Recorder, summary: RunSummary) -> Side {
     let m = rec.machine();
     let mut paths = BTreeMap::new();
     let (mut fast_allocs, mut fast_frees) = (0, 0);

@@ -7,8 +7,12 @@
 //! `WebAssembly.Memory`; a sweep registered by one of them is found by the others through
 //! `SWEEPS` and worked on with `work_on_sweep(id)`.
 
+use slabscope_sim::compare::{measure, run_as};
 use slabscope_sim::geometry::{kmem_cache_geometry, CacheRequest};
+use slabscope_sim::scenario::{parse, Allocator, RunSummary};
+use slabscope_sim::slabinfo::slabinfo;
 use slabscope_sim::sweep::{SweepGrid, SweepJob, SWEEP_COLUMNS};
+use slabscope_sim::trace::Recorder;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -65,6 +69,93 @@ impl Workload {
         let mut value = serde_json::to_value(&report).expect("reports serialise");
         value["trace_bytes"] = self.rec.trace_bytes().into();
         value.to_string()
+    }
+}
+
+/// One scenario run under both allocators, for the split view that steps SLUB and SLAB in
+/// lockstep: `op_end(i)` gives, for the `i`-th operation, the cursor after it in each trace.
+#[wasm_bindgen]
+pub struct Comparison {
+    runs: [(Recorder, RunSummary); 2],
+}
+
+fn side(allocator: &str) -> Result<usize, JsError> {
+    match allocator {
+        "slub" => Ok(0),
+        "slab" => Ok(1),
+        other => Err(JsError::new(&format!(
+            "unknown allocator '{other}': use slub or slab"
+        ))),
+    }
+}
+
+#[wasm_bindgen]
+impl Comparison {
+    /// Parses the scenario text and runs it under SLUB and under SLAB, recording both.
+    #[wasm_bindgen(constructor)]
+    pub fn new(scenario: &str) -> Result<Comparison, JsError> {
+        let parsed = parse(scenario).map_err(|e| {
+            JsError::new(&serde_json::to_string(&e).expect("parse errors serialise"))
+        })?;
+        let run = |a| run_as(&parsed, a).map_err(|e| JsError::new(&e.to_string()));
+        Ok(Comparison {
+            runs: [run(Allocator::Slub)?, run(Allocator::Slab)?],
+        })
+    }
+
+    /// Operations run (the same in both).
+    pub fn operations(&self) -> u32 {
+        self.runs[0].1.op_ends.len() as u32
+    }
+
+    /// `[slub_cursor, slab_cursor]` after operation `op` (0-based).
+    pub fn op_end(&self, op: u32) -> Vec<u32> {
+        self.runs
+            .iter()
+            .map(|(_, s)| s.op_ends.get(op as usize).copied().unwrap_or(0) as u32)
+            .collect()
+    }
+
+    /// Steps recorded under `allocator` ("slub" or "slab").
+    pub fn steps(&self, allocator: &str) -> Result<u32, JsError> {
+        Ok(self.runs[side(allocator)?].0.step_count() as u32)
+    }
+
+    /// Step `i` (0-based) of `allocator`'s trace, as JSON.
+    pub fn step(&self, allocator: &str, i: u32) -> Result<String, JsError> {
+        let rec = &self.runs[side(allocator)?].0;
+        let step = rec
+            .step(i as usize)
+            .ok_or_else(|| JsError::new(&format!("no step {i}")))?;
+        Ok(serde_json::to_string(&step).expect("steps serialise"))
+    }
+
+    /// /proc/slabinfo of `allocator` after `cursor` steps.
+    pub fn slabinfo(&self, allocator: &str, cursor: u32) -> Result<String, JsError> {
+        let rec = &self.runs[side(allocator)?].0;
+        let m = rec
+            .snapshot_at(cursor as usize)
+            .ok_or_else(|| JsError::new(&format!("no step {cursor}")))?;
+        Ok(slabinfo(&m))
+    }
+
+    /// Node list_lock acquisitions so far of `allocator` after `cursor` steps, per node.
+    pub fn list_locks(&self, allocator: &str, cursor: u32) -> Result<Vec<u64>, JsError> {
+        let rec = &self.runs[side(allocator)?].0;
+        let m = rec
+            .snapshot_at(cursor as usize)
+            .ok_or_else(|| JsError::new(&format!("no step {cursor}")))?;
+        Ok(m.list_lock_taken.clone())
+    }
+
+    /// The side-by-side figures at the end of both runs (`slabscope compare --json`).
+    pub fn summary(&self) -> String {
+        let [slub, slab] = &self.runs;
+        let c = slabscope_sim::compare::Comparison {
+            slub: measure(&slub.0, slub.1.clone()),
+            slab: measure(&slab.0, slab.1.clone()),
+        };
+        serde_json::to_string(&c).expect("comparisons serialise")
     }
 }
 
@@ -142,4 +233,33 @@ fn lock_sweeps() -> std::sync::MutexGuard<'static, BTreeMap<u32, Arc<SweepJob>>>
     SWEEPS
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_comparison_steps_both_allocators_operation_by_operation() {
+        let text = include_str!("../../sim/tests/golden/slab-refill-4.7.slab");
+        let c = Comparison::new(text).unwrap_or_else(|_| panic!("the scenario runs"));
+        assert_eq!(c.operations(), 80);
+        let ends: Vec<Vec<u32>> = (0..80).map(|i| c.op_end(i)).collect();
+        // Cursors only move forward, in both traces, and end at the last step.
+        assert!(ends
+            .windows(2)
+            .all(|w| w[0][0] <= w[1][0] && w[0][1] < w[1][1]));
+        assert_eq!(ends[79][0], c.steps("slub").unwrap_or(0));
+        assert_eq!(ends[79][1], c.steps("slab").unwrap_or(0));
+        // Every kmem_cache_alloc of the second CPU's forty takes list_lock once every other
+        // operation (a growing refill), as the lock count at those cursors shows.
+        let locks = |op: usize| c.list_locks("slab", ends[op][1]).unwrap_or_default()[0];
+        assert_eq!(locks(79) - locks(39), 20);
+        let summary: serde_json::Value = serde_json::from_str(&c.summary()).unwrap();
+        assert_eq!(summary["slab"]["list_locks"][0], 40);
+        assert!(c
+            .slabinfo("slab", ends[79][1])
+            .unwrap_or_default()
+            .contains(": tunables   24   12    8 :"));
+    }
 }
