@@ -288,12 +288,10 @@ impl Recorder {
     // not kept: for the variants that own no heap memory it is nothing at all.
     #[inline(always)]
     pub fn emit(&mut self, event: Event) {
-        if self.depth == 0 {
-            self.begin("(internal)", "", "step.internal");
-        }
         self.machine.apply(&event);
-        if self.record {
-            self.keep(event);
+        if self.depth == 0 || self.record {
+            // Applying first changes nothing: opening a step does not touch the machine.
+            self.file(event);
         } else if event.owns_heap() {
             drop(event);
         } else {
@@ -302,11 +300,16 @@ impl Recorder {
         }
     }
 
-    /// Files an applied event in the open step.
+    /// Files an applied event in the open step, opening an anonymous one if none is open.
     #[inline(never)]
-    fn keep(&mut self, event: Event) {
-        self.bytes_since_keyframe += std::mem::size_of::<Event>() + event.heap_bytes();
-        self.events.push(event);
+    fn file(&mut self, event: Event) {
+        if self.depth == 0 {
+            self.begin("(internal)", "", "step.internal");
+        }
+        if self.record {
+            self.bytes_since_keyframe += std::mem::size_of::<Event>() + event.heap_bytes();
+            self.events.push(event);
+        }
     }
 
     /// True between operations: no step open.
