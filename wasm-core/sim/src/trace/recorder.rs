@@ -146,6 +146,12 @@ pub struct Recorder {
     open: OpenStep,
     /// 0 when no step is open; else 1 plus the nested `begin`s inside the open step.
     depth: usize,
+    /// `record || depth == 0`: an emitted event needs `file` (kept, or opening a step). Kept
+    /// by `begin`/`end` so that `emit` tests one flag.
+    filing: bool,
+    /// `record && depth == 1`: caption arguments are kept. Kept by `begin`/`end` so that `arg`
+    /// tests one flag.
+    keeping_args: bool,
     /// Steps taken, recorded or not.
     cursor: usize,
 }
@@ -169,6 +175,8 @@ impl Recorder {
             bytes_since_keyframe: 0,
             open: OpenStep::NONE,
             depth: 0,
+            filing: true,
+            keeping_args: false,
             cursor: 0,
         }
     }
@@ -238,8 +246,13 @@ impl Recorder {
     #[inline]
     pub fn begin(&mut self, function: &'static str, path: &'static str, key: &'static str) {
         self.depth += 1;
-        if self.depth == 1 && self.record {
-            self.open_step(function, path, key);
+        if self.depth == 1 {
+            self.filing = self.record;
+            if self.record {
+                self.open_step(function, path, key);
+            }
+        } else {
+            self.keeping_args = false;
         }
     }
 
@@ -253,6 +266,7 @@ impl Recorder {
             events: self.events.mark(EVENTS_ROOM),
             args: self.args.mark(ARGS_ROOM),
         };
+        self.keeping_args = true;
     }
 
     /// Whether steps are being kept.
@@ -264,7 +278,8 @@ impl Recorder {
     /// not recording).
     #[inline]
     pub fn arg(&mut self, name: &'static str, value: impl Into<Arg>) {
-        if self.record && self.depth == 1 {
+        debug_assert_eq!(self.keeping_args, self.record && self.depth == 1);
+        if self.keeping_args {
             self.args.push((name, value.into()));
         }
     }
@@ -289,7 +304,8 @@ impl Recorder {
     #[inline(always)]
     pub fn emit(&mut self, event: Event) {
         self.machine.apply(&event);
-        if self.depth == 0 || self.record {
+        debug_assert_eq!(self.filing, self.record || self.depth == 0);
+        if self.filing {
             // Applying first changes nothing: opening a step does not touch the machine.
             self.file(event);
         } else if event.owns_heap() {
@@ -325,9 +341,15 @@ impl Recorder {
             1 => {
                 self.depth = 0;
                 self.cursor += 1;
+                self.filing = true;
                 if self.record {
+                    self.keeping_args = false;
                     self.close_step();
                 }
+            }
+            2 => {
+                self.depth = 1;
+                self.keeping_args = self.record;
             }
             _ => self.depth -= 1,
         }
