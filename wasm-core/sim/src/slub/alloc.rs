@@ -206,8 +206,7 @@ fn load_freelist(rec: &mut Recorder, cache: u32, cpu: u32, freelist: u64) -> u64
 /// freelist is returned) and up to `cpu_partial_slabs / 2 + 1` more go to the cpu partial stack.
 fn get_partial_node(rec: &mut Recorder, cache: u32, cpu: u32, node: u32) -> Option<(Pfn, u64)> {
     let s = &rec.machine().caches[cache as usize];
-    let list = s.node[node as usize].partial.clone();
-    if list.is_empty() {
+    if s.node[node as usize].partial.is_empty() {
         return None;
     }
     let (limit, has_cpu_partial) = (s.geometry.cpu_partial_slabs, s.has_cpu_partial());
@@ -216,7 +215,13 @@ fn get_partial_node(rec: &mut Recorder, cache: u32, cpu: u32, node: u32) -> Opti
     rec.arg("node", node);
     let mut object = None;
     let mut partial_slabs = 0u32;
-    for pfn in list {
+    // The list in order, without a copy: each pass removes the slab at its head, and nothing
+    // else here adds to or takes from this node's list.
+    let head = |rec: &Recorder| {
+        let list = &rec.machine().caches[cache as usize].node[node as usize].partial;
+        list.first().copied()
+    };
+    while let Some(pfn) = head(rec) {
         // acquire_slab(): freeze it, take the freelist only for the first one.
         let slab = &rec.machine().slabs[&pfn];
         let (freelist, inuse, objects) = (slab.freelist, slab.inuse, slab.objects);

@@ -4,7 +4,7 @@
 
 use super::partial::{discard_slab, put_cpu_partial};
 use super::state::ZERO_SIZE_PTR;
-use super::{object_freed, place_of, set_cpu_freelist, set_freepointer};
+use super::{object_freed, place_of, set_cpu_freelist, set_freepointer_in};
 use crate::machine::{FrameState, Owner};
 use crate::page_alloc::free_pages;
 use crate::trace::{End, Event, Recorder};
@@ -76,8 +76,9 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
             addr,
         );
     }
-    let slab_cache = m.slabs[&place.pfn].cache;
-    if !m.slabs[&place.pfn].allocated[place.index as usize] {
+    let slab = &m.slabs[&place.pfn];
+    let slab_cache = slab.cache;
+    if !slab.allocated[place.index as usize] {
         // Freeing a free object. With CONFIG_SLAB_FREELIST_HARDENED, set_freepointer() has a
         // naive check, BUG_ON(object == fp): freeing again the object at the head of the
         // freelist it would be linked in front of (this CPU's c->freelist for its cpu slab,
@@ -140,7 +141,7 @@ pub(crate) fn do_slab_free(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64
         rec.arg_cache("cache", cache);
         rec.arg("cpu", cpu);
         rec.arg("count", objs.len() as u32);
-        set_freepointer(rec, tail, cpu_head);
+        set_freepointer_in(rec, pfn, tail, cpu_head);
         set_cpu_freelist(rec, cache, cpu, head);
         for &addr in objs {
             object_freed(rec, cache, cpu, pfn, addr);
@@ -191,7 +192,7 @@ fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64], cpu: u
     rec.arg("cpu", cpu);
     rec.arg("inuse", inuse);
     rec.arg("count", cnt);
-    set_freepointer(rec, tail, prior);
+    set_freepointer_in(rec, pfn, tail, prior);
     rec.emit(Event::SlabStateSet {
         pfn,
         freelist: head,
@@ -256,7 +257,7 @@ fn free_to_partial_list(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64], 
     rec.arg("cpu", cpu);
     rec.arg("inuse", inuse);
     rec.arg("count", cnt);
-    set_freepointer(rec, tail, prior);
+    set_freepointer_in(rec, pfn, tail, prior);
     rec.emit(Event::SlabStateSet {
         pfn,
         freelist: head,

@@ -48,6 +48,7 @@ pub(crate) struct ObjectPlace {
 }
 
 /// `virt_to_slab()` plus the object index: `None` when `addr` is not in a slab.
+#[inline]
 pub(crate) fn place_of(m: &Machine, addr: u64) -> Option<ObjectPlace> {
     let head = m.slabs.head_of(m.addr_pfn(addr)?)?;
     let slab = m.slabs.get(&head)?;
@@ -72,6 +73,7 @@ pub(crate) fn get_freepointer(m: &Machine, obj: u64) -> u64 {
 }
 
 /// `get_freepointer()` for an object whose place is known.
+#[inline]
 fn freepointer_at(m: &Machine, place: &ObjectPlace, obj: u64) -> u64 {
     let slab = &m.slabs[&place.pfn];
     let s = &m.caches[slab.cache as usize];
@@ -79,6 +81,7 @@ fn freepointer_at(m: &Machine, place: &ObjectPlace, obj: u64) -> u64 {
 }
 
 /// The index of object `addr` in the slab at `pfn` (`obj_to_index()`).
+#[inline]
 pub(crate) fn obj_to_index(m: &Machine, pfn: Pfn, addr: u64) -> u32 {
     let slab = &m.slabs[&pfn];
     let delta = (addr - m.object_addr(pfn, slab.size, 0)) as u32;
@@ -88,6 +91,7 @@ pub(crate) fn obj_to_index(m: &Machine, pfn: Pfn, addr: u64) -> u32 {
 /// Hands the free object at the head of `c->freelist` (or of a freelist about to become it)
 /// to the caller: `c->freelist` moves to the next free object (bumping the tid) and the object
 /// is allocated. Returns the object.
+#[inline]
 pub(crate) fn take_object(rec: &mut Recorder, cache: u32, cpu: u32, object: u64) -> u64 {
     let place = place_of(rec.machine(), object).expect("free objects lie in slabs");
     let next = freepointer_at(rec.machine(), &place, object);
@@ -115,6 +119,7 @@ pub(crate) fn object_allocated(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pf
 }
 
 /// Records that a caller gave back object `addr` of the slab at `pfn`.
+#[inline]
 pub(crate) fn object_freed(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, addr: u64) {
     let index = obj_to_index(rec.machine(), pfn, addr);
     rec.emit(Event::ObjectFreed {
@@ -136,7 +141,19 @@ pub(crate) fn set_freepointer(rec: &mut Recorder, obj: u64, next: u64) {
     });
 }
 
+/// `set_freepointer()` of an object known to lie in the slab at `pfn`.
+#[inline]
+pub(crate) fn set_freepointer_in(rec: &mut Recorder, pfn: Pfn, obj: u64, next: u64) {
+    let index = obj_to_index(rec.machine(), pfn, obj);
+    rec.emit(Event::FreePointerSet {
+        pfn,
+        index,
+        value: next,
+    });
+}
+
 /// Sets `c->freelist` and bumps `c->tid` (`next_tid()`).
+#[inline]
 pub(crate) fn set_cpu_freelist(rec: &mut Recorder, cache: u32, cpu: u32, freelist: u64) {
     let tid = rec.machine().caches[cache as usize].cpu[cpu as usize].tid + TID_STEP;
     rec.emit(Event::CpuFreelistSet {

@@ -201,3 +201,44 @@ pub struct DetachedFreelist {
     pub array: Vec<u64>,
     pub done_from: u32,
 }
+
+impl Event {
+    /// Whether the event owns heap memory (so dropping it frees something). Exhaustive, so a
+    /// new variant must say.
+    #[inline(always)]
+    pub(crate) fn owns_heap(&self) -> bool {
+        match self {
+            Event::CacheCreated(_)
+            | Event::CacheAliased { .. }
+            | Event::CacheUnaliased { .. }
+            | Event::SlabCreated { .. }
+            | Event::DetachedFreelistBuilt(_) => true,
+            Event::FreeBlockRemoved { .. }
+            | Event::FreeBlockAdded { .. }
+            | Event::BuddiesMerged { .. }
+            | Event::BlockSplit { .. }
+            | Event::PcpBlockAdded { .. }
+            | Event::PcpBlockRemoved { .. }
+            | Event::PcpFreeFactorSet { .. }
+            | Event::PagesAllocated { .. }
+            | Event::PagesReleased { .. }
+            | Event::CacheDestroyed { .. }
+            | Event::SlabCounted { .. }
+            | Event::SlabUncounted { .. }
+            | Event::RandomDrawn { .. }
+            | Event::SlabStateSet { .. }
+            | Event::FreePointerSet { .. }
+            | Event::CpuFreelistSet { .. }
+            | Event::CpuSlabSet { .. }
+            | Event::CpuPartialSet { .. }
+            | Event::SlabPartialLinked { .. }
+            | Event::NodePartialAdded { .. }
+            | Event::NodePartialRemoved { .. }
+            | Event::NodeFullAdded { .. }
+            | Event::NodeFullRemoved { .. }
+            | Event::SlabDiscarded { .. }
+            | Event::ObjectAllocated { .. }
+            | Event::ObjectFreed { .. } => false,
+        }
+    }
+}

@@ -118,6 +118,16 @@ struct OpenStep {
     args: Mark,
 }
 
+impl OpenStep {
+    const NONE: OpenStep = OpenStep {
+        function: "",
+        path: "",
+        key: "",
+        events: Mark { chunk: 0, index: 0 },
+        args: Mark { chunk: 0, index: 0 },
+    };
+}
+
 pub struct Recorder {
     machine: Machine,
     record: bool,
@@ -132,9 +142,16 @@ pub struct Recorder {
     keyframe_bytes: usize,
     /// Bytes of events recorded since the last keyframe.
     bytes_since_keyframe: usize,
-    open: Option<OpenStep>,
-    /// Nested `begin`s inside the open step.
+    /// The open step's texts and marks (meaningful only when recording and `depth > 0`).
+    open: OpenStep,
+    /// 0 when no step is open; else 1 plus the nested `begin`s inside the open step.
     depth: usize,
+    /// `record || depth == 0`: an emitted event needs `file` (kept, or opening a step). Kept
+    /// by `begin`/`end` so that `emit` tests one flag.
+    filing: bool,
+    /// `record && depth == 1`: caption arguments are kept. Kept by `begin`/`end` so that `arg`
+    /// tests one flag.
+    keeping_args: bool,
     /// Steps taken, recorded or not.
     cursor: usize,
 }
@@ -156,8 +173,10 @@ impl Recorder {
             keyframes,
             keyframe_bytes,
             bytes_since_keyframe: 0,
-            open: None,
+            open: OpenStep::NONE,
             depth: 0,
+            filing: true,
+            keeping_args: false,
             cursor: 0,
         }
     }
@@ -221,23 +240,32 @@ impl Recorder {
     }
 
     /// Opens a step, or, inside an open step, a nested call whose events join it.
+    // Inlined: with recording off a step is only a counter, so the hot paths pay next to
+    // nothing for their steps; the recording work is out of line.
+    #[inline]
     pub fn begin(&mut self, function: &'static str, path: &'static str, key: &'static str) {
-        if self.open.is_some() {
-            self.depth += 1;
-            return;
-        }
-        let (events, args) = if self.record {
-            (self.events.mark(EVENTS_ROOM), self.args.mark(ARGS_ROOM))
+        self.depth += 1;
+        if self.depth == 1 {
+            self.filing = self.record;
+            if self.record {
+                self.open_step(function, path, key);
+            }
         } else {
-            (Mark::default(), Mark::default())
-        };
-        self.open = Some(OpenStep {
+            self.keeping_args = false;
+        }
+    }
+
+    /// `begin` of a step that is recorded.
+    #[inline(never)]
+    fn open_step(&mut self, function: &'static str, path: &'static str, key: &'static str) {
+        self.open = OpenStep {
             function,
             path,
             key,
-            events,
-            args,
-        });
+            events: self.events.mark(EVENTS_ROOM),
+            args: self.args.mark(ARGS_ROOM),
+        };
+        self.keeping_args = true;
     }
 
     /// Whether steps are being kept.
@@ -247,19 +275,22 @@ impl Recorder {
 
     /// Adds a caption argument to the open step (nested calls add none; nothing is kept when
     /// not recording).
+    #[inline]
     pub fn arg(&mut self, name: &'static str, value: impl Into<Arg>) {
-        if self.depth > 0 || !self.record || self.open.is_none() {
-            return;
+        debug_assert_eq!(self.keeping_args, self.record && self.depth == 1);
+        if self.keeping_args {
+            self.args.push((name, value.into()));
         }
-        self.args.push((name, value.into()));
     }
 
     /// Adds cache `cache`, shown by name, as a caption argument.
+    #[inline]
     pub fn arg_cache(&mut self, name: &'static str, cache: u32) {
         self.arg(name, Arg::Cache(cache));
     }
 
     /// Adds an address, shown in hex, as a caption argument.
+    #[inline]
     pub fn arg_addr(&mut self, name: &'static str, addr: u64) {
         self.arg(name, Arg::Addr(addr));
     }
@@ -267,13 +298,29 @@ impl Recorder {
     /// Applies an event to the machine and files it in the open step (opening an anonymous
     /// one if none is open, so no change ever goes unrecorded).
     // Inlined so that, at each call site, the event's variant is known and `apply` reduces to
-    // the arm that applies it (no dispatch on the hot paths).
+    // the arm that applies it (no dispatch on the hot paths), and so is the drop of an event
+    // not kept: for the variants that own no heap memory it is nothing at all.
     #[inline(always)]
     pub fn emit(&mut self, event: Event) {
-        if self.open.is_none() {
+        self.machine.apply(&event);
+        debug_assert_eq!(self.filing, self.record || self.depth == 0);
+        if self.filing {
+            // Applying first changes nothing: opening a step does not touch the machine.
+            self.file(event);
+        } else if event.owns_heap() {
+            drop(event);
+        } else {
+            // Nothing to free: skip the (out-of-line) destructor of the whole enum.
+            std::mem::forget(event);
+        }
+    }
+
+    /// Files an applied event in the open step, opening an anonymous one if none is open.
+    #[inline(never)]
+    fn file(&mut self, event: Event) {
+        if self.depth == 0 {
             self.begin("(internal)", "", "step.internal");
         }
-        self.machine.apply(&event);
         if self.record {
             self.bytes_since_keyframe += std::mem::size_of::<Event>() + event.heap_bytes();
             self.events.push(event);
@@ -282,45 +329,59 @@ impl Recorder {
 
     /// True between operations: no step open.
     pub fn is_idle(&self) -> bool {
-        self.open.is_none() && self.depth == 0
+        self.depth == 0
     }
 
     /// Closes the open step (or the innermost nested call).
+    #[inline]
     pub fn end(&mut self) {
-        if self.depth > 0 {
-            self.depth -= 1;
-            return;
-        }
-        let Some(step) = self.open.take() else {
-            return;
-        };
-        self.cursor += 1;
-        if self.record {
-            self.heads.mark(1);
-            self.heads.push(StepHead {
-                function: step.function,
-                path: step.path,
-                key: step.key,
-                events: step.events,
-                events_end: self.events.end(),
-                args: step.args,
-                args_end: self.args.end(),
-            });
-            let last = self.keyframes.last().map_or(0, |k| k.0);
-            if self.cursor - last >= KEYFRAME_MIN_STEPS
-                && self.bytes_since_keyframe >= self.keyframe_bytes * EVENT_BYTES_PER_KEYFRAME_BYTE
-            {
-                self.keyframes.push((self.cursor, self.machine.clone()));
-                self.keyframe_bytes = machine_bytes(&self.machine);
-                self.bytes_since_keyframe = 0;
+        match self.depth {
+            0 => {}
+            1 => {
+                self.depth = 0;
+                self.cursor += 1;
+                self.filing = true;
+                if self.record {
+                    self.keeping_args = false;
+                    self.close_step();
+                }
             }
+            2 => {
+                self.depth = 1;
+                self.keeping_args = self.record;
+            }
+            _ => self.depth -= 1,
+        }
+    }
+
+    /// `end` of a recorded step: files its head and takes a keyframe when one is due.
+    #[inline(never)]
+    fn close_step(&mut self) {
+        let step = &self.open;
+        self.heads.mark(1);
+        self.heads.push(StepHead {
+            function: step.function,
+            path: step.path,
+            key: step.key,
+            events: step.events,
+            events_end: self.events.end(),
+            args: step.args,
+            args_end: self.args.end(),
+        });
+        let last = self.keyframes.last().map_or(0, |k| k.0);
+        if self.cursor - last >= KEYFRAME_MIN_STEPS
+            && self.bytes_since_keyframe >= self.keyframe_bytes * EVENT_BYTES_PER_KEYFRAME_BYTE
+        {
+            self.keyframes.push((self.cursor, self.machine.clone()));
+            self.keyframe_bytes = machine_bytes(&self.machine);
+            self.bytes_since_keyframe = 0;
         }
     }
 
     /// The machine after `cursor` steps; `None` past the end or when not recording (except for
     /// the live cursor).
     pub fn snapshot_at(&self, cursor: usize) -> Option<Machine> {
-        if cursor == self.cursor && self.open.is_none() {
+        if cursor == self.cursor && self.depth == 0 {
             return Some(self.machine.clone());
         }
         if !self.record || cursor > self.heads.len() {
