@@ -77,14 +77,40 @@ fn parse_errors_name_file_line_and_column() {
 }
 
 #[test]
-fn operations_not_simulated_yet_are_refused_honestly() {
+fn a_slab_scenario_runs_checked_and_is_compared_with_slub() {
     let file = temp(
         "slab.slab",
-        "slabscope-scenario 1\nallocator slab\nmachine cpus=1\na = kmalloc(64) on cpu0\n",
+        "slabscope-scenario 1\nallocator slab\nmachine cpus=2\nrepeat 20 a[] = kmalloc(64) on cpu0\nfor x in a: kfree(x) on cpu1\ncache_reap()\n",
     );
-    let out = slabscope(&["run", &file]);
+    let out = slabscope(&["run", &file, "--check", "--slabinfo"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    // SLAB's kmalloc-64: tunables 120 60 8 on a 2-CPU machine.
+    assert!(text.contains(": tunables  120   60    8 :"), "{text}");
+    let out = slabscope(&["run", &file, "--sysfs", "kmalloc-64"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("the SLAB allocator is not simulated"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("exists only under SLUB"));
+    // compare ignores the allocator line and runs both; cache_reap is SLAB's, so SLUB refuses.
+    let out = slabscope(&["compare", &file]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cache_reap does not exist in SLUB"));
+    let file = temp(
+        "both.slab",
+        "slabscope-scenario 1\nmachine cpus=2\nrepeat 20 a[] = kmalloc(64) on cpu0\nfor x in a: kfree(x) on cpu1\n",
+    );
+    let out = slabscope(&["compare", &file]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("list_lock acquisitions per node"), "{text}");
+    assert!(text.contains("/proc/slabinfo under SLAB"), "{text}");
 }
 
 #[test]

@@ -213,6 +213,7 @@ fn get_partial_node(rec: &mut Recorder, cache: u32, cpu: u32, node: u32) -> Opti
     rec.begin("get_partial_node", "node partial", "step.get_partial_node");
     rec.arg_cache("cache", cache);
     rec.arg("node", node);
+    rec.emit(Event::ListLockTaken { cache, node }); // spin_lock_irqsave(&n->list_lock)
     let mut object = None;
     let mut partial_slabs = 0u32;
     // The list in order, without a copy: each pass removes the slab at its head, and nothing
@@ -342,6 +343,11 @@ fn slab_alloc_debug(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>)
         inuse: 1,
         frozen: false,
     });
+    // alloc_single_from_new_slab(): add_full()/add_partial() under the node's list_lock.
+    rec.emit(Event::ListLockTaken {
+        cache,
+        node: slab.node,
+    });
     if slab.objects == 1 {
         if store_user {
             rec.emit(Event::NodeFullAdded {
@@ -384,6 +390,8 @@ fn alloc_single_from_partial(rec: &mut Recorder, cache: u32, cpu: u32, node: u32
     rec.arg_cache("cache", cache);
     rec.arg("cpu", cpu);
     rec.arg("node", node);
+    // get_partial_node() calls it under the node's list_lock.
+    rec.emit(Event::ListLockTaken { cache, node });
     rec.emit(Event::SlabStateSet {
         pfn,
         freelist: next,

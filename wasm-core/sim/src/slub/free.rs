@@ -192,6 +192,13 @@ fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64], cpu: u
     rec.arg("cpu", cpu);
     rec.arg("inuse", inuse);
     rec.arg("count", cnt);
+    if takes_node_lock {
+        // Taken before the cmpxchg that makes the slab empty or unfrozen-partial.
+        rec.emit(Event::ListLockTaken {
+            cache,
+            node: slab.node,
+        });
+    }
     set_freepointer_in(rec, pfn, tail, prior);
     rec.emit(Event::SlabStateSet {
         pfn,
@@ -257,6 +264,7 @@ fn free_to_partial_list(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64], 
     rec.arg("cpu", cpu);
     rec.arg("inuse", inuse);
     rec.arg("count", cnt);
+    rec.emit(Event::ListLockTaken { cache, node });
     set_freepointer_in(rec, pfn, tail, prior);
     rec.emit(Event::SlabStateSet {
         pfn,

@@ -50,9 +50,18 @@ pub(crate) fn unfreeze_partials(rec: &mut Recorder, cache: u32, cpu: u32, list: 
     let min_partial = u64::from(rec.machine().caches[cache as usize].geometry.min_partial);
     let mut discard = Vec::new();
     let mut at = list;
+    let mut locked = None;
     while let Some(pfn) = at {
         let slab = rec.machine().slabs[&pfn].fields();
         at = slab.next;
+        // The node's list_lock is taken whenever the node changes from the previous slab's.
+        if locked != Some(slab.node) {
+            locked = Some(slab.node);
+            rec.emit(Event::ListLockTaken {
+                cache,
+                node: slab.node,
+            });
+        }
         rec.emit(Event::SlabPartialLinked {
             pfn,
             next: None,
@@ -125,6 +134,10 @@ pub(crate) fn deactivate_slab(
         rec.arg("deactivate", "empty: discard");
         discard_slab(rec, cache, cpu, pfn);
     } else if freelist != 0 {
+        rec.emit(Event::ListLockTaken {
+            cache,
+            node: slab.node,
+        });
         rec.arg(
             "deactivate",
             if end == End::Head {

@@ -37,6 +37,7 @@ pub fn kmem_cache_shrink(rec: &mut Recorder, cache: u32, cpu: u32) {
         rec.arg_cache("cache", cache);
         rec.arg("node", node);
         rec.arg("freed", discard.len() as u32);
+        rec.emit(Event::ListLockTaken { cache, node });
         for &pfn in &list {
             rec.emit(Event::NodePartialRemoved { cache, node, pfn });
         }
@@ -112,6 +113,7 @@ pub fn kmem_cache_destroy(
         let list = rec.machine().caches[cache as usize].node[node as usize]
             .partial
             .clone();
+        rec.emit(Event::ListLockTaken { cache, node }); // free_partial()
         for pfn in list {
             if rec.machine().slabs[&pfn].inuse == 0 {
                 rec.emit(Event::NodePartialRemoved { cache, node, pfn });

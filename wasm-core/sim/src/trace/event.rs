@@ -238,7 +238,15 @@ impl Event {
             | Event::NodeFullRemoved { .. }
             | Event::SlabDiscarded { .. }
             | Event::ObjectAllocated { .. }
-            | Event::ObjectFreed { .. } => false,
+            | Event::ObjectFreed { .. }
+            | Event::ListLockTaken { .. } => false,
+            Event::Slab(e) => matches!(
+                e,
+                SlabEvent::CacheCreated(_)
+                    | SlabEvent::CacheAliased(_)
+                    | SlabEvent::CacheUnaliased(_)
+                    | SlabEvent::SlabCreated(_)
+            ),
         }
     }
 }
