@@ -118,10 +118,16 @@ pub(crate) fn object_allocated(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pf
     });
 }
 
-/// Records that a caller gave back object `addr` of the slab at `pfn`.
+/// Records that a caller gave back object `addr`, object `index` of the slab at `pfn`.
 #[inline]
-pub(crate) fn object_freed(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, addr: u64) {
-    let index = obj_to_index(rec.machine(), pfn, addr);
+pub(crate) fn object_freed(
+    rec: &mut Recorder,
+    cache: u32,
+    cpu: u32,
+    pfn: Pfn,
+    addr: u64,
+    index: u32,
+) {
     rec.emit(Event::ObjectFreed {
         cache,
         cpu,
@@ -141,10 +147,9 @@ pub(crate) fn set_freepointer(rec: &mut Recorder, obj: u64, next: u64) {
     });
 }
 
-/// `set_freepointer()` of an object known to lie in the slab at `pfn`.
-#[inline(always)]
-pub(crate) fn set_freepointer_in(rec: &mut Recorder, pfn: Pfn, obj: u64, next: u64) {
-    let index = obj_to_index(rec.machine(), pfn, obj);
+/// `set_freepointer()` of object `index` of the slab at `pfn`.
+#[inline]
+pub(crate) fn set_freepointer_at(rec: &mut Recorder, pfn: Pfn, index: u32, next: u64) {
     rec.emit(Event::FreePointerSet {
         pfn,
         index,
