@@ -195,6 +195,7 @@ fn install(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, freelist: u64) ->
 
 /// `load_freelist`: the first object goes to the caller, the rest become `c->freelist`; the
 /// open step ends here.
+#[inline(always)]
 fn load_freelist(rec: &mut Recorder, cache: u32, cpu: u32, freelist: u64) -> u64 {
     take_object(rec, cache, cpu, freelist);
     rec.arg_addr("object", freelist);

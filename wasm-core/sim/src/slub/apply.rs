@@ -229,9 +229,13 @@ impl Machine {
                     .retain(|p| p != pfn);
             }
             Event::NodePartialRemoved { cache, node, pfn } => {
-                self.caches[*cache as usize].node[*node as usize]
-                    .partial
-                    .retain(|p| p != pfn);
+                // A slab is on a list at most once (check_slub), so the first match is the
+                // only one; the scan stops there (usually at the head).
+                let list = &mut self.caches[*cache as usize].node[*node as usize].partial;
+                if let Some(i) = list.iter().position(|p| p == pfn) {
+                    list.remove(i);
+                }
+                debug_assert!(!list.contains(pfn));
             }
             Event::SlabDiscarded { pfn, .. } => {
                 if let Some(slab) = self.slabs.remove(pfn) {

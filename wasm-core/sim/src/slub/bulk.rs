@@ -4,7 +4,7 @@
 use super::alloc::slab_alloc_slow;
 use super::free::{do_slab_free, FreeOutcome};
 use super::state::TID_STEP;
-use super::{get_freepointer, place_of, set_freepointer};
+use super::{get_freepointer, obj_to_index, place_of, set_freepointer};
 use crate::machine::{FrameState, Owner};
 use crate::page_alloc::free_pages;
 use crate::trace::{DetachedFreelist, Event, Recorder};
@@ -201,7 +201,11 @@ fn build_detached_freelist(
     for pair in group.windows(2).rev() {
         set_freepointer(rec, pair[0], pair[1]);
     }
-    do_slab_free(rec, df_cache, slab, &group, cpu);
+    let objs: Vec<(u64, u32)> = group
+        .iter()
+        .map(|&o| (o, obj_to_index(rec.machine(), slab, o)))
+        .collect();
+    do_slab_free(rec, df_cache, slab, &objs, cpu);
     rec.end();
     same
 }

@@ -4,7 +4,7 @@
 
 use super::partial::{discard_slab, put_cpu_partial};
 use super::state::ZERO_SIZE_PTR;
-use super::{object_freed, place_of, set_cpu_freelist, set_freepointer_in};
+use super::{object_freed, place_of, set_cpu_freelist, set_freepointer_at};
 use crate::machine::{FrameState, Owner};
 use crate::page_alloc::free_pages;
 use crate::trace::{End, Event, Recorder};
@@ -119,32 +119,38 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
         rec.arg_cache("actual", slab_cache);
         rec.end();
     }
-    slab_free(rec, slab_cache, place.pfn, addr, cpu);
+    slab_free(rec, slab_cache, place.pfn, addr, place.index, cpu);
     FreeOutcome::Freed
 }
 
-/// `slab_free()` for one object.
-fn slab_free(rec: &mut Recorder, cache: u32, pfn: u32, addr: u64, cpu: u32) {
-    do_slab_free(rec, cache, pfn, &[addr], cpu);
+/// `slab_free()` for one object, object `index` of the slab at `pfn`.
+fn slab_free(rec: &mut Recorder, cache: u32, pfn: u32, addr: u64, index: u32, cpu: u32) {
+    do_slab_free(rec, cache, pfn, &[(addr, index)], cpu);
 }
 
-/// `do_slab_free()`: frees `objs` of one slab, already linked head to tail (`objs[0]` is the
-/// head, each links to the next, the last is the tail). Objects of this CPU's cpu slab go on
+/// `do_slab_free()`: frees `objs` of one slab, each with its index there, already linked head
+/// to tail (`objs[0]` is the head, each links to the next, the last is the tail). Objects of this CPU's cpu slab go on
 /// `c->freelist` (fast path); others take `__slab_free()`.
-pub(crate) fn do_slab_free(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64], cpu: u32) {
+pub(crate) fn do_slab_free(
+    rec: &mut Recorder,
+    cache: u32,
+    pfn: u32,
+    objs: &[(u64, u32)],
+    cpu: u32,
+) {
     let s = &rec.machine().caches[cache as usize];
     let c = &s.cpu[cpu as usize];
-    let (head, tail) = (objs[0], objs[objs.len() - 1]);
+    let (head, (_, tail_index)) = (objs[0].0, objs[objs.len() - 1]);
     if c.slab == Some(pfn) {
         let cpu_head = c.freelist;
         rec.begin("do_slab_free", "fast path", "step.free_fast");
         rec.arg_cache("cache", cache);
         rec.arg("cpu", cpu);
         rec.arg("count", objs.len() as u32);
-        set_freepointer_in(rec, pfn, tail, cpu_head);
+        set_freepointer_at(rec, pfn, tail_index, cpu_head);
         set_cpu_freelist(rec, cache, cpu, head);
-        for &addr in objs {
-            object_freed(rec, cache, cpu, pfn, addr);
+        for &(addr, index) in objs {
+            object_freed(rec, cache, cpu, pfn, addr, index);
         }
         rec.end();
         return;
@@ -153,12 +159,12 @@ pub(crate) fn do_slab_free(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64
 }
 
 /// `__slab_free()` for `cnt = objs.len()` objects of one slab, linked head to tail.
-fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64], cpu: u32) {
+fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, u32)], cpu: u32) {
     if rec.machine().caches[cache as usize].debug() {
         free_to_partial_list(rec, cache, pfn, objs, cpu);
         return;
     }
-    let (head, tail, cnt) = (objs[0], objs[objs.len() - 1], objs.len() as u32);
+    let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
     let s = &rec.machine().caches[cache as usize];
     let (has_cpu_partial, min_partial) = (s.has_cpu_partial(), u64::from(s.geometry.min_partial));
     let slab = rec.machine().slabs[&pfn].fields();
@@ -199,15 +205,15 @@ fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64], cpu: u
             node: slab.node,
         });
     }
-    set_freepointer_in(rec, pfn, tail, prior);
+    set_freepointer_at(rec, pfn, tail_index, prior);
     rec.emit(Event::SlabStateSet {
         pfn,
         freelist: head,
         inuse,
         frozen,
     });
-    for &addr in objs {
-        object_freed(rec, cache, cpu, pfn, addr);
+    for &(addr, index) in objs {
+        object_freed(rec, cache, cpu, pfn, addr, index);
     }
     if !takes_node_lock {
         if !was_frozen && frozen {
@@ -246,8 +252,8 @@ fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64], cpu: u
 /// node's `list_lock`: the objects go on the slab's freelist; a slab that was full returns to
 /// the partial list (leaving `n->full`), and an empty one is discarded once the node keeps
 /// `min_partial` partial slabs.
-fn free_to_partial_list(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64], cpu: u32) {
-    let (head, tail, cnt) = (objs[0], objs[objs.len() - 1], objs.len() as u32);
+fn free_to_partial_list(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, u32)], cpu: u32) {
+    let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
     let s = &rec.machine().caches[cache as usize];
     let (store_user, min_partial) = (s.flags.store_user, s.geometry.min_partial as usize);
     let slab = rec.machine().slabs[&pfn].fields();
@@ -265,15 +271,15 @@ fn free_to_partial_list(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[u64], 
     rec.arg("inuse", inuse);
     rec.arg("count", cnt);
     rec.emit(Event::ListLockTaken { cache, node });
-    set_freepointer_in(rec, pfn, tail, prior);
+    set_freepointer_at(rec, pfn, tail_index, prior);
     rec.emit(Event::SlabStateSet {
         pfn,
         freelist: head,
         inuse,
         frozen: false,
     });
-    for &addr in objs {
-        object_freed(rec, cache, cpu, pfn, addr);
+    for &(addr, index) in objs {
+        object_freed(rec, cache, cpu, pfn, addr, index);
     }
     if prior == 0 {
         if store_user {

@@ -98,7 +98,7 @@ pub(crate) fn obj_to_index(m: &Machine, pfn: Pfn, addr: u64) -> u32 {
 /// Hands the free object at the head of `c->freelist` (or of a freelist about to become it)
 /// to the caller: `c->freelist` moves to the next free object (bumping the tid) and the object
 /// is allocated. Returns the object.
-#[inline]
+#[inline(always)]
 pub(crate) fn take_object(rec: &mut Recorder, cache: u32, cpu: u32, object: u64) -> u64 {
     let place = place_of(rec.machine(), object).expect("free objects lie in slabs");
     let next = freepointer_at(rec.machine(), &place, object);
@@ -125,10 +125,16 @@ pub(crate) fn object_allocated(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pf
     });
 }
 
-/// Records that a caller gave back object `addr` of the slab at `pfn`.
+/// Records that a caller gave back object `addr`, object `index` of the slab at `pfn`.
 #[inline]
-pub(crate) fn object_freed(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, addr: u64) {
-    let index = obj_to_index(rec.machine(), pfn, addr);
+pub(crate) fn object_freed(
+    rec: &mut Recorder,
+    cache: u32,
+    cpu: u32,
+    pfn: Pfn,
+    addr: u64,
+    index: u32,
+) {
     rec.emit(Event::ObjectFreed {
         cache,
         cpu,
@@ -148,10 +154,9 @@ pub(crate) fn set_freepointer(rec: &mut Recorder, obj: u64, next: u64) {
     });
 }
 
-/// `set_freepointer()` of an object known to lie in the slab at `pfn`.
+/// `set_freepointer()` of object `index` of the slab at `pfn`.
 #[inline]
-pub(crate) fn set_freepointer_in(rec: &mut Recorder, pfn: Pfn, obj: u64, next: u64) {
-    let index = obj_to_index(rec.machine(), pfn, obj);
+pub(crate) fn set_freepointer_at(rec: &mut Recorder, pfn: Pfn, index: u32, next: u64) {
     rec.emit(Event::FreePointerSet {
         pfn,
         index,
