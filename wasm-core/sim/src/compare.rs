@@ -185,94 +185,67 @@ fn slab_figures(m: &Machine) -> Figures {
     (sl.slabs.len() as u64, pages, live_bytes, cached, shared)
 }
 
+/// `a/b/...`: one figure per node or CPU.
+fn per_node_or_cpu(v: &[u64]) -> String {
+    v.iter().map(u64::to_string).collect::<Vec<_>>().join("/")
+}
+
 /// The comparison as a side-by-side text table, then both slabinfo files.
 pub fn render(c: &Comparison) -> String {
+    type Figure = fn(&Side) -> String;
+    let figures: [(&str, Figure); 10] = [
+        ("steps", |s| s.steps.to_string()),
+        ("slabs", |s| s.slabs.to_string()),
+        ("pages in slabs", |s| s.slab_pages.to_string()),
+        ("live objects", |s| s.live_objects.to_string()),
+        ("bytes wasted (slab bytes - live objects)", |s| {
+            s.bytes_wasted.to_string()
+        }),
+        ("free objects cached per CPU", |s| {
+            per_node_or_cpu(&s.cached_per_cpu)
+        }),
+        ("free objects in shared/alien arrays", |s| {
+            s.cached_shared.to_string()
+        }),
+        ("list_lock acquisitions per node", |s| {
+            per_node_or_cpu(&s.list_locks)
+        }),
+        ("allocations on the fast path", |s| {
+            s.fast_allocs.to_string()
+        }),
+        ("frees on the fast path", |s| s.fast_frees.to_string()),
+    ];
     let mut out = String::new();
-    let row = |out: &mut String, what: &str, a: String, b: String| {
+    let mut row = |what: &str, a: String, b: String| {
         let _ = writeln!(out, "{what:<40} {a:>14} {b:>14}");
     };
-    let list = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join("/");
-    row(&mut out, "", "SLUB".into(), "SLAB".into());
-    row(
-        &mut out,
-        "steps",
-        c.slub.steps.to_string(),
-        c.slab.steps.to_string(),
-    );
-    row(
-        &mut out,
-        "slabs",
-        c.slub.slabs.to_string(),
-        c.slab.slabs.to_string(),
-    );
-    row(
-        &mut out,
-        "pages in slabs",
-        c.slub.slab_pages.to_string(),
-        c.slab.slab_pages.to_string(),
-    );
-    row(
-        &mut out,
-        "live objects",
-        c.slub.live_objects.to_string(),
-        c.slab.live_objects.to_string(),
-    );
-    row(
-        &mut out,
-        "bytes wasted (slab bytes - live objects)",
-        c.slub.bytes_wasted.to_string(),
-        c.slab.bytes_wasted.to_string(),
-    );
-    row(
-        &mut out,
-        "free objects cached per CPU",
-        list(&c.slub.cached_per_cpu),
-        list(&c.slab.cached_per_cpu),
-    );
-    row(
-        &mut out,
-        "free objects in shared/alien arrays",
-        c.slub.cached_shared.to_string(),
-        c.slab.cached_shared.to_string(),
-    );
-    row(
-        &mut out,
-        "list_lock acquisitions per node",
-        list(&c.slub.list_locks),
-        list(&c.slab.list_locks),
-    );
+    row("", "SLUB".into(), "SLAB".into());
+    for (what, figure) in &figures[..8] {
+        row(what, figure(&c.slub), figure(&c.slab));
+    }
+    // list_lock acquisitions and operations, per kind of operation.
     let kinds: std::collections::BTreeSet<&String> = c
         .slub
         .summary
-        .list_locks
+        .ops
         .keys()
-        .chain(c.slab.summary.list_locks.keys())
+        .chain(c.slab.summary.ops.keys())
         .collect();
     for kind in kinds {
-        let get = |s: &Side| {
+        let per_kind = |s: &Side| {
             let ops = s.summary.ops.get(kind).copied().unwrap_or(0);
             let locks: u64 = s.summary.list_locks.get(kind).map_or(0, |v| v.iter().sum());
             format!("{locks} / {ops}")
         };
         row(
-            &mut out,
             &format!("  locks / ops of {kind}"),
-            get(&c.slub),
-            get(&c.slab),
+            per_kind(&c.slub),
+            per_kind(&c.slab),
         );
     }
-    row(
-        &mut out,
-        "allocations on the fast path",
-        c.slub.fast_allocs.to_string(),
-        c.slab.fast_allocs.to_string(),
-    );
-    row(
-        &mut out,
-        "frees on the fast path",
-        c.slub.fast_frees.to_string(),
-        c.slab.fast_frees.to_string(),
-    );
+    for (what, figure) in &figures[8..10] {
+        row(what, figure(&c.slub), figure(&c.slab));
+    }
     let _ = writeln!(out, "\nsteps by function and path");
     for (side, name) in [(&c.slub, "SLUB"), (&c.slab, "SLAB")] {
         let _ = writeln!(out, "  {name}");

@@ -19,6 +19,7 @@ pub mod machine;
 pub mod page_alloc;
 pub mod scenario;
 pub mod slab;
+pub mod slab_common;
 pub mod slabinfo;
 pub mod slub;
 pub mod sweep;

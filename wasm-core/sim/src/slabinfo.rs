@@ -92,7 +92,7 @@ pub fn slabinfo_slab(m: &Machine) -> String {
             num_objs,
             g.size,
             g.num,
-            1u32 << g.gfporder,
+            g.pages_per_slab(),
             g.limit,
             g.batchcount,
             g.shared,

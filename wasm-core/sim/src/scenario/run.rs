@@ -209,32 +209,24 @@ fn run_op(
     names: &BTreeMap<String, Value>,
     lists: &mut BTreeMap<String, Vec<Value>>,
 ) -> Result<Option<Value>, RunError> {
-    {
-        {
-            {
-                if let Op::KmemCacheAllocBulk { cache, count } = &line.op {
-                    let id = lookup_cache(rec, caches, line.line, cache)?;
-                    let cpu = line.cpu.unwrap_or(0);
-                    let got = match rec.machine().allocator {
-                        Allocator::Slub => kmem_cache_alloc_bulk(rec, id, *count, cpu),
-                        Allocator::Slab => slab::kmem_cache_alloc_bulk(rec, id, *count, cpu),
-                    };
-                    let values = got.into_iter().map(|addr| Value::Object { addr });
-                    match &line.target {
-                        Some(Target::Name(n)) => {
-                            lists.insert(n.clone(), values.collect());
-                        }
-                        Some(Target::Append(n)) => {
-                            lists.entry(n.clone()).or_default().extend(values)
-                        }
-                        None => {}
-                    }
-                    return Ok(None);
-                }
-                step(rec, line, caches, names, lists)
-            }
+    let Op::KmemCacheAllocBulk { cache, count } = &line.op else {
+        return step(rec, line, caches, names, lists);
+    };
+    let id = lookup_cache(rec, caches, line.line, cache)?;
+    let cpu = line.cpu.unwrap_or(0);
+    let got = match rec.machine().allocator {
+        Allocator::Slub => kmem_cache_alloc_bulk(rec, id, *count, cpu),
+        Allocator::Slab => slab::kmem_cache_alloc_bulk(rec, id, *count, cpu),
+    };
+    let values = got.into_iter().map(|addr| Value::Object { addr });
+    match &line.target {
+        Some(Target::Name(n)) => {
+            lists.insert(n.clone(), values.collect());
         }
+        Some(Target::Append(n)) => lists.entry(n.clone()).or_default().extend(values),
+        None => {}
     }
+    Ok(None)
 }
 
 fn lookup_cache(

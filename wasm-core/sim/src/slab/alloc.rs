@@ -146,7 +146,9 @@ fn cache_alloc_refill(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
         let shared_avail = n.shared.as_ref().map(|sh| sh.avail());
         let room = ac.limit - ac.avail();
         let lists_have = !n.slabs_partial.is_empty() || !n.slabs_free.is_empty();
-        // "lockless decision to grow cache": nothing free on the node, skip the lock.
+        // "mm/slab: lockless decision to grow cache" (also 4.7, merged after the refill change):
+        // nothing free on the node, skip the lock. `legacy_refill` reverts only the refill
+        // change, so both modes keep this check.
         let skip_lock = n.free_objects == 0 && shared_avail.unwrap_or(0) == 0;
         if !skip_lock {
             let from_shared =

@@ -38,7 +38,7 @@ impl Machine {
                         KmemCacheNode {
                             free_limit: free_limit(g, cpus_on_node),
                             shared: (g.shared > 0)
-                                .then(|| ArrayCache::new(g.shared * g.batchcount, 0xbaad_f00d)),
+                                .then(|| ArrayCache::new(g.shared_capacity(), 0xbaad_f00d)),
                             // alloc_alien_cache(): one per other node, only on NUMA machines.
                             alien: (0..nodes)
                                 .map(|r| {

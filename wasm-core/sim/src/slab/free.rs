@@ -5,57 +5,23 @@
 use super::alloc::{node_counts, transfer_objects};
 use super::event::SlabEvent;
 use super::state::{AcRef, SlabList};
-use super::{alien_ac, cpu_ac, emit, lock, place_of, shared_ac};
+use super::{alien_ac, cpu_ac, emit, lock, lock_alien, place_of, shared_ac};
 use crate::geometry::slab::FreelistLayout;
-use crate::machine::{FrameState, Owner, Pfn};
+use crate::machine::Pfn;
 use crate::page_alloc::free_pages;
-use crate::slub::state::ZERO_SIZE_PTR;
-use crate::slub::FreeOutcome;
+use crate::slab_common::{diagnostic, free_outside_slabs, free_prologue, wrong_cache, FreeOutcome};
 use crate::trace::{End, Recorder};
-
-fn diagnostic(rec: &mut Recorder, path: &'static str, key: &'static str, addr: u64) -> FreeOutcome {
-    rec.begin("kfree", path, key);
-    rec.arg_addr("addr", addr);
-    rec.end();
-    FreeOutcome::Refused
-}
 
 /// `kfree()` of `addr` on `cpu`; with `cache`, `kmem_cache_free(cache, addr)`.
 pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> FreeOutcome {
-    if addr == 0 || addr == ZERO_SIZE_PTR {
-        rec.begin("kfree", "NULL or ZERO_SIZE_PTR", "step.kfree_null");
-        rec.end();
-        return FreeOutcome::Ignored;
+    let m = rec.machine();
+    let destroyed = cache.filter(|&c| m.slab.caches[c as usize].destroyed);
+    if let Some(outcome) = free_prologue(rec, addr, destroyed) {
+        return outcome;
     }
     let m = rec.machine();
-    if let Some(c) = cache.filter(|&c| m.slab.caches[c as usize].destroyed) {
-        rec.begin(
-            "kmem_cache_free",
-            "destroyed cache",
-            "step.use_destroyed_cache",
-        );
-        rec.arg_cache("cache", c);
-        rec.end();
-        return FreeOutcome::Refused;
-    }
     let Some(place) = place_of(m, addr) else {
-        if let Some(pfn) = m.addr_pfn(addr) {
-            if matches!(
-                m.frame(pfn).map(|f| f.state),
-                Some(FrameState::Allocated {
-                    owner: Owner::LargeKmalloc,
-                    ..
-                })
-            ) && m.object_addr(pfn, 1, 0) == addr
-                && cache.is_none()
-            {
-                let _ = free_pages(rec, cpu, pfn);
-                return FreeOutcome::Freed;
-            }
-        }
-        // Not an object: without DEBUG_SLAB the kernel would push the pointer into an array
-        // and hand it out later (or oops in virt_to_slab()); recorded and refused.
-        return diagnostic(rec, "not an allocated object", "step.kfree_invalid", addr);
+        return free_outside_slabs(rec, addr, cpu, cache);
     };
     if place.offset != 0 {
         // Without DEBUG_SLAB, obj_to_index() rounds down and the slab's index array gets a
@@ -110,12 +76,7 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
         return diagnostic(rec, "double free", "step.kfree_double_free", addr);
     }
     if let Some(expected) = cache.filter(|&c| c != slab_cache) {
-        // cache_from_obj(): "Wrong slab cache. %s but object is from %s", then the object's
-        // own cache is used.
-        rec.begin("cache_from_obj", "wrong cache", "step.wrong_cache");
-        rec.arg_cache("expected", expected);
-        rec.arg_cache("actual", slab_cache);
-        rec.end();
+        wrong_cache(rec, expected, slab_cache);
     }
     cache_free(rec, slab_cache, place.pfn, place.index, addr, cpu);
     FreeOutcome::Freed
@@ -134,6 +95,9 @@ fn cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64, c
         index,
     };
     if m.config.nodes > 1 && slab_node != local {
+        // __cache_free_alien(): use_alien_caches is on, so every node has an alien cache for
+        // every other node; the kernel's fallback without one (free_block() of the single
+        // object under the remote node's lock) is never taken here.
         let alien = alien_ac(local, slab_node);
         let ac = m.slab.caches[cache as usize]
             .ac(alien)
@@ -153,14 +117,7 @@ fn cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64, c
         rec.arg("node", slab_node);
         rec.arg_addr("object", addr);
         emit(rec, freed);
-        emit(
-            rec,
-            SlabEvent::AlienLockTaken {
-                cache,
-                node: local,
-                remote: slab_node,
-            },
-        );
+        lock_alien(rec, cache, local, slab_node);
         let mut list = Vec::new();
         if full {
             list = drain_alien_cache(rec, cache, local, slab_node);

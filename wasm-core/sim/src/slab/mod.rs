@@ -8,7 +8,8 @@
 //! - Only one CPU runs at a time and interrupts never arrive, so the kernel's "objects
 //!   refilled by interrupt?" rechecks always find what this CPU left.
 //! - Every `spin_lock(&n->list_lock)` is an event (`Event::ListLockTaken`), so a run counts
-//!   lock acquisitions per node; alien cache locks are counted apart.
+//!   lock acquisitions per node. An alien cache's own lock is an event of its own
+//!   (`SlabEvent::AlienLockTaken`), not part of that count.
 //! - Modelled: per-CPU arrays, the per-node shared array, alien caches on NUMA machines, the
 //!   three slab lists with their counters, colouring, the OBJFREELIST/OFF_SLAB/on-slab index
 //!   array, freelist randomisation, `cache_alloc_refill()` (6.6, and the pre-4.7 refill under
@@ -85,6 +86,18 @@ impl Machine {
 /// `spin_lock(&n->list_lock)`.
 pub(crate) fn lock(rec: &mut Recorder, cache: u32, node: u32) {
     rec.emit(Event::ListLockTaken { cache, node });
+}
+
+/// `spin_lock(&alien->lock)` of node `node`'s alien cache for objects of `remote`.
+pub(crate) fn lock_alien(rec: &mut Recorder, cache: u32, node: u32, remote: u32) {
+    emit(
+        rec,
+        SlabEvent::AlienLockTaken {
+            cache,
+            node,
+            remote,
+        },
+    );
 }
 
 /// Records a SLAB event.

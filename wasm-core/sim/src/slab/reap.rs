@@ -6,7 +6,7 @@ use super::alloc::node_counts;
 use super::event::SlabEvent;
 use super::free::{drain_alien_cache, free_block, slabs_destroy};
 use super::state::{AcRef, REAPTIMEOUT_AC, REAPTIMEOUT_NODE};
-use super::{ac_entries, alien_ac, cpu_ac, emit, lock, shared_ac};
+use super::{ac_entries, alien_ac, cpu_ac, emit, lock, lock_alien, shared_ac};
 use crate::machine::Pfn;
 use crate::slub::DestroyOutcome;
 use crate::trace::Recorder;
@@ -53,14 +53,7 @@ fn cache_reap_cpu(rec: &mut Recorder, cpu: u32) {
             rec.arg_cache("cache", cache);
             rec.arg("cpu", cpu);
             rec.arg("node", reap_node);
-            emit(
-                rec,
-                SlabEvent::AlienLockTaken {
-                    cache,
-                    node,
-                    remote: reap_node,
-                },
-            );
+            lock_alien(rec, cache, node, reap_node);
             let list = drain_alien_cache(rec, cache, node, reap_node);
             rec.end();
             slabs_destroy(rec, cache, cpu, list);
@@ -229,14 +222,7 @@ fn drain_cpu_caches(rec: &mut Recorder, cache: u32, cpu: u32) {
             rec.arg_cache("cache", cache);
             rec.arg("node", node);
             rec.arg("remote", remote);
-            emit(
-                rec,
-                SlabEvent::AlienLockTaken {
-                    cache,
-                    node,
-                    remote,
-                },
-            );
+            lock_alien(rec, cache, node, remote);
             let list = drain_alien_cache(rec, cache, node, remote);
             rec.end();
             slabs_destroy(rec, cache, cpu, list);

@@ -128,14 +128,6 @@ pub struct KmemCacheNode {
 }
 
 impl KmemCacheNode {
-    pub fn list(&self, which: SlabList) -> &VecDeque<Pfn> {
-        match which {
-            SlabList::Partial => &self.slabs_partial,
-            SlabList::Full => &self.slabs_full,
-            SlabList::Free => &self.slabs_free,
-        }
-    }
-
     pub fn list_mut(&mut self, which: SlabList) -> &mut VecDeque<Pfn> {
         match which {
             SlabList::Partial => &mut self.slabs_partial,

@@ -3,68 +3,22 @@
 //! into diagnostic steps instead of corrupting the simulation.
 
 use super::partial::{discard_slab, put_cpu_partial};
-use super::state::ZERO_SIZE_PTR;
 use super::{object_freed, place_of, set_cpu_freelist, set_freepointer_at};
-use crate::machine::{FrameState, Owner};
-use crate::page_alloc::free_pages;
+pub use crate::slab_common::FreeOutcome;
+use crate::slab_common::{diagnostic, free_outside_slabs, free_prologue, wrong_cache};
 use crate::trace::{End, Event, Recorder};
-
-/// What a free did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FreeOutcome {
-    /// The object (or large kmalloc) was freed.
-    Freed,
-    /// NULL or `ZERO_SIZE_PTR`: nothing to do.
-    Ignored,
-    /// A bad free: a diagnostic step was recorded and nothing changed.
-    Refused,
-}
-
-fn diagnostic(rec: &mut Recorder, path: &'static str, key: &'static str, addr: u64) -> FreeOutcome {
-    rec.begin("kfree", path, key);
-    rec.arg_addr("addr", addr);
-    rec.end();
-    FreeOutcome::Refused
-}
 
 /// `kfree()` of `addr` on `cpu`; with `cache`, `kmem_cache_free(cache, addr)`.
 pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> FreeOutcome {
-    if addr == 0 || addr == ZERO_SIZE_PTR {
-        rec.begin("kfree", "NULL or ZERO_SIZE_PTR", "step.kfree_null");
-        rec.end();
-        return FreeOutcome::Ignored;
+    let m = rec.machine();
+    let destroyed = cache.filter(|&c| m.caches[c as usize].destroyed);
+    if let Some(outcome) = free_prologue(rec, addr, destroyed) {
+        return outcome;
     }
     let m = rec.machine();
-    if let Some(c) = cache.filter(|&c| m.caches[c as usize].destroyed) {
-        rec.begin(
-            "kmem_cache_free",
-            "destroyed cache",
-            "step.use_destroyed_cache",
-        );
-        rec.arg_cache("cache", c);
-        rec.end();
-        return FreeOutcome::Refused;
-    }
     let Some(place) = place_of(m, addr) else {
-        // Not slab memory: a large kmalloc's first page (free_large_kmalloc()), or nothing
-        // the kernel handed out.
-        if let Some(pfn) = m.addr_pfn(addr) {
-            if matches!(
-                m.frame(pfn).map(|f| f.state),
-                Some(FrameState::Allocated {
-                    owner: Owner::LargeKmalloc,
-                    ..
-                })
-            ) && m.object_addr(pfn, 1, 0) == addr
-                && cache.is_none()
-            {
-                let _ = free_pages(rec, cpu, pfn);
-                return FreeOutcome::Freed;
-            }
-        }
-        // The kernel would treat the page as a large kmalloc and WARN in free_large_kmalloc();
-        // with slub_debug it reports "Invalid object pointer".
-        return diagnostic(rec, "not an allocated object", "step.kfree_invalid", addr);
+        // With slub_debug the kernel reports "Invalid object pointer".
+        return free_outside_slabs(rec, addr, cpu, cache);
     };
     if place.offset != 0 {
         // slub_debug=F: "Invalid object pointer"; without it the free pointer is written into
@@ -112,12 +66,7 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
         return diagnostic(rec, "double free", "step.kfree_double_free", addr);
     }
     if let Some(expected) = cache.filter(|&c| c != slab_cache) {
-        // cache_from_obj(): "Wrong slab cache. %s but object is from %s" (with hardening or
-        // debug), then frees to the object's real cache; recorded, then done that way.
-        rec.begin("cache_from_obj", "wrong cache", "step.wrong_cache");
-        rec.arg_cache("expected", expected);
-        rec.arg_cache("actual", slab_cache);
-        rec.end();
+        wrong_cache(rec, expected, slab_cache);
     }
     slab_free(rec, slab_cache, place.pfn, addr, place.index, cpu);
     FreeOutcome::Freed

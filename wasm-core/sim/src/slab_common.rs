@@ -1,0 +1,91 @@
+//! What both slab allocators share from mm/slab_common.c (v6.6): the parts of `kfree()` and
+//! `kmem_cache_free()` that come before the allocator's own free path, and the diagnostic steps
+//! of bad frees.
+
+use crate::machine::{FrameState, Owner};
+use crate::page_alloc::free_pages;
+use crate::slub::state::ZERO_SIZE_PTR;
+use crate::trace::Recorder;
+
+/// What a free did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FreeOutcome {
+    /// The object (or large kmalloc) was freed.
+    Freed,
+    /// NULL or `ZERO_SIZE_PTR`: nothing to do.
+    Ignored,
+    /// A bad free: a diagnostic step was recorded and nothing changed.
+    Refused,
+}
+
+/// Records a refused free of `addr` as a `kfree` step with this path and caption key.
+pub(crate) fn diagnostic(
+    rec: &mut Recorder,
+    path: &'static str,
+    key: &'static str,
+    addr: u64,
+) -> FreeOutcome {
+    rec.begin("kfree", path, key);
+    rec.arg_addr("addr", addr);
+    rec.end();
+    FreeOutcome::Refused
+}
+
+/// The checks `kfree()`/`kmem_cache_free()` make before the allocator sees the object:
+/// `ZERO_OR_NULL_PTR()` returns at once, and a cache already destroyed is a use after free.
+/// `Some` when the free ends here.
+pub(crate) fn free_prologue(
+    rec: &mut Recorder,
+    addr: u64,
+    destroyed_cache: Option<u32>,
+) -> Option<FreeOutcome> {
+    if addr == 0 || addr == ZERO_SIZE_PTR {
+        rec.begin("kfree", "NULL or ZERO_SIZE_PTR", "step.kfree_null");
+        rec.end();
+        return Some(FreeOutcome::Ignored);
+    }
+    let c = destroyed_cache?;
+    rec.begin(
+        "kmem_cache_free",
+        "destroyed cache",
+        "step.use_destroyed_cache",
+    );
+    rec.arg_cache("cache", c);
+    rec.end();
+    Some(FreeOutcome::Refused)
+}
+
+/// A free of an address in no slab: the first page of a large kmalloc goes back to the page
+/// allocator (`free_large_kmalloc()`, only through `kfree()`); anything else is recorded as the
+/// bad free it is (the kernel would WARN in `free_large_kmalloc()` or oops).
+pub(crate) fn free_outside_slabs(
+    rec: &mut Recorder,
+    addr: u64,
+    cpu: u32,
+    cache: Option<u32>,
+) -> FreeOutcome {
+    let m = rec.machine();
+    if let Some(pfn) = m.addr_pfn(addr) {
+        let large = matches!(
+            m.frame(pfn).map(|f| f.state),
+            Some(FrameState::Allocated {
+                owner: Owner::LargeKmalloc,
+                ..
+            })
+        );
+        if large && m.object_addr(pfn, 1, 0) == addr && cache.is_none() {
+            let _ = free_pages(rec, cpu, pfn);
+            return FreeOutcome::Freed;
+        }
+    }
+    diagnostic(rec, "not an allocated object", "step.kfree_invalid", addr)
+}
+
+/// `cache_from_obj()` when the object is not of the cache the caller named: "Wrong slab cache.
+/// %s but object is from %s" (with hardening or memcg), then the object's own cache is used.
+pub(crate) fn wrong_cache(rec: &mut Recorder, expected: u32, actual: u32) {
+    rec.begin("cache_from_obj", "wrong cache", "step.wrong_cache");
+    rec.arg_cache("expected", expected);
+    rec.arg_cache("actual", actual);
+    rec.end();
+}
