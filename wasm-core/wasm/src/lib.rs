@@ -159,6 +159,86 @@ impl Comparison {
     }
 }
 
+/// One scenario, run and recorded, for the visualizer: its outline, any step, the snapshot
+/// and the kernel files at any cursor, and the life of an object or a page.
+#[wasm_bindgen]
+pub struct Session {
+    inner: slabscope_sim::session::Session,
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// Parses and runs the scenario. A parse error is thrown as the `ParseError` JSON (line,
+    /// column, message key, hint); a run error as its message.
+    #[wasm_bindgen(constructor)]
+    pub fn new(scenario: &str) -> Result<Session, JsError> {
+        use slabscope_sim::session::SessionError;
+        slabscope_sim::session::Session::open(scenario)
+            .map(|inner| Session { inner })
+            .map_err(|e| match e {
+                SessionError::Parse(p) => {
+                    JsError::new(&serde_json::to_string(&p).expect("parse errors serialise"))
+                }
+                SessionError::Run(r) => JsError::new(&r.to_string()),
+            })
+    }
+
+    /// The `RunOutline` as JSON.
+    pub fn outline(&self) -> String {
+        serde_json::to_string(self.inner.outline()).expect("outlines serialise")
+    }
+
+    /// Step `i` (0-based) as JSON.
+    pub fn step(&self, i: u32) -> Result<String, JsError> {
+        let step = self
+            .inner
+            .recorder()
+            .step(i as usize)
+            .ok_or_else(|| JsError::new(&format!("no step {i}")))?;
+        Ok(serde_json::to_string(&step).expect("steps serialise"))
+    }
+
+    /// The `Snapshot` after `cursor` steps as JSON; `query` is a `SnapshotQuery` as JSON.
+    pub fn snapshot(&self, cursor: u32, query: &str) -> Result<String, JsError> {
+        let query: slabscope_sim::snapshot::SnapshotQuery = serde_json::from_str(query)
+            .map_err(|e| JsError::new(&format!("bad snapshot query: {e}")))?;
+        let snap = self
+            .inner
+            .snapshot(cursor as usize, &query)
+            .ok_or_else(|| JsError::new(&format!("no step {cursor}")))?;
+        Ok(serde_json::to_string(&snap).expect("snapshots serialise"))
+    }
+
+    /// `KernelFiles` after `cursor` steps as JSON, with `/sys/kernel/slab/<cache>/`.
+    pub fn files(&self, cursor: u32, cache: Option<String>) -> Result<String, JsError> {
+        let files = self
+            .inner
+            .files(cursor as usize, cache.as_deref())
+            .ok_or_else(|| JsError::new(&format!("no step {cursor}")))?;
+        Ok(serde_json::to_string(&files).expect("files serialise"))
+    }
+
+    /// The `Lane` of the object at `addr` (hex) as JSON.
+    pub fn object_lane(&self, addr: &str) -> Result<String, JsError> {
+        let value = u64::from_str_radix(addr.trim_start_matches("0x"), 16)
+            .map_err(|_| JsError::new(&format!("not an address: {addr}")))?;
+        let lane = self
+            .inner
+            .object_lane(value)
+            .ok_or_else(|| JsError::new(&format!("{addr} is not in simulated memory")))?;
+        Ok(serde_json::to_string(&lane).expect("lanes serialise"))
+    }
+
+    /// The `Lane` of page frame `pfn` as JSON.
+    pub fn page_lane(&self, pfn: u32) -> Result<String, JsError> {
+        let lane = self
+            .inner
+            .page_lane(pfn)
+            .ok_or_else(|| JsError::new(&format!("no page frame {pfn}")))?;
+        Ok(serde_json::to_string(&lane).expect("lanes serialise"))
+    }
+}
+
 /// The sweep table's column names, in row order.
 #[wasm_bindgen]
 pub fn sweep_columns() -> Vec<String> {

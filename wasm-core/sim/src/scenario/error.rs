@@ -6,6 +6,7 @@ use serde::Serialize;
 use std::fmt;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
 pub struct ParseError {
     pub line: u32,
     pub column: u32,

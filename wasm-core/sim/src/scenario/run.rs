@@ -113,6 +113,10 @@ pub struct RunSummary {
     /// The cursor after each operation (repeats and `for` lines count each run): the same
     /// index in two runs of one scenario is the same operation.
     pub op_ends: Vec<usize>,
+    /// The scenario line of each operation (1-based), in the same order.
+    pub op_lines: Vec<u32>,
+    /// The cursor where the first operation starts (after boot and cache creation).
+    pub ops_start: usize,
 }
 
 /// Runs `scenario` from boot. With `record` the recorder keeps every step for `snapshot_at`.
@@ -151,7 +155,10 @@ pub fn run_with_summary(
         })?;
         caches.insert(decl.name.clone(), id);
     }
-    let mut summary = RunSummary::default();
+    let mut summary = RunSummary {
+        ops_start: rec.cursor(),
+        ..RunSummary::default()
+    };
     let mut names: BTreeMap<String, Value> = BTreeMap::new();
     let mut lists: BTreeMap<String, Vec<Value>> = BTreeMap::new();
     for line in &scenario.ops {
@@ -175,6 +182,7 @@ pub fn run_with_summary(
                 let kind = line.op.name().to_string();
                 *summary.ops.entry(kind.clone()).or_default() += 1;
                 summary.op_ends.push(rec.cursor());
+                summary.op_lines.push(line.line);
                 let locks = summary
                     .list_locks
                     .entry(kind)

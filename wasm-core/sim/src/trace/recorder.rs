@@ -72,14 +72,16 @@ impl From<String> for Arg {
 
 /// A caption argument as shown: a number or text.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
 #[serde(untagged)]
 pub enum Shown {
-    Num(u64),
+    Num(#[cfg_attr(feature = "ts-export", ts(type = "number"))] u64),
     Text(String),
 }
 
 /// A caption: an i18n key and its named arguments.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
 pub struct Caption {
     pub key: &'static str,
     pub args: Vec<(&'static str, Shown)>,
@@ -87,12 +89,16 @@ pub struct Caption {
 
 /// One step, as read back from the trace.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
 pub struct Step<'a> {
     /// The kernel function this step mirrors, e.g. `__free_one_page`.
     pub function: &'static str,
     /// The path taken, e.g. `pcp hit` or `refill from buddy`.
     pub path: &'static str,
     pub caption: Caption,
+    /// The events, as the trace's JSON shows them (not typed for TypeScript: the views read
+    /// the snapshot, not the events).
+    #[cfg_attr(feature = "ts-export", ts(type = "Array<Record<string, unknown>>"))]
     pub events: &'a [Event],
 }
 
@@ -376,6 +382,29 @@ impl Recorder {
             self.keyframe_bytes = machine_bytes(&self.machine);
             self.bytes_since_keyframe = 0;
         }
+    }
+
+    /// Applies the recorded steps `from..to` to `machine`, which must be the machine at `from`
+    /// (a viewer stepping forward continues from the state it has instead of a keyframe).
+    pub fn replay(&self, machine: &mut Machine, from: usize, to: usize) {
+        for i in from..to.min(self.heads.len()) {
+            for event in self.step_events(i) {
+                machine.apply(event);
+            }
+        }
+    }
+
+    /// The cursor of the keyframe `snapshot_at(cursor)` starts from.
+    pub fn keyframe_before(&self, cursor: usize) -> usize {
+        let k = self.keyframes.partition_point(|(at, _)| *at <= cursor);
+        k.checked_sub(1).map_or(0, |k| self.keyframes[k].0)
+    }
+
+    /// The events of step `i`.
+    pub fn step_events(&self, i: usize) -> &[Event] {
+        self.heads
+            .get(i)
+            .map_or(&[], |h| self.events.slice(h.events, h.events_end))
     }
 
     /// The machine after `cursor` steps; `None` past the end or when not recording (except for

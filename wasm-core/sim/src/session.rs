@@ -1,0 +1,424 @@
+//! `Session`: one scenario, run and recorded, as the visualizer steps through it.
+//!
+//! Role: everything the web app asks about a run — its steps, the snapshot at any cursor, the
+//! kernel files at any cursor, and the life of one object or one page frame — answered from
+//! the recorder. Nothing here changes the run.
+//!
+//! Rules:
+//! - The object history (who allocated and freed each address, in which step, operation and on
+//!   which CPU) is built once from the trace; the kernel keeps no such record, the trace does.
+//! - Stepping forward continues from the last machine built when that is shorter than the
+//!   replay from a keyframe, so playing costs one step's events per frame.
+
+use crate::buddyinfo::buddyinfo;
+use crate::machine::{Machine, Pfn};
+use crate::scenario::{parse, run_with_summary, Allocator, ParseError, RunError, RunSummary};
+use crate::slab::event::SlabEvent;
+use crate::slabinfo::slabinfo;
+use crate::snapshot::{
+    block_owner_at, hex, snapshot, BlockOwner, History, Mark, Snapshot, SnapshotQuery,
+};
+use crate::sysfs::sysfs_dir;
+use crate::trace::{Event, Recorder};
+use serde::Serialize;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Why a scenario could not be opened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SessionError {
+    Parse(ParseError),
+    Run(RunError),
+}
+
+impl fmt::Display for SessionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SessionError::Parse(e) => write!(f, "{e}"),
+            SessionError::Run(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// One operation of the run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct OpInfo {
+    /// The scenario line it comes from (1-based) and that line's text.
+    pub line: u32,
+    pub text: String,
+    /// The cursor after it.
+    pub end: u32,
+}
+
+/// What the viewer needs to know about a run before drawing anything.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct RunOutline {
+    pub allocator: Allocator,
+    pub steps: u32,
+    pub cpus: u32,
+    pub nodes: u32,
+    pub ops: Vec<OpInfo>,
+}
+
+/// The kernel's files at one cursor.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct KernelFiles {
+    pub slabinfo: String,
+    pub buddyinfo: String,
+    /// `/sys/kernel/slab/<cache>/`: (attribute, contents), or why there is none.
+    pub sysfs: Result<Vec<(String, String)>, String>,
+}
+
+/// One allocation or free of an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct ObjectMark {
+    pub allocated: bool,
+    pub cache: u32,
+    pub mark: Mark,
+}
+
+/// A page frame's owner from a step on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct PageSpan {
+    /// The first step (0-based) in this state; `None`: since boot.
+    pub step: Option<u32>,
+    pub op: Option<u32>,
+    /// The block holding the page then, and who owned it.
+    pub block: Pfn,
+    pub owner: BlockOwner,
+}
+
+/// The life of one object or page across the run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct Lane {
+    /// The object followed (hex), if an object.
+    pub object: Option<String>,
+    pub pfn: Pfn,
+    pub marks: Vec<ObjectMark>,
+    pub page: Vec<PageSpan>,
+}
+
+/// Every allocation and free of every address, in step order: (step, allocated, cpu, cache).
+#[derive(Default)]
+struct ObjectHistory {
+    by_addr: BTreeMap<u64, Vec<(u32, bool, u32, u32)>>,
+    op_ends: Vec<usize>,
+    ops_start: usize,
+}
+
+impl ObjectHistory {
+    /// The operation step `step` (0-based) belongs to: operation `i` runs the steps from
+    /// `op_ends[i - 1]` (or `ops_start`) up to `op_ends[i]`.
+    fn op_of(&self, step: u32) -> Option<u32> {
+        let step = step as usize;
+        if step < self.ops_start {
+            return None;
+        }
+        let i = self.op_ends.partition_point(|&end| end <= step);
+        (i < self.op_ends.len()).then_some(i as u32)
+    }
+
+    fn mark(&self, step: u32, cpu: u32) -> Mark {
+        Mark {
+            step,
+            op: self.op_of(step),
+            cpu,
+        }
+    }
+
+    fn build(rec: &Recorder, summary: &RunSummary) -> ObjectHistory {
+        let mut h = ObjectHistory {
+            by_addr: BTreeMap::new(),
+            op_ends: summary.op_ends.clone(),
+            ops_start: summary.ops_start,
+        };
+        // SLAB's object events name (slab, index); the address needs the slab's colour and the
+        // cache's slot size as they were then.
+        let mut slab_size: BTreeMap<u32, u32> = BTreeMap::new();
+        let mut slab_colour: BTreeMap<Pfn, u32> = BTreeMap::new();
+        let base = rec.snapshot_at(0);
+        let page_shift = base.as_ref().map_or(12, |m| m.page.page_shift);
+        let addr_of = |pfn: Pfn, size: u32, colour: u32, index: u32| {
+            crate::slub::state::DIRECT_MAP_BASE
+                + (u64::from(pfn) << page_shift)
+                + u64::from(colour)
+                + u64::from(index) * u64::from(size)
+        };
+        let mut slab_cache: BTreeMap<Pfn, u32> = BTreeMap::new();
+        for step in 0..rec.step_count() {
+            for event in rec.step_events(step) {
+                let (addr, allocated, cpu, cache) = match event {
+                    Event::ObjectAllocated {
+                        cache, cpu, addr, ..
+                    } => (*addr, true, *cpu, *cache),
+                    Event::ObjectFreed {
+                        cache, cpu, addr, ..
+                    } => (*addr, false, *cpu, *cache),
+                    Event::Slab(SlabEvent::CacheCreated(new)) => {
+                        slab_size.insert(new.id, new.geometry.size);
+                        continue;
+                    }
+                    Event::Slab(SlabEvent::SlabCreated(new)) => {
+                        slab_colour.insert(new.pfn, new.colour_off);
+                        slab_cache.insert(new.pfn, new.cache);
+                        continue;
+                    }
+                    Event::Slab(
+                        SlabEvent::ObjectAllocated {
+                            cache,
+                            cpu,
+                            pfn,
+                            index,
+                        }
+                        | SlabEvent::ObjectFreed {
+                            cache,
+                            cpu,
+                            pfn,
+                            index,
+                        },
+                    ) => {
+                        let allocated =
+                            matches!(event, Event::Slab(SlabEvent::ObjectAllocated { .. }));
+                        let size = slab_size.get(cache).copied().unwrap_or(0);
+                        let colour = slab_colour.get(pfn).copied().unwrap_or(0);
+                        (addr_of(*pfn, size, colour, *index), allocated, *cpu, *cache)
+                    }
+                    _ => continue,
+                };
+                h.by_addr
+                    .entry(addr)
+                    .or_default()
+                    .push((step as u32, allocated, cpu, cache));
+            }
+        }
+        h
+    }
+}
+
+impl History for ObjectHistory {
+    fn marks(&self, addr: u64, cursor: usize) -> (Option<Mark>, Option<Mark>) {
+        let Some(list) = self.by_addr.get(&addr) else {
+            return (None, None);
+        };
+        let seen = &list[..list.partition_point(|e| (e.0 as usize) < cursor)];
+        let Some(last_alloc) = seen.iter().rposition(|e| e.1) else {
+            return (None, None);
+        };
+        let (step, _, cpu, _) = seen[last_alloc];
+        let freed = seen[last_alloc + 1..]
+            .iter()
+            .find(|e| !e.1)
+            .map(|e| self.mark(e.0, e.2));
+        (Some(self.mark(step, cpu)), freed)
+    }
+}
+
+/// A recorded run and what the viewer asked last.
+pub struct Session {
+    rec: Recorder,
+    outline: RunOutline,
+    history: ObjectHistory,
+    /// The machine last built, and its cursor.
+    last: RefCell<Option<(usize, Machine)>>,
+}
+
+/// How far a viewer may step forward from its last machine before a keyframe is cheaper.
+const CONTINUE_LIMIT: usize = 512;
+
+impl Session {
+    /// Parses and runs `text`, recording every step.
+    pub fn open(text: &str) -> Result<Session, SessionError> {
+        let scenario = parse(text).map_err(SessionError::Parse)?;
+        let (rec, summary) = run_with_summary(&scenario, true).map_err(SessionError::Run)?;
+        let lines: Vec<&str> = text.lines().collect();
+        let ops = summary
+            .op_ends
+            .iter()
+            .zip(&summary.op_lines)
+            .map(|(&end, &line)| OpInfo {
+                line,
+                text: lines
+                    .get(line.saturating_sub(1) as usize)
+                    .map_or_else(String::new, |l| l.trim().to_string()),
+                end: end as u32,
+            })
+            .collect();
+        let m = rec.machine();
+        let outline = RunOutline {
+            allocator: scenario.allocator,
+            steps: rec.step_count() as u32,
+            cpus: m.config.cpus,
+            nodes: m.config.nodes,
+            ops,
+        };
+        let history = ObjectHistory::build(&rec, &summary);
+        Ok(Session {
+            rec,
+            outline,
+            history,
+            last: RefCell::new(None),
+        })
+    }
+
+    pub fn outline(&self) -> &RunOutline {
+        &self.outline
+    }
+
+    pub fn recorder(&self) -> &Recorder {
+        &self.rec
+    }
+
+    /// The machine after `cursor` steps (`None` past the end).
+    pub fn machine_at(&self, cursor: usize) -> Option<Machine> {
+        if cursor > self.rec.step_count() {
+            return None;
+        }
+        let mut last = self.last.borrow_mut();
+        let machine = match last.take() {
+            Some((at, mut m))
+                if at <= cursor
+                    && cursor - at <= CONTINUE_LIMIT
+                    && at >= self.rec.keyframe_before(cursor) =>
+            {
+                self.rec.replay(&mut m, at, cursor);
+                m
+            }
+            _ => self.rec.snapshot_at(cursor)?,
+        };
+        *last = Some((cursor, machine.clone()));
+        Some(machine)
+    }
+
+    /// The snapshot after `cursor` steps.
+    pub fn snapshot(&self, cursor: usize, query: &SnapshotQuery) -> Option<Snapshot> {
+        let m = self.machine_at(cursor)?;
+        let events = match cursor {
+            0 => &[][..],
+            c => self.rec.step_events(c - 1),
+        };
+        Some(snapshot(&m, cursor, events, query, &self.history))
+    }
+
+    /// `/proc/slabinfo`, `/proc/buddyinfo` and `/sys/kernel/slab/<cache>/` after `cursor` steps.
+    pub fn files(&self, cursor: usize, cache: Option<&str>) -> Option<KernelFiles> {
+        let m = self.machine_at(cursor)?;
+        let sysfs = match (m.allocator, cache) {
+            (Allocator::Slab, _) => Err(
+                "/sys/kernel/slab exists only under SLUB: SLAB's tunables are in /proc/slabinfo"
+                    .to_string(),
+            ),
+            (Allocator::Slub, None) => Err("no cache chosen".to_string()),
+            (Allocator::Slub, Some(name)) => sysfs_dir(&m, name)
+                .map(|d| d.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+                .map_err(|e| e.to_string()),
+        };
+        Some(KernelFiles {
+            slabinfo: slabinfo(&m),
+            buddyinfo: buddyinfo(&m),
+            sysfs,
+        })
+    }
+
+    /// The life of the object at `addr`: every allocation and free, and its page's owners.
+    pub fn object_lane(&self, addr: u64) -> Option<Lane> {
+        let m = self.rec.machine();
+        let pfn = m.addr_pfn(addr)?;
+        let marks = self
+            .history
+            .by_addr
+            .get(&addr)
+            .map(|list| {
+                list.iter()
+                    .map(|&(step, allocated, cpu, cache)| ObjectMark {
+                        allocated,
+                        cache,
+                        mark: self.history.mark(step, cpu),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Some(Lane {
+            object: Some(hex(addr)),
+            pfn,
+            marks,
+            page: self.page_spans(pfn)?,
+        })
+    }
+
+    /// The life of page frame `pfn`: each owner of the block holding it, from boot on.
+    pub fn page_lane(&self, pfn: Pfn) -> Option<Lane> {
+        Some(Lane {
+            object: None,
+            pfn,
+            marks: Vec::new(),
+            page: self.page_spans(pfn)?,
+        })
+    }
+
+    fn page_spans(&self, pfn: Pfn) -> Option<Vec<PageSpan>> {
+        let boot = self.rec.snapshot_at(0)?;
+        let (block, owner) = block_owner_at(&boot, pfn)?;
+        let mut spans = vec![PageSpan {
+            step: None,
+            op: None,
+            block,
+            owner,
+        }];
+        let covers = |p: Pfn, order: u8| p <= pfn && pfn < p + (1 << order);
+        for step in 0..self.rec.step_count() {
+            for event in self.rec.step_events(step) {
+                let found = match *event {
+                    Event::FreeBlockAdded { pfn: p, order, .. } if covers(p, order) => {
+                        (p, BlockOwner::Buddy { order })
+                    }
+                    Event::PcpBlockAdded {
+                        cpu, pfn: p, order, ..
+                    } if covers(p, order) => (
+                        p,
+                        BlockOwner::Pcp {
+                            cpu: cpu as u16,
+                            order,
+                        },
+                    ),
+                    Event::PagesAllocated {
+                        pfn: p,
+                        order,
+                        owner,
+                    } if covers(p, order) => (
+                        p,
+                        match owner {
+                            crate::machine::Owner::Slab { cache } => {
+                                BlockOwner::Slab { cache, order }
+                            }
+                            crate::machine::Owner::LargeKmalloc => {
+                                BlockOwner::LargeKmalloc { order }
+                            }
+                            crate::machine::Owner::Pages => BlockOwner::Pages { order },
+                        },
+                    ),
+                    _ => continue,
+                };
+                let last = spans.last().expect("the boot span is there");
+                if (last.block, last.owner) != found {
+                    spans.push(PageSpan {
+                        step: Some(step as u32),
+                        op: self.history.op_of(step as u32),
+                        block: found.0,
+                        owner: found.1,
+                    });
+                }
+            }
+        }
+        Some(spans)
+    }
+}
+
+#[cfg(test)]
+mod tests;

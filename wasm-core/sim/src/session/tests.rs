@@ -1,0 +1,235 @@
+use super::*;
+use crate::snapshot::{CpuView, NodeView, SlabPlace, SlotState};
+
+const SCENARIOS: &[(&str, &str)] = &[
+    (
+        "alloc-paths",
+        include_str!("../../tests/golden/alloc-paths.slab"),
+    ),
+    (
+        "free-paths",
+        include_str!("../../tests/golden/free-paths.slab"),
+    ),
+    (
+        "bulk-and-lifecycle",
+        include_str!("../../tests/golden/bulk-and-lifecycle.slab"),
+    ),
+    ("debug", include_str!("../../tests/golden/debug.slab")),
+    ("numa", include_str!("../../tests/golden/numa.slab")),
+    (
+        "bad-operations",
+        include_str!("../../tests/golden/bad-operations.slab"),
+    ),
+    (
+        "slab-paths",
+        include_str!("../../tests/golden/slab-paths.slab"),
+    ),
+    (
+        "slab-numa",
+        include_str!("../../tests/golden/slab-numa.slab"),
+    ),
+    (
+        "remote-free",
+        include_str!("../../../../docs/scenarios/slub-remote-free.slab"),
+    ),
+    (
+        "buddy",
+        include_str!("../../../../docs/scenarios/buddy-split-merge.slab"),
+    ),
+];
+
+fn open(name: &str, text: &str) -> Session {
+    Session::open(text).unwrap_or_else(|e| panic!("{name} opens: {e}"))
+}
+
+/// The slot-by-slot view agrees with the slab's counters and with the object history: a slot
+/// is allocated exactly when its last recorded event is an allocation.
+fn check_snapshot(name: &str, s: &Snapshot) {
+    let at = format!("{name} at cursor {}", s.cursor);
+    let Some(cache) = &s.cache else { return };
+    for n in &cache.nodes {
+        if let NodeView::Slub {
+            partial,
+            nr_partial,
+            ..
+        } = n
+        {
+            assert_eq!(partial.len() as u32, *nr_partial, "{at}");
+            assert!(partial
+                .iter()
+                .all(|b| b.place == SlabPlace::NodePartial && !b.frozen));
+        }
+    }
+    for c in &cache.cpus {
+        if let CpuView::Slub { partial, .. } = c {
+            // slab->slabs counts down the stack to 1 at the bottom.
+            let counts: Vec<u32> = partial.iter().map(|p| p.slabs).collect();
+            let expect: Vec<u32> = (1..=counts.len() as u32).rev().collect();
+            assert_eq!(counts, expect, "{at}");
+        }
+    }
+    let Some(slab) = &cache.slab else { return };
+    let count = |f: fn(&SlotState) -> bool| slab.slots.iter().filter(|x| f(&x.state)).count();
+    let free = count(|s| matches!(s, SlotState::Free));
+    let allocated = count(|s| matches!(s, SlotState::Allocated));
+    let on_cpu = count(|s| matches!(s, SlotState::CpuFreelist { .. }));
+    assert_eq!(
+        free,
+        slab.free_order.len(),
+        "{at}: free slots vs the freelist"
+    );
+    assert_eq!(slab.slots.len() as u32, slab.brief.objects, "{at}");
+    match s.allocator {
+        Allocator::Slub => {
+            // inuse counts what is not on slab->freelist (a cpu slab's c->freelist included).
+            assert_eq!(
+                slab.brief.inuse as usize,
+                allocated + on_cpu,
+                "{at}: inuse of slab {}",
+                slab.brief.pfn
+            );
+        }
+        Allocator::Slab => {
+            assert_eq!(slab.brief.inuse as usize, slab.slots.len() - free, "{at}");
+        }
+    }
+    for slot in &slab.slots {
+        let held = slot.state == SlotState::Allocated;
+        let history_says = slot.allocated_by.is_some() && slot.freed_by.is_none();
+        assert_eq!(
+            held, history_says,
+            "{at}: slot {} of {}",
+            slot.index, slab.addr
+        );
+        if let Some(mark) = slot.allocated_by {
+            assert!((mark.step as usize) < s.cursor as usize, "{at}");
+        }
+    }
+}
+
+#[test]
+fn snapshots_agree_with_counters_and_history_at_every_cursor() {
+    for (name, text) in SCENARIOS {
+        let session = open(name, text);
+        let steps = session.outline().steps as usize;
+        for cursor in 0..=steps {
+            let s = session
+                .snapshot(cursor, &SnapshotQuery::default())
+                .expect("every cursor has a snapshot");
+            check_snapshot(name, &s);
+            // The page-frame map covers every frame once, in order.
+            let mut next = 0;
+            for b in &s.buddy.blocks {
+                assert_eq!(b.pfn, next, "{name} at {cursor}");
+                next += b.pages;
+            }
+            assert_eq!(next as usize, session.recorder().machine().frames.len());
+        }
+    }
+}
+
+#[test]
+fn stepping_forward_and_jumping_build_the_same_machine() {
+    let session = open("remote-free", SCENARIOS[8].1);
+    let steps = session.outline().steps as usize;
+    // Forward one at a time, then back, then far jumps: each equals a fresh replay.
+    let mut cursors: Vec<usize> = (0..=steps).collect();
+    cursors.extend((0..=steps).rev().step_by(7));
+    cursors.extend([steps, 0, steps / 2, steps / 2 + 600, 3]);
+    for c in cursors.into_iter().filter(|&c| c <= steps) {
+        assert_eq!(
+            session.machine_at(c),
+            session.recorder().snapshot_at(c),
+            "cursor {c}"
+        );
+    }
+    assert!(session.machine_at(steps + 1).is_none());
+}
+
+#[test]
+fn the_remote_free_preset_ends_with_one_partial_slab_on_node_0() {
+    let session = open("remote-free", SCENARIOS[8].1);
+    let outline = session.outline();
+    assert_eq!(outline.ops.len(), 16 + 80 + 16 + 1);
+    assert_eq!(outline.ops[0].text, "repeat 16 h[] = kmalloc(100) on cpu0");
+    assert_eq!(outline.ops.last().map(|o| o.end), Some(outline.steps));
+    let query = SnapshotQuery {
+        cache: Some("kmalloc-128".into()),
+        slab: None,
+    };
+    let end = session
+        .snapshot(outline.steps as usize, &query)
+        .expect("the end has a snapshot");
+    let cache = end.cache.expect("kmalloc-128 is shown");
+    assert_eq!(cache.name, "kmalloc-128");
+    let NodeView::Slub { partial, .. } = &cache.nodes[0] else {
+        panic!("a SLUB node")
+    };
+    assert_eq!(partial.len(), 1);
+    assert_eq!(partial[0].inuse, 16);
+    let CpuView::Slub { partial, .. } = &cache.cpus[1] else {
+        panic!("a SLUB cpu")
+    };
+    assert!(partial.is_empty(), "the flush emptied cpu1's partial stack");
+    // The 16 objects of that slab freed by cpu1 say so.
+    let first = session
+        .snapshot(
+            outline.steps as usize,
+            &SnapshotQuery {
+                cache: Some("kmalloc-128".into()),
+                slab: Some(cache.slabs[0].pfn),
+            },
+        )
+        .and_then(|s| s.cache?.slab)
+        .expect("the first slab is shown");
+    let freed: Vec<_> = first.slots.iter().filter_map(|s| s.freed_by).collect();
+    assert_eq!(freed.len(), 16);
+    assert!(freed
+        .iter()
+        .all(|m| m.cpu == 1 && m.op.is_some_and(|op| op >= 96)));
+    let files = session
+        .files(outline.steps as usize, Some("kmalloc-128"))
+        .expect("files");
+    assert!(files.slabinfo.starts_with("slabinfo - version: 2.1"));
+    let sysfs = files.sysfs.expect("SLUB has sysfs");
+    assert!(sysfs
+        .iter()
+        .any(|(k, v)| k == "partial" && v.starts_with('1')));
+}
+
+#[test]
+fn a_page_lane_follows_a_frame_from_buddy_to_slab() {
+    let session = open("remote-free", SCENARIOS[8].1);
+    let end = session
+        .snapshot(session.outline().steps as usize, &SnapshotQuery::default())
+        .expect("snapshot");
+    let slab = end.cache.and_then(|c| c.slab).expect("a slab is shown");
+    let lane = session.page_lane(slab.brief.pfn).expect("lane");
+    assert!(matches!(lane.page[0].owner, BlockOwner::Buddy { .. }));
+    assert!(matches!(
+        lane.page.last().map(|s| s.owner),
+        Some(BlockOwner::Slab { .. })
+    ));
+    // Steps only move forward along the lane.
+    let steps: Vec<u32> = lane.page.iter().filter_map(|s| s.step).collect();
+    assert!(steps.windows(2).all(|w| w[0] <= w[1]));
+    let object = &slab.slots[0].addr;
+    let addr = u64::from_str_radix(object.trim_start_matches("0x"), 16).expect("hex");
+    let lane = session.object_lane(addr).expect("object lane");
+    assert!(!lane.marks.is_empty());
+    // An object's life alternates: allocated, freed, allocated, ...
+    assert!(lane
+        .marks
+        .iter()
+        .enumerate()
+        .all(|(i, m)| m.allocated == (i % 2 == 0)));
+}
+
+#[test]
+fn bad_scenarios_are_errors_not_panics() {
+    assert!(matches!(
+        Session::open("not a scenario"),
+        Err(SessionError::Parse(_))
+    ));
+    assert!(Session::open("").is_err());
+}

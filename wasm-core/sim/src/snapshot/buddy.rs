@@ -1,0 +1,197 @@
+//! The page allocator as the snapshot shows it: `free_area[]` per node, every CPU's pcp lists,
+//! and the page-frame map as blocks (one entry per block, not per page, so a machine of a
+//! gigabyte stays a few thousand entries).
+
+use crate::machine::{FrameState, Machine, Owner, Pfn};
+use serde::Serialize;
+
+/// Free blocks of one order listed in full up to this many (the count is always exact).
+const LISTED_BLOCKS: usize = 64;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct BuddyView {
+    pub zones: Vec<ZoneView>,
+    /// Every CPU's lists for every zone, CPU-major.
+    pub pcp: Vec<PcpView>,
+    /// Every block of memory in pfn order, holes included.
+    pub blocks: Vec<BlockView>,
+    pub max_order: u32,
+}
+
+/// A node's zone.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct ZoneView {
+    pub node: u32,
+    pub start_pfn: Pfn,
+    pub pages: u32,
+    /// `NR_FREE_PAGES` (pcp pages not counted).
+    #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+    pub free_pages: u64,
+    /// `WMARK_MIN`, `WMARK_LOW`, `WMARK_HIGH`.
+    #[cfg_attr(feature = "ts-export", ts(type = "[number, number, number]"))]
+    pub watermark: [u64; 3],
+    pub free_area: Vec<FreeAreaView>,
+}
+
+/// `free_area[order]`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct FreeAreaView {
+    pub order: u32,
+    pub nr_free: u32,
+    /// First pfns of the free blocks, head first (at most 64).
+    pub pfns: Vec<Pfn>,
+}
+
+/// `struct per_cpu_pages` of one CPU for one zone.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct PcpView {
+    pub cpu: u32,
+    pub node: u32,
+    pub count: u32,
+    pub high: u32,
+    pub batch: u32,
+    pub free_factor: u32,
+    /// One list per order 0..=3, first pfns head first.
+    pub lists: Vec<Vec<Pfn>>,
+}
+
+/// Who holds a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum BlockOwner {
+    Buddy {
+        order: u8,
+    },
+    Pcp {
+        cpu: u16,
+        order: u8,
+    },
+    Slab {
+        cache: u32,
+        order: u8,
+    },
+    LargeKmalloc {
+        order: u8,
+    },
+    Pages {
+        order: u8,
+    },
+    /// Between two events of one step (never at a step boundary).
+    Detached {
+        order: u8,
+    },
+    Hole,
+}
+
+/// A block of the page-frame map.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct BlockView {
+    pub pfn: Pfn,
+    pub pages: u32,
+    pub owner: BlockOwner,
+}
+
+fn owner_of(state: FrameState) -> Option<BlockOwner> {
+    Some(match state {
+        FrameState::Buddy { order } => BlockOwner::Buddy { order },
+        FrameState::Pcp { cpu, order } => BlockOwner::Pcp { cpu, order },
+        FrameState::Allocated { order, owner } => match owner {
+            Owner::Slab { cache } => BlockOwner::Slab { cache, order },
+            Owner::LargeKmalloc => BlockOwner::LargeKmalloc { order },
+            Owner::Pages => BlockOwner::Pages { order },
+        },
+        FrameState::Detached { order } => BlockOwner::Detached { order },
+        FrameState::Hole => BlockOwner::Hole,
+        FrameState::Tail { .. } => return None,
+    })
+}
+
+/// The first pfn and owner of the block holding `pfn`.
+pub fn block_owner_at(m: &Machine, pfn: Pfn) -> Option<(Pfn, BlockOwner)> {
+    let frame = m.frame(pfn)?;
+    let head = match frame.state {
+        FrameState::Tail { head } => head,
+        _ => pfn,
+    };
+    Some((head, owner_of(m.frame(head)?.state)?))
+}
+
+fn block_pages(owner: BlockOwner) -> u32 {
+    match owner {
+        BlockOwner::Buddy { order }
+        | BlockOwner::Pcp { order, .. }
+        | BlockOwner::Slab { order, .. }
+        | BlockOwner::LargeKmalloc { order }
+        | BlockOwner::Pages { order }
+        | BlockOwner::Detached { order } => 1 << order,
+        BlockOwner::Hole => 1,
+    }
+}
+
+pub(super) fn buddy_view(m: &Machine) -> BuddyView {
+    let zones = m
+        .zones
+        .iter()
+        .map(|z| ZoneView {
+            node: z.node,
+            start_pfn: z.start_pfn,
+            pages: z.pages,
+            free_pages: z.free_pages,
+            watermark: z.watermark,
+            free_area: z
+                .free_area
+                .iter()
+                .enumerate()
+                .map(|(order, list)| FreeAreaView {
+                    order: order as u32,
+                    nr_free: list.len,
+                    pfns: list.iter(&m.frames).take(LISTED_BLOCKS).collect(),
+                })
+                .collect(),
+        })
+        .collect();
+    let nodes = m.config.nodes;
+    let pcp = m
+        .pcp
+        .iter()
+        .enumerate()
+        .map(|(i, p)| PcpView {
+            cpu: i as u32 / nodes,
+            node: i as u32 % nodes,
+            count: p.count,
+            high: p.high,
+            batch: p.batch,
+            free_factor: p.free_factor,
+            lists: p
+                .lists
+                .iter()
+                .map(|l| l.iter(&m.frames).take(LISTED_BLOCKS).collect())
+                .collect(),
+        })
+        .collect();
+    let mut blocks: Vec<BlockView> = Vec::new();
+    let mut pfn: Pfn = 0;
+    while (pfn as usize) < m.frames.len() {
+        let owner = owner_of(m.frames[pfn as usize].state).unwrap_or(BlockOwner::Hole);
+        let pages = block_pages(owner);
+        match blocks.last_mut() {
+            Some(last) if owner == BlockOwner::Hole && last.owner == BlockOwner::Hole => {
+                last.pages += pages
+            }
+            _ => blocks.push(BlockView { pfn, pages, owner }),
+        }
+        pfn += pages;
+    }
+    BuddyView {
+        zones,
+        pcp,
+        blocks,
+        max_order: m.page.max_order,
+    }
+}

@@ -1,0 +1,561 @@
+//! `Snapshot`: the machine at one cursor, as the views consume it.
+//!
+//! Role: the web app draws every structure from one snapshot alone (a view never consults the
+//! step before or after). This module turns a `Machine` (and the events of the step that led to
+//! it) into plain data with kernel names; it draws nothing and decides nothing about layout.
+//!
+//! Rules:
+//! - Addresses cross as hex strings (`0xffff888000123000`): they do not fit a JavaScript number.
+//! - One cache is shown in full (`SnapshotQuery::cache`, else the cache the step worked on, else
+//!   the busiest); every cache is listed briefly. One slab is shown slot by slot
+//!   (`SnapshotQuery::slab`, else the slab the step touched, else CPU 0's cpu slab).
+//! - Lists are in kernel order, head first; chains are cut at the slab's object count so a
+//!   corrupted freelist cannot make a snapshot unbounded.
+//! - `transient` holds what exists only during the step that led here (the detached freelist
+//!   of a bulk free, buddy pairs merged or split, locks taken): the views show it once.
+
+mod buddy;
+mod slab;
+mod slub;
+
+use crate::machine::{Machine, Pfn};
+use crate::scenario::Allocator;
+use crate::trace::Event;
+use serde::{Deserialize, Serialize};
+
+pub use buddy::{
+    block_owner_at, BlockOwner, BlockView, BuddyView, FreeAreaView, PcpView, ZoneView,
+};
+
+/// What the viewer asks to see in full.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct SnapshotQuery {
+    /// A cache name; `None` follows the step.
+    #[serde(default)]
+    pub cache: Option<String>,
+    /// The first pfn of a slab of that cache; `None` follows the step.
+    #[serde(default)]
+    pub slab: Option<Pfn>,
+}
+
+/// Who allocated or freed an object, found in the trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct Mark {
+    /// The step (0-based) that did it.
+    pub step: u32,
+    /// The scenario operation (0-based) that step belongs to; `None` for boot steps.
+    pub op: Option<u32>,
+    pub cpu: u32,
+}
+
+/// Looks up the last allocation and free of an object before a cursor.
+pub trait History {
+    /// `(last allocation, last free after it)` of `addr` among the first `cursor` steps.
+    fn marks(&self, addr: u64, cursor: usize) -> (Option<Mark>, Option<Mark>);
+}
+
+/// No history (a machine without a trace).
+pub struct NoHistory;
+
+impl History for NoHistory {
+    fn marks(&self, _addr: u64, _cursor: usize) -> (Option<Mark>, Option<Mark>) {
+        (None, None)
+    }
+}
+
+/// The whole picture at one cursor.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct Snapshot {
+    pub cursor: u32,
+    pub allocator: Allocator,
+    pub page_size: u32,
+    /// Node of each CPU.
+    pub cpu_node: Vec<u32>,
+    /// Every cache, oldest first.
+    pub caches: Vec<CacheBrief>,
+    /// The cache shown in full.
+    pub cache: Option<CacheView>,
+    pub buddy: BuddyView,
+    pub transient: Transient,
+}
+
+/// One line about a cache (what `/proc/slabinfo` would say, and a little more).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct CacheBrief {
+    pub id: u32,
+    pub name: String,
+    pub object_size: u32,
+    pub size: u32,
+    pub objs_per_slab: u32,
+    pub order: u32,
+    /// Objects held by callers.
+    pub live_objects: u32,
+    pub slabs: u32,
+    pub kmalloc: bool,
+    pub destroyed: bool,
+}
+
+/// One cache in full.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct CacheView {
+    pub id: u32,
+    pub name: String,
+    pub object_size: u32,
+    pub size: u32,
+    pub objs_per_slab: u32,
+    pub order: u32,
+    /// SLUB: `s->offset`, where a free object stores its free pointer.
+    pub offset: u32,
+    /// SLUB `CONFIG_SLAB_FREELIST_HARDENED` (stored pointers encoded) / SLAB's double-free
+    /// check on the array top.
+    pub hardened: bool,
+    /// SLUB: `s->random`, the hardening key.
+    pub random: Option<String>,
+    /// Freelist randomisation is on.
+    pub randomized: bool,
+    /// SLUB: `s->min_partial`, `s->cpu_partial_slabs`; SLAB: 0.
+    pub min_partial: u32,
+    pub cpu_partial_slabs: u32,
+    pub cpus: Vec<CpuView>,
+    pub nodes: Vec<NodeView>,
+    /// Every slab of the cache, in pfn order.
+    pub slabs: Vec<SlabBrief>,
+    /// The slab shown slot by slot.
+    pub slab: Option<SlabView>,
+}
+
+/// A CPU's part of the cache.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CpuView {
+    /// `struct kmem_cache_cpu`.
+    Slub {
+        cpu: u32,
+        node: u32,
+        /// `c->freelist` followed through the stored free pointers, head first.
+        freelist: Vec<String>,
+        /// `c->tid`.
+        #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+        tid: u64,
+        /// `c->slab`.
+        slab: Option<Pfn>,
+        /// `c->partial` from the top, with each slab's `slabs` count.
+        partial: Vec<PartialSlab>,
+    },
+    /// `cpu_cache` (`struct array_cache`).
+    Slab { cpu: u32, node: u32, ac: ArrayView },
+}
+
+/// A slab on a per-CPU partial stack.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct PartialSlab {
+    pub pfn: Pfn,
+    /// `slab->slabs`: slabs from this one to the bottom of the stack.
+    pub slabs: u32,
+    pub inuse: u32,
+    pub objects: u32,
+}
+
+/// `struct array_cache`: `entry` bottom first, the last is the hottest (next out).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct ArrayView {
+    pub avail: u32,
+    pub limit: u32,
+    pub batchcount: u32,
+    pub touched: bool,
+    pub entry: Vec<String>,
+}
+
+/// An alien cache of a node: objects of node `remote` freed here.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct AlienView {
+    pub remote: u32,
+    pub ac: ArrayView,
+}
+
+/// `n->list_lock` of the shown cache.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct LockView {
+    /// The step that led here took it.
+    pub taken_now: bool,
+    /// Acquisitions of any cache's `list_lock` on this node so far.
+    #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+    pub taken_total: u64,
+}
+
+/// A node's part of the cache.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum NodeView {
+    /// SLUB's `struct kmem_cache_node`.
+    Slub {
+        node: u32,
+        /// `n->partial`, head first; its length is `nr_partial`.
+        partial: Vec<SlabBrief>,
+        /// `n->full` (debug caches with `SLAB_STORE_USER` only).
+        full: Vec<SlabBrief>,
+        nr_partial: u32,
+        min_partial: u32,
+        #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+        nr_slabs: u64,
+        #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+        total_objects: u64,
+        list_lock: LockView,
+    },
+    /// SLAB's `struct kmem_cache_node`.
+    Slab {
+        node: u32,
+        slabs_partial: Vec<SlabBrief>,
+        slabs_full: Vec<SlabBrief>,
+        slabs_free: Vec<SlabBrief>,
+        #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+        total_slabs: u64,
+        #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+        free_slabs: u64,
+        #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+        free_objects: u64,
+        free_limit: u32,
+        shared: Option<ArrayView>,
+        alien: Vec<AlienView>,
+        list_lock: LockView,
+    },
+}
+
+/// Where a slab is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SlabPlace {
+    /// SLUB: some CPU's `c->slab`.
+    CpuSlab {
+        cpu: u32,
+    },
+    /// SLUB: on some CPU's partial stack.
+    CpuPartial {
+        cpu: u32,
+    },
+    /// SLUB: `n->partial`.
+    NodePartial,
+    /// SLUB: `n->full`.
+    NodeFull,
+    /// SLAB: `slabs_partial`, `slabs_full`, `slabs_free`.
+    SlabsPartial,
+    SlabsFull,
+    SlabsFree,
+    /// On no list (a full SLUB slab of a non-debug cache: nobody tracks it).
+    Unlisted,
+}
+
+/// A slab's counters.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct SlabBrief {
+    pub pfn: Pfn,
+    pub node: u32,
+    pub order: u8,
+    pub objects: u32,
+    /// SLUB `inuse`; SLAB `active`.
+    pub inuse: u32,
+    pub frozen: bool,
+    pub place: SlabPlace,
+}
+
+/// One slab, slot by slot.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct SlabView {
+    pub brief: SlabBrief,
+    /// Address of the slab's first byte.
+    pub addr: String,
+    /// SLUB `slab->freelist`; SLAB `slab->freelist` (where the index array is stored).
+    pub freelist: Option<String>,
+    /// SLAB: the colour offset of the first object.
+    pub colour_off: u32,
+    /// Free object indices in the order they will be handed out (SLUB: `slab->freelist`'s
+    /// chain; SLAB: `freelist[active..]`).
+    pub free_order: Vec<u32>,
+    pub slots: Vec<SlotView>,
+}
+
+/// State of an object slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SlotState {
+    /// A caller holds it.
+    Allocated,
+    /// On the slab's own free list.
+    Free,
+    /// SLUB: on `c->freelist` of this CPU (the slab is its cpu slab).
+    CpuFreelist { cpu: u32 },
+    /// SLAB: out of the slab but parked in an array cache (free to callers, `active` to the
+    /// slab).
+    Cached,
+}
+
+/// One object slot.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct SlotView {
+    pub index: u32,
+    pub addr: String,
+    pub state: SlotState,
+    /// SLUB, free objects: the decoded free pointer's object index in this slab (`None`: NULL).
+    pub next: Option<u32>,
+    /// SLUB, free objects: the decoded free pointer.
+    pub next_addr: Option<String>,
+    /// SLUB, free objects of a hardened cache: the word as stored at `s->offset`.
+    pub stored: Option<String>,
+    pub allocated_by: Option<Mark>,
+    pub freed_by: Option<Mark>,
+}
+
+/// What only the step that led here shows.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct Transient {
+    /// The cache the step worked on, if any.
+    pub cache: Option<u32>,
+    /// Slabs the step changed (first pfns).
+    pub slabs: Vec<Pfn>,
+    /// Objects the step allocated or freed.
+    pub objects: Vec<String>,
+    /// `list_lock`s taken: (cache, node).
+    pub list_locks: Vec<(u32, u32)>,
+    pub merges: Vec<BuddyPair>,
+    pub splits: Vec<BuddyPair>,
+    pub detached: Vec<DetachedView>,
+}
+
+/// Two buddies: merged into the block at `pfn` of `order + 1`, or split from it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct BuddyPair {
+    pub node: u32,
+    pub pfn: Pfn,
+    pub buddy: Pfn,
+    pub order: u8,
+}
+
+/// A detached freelist `build_detached_freelist()` gathered during a bulk free.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct DetachedView {
+    pub cache: u32,
+    pub slab: Pfn,
+    /// The objects gathered, head first (spliced onto the slab with one cmpxchg).
+    pub objects: Vec<String>,
+    /// Entries of the array examined.
+    pub scanned: u32,
+    /// Misses the lookahead budget still allowed when the scan stopped.
+    pub lookahead_left: u32,
+    /// The array after its swaps; entries from `done_from` on are finished.
+    pub array: Vec<String>,
+    pub done_from: u32,
+}
+
+/// An address as it crosses to JavaScript.
+pub fn hex(addr: u64) -> String {
+    format!("{addr:#x}")
+}
+
+/// The snapshot of `m` at `cursor`, `step_events` being the events of the step that led there
+/// (none at cursor 0).
+pub fn snapshot(
+    m: &Machine,
+    cursor: usize,
+    step_events: &[Event],
+    query: &SnapshotQuery,
+    history: &dyn History,
+) -> Snapshot {
+    let transient = transient(m, step_events);
+    let caches = match m.allocator {
+        Allocator::Slub => slub::briefs(m),
+        Allocator::Slab => slab::briefs(m),
+    };
+    let chosen = query
+        .cache
+        .as_deref()
+        .and_then(|name| caches.iter().find(|c| c.name == name))
+        .or_else(|| {
+            let id = transient.cache?;
+            caches.iter().find(|c| c.id == id)
+        })
+        .or_else(|| {
+            caches
+                .iter()
+                .filter(|c| !c.destroyed)
+                .max_by_key(|c| (c.slabs, std::cmp::Reverse(c.id)))
+        })
+        .map(|c| c.id);
+    let wanted_slab = query.slab.or_else(|| transient.slabs.first().copied());
+    let cache = chosen.map(|id| {
+        let view = View {
+            m,
+            cursor,
+            transient: &transient,
+            history,
+        };
+        match m.allocator {
+            Allocator::Slub => slub::cache_view(&view, id, wanted_slab),
+            Allocator::Slab => slab::cache_view(&view, id, wanted_slab),
+        }
+    });
+    Snapshot {
+        cursor: cursor as u32,
+        allocator: m.allocator,
+        page_size: m.page.page_size,
+        cpu_node: m.cpu_node.clone(),
+        caches,
+        cache,
+        buddy: buddy::buddy_view(m),
+        transient,
+    }
+}
+
+/// What the per-allocator builders need.
+struct View<'a> {
+    m: &'a Machine,
+    cursor: usize,
+    transient: &'a Transient,
+    history: &'a dyn History,
+}
+
+impl View<'_> {
+    fn lock(&self, cache: u32, node: u32) -> LockView {
+        LockView {
+            taken_now: self.transient.list_locks.contains(&(cache, node)),
+            taken_total: self
+                .m
+                .list_lock_taken
+                .get(node as usize)
+                .copied()
+                .unwrap_or(0),
+        }
+    }
+}
+
+fn transient(m: &Machine, events: &[Event]) -> Transient {
+    use crate::slab::event::SlabEvent;
+    let mut t = Transient::default();
+    let slab = |t: &mut Transient, pfn: Pfn| {
+        if !t.slabs.contains(&pfn) {
+            t.slabs.push(pfn);
+        }
+    };
+    for event in events {
+        match event {
+            Event::ObjectAllocated {
+                cache, addr, pfn, ..
+            }
+            | Event::ObjectFreed {
+                cache, addr, pfn, ..
+            } => {
+                t.cache.get_or_insert(*cache);
+                slab(&mut t, *pfn);
+                t.objects.push(hex(*addr));
+            }
+            Event::SlabCreated { cache, pfn, .. }
+            | Event::NodePartialAdded { cache, pfn, .. }
+            | Event::NodePartialRemoved { cache, pfn, .. }
+            | Event::NodeFullAdded { cache, pfn, .. }
+            | Event::NodeFullRemoved { cache, pfn, .. } => {
+                t.cache.get_or_insert(*cache);
+                slab(&mut t, *pfn);
+            }
+            Event::SlabStateSet { pfn, .. } | Event::SlabPartialLinked { pfn, .. } => {
+                slab(&mut t, *pfn)
+            }
+            Event::CpuFreelistSet { cache, .. }
+            | Event::CpuSlabSet { cache, .. }
+            | Event::CpuPartialSet { cache, .. } => {
+                t.cache.get_or_insert(*cache);
+            }
+            Event::ListLockTaken { cache, node } => {
+                t.cache.get_or_insert(*cache);
+                if !t.list_locks.contains(&(*cache, *node)) {
+                    t.list_locks.push((*cache, *node));
+                }
+            }
+            Event::BuddiesMerged {
+                node,
+                pfn,
+                buddy,
+                order,
+            } => t.merges.push(BuddyPair {
+                node: *node,
+                pfn: *pfn,
+                buddy: *buddy,
+                order: *order,
+            }),
+            Event::BlockSplit {
+                node,
+                pfn,
+                upper,
+                order,
+            } => t.splits.push(BuddyPair {
+                node: *node,
+                pfn: *pfn,
+                buddy: *upper,
+                order: *order,
+            }),
+            Event::DetachedFreelistBuilt(d) => {
+                t.cache.get_or_insert(d.cache);
+                slab(&mut t, d.slab);
+                t.detached.push(DetachedView {
+                    cache: d.cache,
+                    slab: d.slab,
+                    objects: d.objects.iter().map(|&a| hex(a)).collect(),
+                    scanned: d.scanned,
+                    lookahead_left: d.lookahead_left,
+                    array: d.array.iter().map(|&a| hex(a)).collect(),
+                    done_from: d.done_from,
+                });
+            }
+            Event::Slab(e) => match e {
+                SlabEvent::ObjectAllocated {
+                    cache, pfn, index, ..
+                }
+                | SlabEvent::ObjectFreed {
+                    cache, pfn, index, ..
+                } => {
+                    t.cache.get_or_insert(*cache);
+                    slab(&mut t, *pfn);
+                    if let Some(addr) = slab::object_addr(m, *pfn, *index) {
+                        t.objects.push(hex(addr));
+                    }
+                }
+                SlabEvent::AcPushed { cache, .. }
+                | SlabEvent::AcPopped { cache, .. }
+                | SlabEvent::AcMoved { cache, .. }
+                | SlabEvent::AcDropped { cache, .. }
+                | SlabEvent::AlienLockTaken { cache, .. } => {
+                    t.cache.get_or_insert(*cache);
+                }
+                SlabEvent::SlabListed { cache, pfn, .. }
+                | SlabEvent::SlabUnlisted { cache, pfn } => {
+                    t.cache.get_or_insert(*cache);
+                    slab(&mut t, *pfn);
+                }
+                SlabEvent::ObjGot { pfn } | SlabEvent::ObjPut { pfn, .. } => slab(&mut t, *pfn),
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,232 @@
+//! SLUB's caches as the snapshot shows them.
+
+use super::{
+    hex, CacheBrief, CacheView, CpuView, NodeView, PartialSlab, SlabBrief, SlabPlace, SlabView,
+    SlotState, SlotView, View,
+};
+use crate::machine::{Machine, Pfn};
+use crate::slub::state::{KmemCache, Slab};
+use std::collections::BTreeMap;
+
+pub(super) fn briefs(m: &Machine) -> Vec<CacheBrief> {
+    let mut live = vec![0u32; m.caches.len()];
+    let mut slabs = vec![0u32; m.caches.len()];
+    for slab in m.slabs.values() {
+        let c = slab.cache as usize;
+        if c < live.len() {
+            live[c] += slab.allocated.iter().filter(|&&a| a).count() as u32;
+            slabs[c] += 1;
+        }
+    }
+    m.caches
+        .iter()
+        .map(|s| CacheBrief {
+            id: s.id,
+            name: s.name.clone(),
+            object_size: s.geometry.object_size,
+            size: s.geometry.size,
+            objs_per_slab: s.geometry.objs_per_slab,
+            order: s.geometry.order,
+            live_objects: live[s.id as usize],
+            slabs: slabs[s.id as usize],
+            kmalloc: m.kmalloc_caches.contains(&Some(s.id)),
+            destroyed: s.destroyed,
+        })
+        .collect()
+}
+
+/// The object index of `addr` in the slab at `pfn`, if it is one of its objects.
+fn index_in(m: &Machine, pfn: Pfn, slab: &Slab, addr: u64) -> Option<u32> {
+    let base = m.object_addr(pfn, slab.size, 0);
+    let delta = addr.checked_sub(base)?;
+    let index = delta / u64::from(slab.size);
+    (delta % u64::from(slab.size) == 0 && index < u64::from(slab.objects)).then_some(index as u32)
+}
+
+/// A free chain from `head`, following the decoded free pointers through whatever slab holds
+/// each object; cut after `limit` objects or at an address outside every slab.
+fn chain(m: &Machine, s: &KmemCache, head: u64, limit: u32) -> Vec<u64> {
+    let mut out = Vec::new();
+    let mut obj = head;
+    while obj != 0 && out.len() < limit as usize {
+        out.push(obj);
+        let Some(pfn) = m.addr_pfn(obj).and_then(|p| m.slabs.head_of(p)) else {
+            break;
+        };
+        let Some(slab) = m.slabs.get(&pfn) else { break };
+        let Some(index) = index_in(m, pfn, slab, obj) else {
+            break;
+        };
+        obj = s.freelist_ptr_decode(slab.words[index as usize], s.freeptr_addr(obj));
+    }
+    out
+}
+
+fn brief(pfn: Pfn, slab: &Slab, place: SlabPlace) -> SlabBrief {
+    SlabBrief {
+        pfn,
+        node: slab.node,
+        order: slab.order,
+        objects: slab.objects,
+        inuse: slab.inuse,
+        frozen: slab.frozen,
+        place,
+    }
+}
+
+pub(super) fn cache_view(v: &View, id: u32, wanted: Option<Pfn>) -> CacheView {
+    let m = v.m;
+    let s = &m.caches[id as usize];
+    let g = &s.geometry;
+    let mut places: BTreeMap<Pfn, SlabPlace> = BTreeMap::new();
+    let mut cpus = Vec::new();
+    let mut chains = Vec::new();
+    for (cpu, c) in s.cpu.iter().enumerate() {
+        let cpu = cpu as u32;
+        if let Some(pfn) = c.slab {
+            places.insert(pfn, SlabPlace::CpuSlab { cpu });
+        }
+        let mut partial = Vec::new();
+        let mut next = c.partial;
+        while let Some(pfn) = next {
+            let Some(slab) = m.slabs.get(&pfn) else { break };
+            if partial.len() > m.slabs.len() {
+                break;
+            }
+            places.insert(pfn, SlabPlace::CpuPartial { cpu });
+            partial.push(PartialSlab {
+                pfn,
+                slabs: slab.slabs,
+                inuse: slab.inuse,
+                objects: slab.objects,
+            });
+            next = slab.next;
+        }
+        let freelist = chain(m, s, c.freelist, g.objs_per_slab);
+        cpus.push(CpuView::Slub {
+            cpu,
+            node: m.cpu_node[cpu as usize],
+            freelist: freelist.iter().copied().map(hex).collect(),
+            tid: c.tid,
+            slab: c.slab,
+            partial,
+        });
+        chains.push(freelist);
+    }
+    for n in &s.node {
+        for &pfn in &n.partial {
+            places.insert(pfn, SlabPlace::NodePartial);
+        }
+        for &pfn in &n.full {
+            places.insert(pfn, SlabPlace::NodeFull);
+        }
+    }
+    let place = |pfn: Pfn| places.get(&pfn).copied().unwrap_or(SlabPlace::Unlisted);
+    let list = |pfns: &[Pfn]| -> Vec<SlabBrief> {
+        pfns.iter()
+            .filter_map(|&pfn| Some(brief(pfn, m.slabs.get(&pfn)?, place(pfn))))
+            .collect()
+    };
+    let nodes = s
+        .node
+        .iter()
+        .enumerate()
+        .map(|(node, n)| NodeView::Slub {
+            node: node as u32,
+            partial: list(&n.partial),
+            full: list(&n.full),
+            nr_partial: n.partial.len() as u32,
+            min_partial: g.min_partial,
+            nr_slabs: n.nr_slabs,
+            total_objects: n.total_objects,
+            list_lock: v.lock(id, node as u32),
+        })
+        .collect();
+    let slabs: Vec<SlabBrief> = m
+        .slabs
+        .iter()
+        .filter(|(_, slab)| slab.cache == id)
+        .map(|(pfn, slab)| brief(pfn, slab, place(pfn)))
+        .collect();
+    let shown = wanted
+        .filter(|p| slabs.iter().any(|b| b.pfn == *p))
+        .or_else(|| s.cpu.first().and_then(|c| c.slab))
+        .or_else(|| slabs.first().map(|b| b.pfn));
+    let slab = shown.and_then(|pfn| slab_view(v, s, &chains, pfn, place(pfn)));
+    CacheView {
+        id,
+        name: s.name.clone(),
+        object_size: g.object_size,
+        size: g.size,
+        objs_per_slab: g.objs_per_slab,
+        order: g.order,
+        offset: g.offset,
+        hardened: s.hardened,
+        random: s.hardened.then(|| hex(s.random)),
+        randomized: s.random_seq.is_some(),
+        min_partial: g.min_partial,
+        cpu_partial_slabs: g.cpu_partial_slabs,
+        cpus,
+        nodes,
+        slabs,
+        slab,
+    }
+}
+
+fn slab_view(
+    v: &View,
+    s: &KmemCache,
+    chains: &[Vec<u64>],
+    pfn: Pfn,
+    place: SlabPlace,
+) -> Option<SlabView> {
+    let m = v.m;
+    let slab = m.slabs.get(&pfn)?;
+    // Objects on the owning CPU's c->freelist (only a cpu slab has one).
+    let mut on_cpu: BTreeMap<u32, u32> = BTreeMap::new();
+    if let SlabPlace::CpuSlab { cpu } = place {
+        for &a in chains.get(cpu as usize).map_or(&[][..], Vec::as_slice) {
+            if let Some(i) = index_in(m, pfn, slab, a) {
+                on_cpu.insert(i, cpu);
+            }
+        }
+    }
+    let free_order: Vec<u32> = chain(m, s, slab.freelist, slab.objects)
+        .into_iter()
+        .filter_map(|a| index_in(m, pfn, slab, a))
+        .collect();
+    let slots = (0..slab.objects)
+        .map(|i| {
+            let addr = m.object_addr(pfn, slab.size, i);
+            let allocated = slab.allocated[i as usize];
+            let state = if allocated {
+                SlotState::Allocated
+            } else if let Some(&cpu) = on_cpu.get(&i) {
+                SlotState::CpuFreelist { cpu }
+            } else {
+                SlotState::Free
+            };
+            let word = slab.words[i as usize];
+            let next = (!allocated).then(|| s.freelist_ptr_decode(word, s.freeptr_addr(addr)));
+            let (allocated_by, freed_by) = v.history.marks(addr, v.cursor);
+            SlotView {
+                index: i,
+                addr: hex(addr),
+                state,
+                next: next.and_then(|n| index_in(m, pfn, slab, n)),
+                next_addr: next.filter(|&n| n != 0).map(hex),
+                stored: (!allocated && s.hardened).then(|| hex(word)),
+                allocated_by,
+                freed_by,
+            }
+        })
+        .collect();
+    Some(SlabView {
+        brief: brief(pfn, slab, place),
+        addr: hex(m.object_addr(pfn, slab.size, 0)),
+        freelist: (slab.freelist != 0).then(|| hex(slab.freelist)),
+        colour_off: 0,
+        free_order,
+        slots,
+    })
+}
