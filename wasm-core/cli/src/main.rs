@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 mod compare;
 mod run;
+mod snapshot;
 mod sweep;
 mod workload;
 
@@ -35,6 +36,8 @@ enum Command {
     Run(run::RunArgs),
     /// Run a scenario under SLUB and under SLAB and print them side by side.
     Compare(compare::CompareArgs),
+    /// Print the visualizer's view data at one step as JSON (or one object's or page's life).
+    Snapshot(snapshot::SnapshotArgs),
     /// Time the standard workload of `npm run bench` (docs/bench.md) and print JSON.
     Workload(workload::WorkloadArgs),
 }
@@ -151,6 +154,13 @@ fn main() -> ExitCode {
             }
         },
         Command::Run(args) => match run::run(args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::Snapshot(args) => match snapshot::run(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("error: {e}");

@@ -1,0 +1,84 @@
+// Colours, patterns and shapes every view shares. The palette is Okabe–Ito (safe for the
+// common colour-vision deficiencies), and no state is told by colour alone: each slot state
+// also has its own fill pattern or mark, and frozen slabs a dashed double outline.
+//
+// Views take these as plain values; `definePatterns` adds the SVG <pattern>s once per <svg>.
+
+import type { Selection } from 'd3-selection';
+
+export const okabeIto = {
+  black: '#000000',
+  orange: '#E69F00',
+  skyBlue: '#56B4E9',
+  bluishGreen: '#009E73',
+  yellow: '#F0E442',
+  blue: '#0072B2',
+  vermillion: '#D55E00',
+  reddishPurple: '#CC79A7',
+} as const;
+
+/** How each slot state is drawn: a fill (colour or pattern) and a mark for text/legends. */
+export const slotStyle = {
+  allocated: { fill: okabeIto.blue, pattern: null, mark: '■' },
+  free: { fill: '#ffffff', pattern: null, mark: '□' },
+  cpu_freelist: { fill: 'url(#pat-cpu-freelist)', pattern: 'pat-cpu-freelist', mark: '▨' },
+  cached: { fill: 'url(#pat-cached)', pattern: 'pat-cached', mark: '▦' },
+} as const;
+
+export type SlotKind = keyof typeof slotStyle;
+
+/** A frozen slab's outline: dashed, in orange. */
+export const frozenStroke = { stroke: okabeIto.orange, dash: '4 2', width: 2 } as const;
+
+/** Who owns a block of pages, for the page-frame map and the buddy lanes. */
+export const ownerColour = {
+  buddy: '#d9d9d9',
+  pcp: okabeIto.yellow,
+  large_kmalloc: okabeIto.vermillion,
+  pages: okabeIto.reddishPurple,
+  detached: okabeIto.black,
+  hole: '#ffffff',
+} as const;
+
+/** Colours for slabs of different caches: a cache keeps its colour for the whole run. */
+const cacheColours = [
+  okabeIto.blue,
+  okabeIto.bluishGreen,
+  okabeIto.orange,
+  okabeIto.skyBlue,
+  okabeIto.reddishPurple,
+  '#7f6d00',
+  '#005a8c',
+  '#00694c',
+];
+
+export function cacheColour(cacheId: number): string {
+  return cacheColours[((cacheId % cacheColours.length) + cacheColours.length) % cacheColours.length];
+}
+
+/** The step's highlights (a slab or object the current step touched). */
+export const highlight = { stroke: okabeIto.vermillion, width: 3 } as const;
+
+/** Adds the shared fill patterns to an <svg> (idempotent). */
+export function definePatterns(svg: Selection<SVGSVGElement, unknown, null, undefined>): void {
+  let defs = svg.select<SVGDefsElement>('defs.palette');
+  if (!defs.empty()) return;
+  defs = svg.insert<SVGDefsElement>('defs', ':first-child').attr('class', 'palette');
+  const hatch = defs
+    .append('pattern')
+    .attr('id', 'pat-cpu-freelist')
+    .attr('patternUnits', 'userSpaceOnUse')
+    .attr('width', 6)
+    .attr('height', 6)
+    .attr('patternTransform', 'rotate(45)');
+  hatch.append('rect').attr('width', 6).attr('height', 6).attr('fill', '#ffffff');
+  hatch.append('line').attr('x1', 0).attr('y1', 0).attr('x2', 0).attr('y2', 6).attr('stroke', okabeIto.skyBlue).attr('stroke-width', 3);
+  const dots = defs
+    .append('pattern')
+    .attr('id', 'pat-cached')
+    .attr('patternUnits', 'userSpaceOnUse')
+    .attr('width', 5)
+    .attr('height', 5);
+  dots.append('rect').attr('width', 5).attr('height', 5).attr('fill', okabeIto.yellow);
+  dots.append('circle').attr('cx', 2.5).attr('cy', 2.5).attr('r', 1.2).attr('fill', okabeIto.black);
+}
