@@ -1,14 +1,23 @@
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { SimClient, type BuildInfo } from '../core/client';
 import { LANGUAGES, type Language } from '../i18n/i18n';
-import { GeometryExplorer } from './GeometryExplorer';
+import { Visualizer } from './Visualizer';
+
+// The geometry explorer is a second page: its code loads only when it is opened.
+const GeometryExplorer = lazy(() => import('./GeometryExplorer').then((m) => ({ default: m.GeometryExplorer })));
 
 type Load = { state: 'loading' } | { state: 'ready'; info: BuildInfo } | { state: 'failed'; error: string };
+type Page = 'visualizer' | 'geometry';
+
+function pageFromUrl(): Page {
+  return new URLSearchParams(window.location.search).get('page') === 'geometry' ? 'geometry' : 'visualizer';
+}
 
 export function App({ client }: { client: SimClient }) {
   const { t, i18n } = useTranslation();
   const [load, setLoad] = useState<Load>({ state: 'loading' });
+  const [page, setPage] = useState<Page>(pageFromUrl);
 
   useEffect(() => {
     client.init().then(
@@ -17,12 +26,22 @@ export function App({ client }: { client: SimClient }) {
     );
   }, [client]);
 
+  // Switching language keeps everything else: the URL only changes its `lang`.
   const setLanguage = (lang: Language) => {
     void i18n.changeLanguage(lang);
     const url = new URL(window.location.href);
     url.searchParams.set('lang', lang);
     window.history.replaceState(null, '', url);
     document.documentElement.lang = lang;
+  };
+
+  const go = (next: Page) => (event: React.MouseEvent) => {
+    event.preventDefault();
+    const url = new URL(window.location.href);
+    if (next === 'geometry') url.searchParams.set('page', 'geometry');
+    else url.searchParams.delete('page');
+    window.history.pushState(null, '', url);
+    setPage(next);
   };
 
   return (
@@ -32,6 +51,14 @@ export function App({ client }: { client: SimClient }) {
           <h1>{t('app.title')}</h1>
           <p className="tagline">{t('app.tagline')}</p>
         </div>
+        <nav aria-label={t('nav.label')}>
+          <a href="?" aria-current={page === 'visualizer' ? 'page' : undefined} onClick={go('visualizer')} data-testid="nav-visualizer">
+            {t('nav.visualizer')}
+          </a>
+          <a href="?page=geometry" aria-current={page === 'geometry' ? 'page' : undefined} onClick={go('geometry')} data-testid="nav-geometry">
+            {t('nav.geometry')}
+          </a>
+        </nav>
         <label className="language">
           {t('app.language')}{' '}
           <select value={i18n.language} onChange={(e) => setLanguage(e.target.value as Language)} data-testid="language">
@@ -64,7 +91,14 @@ export function App({ client }: { client: SimClient }) {
               }))}
         {load.state === 'ready' && <> · {t('app.profile', { profile: load.info.profile })}</>}
       </p>
-      <main>{load.state === 'ready' && <GeometryExplorer client={client} info={load.info} />}</main>
+      <main>
+        {page === 'visualizer' && <Visualizer client={client} ready={load.state === 'ready'} onLanguage={setLanguage} />}
+        {page === 'geometry' && load.state === 'ready' && (
+          <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
+            <GeometryExplorer client={client} info={load.info} />
+          </Suspense>
+        )}
+      </main>
     </>
   );
 }

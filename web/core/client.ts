@@ -4,9 +4,40 @@
 import type { CacheGeometry } from './generated/CacheGeometry';
 import type { CacheRequest } from './generated/CacheRequest';
 import type { SweepGrid } from './generated/SweepGrid';
-import type { BuildInfo, SimReply, SimRequest, SweepResult } from './protocol';
+import type { KernelFiles } from './generated/KernelFiles';
+import type { Lane } from './generated/Lane';
+import type { ParseError } from './generated/ParseError';
+import type { RunOutline } from './generated/RunOutline';
+import type { SnapshotQuery } from './generated/SnapshotQuery';
+import type { BuildInfo, SimReply, SimRequest, SweepResult, ViewAt } from './protocol';
 
-export type { BuildInfo, SweepResult } from './protocol';
+export type { BuildInfo, SweepResult, ViewAt } from './protocol';
+export type { KernelFiles, Lane, ParseError, RunOutline, SnapshotQuery };
+
+/** A scenario that could not be opened: a parse error with line, column and hint, or why the
+ *  run was refused. */
+export class ScenarioError extends Error {
+  constructor(
+    message: string,
+    readonly parse: ParseError | null,
+  ) {
+    super(message);
+  }
+}
+
+/** Reads the error the worker reported for `open`: the wasm Session throws a parse error as
+ *  its JSON and any other refusal as plain text. */
+export function scenarioError(message: string): ScenarioError {
+  try {
+    const parsed = JSON.parse(message) as ParseError;
+    if (typeof parsed === 'object' && parsed && typeof parsed.line === 'number' && typeof parsed.key === 'string') {
+      return new ScenarioError(parsed.message, parsed);
+    }
+  } catch {
+    // not JSON: a run error
+  }
+  return new ScenarioError(message, null);
+}
 export type { CacheGeometry, CacheRequest, SweepGrid };
 
 export class SimClient {
@@ -55,6 +86,30 @@ export class SimClient {
   /** Sweeps a grid on up to `workers` pool workers. */
   sweep(grid: SweepGrid, workers: number): Promise<SweepResult> {
     return this.call({ kind: 'sweep', grid, workers });
+  }
+
+  /** Runs a scenario in the worker and makes it the current one. */
+  async open(text: string): Promise<RunOutline> {
+    try {
+      return await this.call<RunOutline>({ kind: 'open', text });
+    } catch (error) {
+      throw scenarioError(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  /** The snapshot after `cursor` steps and the step that led there. */
+  view(cursor: number, query: SnapshotQuery): Promise<ViewAt> {
+    return this.call({ kind: 'view', cursor, query });
+  }
+
+  /** /proc/slabinfo, /proc/buddyinfo and /sys/kernel/slab/<cache>/ after `cursor` steps. */
+  files(cursor: number, cache: string | null): Promise<KernelFiles> {
+    return this.call({ kind: 'files', cursor, cache });
+  }
+
+  /** The life of one object (hex address) or one page frame across the run. */
+  lane(target: { object: string } | { page: number }): Promise<Lane> {
+    return this.call({ kind: 'lane', ...target });
   }
 
   dispose(): void {

@@ -5,6 +5,12 @@
 import type { CacheGeometry } from './generated/CacheGeometry';
 import type { CacheRequest } from './generated/CacheRequest';
 import type { SweepGrid } from './generated/SweepGrid';
+import type { KernelFiles } from './generated/KernelFiles';
+import type { Lane } from './generated/Lane';
+import type { RunOutline } from './generated/RunOutline';
+import type { Snapshot } from './generated/Snapshot';
+import type { SnapshotQuery } from './generated/SnapshotQuery';
+import type { Step } from './generated/Step';
 
 /** Which wasm build the simulator worker loaded. */
 export interface BuildInfo {
@@ -30,12 +36,27 @@ export interface SweepResult {
   ms: number;
 }
 
+/** What the visualizer draws at one cursor: the snapshot and the step that led to it. */
+export interface ViewAt {
+  snapshot: Snapshot;
+  /** Step `cursor - 1` (null at cursor 0). */
+  step: Step | null;
+  /** Time the worker spent building the answer, in ms. */
+  workerMs: number;
+}
+
 export type SimRequest =
   | { kind: 'init' }
   | { kind: 'geometry'; request: CacheRequest }
-  | { kind: 'sweep'; grid: SweepGrid; workers: number };
+  | { kind: 'sweep'; grid: SweepGrid; workers: number }
+  /** Runs a scenario and keeps it as the current session (replacing the previous one). */
+  | { kind: 'open'; text: string }
+  | { kind: 'view'; cursor: number; query: SnapshotQuery }
+  | { kind: 'files'; cursor: number; cache: string | null }
+  | { kind: 'lane'; object: string }
+  | { kind: 'lane'; page: number };
 
-export type SimResult = BuildInfo | CacheGeometry | SweepResult;
+export type SimResult = BuildInfo | CacheGeometry | SweepResult | RunOutline | ViewAt | KernelFiles | Lane;
 
 export type SimReply =
   | { id: number; ok: true; result: SimResult }

@@ -12,10 +12,13 @@ import type { BuildInfo, PoolReply, PoolRequest, SimReply, SimRequest, SweepResu
 /** The part of the API both builds share (their init functions differ). */
 type Wasm = Pick<
   typeof import('../wasm/pkg-st/slabscope.js'),
-  'Sweep' | 'build_info' | 'geometry' | 'sweep_columns'
+  'Sweep' | 'Session' | 'build_info' | 'geometry' | 'sweep_columns'
 >;
+type Session = InstanceType<Wasm['Session']>;
 
 let wasm: Wasm | null = null;
+/** The scenario the visualizer is stepping through. */
+let session: Session | null = null;
 let info: BuildInfo | null = null;
 let pool: Worker[] = [];
 
@@ -126,6 +129,26 @@ async function sweep(request: Extract<SimRequest, { kind: 'sweep' }>): Promise<S
   }
 }
 
+function current(): Session {
+  if (!session) throw new Error('no scenario is open');
+  return session;
+}
+
+function open(text: string) {
+  const next = new wasm!.Session(text);
+  session?.free();
+  session = next;
+  return JSON.parse(next.outline());
+}
+
+function view(cursor: number, query: unknown) {
+  const start = performance.now();
+  const s = current();
+  const snapshot = JSON.parse(s.snapshot(cursor, JSON.stringify(query)));
+  const step = cursor > 0 ? JSON.parse(s.step(cursor - 1)) : null;
+  return { snapshot, step, workerMs: performance.now() - start };
+}
+
 async function handle(request: SimRequest) {
   switch (request.kind) {
     case 'init':
@@ -136,6 +159,17 @@ async function handle(request: SimRequest) {
     case 'sweep':
       await init();
       return sweep(request);
+    case 'open':
+      await init();
+      return open(request.text);
+    case 'view':
+      return view(request.cursor, request.query);
+    case 'files':
+      return JSON.parse(current().files(request.cursor, request.cache ?? undefined));
+    case 'lane':
+      return JSON.parse(
+        'object' in request ? current().object_lane(request.object) : current().page_lane(request.page),
+      );
   }
 }
 

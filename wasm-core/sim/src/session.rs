@@ -60,6 +60,8 @@ pub struct RunOutline {
     pub steps: u32,
     pub cpus: u32,
     pub nodes: u32,
+    /// The cursor where the first operation starts (boot and cache creation come before).
+    pub ops_start: u32,
     pub ops: Vec<OpInfo>,
 }
 
@@ -256,6 +258,7 @@ impl Session {
             steps: rec.step_count() as u32,
             cpus: m.config.cpus,
             nodes: m.config.nodes,
+            ops_start: summary.ops_start as u32,
             ops,
         };
         let history = ObjectHistory::build(&rec, &summary);

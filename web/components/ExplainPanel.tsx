@@ -1,0 +1,56 @@
+// The explain panel: what the current step did and why, in the person's language, with the
+// kernel function it mirrors and a link to that function in the Linux 6.6 source.
+
+import { useTranslation } from 'react-i18next';
+import type { RunOutline } from '../core/client';
+import type { Step } from '../core/generated/Step';
+import { captionText, kernelSourceUrl } from '../i18n/captions';
+import { opIndexAt } from '../timeline/timeline';
+
+export interface ExplainPanelProps {
+  outline: RunOutline;
+  cursor: number;
+  step: Step | null;
+}
+
+export function ExplainPanel({ outline, cursor, step }: ExplainPanelProps) {
+  const { t } = useTranslation();
+  const opEnds = outline.ops.map((o) => o.end);
+  const op = opIndexAt(cursor, opEnds, outline.ops_start);
+  const opInfo = op >= 0 ? outline.ops[op] : null;
+  const url = step ? kernelSourceUrl(step.function) : null;
+  return (
+    <section className="panel explain" aria-labelledby="explain-heading" data-testid="explain">
+      <h2 id="explain-heading">{t('explain.heading')}</h2>
+      <p className="explain-op" data-testid="explain-op">
+        {opInfo
+          ? t('explain.operation', { n: op + 1, total: outline.ops.length, line: opInfo.line })
+          : cursor === 0
+            ? t('explain.booted')
+            : t('explain.boot')}
+        {opInfo && <code className="op-text">{opInfo.text}</code>}
+      </p>
+      {step ? (
+        <>
+          <p className="explain-function" data-testid="explain-function">
+            {url ? (
+              <a href={url} target="_blank" rel="noreferrer noopener" title={t('explain.sourceLink', { fn: step.function })}>
+                <code>{step.function}()</code>
+              </a>
+            ) : (
+              <code>{step.function}</code>
+            )}
+            {step.path && <span className="path"> · {step.path}</span>}
+          </p>
+          <p className="caption" data-testid="explain-caption" aria-live="polite">
+            {captionText(t, step.caption)}
+          </p>
+        </>
+      ) : (
+        <p className="caption" data-testid="explain-caption">
+          {t('explain.start')}
+        </p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,111 @@
+// React bindings to the simulator worker for the visualizer: open a scenario, then fetch the
+// view at the timeline's cursor.
+//
+// Fetching keeps at most one request in flight: while playing, the cursor moves faster than a
+// snapshot can be built on a slow machine, so requests for cursors that were passed in the
+// meantime are never sent. Whatever is on screen is always one consistent snapshot.
+
+import { useEffect, useRef, useState } from 'react';
+import type { Lane, RunOutline, ScenarioError, SimClient, SnapshotQuery, ViewAt } from '../core/client';
+import type { KernelFiles } from '../core/generated/KernelFiles';
+
+export type RunState =
+  | { state: 'opening' }
+  | { state: 'open'; outline: RunOutline; text: string }
+  | { state: 'failed'; error: ScenarioError | Error };
+
+export function useOpenRun(client: SimClient, text: string, ready: boolean): RunState {
+  const [run, setRun] = useState<RunState>({ state: 'opening' });
+  useEffect(() => {
+    if (!ready) return undefined;
+    let live = true;
+    setRun({ state: 'opening' });
+    client.open(text).then(
+      (outline) => live && setRun({ state: 'open', outline, text }),
+      (error: unknown) => live && setRun({ state: 'failed', error: error instanceof Error ? error : new Error(String(error)) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [client, text, ready]);
+  return run;
+}
+
+/** The latest view fetched, for the newest cursor and query asked while it was built. */
+export function useViewAt(client: SimClient, run: RunState, cursor: number, query: SnapshotQuery): { view: ViewAt | null; error: string | null } {
+  const [view, setView] = useState<ViewAt | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const wanted = useRef({ cursor, query });
+  const busy = useRef(false);
+  const outline = run.state === 'open' ? run.outline : null;
+  const queryKey = JSON.stringify(query);
+
+  useEffect(() => {
+    wanted.current = { cursor, query: JSON.parse(queryKey) as SnapshotQuery };
+    if (!outline || busy.current) return;
+    let cancelled = false;
+    const fetchWanted = () => {
+      const asked = wanted.current;
+      busy.current = true;
+      client.view(asked.cursor, asked.query).then(
+        (v) => {
+          busy.current = false;
+          if (cancelled) return;
+          setView(v);
+          setError(null);
+          const now = wanted.current;
+          if (now.cursor !== asked.cursor || JSON.stringify(now.query) !== JSON.stringify(asked.query)) fetchWanted();
+        },
+        (e: unknown) => {
+          busy.current = false;
+          if (!cancelled) setError(e instanceof Error ? e.message : String(e));
+        },
+      );
+    };
+    fetchWanted();
+    return () => {
+      cancelled = true;
+    };
+  }, [client, outline, cursor, queryKey]);
+
+  return { view: outline ? view : null, error };
+}
+
+/** Kernel files at the cursor, fetched only while `enabled`. */
+export function useFiles(client: SimClient, open: boolean, cursor: number, cache: string | null, enabled: boolean): KernelFiles | null {
+  const [files, setFiles] = useState<KernelFiles | null>(null);
+  useEffect(() => {
+    if (!open || !enabled) return undefined;
+    let live = true;
+    client.files(cursor, cache).then(
+      (f) => live && setFiles(f),
+      () => live && setFiles(null),
+    );
+    return () => {
+      live = false;
+    };
+  }, [client, open, cursor, cache, enabled]);
+  return files;
+}
+
+/** The lane of the followed object or page. */
+export function useLane(client: SimClient, open: boolean, target: { object: string } | { page: number } | null): Lane | null {
+  const [lane, setLane] = useState<Lane | null>(null);
+  const key = JSON.stringify(target);
+  useEffect(() => {
+    const t = JSON.parse(key) as { object: string } | { page: number } | null;
+    if (!open || !t) {
+      setLane(null);
+      return undefined;
+    }
+    let live = true;
+    client.lane(t).then(
+      (l) => live && setLane(l),
+      () => live && setLane(null),
+    );
+    return () => {
+      live = false;
+    };
+  }, [client, open, key]);
+  return lane;
+}

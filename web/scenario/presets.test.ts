@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import en from '../i18n/en.json';
+import ko from '../i18n/ko.json';
+import { PRESET_IDS, presetText } from './presets';
+
+describe('presets', () => {
+  it('every preset is bundled and is a scenario of format version 1', () => {
+    for (const id of PRESET_IDS) expect(presetText(id).split('\n')[0], id).toBe('slabscope-scenario 1');
+  });
+
+  it('every preset has a title and a summary in both languages', () => {
+    for (const [lang, file] of [['en', en], ['ko', ko]] as const) {
+      const presets = (file as unknown as { presets: Record<string, { title: string; summary: string }> }).presets;
+      for (const id of PRESET_IDS) {
+        expect(presets[id]?.title, `${lang} ${id}`).toBeTruthy();
+        expect(presets[id]?.summary, `${lang} ${id}`).toBeTruthy();
+      }
+    }
+  });
+});

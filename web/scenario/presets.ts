@@ -1,0 +1,32 @@
+// The preset scenarios the visualizer opens: the .slab files of docs/scenarios/, bundled as
+// text. Their titles and one-line descriptions are UI strings (`presets.<id>.title/.summary`
+// in web/i18n/*.json), so a preset reads in the person's language.
+
+const files = import.meta.glob('../../docs/scenarios/*.slab', {
+  query: '?raw',
+  import: 'default',
+  eager: true,
+}) as Record<string, string>;
+
+/** The presets in the order the picker lists them (the first opens by default). */
+export const PRESET_IDS = [
+  'slub-remote-free',
+  'bulk-free',
+  'buddy-split-merge',
+  'slab-paths',
+  'slab-vs-slub',
+  'large',
+] as const;
+
+export type PresetId = (typeof PRESET_IDS)[number];
+
+export function isPresetId(value: string | null | undefined): value is PresetId {
+  return (PRESET_IDS as readonly string[]).includes(value ?? '');
+}
+
+/** The scenario text of a preset. */
+export function presetText(id: PresetId): string {
+  const text = files[`../../docs/scenarios/${id}.slab`];
+  if (text === undefined) throw new Error(`preset ${id} is not bundled`);
+  return text;
+}
