@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import en from '../i18n/en.json';
-import { SHORTCUTS, TIMELINE_SHORTCUTS, actionForKey, keyLabelParts, type KeyLike } from './shortcuts';
+import { SHORTCUTS, TIMELINE_SHORTCUTS, actionForKey, ariaKeyShortcuts, isTimelineShortcut, keyLabelParts, type KeyLike } from './shortcuts';
 
 function press(key: string, extra: Partial<KeyLike> = {}): KeyLike {
   return { key, shiftKey: false, ctrlKey: false, metaKey: false, altKey: false, target: { tagName: 'BODY' }, ...extra };
@@ -55,6 +55,13 @@ describe('actionForKey', () => {
     expect(actionForKey(press('ArrowRight', { target: { tagName: 'BUTTON' } }))).toBe('stepForward');
   });
 
+  it('repeats moves while a key is held, but not toggles', () => {
+    expect(actionForKey(press('ArrowRight', { repeat: true }))).toBe('stepForward');
+    expect(actionForKey(press('ArrowLeft', { repeat: true, shiftKey: true }))).toBe('opBack');
+    expect(actionForKey(press('+', { repeat: true }))).toBe('faster');
+    for (const key of [' ', '?', 'l', 'g', 'f', 'Escape', 'Home']) expect(actionForKey(press(key, { repeat: true })), key).toBeNull();
+  });
+
   it('works without a target', () => {
     expect(actionForKey(press('End', { target: null }))).toBe('last');
     expect(actionForKey(press('End', { target: undefined }))).toBe('last');
@@ -84,6 +91,18 @@ describe('the shortcut table', () => {
         for (const part of keyLabelParts(k)) if (part.i18n) expect(typeof lookup(part.text), part.text).toBe('string');
       }
     }
+  });
+
+  it('tells which actions the timeline reducer handles', () => {
+    expect(isTimelineShortcut('stepForward')).toBe(true);
+    expect(isTimelineShortcut('faster')).toBe(true);
+    expect(isTimelineShortcut('help')).toBe(false);
+  });
+
+  it('writes aria-keyshortcuts values', () => {
+    expect(ariaKeyShortcuts('opForward')).toBe('Shift+ArrowRight');
+    expect(ariaKeyShortcuts('toggle')).toBe('Space');
+    expect(ariaKeyShortcuts('faster')).toBe('+ =');
   });
 
   it('labels keys with symbols and lower-case letters', () => {

@@ -7,6 +7,8 @@
 //    the field's own, never shortcuts. Space and Enter on a button, link or summary are left to
 //    the element (the browser clicks it), so the click is not doubled by a shortcut.
 //  - Ctrl, Meta (Cmd) and Alt combinations belong to the browser and the system.
+//  - A held key repeats only the moves and speed changes (REPEATABLE); the others (play/pause,
+//    help, language, ...) act once per press, so holding Space does not flicker.
 //  - Letters match either case and, when an input method turns the key into another script
 //    (a Korean IME gives 'ㅎ' for the G key), by their physical key `code`.
 
@@ -30,6 +32,13 @@ export type ShortcutAction =
 /** The shortcut actions the timeline reducer handles itself (`{ type: action }`). */
 export const TIMELINE_SHORTCUTS = ['stepForward', 'stepBack', 'opForward', 'opBack', 'toggle', 'first', 'last', 'faster', 'slower'] as const;
 export type TimelineShortcut = (typeof TIMELINE_SHORTCUTS)[number];
+/** Shortcuts that act again while their key is held down. */
+export const REPEATABLE: ReadonlySet<ShortcutAction> = new Set(['stepForward', 'stepBack', 'opForward', 'opBack', 'faster', 'slower']);
+
+export function isTimelineShortcut(action: ShortcutAction): action is TimelineShortcut {
+  return (TIMELINE_SHORTCUTS as readonly string[]).includes(action);
+}
+
 /** The rest: the app decides what they do. */
 export type AppShortcut = Exclude<ShortcutAction, TimelineShortcut>;
 
@@ -76,6 +85,8 @@ export interface KeyLike {
   readonly ctrlKey: boolean;
   readonly metaKey: boolean;
   readonly altKey: boolean;
+  /** Set when the key is held down and the press is an automatic repeat. */
+  readonly repeat?: boolean;
   /** Set while an input method is composing text. */
   readonly isComposing?: boolean;
   /** The event's target; only its `tagName`, `type` and `isContentEditable` are read. */
@@ -92,10 +103,9 @@ export function actionForKey(event: KeyLike): ShortcutAction | null {
   if (tag !== null && TEXT_TAGS.has(tag)) return null;
   if (isEditable(event.target)) return null;
   if ((event.key === ' ' || event.key === 'Enter') && tag !== null && CLICKABLE_TAGS.has(tag)) return null;
-  for (const shortcut of SHORTCUTS) {
-    if (shortcut.keys.some((combo) => matches(combo, event))) return shortcut.action;
-  }
-  return null;
+  const shortcut = SHORTCUTS.find((s) => s.keys.some((combo) => matches(combo, event)));
+  if (!shortcut || (event.repeat && !REPEATABLE.has(shortcut.action))) return null;
+  return shortcut.action;
 }
 
 function matches(combo: KeyCombo, event: KeyLike): boolean {
@@ -136,4 +146,11 @@ export function keyLabelParts(combo: KeyCombo): { text: string; i18n: boolean }[
   };
   const main = names[combo.key] ?? { text: combo.key, i18n: false };
   return combo.shift ? [{ text: 'shortcuts.keys.shift', i18n: true }, main] : [main];
+}
+
+/** The `aria-keyshortcuts` value of an action ("Shift+ArrowRight", "Space"), or undefined. */
+export function ariaKeyShortcuts(action: ShortcutAction): string | undefined {
+  const shortcut = SHORTCUTS.find((s) => s.action === action);
+  if (!shortcut) return undefined;
+  return shortcut.keys.map((k) => `${k.shift ? 'Shift+' : ''}${k.key === ' ' ? 'Space' : k.key}`).join(' ');
 }
