@@ -1,0 +1,34 @@
+// Wires the keyboard shortcuts of shortcuts.ts to the page: one `keydown` listener on window for
+// as long as the calling component is mounted. Timeline shortcuts are dispatched to the
+// timeline reducer; the others call the app's handlers. A key whose action has no handler is
+// left alone (not even its default prevented), so the page behaves as if it were not a shortcut.
+
+import { useEffect, useEffectEvent, type Dispatch } from 'react';
+import { actionForKey, isTimelineShortcut, type AppShortcut } from './shortcuts';
+import type { TimelineAction } from './timeline';
+
+/** What the app does for the shortcuts that are not timeline moves. */
+export type ShortcutHandlers = Partial<Record<AppShortcut, () => void>>;
+
+export function useShortcuts(dispatch: Dispatch<TimelineAction>, handlers: ShortcutHandlers = {}): void {
+  const onKeyDown = useEffectEvent((event: KeyboardEvent) => {
+    if (event.defaultPrevented) return;
+    const action = actionForKey(event);
+    if (action === null) return;
+    if (isTimelineShortcut(action)) {
+      dispatch({ type: action });
+    } else {
+      const handler = handlers[action];
+      if (!handler) return;
+      handler();
+    }
+    // Space and the arrows would otherwise also scroll the page.
+    event.preventDefault();
+  });
+
+  useEffect(() => {
+    const listener = (event: KeyboardEvent) => onKeyDown(event);
+    window.addEventListener('keydown', listener);
+    return () => window.removeEventListener('keydown', listener);
+  }, []);
+}

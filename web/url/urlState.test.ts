@@ -1,0 +1,129 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { LANGUAGES } from '../i18n/i18n';
+import { MAX_CACHE_NAME, VIEWS, formatUrlState, isCacheName, parseUrlState, type UrlState } from './urlState';
+
+describe('parseUrlState', () => {
+  it('reads every parameter', () => {
+    expect(parseUrlState('?step=120&lang=ko&view=slab&cache=kmalloc-64&follow=obj:0xffff888000001000')).toEqual({
+      step: 120,
+      lang: 'ko',
+      view: 'slab',
+      cache: 'kmalloc-64',
+      follow: { kind: 'obj', address: '0xffff888000001000' },
+    });
+    expect(parseUrlState('follow=page:1234').follow).toEqual({ kind: 'page', pfn: 1234 });
+    expect(parseUrlState(new URLSearchParams('view=buddy')).view).toBe('buddy');
+  });
+
+  it('reads escaped values and normalises addresses to lower case', () => {
+    expect(parseUrlState('?follow=obj%3A0xFFFF8880').follow).toEqual({ kind: 'obj', address: '0xffff8880' });
+    expect(parseUrlState('?cache=%EC%BA%90%EC%8B%9C_1').cache).toBe('캐시_1');
+  });
+
+  it('drops bad values and keeps the good ones', () => {
+    const bad = [
+      'step=-1',
+      'step=1.5',
+      'step=1e3',
+      'step=',
+      'step=0x10',
+      `step=${'9'.repeat(13)}`,
+      'lang=fr',
+      'lang=KO',
+      'view=heap',
+      'view=',
+      'cache=',
+      'cache=1abc',
+      'cache=a..b',
+      'cache=a%20b',
+      'cache=<script>',
+      `cache=a${'b'.repeat(MAX_CACHE_NAME)}`,
+      'follow=obj:',
+      'follow=obj:ffff',
+      'follow=obj:0x',
+      'follow=obj:0x12345678901234567',
+      'follow=obj:0xgg',
+      'follow=page:-3',
+      'follow=page:1.5',
+      'follow=slab:3',
+      'follow=page',
+      'follow=%E0%A4%A',
+    ];
+    for (const q of bad) expect(parseUrlState(`?${q}`), q).toEqual({});
+    expect(parseUrlState('?step=x&view=cpu&lang=fr&cache=kmalloc-8&follow=page:')).toEqual({ view: 'cpu', cache: 'kmalloc-8' });
+  });
+
+  it('never throws on arbitrary input', () => {
+    fc.assert(
+      fc.property(fc.string(), (q) => {
+        parseUrlState(q);
+        formatUrlState(parseUrlState(q), q);
+      }),
+    );
+  });
+
+  it('accepts the kernel’s cache names', () => {
+    for (const name of ['kmalloc-64', 'kmalloc-rcl-192', 'dma-kmalloc-8', 'kmalloc-cg-1k', 'task_struct', 'ext4_inode_cache', 'UDPv6', 'names_cache', 'ip6-frags', '_x.y']) {
+      expect(isCacheName(name), name).toBe(true);
+    }
+  });
+});
+
+describe('formatUrlState', () => {
+  it('writes our parameters in a fixed order with readable follows', () => {
+    expect(formatUrlState({ lang: 'ko', follow: { kind: 'obj', address: '0xffff888000001000' }, step: 5, view: 'slab', cache: 'kmalloc-64' })).toBe(
+      '?step=5&view=slab&cache=kmalloc-64&follow=obj:0xffff888000001000&lang=ko',
+    );
+    expect(formatUrlState({})).toBe('');
+  });
+
+  it('keeps unknown parameters exactly as written, and replaces or removes ours', () => {
+    const base = '?s=eJz%2Bab+c&step=9&x&view=cpu&empty=&a=%E0%A4%A&step=10';
+    expect(formatUrlState({ step: 3 }, base)).toBe('?s=eJz%2Bab+c&x&empty=&a=%E0%A4%A&step=3');
+    expect(formatUrlState({}, base)).toBe('?s=eJz%2Bab+c&x&empty=&a=%E0%A4%A');
+    expect(formatUrlState({ view: 'files' }, 'lang=ko')).toBe('?view=files');
+  });
+
+  it('recognises our parameters however their names are escaped', () => {
+    expect(formatUrlState({}, '?st%65p=4&%76iew=cpu&keep=1')).toBe('?keep=1');
+  });
+
+  it('leaves out values that would not parse back', () => {
+    expect(formatUrlState({ step: -1 })).toBe('');
+    expect(formatUrlState({ step: 2.5 })).toBe('');
+    expect(formatUrlState({ cache: 'a b' })).toBe('');
+    expect(formatUrlState({ view: 'heap' as never, lang: 'fr' as never })).toBe('');
+    expect(formatUrlState({ follow: { kind: 'obj', address: 'nowhere' } })).toBe('');
+    expect(formatUrlState({ follow: { kind: 'page', pfn: -1 } })).toBe('');
+  });
+
+  it('round-trips any valid state, beside any other parameters', () => {
+    const stateArb: fc.Arbitrary<UrlState> = fc.record(
+      {
+        step: fc.nat({ max: 1e9 }),
+        lang: fc.constantFrom(...LANGUAGES),
+        view: fc.constantFrom(...VIEWS),
+        cache: fc.stringMatching(/^[a-z_][a-z0-9_-]{0,30}$/),
+        follow: fc.oneof(
+          fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }).map((a) => ({ kind: 'obj' as const, address: `0x${a.toString(16)}` })),
+          fc.nat({ max: 1e9 }).map((pfn) => ({ kind: 'page' as const, pfn })),
+        ),
+      },
+      { requiredKeys: [] },
+    );
+    const otherArb = fc.array(fc.tuple(fc.stringMatching(/^[a-z]{1,4}$/), fc.string()), { maxLength: 4 }).map((pairs) =>
+      pairs.filter(([k]) => !['step', 'lang', 'view', 'cache', 'follow'].includes(k)),
+    );
+    fc.assert(
+      fc.property(stateArb, otherArb, (state, others) => {
+        const base = new URLSearchParams(others).toString();
+        const query = formatUrlState(state, base);
+        expect(parseUrlState(query)).toEqual(state);
+        const params = new URLSearchParams(query);
+        for (const [k, v] of others) expect(params.getAll(k)).toContain(v);
+        expect(formatUrlState(parseUrlState(query), query)).toBe(query);
+      }),
+    );
+  });
+});

@@ -1,0 +1,138 @@
+// The visualizer's place in the URL query, so a link opens where its sender stood:
+//   step=120                     the cursor
+//   lang=ko                      the language (i18n/i18n.ts LANGUAGES)
+//   view=slab                    the panel in focus (VIEWS)
+//   cache=kmalloc-64             the cache in focus
+//   follow=obj:0xffff888000001000 | follow=page:1234   the object or page frame being followed
+//
+// Rules:
+//  - A query comes from anyone: parsing never throws, and a value that is not well formed is
+//    dropped as if absent (the rest of the query still counts). Nothing read here is ever
+//    rendered as HTML.
+//  - Parameters this module does not own (the scenario, ...) are kept byte for byte, in their
+//    order, when formatting; ours follow them in the fixed order of URL_KEYS.
+//  - Formatting then parsing gives back the same state (urlState.test.ts checks).
+
+import { LANGUAGES, type Language } from '../i18n/i18n';
+
+/** The panels a link can put in focus. */
+export const VIEWS = ['cpu', 'node', 'slab', 'bulk', 'buddy', 'files', 'explain'] as const;
+export type View = (typeof VIEWS)[number];
+
+/** The object (by address) or page frame (by page frame number) being followed. */
+export type Follow = { kind: 'obj'; address: string } | { kind: 'page'; pfn: number };
+
+export interface UrlState {
+  step?: number;
+  lang?: Language;
+  view?: View;
+  cache?: string;
+  follow?: Follow;
+}
+
+/** The parameters this module owns, in the order `formatUrlState` writes them. */
+export const URL_KEYS = ['step', 'view', 'cache', 'follow', 'lang'] as const;
+
+/** Cursors are far below this; more digits than it has are not a step. */
+const MAX_STEP_DIGITS = 12;
+/** Longest cache name accepted (the kernel's own names are far shorter). */
+export const MAX_CACHE_NAME = 64;
+/**
+ * A cache name as the scenario format spells it (wasm-core/sim/src/scenario/lex.rs, `Word`): a
+ * letter or `_`, then letters, digits, `_`, `-`, and `.` not followed by another `.`.
+ */
+const CACHE_NAME = /^[\p{Alphabetic}_](?:[\p{Alphabetic}\p{N}_-]|\.(?!\.))*$/u;
+/** A kernel virtual address: 0x and 1 to 16 hex digits (stored in lower case). */
+const ADDRESS = /^0x[0-9a-f]{1,16}$/i;
+const PFN = /^[0-9]{1,12}$/;
+
+/** Reads our parameters from a query string (`?a=b&c=d` or `a=b&c=d`) or a URLSearchParams. */
+export function parseUrlState(query: string | URLSearchParams): UrlState {
+  const params = typeof query === 'string' ? new URLSearchParams(query) : query;
+  const state: UrlState = {};
+  const step = parseStep(params.get('step'));
+  if (step !== undefined) state.step = step;
+  const lang = params.get('lang');
+  if (lang !== null && (LANGUAGES as readonly string[]).includes(lang)) state.lang = lang as Language;
+  const view = params.get('view');
+  if (view !== null && (VIEWS as readonly string[]).includes(view)) state.view = view as View;
+  const cache = params.get('cache');
+  if (cache !== null && isCacheName(cache)) state.cache = cache;
+  const follow = parseFollow(params.get('follow'));
+  if (follow !== undefined) state.follow = follow;
+  return state;
+}
+
+/**
+ * Writes `state` into the query `base` (default empty): our parameters are replaced or removed,
+ * every other parameter is kept as it was written. Values that would not parse back are left
+ * out. Returns `?...`, or '' when nothing is left.
+ */
+export function formatUrlState(state: UrlState, base = ''): string {
+  const raw = base.startsWith('?') ? base.slice(1) : base;
+  const kept = raw.split('&').filter((part) => part !== '' && !isOurs(part));
+  const ours: string[] = [];
+  for (const key of URL_KEYS) {
+    const value = formatValue(state, key);
+    if (value !== undefined) ours.push(`${key}=${encodeValue(value)}`);
+  }
+  const all = [...kept, ...ours];
+  return all.length > 0 ? `?${all.join('&')}` : '';
+}
+
+export function isCacheName(text: string): boolean {
+  return text.length <= MAX_CACHE_NAME && CACHE_NAME.test(text);
+}
+
+export function parseFollow(text: string | null): Follow | undefined {
+  const colon = text === null ? -1 : text.indexOf(':');
+  if (text === null || colon < 0) return undefined;
+  const kind = text.slice(0, colon);
+  const value = text.slice(colon + 1);
+  if (kind === 'obj' && ADDRESS.test(value)) return { kind: 'obj', address: value.toLowerCase() };
+  if (kind === 'page' && PFN.test(value)) return { kind: 'page', pfn: Number(value) };
+  return undefined;
+}
+
+export function formatFollow(follow: Follow): string {
+  return follow.kind === 'obj' ? `obj:${follow.address}` : `page:${follow.pfn}`;
+}
+
+function parseStep(text: string | null): number | undefined {
+  if (text === null || text.length === 0 || text.length > MAX_STEP_DIGITS || !/^[0-9]+$/.test(text)) return undefined;
+  return Number(text);
+}
+
+/** The value of `key` to write, or undefined when absent or not one that parses back. */
+function formatValue(state: UrlState, key: (typeof URL_KEYS)[number]): string | undefined {
+  switch (key) {
+    case 'step':
+      return state.step === undefined ? undefined : keepIf(String(state.step), (s) => parseStep(s) === state.step);
+    case 'lang':
+      return state.lang !== undefined && (LANGUAGES as readonly string[]).includes(state.lang) ? state.lang : undefined;
+    case 'view':
+      return state.view !== undefined && (VIEWS as readonly string[]).includes(state.view) ? state.view : undefined;
+    case 'cache':
+      return state.cache !== undefined && isCacheName(state.cache) ? state.cache : undefined;
+    case 'follow':
+      return state.follow === undefined ? undefined : keepIf(formatFollow(state.follow), (s) => parseFollow(s) !== undefined);
+  }
+}
+
+function keepIf(text: string, ok: (text: string) => boolean): string | undefined {
+  return ok(text) ? text : undefined;
+}
+
+/** Whether a raw `key=value` part names one of our parameters (as URLSearchParams reads it). */
+function isOurs(part: string): boolean {
+  const eq = part.indexOf('=');
+  const rawKey = eq < 0 ? part : part.slice(0, eq);
+  // URLSearchParams decodes malformed escapes leniently; so does this, by keeping them as text.
+  const key = new URLSearchParams(`${rawKey}=`).keys().next().value;
+  return (URL_KEYS as readonly string[]).includes(key ?? '');
+}
+
+/** Percent-encodes a value, leaving `:` readable (it needs no escape in a query). */
+function encodeValue(value: string): string {
+  return encodeURIComponent(value).replace(/%3A/gi, ':');
+}
