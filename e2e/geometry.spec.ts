@@ -27,7 +27,7 @@ async function expectRowMatchesCli(page: Page, pageSize: number, cpus: number, s
 }
 
 test('isolated page runs the threaded build on a worker pool and matches the CLI', async ({ page }) => {
-  await page.goto(ISOLATED);
+  await page.goto(`${ISOLATED}?page=geometry`);
   expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(true);
   const mode = page.getByTestId('build-mode');
   await expect(mode).toHaveAttribute('data-threaded', 'true');
@@ -66,7 +66,7 @@ test('isolated page runs the threaded build on a worker pool and matches the CLI
 });
 
 test('a host without COOP/COEP gets the single-threaded build, which still works', async ({ page }) => {
-  await page.goto(PLAIN);
+  await page.goto(`${PLAIN}?page=geometry`);
   expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(false);
   const mode = page.getByTestId('build-mode');
   await expect(mode).toHaveAttribute('data-threaded', 'false');
@@ -78,7 +78,7 @@ test('a host without COOP/COEP gets the single-threaded build, which still works
 });
 
 test('bad input gets a message and keeps what was typed', async ({ page }) => {
-  await page.goto(PLAIN);
+  await page.goto(`${PLAIN}?page=geometry`);
   await waitForSweep(page);
   await page.getByTestId('size-step').fill('0');
   await page.getByTestId('cpus').fill('2, 4-9');
@@ -93,7 +93,7 @@ test('bad input gets a message and keeps what was typed', async ({ page }) => {
 });
 
 test('Korean from the URL, switchable at runtime, kept in the URL', async ({ page }) => {
-  await page.goto(`${PLAIN}?lang=ko`);
+  await page.goto(`${PLAIN}?page=geometry&lang=ko`);
   await expect(page.getByRole('heading', { level: 2 })).toHaveText('캐시 구조 탐색기');
   await waitForSweep(page);
   await page.getByTestId('language').selectOption('en');
@@ -109,7 +109,7 @@ test('the dev server is isolated too, under a CSP that allows no inline script',
   page.on('console', (m) => {
     if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
   });
-  const response = await page.goto('http://localhost:5173/');
+  const response = await page.goto('http://localhost:5173/?page=geometry');
   const headers = response!.headers();
   expect(headers['cross-origin-opener-policy']).toBe('same-origin');
   expect(headers['cross-origin-embedder-policy']).toBe('require-corp');

@@ -8,6 +8,10 @@
 // own account of its bytes (steps, events, arguments, keyframes), per million steps.
 // `npm run bench -- --sim` runs only this part.
 //
+// Part 3, the visualizer in headless Chromium (scripts/bench-web.mjs): JavaScript before the
+// first view, frame times while playing the large scenario, scrubbing latency.
+// `npm run bench -- --web` runs only this part.
+//
 // Part 2, the geometry sweep: the geometry explorer's default grid — object sizes 8..8192 (every size), CPU counts
 // 1..64, page sizes 4K/16K/64K (1,571,520 caches). Each figure is the median of ROUNDS runs after
 // one warm-up run.
@@ -16,6 +20,11 @@
 //   wasm mt  the threaded module under Node: N worker_threads share its memory, N = 1, 2
 
 import { execFileSync } from 'node:child_process';
+
+if (process.argv.includes('--web')) {
+  await import('./bench-web.mjs');
+  process.exit(0);
+}
 import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 
@@ -163,3 +172,7 @@ for (const threads of [1, 2]) {
 const native1 = rows.find((r) => r.name.startsWith('native, 1'));
 const wasm1 = rows.find((r) => r.name.startsWith('wasm st'));
 console.log(`wasm st / native time, 1 thread: ${(wasm1.ms / native1.ms).toFixed(2)}x`);
+
+// --- Part 3: the visualizer -------------------------------------------------------------------
+console.log('\nvisualizer (headless Chromium)\n');
+execFileSync('node', ['scripts/bench-web.mjs', '--build'], { stdio: 'inherit' });

@@ -1,0 +1,141 @@
+#!/usr/bin/env node
+// `npm run bench -- --web`: the visualizer in headless Chromium; prints figures, asserts
+// nothing (docs/bench.md, "The visualizer").
+//
+//  1. JavaScript loaded before the first view: every script the page and its workers fetch
+//     until the visualizer has drawn its first snapshot, gzip-compressed here (level 9).
+//  2. Playing the standard large scenario (docs/scenarios/large.slab: 4 CPUs, 2 nodes, 6,000
+//     live objects at the end, ~108,000 steps) at full speed for PLAY_SECONDS: the time
+//     between animation frames, measured in the page with requestAnimationFrame.
+//  3. Scrubbing: SCRUBS moves of the timeline scrubber to random steps of the same run; each
+//     is timed in the page from the scrubber's input event to the first animation frame after
+//     the views show the new cursor.
+// Runs against `vite preview` of dist/ (built first if missing), cross-origin isolated.
+
+import { chromium } from '@playwright/test';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+
+const PORT = 4183;
+const PLAY_SECONDS = 10;
+const SCRUBS = 60;
+const root = new URL('..', import.meta.url).pathname;
+process.chdir(root);
+
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
+
+if (!existsSync('dist/index.html') || process.argv.includes('--build')) {
+  execFileSync('npx', ['vite', 'build'], { stdio: 'inherit' });
+}
+const server = spawn('npx', ['vite', 'preview', '--port', String(PORT), '--strictPort'], { stdio: 'ignore', detached: true });
+const base = `http://localhost:${PORT}/`;
+for (let i = 0; i < 100; i++) {
+  try {
+    if ((await fetch(base)).ok) break;
+  } catch {
+    // not up yet
+  }
+  await new Promise((r) => setTimeout(r, 200));
+}
+
+const executablePath = process.env.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
+const browser = await chromium.launch({
+  executablePath,
+  args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+try {
+  const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+  const page = await context.newPage();
+
+  // 1. JavaScript before the first view.
+  const scripts = new Map();
+  const collect = (response) => {
+    const type = response.headers()['content-type'] ?? '';
+    if (/javascript/.test(type)) {
+      response
+        .body()
+        .then((body) => scripts.set(response.url(), gzipSync(body, { level: 9 }).length))
+        .catch(() => {});
+    }
+  };
+  context.on('response', collect);
+  await page.goto(`${base}?preset=large&step=0`);
+  await page.waitForSelector('[data-testid="visualizer"][data-cursor="0"]', { timeout: 120_000 });
+  await page.waitForTimeout(300);
+  context.off('response', collect);
+  const jsBytes = [...scripts.values()].reduce((a, b) => a + b, 0);
+  console.log(`JavaScript before the first view: ${(jsBytes / 1024).toFixed(1)} KB gzip in ${scripts.size} files (target <= 150 KB)`);
+  for (const [url, bytes] of [...scripts].sort((a, b) => b[1] - a[1])) {
+    console.log(`  ${(bytes / 1024).toFixed(1).padStart(7)} KB  ${new URL(url).pathname}`);
+  }
+
+  // 2. Playing at full speed.
+  await page.getByTestId('speed').selectOption('max');
+  const frames = await page.evaluate(async (seconds) => {
+    const deltas = [];
+    let last = performance.now();
+    document.querySelector('[data-testid="play"]').click();
+    const end = last + seconds * 1000;
+    await new Promise((resolve) => {
+      const frame = (now) => {
+        deltas.push(now - last);
+        last = now;
+        if (now < end) requestAnimationFrame(frame);
+        else resolve();
+      };
+      requestAnimationFrame(frame);
+    });
+    document.querySelector('[data-testid="play"]').click();
+    return deltas.slice(1);
+  }, PLAY_SECONDS);
+  const cursorAfter = Number(await page.getByTestId('visualizer').getAttribute('data-cursor'));
+  console.log(
+    `\nplaying the large scenario at full speed for ${PLAY_SECONDS} s: ${frames.length} frames, ` +
+      `frame time p50 ${quantile(frames, 0.5).toFixed(1)} ms, p95 ${quantile(frames, 0.95).toFixed(1)} ms, ` +
+      `max ${Math.max(...frames).toFixed(1)} ms (target p95 <= 16.7 ms); reached step ${cursorAfter}`,
+  );
+
+  // 3. Scrubbing to random steps.
+  const steps = Number((await page.getByTestId('scrubber').getAttribute('max')) ?? '0');
+  let seed = 12345;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const latencies = [];
+  for (let i = 0; i < SCRUBS; i++) {
+    const target = Math.floor(random() * steps);
+    const ms = await page.evaluate(async (to) => {
+      const vis = document.querySelector('[data-testid="visualizer"]');
+      if (vis.getAttribute('data-cursor') === String(to)) return 0;
+      const input = document.querySelector('[data-testid="scrubber"]');
+      const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+      const shown = new Promise((resolve) => {
+        const observer = new MutationObserver(() => {
+          if (vis.getAttribute('data-cursor') === String(to)) {
+            observer.disconnect();
+            requestAnimationFrame(() => resolve(performance.now()));
+          }
+        });
+        observer.observe(vis, { attributes: true, attributeFilter: ['data-cursor'] });
+      });
+      input.focus();
+      setter.call(input, String(to));
+      const start = performance.now();
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      return (await shown) - start;
+    }, target);
+    latencies.push(ms);
+  }
+  console.log(
+    `scrubbing to ${SCRUBS} random steps of ${steps}: p50 ${quantile(latencies, 0.5).toFixed(1)} ms, ` +
+      `p95 ${quantile(latencies, 0.95).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms (target p95 <= 50 ms)`,
+  );
+} finally {
+  await browser.close();
+  process.kill(-server.pid);
+}
