@@ -388,6 +388,18 @@ describe('step captions', () => {
     }
   });
 
+  it('Korean puts no particle that depends on the final sound right after a value', () => {
+    // 은/는, 이/가, 을/를, 과/와, (으)로 agree with the sound a value ends in ("node 0은",
+    // "node 2는"), which the text cannot know: a noun goes between ("{{cache}} cache는") or
+    // the value goes in parentheses after one ("object({{object}})를").
+    for (const key of sourceKeys) {
+      expect(textOf(STEPS.ko, key), key).not.toMatch(/\}\}(은|는|이|가|을|를|과|와|으로|로)(?![가-힣])/);
+    }
+    for (const [name, ws] of Object.entries(STEPS.ko.words)) {
+      for (const text of Object.values(ws)) expect(text, name).not.toMatch(/\}\}/);
+    }
+  });
+
   it('every fixed word the source passes is translated in both languages, and nothing else', () => {
     const words = sourceWords();
     expect(words).toContain('deactivate=to head');
