@@ -217,3 +217,27 @@ fn a_reader_that_stops_early_ends_the_output_quietly() {
     );
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
 }
+
+#[test]
+fn snapshot_prints_the_view_data_and_lanes_as_json() {
+    let file = scenario("slub-remote-free.slab");
+    let out = slabscope(&["snapshot", &file, "--cache", "kmalloc-128"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let snap: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(snap["cache"]["name"], "kmalloc-128");
+    assert_eq!(snap["cache"]["nodes"][0]["nr_partial"], 1);
+    let pfn = snap["cache"]["slab"]["brief"]["pfn"]
+        .as_u64()
+        .expect("a slab");
+    let out = slabscope(&["snapshot", &file, "--page", &pfn.to_string()]);
+    let lane: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(lane["page"][0]["owner"]["kind"], "buddy");
+    // A cursor past the end is refused with the run's length.
+    let out = slabscope(&["snapshot", &file, "--at", "99999"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the run has 120 steps"));
+}
