@@ -59,6 +59,27 @@ export function cacheColour(cacheId: number): string {
 /** The step's highlights (a slab or object the current step touched). */
 export const highlight = { stroke: okabeIto.vermillion, width: 3 } as const;
 
+/** How full a slab or an array is: the level drawn from the left; the numbers are always
+ * printed beside it. */
+export const levelFill = okabeIto.skyBlue;
+
+/** Entries of the array `kmem_cache_free_bulk()` works through (bulk-free view): a fill and a
+ * mark each, so the states differ without colour. */
+export const bulkCellStyle = {
+  /** Not examined by this `build_detached_freelist()` call. */
+  pending: { fill: '#ffffff', pattern: null, mark: '' },
+  /** Examined, of another slab: costs one lookahead, left for a later call. */
+  skipped: { fill: 'url(#pat-skipped)', pattern: 'pat-skipped', mark: '×' },
+  /** Gathered into the detached freelist and parked at the top of the unfinished part. */
+  parked: { fill: okabeIto.bluishGreen, pattern: null, mark: '●' },
+  /** The last unfinished entry, taken first: the detached freelist's tail. */
+  tail: { fill: okabeIto.bluishGreen, pattern: null, mark: 'T' },
+  /** Freed by an earlier call. */
+  finished: { fill: '#d9d9d9', pattern: null, mark: '✓' },
+} as const;
+
+export type BulkCellKind = keyof typeof bulkCellStyle;
+
 /** Adds the shared fill patterns to an <svg> (idempotent). */
 export function definePatterns(svg: Selection<SVGSVGElement, unknown, null, undefined>): void {
   let defs = svg.select<SVGDefsElement>('defs.palette');
@@ -81,4 +102,22 @@ export function definePatterns(svg: Selection<SVGSVGElement, unknown, null, unde
     .attr('height', 5);
   dots.append('rect').attr('width', 5).attr('height', 5).attr('fill', okabeIto.yellow);
   dots.append('circle').attr('cx', 2.5).attr('cy', 2.5).attr('r', 1.2).attr('fill', okabeIto.black);
+  const cross = defs
+    .append('pattern')
+    .attr('id', 'pat-skipped')
+    .attr('patternUnits', 'userSpaceOnUse')
+    .attr('width', 6)
+    .attr('height', 6);
+  cross.append('rect').attr('width', 6).attr('height', 6).attr('fill', '#ffffff');
+  cross.append('path').attr('d', 'M0,0 L6,6 M6,0 L0,6').attr('stroke', okabeIto.orange).attr('stroke-width', 1);
+  const head = defs
+    .append('marker')
+    .attr('id', 'arrow-head')
+    .attr('viewBox', '0 0 8 8')
+    .attr('refX', 7)
+    .attr('refY', 4)
+    .attr('markerWidth', 7)
+    .attr('markerHeight', 7)
+    .attr('orient', 'auto-start-reverse');
+  head.append('path').attr('d', 'M0,0 L8,4 L0,8 z').attr('fill', '#33425a');
 }

@@ -1,0 +1,96 @@
+// The frame the structure views share: a <figure> with the drawn <svg> (aria-hidden: the text
+// alternative below says the same from the same scene) and a table a screen reader can
+// navigate, visually hidden until "show as table" is pressed.
+
+import { useCallback, useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { Snapshot } from '../../core/generated/Snapshot';
+import type { Target, Translate } from '../../views/marks';
+
+export interface StructViewProps {
+  snapshot: Snapshot;
+  reducedMotion: boolean;
+  onSelectSlab?: (pfn: number) => void;
+  onFollowObject?: (addr: string) => void;
+}
+
+/** `t` as the views take it, stable while the language is. */
+export function useTranslate(): Translate {
+  const { t } = useTranslation();
+  return useCallback((key: string, args?: Record<string, string | number>) => t(key, args ?? {}), [t]);
+}
+
+/** A stable activation handler that always calls the latest props. */
+export function useActivate(props: Pick<StructViewProps, 'onSelectSlab' | 'onFollowObject'>): (target: Target) => void {
+  const latest = useRef(props);
+  useLayoutEffect(() => {
+    latest.current = props;
+  });
+  return useCallback((target: Target) => {
+    if (target.kind === 'slab') latest.current.onSelectSlab?.(target.pfn);
+    else latest.current.onFollowObject?.(target.addr);
+  }, []);
+}
+
+interface Props {
+  /** The view's i18n namespace (`cpuView`, `nodeView`, `bulkView`): its showTable/hideTable. */
+  ns: string;
+  className: string;
+  heading: string;
+  /** Draws into the svg; called after every render in which it changed. */
+  draw: (svg: SVGSVGElement) => void;
+  /** Shown visibly instead of the drawing when there is nothing to draw. */
+  empty?: ReactNode;
+  /** The text alternative (tables or lists). */
+  children: ReactNode;
+  testId: string;
+}
+
+export function ViewFigure({ ns, className, heading, draw, empty, children, testId }: Props) {
+  const { t } = useTranslation();
+  const svg = useRef<SVGSVGElement>(null);
+  const [shown, setShown] = useState(false);
+  const tableId = useId();
+
+  useLayoutEffect(() => {
+    if (svg.current) draw(svg.current);
+  }, [draw]);
+
+  return (
+    <figure className={`struct-view ${className}`} data-testid={testId}>
+      <figcaption className="struct-view-heading">{heading}</figcaption>
+      {empty}
+      <svg ref={svg} aria-hidden="true" focusable="false" className="struct-view-svg" />
+      <button
+        type="button"
+        className="table-toggle"
+        aria-expanded={shown}
+        aria-controls={tableId}
+        onClick={() => setShown((s) => !s)}
+      >
+        {shown ? t(`${ns}.hideTable`) : t(`${ns}.showTable`)}
+      </button>
+      <div id={tableId} className={shown ? 'struct-view-text' : 'struct-view-text sr-only'}>
+        {children}
+      </div>
+    </figure>
+  );
+}
+
+/** A slab as a button of the text alternative. */
+export function SlabButton({ pfn, text, onSelect }: { pfn: number; text: string; onSelect: (t: Target) => void }) {
+  return (
+    <button type="button" className="slab-button" data-pfn={pfn} onClick={() => onSelect({ kind: 'slab', pfn })}>
+      {text}
+    </button>
+  );
+}
+
+/** An object as a button of the text alternative. */
+export function ObjectButton({ addr, onSelect }: { addr: string; onSelect: (t: Target) => void }) {
+  return (
+    <button type="button" className="object-button" data-addr={addr} onClick={() => onSelect({ kind: 'object', addr })}>
+      {addr}
+    </button>
+  );
+}

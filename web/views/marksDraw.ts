@@ -1,0 +1,188 @@
+// Draws a `Marks` list (marks.ts) into an <svg> with keyed joins: an element per mark id,
+// created once, then moved and restyled. The structure views' draw functions call this.
+//
+// Rules:
+// - Cheap enough for every animation frame: the same scene object drawn twice is skipped; no
+//   element is re-created while its id lives; element counts are what the (capped) scene holds.
+// - Motion is a d3 transition of position and size; `reducedMotion` makes its duration 0.
+// - A highlighted mark gets a halo outside its own outline, so a frozen slab's dashed outline
+//   stays visible when the step touched it.
+
+import { select, type BaseType, type Selection } from 'd3-selection';
+import 'd3-transition';
+import type { Transition } from 'd3-transition';
+import type { BoxMark, LineMark, LockMark, Marks, Target, TextMark, Translate } from './marks';
+import { labelText } from './marks';
+import { definePatterns, highlight, okabeIto } from './palette';
+
+export interface DrawOptions {
+  t: Translate;
+  reducedMotion: boolean;
+  /** Called when a slab or object mark is clicked. */
+  onActivate?: (target: Target) => void;
+}
+
+const DURATION = 250;
+const drawn = new WeakMap<SVGSVGElement, { marks: Marks; t: Translate; reducedMotion: boolean }>();
+
+type G<D> = Selection<SVGGElement, D, SVGGElement, unknown>;
+
+export function drawMarks(svgElement: SVGSVGElement, marks: Marks, options: DrawOptions): void {
+  const last = drawn.get(svgElement);
+  if (last && last.marks === marks && last.t === options.t && last.reducedMotion === options.reducedMotion) return;
+  drawn.set(svgElement, { marks, t: options.t, reducedMotion: options.reducedMotion });
+
+  const svg = select(svgElement)
+    .attr('viewBox', `0 0 ${Math.max(1, marks.width)} ${Math.max(1, marks.height)}`)
+    .attr('width', marks.width)
+    .attr('height', marks.height);
+  definePatterns(svg);
+  const duration = options.reducedMotion ? 0 : DURATION;
+  // Children inherit this transition's timing (d3 finds it on their ancestor, the <svg>); a
+  // new call interrupts the previous one by name. The cast widens the element type so that
+  // selections of any element can inherit it.
+  const tr = svg.transition('marks').duration(duration) as unknown as Tr;
+
+  const layer = (name: string) =>
+    svg
+      .selectAll<SVGGElement, string>(`g.layer-${name}`)
+      .data([name])
+      .join('g')
+      .attr('class', `layer-${name}`);
+
+  drawBoxes(layer('boxes'), marks.boxes, tr, options);
+  drawLines(layer('lines'), marks.lines, tr);
+  drawTexts(layer('texts'), marks.texts, tr, options.t);
+  drawLocks(layer('locks'), marks.locks);
+}
+
+// The transition every element of one call shares.
+type Tr = Transition<BaseType, unknown, null, undefined>;
+
+function drawBoxes(root: G<string>, boxes: BoxMark[], tr: Tr, options: DrawOptions): void {
+  const g = root
+    .selectAll<SVGGElement, BoxMark>('g.box')
+    .data(boxes, (b) => b.id)
+    .join(
+      (enter) => {
+        const e = enter
+          .append('g')
+          .attr('transform', (b) => `translate(${b.x},${b.y})`)
+          .attr('opacity', 0);
+        e.append('rect').attr('class', 'halo').attr('fill', 'none');
+        e.append('rect').attr('class', 'bg');
+        e.append('rect').attr('class', 'level');
+        e.append('text').attr('class', 'glyph').attr('text-anchor', 'end').attr('font-size', 11);
+        return e;
+      },
+      (update) => update,
+      (exit) => exit.transition(tr).attr('opacity', 0).remove(),
+    )
+    .attr('class', (b) => `box box-${b.kind}${b.highlight ? ' touched' : ''}${b.target ? ' target' : ''}`)
+    .style('cursor', (b) => (b.target && options.onActivate ? 'pointer' : null))
+    .on('click', (_event, b) => {
+      if (b.target && options.onActivate) options.onActivate(b.target);
+    });
+  g.transition(tr)
+    .attr('transform', (b) => `translate(${b.x},${b.y})`)
+    .attr('opacity', 1);
+  g.select<SVGRectElement>('rect.bg')
+    .attr('fill', (b) => b.fill)
+    .attr('stroke', (b) => b.stroke)
+    .attr('stroke-width', (b) => b.strokeWidth)
+    .attr('stroke-dasharray', (b) => b.dash || null)
+    .transition(tr)
+    .attr('width', (b) => b.w)
+    .attr('height', (b) => b.h);
+  g.select<SVGRectElement>('rect.level')
+    .attr('fill', (b) => b.levelFill)
+    .attr('fill-opacity', 0.55)
+    .attr('pointer-events', 'none')
+    .attr('x', 1)
+    .attr('y', (b) => b.h - Math.max(3, Math.round(b.h / 4)) - 1)
+    .attr('height', (b) => (b.level === null ? 0 : Math.max(3, Math.round(b.h / 4))))
+    .transition(tr)
+    .attr('width', (b) => (b.level === null ? 0 : Math.max(0, (b.w - 2) * b.level)));
+  g.select<SVGRectElement>('rect.halo')
+    .attr('x', -3)
+    .attr('y', -3)
+    .attr('width', (b) => b.w + 6)
+    .attr('height', (b) => b.h + 6)
+    .attr('stroke', highlight.stroke)
+    .attr('stroke-width', (b) => (b.highlight ? highlight.width : 0));
+  g.select<SVGTextElement>('text.glyph')
+    .attr('x', (b) => b.w - 3)
+    .attr('y', (b) => b.h / 2 + 4)
+    .text((b) => b.glyph);
+}
+
+function drawLines(root: G<string>, lines: LineMark[], tr: Tr): void {
+  const l = root
+    .selectAll<SVGLineElement, LineMark>('line')
+    .data(lines, (d) => d.id)
+    .join(
+      (enter) =>
+        enter
+          .append('line')
+          .attr('x1', (d) => d.x1)
+          .attr('y1', (d) => d.y1)
+          .attr('x2', (d) => d.x2)
+          .attr('y2', (d) => d.y2),
+      (update) => update,
+      (exit) => exit.remove(),
+    )
+    .attr('class', (d) => `line-${d.kind}`)
+    .attr('stroke', (d) => (d.kind === 'marker' ? okabeIto.black : '#33425a'))
+    .attr('stroke-width', (d) => (d.kind === 'marker' ? 3 : 1.2))
+    .attr('stroke-dasharray', (d) => (d.kind === 'bracket' ? '3 2' : null))
+    .attr('marker-end', (d) => (d.kind === 'arrow' ? 'url(#arrow-head)' : null));
+  l.transition(tr)
+    .attr('x1', (d) => d.x1)
+    .attr('y1', (d) => d.y1)
+    .attr('x2', (d) => d.x2)
+    .attr('y2', (d) => d.y2);
+}
+
+function drawTexts(root: G<string>, texts: TextMark[], tr: Tr, t: Translate): void {
+  const s = root
+    .selectAll<SVGTextElement, TextMark>('text')
+    .data(texts, (d) => d.id)
+    .join(
+      (enter) =>
+        enter
+          .append('text')
+          .attr('x', (d) => d.x)
+          .attr('y', (d) => d.y),
+      (update) => update,
+      (exit) => exit.remove(),
+    )
+    .attr('class', (d) => `text-${d.role}${d.emphasis ? ' emphasis' : ''}`)
+    .attr('text-anchor', (d) => d.anchor)
+    .attr('pointer-events', 'none')
+    .attr('font-family', (d) => (d.role === 'mono' ? 'ui-monospace, monospace' : null))
+    .attr('font-weight', (d) => (d.role === 'title' || d.emphasis ? 700 : null))
+    .attr('fill', (d) => (d.emphasis ? highlight.stroke : '#1b1f24'))
+    .text((d) => labelText(d.label, t));
+  s.transition(tr)
+    .attr('x', (d) => d.x)
+    .attr('y', (d) => d.y);
+}
+
+/** A padlock 14×16: shackle and body; lit = filled in the highlight colour. */
+function drawLocks(root: G<string>, locks: LockMark[]): void {
+  const g = root
+    .selectAll<SVGGElement, LockMark>('g.lock')
+    .data(locks, (d) => d.id)
+    .join((enter) => {
+      const e = enter.append('g').attr('class', 'lock');
+      e.append('path').attr('class', 'shackle').attr('d', 'M3,8 V5 a4,4 0 0 1 8,0 V8').attr('fill', 'none').attr('stroke-width', 2);
+      e.append('rect').attr('class', 'body').attr('y', 7).attr('width', 14).attr('height', 9).attr('rx', 1.5).attr('stroke-width', 1.5);
+      return e;
+    })
+    .attr('transform', (d) => `translate(${d.x},${d.y})`)
+    .classed('lit', (d) => d.lit);
+  g.select('path.shackle').attr('stroke', (d) => (d.lit ? highlight.stroke : '#33425a'));
+  g.select('rect.body')
+    .attr('stroke', (d) => (d.lit ? highlight.stroke : '#33425a'))
+    .attr('fill', (d) => (d.lit ? highlight.stroke : '#ffffff'));
+}
