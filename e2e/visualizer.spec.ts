@@ -1,0 +1,143 @@
+import { expect, test, type Page } from '@playwright/test';
+
+// The visualizer in a real Chromium, read through the views' text alternatives (the tables a
+// screen reader navigates), at steps whose state is known from the simulator's own tests:
+// docs/scenarios/slub-remote-free.slab has 120 steps; after step 104 the first slab of
+// kmalloc-128 sits frozen on cpu1's partial stack with 31 of 32 objects in use; at the end it is
+// on node 0's partial list with 16 in use.
+
+const PLAIN = 'http://127.0.0.1:4174/';
+const ISOLATED = 'http://localhost:4173/';
+
+async function open(page: Page, query: string) {
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  await page.goto(`${PLAIN}?${query}`);
+  await expect(page.getByTestId('visualizer')).toHaveAttribute('data-cursor', /\d+/);
+}
+
+async function at(page: Page, step: number) {
+  await expect(page.getByTestId('visualizer')).toHaveAttribute('data-cursor', String(step));
+}
+
+/** The text of every text alternative and the explain panel, in document order. */
+async function texts(page: Page): Promise<string[]> {
+  return page.locator('.vis-grid [data-testid]').evaluateAll((nodes) => nodes.map((n) => `${n.getAttribute('data-testid')}=${n.textContent}`));
+}
+
+test('each view shows the kernel state at known steps of the remote-free preset', async ({ page }) => {
+  await open(page, 'preset=slub-remote-free&cache=kmalloc-128&step=104');
+  await at(page, 104);
+  await expect(page.getByTestId('position')).toContainText('104');
+  // CPU panel: the slab frozen onto cpu1's partial stack by the first remote free.
+  await expect(page.getByTestId('cpu-1-partial')).toContainText('slab 0: 31/32');
+  await expect(page.getByTestId('cpu-1-partial')).toContainText('frozen');
+  await expect(page.getByTestId('cpu-0-slab')).toContainText('slab 2');
+  // Explain panel: the step's kernel function, linked to the 6.6 source, and its narration.
+  const fn = page.getByTestId('explain-function').locator('a');
+  await expect(fn).toHaveAttribute('href', /elixir\.bootlin\.com\/linux\/v6\.6\//);
+  await expect(page.getByTestId('explain-caption')).not.toContainText('{{');
+  await expect(page.getByTestId('explain-op')).toContainText('kfree(x) on cpu1');
+
+  // The end: flushed to node 0's partial list, which slabinfo and sysfs agree with.
+  await page.getByTestId('last').click();
+  await at(page, 120);
+  await expect(page.getByTestId('node-0-nr-partial')).toHaveText(/nr_partial 1 \/ min_partial 5/);
+  await expect(page.getByTestId('node-0-partial')).toContainText('slab 0: 16/32');
+  await expect(page.getByTestId('cpu-1-partial')).toContainText('NULL');
+  await page.getByTestId('files-toggle').click();
+  await expect(page.getByTestId('files-slabinfo')).toContainText(
+    'kmalloc-128           80     96    128   32    1 : tunables    0    0    0 : slabdata      3      3      0',
+  );
+  await expect(page.getByTestId('files-buddyinfo')).toContainText('Node 0, zone   Normal');
+});
+
+test('a bulk free shows its detached freelist; the buddy view shows merged pairs', async ({ page }) => {
+  await open(page, 'preset=bulk-free&step=6');
+  await at(page, 6);
+  await expect(page.getByTestId('bulk-0-summary')).toContainText('20 objects of slab 1 gathered; 22 entries scanned');
+  await expect(page.getByTestId('bulk-0-result')).toContainText('cmpxchg');
+  await open(page, 'preset=buddy-split-merge&step=15');
+  await at(page, 15);
+  await expect(page.getByTestId('buddy-merges')).toContainText('order');
+});
+
+test('stepping back restores exactly the earlier view', async ({ page }) => {
+  await open(page, 'preset=slub-remote-free&step=100');
+  await at(page, 100);
+  const before = await texts(page);
+  expect(before.length).toBeGreaterThan(10);
+  for (let i = 0; i < 3; i++) await page.getByTestId('step-forward').click();
+  await at(page, 103);
+  expect(await texts(page)).not.toEqual(before);
+  for (let i = 0; i < 3; i++) await page.getByTestId('step-back').click();
+  await at(page, 100);
+  expect(await texts(page)).toEqual(before);
+});
+
+test('switching language keeps the position, and Korean wraps by word', async ({ page }) => {
+  await open(page, 'preset=slub-remote-free&step=50');
+  await at(page, 50);
+  const english = await page.getByTestId('explain-caption').textContent();
+  await page.getByTestId('language').selectOption('ko');
+  await at(page, 50);
+  await expect(page.getByTestId('explain-caption')).toContainText(/[가-힣]/);
+  expect(await page.getByTestId('explain-caption').textContent()).not.toEqual(english);
+  expect(new URL(page.url()).searchParams.get('lang')).toBe('ko');
+  expect(new URL(page.url()).searchParams.get('step')).toBe('50');
+  const wordBreak = await page.getByTestId('explain-caption').evaluate((n) => getComputedStyle(n).wordBreak);
+  expect(wordBreak).toBe('keep-all');
+  // A reload of the link lands on the same step in Korean.
+  await page.reload();
+  await at(page, 50);
+  await expect(page.getByTestId('explain-caption')).toContainText(/[가-힣]/);
+});
+
+test('keyboard shortcuts move the cursor and open the help', async ({ page }) => {
+  await open(page, 'preset=slub-remote-free&step=0');
+  await at(page, 0);
+  await page.locator('body').click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press('ArrowRight');
+  await at(page, 1);
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowLeft');
+  await at(page, 1);
+  // Shift+→ ends the next operation: the first kmalloc.
+  await page.keyboard.press('Shift+ArrowRight');
+  const afterOp = Number(await page.getByTestId('visualizer').getAttribute('data-cursor'));
+  expect(afterOp).toBeGreaterThan(1);
+  await expect(page.getByTestId('op-label')).toContainText('kmalloc(100) on cpu0');
+  await page.keyboard.press('End');
+  await at(page, 120);
+  await page.keyboard.press('Home');
+  await at(page, 0);
+  await page.keyboard.press('?');
+  const dialog = page.getByRole('dialog');
+  await expect(dialog).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+});
+
+test('following an object shows its life across the run', async ({ page }) => {
+  await open(page, 'preset=slub-remote-free&cache=kmalloc-128&step=120');
+  await at(page, 120);
+  await page.getByTestId('slab-page').getByRole('button', { name: /show as table/i }).click();
+  await page.getByTestId('slab-slots').locator('button[data-addr]').first().click();
+  const lane = page.getByTestId('lane-list');
+  await expect(lane).toContainText('allocated on cpu0');
+  await expect(lane).toContainText('freed on cpu1');
+  await lane.getByRole('button').first().click();
+  await at(page, 0);
+});
+
+test('a screenshot of each view is kept', async ({ page }, testInfo) => {
+  await page.goto(`${ISOLATED}?preset=slub-remote-free&cache=kmalloc-128&step=104`);
+  await at(page, 104);
+  await page.getByTestId('files-toggle').click();
+  await expect(page.getByTestId('files-slabinfo')).toBeVisible();
+  await page.screenshot({ path: testInfo.outputPath('main.png'), fullPage: false });
+  for (const view of ['explain', 'cpu', 'node', 'bulk', 'slab', 'buddy', 'files']) {
+    const shot = await page.locator(`#view-${view}`).screenshot({ path: testInfo.outputPath(`view-${view}.png`) });
+    await testInfo.attach(`view-${view}`, { body: shot, contentType: 'image/png' });
+    expect(shot.length).toBeGreaterThan(1000);
+  }
+});
