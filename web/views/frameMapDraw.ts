@@ -54,7 +54,6 @@ export function drawFrameMap(canvas: HTMLCanvasElement, scene: FrameMapScene, op
   const h = Math.max(1, scene.height);
   canvas.width = Math.round(w * ratio);
   canvas.height = Math.round(h * ratio);
-  canvas.style.aspectRatio = `${w} / ${h}`;
   const ctx = canvas.getContext('2d');
   if (!ctx) return;
   ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
