@@ -138,7 +138,12 @@ const CHIP_W = 46;
 const CHIP_GAP = 4;
 const ROW_H = 20;
 const GAUGE_W = 300;
-const HEADER_H = 44;
+/** A node's heading, then its watermark gauge with labels above and below. */
+const NODE_HEADER_H = 60;
+/** A pcp's heading, then its count/high gauge. */
+const PCP_HEADER_H = 56;
+/** The gauge's top, below a heading. */
+const GAUGE_TOP = 30;
 const PAIR_HALF = 54;
 const PAIR_GAP = 10;
 const PAIR_H = 22;
@@ -199,7 +204,7 @@ function pairScenes(kind: PairScene['kind'], pairs: BuddyPair[], start: number):
       lower,
       upper,
       order: p.order,
-      x: n * PAIR_BLOCK_W,
+      x: 4 + n * PAIR_BLOCK_W,
       y: 16,
       half: PAIR_HALF,
       height: PAIR_H,
@@ -211,7 +216,7 @@ function pairScenes(kind: PairScene['kind'], pairs: BuddyPair[], start: number):
 function pcpScene(p: PcpView, perRow: number, touched: Set<number>, y: number, chips: BlockChip[]): PcpScene {
   const lists = Array.from({ length: PCP_ORDERS }, (_, order) => {
     const pfns = p.lists[order] ?? [];
-    return listRow(`pcp-${p.cpu}-${p.node}-${order}`, order, pfns.length, pfns, perRow, y + HEADER_H / 2 + 4 + order * ROW_H);
+    return listRow(`pcp-${p.cpu}-${p.node}-${order}`, order, pfns.length, pfns, perRow, y + PCP_HEADER_H + order * ROW_H);
   });
   for (const row of lists) chips.push(...chipsOf(row, 'pcp', touched));
   return {
@@ -223,7 +228,7 @@ function pcpScene(p: PcpView, perRow: number, touched: Set<number>, y: number, c
     batch: p.batch,
     freeFactor: p.free_factor,
     y,
-    gauge: gauge(p.count, Math.max(p.high, p.count, 1), [['batch', p.batch], ['high', p.high]], LABEL_W, y + 4),
+    gauge: gauge(p.count, Math.max(p.high, p.count, 1), [['batch', p.batch], ['high', p.high]], LABEL_W, y + GAUGE_TOP),
     lists,
   };
 }
@@ -232,7 +237,7 @@ function nodeScene(zone: ZoneView, pcps: PcpView[], perRow: number, touched: Set
   const [min, low, high] = zone.watermark;
   // Small teaching machines have watermarks above their size: the scale takes the larger.
   const max = Math.max(zone.pages, high, zone.free_pages, 1);
-  let y = y0 + HEADER_H;
+  let y = y0 + NODE_HEADER_H;
   const freeArea = zone.free_area.map((fa) => {
     const row = listRow(`fa-${zone.node}-${fa.order}`, fa.order, fa.nr_free, fa.pfns, perRow, y);
     y += ROW_H;
@@ -242,7 +247,7 @@ function nodeScene(zone: ZoneView, pcps: PcpView[], perRow: number, touched: Set
   y += 10;
   const pcp = pcps.map((p) => {
     const scene = pcpScene(p, perRow, touched, y, chips);
-    y += HEADER_H / 2 + 4 + PCP_ORDERS * ROW_H + 8;
+    y += PCP_HEADER_H + PCP_ORDERS * ROW_H + 8;
     return scene;
   });
   return {
@@ -254,7 +259,7 @@ function nodeScene(zone: ZoneView, pcps: PcpView[], perRow: number, touched: Set
     watermark: { min, low, high },
     level: watermarkLevel(zone.free_pages, zone.watermark),
     y: y0,
-    gauge: gauge(zone.free_pages, max, [['min', min], ['low', low], ['high', high]], LABEL_W, y0 + 18),
+    gauge: gauge(zone.free_pages, max, [['min', min], ['low', low], ['high', high]], LABEL_W, y0 + GAUGE_TOP),
     freeArea,
     pcp,
     height: y - y0,
@@ -280,7 +285,7 @@ export function layoutBuddy(snapshot: Snapshot, options: BuddyOptions = {}): Bud
     y += scene.height + 16;
     return scene;
   });
-  const pairsWidth = pairs.length * PAIR_BLOCK_W;
+  const pairsWidth = 4 + pairs.length * PAIR_BLOCK_W;
   return {
     maxOrder: snapshot.buddy.max_order,
     pairs,

@@ -175,7 +175,7 @@ function drawGauges(parent: Selection<SVGGElement, unknown, null, undefined>, ga
         .join((enter) => {
           const t = enter.append('g').attr('class', 'tick');
           t.append('line').attr('stroke', okabeIto.black).attr('stroke-width', 1.5);
-          t.append('text').attr('font-size', 9).attr('text-anchor', 'middle');
+          t.append('text').attr('font-size', 9);
           return t;
         })
         .call((t) => {
@@ -188,6 +188,8 @@ function drawGauges(parent: Selection<SVGGElement, unknown, null, undefined>, ga
           t.select('text')
             .attr('x', (d) => d.x)
             .attr('y', (d, i) => (i % 2 === 0 ? d.y - 5 : d.y + 22))
+            // The first label reads leftwards and the last rightwards: close ticks stay apart.
+            .attr('text-anchor', (_d, i, nodes) => (i === 0 && nodes.length > 1 ? 'end' : i === nodes.length - 1 && i > 0 ? 'start' : 'middle'))
             .text((d) => d.name);
         });
     });
@@ -223,7 +225,7 @@ function drawPairs(
           .attr('y', -2)
           .attr('rx', 4)
           .attr('height', (d) => d.height + 4)
-          .attr('width', (d) => 2 * d.half + 6)
+          .attr('width', (d) => startUpperX(d) + d.half + 6)
           .attr('opacity', (d) => (d.kind === 'merge' ? 0 : 1));
         for (const half of ['lower', 'upper'] as const) {
           const h = g
@@ -258,5 +260,6 @@ function drawPairs(
     .attr('stroke-dasharray', (d) => (d.kind === 'split' ? '4 3' : null))
     .transition('pair')
     .duration(ms * 2)
+    .attr('width', (d) => upperX(d) + d.half + 6)
     .attr('opacity', (d) => wholeOpacity(d));
 }

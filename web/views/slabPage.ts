@@ -91,7 +91,9 @@ export interface FreelistHead {
   /** Kernel name, shown as is. */
   label: string;
   to: number;
+  /** Where the label is anchored: the target cell's left edge, or its right edge in the right half. */
   x: number;
+  anchor: 'start' | 'end';
   y: number;
 }
 
@@ -155,9 +157,9 @@ const GAP = 6;
 /** Room between rows for free-pointer curves and head labels. */
 const ROW_GAP = 26;
 const TOP = 30;
-const BAR_W = 8;
+const BAR_W = 10;
 const BAR_GAP = 3;
-const BAR_H = 28;
+const BAR_H = 32;
 const BAR_ROW = BAR_H + 6;
 
 export function markShown(mark: Mark | null): MarkShown | null {
@@ -323,9 +325,13 @@ export function layoutSlabPage(snapshot: Snapshot, options: SlabPageOptions = {}
   const cpuFreelists = cpuHeads(cache, slab.brief.pfn);
 
   const heads: FreelistHead[] = [];
+  const gridWidth = Math.min(columns, Math.max(1, slots.length)) * (size + GAP);
   const addHead = (id: string, label: string, addr: string | null) => {
     const cell = addr ? byAddr.get(addr) : undefined;
-    if (cell) heads.push({ id, label, to: cell.index, x: cell.x + cell.size / 2, y: cell.y - 4 });
+    if (!cell) return;
+    // Labels run away from the nearer edge so they are never cut off.
+    const end = cell.x + cell.size / 2 > gridWidth / 2;
+    heads.push({ id, label, to: cell.index, x: end ? cell.x + cell.size : cell.x, y: cell.y - 4, anchor: end ? 'end' : 'start' });
   };
   // SLAB's slab->freelist is the index array, not an object: no head arrow for it.
   if (snapshot.allocator === 'slub') addHead('head-slab', 'slab->freelist', slab.freelist);
@@ -352,7 +358,7 @@ export function layoutSlabPage(snapshot: Snapshot, options: SlabPageOptions = {}
     slotsHidden: slab.slots.length - slots.length,
     arrows: layoutArrows(snapshot.allocator, slots),
     heads,
-    width: Math.min(columns, Math.max(1, slots.length)) * (size + GAP),
+    width: gridWidth,
     height: TOP + rows * (size + ROW_GAP),
   };
 }

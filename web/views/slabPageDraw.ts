@@ -68,6 +68,14 @@ export function drawSlabPage(svgElement: SVGSVGElement, scene: SlabPageScene, op
         .attr('fill', (d) => d.fill)
         .attr('stroke', (d) => (d.highlighted ? highlight.stroke : '#4a5360'))
         .attr('stroke-width', (d) => (d.highlighted ? highlight.width : 1));
+      // Text on patterned fills gets a white halo so it stays readable. `select` (not
+      // `selectAll`) so each text takes the slot's new datum.
+      for (const cls of ['index', 'mark']) {
+        g.select(`text.${cls}`)
+          .attr('paint-order', 'stroke')
+          .attr('stroke', (d) => (d.kind === 'allocated' ? 'none' : '#ffffff'))
+          .attr('stroke-width', 2.5);
+      }
       g.select('text.index')
         .attr('fill', (d) => (d.kind === 'allocated' ? '#ffffff' : '#1b1f24'))
         .text((d) => d.index);
@@ -114,9 +122,9 @@ export function drawSlabPage(svgElement: SVGSVGElement, scene: SlabPageScene, op
     .data(scene.heads, (d) => d.id)
     .join((enter) => enter.append('text').attr('class', 'head').attr('x', (d) => d.x).attr('y', (d) => d.y))
     .attr('font-size', 9)
-    .attr('text-anchor', 'middle')
+    .attr('text-anchor', (d) => d.anchor)
     .attr('fill', (d) => (d.id === 'head-slab' ? okabeIto.black : CPU_ARROW_COLOUR))
-    .text((d) => `${d.label} ▼`)
+    .text((d) => (d.anchor === 'start' ? `▼ ${d.label}` : `${d.label} ▼`))
     .transition('head')
     .duration(ms)
     .attr('x', (d) => d.x)
