@@ -40,6 +40,17 @@ export const ownerColour = {
   hole: '#ffffff',
 } as const;
 
+/**
+ * Free buddy blocks by order: greys, darker for small orders, so fragmented free memory stands
+ * out against the large blocks (order 0 #8c8c8c to max_order #ececec).
+ */
+export function buddyOrderColour(order: number, maxOrder: number): string {
+  const t = maxOrder > 0 ? Math.min(1, Math.max(0, order / maxOrder)) : 1;
+  const v = Math.round(0x8c + t * (0xec - 0x8c));
+  const hex = v.toString(16).padStart(2, '0');
+  return `#${hex}${hex}${hex}`;
+}
+
 /** Colours for slabs of different caches: a cache keeps its colour for the whole run. */
 const cacheColours = [
   okabeIto.blue,

@@ -1,0 +1,190 @@
+// The buddy allocator view: free_area and pcp lists per node, the zone against its watermarks,
+// and the step's merged or split buddy pairs (SVG), with the same scene as tables. Named
+// BuddyAllocatorView so it is not taken for the generated `BuddyView` type it draws.
+
+import type { TFunction } from 'i18next';
+import { useLayoutEffect, useMemo, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
+import { layoutBuddy, type BuddyScene, type NodeScene, type PairScene, type PcpScene } from '../../views/buddy';
+import { drawBuddy, type BuddyText } from '../../views/buddyDraw';
+import { TextAlternative } from './TextAlternative';
+import type { MemoryViewProps } from './viewProps';
+
+export function nodeText(t: TFunction, n: NodeScene): string {
+  return t('buddyView.node', {
+    node: n.node,
+    first: n.startPfn,
+    last: n.startPfn + n.pages - 1,
+    free: n.freePages,
+    level: t(`buddyView.level.${n.level}`),
+  });
+}
+
+export function pairText(t: TFunction, p: PairScene): string {
+  return t(`buddyView.${p.kind}`, { seq: p.seq, lower: p.lower, upper: p.upper, order: p.order, whole: p.order + 1 });
+}
+
+function pcpText(t: TFunction, p: PcpScene): string {
+  return t('buddyView.pcpTitle', { cpu: p.cpu, count: p.count, high: p.high, batch: p.batch });
+}
+
+function drawingText(t: TFunction): BuddyText {
+  return {
+    nodeTitle: (n) => nodeText(t, n),
+    pcpTitle: (p) => pcpText(t, p),
+    rowLabel: (row) => t('buddyView.row', { order: row.order, count: row.count }),
+    more: (count) => t('buddyView.more', { count }),
+    pairLabel: (p) => t(p.kind === 'merge' ? 'buddyView.pairShortMerge' : 'buddyView.pairShortSplit', { seq: p.seq, whole: p.order + 1 }),
+    chipTitle: (c) => t('buddyView.chip', { pfn: c.pfn, order: c.order, list: c.list }),
+  };
+}
+
+export function BuddyAllocatorView({ snapshot, reducedMotion, onFollowPage }: MemoryViewProps) {
+  const { t } = useTranslation();
+  const scene = useMemo(() => layoutBuddy(snapshot), [snapshot]);
+  const svg = useRef<SVGSVGElement>(null);
+  const follow = useRef(onFollowPage);
+  useLayoutEffect(() => {
+    follow.current = onFollowPage;
+  });
+
+  useLayoutEffect(() => {
+    if (!svg.current) return;
+    drawBuddy(svg.current, scene, { reducedMotion, text: drawingText(t), onFollowPage: (pfn) => follow.current?.(pfn) });
+  }, [scene, reducedMotion, t]);
+
+  const followPage = (pfn: number) => follow.current?.(pfn);
+  return (
+    <figure className="memory-view buddy-view" data-testid="buddy-view">
+      <figcaption>{t('buddyView.title')}</figcaption>
+      <div className="drawing">
+        <svg ref={svg} aria-hidden="true" data-testid="buddy-drawing" />
+      </div>
+      <TextAlternative showLabel={t('buddyView.showTable')} hideLabel={t('buddyView.hideTable')} testId="buddy-text">
+        <BuddyTables scene={scene} onFollowPage={followPage} />
+      </TextAlternative>
+    </figure>
+  );
+}
+
+function PfnButtons({ pfns, more, onFollowPage }: { pfns: number[]; more: number; onFollowPage: (pfn: number) => void }) {
+  const { t } = useTranslation();
+  if (pfns.length === 0) return <>{t('buddyView.none')}</>;
+  return (
+    <>
+      {pfns.map((pfn) => (
+        <button
+          key={pfn}
+          type="button"
+          className="link-button"
+          aria-label={t('buddyView.followPage', { pfn })}
+          onClick={() => onFollowPage(pfn)}
+        >
+          {pfn}
+        </button>
+      ))}
+      {more > 0 && ` ${t('buddyView.more', { count: more })}`}
+    </>
+  );
+}
+
+function BuddyTables({ scene, onFollowPage }: { scene: BuddyScene; onFollowPage: (pfn: number) => void }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      {scene.pairs.length > 0 && (
+        <>
+          <p>{t('buddyView.pairs')}</p>
+          <ol data-testid="buddy-pairs">
+            {scene.pairs.map((p) => (
+              <li key={p.id} data-testid="buddy-pair" data-kind={p.kind}>
+                {pairText(t, p)}
+              </li>
+            ))}
+          </ol>
+          {scene.pairsHidden > 0 && <p>{t('buddyView.pairsHidden', { count: scene.pairsHidden })}</p>}
+        </>
+      )}
+      {scene.nodes.map((n) => (
+        <section key={n.id} aria-label={nodeText(t, n)}>
+          <table data-testid={`zone-node-${n.node}`}>
+            <caption>{t('buddyView.zoneCaption', { node: n.node })}</caption>
+            <tbody>
+              <tr>
+                <th scope="row">{t('buddyView.freePages')}</th>
+                <td data-testid="zone-free">{n.freePages}</td>
+                <td className="text" data-testid="zone-level">
+                  {t(`buddyView.level.${n.level}`)}
+                </td>
+              </tr>
+              <tr>
+                <th scope="row">{t('buddyView.watermarks')}</th>
+                <td data-testid="zone-watermarks" colSpan={2}>
+                  {n.watermark.min} / {n.watermark.low} / {n.watermark.high}
+                </td>
+              </tr>
+            </tbody>
+          </table>
+          <table data-testid={`free-area-node-${n.node}`}>
+            <caption>{t('buddyView.freeAreaCaption', { node: n.node })}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('buddyView.column.order')}</th>
+                <th scope="col">{t('buddyView.column.nrFree')}</th>
+                <th scope="col">{t('buddyView.column.blocks')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {n.freeArea.map((row) => (
+                <tr key={row.id} data-testid="free-area-order" data-order={row.order}>
+                  <th scope="row">{row.order}</th>
+                  <td data-testid="nr-free">{row.count}</td>
+                  <td className="text">
+                    <PfnButtons pfns={row.pfns} more={row.more} onFollowPage={onFollowPage} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {n.pcp.map((p) => (
+            <table key={p.id} data-testid={`pcp-cpu-${p.cpu}-node-${p.node}`}>
+              <caption>{t('buddyView.pcpCaption', { cpu: p.cpu, node: p.node })}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">{t('buddyView.column.count')}</th>
+                  <th scope="col">{t('buddyView.column.high')}</th>
+                  <th scope="col">{t('buddyView.column.batch')}</th>
+                  <th scope="col">{t('buddyView.column.freeFactor')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                <tr>
+                  <td data-testid="pcp-count">{p.count}</td>
+                  <td data-testid="pcp-high">{p.high}</td>
+                  <td data-testid="pcp-batch">{p.batch}</td>
+                  <td data-testid="pcp-free-factor">{p.freeFactor}</td>
+                </tr>
+              </tbody>
+              <tbody>
+                <tr>
+                  <th scope="col">{t('buddyView.column.order')}</th>
+                  <th scope="col" colSpan={3}>
+                    {t('buddyView.column.list')}
+                  </th>
+                </tr>
+                {p.lists.map((row) => (
+                  <tr key={row.id} data-testid="pcp-list" data-order={row.order}>
+                    <th scope="row">{row.order}</th>
+                    <td className="text" colSpan={3}>
+                      <PfnButtons pfns={row.pfns} more={row.more} onFollowPage={onFollowPage} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ))}
+        </section>
+      ))}
+    </>
+  );
+}

@@ -1,0 +1,75 @@
+// The kernel's files at the cursor, exactly as the simulator wrote them: /proc/slabinfo, the
+// shown cache's /sys/kernel/slab/<cache>/ directory (attribute → value), /proc/buddyinfo.
+// Text only, stacked sections with the file path as heading; nothing is parsed or rewrapped.
+
+import { useId } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { KernelFiles } from '../../core/generated/KernelFiles';
+
+interface Props {
+  files: KernelFiles | null;
+  cacheName: string | null;
+}
+
+export function FilesView({ files, cacheName }: Props) {
+  const { t } = useTranslation();
+  const base = useId();
+  if (!files) {
+    return (
+      <section className="files-view" data-testid="files-view">
+        <h3>{t('filesView.title')}</h3>
+        <p data-testid="files-none">{t('filesView.none')}</p>
+      </section>
+    );
+  }
+  const sysfsPath = `/sys/kernel/slab/${cacheName ?? '…'}/`;
+  return (
+    <section className="files-view" data-testid="files-view">
+      <h3>{t('filesView.title')}</h3>
+      <section aria-labelledby={`${base}-slabinfo`}>
+        <h4 id={`${base}-slabinfo`}>
+          <code>/proc/slabinfo</code>
+        </h4>
+        <pre data-testid="files-slabinfo">{files.slabinfo}</pre>
+      </section>
+      <section aria-labelledby={`${base}-sysfs`}>
+        <h4 id={`${base}-sysfs`}>
+          <code>{sysfsPath}</code>
+        </h4>
+        {!cacheName ? (
+          <p data-testid="files-sysfs-missing">{t('filesView.noCache')}</p>
+        ) : 'Err' in files.sysfs ? (
+          <p data-testid="files-sysfs-missing">{t('filesView.sysfsMissing', { reason: files.sysfs.Err })}</p>
+        ) : (
+          <table data-testid="files-sysfs">
+            <caption>{t('filesView.caption', { path: sysfsPath })}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('filesView.attribute')}</th>
+                <th scope="col">{t('filesView.value')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {files.sysfs.Ok.map(([name, value]) => (
+                <tr key={name} data-testid="files-sysfs-row" data-attribute={name}>
+                  <th scope="row">
+                    <code>{name}</code>
+                  </th>
+                  <td>
+                    <pre>{value}</pre>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <section aria-labelledby={`${base}-buddyinfo`}>
+        <h4 id={`${base}-buddyinfo`}>
+          <code>/proc/buddyinfo</code>
+        </h4>
+        <pre data-testid="files-buddyinfo">{files.buddyinfo}</pre>
+      </section>
+    </section>
+  );
+}

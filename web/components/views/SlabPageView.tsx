@@ -1,0 +1,221 @@
+// The slab page view: the shown slab's header, its slots and free pointers (SVG), the strip of
+// every slab of the cache, and the same scene as tables. Named SlabPageView so it is not taken
+// for the generated `SlabView` type it draws.
+
+import type { TFunction } from 'i18next';
+import { useId, useLayoutEffect, useMemo, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { SlabPlace } from '../../core/generated/SlabPlace';
+import { layoutSlabPage, placeKey, type MarkShown, type SlabBar, type SlabPageScene, type SlotCell } from '../../views/slabPage';
+import { drawSlabPage, drawSlabStrip, type SlabPageText } from '../../views/slabPageDraw';
+import { TextAlternative } from './TextAlternative';
+import type { MemoryViewProps } from './viewProps';
+
+export function placeText(t: TFunction, place: SlabPlace): string {
+  const { kind, cpu } = placeKey(place);
+  return t(`slabView.place.${kind}`, { cpu });
+}
+
+export function markText(t: TFunction, mark: MarkShown | null): string {
+  if (!mark) return '—';
+  const args = { op: mark.op, step: mark.step, cpu: mark.cpu };
+  return mark.op === null ? t('slabView.markBoot', args) : t('slabView.mark', args);
+}
+
+export function stateText(t: TFunction, cell: SlotCell): string {
+  return t(`slabView.state.${cell.kind}`, { cpu: cell.cpu });
+}
+
+/** The decoded free pointer as text: '—' where there is none (allocated, cached, SLAB). */
+export function nextText(t: TFunction, scene: SlabPageScene, cell: SlotCell): string {
+  if (scene.allocator !== 'slub' || (cell.kind !== 'free' && cell.kind !== 'cpu_freelist')) return '—';
+  if (cell.next === null) return t('slabView.null');
+  return t('slabView.nextIndex', { addr: cell.nextAddr ?? '?', index: cell.next });
+}
+
+function barText(t: TFunction, bar: SlabBar): string {
+  const args = { pfn: bar.pfn, node: bar.node, inuse: bar.inuse, objects: bar.objects, place: placeText(t, bar.place) };
+  return bar.frozen ? t('slabView.barFrozen', args) : t('slabView.bar', args);
+}
+
+function drawingText(t: TFunction, scene: SlabPageScene): SlabPageText {
+  return {
+    slotTitle: (cell) =>
+      [
+        t('slabView.slotTitle', { index: cell.index, addr: cell.addr, state: stateText(t, cell) }),
+        cell.kind === 'free' || cell.kind === 'cpu_freelist' ? t('slabView.slotNext', { next: nextText(t, scene, cell) }) : null,
+        cell.stored ? t('slabView.slotStored', { stored: cell.stored }) : null,
+        cell.allocatedBy ? t('slabView.slotAllocated', { mark: markText(t, cell.allocatedBy) }) : null,
+        cell.freedBy ? t('slabView.slotFreed', { mark: markText(t, cell.freedBy) }) : null,
+      ]
+        .filter(Boolean)
+        .join('\n'),
+    arrowTitle: (a) =>
+      [t('slabView.arrowTitle', { from: a.from, to: a.to === null ? t('slabView.null') : a.to }), a.stored ? t('slabView.slotStored', { stored: a.stored }) : null]
+        .filter(Boolean)
+        .join('\n'),
+    barTitle: (bar) => barText(t, bar),
+  };
+}
+
+export function SlabPageView({ snapshot, reducedMotion, onSelectSlab, onFollowObject }: MemoryViewProps) {
+  const { t } = useTranslation();
+  const scene = useMemo(() => layoutSlabPage(snapshot), [snapshot]);
+  const stripHeading = useId();
+  const page = useRef<SVGSVGElement>(null);
+  const strip = useRef<SVGSVGElement>(null);
+  // The latest callbacks, read by the drawing's click handlers (set after render, not during).
+  const handlers = useRef({ onSelectSlab, onFollowObject });
+  useLayoutEffect(() => {
+    handlers.current = { onSelectSlab, onFollowObject };
+  });
+
+  useLayoutEffect(() => {
+    const options = {
+      reducedMotion,
+      text: drawingText(t, scene),
+      onSelectSlab: (pfn: number) => handlers.current.onSelectSlab?.(pfn),
+      onFollowObject: (addr: string) => handlers.current.onFollowObject?.(addr),
+    };
+    if (page.current) drawSlabPage(page.current, scene, options);
+    if (strip.current) drawSlabStrip(strip.current, scene, options);
+  }, [scene, reducedMotion, t]);
+
+  const header = scene.header;
+  const cache = scene.cacheName;
+  return (
+    <figure className="memory-view slab-page-view" data-testid="slab-view">
+      <figcaption>{cache ? t('slabView.titleCache', { cache }) : t('slabView.title')}</figcaption>
+      {!header && (
+        <p data-testid="slab-empty">{cache ? t('slabView.noSlab', { cache }) : t('slabView.noCache')}</p>
+      )}
+      {header && (
+        <dl className="view-facts" data-testid="slab-header">
+          <Fact label={t('slabView.header.pfn')} testId="slab-pfn" value={header.pfn} />
+          <Fact label={t('slabView.header.node')} testId="slab-node" value={header.node} />
+          <Fact label={t('slabView.header.order')} testId="slab-order" value={header.order} />
+          <Fact label={t('slabView.header.inuse')} testId="slab-inuse" value={`${header.inuse}/${header.objects}`} />
+          <Fact label={t('slabView.header.frozen')} testId="slab-frozen" value={header.frozen ? t('slabView.header.yes') : t('slabView.header.no')} />
+          <Fact label={t('slabView.header.place')} testId="slab-place" value={placeText(t, header.place)} />
+          <Fact
+            label={scene.allocator === 'slab' ? t('slabView.header.indexArray') : t('slabView.header.freelist')}
+            testId="slab-freelist"
+            value={header.freelist ?? t('slabView.null')}
+          />
+          {header.cpuFreelists.map((h) => (
+            <Fact key={h.cpu} label={t('slabView.header.cpuFreelist', { cpu: h.cpu })} testId={`slab-cpu-freelist-${h.cpu}`} value={h.head} />
+          ))}
+          {header.colourOff !== null && <Fact label={t('slabView.header.colourOff')} testId="slab-colour-off" value={header.colourOff} />}
+          <Fact
+            label={t('slabView.header.freeOrder')}
+            testId="slab-free-order"
+            value={header.freeOrder.length > 0 ? header.freeOrder.join(' → ') : t('slabView.header.none')}
+          />
+          {scene.hardened && scene.random && <Fact label={t('slabView.header.random')} testId="slab-random" value={scene.random} />}
+        </dl>
+      )}
+      {header && (
+        <div className="drawing">
+          <svg ref={page} aria-hidden="true" data-testid="slab-drawing" />
+        </div>
+      )}
+      {header && <p className="legend">{t('slabView.legend')}</p>}
+      {scene.strip.bars.length > 0 && cache && (
+        <div className="drawing">
+          <p className="legend">{t('slabView.strip', { cache })}</p>
+          <svg ref={strip} aria-hidden="true" data-testid="slab-strip" />
+        </div>
+      )}
+      <TextAlternative showLabel={t('slabView.showTable')} hideLabel={t('slabView.hideTable')} testId="slab-text">
+        {header && cache && <SlotTable scene={scene} cache={cache} onFollowObject={(a) => handlers.current.onFollowObject?.(a)} />}
+        {scene.slotsHidden > 0 && <p>{t('slabView.slotsHidden', { count: scene.slotsHidden })}</p>}
+        {scene.strip.bars.length > 0 && cache && (
+          <>
+            <p id={stripHeading}>{t('slabView.strip', { cache })}</p>
+            <ul aria-labelledby={stripHeading} data-testid="slab-strip-list">
+              {scene.strip.bars.map((bar) => (
+                <li key={bar.id}>
+                  <button
+                    type="button"
+                    className="link-button"
+                    aria-current={bar.selected ? 'true' : undefined}
+                    onClick={() => handlers.current.onSelectSlab?.(bar.pfn)}
+                    data-testid="slab-strip-item"
+                    data-pfn={bar.pfn}
+                  >
+                    {barText(t, bar)}
+                  </button>
+                  {bar.selected && ` (${t('slabView.shown')})`}
+                </li>
+              ))}
+            </ul>
+            {scene.strip.hidden > 0 && <p>{t('slabView.stripHidden', { count: scene.strip.hidden })}</p>}
+          </>
+        )}
+      </TextAlternative>
+    </figure>
+  );
+}
+
+function Fact({ label, value, testId }: { label: string; value: string | number; testId: string }) {
+  return (
+    <div>
+      <dt>{label}</dt>
+      <dd data-testid={testId}>{value}</dd>
+    </div>
+  );
+}
+
+function SlotTable({ scene, cache, onFollowObject }: { scene: SlabPageScene; cache: string; onFollowObject: (addr: string) => void }) {
+  const { t } = useTranslation();
+  const header = scene.header!;
+  return (
+    <table data-testid="slab-slots">
+      <caption>{t('slabView.caption', { pfn: header.pfn, cache })}</caption>
+      <thead>
+        <tr>
+          <th scope="col">{t('slabView.column.index')}</th>
+          <th scope="col">{t('slabView.column.addr')}</th>
+          <th scope="col">{t('slabView.column.state')}</th>
+          <th scope="col">{t('slabView.column.next')}</th>
+          {scene.hardened && <th scope="col">{t('slabView.column.stored')}</th>}
+          <th scope="col">{t('slabView.column.allocatedBy')}</th>
+          <th scope="col">{t('slabView.column.freedBy')}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {scene.slots.map((cell) => (
+          <tr key={cell.id} data-testid="slab-slot" data-index={cell.index} data-state={cell.kind}>
+            <th scope="row" data-testid="slot-index">
+              {cell.index}
+            </th>
+            <td className="text" data-testid="slot-addr">
+              <button type="button" className="link-button" onClick={() => onFollowObject(cell.addr)}>
+                {cell.addr}
+              </button>
+            </td>
+            <td className="text" data-testid="slot-state">
+              {cell.mark} {stateText(t, cell)}
+              {cell.freeRank !== null && ` (${t('slabView.freeRank', { rank: cell.freeRank + 1 })})`}
+              {cell.highlighted && ` (${t('slabView.touched')})`}
+            </td>
+            <td className="text" data-testid="slot-next">
+              {nextText(t, scene, cell)}
+            </td>
+            {scene.hardened && (
+              <td className="text" data-testid="slot-stored">
+                {cell.stored ?? '—'}
+              </td>
+            )}
+            <td className="text" data-testid="slot-allocated-by">
+              {markText(t, cell.allocatedBy)}
+            </td>
+            <td className="text" data-testid="slot-freed-by">
+              {markText(t, cell.freedBy)}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
