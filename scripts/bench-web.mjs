@@ -12,6 +12,7 @@
 //     the views show the new cursor.
 // Runs against `vite preview` of dist/ (built first if missing), cross-origin isolated.
 
+/* global document, requestAnimationFrame, HTMLInputElement, MutationObserver -- page.evaluate bodies run in the browser */
 import { chromium } from '@playwright/test';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -16,7 +16,7 @@ import { ProvenanceLane } from './ProvenanceLane';
 import { ShortcutHelp } from './ShortcutHelp';
 import { TimelineControls } from './TimelineControls';
 import { useFiles, useLane, useOpenRun, useViewAt } from './useRun';
-import { BuddyView } from './views/BuddyView';
+import { BuddyAllocatorView } from './views/BuddyAllocatorView';
 import { BulkFreeView } from './views/BulkFreeView';
 import { CpuPanelView } from './views/CpuPanelView';
 import { FilesView } from './views/FilesView';
@@ -221,7 +221,7 @@ export function Visualizer({ client, ready, onLanguage }: VisualizerProps) {
           </div>
           <div className="vis-col">
             <div id="view-buddy" onFocusCapture={focusView('buddy')}>
-              <BuddyView snapshot={snapshot} reducedMotion={reducedMotion} onFollowPage={followPage} />
+              <BuddyAllocatorView snapshot={snapshot} reducedMotion={reducedMotion} onFollowPage={followPage} />
               <FrameMapView snapshot={snapshot} reducedMotion={reducedMotion} onFollowPage={followPage} />
             </div>
             <details

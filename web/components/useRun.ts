@@ -15,20 +15,21 @@ export type RunState =
   | { state: 'failed'; error: ScenarioError | Error };
 
 export function useOpenRun(client: SimClient, text: string, ready: boolean): RunState {
-  const [run, setRun] = useState<RunState>({ state: 'opening' });
+  // The answer for the text it was asked for; any other text is still opening.
+  const [run, setRun] = useState<{ text: string; run: RunState } | null>(null);
   useEffect(() => {
     if (!ready) return undefined;
     let live = true;
-    setRun({ state: 'opening' });
     client.open(text).then(
-      (outline) => live && setRun({ state: 'open', outline, text }),
-      (error: unknown) => live && setRun({ state: 'failed', error: error instanceof Error ? error : new Error(String(error)) }),
+      (outline) => live && setRun({ text, run: { state: 'open', outline, text } }),
+      (error: unknown) =>
+        live && setRun({ text, run: { state: 'failed', error: error instanceof Error ? error : new Error(String(error)) } }),
     );
     return () => {
       live = false;
     };
   }, [client, text, ready]);
-  return run;
+  return run && run.text === text ? run.run : { state: 'opening' };
 }
 
 /** The latest view fetched, for the newest cursor and query asked while it was built. */
@@ -90,22 +91,19 @@ export function useFiles(client: SimClient, open: boolean, cursor: number, cache
 
 /** The lane of the followed object or page. */
 export function useLane(client: SimClient, open: boolean, target: { object: string } | { page: number } | null): Lane | null {
-  const [lane, setLane] = useState<Lane | null>(null);
+  const [lane, setLane] = useState<{ key: string; lane: Lane | null } | null>(null);
   const key = JSON.stringify(target);
   useEffect(() => {
     const t = JSON.parse(key) as { object: string } | { page: number } | null;
-    if (!open || !t) {
-      setLane(null);
-      return undefined;
-    }
+    if (!open || !t) return undefined;
     let live = true;
     client.lane(t).then(
-      (l) => live && setLane(l),
-      () => live && setLane(null),
+      (l) => live && setLane({ key, lane: l }),
+      () => live && setLane({ key, lane: null }),
     );
     return () => {
       live = false;
     };
   }, [client, open, key]);
-  return lane;
+  return open && target && lane?.key === key ? lane.lane : null;
 }

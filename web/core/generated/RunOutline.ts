@@ -5,4 +5,8 @@ import type { OpInfo } from "./OpInfo";
 /**
  * What the viewer needs to know about a run before drawing anything.
  */
-export type RunOutline = { allocator: Allocator, steps: number, cpus: number, nodes: number, ops: Array<OpInfo>, };
+export type RunOutline = { allocator: Allocator, steps: number, cpus: number, nodes: number, 
+/**
+ * The cursor where the first operation starts (boot and cache creation come before).
+ */
+ops_start: number, ops: Array<OpInfo>, };
