@@ -58,7 +58,7 @@ test('a bulk free shows its detached freelist; the buddy view shows merged pairs
   await expect(page.getByTestId('bulk-0-result')).toContainText('cmpxchg');
   await open(page, 'preset=buddy-split-merge&step=15');
   await at(page, 15);
-  await expect(page.getByTestId('buddy-merges')).toContainText('order');
+  await expect(page.getByTestId('buddy-pairs')).toContainText(/merged: pfn \d+ \+ pfn \d+ \(order \d\)/);
 });
 
 test('stepping back restores exactly the earlier view', async ({ page }) => {
@@ -120,8 +120,8 @@ test('keyboard shortcuts move the cursor and open the help', async ({ page }) =>
 test('following an object shows its life across the run', async ({ page }) => {
   await open(page, 'preset=slub-remote-free&cache=kmalloc-128&step=120');
   await at(page, 120);
-  await page.getByTestId('slab-page').getByRole('button', { name: /show as table/i }).click();
-  await page.getByTestId('slab-slots').locator('button[data-addr]').first().click();
+  await page.getByTestId('slab-text-toggle').click();
+  await page.getByTestId('slab-slots').getByTestId('slot-addr').first().getByRole('button').click();
   const lane = page.getByTestId('lane-list');
   await expect(lane).toContainText('allocated on cpu0');
   await expect(lane).toContainText('freed on cpu1');

@@ -1,7 +1,7 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { SimClient, type BuildInfo } from '../core/client';
-import { LANGUAGES, type Language } from '../i18n/i18n';
+import { LANGUAGES, changeLanguage, type Language } from '../i18n/i18n';
 import { Visualizer } from './Visualizer';
 
 // The geometry explorer is a second page: its code loads only when it is opened.
@@ -28,7 +28,7 @@ export function App({ client }: { client: SimClient }) {
 
   // Switching language keeps everything else: the URL only changes its `lang`.
   const setLanguage = (lang: Language) => {
-    void i18n.changeLanguage(lang);
+    void changeLanguage(lang);
     const url = new URL(window.location.href);
     url.searchParams.set('lang', lang);
     window.history.replaceState(null, '', url);

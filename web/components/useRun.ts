@@ -36,40 +36,48 @@ export function useOpenRun(client: SimClient, text: string, ready: boolean): Run
 export function useViewAt(client: SimClient, run: RunState, cursor: number, query: SnapshotQuery): { view: ViewAt | null; error: string | null } {
   const [view, setView] = useState<ViewAt | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const wanted = useRef({ cursor, query });
-  const busy = useRef(false);
   const outline = run.state === 'open' ? run.outline : null;
   const queryKey = JSON.stringify(query);
+  // What the screen wants now, the run it belongs to, and whether a request is out. The
+  // answer to a request is used even if the cursor moved meanwhile (then the newest cursor is
+  // asked next); only a change of run or unmounting discards it.
+  const wanted = useRef({ cursor, queryKey, outline });
+  const busy = useRef(false);
+  const mounted = useRef(true);
 
   useEffect(() => {
-    wanted.current = { cursor, query: JSON.parse(queryKey) as SnapshotQuery };
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
+
+  useEffect(() => {
+    wanted.current = { cursor, queryKey, outline };
     if (!outline || busy.current) return;
-    let cancelled = false;
-    const fetchWanted = () => {
+    const pump = () => {
       const asked = wanted.current;
+      if (!asked.outline) return;
       busy.current = true;
-      client.view(asked.cursor, asked.query).then(
+      client.view(asked.cursor, JSON.parse(asked.queryKey) as SnapshotQuery).then(
         (v) => {
           busy.current = false;
-          if (cancelled) return;
+          if (!mounted.current || wanted.current.outline !== asked.outline) return;
           setView(v);
           setError(null);
           const now = wanted.current;
-          if (now.cursor !== asked.cursor || JSON.stringify(now.query) !== JSON.stringify(asked.query)) fetchWanted();
+          if (now.cursor !== asked.cursor || now.queryKey !== asked.queryKey) pump();
         },
         (e: unknown) => {
           busy.current = false;
-          if (!cancelled) setError(e instanceof Error ? e.message : String(e));
+          if (mounted.current) setError(e instanceof Error ? e.message : String(e));
         },
       );
     };
-    fetchWanted();
-    return () => {
-      cancelled = true;
-    };
+    pump();
   }, [client, outline, cursor, queryKey]);
 
-  return { view: outline ? view : null, error };
+  return { view: outline && view ? view : null, error };
 }
 
 /** Kernel files at the cursor, fetched only while `enabled`. */

@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import i18next, { type TFunction } from 'i18next';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { captionText, fallbackText, kernelSourceUrl, type Caption, type CaptionArg } from './captions';
-import { resources } from './i18n';
+import { resources } from './resources';
 import stepsEn from './steps.en.json';
 import stepsKo from './steps.ko.json';
 import fixture from './steps.fixture.json';

@@ -3,28 +3,31 @@
 // The narration of the simulator's steps lives in steps.<lang>.json and is mounted under the
 // `step` key, so a caption key from Rust (`step.rmqueue_bulk`) is a translation key as it is
 // (captions.ts renders them; captions.test.ts keeps them in line with the Rust source).
+//
+// The app downloads only the language it shows; switching loads the other before changing.
 
-import i18next from 'i18next';
+import i18next, { type Resource, type ResourceLanguage } from 'i18next';
 import { initReactI18next } from 'react-i18next';
-import en from './en.json';
-import ko from './ko.json';
-import stepsEn from './steps.en.json';
-import stepsKo from './steps.ko.json';
 
 export const LANGUAGES = ['en', 'ko'] as const;
 export type Language = (typeof LANGUAGES)[number];
-
-export const resources = {
-  en: { translation: { ...en, step: stepsEn } },
-  ko: { translation: { ...ko, step: stepsKo } },
-};
 
 export function languageFromUrl(search: string): Language {
   const lang = new URLSearchParams(search).get('lang');
   return (LANGUAGES as readonly string[]).includes(lang ?? '') ? (lang as Language) : 'en';
 }
 
-export function initI18n(language: Language) {
+/** One language's strings, fetched on demand (each language is its own chunk). */
+async function bundle(language: Language): Promise<ResourceLanguage> {
+  const [ui, steps] =
+    language === 'ko'
+      ? await Promise.all([import('./ko.json'), import('./steps.ko.json')])
+      : await Promise.all([import('./en.json'), import('./steps.en.json')]);
+  return { translation: { ...ui.default, step: steps.default } };
+}
+
+/** Starts i18next with `resources` (tests pass every language; see resources.ts). */
+export function initI18n(language: Language, resources: Resource) {
   void i18next.use(initReactI18next).init({
     resources,
     lng: language,
@@ -33,4 +36,17 @@ export function initI18n(language: Language) {
     returnNull: false,
   });
   return i18next;
+}
+
+/** Starts i18next with only `language` loaded. */
+export async function startI18n(language: Language) {
+  return initI18n(language, { [language]: await bundle(language) });
+}
+
+/** Loads `language` if it is not loaded yet, then switches to it. */
+export async function changeLanguage(language: Language) {
+  if (!i18next.hasResourceBundle(language, 'translation')) {
+    i18next.addResourceBundle(language, 'translation', (await bundle(language)).translation);
+  }
+  await i18next.changeLanguage(language);
 }

@@ -5,13 +5,14 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Snapshot } from '../../core/generated/Snapshot';
 import { initI18n } from '../../i18n/i18n';
+import { resources } from '../../i18n/resources';
 import { fixture } from '../../views/fixtures/fixture';
 import { BulkFreeView } from './BulkFreeView';
 import { CpuPanelView } from './CpuPanelView';
 import { NodePanelView } from './NodePanelView';
 import type { StructViewProps } from './ViewFigure';
 
-const i18n = initI18n('en');
+const i18n = initI18n('en', resources);
 beforeAll(async () => {
   await i18n.changeLanguage('en');
 });

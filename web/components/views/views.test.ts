@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { KernelFiles } from '../../core/generated/KernelFiles';
 import type { Snapshot } from '../../core/generated/Snapshot';
 import { initI18n } from '../../i18n/i18n';
+import { resources } from '../../i18n/resources';
 import buddyMerge from '../../views/fixtures/buddy-merge.json';
 import buddySplit from '../../views/fixtures/buddy-split.json';
 import slabCached from '../../views/fixtures/slab-cached.json';
@@ -70,7 +71,7 @@ function rows(html: string, id: string, rowId: string): string[] {
 }
 
 beforeAll(async () => {
-  initI18n('en');
+  initI18n('en', resources);
   await i18next.changeLanguage('en');
 });
 
