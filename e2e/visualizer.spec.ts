@@ -130,11 +130,12 @@ test('following an object shows its life across the run', async ({ page }) => {
 });
 
 test('a screenshot of each view is kept', async ({ page }, testInfo) => {
+  await page.setViewportSize({ width: 1600, height: 1000 });
   await page.goto(`${ISOLATED}?preset=slub-remote-free&cache=kmalloc-128&step=104`);
   await at(page, 104);
+  await page.screenshot({ path: testInfo.outputPath('main.png'), fullPage: false });
   await page.getByTestId('files-toggle').click();
   await expect(page.getByTestId('files-slabinfo')).toBeVisible();
-  await page.screenshot({ path: testInfo.outputPath('main.png'), fullPage: false });
   for (const view of ['explain', 'cpu', 'node', 'bulk', 'slab', 'buddy', 'files']) {
     const shot = await page.locator(`#view-${view}`).screenshot({ path: testInfo.outputPath(`view-${view}.png`) });
     await testInfo.attach(`view-${view}`, { body: shot, contentType: 'image/png' });

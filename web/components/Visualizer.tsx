@@ -122,7 +122,7 @@ export function Visualizer({ client, ready, onLanguage }: VisualizerProps) {
   const focusView = (v: View) => () => setView(v);
 
   return (
-    <div className="visualizer" data-testid="visualizer" data-cursor={at?.snapshot.cursor ?? ''}>
+    <div className="visualizer" data-testid="visualizer" data-cursor={at?.snapshot.cursor ?? ''} data-worker-ms={at ? at.workerMs.toFixed(1) : ''}>
       <div className="vis-toolbar">
         <label>
           {t('vis.preset')}{' '}
