@@ -20,13 +20,7 @@ pub struct CompareArgs {
 pub fn run(args: CompareArgs) -> Result<(), String> {
     let shown = args.file.display().to_string();
     let text = std::fs::read_to_string(&args.file).map_err(|e| format!("{shown}: {e}"))?;
-    let scenario = parse(&text).map_err(|e| {
-        let mut s = format!("{shown}:{}:{}: {}", e.line, e.column, e.message);
-        if let Some(hint) = e.hint {
-            s.push_str(&format!("\n  hint: {hint}"));
-        }
-        s
-    })?;
+    let scenario = parse(&text).map_err(|e| crate::run::located(&shown, &e))?;
     let c = compare(&scenario).map_err(|e| format!("{shown}: {e}"))?;
     let out = if args.json {
         serde_json::to_string_pretty(&c).map_err(|e| e.to_string())? + "\n"

@@ -44,16 +44,19 @@ pub struct RunArgs {
     check: bool,
 }
 
+/// A parse error as `FILE:LINE:COLUMN: message`, with its hint on the next line.
+pub fn located(shown: &str, e: &slabscope_sim::scenario::ParseError) -> String {
+    let mut s = format!("{shown}:{}:{}: {}", e.line, e.column, e.message);
+    if let Some(hint) = &e.hint {
+        s.push_str(&format!("\n  hint: {hint}"));
+    }
+    s
+}
+
 pub fn run(args: RunArgs) -> Result<(), String> {
     let shown = args.file.display().to_string();
     let text = std::fs::read_to_string(&args.file).map_err(|e| format!("{shown}: {e}"))?;
-    let scenario = parse(&text).map_err(|e| {
-        let mut s = format!("{shown}:{}:{}: {}", e.line, e.column, e.message);
-        if let Some(hint) = e.hint {
-            s.push_str(&format!("\n  hint: {hint}"));
-        }
-        s
-    })?;
+    let scenario = parse(&text).map_err(|e| located(&shown, &e))?;
     let rec = run_scenario(&scenario, true).map_err(|e| format!("{shown}: {e}"))?;
     let end = rec.cursor();
     let at = args.at.unwrap_or(end);
@@ -63,10 +66,11 @@ pub fn run(args: RunArgs) -> Result<(), String> {
     // Read before anything is printed, so that an unknown cache leaves stdout empty.
     let sysfs = match &args.sysfs {
         Some(_) if scenario.allocator == slabscope_sim::scenario::Allocator::Slab => {
-            return Err(
-                "--sysfs: /sys/kernel/slab exists only under SLUB; SLAB shows its tunables in /proc/slabinfo (--slabinfo)"
-                    .into(),
-            )
+            // Refused before printing anything, as any sysfs error is.
+            return Err(format!(
+                "--sysfs: {}",
+                slabscope_sim::sysfs::SysfsError::NotSlub
+            ));
         }
         Some(cache) => {
             let machine = rec.snapshot_at(at).ok_or("no snapshot")?;

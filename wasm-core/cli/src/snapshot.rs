@@ -3,7 +3,7 @@
 
 use clap::Args;
 use slabscope_sim::session::{Session, SessionError};
-use slabscope_sim::snapshot::SnapshotQuery;
+use slabscope_sim::snapshot::{parse_addr, SnapshotQuery};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -32,13 +32,12 @@ pub fn run(args: SnapshotArgs) -> Result<(), String> {
     let shown = args.file.display().to_string();
     let text = std::fs::read_to_string(&args.file).map_err(|e| format!("{shown}: {e}"))?;
     let session = Session::open(&text).map_err(|e| match e {
-        SessionError::Parse(p) => format!("{shown}:{}:{}: {}", p.line, p.column, p.message),
+        SessionError::Parse(p) => crate::run::located(&shown, &p),
         SessionError::Run(r) => format!("{shown}: {r}"),
     })?;
     let steps = session.outline().steps as usize;
     let json = if let Some(addr) = &args.object {
-        let value = u64::from_str_radix(addr.trim_start_matches("0x"), 16)
-            .map_err(|_| format!("not an address: {addr}"))?;
+        let value = parse_addr(addr).ok_or_else(|| format!("not an address: {addr}"))?;
         let lane = session
             .object_lane(value)
             .ok_or_else(|| format!("{addr} is not in simulated memory"))?;

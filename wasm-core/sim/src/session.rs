@@ -16,7 +16,7 @@ use crate::scenario::{parse, run_with_summary, Allocator, ParseError, RunError, 
 use crate::slab::event::SlabEvent;
 use crate::slabinfo::slabinfo;
 use crate::snapshot::{
-    block_owner_at, hex, snapshot, BlockOwner, History, Mark, Snapshot, SnapshotQuery,
+    block_owner_at, hex, owner_block, snapshot, BlockOwner, History, Mark, Snapshot, SnapshotQuery,
 };
 use crate::sysfs::sysfs_dir;
 use crate::trace::{Event, Recorder};
@@ -145,15 +145,8 @@ impl ObjectHistory {
         // cache's slot size as they were then.
         let mut slab_size: BTreeMap<u32, u32> = BTreeMap::new();
         let mut slab_colour: BTreeMap<Pfn, u32> = BTreeMap::new();
-        let base = rec.snapshot_at(0);
-        let page_shift = base.as_ref().map_or(12, |m| m.page.page_shift);
-        let addr_of = |pfn: Pfn, size: u32, colour: u32, index: u32| {
-            crate::slub::state::DIRECT_MAP_BASE
-                + (u64::from(pfn) << page_shift)
-                + u64::from(colour)
-                + u64::from(index) * u64::from(size)
-        };
-        let mut slab_cache: BTreeMap<Pfn, u32> = BTreeMap::new();
+        // Any machine of the run knows the address layout (`Machine::object_addr`).
+        let m = rec.machine();
         for step in 0..rec.step_count() {
             for event in rec.step_events(step) {
                 let (addr, allocated, cpu, cache) = match event {
@@ -169,7 +162,6 @@ impl ObjectHistory {
                     }
                     Event::Slab(SlabEvent::SlabCreated(new)) => {
                         slab_colour.insert(new.pfn, new.colour_off);
-                        slab_cache.insert(new.pfn, new.cache);
                         continue;
                     }
                     Event::Slab(
@@ -190,7 +182,8 @@ impl ObjectHistory {
                             matches!(event, Event::Slab(SlabEvent::ObjectAllocated { .. }));
                         let size = slab_size.get(cache).copied().unwrap_or(0);
                         let colour = slab_colour.get(pfn).copied().unwrap_or(0);
-                        (addr_of(*pfn, size, colour, *index), allocated, *cpu, *cache)
+                        let addr = m.object_addr(*pfn, size, *index) + u64::from(colour);
+                        (addr, allocated, *cpu, *cache)
                     }
                     _ => continue,
                 };
@@ -312,13 +305,9 @@ impl Session {
     /// `/proc/slabinfo`, `/proc/buddyinfo` and `/sys/kernel/slab/<cache>/` after `cursor` steps.
     pub fn files(&self, cursor: usize, cache: Option<&str>) -> Option<KernelFiles> {
         let m = self.machine_at(cursor)?;
-        let sysfs = match (m.allocator, cache) {
-            (Allocator::Slab, _) => Err(
-                "/sys/kernel/slab exists only under SLUB: SLAB's tunables are in /proc/slabinfo"
-                    .to_string(),
-            ),
-            (Allocator::Slub, None) => Err("no cache chosen".to_string()),
-            (Allocator::Slub, Some(name)) => sysfs_dir(&m, name)
+        let sysfs = match cache {
+            None => Err("no cache chosen".to_string()),
+            Some(name) => sysfs_dir(&m, name)
                 .map(|d| d.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
                 .map_err(|e| e.to_string()),
         };
@@ -394,18 +383,7 @@ impl Session {
                         pfn: p,
                         order,
                         owner,
-                    } if covers(p, order) => (
-                        p,
-                        match owner {
-                            crate::machine::Owner::Slab { cache } => {
-                                BlockOwner::Slab { cache, order }
-                            }
-                            crate::machine::Owner::LargeKmalloc => {
-                                BlockOwner::LargeKmalloc { order }
-                            }
-                            crate::machine::Owner::Pages => BlockOwner::Pages { order },
-                        },
-                    ),
+                    } if covers(p, order) => (p, owner_block(order, owner)),
                     _ => continue,
                 };
                 let last = spans.last().expect("the boot span is there");

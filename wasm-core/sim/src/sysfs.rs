@@ -72,6 +72,8 @@ pub enum SysfsError {
     UnknownCache { name: String, destroyed: bool },
     /// The cache exists but has no such attribute (or this build does not show it).
     UnknownAttribute { cache: String, attr: String },
+    /// The kernel runs SLAB, which has no /sys/kernel/slab (mm/slab.c registers no sysfs).
+    NotSlub,
 }
 
 impl fmt::Display for SysfsError {
@@ -88,6 +90,9 @@ impl fmt::Display for SysfsError {
             SysfsError::UnknownCache { name, .. } => write!(
                 f,
                 "there is no cache named {name}: /sys/kernel/slab/{name} does not exist"
+            ),
+            SysfsError::NotSlub => f.write_str(
+                "/sys/kernel/slab exists only under SLUB; SLAB shows its tunables in /proc/slabinfo",
             ),
             SysfsError::UnknownAttribute { cache, attr } => {
                 write!(
@@ -134,6 +139,9 @@ pub fn sysfs_dir(m: &Machine, cache: &str) -> Result<Vec<(&'static str, String)>
 
 /// The live cache a directory name leads to: its own name first, then an alias symlink.
 fn find_cache<'m>(m: &'m Machine, name: &str) -> Result<&'m KmemCache, SysfsError> {
+    if m.allocator == crate::scenario::Allocator::Slab {
+        return Err(SysfsError::NotSlub);
+    }
     let live = || m.caches.iter().filter(|s| !s.destroyed);
     live()
         .find(|s| s.name == name)

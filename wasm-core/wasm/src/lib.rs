@@ -220,8 +220,8 @@ impl Session {
 
     /// The `Lane` of the object at `addr` (hex) as JSON.
     pub fn object_lane(&self, addr: &str) -> Result<String, JsError> {
-        let value = u64::from_str_radix(addr.trim_start_matches("0x"), 16)
-            .map_err(|_| JsError::new(&format!("not an address: {addr}")))?;
+        let value = slabscope_sim::snapshot::parse_addr(addr)
+            .ok_or_else(|| JsError::new(&format!("not an address: {addr}")))?;
         let lane = self
             .inner
             .object_lane(value)

@@ -214,7 +214,7 @@ fn a_page_lane_follows_a_frame_from_buddy_to_slab() {
     let steps: Vec<u32> = lane.page.iter().filter_map(|s| s.step).collect();
     assert!(steps.windows(2).all(|w| w[0] <= w[1]));
     let object = &slab.slots[0].addr;
-    let addr = u64::from_str_radix(object.trim_start_matches("0x"), 16).expect("hex");
+    let addr = crate::snapshot::parse_addr(object).expect("hex");
     let lane = session.object_lane(addr).expect("object lane");
     assert!(!lane.marks.is_empty());
     // An object's life alternates: allocated, freed, allocated, ...
@@ -232,4 +232,24 @@ fn bad_scenarios_are_errors_not_panics() {
         Err(SessionError::Parse(_))
     ));
     assert!(Session::open("").is_err());
+}
+
+#[test]
+fn sysfs_is_refused_under_slab_with_the_reason() {
+    let session = open("slab-paths", SCENARIOS[6].1);
+    let files = session.files(10, Some("kmalloc-64")).expect("files");
+    let reason = files.sysfs.expect_err("SLAB has no /sys/kernel/slab");
+    assert!(reason.contains("only under SLUB"), "{reason}");
+    assert!(files.slabinfo.contains(": tunables"));
+}
+
+#[test]
+fn addresses_cross_as_hex_and_come_back() {
+    use crate::snapshot::{hex, parse_addr};
+    let a = 0xffff_8880_0012_3040;
+    assert_eq!(parse_addr(&hex(a)), Some(a));
+    assert_eq!(parse_addr("123040"), Some(0x12_3040));
+    for bad in ["", "0x", "0xg1", "0x1ffffffffffffffff", "<script>"] {
+        assert_eq!(parse_addr(bad), None, "{bad}");
+    }
 }

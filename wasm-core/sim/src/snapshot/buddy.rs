@@ -97,15 +97,20 @@ pub struct BlockView {
     pub owner: BlockOwner,
 }
 
+/// The block owner of an allocated block of `order`.
+pub fn owner_block(order: u8, owner: Owner) -> BlockOwner {
+    match owner {
+        Owner::Slab { cache } => BlockOwner::Slab { cache, order },
+        Owner::LargeKmalloc => BlockOwner::LargeKmalloc { order },
+        Owner::Pages => BlockOwner::Pages { order },
+    }
+}
+
 fn owner_of(state: FrameState) -> Option<BlockOwner> {
     Some(match state {
         FrameState::Buddy { order } => BlockOwner::Buddy { order },
         FrameState::Pcp { cpu, order } => BlockOwner::Pcp { cpu, order },
-        FrameState::Allocated { order, owner } => match owner {
-            Owner::Slab { cache } => BlockOwner::Slab { cache, order },
-            Owner::LargeKmalloc => BlockOwner::LargeKmalloc { order },
-            Owner::Pages => BlockOwner::Pages { order },
-        },
+        FrameState::Allocated { order, owner } => owner_block(order, owner),
         FrameState::Detached { order } => BlockOwner::Detached { order },
         FrameState::Hole => BlockOwner::Hole,
         FrameState::Tail { .. } => return None,

@@ -24,7 +24,7 @@ use crate::trace::Event;
 use serde::{Deserialize, Serialize};
 
 pub use buddy::{
-    block_owner_at, BlockOwner, BlockView, BuddyView, FreeAreaView, PcpView, ZoneView,
+    block_owner_at, owner_block, BlockOwner, BlockView, BuddyView, FreeAreaView, PcpView, ZoneView,
 };
 
 /// What the viewer asks to see in full.
@@ -368,6 +368,15 @@ pub struct DetachedView {
 /// An address as it crosses to JavaScript.
 pub fn hex(addr: u64) -> String {
     format!("{addr:#x}")
+}
+
+/// An address as `hex` writes it (the `0x` is optional), back to a number.
+pub fn parse_addr(text: &str) -> Option<u64> {
+    let digits = text.strip_prefix("0x").unwrap_or(text);
+    if digits.is_empty() || digits.len() > 16 {
+        return None;
+    }
+    u64::from_str_radix(digits, 16).ok()
 }
 
 /// The snapshot of `m` at `cursor`, `step_events` being the events of the step that led there
