@@ -28,7 +28,7 @@ export function GeometryChart({ table, pageSize, metric }: Props) {
   return (
     <figure className="chart">
       <svg ref={svg} role="img" aria-label={`${t(`metric.${metric}`)} / ${t('geometry.xLabel')}`} data-testid="geometry-chart" />
-      <figcaption className="visually-hidden">
+      <figcaption className="sr-only">
         <ul>
           {scene.series.map((s) => (
             <li key={s.key}>

@@ -7,7 +7,7 @@ import { useTranslation } from 'react-i18next';
 import type { SimClient } from '../core/client';
 import { LANGUAGES, type Language } from '../i18n/i18n';
 import { PRESET_IDS, isPresetId, presetText, type PresetId } from '../scenario/presets';
-import { actions, opIndexAt } from '../timeline/timeline';
+import { actions } from '../timeline/timeline';
 import { useShortcuts } from '../timeline/useShortcuts';
 import { useTimeline } from '../timeline/useTimeline';
 import { formatUrlState, parseUrlState, type Follow, type View } from '../url/urlState';
@@ -117,7 +117,6 @@ export function Visualizer({ client, ready, onLanguage }: VisualizerProps) {
     },
   });
 
-  const opEnds = outline?.ops.map((o) => o.end) ?? [];
   const opLabel = (i: number) => outline?.ops[i]?.text ?? '';
   const focusView = (v: View) => () => setView(v);
 
@@ -240,9 +239,6 @@ export function Visualizer({ client, ready, onLanguage }: VisualizerProps) {
           </div>
         </div>
       )}
-      <p className="sr-only" aria-live="polite" data-testid="position-announce">
-        {outline && !timeline.playing ? t('vis.announce', { step: timeline.cursor, steps: outline.steps, op: opIndexAt(timeline.cursor, opEnds, outline.ops_start) + 1 }) : ''}
-      </p>
       <ShortcutHelp open={help} onClose={() => setHelp(false)} />
     </div>
   );

@@ -34,7 +34,8 @@ export function useOpenRun(client: SimClient, text: string, ready: boolean): Run
 
 /** The latest view fetched, for the newest cursor and query asked while it was built. */
 export function useViewAt(client: SimClient, run: RunState, cursor: number, query: SnapshotQuery): { view: ViewAt | null; error: string | null } {
-  const [view, setView] = useState<ViewAt | null>(null);
+  // Each answer is kept with the run it belongs to, so a new run never shows the old one's view.
+  const [view, setView] = useState<{ outline: RunOutline; view: ViewAt } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const outline = run.state === 'open' ? run.outline : null;
   const queryKey = JSON.stringify(query);
@@ -57,13 +58,14 @@ export function useViewAt(client: SimClient, run: RunState, cursor: number, quer
     if (!outline || busy.current) return;
     const pump = () => {
       const asked = wanted.current;
-      if (!asked.outline) return;
+      const askedOutline = asked.outline;
+      if (!askedOutline) return;
       busy.current = true;
       client.view(asked.cursor, JSON.parse(asked.queryKey) as SnapshotQuery).then(
         (v) => {
           busy.current = false;
           if (!mounted.current || wanted.current.outline !== asked.outline) return;
-          setView(v);
+          setView({ outline: askedOutline, view: v });
           setError(null);
           const now = wanted.current;
           if (now.cursor !== asked.cursor || now.queryKey !== asked.queryKey) pump();
@@ -77,7 +79,7 @@ export function useViewAt(client: SimClient, run: RunState, cursor: number, quer
     pump();
   }, [client, outline, cursor, queryKey]);
 
-  return { view: outline && view ? view : null, error };
+  return { view: outline && view?.outline === outline ? view.view : null, error };
 }
 
 /** Kernel files at the cursor, fetched only while `enabled`. */

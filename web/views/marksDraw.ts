@@ -13,6 +13,7 @@ import 'd3-transition';
 import type { Transition } from 'd3-transition';
 import type { BoxMark, LineMark, LockMark, Marks, Target, TextMark, Translate } from './marks';
 import { labelText } from './marks';
+import { duration } from './drawUtil';
 import { definePatterns, highlight, okabeIto } from './palette';
 
 export interface DrawOptions {
@@ -37,11 +38,11 @@ export function drawMarks(svgElement: SVGSVGElement, marks: Marks, options: Draw
     .attr('width', marks.width)
     .attr('height', marks.height);
   definePatterns(svg);
-  const duration = options.reducedMotion ? 0 : DURATION;
+  const ms = duration(options.reducedMotion, DURATION);
   // Children inherit this transition's timing (d3 finds it on their ancestor, the <svg>); a
   // new call interrupts the previous one by name. The cast widens the element type so that
   // selections of any element can inherit it.
-  const tr = svg.transition('marks').duration(duration) as unknown as Tr;
+  const tr = svg.transition('marks').duration(ms) as unknown as Tr;
 
   const layer = (name: string) =>
     svg

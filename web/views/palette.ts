@@ -5,6 +5,7 @@
 // Views take these as plain values; `definePatterns` adds the SVG <pattern>s once per <svg>.
 
 import type { Selection } from 'd3-selection';
+import { defineArrowhead } from './drawUtil';
 
 export const okabeIto = {
   black: '#000000',
@@ -121,14 +122,5 @@ export function definePatterns(svg: Selection<SVGSVGElement, unknown, null, unde
     .attr('height', 6);
   cross.append('rect').attr('width', 6).attr('height', 6).attr('fill', '#ffffff');
   cross.append('path').attr('d', 'M0,0 L6,6 M6,0 L0,6').attr('stroke', okabeIto.orange).attr('stroke-width', 1);
-  const head = defs
-    .append('marker')
-    .attr('id', 'arrow-head')
-    .attr('viewBox', '0 0 8 8')
-    .attr('refX', 7)
-    .attr('refY', 4)
-    .attr('markerWidth', 7)
-    .attr('markerHeight', 7)
-    .attr('orient', 'auto-start-reverse');
-  head.append('path').attr('d', 'M0,0 L8,4 L0,8 z').attr('fill', '#33425a');
+  defineArrowhead(svg, 'arrow-head', '#33425a');
 }

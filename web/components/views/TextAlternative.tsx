@@ -16,7 +16,7 @@ export function TextAlternative({ showLabel, hideLabel, testId, children }: Prop
   const id = useId();
   return (
     <div className="text-alternative">
-      <button type="button" aria-pressed={shown} aria-controls={id} onClick={() => setShown((s) => !s)} data-testid={`${testId}-toggle`}>
+      <button type="button" aria-expanded={shown} aria-controls={id} onClick={() => setShown((s) => !s)} data-testid={`${testId}-toggle`}>
         {shown ? hideLabel : showLabel}
       </button>
       <div id={id} className={shown ? 'text-alternative-body' : 'text-alternative-body sr-only'} data-testid={testId}>

@@ -2,10 +2,11 @@
 // alternative below says the same from the same scene) and a table a screen reader can
 // navigate, visually hidden until "show as table" is pressed.
 
-import { useCallback, useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useLayoutEffect, useRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Snapshot } from '../../core/generated/Snapshot';
 import type { Target, Translate } from '../../views/marks';
+import { TextAlternative } from './TextAlternative';
 
 export interface StructViewProps {
   snapshot: Snapshot;
@@ -49,8 +50,6 @@ interface Props {
 export function ViewFigure({ ns, className, heading, draw, empty, children, testId }: Props) {
   const { t } = useTranslation();
   const svg = useRef<SVGSVGElement>(null);
-  const [shown, setShown] = useState(false);
-  const tableId = useId();
 
   useLayoutEffect(() => {
     if (svg.current) draw(svg.current);
@@ -61,18 +60,9 @@ export function ViewFigure({ ns, className, heading, draw, empty, children, test
       <figcaption className="struct-view-heading">{heading}</figcaption>
       {empty}
       <svg ref={svg} aria-hidden="true" focusable="false" className="struct-view-svg" />
-      <button
-        type="button"
-        className="table-toggle"
-        aria-expanded={shown}
-        aria-controls={tableId}
-        onClick={() => setShown((s) => !s)}
-      >
-        {shown ? t(`${ns}.hideTable`) : t(`${ns}.showTable`)}
-      </button>
-      <div id={tableId} className={shown ? 'struct-view-text' : 'struct-view-text sr-only'}>
+      <TextAlternative showLabel={t(`${ns}.showTable`)} hideLabel={t(`${ns}.hideTable`)} testId={`${testId}-text`}>
         {children}
-      </div>
+      </TextAlternative>
     </figure>
   );
 }

@@ -57,7 +57,7 @@ describe('CpuPanelView text alternative', () => {
   it('hides the table visually until asked, behind a real button', () => {
     const html = render(CpuPanelView, fixture('slub-remote-free-104'));
     expect(html).toMatch(/<button[^>]*aria-expanded="false"[^>]*>Show as table<\/button>/);
-    expect(html).toMatch(/class="struct-view-text sr-only"/);
+    expect(html).toMatch(/class="text-alternative-body sr-only"/);
     expect(html).toMatch(/<svg[^>]*aria-hidden="true"/);
     expect(items(byTestId(html, 'cpu-1-partial'))).toEqual(['slab 0: 31/32 in use, slabs 1 (frozen) (touched by this step)']);
     expect(html).toContain('data-pfn="0"');
