@@ -7,10 +7,11 @@ import { useTranslation } from 'react-i18next';
 import type { SimClient } from '../core/client';
 import { LANGUAGES, type Language } from '../i18n/i18n';
 import { PRESET_IDS, isPresetId, presetText, type PresetId } from '../scenario/presets';
-import { actions } from '../timeline/timeline';
+import { actions, transitionMs } from '../timeline/timeline';
 import { useShortcuts } from '../timeline/useShortcuts';
 import { useTimeline } from '../timeline/useTimeline';
 import { formatUrlState, parseUrlState, type Follow, type View } from '../url/urlState';
+import { MOTION_MS, type Motion } from '../views/drawUtil';
 import { ExplainPanel } from './ExplainPanel';
 import { ProvenanceLane } from './ProvenanceLane';
 import { ShortcutHelp } from './ShortcutHelp';
@@ -59,6 +60,9 @@ export function Visualizer({ client, ready, onLanguage }: VisualizerProps) {
     dispatch(actions.load(outline.steps, outline.ops.map((o) => o.end), pendingStep.current ?? 0, outline.ops_start));
     pendingStep.current = undefined;
   }, [outline, dispatch]);
+
+  const motionMs = transitionMs(timeline, reducedMotion, MOTION_MS);
+  const motion = useMemo<Motion>(() => ({ ms: motionMs, playing: timeline.playing }), [motionMs, timeline.playing]);
 
   const query = useMemo(() => ({ cache, slab }), [cache, slab]);
   const { view: at, error: viewError } = useViewAt(client, run, timeline.cursor, query);
@@ -188,20 +192,20 @@ export function Visualizer({ client, ready, onLanguage }: VisualizerProps) {
               <ExplainPanel outline={outline} cursor={snapshot.cursor} step={at?.step ?? null} />
             </div>
             <div id="view-cpu" onFocusCapture={focusView('cpu')}>
-              <CpuPanelView snapshot={snapshot} reducedMotion={reducedMotion} onSelectSlab={selectSlab} onFollowObject={followObject} />
+              <CpuPanelView snapshot={snapshot} motion={motion} onSelectSlab={selectSlab} onFollowObject={followObject} />
             </div>
             <div id="view-node" onFocusCapture={focusView('node')}>
-              <NodePanelView snapshot={snapshot} reducedMotion={reducedMotion} onSelectSlab={selectSlab} onFollowObject={followObject} />
+              <NodePanelView snapshot={snapshot} motion={motion} onSelectSlab={selectSlab} onFollowObject={followObject} />
             </div>
             <div id="view-bulk" onFocusCapture={focusView('bulk')}>
-              <BulkFreeView snapshot={snapshot} reducedMotion={reducedMotion} onSelectSlab={selectSlab} onFollowObject={followObject} />
+              <BulkFreeView snapshot={snapshot} motion={motion} onSelectSlab={selectSlab} onFollowObject={followObject} />
             </div>
           </div>
           <div className="vis-col">
             <div id="view-slab" onFocusCapture={focusView('slab')}>
               <SlabPageView
                 snapshot={snapshot}
-                reducedMotion={reducedMotion}
+                motion={motion}
                 onSelectSlab={selectSlab}
                 onFollowObject={followObject}
                 onFollowPage={followPage}
@@ -220,8 +224,8 @@ export function Visualizer({ client, ready, onLanguage }: VisualizerProps) {
           </div>
           <div className="vis-col">
             <div id="view-buddy" onFocusCapture={focusView('buddy')}>
-              <BuddyAllocatorView snapshot={snapshot} reducedMotion={reducedMotion} onFollowPage={followPage} />
-              <FrameMapView snapshot={snapshot} reducedMotion={reducedMotion} onFollowPage={followPage} />
+              <BuddyAllocatorView snapshot={snapshot} motion={motion} onFollowPage={followPage} />
+              <FrameMapView snapshot={snapshot} motion={motion} onFollowPage={followPage} />
             </div>
             <details
               id="view-files"

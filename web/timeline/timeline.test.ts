@@ -11,6 +11,7 @@ import {
   position,
   stepsOfOp,
   timelineReducer,
+  transitionMs,
   type TimelineAction,
   type TimelineState,
 } from './timeline';
@@ -358,5 +359,28 @@ describe('properties', () => {
         });
       }),
     );
+  });
+});
+
+describe('transitionMs', () => {
+  it('is the rest length when paused, and 0 under reduced motion whatever the state', () => {
+    expect(transitionMs(loaded(4), false, 300)).toBe(300);
+    for (const speed of SPEEDS) {
+      expect(transitionMs(loaded(4, { speed }), true, 300)).toBe(0);
+      expect(transitionMs(loaded(4, { speed, playing: true }), true, 300)).toBe(0);
+    }
+  });
+
+  it('ends within one unit of playback, and is 0 when a unit is shorter than three frames', () => {
+    for (const speed of SPEEDS) {
+      const ms = transitionMs(loaded(4, { speed, playing: true }), false, 300);
+      const unit = 1000 / (speed === 'max' ? MAX_RATE : speed);
+      expect(ms).toBeLessThan(unit);
+      expect(ms).toBeLessThanOrEqual(300);
+      if (unit < 50) expect(ms).toBe(0);
+      else expect(ms).toBeGreaterThan(0);
+    }
+    expect(transitionMs(loaded(4, { speed: 'max', playing: true }), false, 300)).toBe(0);
+    expect(transitionMs(loaded(4, { speed: 1, playing: true }), false, 300)).toBe(300);
   });
 });

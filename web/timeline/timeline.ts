@@ -203,6 +203,19 @@ export function timelineReducer(state: TimelineState, action: TimelineAction): T
   }
 }
 
+/**
+ * How long the views' transitions last in this state: `restMs` when paused; while playing,
+ * four fifths of one unit's time (so a move ends before the next begins), or 0 when a unit
+ * lasts under 50 ms (3 frames: a slide nobody can follow only costs frames); always 0 under
+ * reduced motion.
+ */
+export function transitionMs(state: TimelineState, reducedMotion: boolean, restMs: number): number {
+  if (reducedMotion) return 0;
+  if (!state.playing) return restMs;
+  const unitMs = 1000 / (state.speed === 'max' ? MAX_RATE : state.speed);
+  return unitMs < 50 ? 0 : Math.min(restMs, Math.round(unitMs * 0.8));
+}
+
 function moveTo(state: TimelineState, cursor: number): TimelineState {
   if (cursor === state.cursor && !state.playing) return state;
   return { ...state, cursor, playing: false, carry: 0 };

@@ -9,7 +9,7 @@
 import { select, type BaseType, type Selection } from 'd3-selection';
 import 'd3-transition';
 import type { BlockChip, BuddyScene, Gauge, ListRow, NodeScene, PairScene, PcpScene } from './buddy';
-import { duration, ensure } from './drawUtil';
+import { duration, ensure, leave, move, type Motion } from './drawUtil';
 import { highlight, okabeIto, ownerColour } from './palette';
 
 export interface BuddyText {
@@ -22,7 +22,7 @@ export interface BuddyText {
 }
 
 export interface BuddyDrawOptions {
-  reducedMotion: boolean;
+  motion: Motion;
   text: BuddyText;
   onFollowPage?: (pfn: number) => void;
 }
@@ -52,7 +52,7 @@ export function drawBuddy(svgElement: SVGSVGElement, scene: BuddyScene, options:
   const height = Math.max(1, scene.height);
   svg.attr('viewBox', `0 0 ${width} ${height}`).attr('width', width).attr('height', height);
   const root = svg as unknown as Selection<BaseType, unknown, null, undefined>;
-  const ms = duration(options.reducedMotion);
+  const ms = duration(options.motion);
   const text = options.text;
 
   const headings: Heading[] = scene.nodes.flatMap((n) => [
@@ -119,7 +119,7 @@ export function drawBuddy(svgElement: SVGSVGElement, scene: BuddyScene, options:
         return g;
       },
       (update) => update,
-      (exit) => exit.transition('chip').duration(ms).attr('opacity', 0).remove(),
+      (exit) => leave(exit, 'chip', ms),
     )
     .on('click', (_e, d) => options.onFollowPage?.(d.pfn))
     .call((g) => {
@@ -133,14 +133,15 @@ export function drawBuddy(svgElement: SVGSVGElement, scene: BuddyScene, options:
       g.select('text')
         .attr('x', (d) => d.width / 2)
         .text((d) => d.pfn);
-      g.select('title').text((d) => text.chipTitle(d));
+      if (!options.motion.playing) g.select('title').text((d) => text.chipTitle(d));
     })
-    .transition('chip')
-    .duration(ms)
-    .attr('opacity', 1)
-    .attr('transform', (d) => `translate(${d.x},${d.y + 2})`);
+    .call((g) => {
+      move(g, 'chip', ms)
+        .attr('opacity', 1)
+        .attr('transform', (d) => `translate(${d.x},${d.y + 2})`);
+    });
 
-  drawPairs(ensure<SVGGElement>(root, 'g', 'pairs'), scene.pairs, ms, options);
+  drawPairs(ensure<SVGGElement>(root, 'g', 'pairs'), scene.pairs, duration(options.motion, 2), options);
 }
 
 function drawGauges(parent: Selection<SVGGElement, unknown, null, undefined>, gauges: GaugeItem[], ms: number): void {
@@ -159,13 +160,12 @@ function drawGauges(parent: Selection<SVGGElement, unknown, null, undefined>, ga
         .attr('x', (d) => d.gauge.x)
         .attr('y', (d) => d.gauge.y)
         .attr('width', (d) => d.gauge.width);
-      g.select('rect.fill')
+      const fill = g
+        .select('rect.fill')
         .attr('x', (d) => d.gauge.x)
         .attr('y', (d) => d.gauge.y)
-        .attr('fill', (d) => d.colour)
-        .transition('gauge')
-        .duration(ms)
-        .attr('width', (d) => d.gauge.filled);
+        .attr('fill', (d) => d.colour);
+      move(fill, 'gauge', ms).attr('width', (d) => d.gauge.filled);
       g.select<SVGGElement>('g.ticks')
         .selectAll<SVGGElement, Gauge['ticks'][number] & { y: number }>('g.tick')
         .data(
@@ -198,7 +198,7 @@ function drawGauges(parent: Selection<SVGGElement, unknown, null, undefined>, ga
 function drawPairs(
   parent: Selection<SVGGElement, unknown, null, undefined>,
   pairs: PairScene[],
-  ms: number,
+  pairMs: number,
   options: BuddyDrawOptions,
 ): void {
   // Final positions of the upper half: touching the lower one when merged, apart when split.
@@ -250,16 +250,9 @@ function drawPairs(
     h.select('rect').attr('fill', (d) => PAIR_FILL[d.kind]);
     h.select('text').text((d) => (half === 'lower' ? d.lower : d.upper));
   }
-  groups
-    .select('g.upper')
-    .transition('pair')
-    .duration(ms * 2)
-    .attr('transform', (d) => `translate(${upperX(d)},0)`);
-  groups
-    .select('rect.whole')
-    .attr('stroke-dasharray', (d) => (d.kind === 'split' ? '4 3' : null))
-    .transition('pair')
-    .duration(ms * 2)
+  move(groups.select('g.upper'), 'pair', pairMs).attr('transform', (d) => `translate(${upperX(d)},0)`);
+  const whole = groups.select('rect.whole').attr('stroke-dasharray', (d) => (d.kind === 'split' ? '4 3' : null));
+  move(whole, 'pair', pairMs)
     .attr('width', (d) => upperX(d) + d.half + 6)
     .attr('opacity', (d) => wholeOpacity(d));
 }

@@ -1,8 +1,9 @@
 // Small helpers the draw modules share: one child element per role, and motion that honours
 // prefers-reduced-motion. No React, no simulator.
 
-import type { BaseType, Selection } from 'd3-selection';
+import type { BaseType, Selection, ValueFn } from 'd3-selection';
 import 'd3-transition';
+import type { Transition } from 'd3-transition';
 
 /** The one `<tag class=cls>` child of `parent`, created on first use. */
 export function ensure<E extends Element>(
@@ -14,9 +15,59 @@ export function ensure<E extends Element>(
   return child.empty() ? parent.append<E>(tag).attr('class', cls) : child;
 }
 
-/** A transition's duration: 0 when the person asked for reduced motion. */
-export function duration(reducedMotion: boolean, ms = 300): number {
-  return reducedMotion ? 0 : ms;
+/**
+ * How the drawings move at this moment. `ms` is the transitions' duration: 0 when the person
+ * asked for reduced motion, and while playing short enough to end before the next step (0 at
+ * speeds where a step lasts about a frame). While `playing`, per-element tooltips are not
+ * rewritten (nobody can hover a moving target); they are when playback stops.
+ */
+export interface Motion {
+  ms: number;
+  playing: boolean;
+}
+
+/** The duration of a normal transition when nothing limits it. */
+export const MOTION_MS = 300;
+
+/** No motion, not playing (tests, reduced motion at rest). */
+export const STILL: Motion = { ms: 0, playing: false };
+
+/** A transition `factor` times the normal length; never longer than one step while playing. */
+export function duration(motion: Motion, factor = 1): number {
+  return motion.playing ? motion.ms : Math.round(motion.ms * factor);
+}
+
+/** What a selection and a transition both do: take new attributes. */
+export interface Mover<E extends BaseType, D> {
+  attr(name: string, value: null | string | number | boolean | ValueFn<E, D, string | number | boolean | null>): Mover<E, D>;
+}
+
+/**
+ * `sel` moving to the attributes set next: over `ms` in the transition called `name` (or
+ * inheriting `from`'s timing, which carries its name), or at once when `ms` is 0. Setting at once
+ * first stops that transition on these elements, so a move still under way cannot overwrite the
+ * new values; and it schedules no timer, which matters when this runs every frame.
+ */
+export function move<E extends BaseType, D, P extends BaseType, PD>(
+  sel: Selection<E, D, P, PD>,
+  name: string,
+  ms: number,
+  from?: Transition<BaseType, unknown, null, undefined>,
+): Mover<E, D> {
+  if (ms > 0) return from ? sel.transition(from) : sel.transition(name).duration(ms);
+  sel.interrupt(name);
+  return sel;
+}
+
+/** Removes `sel`: faded out first when `ms` > 0. */
+export function leave<E extends BaseType, D, P extends BaseType, PD>(
+  sel: Selection<E, D, P, PD>,
+  name: string,
+  ms: number,
+  from?: Transition<BaseType, unknown, null, undefined>,
+): void {
+  if (ms > 0) (from ? sel.transition(from) : sel.transition(name).duration(ms)).attr('opacity', 0).remove();
+  else sel.interrupt(name).remove();
 }
 
 /** Adds an arrowhead marker (idempotent). */

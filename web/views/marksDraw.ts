@@ -4,7 +4,7 @@
 // Rules:
 // - Cheap enough for every animation frame: the same scene object drawn twice is skipped; no
 //   element is re-created while its id lives; element counts are what the (capped) scene holds.
-// - Motion is a d3 transition of position and size; `reducedMotion` makes its duration 0.
+// - Motion is a d3 transition of position and size, as long as `motion.ms` (0: none).
 // - A highlighted mark gets a halo outside its own outline, so a frozen slab's dashed outline
 //   stays visible when the step touched it.
 
@@ -13,36 +13,36 @@ import 'd3-transition';
 import type { Transition } from 'd3-transition';
 import type { BoxMark, LineMark, LockMark, Marks, Target, TextMark, Translate } from './marks';
 import { labelText } from './marks';
-import { duration } from './drawUtil';
+import { duration, leave, move, type Motion, type Mover } from './drawUtil';
 import { definePatterns, highlight, okabeIto } from './palette';
 
 export interface DrawOptions {
   t: Translate;
-  reducedMotion: boolean;
+  motion: Motion;
   /** Called when a slab or object mark is clicked. */
   onActivate?: (target: Target) => void;
 }
 
-const DURATION = 250;
-const drawn = new WeakMap<SVGSVGElement, { marks: Marks; t: Translate; reducedMotion: boolean }>();
+const drawn = new WeakMap<SVGSVGElement, { marks: Marks; t: Translate; ms: number }>();
 
 type G<D> = Selection<SVGGElement, D, SVGGElement, unknown>;
 
 export function drawMarks(svgElement: SVGSVGElement, marks: Marks, options: DrawOptions): void {
   const last = drawn.get(svgElement);
-  if (last && last.marks === marks && last.t === options.t && last.reducedMotion === options.reducedMotion) return;
-  drawn.set(svgElement, { marks, t: options.t, reducedMotion: options.reducedMotion });
+  const ms = duration(options.motion);
+  if (last && last.marks === marks && last.t === options.t && last.ms === ms) return;
+  drawn.set(svgElement, { marks, t: options.t, ms });
 
   const svg = select(svgElement)
     .attr('viewBox', `0 0 ${Math.max(1, marks.width)} ${Math.max(1, marks.height)}`)
     .attr('width', marks.width)
     .attr('height', marks.height);
   definePatterns(svg);
-  const ms = duration(options.reducedMotion, DURATION);
-  // Children inherit this transition's timing (d3 finds it on their ancestor, the <svg>); a
-  // new call interrupts the previous one by name. The cast widens the element type so that
-  // selections of any element can inherit it.
-  const tr = svg.transition('marks').duration(ms) as unknown as Tr;
+  // With motion, children inherit this transition's timing (d3 finds it on their ancestor, the
+  // <svg>); a new call interrupts the previous one by name. The cast widens the element type so
+  // that selections of any element can inherit it. Without, attributes are set at once.
+  const tr = ms > 0 ? (svg.transition(NAME).duration(ms) as unknown as Tr) : undefined;
+  const moving = <E extends BaseType, D, P extends BaseType, PD>(sel: Selection<E, D, P, PD>) => move(sel, NAME, ms, tr);
 
   const layer = (name: string) =>
     svg
@@ -51,16 +51,19 @@ export function drawMarks(svgElement: SVGSVGElement, marks: Marks, options: Draw
       .join('g')
       .attr('class', `layer-${name}`);
 
-  drawBoxes(layer('boxes'), marks.boxes, tr, options);
-  drawLines(layer('lines'), marks.lines, tr);
-  drawTexts(layer('texts'), marks.texts, tr, options.t);
+  drawBoxes(layer('boxes'), marks.boxes, moving, (sel) => leave(sel, NAME, ms, tr), options);
+  drawLines(layer('lines'), marks.lines, moving);
+  drawTexts(layer('texts'), marks.texts, moving, options.t);
   drawLocks(layer('locks'), marks.locks);
 }
 
-// The transition every element of one call shares.
-type Tr = Transition<BaseType, unknown, null, undefined>;
+const NAME = 'marks';
 
-function drawBoxes(root: G<string>, boxes: BoxMark[], tr: Tr, options: DrawOptions): void {
+// The transition every element of one call shares, and how elements move under it.
+type Tr = Transition<BaseType, unknown, null, undefined>;
+type Moving = <E extends BaseType, D, P extends BaseType, PD>(sel: Selection<E, D, P, PD>) => Mover<E, D>;
+
+function drawBoxes(root: G<string>, boxes: BoxMark[], moving: Moving, exiting: (sel: Selection<SVGGElement, BoxMark, SVGGElement, string>) => void, options: DrawOptions): void {
   const g = root
     .selectAll<SVGGElement, BoxMark>('g.box')
     .data(boxes, (b) => b.id)
@@ -77,32 +80,34 @@ function drawBoxes(root: G<string>, boxes: BoxMark[], tr: Tr, options: DrawOptio
         return e;
       },
       (update) => update,
-      (exit) => exit.transition(tr).attr('opacity', 0).remove(),
+      (exit) => exit.call(exiting),
     )
     .attr('class', (b) => `box box-${b.kind}${b.highlight ? ' touched' : ''}${b.target ? ' target' : ''}`)
     .style('cursor', (b) => (b.target && options.onActivate ? 'pointer' : null))
     .on('click', (_event, b) => {
       if (b.target && options.onActivate) options.onActivate(b.target);
     });
-  g.transition(tr)
+  moving(g)
     .attr('transform', (b) => `translate(${b.x},${b.y})`)
     .attr('opacity', 1);
-  g.select<SVGRectElement>('rect.bg')
+  const bg = g
+    .select<SVGRectElement>('rect.bg')
     .attr('fill', (b) => b.fill)
     .attr('stroke', (b) => b.stroke)
     .attr('stroke-width', (b) => b.strokeWidth)
-    .attr('stroke-dasharray', (b) => b.dash || null)
-    .transition(tr)
+    .attr('stroke-dasharray', (b) => b.dash || null);
+  moving(bg)
     .attr('width', (b) => b.w)
     .attr('height', (b) => b.h);
-  g.select<SVGRectElement>('rect.level')
+  const level = g
+    .select<SVGRectElement>('rect.level')
     .attr('fill', (b) => b.levelFill)
     .attr('fill-opacity', 0.55)
     .attr('pointer-events', 'none')
     .attr('x', 1)
     .attr('y', (b) => b.h - Math.max(3, Math.round(b.h / 4)) - 1)
-    .attr('height', (b) => (b.level === null ? 0 : Math.max(3, Math.round(b.h / 4))))
-    .transition(tr)
+    .attr('height', (b) => (b.level === null ? 0 : Math.max(3, Math.round(b.h / 4))));
+  moving(level)
     .attr('width', (b) => (b.level === null ? 0 : Math.max(0, (b.w - 2) * b.level)));
   g.select<SVGRectElement>('rect.halo')
     .attr('x', -3)
@@ -117,7 +122,7 @@ function drawBoxes(root: G<string>, boxes: BoxMark[], tr: Tr, options: DrawOptio
     .text((b) => b.glyph);
 }
 
-function drawLines(root: G<string>, lines: LineMark[], tr: Tr): void {
+function drawLines(root: G<string>, lines: LineMark[], moving: Moving): void {
   const l = root
     .selectAll<SVGLineElement, LineMark>('line')
     .data(lines, (d) => d.id)
@@ -137,14 +142,14 @@ function drawLines(root: G<string>, lines: LineMark[], tr: Tr): void {
     .attr('stroke-width', (d) => (d.kind === 'marker' ? 3 : 1.2))
     .attr('stroke-dasharray', (d) => (d.kind === 'bracket' ? '3 2' : null))
     .attr('marker-end', (d) => (d.kind === 'arrow' ? 'url(#arrow-head)' : null));
-  l.transition(tr)
+  moving(l)
     .attr('x1', (d) => d.x1)
     .attr('y1', (d) => d.y1)
     .attr('x2', (d) => d.x2)
     .attr('y2', (d) => d.y2);
 }
 
-function drawTexts(root: G<string>, texts: TextMark[], tr: Tr, t: Translate): void {
+function drawTexts(root: G<string>, texts: TextMark[], moving: Moving, t: Translate): void {
   const s = root
     .selectAll<SVGTextElement, TextMark>('text')
     .data(texts, (d) => d.id)
@@ -164,7 +169,7 @@ function drawTexts(root: G<string>, texts: TextMark[], tr: Tr, t: Translate): vo
     .attr('font-weight', (d) => (d.role === 'title' || d.emphasis ? 700 : null))
     .attr('fill', (d) => (d.emphasis ? highlight.stroke : '#1b1f24'))
     .text((d) => labelText(d.label, t));
-  s.transition(tr)
+  moving(s)
     .attr('x', (d) => d.x)
     .attr('y', (d) => d.y);
 }

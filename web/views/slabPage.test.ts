@@ -9,7 +9,7 @@ import hardened from './fixtures/slub-hardened.json';
 import numa300 from './fixtures/slub-numa-300.json';
 import remote104 from './fixtures/slub-remote-free-104.json';
 import remote120 from './fixtures/slub-remote-free-120.json';
-import { layoutSlabPage, markShown, MAX_BARS, MAX_SLOTS } from './slabPage';
+import { barAt, layoutSlabPage, markShown, MAX_BARS, MAX_SLOTS } from './slabPage';
 
 const snap = (s: unknown) => s as Snapshot;
 
@@ -104,6 +104,17 @@ describe('layoutSlabPage', () => {
     expect(bar.inuseHeight).toBeCloseTo((bar.height * 14) / 16, 1);
     const ids = scene.strip.bars.map((b) => b.id);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('picks the bar under a point of the strip, and nothing between bars', () => {
+    const strip = layoutSlabPage(snap(numa300)).strip;
+    for (const bar of strip.bars) {
+      expect(barAt(strip, bar.x, bar.y)?.pfn).toBe(bar.pfn);
+      expect(barAt(strip, bar.x + bar.width - 0.5, bar.y + bar.height - 0.5)?.pfn).toBe(bar.pfn);
+      expect(barAt(strip, bar.x + bar.width + 0.5, bar.y)?.pfn ?? null).not.toBe(bar.pfn);
+    }
+    expect(barAt(strip, -1, 5)).toBeNull();
+    expect(barAt(strip, 5, strip.height + 10)).toBeNull();
   });
 
   it('shows SLAB colour_off', () => {

@@ -362,3 +362,9 @@ export function layoutSlabPage(snapshot: Snapshot, options: SlabPageOptions = {}
     height: TOP + rows * (size + ROW_GAP),
   };
 }
+
+/** The bar of the strip under the point (x, y) in strip coordinates, or null: what a click on
+ * the strip's canvas picks. */
+export function barAt(strip: SlabPageScene['strip'], x: number, y: number): SlabBar | null {
+  return strip.bars.find((b) => x >= b.x && x < b.x + b.width && y >= b.y && y < b.y + b.height) ?? null;
+}

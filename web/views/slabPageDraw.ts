@@ -6,18 +6,17 @@
 
 import { select, type BaseType, type Selection } from 'd3-selection';
 import 'd3-transition';
-import { defineArrowhead, duration, ensure } from './drawUtil';
+import { defineArrowhead, duration, ensure, leave, move, type Motion } from './drawUtil';
 import { definePatterns, frozenStroke, highlight, okabeIto } from './palette';
-import type { FreeArrow, FreelistHead, SlabBar, SlabPageScene, SlotCell } from './slabPage';
+import type { FreeArrow, FreelistHead, SlabPageScene, SlotCell } from './slabPage';
 
 export interface SlabPageText {
   slotTitle: (cell: SlotCell) => string;
   arrowTitle: (arrow: FreeArrow) => string;
-  barTitle: (bar: SlabBar) => string;
 }
 
 export interface SlabPageDrawOptions {
-  reducedMotion: boolean;
+  motion: Motion;
   text: SlabPageText;
   onSelectSlab?: (pfn: number) => void;
   onFollowObject?: (addr: string) => void;
@@ -36,7 +35,7 @@ export function drawSlabPage(svgElement: SVGSVGElement, scene: SlabPageScene, op
   definePatterns(svg);
   defineArrowhead(svg, ARROW_SLAB, okabeIto.black);
   defineArrowhead(svg, ARROW_CPU, CPU_ARROW_COLOUR);
-  const ms = duration(options.reducedMotion);
+  const ms = duration(options.motion);
   const root = svg as unknown as Selection<BaseType, unknown, null, undefined>;
 
   const slots = ensure<SVGGElement>(root, 'g', 'slots');
@@ -58,7 +57,7 @@ export function drawSlabPage(svgElement: SVGSVGElement, scene: SlabPageScene, op
         return g;
       },
       (update) => update,
-      (exit) => exit.transition('slot').duration(ms).attr('opacity', 0).remove(),
+      (exit) => leave(exit, 'slot', ms),
     )
     .on('click', (_e, d) => options.onFollowObject?.(d.addr))
     .call((g) => {
@@ -84,12 +83,13 @@ export function drawSlabPage(svgElement: SVGSVGElement, scene: SlabPageScene, op
         .attr('y', (d) => d.size - 3)
         .attr('fill', (d) => (d.kind === 'allocated' ? '#ffffff' : '#1b1f24'))
         .text((d) => (d.freeRank === null ? d.mark : `${d.mark}${d.freeRank + 1}`));
-      g.select('title').text((d) => options.text.slotTitle(d));
+      if (!options.motion.playing) g.select('title').text((d) => options.text.slotTitle(d));
     })
-    .transition('slot')
-    .duration(ms)
-    .attr('opacity', 1)
-    .attr('transform', (d) => `translate(${d.x},${d.y})`);
+    .call((g) => {
+      move(g, 'slot', ms)
+        .attr('opacity', 1)
+        .attr('transform', (d) => `translate(${d.x},${d.y})`);
+    });
 
   const arrows = ensure<SVGGElement>(root, 'g', 'arrows').attr('fill', 'none');
   arrows
@@ -104,17 +104,18 @@ export function drawSlabPage(svgElement: SVGSVGElement, scene: SlabPageScene, op
     .attr('stroke-width', 1.3)
     .attr('stroke-dasharray', (d) => (d.cpu ? '4 2' : null))
     .attr('marker-end', (d) => (d.to === null ? null : `url(#${d.cpu ? ARROW_CPU : ARROW_SLAB})`))
-    .call((p) =>
-      p
-        .selectAll<SVGTitleElement, FreeArrow>('title')
+    .call((p) => {
+      if (options.motion.playing) return;
+      p.selectAll<SVGTitleElement, FreeArrow>('title')
         .data((d) => [d])
         .join('title')
-        .text((d) => options.text.arrowTitle(d)),
-    )
-    .transition('fp')
-    .duration(ms)
-    .attr('opacity', 1)
-    .attr('d', (d) => d.d);
+        .text((d) => options.text.arrowTitle(d));
+    })
+    .call((p) => {
+      move(p, 'fp', ms)
+        .attr('opacity', 1)
+        .attr('d', (d) => d.d);
+    });
 
   const heads = ensure<SVGGElement>(root, 'g', 'heads');
   heads
@@ -125,66 +126,54 @@ export function drawSlabPage(svgElement: SVGSVGElement, scene: SlabPageScene, op
     .attr('text-anchor', (d) => d.anchor)
     .attr('fill', (d) => (d.id === 'head-slab' ? okabeIto.black : CPU_ARROW_COLOUR))
     .text((d) => (d.anchor === 'start' ? `▼ ${d.label}` : `${d.label} ▼`))
-    .transition('head')
-    .duration(ms)
-    .attr('x', (d) => d.x)
-    .attr('y', (d) => d.y);
+    .call((h) => {
+      move(h, 'head', ms)
+        .attr('x', (d) => d.x)
+        .attr('y', (d) => d.y);
+    });
 }
 
-/** Draws the strip of every slab of the cache: bars of inuse/objects, frozen ones outlined. */
-export function drawSlabStrip(svgElement: SVGSVGElement, scene: SlabPageScene, options: SlabPageDrawOptions): void {
-  const strip = scene.strip;
-  const svg = select(svgElement);
-  const width = Math.max(1, strip.width);
-  const height = Math.max(1, strip.height);
-  svg.attr('viewBox', `0 0 ${width} ${height}`).attr('width', width).attr('height', height);
-  const ms = duration(options.reducedMotion);
-  const root = svg as unknown as Selection<BaseType, unknown, null, undefined>;
-  ensure<SVGGElement>(root, 'g', 'bars')
-    .selectAll<SVGGElement, SlabBar>('g.bar')
-    .data(strip.bars, (d) => d.id)
-    .join((enter) => {
-      const g = enter
-        .append('g')
-        .attr('class', 'bar')
-        .attr('transform', (d) => `translate(${d.x},${d.y})`)
-        .style('cursor', 'pointer');
-      g.append('rect').attr('class', 'frame').attr('fill', '#ffffff');
-      g.append('rect').attr('class', 'inuse').attr('fill', okabeIto.blue);
-      g.append('title');
-      return g;
-    })
-    .on('click', (_e, d) => options.onSelectSlab?.(d.pfn))
-    .call((g) => {
-      g.select('rect.frame')
-        .attr('width', (d) => d.width)
-        .attr('height', (d) => d.height)
-        .attr('stroke', (d) => (d.highlighted ? highlight.stroke : d.frozen ? frozenStroke.stroke : '#4a5360'))
-        .attr('stroke-width', (d) => (d.selected || d.highlighted || d.frozen ? 2 : 1))
-        .attr('stroke-dasharray', (d) => (d.frozen ? frozenStroke.dash : null));
-      g.select('title').text((d) => options.text.barTitle(d));
-    })
-    .call((g) =>
-      g
-        .select('rect.inuse')
-        .transition('bar')
-        .duration(ms)
-        .attr('x', 1)
-        .attr('width', (d) => d.width - 2)
-        .attr('y', (d) => d.height - d.inuseHeight)
-        .attr('height', (d) => d.inuseHeight),
-    )
-    .transition('bar')
-    .duration(ms)
-    .attr('transform', (d) => `translate(${d.x},${d.y})`);
-
-  // The shown slab gets a caret under its bar: selection is told by shape, not colour alone.
-  const selected = strip.bars.filter((b) => b.selected);
-  ensure<SVGGElement>(root, 'g', 'selected')
-    .selectAll<SVGPathElement, SlabBar>('path.caret')
-    .data(selected, (d) => d.id)
-    .join('path')
-    .attr('class', 'caret')
-    .attr('fill', okabeIto.black)
-    .attr('d', (d) => `M${d.x + d.width / 2},${d.y + d.height + 0.5}l-3,4h6z`);
+/**
+ * Draws the strip of every slab of the cache on a Canvas (up to MAX_BARS bars: one element
+ * each would cost a frame while playing): bars of inuse/objects; frozen ones outlined dashed,
+ * the step's outlined in the highlight colour; a caret under the shown one (selection is told by
+ * shape, not colour alone). Drawing the same strip again does nothing.
+ */
+export function drawSlabStrip(canvas: HTMLCanvasElement, strip: SlabPageScene['strip'], options: { pixelRatio?: number } = {}): void {
+  if (drawnStrips.get(canvas) === strip) return;
+  const ratio = options.pixelRatio ?? 1;
+  const w = Math.max(1, strip.width);
+  const h = Math.max(1, strip.height);
+  canvas.width = Math.round(w * ratio);
+  canvas.height = Math.round(h * ratio);
+  canvas.style.width = `${w}px`;
+  canvas.style.height = `${h}px`;
+  const ctx = canvas.getContext('2d');
+  if (!ctx) return;
+  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+  ctx.clearRect(0, 0, w, h);
+  for (const bar of strip.bars) {
+    ctx.fillStyle = '#ffffff';
+    ctx.fillRect(bar.x, bar.y, bar.width, bar.height);
+    ctx.fillStyle = okabeIto.blue;
+    ctx.fillRect(bar.x + 1, bar.y + bar.height - bar.inuseHeight, bar.width - 2, bar.inuseHeight);
+    ctx.strokeStyle = bar.highlighted ? highlight.stroke : bar.frozen ? frozenStroke.stroke : '#4a5360';
+    ctx.lineWidth = bar.selected || bar.highlighted || bar.frozen ? 2 : 1;
+    ctx.setLineDash(bar.frozen ? frozenStroke.dash.split(' ').map(Number) : []);
+    ctx.strokeRect(bar.x + 0.5, bar.y + 0.5, bar.width - 1, bar.height - 1);
+    if (bar.selected) {
+      ctx.setLineDash([]);
+      ctx.fillStyle = okabeIto.black;
+      ctx.beginPath();
+      ctx.moveTo(bar.x + bar.width / 2, bar.y + bar.height + 0.5);
+      ctx.lineTo(bar.x + bar.width / 2 - 3, bar.y + bar.height + 4.5);
+      ctx.lineTo(bar.x + bar.width / 2 + 3, bar.y + bar.height + 4.5);
+      ctx.closePath();
+      ctx.fill();
+    }
+  }
+  ctx.setLineDash([]);
+  drawnStrips.set(canvas, strip);
 }
+
+const drawnStrips = new WeakMap<HTMLCanvasElement, SlabPageScene['strip']>();

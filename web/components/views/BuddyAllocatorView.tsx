@@ -9,6 +9,7 @@ import { layoutBuddy, type BuddyScene, type NodeScene, type PairScene, type PcpS
 import { drawBuddy, type BuddyText } from '../../views/buddyDraw';
 import { TextAlternative } from './TextAlternative';
 import type { MemoryViewProps } from './viewProps';
+import { useStable } from './useStable';
 
 export function nodeText(t: TFunction, n: NodeScene): string {
   return t('buddyView.node', {
@@ -39,9 +40,9 @@ function drawingText(t: TFunction): BuddyText {
   };
 }
 
-export function BuddyAllocatorView({ snapshot, reducedMotion, onFollowPage }: MemoryViewProps) {
+export function BuddyAllocatorView({ snapshot, motion, onFollowPage }: MemoryViewProps) {
   const { t } = useTranslation();
-  const scene = useMemo(() => layoutBuddy(snapshot), [snapshot]);
+  const scene = useStable(useMemo(() => layoutBuddy(snapshot), [snapshot]));
   const svg = useRef<SVGSVGElement>(null);
   const follow = useRef(onFollowPage);
   useLayoutEffect(() => {
@@ -50,8 +51,8 @@ export function BuddyAllocatorView({ snapshot, reducedMotion, onFollowPage }: Me
 
   useLayoutEffect(() => {
     if (!svg.current) return;
-    drawBuddy(svg.current, scene, { reducedMotion, text: drawingText(t), onFollowPage: (pfn) => follow.current?.(pfn) });
-  }, [scene, reducedMotion, t]);
+    drawBuddy(svg.current, scene, { motion, text: drawingText(t), onFollowPage: (pfn) => follow.current?.(pfn) });
+  }, [scene, motion, t]);
 
   const followPage = (pfn: number) => follow.current?.(pfn);
   return (
@@ -60,8 +61,8 @@ export function BuddyAllocatorView({ snapshot, reducedMotion, onFollowPage }: Me
       <div className="drawing">
         <svg ref={svg} aria-hidden="true" data-testid="buddy-drawing" />
       </div>
-      <TextAlternative showLabel={t('buddyView.showTable')} hideLabel={t('buddyView.hideTable')} testId="buddy-text">
-        <BuddyTables scene={scene} onFollowPage={followPage} />
+      <TextAlternative showLabel={t('buddyView.showTable')} hideLabel={t('buddyView.hideTable')} testId="buddy-text" frozen={motion.playing}>
+        {() => <BuddyTables scene={scene} onFollowPage={followPage} />}
       </TextAlternative>
     </figure>
   );

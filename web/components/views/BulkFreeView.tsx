@@ -8,6 +8,7 @@ import { drawBulkFree } from '../../views/bulkFreeDraw';
 import type { Target, Translate } from '../../views/marks';
 import { bulkCellStyle, type BulkCellKind } from '../../views/palette';
 import { ObjectButton, SlabButton, useActivate, useTranslate, ViewFigure, type StructViewProps } from './ViewFigure';
+import { useStable } from './useStable';
 
 const STATE_KEY: Record<BulkCellKind, string> = {
   pending: 'bulkView.legendPending',
@@ -17,13 +18,13 @@ const STATE_KEY: Record<BulkCellKind, string> = {
   finished: 'bulkView.legendFinished',
 };
 
-export function BulkFreeView({ snapshot, reducedMotion, onSelectSlab, onFollowObject }: StructViewProps) {
+export function BulkFreeView({ snapshot, motion, onSelectSlab, onFollowObject }: StructViewProps) {
   const t = useTranslate();
   const activate = useActivate({ onSelectSlab, onFollowObject });
-  const scene = useMemo(() => layoutBulkFree(snapshot), [snapshot]);
+  const scene = useStable(useMemo(() => layoutBulkFree(snapshot), [snapshot]));
   const draw = useCallback(
-    (svg: SVGSVGElement) => drawBulkFree(svg, scene, { t, reducedMotion, onActivate: activate }),
-    [scene, t, reducedMotion, activate],
+    (svg: SVGSVGElement) => drawBulkFree(svg, scene, { t, motion, onActivate: activate }),
+    [scene, t, motion, activate],
   );
   const none = scene.detached.length === 0;
 
@@ -34,9 +35,10 @@ export function BulkFreeView({ snapshot, reducedMotion, onSelectSlab, onFollowOb
       testId="bulk-free"
       heading={t('bulkView.heading')}
       draw={draw}
+      playing={motion.playing}
       empty={none ? <p data-testid="bulk-none">{t('bulkView.none')}</p> : undefined}
     >
-      {!none && (
+      {() => !none && (
         <div data-testid="bulk-detached">
           {scene.detached.map((d, k) => (
             <Detached key={d.id} d={d} k={k} t={t} activate={activate} />

@@ -6,14 +6,15 @@ import { layoutCpuPanel, type CpuColumn, type PartialItem, type SlabItem } from 
 import { drawCpuPanel } from '../../views/cpuPanelDraw';
 import type { Capped, Target, Translate } from '../../views/marks';
 import { ObjectButton, SlabButton, useActivate, useTranslate, ViewFigure, type StructViewProps } from './ViewFigure';
+import { useStable } from './useStable';
 
-export function CpuPanelView({ snapshot, reducedMotion, onSelectSlab, onFollowObject }: StructViewProps) {
+export function CpuPanelView({ snapshot, motion, onSelectSlab, onFollowObject }: StructViewProps) {
   const t = useTranslate();
   const activate = useActivate({ onSelectSlab, onFollowObject });
-  const scene = useMemo(() => layoutCpuPanel(snapshot), [snapshot]);
+  const scene = useStable(useMemo(() => layoutCpuPanel(snapshot), [snapshot]));
   const draw = useCallback(
-    (svg: SVGSVGElement) => drawCpuPanel(svg, scene, { t, reducedMotion, onActivate: activate }),
-    [scene, t, reducedMotion, activate],
+    (svg: SVGSVGElement) => drawCpuPanel(svg, scene, { t, motion, onActivate: activate }),
+    [scene, t, motion, activate],
   );
   const cache = scene.cacheName ?? '';
   const slub = scene.allocator === 'slub';
@@ -25,8 +26,9 @@ export function CpuPanelView({ snapshot, reducedMotion, onSelectSlab, onFollowOb
       testId="cpu-panel"
       heading={scene.cacheName === null ? t('cpuView.noCache') : t('cpuView.heading', { cache })}
       draw={draw}
+      playing={motion.playing}
     >
-      {scene.columns.length > 0 && (
+      {() => scene.columns.length > 0 && (
         <table className="struct-table">
           <caption>{t('cpuView.caption', { cache })}</caption>
           <thead>

@@ -8,6 +8,7 @@ import { layoutFrameMap, MAX_TABLE_RUNS, pfnAt, type FrameRun, type LegendItem }
 import { drawFrameMap, swatchBackground } from '../../views/frameMapDraw';
 import { TextAlternative } from './TextAlternative';
 import type { MemoryViewProps } from './viewProps';
+import { useStable } from './useStable';
 
 export function ownerText(t: TFunction, run: FrameRun): string {
   const o = run.owner;
@@ -29,9 +30,9 @@ function legendText(t: TFunction, item: LegendItem): string {
   return t(`frameMap.kind.${item.kind}`);
 }
 
-export function FrameMapView({ snapshot, onFollowPage }: MemoryViewProps) {
+export function FrameMapView({ snapshot, motion, onFollowPage }: MemoryViewProps) {
   const { t } = useTranslation();
-  const scene = useMemo(() => layoutFrameMap(snapshot), [snapshot]);
+  const scene = useStable(useMemo(() => layoutFrameMap(snapshot), [snapshot]));
   const canvas = useRef<HTMLCanvasElement>(null);
   const follow = useRef(onFollowPage);
   useLayoutEffect(() => {
@@ -88,7 +89,9 @@ export function FrameMapView({ snapshot, onFollowPage }: MemoryViewProps) {
         ))}
       </ul>
       <p className="legend">{t('frameMap.hint')}</p>
-      <TextAlternative showLabel={t('frameMap.showTable')} hideLabel={t('frameMap.hideTable')} testId="frame-map-text">
+      <TextAlternative showLabel={t('frameMap.showTable')} hideLabel={t('frameMap.hideTable')} testId="frame-map-text" frozen={motion.playing}>
+        {() => (
+          <>
         <table data-testid="frame-map-totals">
           <caption>{t('frameMap.totalsCaption')}</caption>
           <thead>
@@ -136,6 +139,8 @@ export function FrameMapView({ snapshot, onFollowPage }: MemoryViewProps) {
           </tbody>
         </table>
         {scene.runs.length > runs.length && <p>{t('frameMap.runsHidden', { count: scene.runs.length - runs.length })}</p>}
+          </>
+        )}
       </TextAlternative>
     </figure>
   );

@@ -6,14 +6,15 @@ import type { Capped, Target, Translate } from '../../views/marks';
 import { layoutNodePanel, type LockItem, type NodeBlock, type NodeSlab } from '../../views/nodePanel';
 import { drawNodePanel } from '../../views/nodePanelDraw';
 import { SlabButton, useActivate, useTranslate, ViewFigure, type StructViewProps } from './ViewFigure';
+import { useStable } from './useStable';
 
-export function NodePanelView({ snapshot, reducedMotion, onSelectSlab, onFollowObject }: StructViewProps) {
+export function NodePanelView({ snapshot, motion, onSelectSlab, onFollowObject }: StructViewProps) {
   const t = useTranslate();
   const activate = useActivate({ onSelectSlab, onFollowObject });
-  const scene = useMemo(() => layoutNodePanel(snapshot), [snapshot]);
+  const scene = useStable(useMemo(() => layoutNodePanel(snapshot), [snapshot]));
   const draw = useCallback(
-    (svg: SVGSVGElement) => drawNodePanel(svg, scene, { t, reducedMotion, onActivate: activate }),
-    [scene, t, reducedMotion, activate],
+    (svg: SVGSVGElement) => drawNodePanel(svg, scene, { t, motion, onActivate: activate }),
+    [scene, t, motion, activate],
   );
   const cache = scene.cacheName ?? '';
   const slub = scene.allocator === 'slub';
@@ -28,8 +29,9 @@ export function NodePanelView({ snapshot, reducedMotion, onSelectSlab, onFollowO
       testId="node-panel"
       heading={scene.cacheName === null ? t('nodeView.noCache') : t('nodeView.heading', { cache })}
       draw={draw}
+      playing={motion.playing}
     >
-      {scene.blocks.length > 0 && (
+      {() => scene.blocks.length > 0 && (
         <table className="struct-table">
           <caption>{t('nodeView.caption', { cache })}</caption>
           <thead>

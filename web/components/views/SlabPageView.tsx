@@ -3,13 +3,14 @@
 // for the generated `SlabView` type it draws.
 
 import type { TFunction } from 'i18next';
-import { useId, useLayoutEffect, useMemo, useRef } from 'react';
+import { useId, useLayoutEffect, useMemo, useRef, type MouseEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { SlabPlace } from '../../core/generated/SlabPlace';
-import { layoutSlabPage, placeKey, type MarkShown, type SlabBar, type SlabPageScene, type SlotCell } from '../../views/slabPage';
+import { barAt, layoutSlabPage, placeKey, type MarkShown, type SlabBar, type SlabPageScene, type SlotCell } from '../../views/slabPage';
 import { drawSlabPage, drawSlabStrip, type SlabPageText } from '../../views/slabPageDraw';
 import { TextAlternative } from './TextAlternative';
 import type { MemoryViewProps } from './viewProps';
+import { useStable } from './useStable';
 
 export function placeText(t: TFunction, place: SlabPlace): string {
   const { kind, cpu } = placeKey(place);
@@ -54,16 +55,15 @@ function drawingText(t: TFunction, scene: SlabPageScene): SlabPageText {
       [t('slabView.arrowTitle', { from: a.from, to: a.to === null ? t('slabView.null') : a.to }), a.stored ? t('slabView.slotStored', { stored: a.stored }) : null]
         .filter(Boolean)
         .join('\n'),
-    barTitle: (bar) => barText(t, bar),
   };
 }
 
-export function SlabPageView({ snapshot, reducedMotion, onSelectSlab, onFollowObject }: MemoryViewProps) {
+export function SlabPageView({ snapshot, motion, onSelectSlab, onFollowObject }: MemoryViewProps) {
   const { t } = useTranslation();
-  const scene = useMemo(() => layoutSlabPage(snapshot), [snapshot]);
+  const scene = useStable(useMemo(() => layoutSlabPage(snapshot), [snapshot]));
   const stripHeading = useId();
   const page = useRef<SVGSVGElement>(null);
-  const strip = useRef<SVGSVGElement>(null);
+  const strip = useRef<HTMLCanvasElement>(null);
   // The latest callbacks, read by the drawing's click handlers (set after render, not during).
   const handlers = useRef({ onSelectSlab, onFollowObject });
   useLayoutEffect(() => {
@@ -72,14 +72,27 @@ export function SlabPageView({ snapshot, reducedMotion, onSelectSlab, onFollowOb
 
   useLayoutEffect(() => {
     const options = {
-      reducedMotion,
+      motion,
       text: drawingText(t, scene),
       onSelectSlab: (pfn: number) => handlers.current.onSelectSlab?.(pfn),
       onFollowObject: (addr: string) => handlers.current.onFollowObject?.(addr),
     };
     if (page.current) drawSlabPage(page.current, scene, options);
-    if (strip.current) drawSlabStrip(strip.current, scene, options);
-  }, [scene, reducedMotion, t]);
+  }, [scene, motion, t]);
+
+  const stripScene = useStable(scene.strip);
+  useLayoutEffect(() => {
+    if (strip.current) drawSlabStrip(strip.current, stripScene, { pixelRatio: window.devicePixelRatio || 1 });
+  }, [stripScene]);
+
+  // The strip is one canvas: a click picks the bar under the pointer, and hovering names it.
+  const barUnder = (e: MouseEvent<HTMLCanvasElement>) => {
+    const box = e.currentTarget.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0) return null;
+    const x = ((e.clientX - box.left) * scene.strip.width) / box.width;
+    const y = ((e.clientY - box.top) * scene.strip.height) / box.height;
+    return barAt(scene.strip, x, y);
+  };
 
   const header = scene.header;
   const cache = scene.cacheName;
@@ -123,10 +136,25 @@ export function SlabPageView({ snapshot, reducedMotion, onSelectSlab, onFollowOb
       {scene.strip.bars.length > 0 && cache && (
         <div className="drawing">
           <p className="legend">{t('slabView.strip', { cache })}</p>
-          <svg ref={strip} aria-hidden="true" data-testid="slab-strip" />
+          <canvas
+            ref={strip}
+            aria-hidden="true"
+            data-testid="slab-strip"
+            onClick={(e) => {
+              const bar = barUnder(e);
+              if (bar) handlers.current.onSelectSlab?.(bar.pfn);
+            }}
+            onMouseMove={(e) => {
+              const bar = barUnder(e);
+              e.currentTarget.title = bar ? barText(t, bar) : '';
+              e.currentTarget.style.cursor = bar ? 'pointer' : 'default';
+            }}
+          />
         </div>
       )}
-      <TextAlternative showLabel={t('slabView.showTable')} hideLabel={t('slabView.hideTable')} testId="slab-text">
+      <TextAlternative showLabel={t('slabView.showTable')} hideLabel={t('slabView.hideTable')} testId="slab-text" frozen={motion.playing}>
+        {() => (
+          <>
         {header && cache && <SlotTable scene={scene} cache={cache} onFollowObject={(a) => handlers.current.onFollowObject?.(a)} />}
         {scene.slotsHidden > 0 && <p>{t('slabView.slotsHidden', { count: scene.slotsHidden })}</p>}
         {scene.strip.bars.length > 0 && cache && (
@@ -150,6 +178,8 @@ export function SlabPageView({ snapshot, reducedMotion, onSelectSlab, onFollowOb
               ))}
             </ul>
             {scene.strip.hidden > 0 && <p>{t('slabView.stripHidden', { count: scene.strip.hidden })}</p>}
+          </>
+        )}
           </>
         )}
       </TextAlternative>

@@ -1,17 +1,23 @@
 // The text alternative of a drawing: the same scene as tables or lists, always in the
 // accessibility tree, hidden visually until the person presses "show as table". A keyboard user
 // tabbing into its buttons sees it too (.sr-only gives way under :focus-within).
+//
+// While playback runs (`frozen`), the tables keep their last content and say so (aria-busy):
+// a screen reader cannot follow a table rebuilt every frame, and rebuilding it would cost the
+// frames the drawing needs. They catch up as soon as playback stops.
 
-import { useId, useState, type ReactNode } from 'react';
+import { memo, useId, useState, type ReactNode } from 'react';
 
 interface Props {
   showLabel: string;
   hideLabel: string;
   testId: string;
-  children: ReactNode;
+  frozen: boolean;
+  /** Builds the tables; not called while frozen. */
+  children: () => ReactNode;
 }
 
-export function TextAlternative({ showLabel, hideLabel, testId, children }: Props) {
+export function TextAlternative({ showLabel, hideLabel, testId, frozen, children }: Props) {
   const [shown, setShown] = useState(false);
   const id = useId();
   return (
@@ -19,9 +25,22 @@ export function TextAlternative({ showLabel, hideLabel, testId, children }: Prop
       <button type="button" aria-expanded={shown} aria-controls={id} onClick={() => setShown((s) => !s)} data-testid={`${testId}-toggle`}>
         {shown ? hideLabel : showLabel}
       </button>
-      <div id={id} className={shown ? 'text-alternative-body' : 'text-alternative-body sr-only'} data-testid={testId}>
-        {children}
+      <div
+        id={id}
+        className={shown ? 'text-alternative-body' : 'text-alternative-body sr-only'}
+        data-testid={testId}
+        aria-busy={frozen || undefined}
+      >
+        <Held frozen={frozen} render={children} />
       </div>
     </div>
   );
 }
+
+/** `render()`'s output, kept as it was while `frozen`. */
+const Held = memo(
+  function Held({ render }: { frozen: boolean; render: () => ReactNode }) {
+    return <>{render()}</>;
+  },
+  (_previous, next) => next.frozen,
+);

@@ -5,12 +5,13 @@
 import { useCallback, useLayoutEffect, useRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Snapshot } from '../../core/generated/Snapshot';
+import type { Motion } from '../../views/drawUtil';
 import type { Target, Translate } from '../../views/marks';
 import { TextAlternative } from './TextAlternative';
 
 export interface StructViewProps {
   snapshot: Snapshot;
-  reducedMotion: boolean;
+  motion: Motion;
   onSelectSlab?: (pfn: number) => void;
   onFollowObject?: (addr: string) => void;
 }
@@ -42,12 +43,14 @@ interface Props {
   draw: (svg: SVGSVGElement) => void;
   /** Shown visibly instead of the drawing when there is nothing to draw. */
   empty?: ReactNode;
-  /** The text alternative (tables or lists). */
-  children: ReactNode;
+  /** While playing, the text alternative keeps its last content (see TextAlternative). */
+  playing: boolean;
+  /** Builds the text alternative (tables or lists). */
+  children: () => ReactNode;
   testId: string;
 }
 
-export function ViewFigure({ ns, className, heading, draw, empty, children, testId }: Props) {
+export function ViewFigure({ ns, className, heading, draw, empty, playing, children, testId }: Props) {
   const { t } = useTranslation();
   const svg = useRef<SVGSVGElement>(null);
 
@@ -60,7 +63,7 @@ export function ViewFigure({ ns, className, heading, draw, empty, children, test
       <figcaption className="struct-view-heading">{heading}</figcaption>
       {empty}
       <svg ref={svg} aria-hidden="true" focusable="false" className="struct-view-svg" />
-      <TextAlternative showLabel={t(`${ns}.showTable`)} hideLabel={t(`${ns}.hideTable`)} testId={`${testId}-text`}>
+      <TextAlternative showLabel={t(`${ns}.showTable`)} hideLabel={t(`${ns}.hideTable`)} testId={`${testId}-text`} frozen={playing}>
         {children}
       </TextAlternative>
     </figure>

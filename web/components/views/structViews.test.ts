@@ -10,6 +10,7 @@ import { fixture } from '../../views/fixtures/fixture';
 import { BulkFreeView } from './BulkFreeView';
 import { CpuPanelView } from './CpuPanelView';
 import { NodePanelView } from './NodePanelView';
+import { STILL } from '../../views/drawUtil';
 import type { StructViewProps } from './ViewFigure';
 
 const i18n = initI18n('en', resources);
@@ -18,7 +19,7 @@ beforeAll(async () => {
 });
 
 function render(view: FunctionComponent<StructViewProps>, snapshot: Snapshot): string {
-  return renderToStaticMarkup(createElement(view, { snapshot, reducedMotion: true }));
+  return renderToStaticMarkup(createElement(view, { snapshot, motion: STILL }));
 }
 
 /** The markup inside the element with this data-testid (elements of one tag do not nest here). */

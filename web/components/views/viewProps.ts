@@ -1,11 +1,12 @@
-// Props every memory view takes: one snapshot, the person's motion preference, and what to do
+// Props every memory view takes: one snapshot, how its drawing moves now, and what to do
 // when they pick a slab, an object or a page (the app moves the view or opens a lane).
 
 import type { Snapshot } from '../../core/generated/Snapshot';
+import type { Motion } from '../../views/drawUtil';
 
 export interface MemoryViewProps {
   snapshot: Snapshot;
-  reducedMotion: boolean;
+  motion: Motion;
   /** A slab was picked (first pfn). */
   onSelectSlab?: (pfn: number) => void;
   /** An object was picked (hex address). */

@@ -23,11 +23,12 @@ import { BuddyAllocatorView } from './BuddyAllocatorView';
 import { FilesView } from './FilesView';
 import { FrameMapView } from './FrameMapView';
 import { SlabPageView } from './SlabPageView';
+import { STILL } from '../../views/drawUtil';
 import type { MemoryViewProps } from './viewProps';
 
 const snap = (s: unknown) => s as Snapshot;
 const render = (view: FunctionComponent<MemoryViewProps>, s: unknown) =>
-  renderToStaticMarkup(createElement(view, { snapshot: snap(s), reducedMotion: true }));
+  renderToStaticMarkup(createElement(view, { snapshot: snap(s), motion: STILL }));
 
 /** The text inside the first element carrying this data-testid (tags stripped). */
 function byTestId(html: string, id: string): string {
