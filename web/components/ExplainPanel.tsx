@@ -1,6 +1,7 @@
 // The explain panel: what the current step did and why, in the person's language, with the
 // kernel function it mirrors and a link to that function in the Linux 6.6 source.
 
+import { memo, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { RunOutline } from '../core/client';
 import type { Step } from '../core/generated/Step';
@@ -13,9 +14,9 @@ export interface ExplainPanelProps {
   step: Step | null;
 }
 
-export function ExplainPanel({ outline, cursor, step }: ExplainPanelProps) {
+function Explain({ outline, cursor, step }: ExplainPanelProps) {
   const { t } = useTranslation();
-  const opEnds = outline.ops.map((o) => o.end);
+  const opEnds = useMemo(() => outline.ops.map((o) => o.end), [outline]);
   const op = opIndexAt(cursor, opEnds, outline.ops_start);
   const opInfo = op >= 0 ? outline.ops[op] : null;
   const url = step ? kernelSourceUrl(step.function) : null;
@@ -54,3 +55,6 @@ export function ExplainPanel({ outline, cursor, step }: ExplainPanelProps) {
     </section>
   );
 }
+
+/** Drawn again only when its props change: not on every tick of the timeline. */
+export const ExplainPanel = memo(Explain);

@@ -3,7 +3,7 @@
 // Escape, `?` again, or a click on the backdrop) returns focus to where it was. Keys pressed
 // inside it do not reach the page's shortcuts, so the timeline does not move behind it.
 
-import { Fragment, useEffect, useId, useRef } from 'react';
+import { Fragment, memo, useEffect, useId, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { SHORTCUTS, keyLabelParts, type KeyCombo } from '../timeline/shortcuts';
 
@@ -13,7 +13,7 @@ export interface ShortcutHelpProps {
   onClose: () => void;
 }
 
-export function ShortcutHelp({ open, onClose }: ShortcutHelpProps) {
+function Help({ open, onClose }: ShortcutHelpProps) {
   const { t } = useTranslation();
   const dialogRef = useRef<HTMLDialogElement>(null);
   const closeRef = useRef<HTMLButtonElement>(null);
@@ -92,3 +92,6 @@ export function ShortcutHelp({ open, onClose }: ShortcutHelpProps) {
     </dialog>
   );
 }
+
+/** Rendered again only when opened or closed, not on every tick of the timeline. */
+export const ShortcutHelp = memo(Help);

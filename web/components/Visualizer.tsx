@@ -101,6 +101,7 @@ export function Visualizer({ client, ready, onLanguage }: VisualizerProps) {
   const followObject = useCallback((address: string) => setFollow({ kind: 'obj', address }), []);
   const followPage = useCallback((pfn: number) => setFollow({ kind: 'page', pfn }), []);
   const selectSlab = useCallback((pfn: number) => setSlab(pfn), []);
+  const closeHelp = useCallback(() => setHelp(false), []);
 
   useShortcuts(dispatch, {
     help: () => setHelp(true),
@@ -243,7 +244,7 @@ export function Visualizer({ client, ready, onLanguage }: VisualizerProps) {
           </div>
         </div>
       )}
-      <ShortcutHelp open={help} onClose={() => setHelp(false)} />
+      <ShortcutHelp open={help} onClose={closeHelp} />
     </div>
   );
 }

@@ -1,6 +1,7 @@
 // Small helpers the draw modules share: one child element per role, and motion that honours
 // prefers-reduced-motion. No React, no simulator.
 
+import { dequal } from 'dequal';
 import type { BaseType, Selection, ValueFn } from 'd3-selection';
 import 'd3-transition';
 import type { Transition } from 'd3-transition';
@@ -68,6 +69,23 @@ export function leave<E extends BaseType, D, P extends BaseType, PD>(
 ): void {
   if (ms > 0) (from ? sel.transition(from) : sel.transition(name).duration(ms)).attr('opacity', 0).remove();
   else sel.interrupt(name).remove();
+}
+
+const drawnWith = new WeakMap<Element, { datum: unknown; context: readonly unknown[] }>();
+
+/**
+ * The elements of `sel` whose datum, or the `context` they were drawn in (the translate
+ * function, whether tooltips are written), differs from the last call for the same element;
+ * every element the first time. Remembers what it was given. A step changes a few objects of
+ * a slab or a few boxes of a panel: setting the attributes of only those keeps the browser
+ * from restyling every element each frame while playing.
+ */
+export function changed<E extends Element, D, P extends BaseType, PD>(sel: Selection<E, D, P, PD>, context: readonly unknown[]): Selection<E, D, P, PD> {
+  return sel.filter(function (this: E, datum: D) {
+    const last = drawnWith.get(this);
+    drawnWith.set(this, { datum, context });
+    return !last || last.context.length !== context.length || last.context.some((c, i) => c !== context[i]) || !dequal(last.datum, datum);
+  });
 }
 
 /** Adds an arrowhead marker (idempotent). */

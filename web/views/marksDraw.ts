@@ -13,7 +13,7 @@ import 'd3-transition';
 import type { Transition } from 'd3-transition';
 import type { BoxMark, LineMark, LockMark, Marks, Target, TextMark, Translate } from './marks';
 import { labelText } from './marks';
-import { duration, leave, move, type Motion, type Mover } from './drawUtil';
+import { changed, duration, leave, move, type Motion, type Mover } from './drawUtil';
 import { definePatterns, highlight, okabeIto } from './palette';
 
 export interface DrawOptions {
@@ -64,7 +64,7 @@ type Tr = Transition<BaseType, unknown, null, undefined>;
 type Moving = <E extends BaseType, D, P extends BaseType, PD>(sel: Selection<E, D, P, PD>) => Mover<E, D>;
 
 function drawBoxes(root: G<string>, boxes: BoxMark[], moving: Moving, exiting: (sel: Selection<SVGGElement, BoxMark, SVGGElement, string>) => void, options: DrawOptions): void {
-  const g = root
+  const joined = root
     .selectAll<SVGGElement, BoxMark>('g.box')
     .data(boxes, (b) => b.id)
     .join(
@@ -81,7 +81,9 @@ function drawBoxes(root: G<string>, boxes: BoxMark[], moving: Moving, exiting: (
       },
       (update) => update,
       (exit) => exit.call(exiting),
-    )
+    );
+  // Only boxes that changed are touched (see `changed`).
+  const g = changed(joined, [options.t, options.onActivate])
     .attr('class', (b) => `box box-${b.kind}${b.highlight ? ' touched' : ''}${b.target ? ' target' : ''}`)
     .style('cursor', (b) => (b.target && options.onActivate ? 'pointer' : null))
     .on('click', (_event, b) => {
@@ -123,7 +125,7 @@ function drawBoxes(root: G<string>, boxes: BoxMark[], moving: Moving, exiting: (
 }
 
 function drawLines(root: G<string>, lines: LineMark[], moving: Moving): void {
-  const l = root
+  const joined = root
     .selectAll<SVGLineElement, LineMark>('line')
     .data(lines, (d) => d.id)
     .join(
@@ -136,7 +138,8 @@ function drawLines(root: G<string>, lines: LineMark[], moving: Moving): void {
           .attr('y2', (d) => d.y2),
       (update) => update,
       (exit) => exit.remove(),
-    )
+    );
+  const l = changed(joined, [])
     .attr('class', (d) => `line-${d.kind}`)
     .attr('stroke', (d) => (d.kind === 'marker' ? okabeIto.black : '#33425a'))
     .attr('stroke-width', (d) => (d.kind === 'marker' ? 3 : 1.2))
@@ -150,7 +153,7 @@ function drawLines(root: G<string>, lines: LineMark[], moving: Moving): void {
 }
 
 function drawTexts(root: G<string>, texts: TextMark[], moving: Moving, t: Translate): void {
-  const s = root
+  const joined = root
     .selectAll<SVGTextElement, TextMark>('text')
     .data(texts, (d) => d.id)
     .join(
@@ -161,7 +164,8 @@ function drawTexts(root: G<string>, texts: TextMark[], moving: Moving, t: Transl
           .attr('y', (d) => d.y),
       (update) => update,
       (exit) => exit.remove(),
-    )
+    );
+  const s = changed(joined, [t])
     .attr('class', (d) => `text-${d.role}${d.emphasis ? ' emphasis' : ''}`)
     .attr('text-anchor', (d) => d.anchor)
     .attr('pointer-events', 'none')

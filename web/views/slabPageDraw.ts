@@ -6,7 +6,7 @@
 
 import { select, type BaseType, type Selection } from 'd3-selection';
 import 'd3-transition';
-import { defineArrowhead, duration, ensure, leave, move, type Motion } from './drawUtil';
+import { changed, defineArrowhead, duration, ensure, leave, move, type Motion } from './drawUtil';
 import { definePatterns, frozenStroke, highlight, okabeIto } from './palette';
 import type { FreeArrow, FreelistHead, SlabPageScene, SlotCell } from './slabPage';
 
@@ -18,6 +18,8 @@ export interface SlabPageText {
 export interface SlabPageDrawOptions {
   motion: Motion;
   text: SlabPageText;
+  /** What `text` depends on besides each datum (the translate function): a new one rewrites every text. */
+  textContext: unknown;
   onSelectSlab?: (pfn: number) => void;
   onFollowObject?: (addr: string) => void;
 }
@@ -37,11 +39,15 @@ export function drawSlabPage(svgElement: SVGSVGElement, scene: SlabPageScene, op
   defineArrowhead(svg, ARROW_CPU, CPU_ARROW_COLOUR);
   const ms = duration(options.motion);
   const root = svg as unknown as Selection<BaseType, unknown, null, undefined>;
+  // Tooltips are written only when not playing, and texts depend on the language and allocator.
+  const context = [options.textContext, options.motion.playing, scene.allocator, scene.hardened];
 
   const slots = ensure<SVGGElement>(root, 'g', 'slots');
   slots
     .selectAll<SVGGElement, SlotCell>('g.slot')
-    .data(scene.slots, (d) => d.id)
+    // Keyed by position, not by address: when another slab is shown (most steps, while
+    // playing), its slots take over the same cells instead of every cell being rebuilt.
+    .data(scene.slots, (d) => String(d.index))
     .join(
       (enter) => {
         const g = enter
@@ -60,7 +66,9 @@ export function drawSlabPage(svgElement: SVGSVGElement, scene: SlabPageScene, op
       (exit) => leave(exit, 'slot', ms),
     )
     .on('click', (_e, d) => options.onFollowObject?.(d.addr))
-    .call((g) => {
+    .call((all) => {
+      // Only slots whose state changed are touched (see `changed`).
+      const g = changed(all, context);
       g.select('rect.cell')
         .attr('width', (d) => d.size)
         .attr('height', (d) => d.size)
@@ -84,8 +92,6 @@ export function drawSlabPage(svgElement: SVGSVGElement, scene: SlabPageScene, op
         .attr('fill', (d) => (d.kind === 'allocated' ? '#ffffff' : '#1b1f24'))
         .text((d) => (d.freeRank === null ? d.mark : `${d.mark}${d.freeRank + 1}`));
       if (!options.motion.playing) g.select('title').text((d) => options.text.slotTitle(d));
-    })
-    .call((g) => {
       move(g, 'slot', ms)
         .attr('opacity', 1)
         .attr('transform', (d) => `translate(${d.x},${d.y})`);
@@ -94,24 +100,24 @@ export function drawSlabPage(svgElement: SVGSVGElement, scene: SlabPageScene, op
   const arrows = ensure<SVGGElement>(root, 'g', 'arrows').attr('fill', 'none');
   arrows
     .selectAll<SVGPathElement, FreeArrow>('path.fp')
-    .data(scene.arrows, (d) => d.id)
+    .data(scene.arrows, (d) => String(d.from))
     .join(
       (enter) => enter.append('path').attr('class', 'fp').attr('d', (d) => d.d).attr('opacity', 0),
       (update) => update,
       (exit) => exit.remove(),
     )
-    .attr('stroke', (d) => (d.cpu ? CPU_ARROW_COLOUR : okabeIto.black))
-    .attr('stroke-width', 1.3)
-    .attr('stroke-dasharray', (d) => (d.cpu ? '4 2' : null))
-    .attr('marker-end', (d) => (d.to === null ? null : `url(#${d.cpu ? ARROW_CPU : ARROW_SLAB})`))
-    .call((p) => {
-      if (options.motion.playing) return;
-      p.selectAll<SVGTitleElement, FreeArrow>('title')
-        .data((d) => [d])
-        .join('title')
-        .text((d) => options.text.arrowTitle(d));
-    })
-    .call((p) => {
+    .call((all) => {
+      const p = changed(all, context)
+        .attr('stroke', (d) => (d.cpu ? CPU_ARROW_COLOUR : okabeIto.black))
+        .attr('stroke-width', 1.3)
+        .attr('stroke-dasharray', (d) => (d.cpu ? '4 2' : null))
+        .attr('marker-end', (d) => (d.to === null ? null : `url(#${d.cpu ? ARROW_CPU : ARROW_SLAB})`));
+      if (!options.motion.playing) {
+        p.selectAll<SVGTitleElement, FreeArrow>('title')
+          .data((d) => [d])
+          .join('title')
+          .text((d) => options.text.arrowTitle(d));
+      }
       move(p, 'fp', ms)
         .attr('opacity', 1)
         .attr('d', (d) => d.d);
@@ -147,7 +153,7 @@ export function drawSlabStrip(canvas: HTMLCanvasElement, strip: SlabPageScene['s
   canvas.width = Math.round(w * ratio);
   canvas.height = Math.round(h * ratio);
   canvas.style.width = `${w}px`;
-  canvas.style.height = `${h}px`;
+  canvas.style.aspectRatio = `${w} / ${h}`;
   const ctx = canvas.getContext('2d');
   if (!ctx) return;
   ctx.setTransform(ratio, 0, 0, ratio, 0, 0);

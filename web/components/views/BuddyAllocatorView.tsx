@@ -3,7 +3,7 @@
 // BuddyAllocatorView so it is not taken for the generated `BuddyView` type it draws.
 
 import type { TFunction } from 'i18next';
-import { useLayoutEffect, useMemo, useRef } from 'react';
+import { memo, useLayoutEffect, useMemo, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { layoutBuddy, type BuddyScene, type NodeScene, type PairScene, type PcpScene } from '../../views/buddy';
 import { drawBuddy, type BuddyText } from '../../views/buddyDraw';
@@ -40,7 +40,7 @@ function drawingText(t: TFunction): BuddyText {
   };
 }
 
-export function BuddyAllocatorView({ snapshot, motion, onFollowPage }: MemoryViewProps) {
+function BuddyAllocator({ snapshot, motion, onFollowPage }: MemoryViewProps) {
   const { t } = useTranslation();
   const scene = useStable(useMemo(() => layoutBuddy(snapshot), [snapshot]));
   const svg = useRef<SVGSVGElement>(null);
@@ -54,18 +54,22 @@ export function BuddyAllocatorView({ snapshot, motion, onFollowPage }: MemoryVie
     drawBuddy(svg.current, scene, { motion, text: drawingText(t), onFollowPage: (pfn) => follow.current?.(pfn) });
   }, [scene, motion, t]);
 
-  const followPage = (pfn: number) => follow.current?.(pfn);
-  return (
-    <figure className="memory-view buddy-view" data-testid="buddy-view">
-      <figcaption>{t('buddyView.title')}</figcaption>
-      <div className="drawing">
-        <svg ref={svg} aria-hidden="true" data-testid="buddy-drawing" />
-      </div>
-      <TextAlternative showLabel={t('buddyView.showTable')} hideLabel={t('buddyView.hideTable')} testId="buddy-text" frozen={motion.playing}>
-        {() => <BuddyTables scene={scene} onFollowPage={followPage} />}
-      </TextAlternative>
-    </figure>
-  );
+  // The markup depends on the scene alone: an unchanged scene (most steps, for most views)
+  // re-renders nothing.
+  return useMemo(() => {
+    const followPage = (pfn: number) => follow.current?.(pfn);
+    return (
+      <figure className="memory-view buddy-view" data-testid="buddy-view">
+        <figcaption>{t('buddyView.title')}</figcaption>
+        <div className="drawing">
+          <svg ref={svg} aria-hidden="true" data-testid="buddy-drawing" />
+        </div>
+        <TextAlternative showLabel={t('buddyView.showTable')} hideLabel={t('buddyView.hideTable')} testId="buddy-text" frozen={motion.playing}>
+          {() => <BuddyTables scene={scene} onFollowPage={followPage} />}
+        </TextAlternative>
+      </figure>
+    );
+  }, [scene, t, motion.playing]);
 }
 
 function PfnButtons({ pfns, more, onFollowPage }: { pfns: number[]; more: number; onFollowPage: (pfn: number) => void }) {
@@ -189,3 +193,6 @@ function BuddyTables({ scene, onFollowPage }: { scene: BuddyScene; onFollowPage:
     </>
   );
 }
+
+/** Drawn again only when its props change: not on every tick of the timeline. */
+export const BuddyAllocatorView = memo(BuddyAllocator);

@@ -2,7 +2,7 @@
 // drawn from one snapshot, with the same scene as a summary, a table of the array and a list of
 // the gathered objects. Without a detached freelist it says when one appears.
 
-import { useCallback, useMemo } from 'react';
+import { memo, useCallback, useMemo } from 'react';
 import { layoutBulkFree, LOOKAHEAD, type DetachedScene } from '../../views/bulkFree';
 import { drawBulkFree } from '../../views/bulkFreeDraw';
 import type { Target, Translate } from '../../views/marks';
@@ -18,7 +18,7 @@ const STATE_KEY: Record<BulkCellKind, string> = {
   finished: 'bulkView.legendFinished',
 };
 
-export function BulkFreeView({ snapshot, motion, onSelectSlab, onFollowObject }: StructViewProps) {
+function BulkFree({ snapshot, motion, onSelectSlab, onFollowObject }: StructViewProps) {
   const t = useTranslate();
   const activate = useActivate({ onSelectSlab, onFollowObject });
   const scene = useStable(useMemo(() => layoutBulkFree(snapshot), [snapshot]));
@@ -114,3 +114,6 @@ function Detached({ d, k, t, activate }: { d: DetachedScene; k: number; t: Trans
     </section>
   );
 }
+
+/** Drawn again only when its props change: not on every tick of the timeline. */
+export const BulkFreeView = memo(BulkFree);

@@ -1,14 +1,14 @@
 // The CPU panel: per-CPU state of the shown cache, drawn from one snapshot, with the same scene
 // as a table (one row per CPU) for screen readers and end-to-end tests.
 
-import { useCallback, useMemo } from 'react';
+import { memo, useCallback, useMemo } from 'react';
 import { layoutCpuPanel, type CpuColumn, type PartialItem, type SlabItem } from '../../views/cpuPanel';
 import { drawCpuPanel } from '../../views/cpuPanelDraw';
 import type { Capped, Target, Translate } from '../../views/marks';
 import { ObjectButton, SlabButton, useActivate, useTranslate, ViewFigure, type StructViewProps } from './ViewFigure';
 import { useStable } from './useStable';
 
-export function CpuPanelView({ snapshot, motion, onSelectSlab, onFollowObject }: StructViewProps) {
+function CpuPanel({ snapshot, motion, onSelectSlab, onFollowObject }: StructViewProps) {
   const t = useTranslate();
   const activate = useActivate({ onSelectSlab, onFollowObject });
   const scene = useStable(useMemo(() => layoutCpuPanel(snapshot), [snapshot]));
@@ -155,3 +155,6 @@ function ObjectList({
     </ol>
   );
 }
+
+/** Drawn again only when its props change: not on every tick of the timeline. */
+export const CpuPanelView = memo(CpuPanel);

@@ -2,7 +2,7 @@
 // of runs with pages per owner kind. Clicking a cell, or a run's button, follows that page.
 
 import type { TFunction } from 'i18next';
-import { useLayoutEffect, useMemo, useRef, type MouseEvent } from 'react';
+import { memo, type MouseEvent, useLayoutEffect, useMemo, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { layoutFrameMap, MAX_TABLE_RUNS, pfnAt, type FrameRun, type LegendItem } from '../../views/frameMap';
 import { drawFrameMap, swatchBackground } from '../../views/frameMapDraw';
@@ -30,7 +30,7 @@ function legendText(t: TFunction, item: LegendItem): string {
   return t(`frameMap.kind.${item.kind}`);
 }
 
-export function FrameMapView({ snapshot, motion, onFollowPage }: MemoryViewProps) {
+function FrameMap({ snapshot, motion, onFollowPage }: MemoryViewProps) {
   const { t } = useTranslation();
   const scene = useStable(useMemo(() => layoutFrameMap(snapshot), [snapshot]));
   const canvas = useRef<HTMLCanvasElement>(null);
@@ -44,104 +44,111 @@ export function FrameMapView({ snapshot, motion, onFollowPage }: MemoryViewProps
     if (canvas.current) drawFrameMap(canvas.current, scene, { pixelRatio: window.devicePixelRatio || 1 });
   }, [scene]);
 
-  const onClick = (e: MouseEvent<HTMLCanvasElement>) => {
-    const box = e.currentTarget.getBoundingClientRect();
-    if (box.width === 0 || box.height === 0) return;
-    const x = ((e.clientX - box.left) * scene.width) / box.width;
-    const y = ((e.clientY - box.top) * scene.height) / box.height;
-    const pfn = pfnAt(scene, x, y);
-    if (pfn !== null) follow.current?.(pfn);
-  };
+  // The markup depends on the scene alone: an unchanged scene (most steps, for most views)
+  // re-renders nothing.
+  return useMemo(() => {
+    const onClick = (e: MouseEvent<HTMLCanvasElement>) => {
+      const box = e.currentTarget.getBoundingClientRect();
+      if (box.width === 0 || box.height === 0) return;
+      const x = ((e.clientX - box.left) * scene.width) / box.width;
+      const y = ((e.clientY - box.top) * scene.height) / box.height;
+      const pfn = pfnAt(scene, x, y);
+      if (pfn !== null) follow.current?.(pfn);
+    };
 
-  const runs = scene.runs.slice(0, MAX_TABLE_RUNS);
-  return (
-    <figure className="memory-view frame-map-view" data-testid="frame-map-view">
-      <figcaption>{t('frameMap.title')}</figcaption>
-      <p data-testid="frame-map">
-        {t('frameMap.summary', { pages: scene.totalPages, runs: scene.runs.length })}
-        {scene.totals.map((total) => (
-          <span key={total.kind} data-testid={`frame-map-total-${total.kind}`}>
-            {' · '}
-            {t('frameMap.totalLine', { kind: t(`frameMap.kind.${total.kind}`), pages: total.pages, runs: total.runs })}
-          </span>
-        ))}
-      </p>
-      <div className="drawing">
-        <canvas
-          ref={canvas}
-          aria-hidden="true"
-          onClick={onClick}
-          style={{ width: scene.width, aspectRatio: `${Math.max(1, scene.width)} / ${Math.max(1, scene.height)}` }}
-          data-testid="frame-map-canvas"
-        />
-      </div>
-      <ul className="legend" data-testid="frame-map-legend">
-        {scene.legend.map((item) => (
-          <li key={item.key}>
-            <span className="swatch" style={{ background: swatchBackground(item) }} aria-hidden="true" />
-            {t('frameMap.legendPages', { label: legendText(t, item), pages: item.pages })}
-          </li>
-        ))}
-      </ul>
-      <ul className="legend" data-testid="frame-map-nodes">
-        {scene.nodes.map((n) => (
-          <li key={n.node}>{t('frameMap.nodeRange', { node: n.node, first: n.pfn, last: n.pfn + n.pages - 1 })}</li>
-        ))}
-      </ul>
-      <p className="legend">{t('frameMap.hint')}</p>
-      <TextAlternative showLabel={t('frameMap.showTable')} hideLabel={t('frameMap.hideTable')} testId="frame-map-text" frozen={motion.playing}>
-        {() => (
-          <>
-        <table data-testid="frame-map-totals">
-          <caption>{t('frameMap.totalsCaption')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('frameMap.column.kind')}</th>
-              <th scope="col">{t('frameMap.column.pages')}</th>
-              <th scope="col">{t('frameMap.column.runs')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {scene.totals.map((total) => (
-              <tr key={total.kind} data-kind={total.kind}>
-                <th scope="row">{t(`frameMap.kind.${total.kind}`)}</th>
-                <td>{total.pages}</td>
-                <td>{total.runs}</td>
+    const runs = scene.runs.slice(0, MAX_TABLE_RUNS);
+    return (
+      <figure className="memory-view frame-map-view" data-testid="frame-map-view">
+        <figcaption>{t('frameMap.title')}</figcaption>
+        <p data-testid="frame-map">
+          {t('frameMap.summary', { pages: scene.totalPages, runs: scene.runs.length })}
+          {scene.totals.map((total) => (
+            <span key={total.kind} data-testid={`frame-map-total-${total.kind}`}>
+              {' · '}
+              {t('frameMap.totalLine', { kind: t(`frameMap.kind.${total.kind}`), pages: total.pages, runs: total.runs })}
+            </span>
+          ))}
+        </p>
+        <div className="drawing">
+          <canvas
+            ref={canvas}
+            aria-hidden="true"
+            onClick={onClick}
+            style={{ width: scene.width, aspectRatio: `${Math.max(1, scene.width)} / ${Math.max(1, scene.height)}` }}
+            data-testid="frame-map-canvas"
+          />
+        </div>
+        <ul className="legend" data-testid="frame-map-legend">
+          {scene.legend.map((item) => (
+            <li key={item.key}>
+              <span className="swatch" style={{ background: swatchBackground(item) }} aria-hidden="true" />
+              {t('frameMap.legendPages', { label: legendText(t, item), pages: item.pages })}
+            </li>
+          ))}
+        </ul>
+        <ul className="legend" data-testid="frame-map-nodes">
+          {scene.nodes.map((n) => (
+            <li key={n.node}>{t('frameMap.nodeRange', { node: n.node, first: n.pfn, last: n.pfn + n.pages - 1 })}</li>
+          ))}
+        </ul>
+        <p className="legend">{t('frameMap.hint')}</p>
+        <TextAlternative showLabel={t('frameMap.showTable')} hideLabel={t('frameMap.hideTable')} testId="frame-map-text" frozen={motion.playing}>
+          {() => (
+            <>
+          <table data-testid="frame-map-totals">
+            <caption>{t('frameMap.totalsCaption')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('frameMap.column.kind')}</th>
+                <th scope="col">{t('frameMap.column.pages')}</th>
+                <th scope="col">{t('frameMap.column.runs')}</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-        <table data-testid="frame-map-runs">
-          <caption>{t('frameMap.caption')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('frameMap.column.pfns')}</th>
-              <th scope="col">{t('frameMap.column.pages')}</th>
-              <th scope="col">{t('frameMap.column.blocks')}</th>
-              <th scope="col">{t('frameMap.column.owner')}</th>
-              <th scope="col">{t('frameMap.column.node')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {runs.map((run) => (
-              <tr key={run.id} data-testid="frame-run" data-pfn={run.pfn} data-kind={run.owner.kind}>
-                <th scope="row">
-                  <button type="button" className="link-button" onClick={() => follow.current?.(run.pfn)}>
-                    {t('frameMap.range', { first: run.pfn, last: run.pfn + run.pages - 1 })}
-                  </button>
-                </th>
-                <td>{run.pages}</td>
-                <td>{run.blocks}</td>
-                <td className="text">{ownerText(t, run)}</td>
-                <td>{run.node}</td>
+            </thead>
+            <tbody>
+              {scene.totals.map((total) => (
+                <tr key={total.kind} data-kind={total.kind}>
+                  <th scope="row">{t(`frameMap.kind.${total.kind}`)}</th>
+                  <td>{total.pages}</td>
+                  <td>{total.runs}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <table data-testid="frame-map-runs">
+            <caption>{t('frameMap.caption')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('frameMap.column.pfns')}</th>
+                <th scope="col">{t('frameMap.column.pages')}</th>
+                <th scope="col">{t('frameMap.column.blocks')}</th>
+                <th scope="col">{t('frameMap.column.owner')}</th>
+                <th scope="col">{t('frameMap.column.node')}</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-        {scene.runs.length > runs.length && <p>{t('frameMap.runsHidden', { count: scene.runs.length - runs.length })}</p>}
-          </>
-        )}
-      </TextAlternative>
-    </figure>
-  );
+            </thead>
+            <tbody>
+              {runs.map((run) => (
+                <tr key={run.id} data-testid="frame-run" data-pfn={run.pfn} data-kind={run.owner.kind}>
+                  <th scope="row">
+                    <button type="button" className="link-button" onClick={() => follow.current?.(run.pfn)}>
+                      {t('frameMap.range', { first: run.pfn, last: run.pfn + run.pages - 1 })}
+                    </button>
+                  </th>
+                  <td>{run.pages}</td>
+                  <td>{run.blocks}</td>
+                  <td className="text">{ownerText(t, run)}</td>
+                  <td>{run.node}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {scene.runs.length > runs.length && <p>{t('frameMap.runsHidden', { count: scene.runs.length - runs.length })}</p>}
+            </>
+          )}
+        </TextAlternative>
+      </figure>
+    );
+  }, [scene, t, motion.playing]);
 }
+
+/** Drawn again only when its props change: not on every tick of the timeline. */
+export const FrameMapView = memo(FrameMap);

@@ -1,14 +1,14 @@
 // The node panel: per-node lists of the shown cache, drawn from one snapshot, with the same
 // scene as a table (one row per node) for screen readers and end-to-end tests.
 
-import { useCallback, useMemo } from 'react';
+import { memo, useCallback, useMemo } from 'react';
 import type { Capped, Target, Translate } from '../../views/marks';
 import { layoutNodePanel, type LockItem, type NodeBlock, type NodeSlab } from '../../views/nodePanel';
 import { drawNodePanel } from '../../views/nodePanelDraw';
 import { SlabButton, useActivate, useTranslate, ViewFigure, type StructViewProps } from './ViewFigure';
 import { useStable } from './useStable';
 
-export function NodePanelView({ snapshot, motion, onSelectSlab, onFollowObject }: StructViewProps) {
+function NodePanel({ snapshot, motion, onSelectSlab, onFollowObject }: StructViewProps) {
   const t = useTranslate();
   const activate = useActivate({ onSelectSlab, onFollowObject });
   const scene = useStable(useMemo(() => layoutNodePanel(snapshot), [snapshot]));
@@ -132,3 +132,6 @@ function SlabList({ id, list, t, activate }: { id: string; list: Capped<NodeSlab
     </ol>
   );
 }
+
+/** Drawn again only when its props change: not on every tick of the timeline. */
+export const NodePanelView = memo(NodePanel);

@@ -3,7 +3,7 @@
 // for the generated `SlabView` type it draws.
 
 import type { TFunction } from 'i18next';
-import { useId, useLayoutEffect, useMemo, useRef, type MouseEvent } from 'react';
+import { memo, type MouseEvent, useId, useLayoutEffect, useMemo, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { SlabPlace } from '../../core/generated/SlabPlace';
 import { barAt, layoutSlabPage, placeKey, type MarkShown, type SlabBar, type SlabPageScene, type SlotCell } from '../../views/slabPage';
@@ -58,7 +58,7 @@ function drawingText(t: TFunction, scene: SlabPageScene): SlabPageText {
   };
 }
 
-export function SlabPageView({ snapshot, motion, onSelectSlab, onFollowObject }: MemoryViewProps) {
+function SlabPage({ snapshot, motion, onSelectSlab, onFollowObject }: MemoryViewProps) {
   const { t } = useTranslation();
   const scene = useStable(useMemo(() => layoutSlabPage(snapshot), [snapshot]));
   const stripHeading = useId();
@@ -74,6 +74,7 @@ export function SlabPageView({ snapshot, motion, onSelectSlab, onFollowObject }:
     const options = {
       motion,
       text: drawingText(t, scene),
+      textContext: t,
       onSelectSlab: (pfn: number) => handlers.current.onSelectSlab?.(pfn),
       onFollowObject: (addr: string) => handlers.current.onFollowObject?.(addr),
     };
@@ -85,106 +86,110 @@ export function SlabPageView({ snapshot, motion, onSelectSlab, onFollowObject }:
     if (strip.current) drawSlabStrip(strip.current, stripScene, { pixelRatio: window.devicePixelRatio || 1 });
   }, [stripScene]);
 
-  // The strip is one canvas: a click picks the bar under the pointer, and hovering names it.
-  const barUnder = (e: MouseEvent<HTMLCanvasElement>) => {
-    const box = e.currentTarget.getBoundingClientRect();
-    if (box.width === 0 || box.height === 0) return null;
-    const x = ((e.clientX - box.left) * scene.strip.width) / box.width;
-    const y = ((e.clientY - box.top) * scene.strip.height) / box.height;
-    return barAt(scene.strip, x, y);
-  };
+  // The markup depends on the scene alone: an unchanged scene (most steps, for most views)
+  // re-renders nothing.
+  return useMemo(() => {
+    // The strip is one canvas: a click picks the bar under the pointer, and hovering names it.
+    const barUnder = (e: MouseEvent<HTMLCanvasElement>) => {
+      const box = e.currentTarget.getBoundingClientRect();
+      if (box.width === 0 || box.height === 0) return null;
+      const x = ((e.clientX - box.left) * scene.strip.width) / box.width;
+      const y = ((e.clientY - box.top) * scene.strip.height) / box.height;
+      return barAt(scene.strip, x, y);
+    };
 
-  const header = scene.header;
-  const cache = scene.cacheName;
-  return (
-    <figure className="memory-view slab-page-view" data-testid="slab-view">
-      <figcaption>{cache ? t('slabView.titleCache', { cache }) : t('slabView.title')}</figcaption>
-      {!header && (
-        <p data-testid="slab-empty">{cache ? t('slabView.noSlab', { cache }) : t('slabView.noCache')}</p>
-      )}
-      {header && (
-        <dl className="view-facts" data-testid="slab-header">
-          <Fact label={t('slabView.header.pfn')} testId="slab-pfn" value={header.pfn} />
-          <Fact label={t('slabView.header.node')} testId="slab-node" value={header.node} />
-          <Fact label={t('slabView.header.order')} testId="slab-order" value={header.order} />
-          <Fact label={t('slabView.header.inuse')} testId="slab-inuse" value={`${header.inuse}/${header.objects}`} />
-          <Fact label={t('slabView.header.frozen')} testId="slab-frozen" value={header.frozen ? t('slabView.header.yes') : t('slabView.header.no')} />
-          <Fact label={t('slabView.header.place')} testId="slab-place" value={placeText(t, header.place)} />
-          <Fact
-            label={scene.allocator === 'slab' ? t('slabView.header.indexArray') : t('slabView.header.freelist')}
-            testId="slab-freelist"
-            value={header.freelist ?? t('slabView.null')}
-          />
-          {header.cpuFreelists.map((h) => (
-            <Fact key={h.cpu} label={t('slabView.header.cpuFreelist', { cpu: h.cpu })} testId={`slab-cpu-freelist-${h.cpu}`} value={h.head} />
-          ))}
-          {header.colourOff !== null && <Fact label={t('slabView.header.colourOff')} testId="slab-colour-off" value={header.colourOff} />}
-          <Fact
-            label={t('slabView.header.freeOrder')}
-            testId="slab-free-order"
-            value={header.freeOrder.length > 0 ? header.freeOrder.join(' → ') : t('slabView.header.none')}
-          />
-          {scene.hardened && scene.random && <Fact label={t('slabView.header.random')} testId="slab-random" value={scene.random} />}
-        </dl>
-      )}
-      {header && (
-        <div className="drawing">
-          <svg ref={page} aria-hidden="true" data-testid="slab-drawing" />
-        </div>
-      )}
-      {header && <p className="legend">{t('slabView.legend')}</p>}
-      {scene.strip.bars.length > 0 && cache && (
-        <div className="drawing">
-          <p className="legend">{t('slabView.strip', { cache })}</p>
-          <canvas
-            ref={strip}
-            aria-hidden="true"
-            data-testid="slab-strip"
-            onClick={(e) => {
-              const bar = barUnder(e);
-              if (bar) handlers.current.onSelectSlab?.(bar.pfn);
-            }}
-            onMouseMove={(e) => {
-              const bar = barUnder(e);
-              e.currentTarget.title = bar ? barText(t, bar) : '';
-              e.currentTarget.style.cursor = bar ? 'pointer' : 'default';
-            }}
-          />
-        </div>
-      )}
-      <TextAlternative showLabel={t('slabView.showTable')} hideLabel={t('slabView.hideTable')} testId="slab-text" frozen={motion.playing}>
-        {() => (
-          <>
-        {header && cache && <SlotTable scene={scene} cache={cache} onFollowObject={(a) => handlers.current.onFollowObject?.(a)} />}
-        {scene.slotsHidden > 0 && <p>{t('slabView.slotsHidden', { count: scene.slotsHidden })}</p>}
+    const header = scene.header;
+    const cache = scene.cacheName;
+    return (
+      <figure className="memory-view slab-page-view" data-testid="slab-view">
+        <figcaption>{cache ? t('slabView.titleCache', { cache }) : t('slabView.title')}</figcaption>
+        {!header && (
+          <p data-testid="slab-empty">{cache ? t('slabView.noSlab', { cache }) : t('slabView.noCache')}</p>
+        )}
+        {header && (
+          <dl className="view-facts" data-testid="slab-header">
+            <Fact label={t('slabView.header.pfn')} testId="slab-pfn" value={header.pfn} />
+            <Fact label={t('slabView.header.node')} testId="slab-node" value={header.node} />
+            <Fact label={t('slabView.header.order')} testId="slab-order" value={header.order} />
+            <Fact label={t('slabView.header.inuse')} testId="slab-inuse" value={`${header.inuse}/${header.objects}`} />
+            <Fact label={t('slabView.header.frozen')} testId="slab-frozen" value={header.frozen ? t('slabView.header.yes') : t('slabView.header.no')} />
+            <Fact label={t('slabView.header.place')} testId="slab-place" value={placeText(t, header.place)} />
+            <Fact
+              label={scene.allocator === 'slab' ? t('slabView.header.indexArray') : t('slabView.header.freelist')}
+              testId="slab-freelist"
+              value={header.freelist ?? t('slabView.null')}
+            />
+            {header.cpuFreelists.map((h) => (
+              <Fact key={h.cpu} label={t('slabView.header.cpuFreelist', { cpu: h.cpu })} testId={`slab-cpu-freelist-${h.cpu}`} value={h.head} />
+            ))}
+            {header.colourOff !== null && <Fact label={t('slabView.header.colourOff')} testId="slab-colour-off" value={header.colourOff} />}
+            <Fact
+              label={t('slabView.header.freeOrder')}
+              testId="slab-free-order"
+              value={header.freeOrder.length > 0 ? header.freeOrder.join(' → ') : t('slabView.header.none')}
+            />
+            {scene.hardened && scene.random && <Fact label={t('slabView.header.random')} testId="slab-random" value={scene.random} />}
+          </dl>
+        )}
+        {header && (
+          <div className="drawing">
+            <svg ref={page} aria-hidden="true" data-testid="slab-drawing" />
+          </div>
+        )}
+        {header && <p className="legend">{t('slabView.legend')}</p>}
         {scene.strip.bars.length > 0 && cache && (
-          <>
-            <p id={stripHeading}>{t('slabView.strip', { cache })}</p>
-            <ul aria-labelledby={stripHeading} data-testid="slab-strip-list">
-              {scene.strip.bars.map((bar) => (
-                <li key={bar.id}>
-                  <button
-                    type="button"
-                    className="link-button"
-                    aria-current={bar.selected ? 'true' : undefined}
-                    onClick={() => handlers.current.onSelectSlab?.(bar.pfn)}
-                    data-testid="slab-strip-item"
-                    data-pfn={bar.pfn}
-                  >
-                    {barText(t, bar)}
-                  </button>
-                  {bar.selected && ` (${t('slabView.shown')})`}
-                </li>
-              ))}
-            </ul>
-            {scene.strip.hidden > 0 && <p>{t('slabView.stripHidden', { count: scene.strip.hidden })}</p>}
-          </>
+          <div className="drawing">
+            <p className="legend">{t('slabView.strip', { cache })}</p>
+            <canvas
+              ref={strip}
+              aria-hidden="true"
+              data-testid="slab-strip"
+              onClick={(e) => {
+                const bar = barUnder(e);
+                if (bar) handlers.current.onSelectSlab?.(bar.pfn);
+              }}
+              onMouseMove={(e) => {
+                const bar = barUnder(e);
+                e.currentTarget.title = bar ? barText(t, bar) : '';
+                e.currentTarget.style.cursor = bar ? 'pointer' : 'default';
+              }}
+            />
+          </div>
         )}
-          </>
-        )}
-      </TextAlternative>
-    </figure>
-  );
+        <TextAlternative showLabel={t('slabView.showTable')} hideLabel={t('slabView.hideTable')} testId="slab-text" frozen={motion.playing}>
+          {() => (
+            <>
+          {header && cache && <SlotTable scene={scene} cache={cache} onFollowObject={(a) => handlers.current.onFollowObject?.(a)} />}
+          {scene.slotsHidden > 0 && <p>{t('slabView.slotsHidden', { count: scene.slotsHidden })}</p>}
+          {scene.strip.bars.length > 0 && cache && (
+            <>
+              <p id={stripHeading}>{t('slabView.strip', { cache })}</p>
+              <ul aria-labelledby={stripHeading} data-testid="slab-strip-list">
+                {scene.strip.bars.map((bar) => (
+                  <li key={bar.id}>
+                    <button
+                      type="button"
+                      className="link-button"
+                      aria-current={bar.selected ? 'true' : undefined}
+                      onClick={() => handlers.current.onSelectSlab?.(bar.pfn)}
+                      data-testid="slab-strip-item"
+                      data-pfn={bar.pfn}
+                    >
+                      {barText(t, bar)}
+                    </button>
+                    {bar.selected && ` (${t('slabView.shown')})`}
+                  </li>
+                ))}
+              </ul>
+              {scene.strip.hidden > 0 && <p>{t('slabView.stripHidden', { count: scene.strip.hidden })}</p>}
+            </>
+          )}
+            </>
+          )}
+        </TextAlternative>
+      </figure>
+    );
+  }, [scene, t, motion.playing, stripHeading]);
 }
 
 function Fact({ label, value, testId }: { label: string; value: string | number; testId: string }) {
@@ -249,3 +254,6 @@ function SlotTable({ scene, cache, onFollowObject }: { scene: SlabPageScene; cac
     </table>
   );
 }
+
+/** Drawn again only when its props change: not on every tick of the timeline. */
+export const SlabPageView = memo(SlabPage);
