@@ -368,3 +368,9 @@ export function layoutSlabPage(snapshot: Snapshot, options: SlabPageOptions = {}
 export function barAt(strip: SlabPageScene['strip'], x: number, y: number): SlabBar | null {
   return strip.bars.find((b) => x >= b.x && x < b.x + b.width && y >= b.y && y < b.y + b.height) ?? null;
 }
+
+/** The slot under the point (x, y) of the slab page drawing, or null: what a click on the slot
+ * canvas picks. */
+export function slotAt(scene: SlabPageScene, x: number, y: number): SlotCell | null {
+  return scene.slots.find((c) => x >= c.x && x < c.x + c.size && y >= c.y && y < c.y + c.size) ?? null;
+}

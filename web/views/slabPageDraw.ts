@@ -6,8 +6,8 @@
 
 import { select, type BaseType, type Selection } from 'd3-selection';
 import 'd3-transition';
-import { changed, defineArrowhead, duration, ensure, leave, move, type Motion } from './drawUtil';
-import { definePatterns, frozenStroke, highlight, okabeIto } from './palette';
+import { changed, defineArrowhead, duration, ensure, move, type Motion } from './drawUtil';
+import { frozenStroke, highlight, okabeIto } from './palette';
 import type { FreeArrow, FreelistHead, SlabPageScene, SlotCell } from './slabPage';
 
 export interface SlabPageText {
@@ -28,74 +28,26 @@ const ARROW_SLAB = 'slabscope-fp-slab';
 const ARROW_CPU = 'slabscope-fp-cpu';
 const CPU_ARROW_COLOUR = okabeIto.blue;
 
-/** Draws the slots, free pointers and list heads of the shown slab. */
+/** The size of the slab page drawing: the slot canvas and the pointer overlay share it. */
+export function pageSize(scene: SlabPageScene): { width: number; height: number } {
+  return { width: Math.max(1, scene.width), height: Math.max(1, scene.height + 12) };
+}
+
+/**
+ * Draws the free pointers and list heads of the shown slab: an SVG laid over the slot canvas
+ * (see drawSlots), so that pointers keep their keyed joins and slide from one target to the
+ * next when stepping.
+ */
 export function drawSlabPage(svgElement: SVGSVGElement, scene: SlabPageScene, options: SlabPageDrawOptions): void {
   const svg = select(svgElement);
-  const width = Math.max(1, scene.width);
-  const height = Math.max(1, scene.height + 12);
+  const { width, height } = pageSize(scene);
   svg.attr('viewBox', `0 0 ${width} ${height}`).attr('width', width).attr('height', height);
-  definePatterns(svg);
   defineArrowhead(svg, ARROW_SLAB, okabeIto.black);
   defineArrowhead(svg, ARROW_CPU, CPU_ARROW_COLOUR);
   const ms = duration(options.motion);
   const root = svg as unknown as Selection<BaseType, unknown, null, undefined>;
-  // Tooltips are written only when not playing, and texts depend on the language and allocator.
+  // Tooltips are written only when not playing, and depend on the language and allocator.
   const context = [options.textContext, options.motion.playing, scene.allocator, scene.hardened];
-
-  const slots = ensure<SVGGElement>(root, 'g', 'slots');
-  slots
-    .selectAll<SVGGElement, SlotCell>('g.slot')
-    // Keyed by position, not by address: when another slab is shown (most steps, while
-    // playing), its slots take over the same cells instead of every cell being rebuilt.
-    .data(scene.slots, (d) => String(d.index))
-    .join(
-      (enter) => {
-        const g = enter
-          .append('g')
-          .attr('class', 'slot')
-          .attr('transform', (d) => `translate(${d.x},${d.y})`)
-          .style('cursor', 'pointer')
-          .attr('opacity', 0);
-        g.append('rect').attr('class', 'cell').attr('width', (d) => d.size).attr('height', (d) => d.size).attr('rx', 2);
-        g.append('text').attr('class', 'index').attr('font-size', 9).attr('x', 2).attr('y', 9);
-        g.append('text').attr('class', 'mark').attr('font-size', 11).attr('text-anchor', 'end');
-        g.append('title');
-        return g;
-      },
-      (update) => update,
-      (exit) => leave(exit, 'slot', ms),
-    )
-    .on('click', (_e, d) => options.onFollowObject?.(d.addr))
-    .call((all) => {
-      // Only slots whose state changed are touched (see `changed`).
-      const g = changed(all, context);
-      g.select('rect.cell')
-        .attr('width', (d) => d.size)
-        .attr('height', (d) => d.size)
-        .attr('fill', (d) => d.fill)
-        .attr('stroke', (d) => (d.highlighted ? highlight.stroke : '#4a5360'))
-        .attr('stroke-width', (d) => (d.highlighted ? highlight.width : 1));
-      // Text on patterned fills gets a white halo so it stays readable. `select` (not
-      // `selectAll`) so each text takes the slot's new datum.
-      for (const cls of ['index', 'mark']) {
-        g.select(`text.${cls}`)
-          .attr('paint-order', 'stroke')
-          .attr('stroke', (d) => (d.kind === 'allocated' ? 'none' : '#ffffff'))
-          .attr('stroke-width', 2.5);
-      }
-      g.select('text.index')
-        .attr('fill', (d) => (d.kind === 'allocated' ? '#ffffff' : '#1b1f24'))
-        .text((d) => d.index);
-      g.select('text.mark')
-        .attr('x', (d) => d.size - 2)
-        .attr('y', (d) => d.size - 3)
-        .attr('fill', (d) => (d.kind === 'allocated' ? '#ffffff' : '#1b1f24'))
-        .text((d) => (d.freeRank === null ? d.mark : `${d.mark}${d.freeRank + 1}`));
-      if (!options.motion.playing) g.select('title').text((d) => options.text.slotTitle(d));
-      move(g, 'slot', ms)
-        .attr('opacity', 1)
-        .attr('transform', (d) => `translate(${d.x},${d.y})`);
-    });
 
   const arrows = ensure<SVGGElement>(root, 'g', 'arrows').attr('fill', 'none');
   arrows
@@ -183,3 +135,96 @@ export function drawSlabStrip(canvas: HTMLCanvasElement, strip: SlabPageScene['s
 }
 
 const drawnStrips = new WeakMap<HTMLCanvasElement, SlabPageScene['strip']>();
+
+const drawnSlots = new WeakMap<HTMLCanvasElement, readonly SlotCell[]>();
+const tiles = new Map<string, CanvasPattern | null>();
+
+/** The canvas twin of palette.ts's SVG patterns for slots (same colours and period). */
+function slotTile(id: string, ctx: CanvasRenderingContext2D): CanvasPattern | null {
+  if (tiles.has(id)) return tiles.get(id) ?? null;
+  const c = document.createElement('canvas');
+  const g = c.getContext('2d');
+  if (!g) return null;
+  if (id === 'pat-cpu-freelist') {
+    // Sky-blue stripes 3 wide every 6, at 45 degrees, on white.
+    c.width = 6;
+    c.height = 6;
+    g.fillStyle = '#ffffff';
+    g.fillRect(0, 0, 6, 6);
+    g.strokeStyle = okabeIto.skyBlue;
+    g.lineWidth = 2.1;
+    g.beginPath();
+    for (const k of [-6, 0, 6]) {
+      g.moveTo(k, 6);
+      g.lineTo(k + 6, 0);
+    }
+    g.stroke();
+  } else if (id === 'pat-cached') {
+    // A black dot every 5 on yellow.
+    c.width = 5;
+    c.height = 5;
+    g.fillStyle = okabeIto.yellow;
+    g.fillRect(0, 0, 5, 5);
+    g.fillStyle = okabeIto.black;
+    g.beginPath();
+    g.arc(2.5, 2.5, 1.2, 0, 2 * Math.PI);
+    g.fill();
+  } else {
+    tiles.set(id, null);
+    return null;
+  }
+  const pattern = ctx.createPattern(c, 'repeat');
+  tiles.set(id, pattern);
+  return pattern;
+}
+
+/**
+ * Draws the slots of the shown slab on a Canvas (up to MAX_SLOTS, and a new slab at nearly
+ * every step while playing: one element each would cost frames): each a square filled as
+ * palette.ts's slotStyle says, with its index and its state's mark so state is never told by
+ * colour alone, outlined in the highlight colour when the step touched it. Drawing the same
+ * slots again does nothing.
+ */
+export function drawSlots(canvas: HTMLCanvasElement, scene: SlabPageScene, options: { pixelRatio?: number } = {}): void {
+  if (drawnSlots.get(canvas) === scene.slots) return;
+  const ratio = options.pixelRatio ?? 1;
+  const { width, height } = pageSize(scene);
+  canvas.width = Math.round(width * ratio);
+  canvas.height = Math.round(height * ratio);
+  canvas.style.width = `${width}px`;
+  canvas.style.aspectRatio = `${width} / ${height}`;
+  const ctx = canvas.getContext('2d');
+  if (!ctx) return;
+  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+  ctx.clearRect(0, 0, width, height);
+  ctx.lineJoin = 'round';
+  for (const cell of scene.slots) {
+    const url = /^url\(#(.+)\)$/.exec(cell.fill);
+    ctx.fillStyle = (url ? slotTile(url[1], ctx) : null) ?? (url ? '#ffffff' : cell.fill);
+    ctx.beginPath();
+    ctx.roundRect(cell.x, cell.y, cell.size, cell.size, 2);
+    ctx.fill();
+    ctx.strokeStyle = cell.highlighted ? highlight.stroke : '#4a5360';
+    ctx.lineWidth = cell.highlighted ? highlight.width : 1;
+    ctx.stroke();
+    // Text on patterned fills gets a white halo so it stays readable.
+    const onDark = cell.kind === 'allocated';
+    const mark = cell.freeRank === null ? cell.mark : `${cell.mark}${cell.freeRank + 1}`;
+    const texts: [string, number, number, CanvasTextAlign, number][] = [
+      [String(cell.index), cell.x + 2, cell.y + 9, 'left', 9],
+      [mark, cell.x + cell.size - 2, cell.y + cell.size - 3, 'right', 11],
+    ];
+    for (const [text, x, y, align, size] of texts) {
+      ctx.font = `${size}px system-ui, sans-serif`;
+      ctx.textAlign = align;
+      if (!onDark) {
+        ctx.strokeStyle = '#ffffff';
+        ctx.lineWidth = 2.5;
+        ctx.strokeText(text, x, y);
+      }
+      ctx.fillStyle = onDark ? '#ffffff' : '#1b1f24';
+      ctx.fillText(text, x, y);
+    }
+  }
+  drawnSlots.set(canvas, scene.slots);
+}

@@ -6,8 +6,8 @@ import type { TFunction } from 'i18next';
 import { memo, type MouseEvent, useId, useLayoutEffect, useMemo, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { SlabPlace } from '../../core/generated/SlabPlace';
-import { barAt, layoutSlabPage, placeKey, type MarkShown, type SlabBar, type SlabPageScene, type SlotCell } from '../../views/slabPage';
-import { drawSlabPage, drawSlabStrip, type SlabPageText } from '../../views/slabPageDraw';
+import { barAt, layoutSlabPage, slotAt, placeKey, type MarkShown, type SlabBar, type SlabPageScene, type SlotCell } from '../../views/slabPage';
+import { drawSlabPage, drawSlabStrip, drawSlots, pageSize, type SlabPageText } from '../../views/slabPageDraw';
 import { TextAlternative } from './TextAlternative';
 import type { MemoryViewProps } from './viewProps';
 import { useStable } from './useStable';
@@ -63,6 +63,7 @@ function SlabPage({ snapshot, motion, onSelectSlab, onFollowObject }: MemoryView
   const scene = useStable(useMemo(() => layoutSlabPage(snapshot), [snapshot]));
   const stripHeading = useId();
   const page = useRef<SVGSVGElement>(null);
+  const slots = useRef<HTMLCanvasElement>(null);
   const strip = useRef<HTMLCanvasElement>(null);
   // The latest callbacks, read by the drawing's click handlers (set after render, not during).
   const handlers = useRef({ onSelectSlab, onFollowObject });
@@ -79,6 +80,7 @@ function SlabPage({ snapshot, motion, onSelectSlab, onFollowObject }: MemoryView
       onFollowObject: (addr: string) => handlers.current.onFollowObject?.(addr),
     };
     if (page.current) drawSlabPage(page.current, scene, options);
+    if (slots.current) drawSlots(slots.current, scene, { pixelRatio: window.devicePixelRatio || 1 });
   }, [scene, motion, t]);
 
   const stripScene = useStable(scene.strip);
@@ -97,6 +99,15 @@ function SlabPage({ snapshot, motion, onSelectSlab, onFollowObject }: MemoryView
       const y = ((e.clientY - box.top) * scene.strip.height) / box.height;
       return barAt(scene.strip, x, y);
     };
+
+    // The slots are one canvas too: a click follows the object under the pointer.
+    const slotUnder = (e: MouseEvent<HTMLCanvasElement>) => {
+      const box = e.currentTarget.getBoundingClientRect();
+      if (box.width === 0 || box.height === 0) return null;
+      const size = pageSize(scene);
+      return slotAt(scene, ((e.clientX - box.left) * size.width) / box.width, ((e.clientY - box.top) * size.height) / box.height);
+    };
+    const text = drawingText(t, scene);
 
     const header = scene.header;
     const cache = scene.cacheName;
@@ -133,7 +144,23 @@ function SlabPage({ snapshot, motion, onSelectSlab, onFollowObject }: MemoryView
         )}
         {header && (
           <div className="drawing">
-            <svg ref={page} aria-hidden="true" data-testid="slab-drawing" />
+            <div className="slab-page-drawing">
+              <canvas
+                ref={slots}
+                aria-hidden="true"
+                data-testid="slab-slots-canvas"
+                onClick={(e) => {
+                  const cell = slotUnder(e);
+                  if (cell) handlers.current.onFollowObject?.(cell.addr);
+                }}
+                onMouseMove={(e) => {
+                  const cell = slotUnder(e);
+                  if (!motion.playing) e.currentTarget.title = cell ? text.slotTitle(cell) : '';
+                  e.currentTarget.style.cursor = cell ? 'pointer' : 'default';
+                }}
+              />
+              <svg ref={page} aria-hidden="true" data-testid="slab-drawing" />
+            </div>
           </div>
         )}
         {header && <p className="legend">{t('slabView.legend')}</p>}
