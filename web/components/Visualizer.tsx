@@ -13,6 +13,7 @@ import { useTimeline } from '../timeline/useTimeline';
 import { formatUrlState, parseUrlState, type Follow, type View } from '../url/urlState';
 import { MOTION_MS, type Motion } from '../views/drawUtil';
 import { ExplainPanel } from './ExplainPanel';
+import { Held } from './Held';
 import { ProvenanceLane } from './ProvenanceLane';
 import { ShortcutHelp } from './ShortcutHelp';
 import { TimelineControls } from './TimelineControls';
@@ -160,13 +161,18 @@ export function Visualizer({ client, ready, onLanguage }: VisualizerProps) {
               }}
             >
               <option value="">{t('vis.followStep', { cache: shownCache ?? '—' })}</option>
-              {snapshot.caches
-                .filter((c) => !c.destroyed)
-                .map((c) => (
-                  <option key={c.id} value={c.name}>
-                    {t('vis.cacheOption', { name: c.name, live: c.live_objects, slabs: c.slabs })}
-                  </option>
-                ))}
+              <Held
+                frozen={timeline.playing}
+                render={() =>
+                  snapshot.caches
+                    .filter((c) => !c.destroyed)
+                    .map((c) => (
+                      <option key={c.id} value={c.name}>
+                        {t('vis.cacheOption', { name: c.name, live: c.live_objects, slabs: c.slabs })}
+                      </option>
+                    ))
+                }
+              />
             </select>
           </label>
         )}

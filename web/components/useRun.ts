@@ -5,7 +5,8 @@
 // snapshot can be built on a slow machine, so requests for cursors that were passed in the
 // meantime are never sent. Whatever is on screen is always one consistent snapshot.
 
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { flushSync } from 'react-dom';
 import type { Lane, RunOutline, ScenarioError, SimClient, SnapshotQuery, ViewAt } from '../core/client';
 import type { KernelFiles } from '../core/generated/KernelFiles';
 
@@ -53,6 +54,26 @@ export function useViewAt(client: SimClient, run: RunState, cursor: number, quer
     };
   }, []);
 
+  // An answer is put on screen at the start of the next animation frame, rendered at once
+  // (flushSync) so that the frame paints it: rendered whenever the worker's message happened
+  // to arrive, the work would straddle frames and make two of them late. When several answers
+  // arrive within one frame, the newest is shown.
+  const next = useRef<{ outline: RunOutline; view: ViewAt } | null>(null);
+  const show = useCallback((answer: { outline: RunOutline; view: ViewAt }) => {
+    const scheduled = next.current !== null;
+    next.current = answer;
+    if (scheduled) return;
+    requestAnimationFrame(() => {
+      const shown = next.current;
+      next.current = null;
+      if (!shown || !mounted.current) return;
+      flushSync(() => {
+        setView(shown);
+        setError(null);
+      });
+    });
+  }, []);
+
   useEffect(() => {
     wanted.current = { cursor, queryKey, outline };
     if (!outline || busy.current) return;
@@ -65,8 +86,7 @@ export function useViewAt(client: SimClient, run: RunState, cursor: number, quer
         (v) => {
           busy.current = false;
           if (!mounted.current || wanted.current.outline !== asked.outline) return;
-          setView({ outline: askedOutline, view: v });
-          setError(null);
+          show({ outline: askedOutline, view: v });
           const now = wanted.current;
           if (now.cursor !== asked.cursor || now.queryKey !== asked.queryKey) pump();
         },
@@ -77,7 +97,7 @@ export function useViewAt(client: SimClient, run: RunState, cursor: number, quer
       );
     };
     pump();
-  }, [client, outline, cursor, queryKey]);
+  }, [client, outline, cursor, queryKey, show]);
 
   return { view: outline && view?.outline === outline ? view.view : null, error };
 }

@@ -45,6 +45,26 @@ export interface ViewAt {
   workerMs: number;
 }
 
+/**
+ * A view as the worker sends it: the snapshot as JSON text in parts, each part null when it is
+ * the same as in the previous view the worker sent. A string crosses to the page as one copy
+ * and JSON.parse there costs less than rebuilding the object graph from a structured clone;
+ * and while playing most steps leave the page allocator and the cache's slab list as they
+ * were, so the page neither parses them again nor gets new objects for them (the views then
+ * see the same objects and draw nothing). Replies arrive in order, so the page always holds
+ * the part a null refers to.
+ */
+export interface ViewWire {
+  /** The snapshot without `buddy` and `cache.slabs`. */
+  rest: string;
+  /** `buddy`, or null: unchanged. */
+  buddy: string | null;
+  /** `cache.slabs` (absent when there is no cache), or null: unchanged. */
+  slabs: string | null;
+  step: Step | null;
+  workerMs: number;
+}
+
 export type SimRequest =
   | { kind: 'init' }
   | { kind: 'geometry'; request: CacheRequest }
@@ -56,7 +76,7 @@ export type SimRequest =
   | { kind: 'lane'; object: string }
   | { kind: 'lane'; page: number };
 
-export type SimResult = BuildInfo | CacheGeometry | SweepResult | RunOutline | ViewAt | KernelFiles | Lane;
+export type SimResult = BuildInfo | CacheGeometry | SweepResult | RunOutline | ViewWire | KernelFiles | Lane;
 
 export type SimReply =
   | { id: number; ok: true; result: SimResult }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import en from './en.json';
 import ko from './ko.json';
-import { languageFromUrl } from './i18n';
+import { languageFromUrl, rememberTranslations } from './i18n';
 
 function keys(value: unknown, prefix = ''): string[] {
   if (typeof value !== 'object' || value === null) return [prefix];
@@ -37,5 +37,29 @@ describe('UI strings', () => {
     expect(languageFromUrl('?lang=ko')).toBe('ko');
     expect(languageFromUrl('?lang=xx')).toBe('en');
     expect(languageFromUrl('')).toBe('en');
+  });
+});
+
+describe('remembered translations', () => {
+  it('answer as i18next does, follow a language change and new resources', async () => {
+    const { createInstance } = await import('i18next');
+    const instance = createInstance();
+    await instance.init({
+      resources: { en: { translation: { hi: 'hello {{who}}', n_one: '{{count}} slab', n_other: '{{count}} slabs' } }, ko: { translation: { hi: '{{who}} 안녕' } } },
+      lng: 'en',
+      fallbackLng: false,
+      interpolation: { escapeValue: false },
+    });
+    const raw = instance.t.bind(instance);
+    const expected = [raw('hi', { who: 'cpu0' }), raw('n', { count: 1 }), raw('n', { count: 3 })];
+    rememberTranslations(instance);
+    rememberTranslations(instance); // wrapping twice changes nothing
+    for (let i = 0; i < 3; i++) expect([instance.t('hi', { who: 'cpu0' }), instance.t('n', { count: 1 }), instance.t('n', { count: 3 })]).toEqual(expected);
+    expect(instance.t('hi', { who: 'cpu1' })).toBe('hello cpu1');
+    await instance.changeLanguage('ko');
+    expect(instance.t('hi', { who: 'cpu0' })).toBe('cpu0 안녕');
+    expect(instance.getFixedT('en')('hi', { who: 'cpu0' })).toBe('hello cpu0');
+    instance.addResource('ko', 'translation', 'hi', '{{who}}님 안녕');
+    expect(instance.t('hi', { who: 'cpu0' })).toBe('cpu0님 안녕');
   });
 });

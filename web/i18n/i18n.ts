@@ -35,7 +35,45 @@ export function initI18n(language: Language, resources: Resource) {
     interpolation: { escapeValue: false },
     returnNull: false,
   });
+  rememberTranslations(i18next);
   return i18next;
+}
+
+/** Translations remembered at most (the views ask for a few hundred distinct ones a step). */
+export const MAX_REMEMBERED = 20_000;
+const remembering = new WeakSet<object>();
+
+/**
+ * Makes `instance.t` remember its answers: the views translate the same labels with the same
+ * arguments at every step, and each i18next lookup (key resolution, interpolation, plurals)
+ * costs far more than a Map hit; while playing that was a frame's budget in itself. The memory
+ * is keyed by the key and all options (which carry the language for the `t` of
+ * react-i18next), forgotten when the language or the resources change, and bounded.
+ */
+export function rememberTranslations(instance: typeof i18next): void {
+  if (remembering.has(instance)) return;
+  remembering.add(instance);
+  const translate = instance.t.bind(instance) as unknown as (...args: unknown[]) => unknown;
+  const memory = new Map<string, unknown>();
+  const forget = () => memory.clear();
+  instance.on('languageChanged', forget);
+  // Resources added or removed later (a language loaded on demand) are the store's events.
+  instance.store.on('added', forget);
+  instance.store.on('removed', forget);
+  const remembered = (...args: unknown[]) => {
+    let key: string;
+    try {
+      key = JSON.stringify(args);
+    } catch {
+      return translate(...args);
+    }
+    if (memory.has(key)) return memory.get(key);
+    const value = translate(...args);
+    if (memory.size >= MAX_REMEMBERED) memory.clear();
+    memory.set(key, value);
+    return value;
+  };
+  instance.t = remembered as unknown as typeof instance.t;
 }
 
 /** Starts i18next with only `language` loaded. */

@@ -88,6 +88,23 @@ export function changed<E extends Element, D, P extends BaseType, PD>(sel: Selec
   });
 }
 
+/**
+ * Sizes a canvas for a drawing of `width` × `height` CSS pixels at `ratio` device pixels each
+ * and returns its context, scaled and cleared. The backing store is reallocated only when the
+ * size changes: a canvas redrawn every frame keeps its buffer.
+ */
+export function canvasFor(canvas: HTMLCanvasElement, width: number, height: number, ratio: number): CanvasRenderingContext2D | null {
+  const w = Math.round(width * ratio);
+  const h = Math.round(height * ratio);
+  if (canvas.width !== w) canvas.width = w;
+  if (canvas.height !== h) canvas.height = h;
+  const ctx = canvas.getContext('2d');
+  if (!ctx) return null;
+  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+  ctx.clearRect(0, 0, width, height);
+  return ctx;
+}
+
 /** Adds an arrowhead marker (idempotent). */
 export function defineArrowhead(svg: Selection<SVGSVGElement, unknown, null, undefined>, id: string, colour: string): void {
   if (!svg.select(`#${id}`).empty()) return;

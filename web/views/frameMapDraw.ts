@@ -3,6 +3,7 @@
 // highlights on top. Drawing the same scene again does nothing, so the map may be redrawn on
 // every animation frame while playing.
 
+import { canvasFor } from './drawUtil';
 import { frozenStroke, highlight, okabeIto } from './palette';
 import type { FrameMapScene, LegendItem, RunPattern } from './frameMap';
 import { runRects } from './frameMap';
@@ -52,12 +53,8 @@ export function drawFrameMap(canvas: HTMLCanvasElement, scene: FrameMapScene, op
   const ratio = options.pixelRatio ?? 1;
   const w = Math.max(1, scene.width);
   const h = Math.max(1, scene.height);
-  canvas.width = Math.round(w * ratio);
-  canvas.height = Math.round(h * ratio);
-  const ctx = canvas.getContext('2d');
+  const ctx = canvasFor(canvas, w, h, ratio);
   if (!ctx) return;
-  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-  ctx.clearRect(0, 0, w, h);
 
   for (const run of scene.runs) {
     const rects = runRects(scene, run.pfn, run.pages);

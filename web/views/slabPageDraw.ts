@@ -6,7 +6,7 @@
 
 import { select, type BaseType, type Selection } from 'd3-selection';
 import 'd3-transition';
-import { changed, defineArrowhead, duration, ensure, move, type Motion } from './drawUtil';
+import { canvasFor, changed, defineArrowhead, duration, ensure, move, type Motion } from './drawUtil';
 import { frozenStroke, highlight, okabeIto } from './palette';
 import type { FreeArrow, FreelistHead, SlabPageScene, SlotCell } from './slabPage';
 
@@ -102,14 +102,10 @@ export function drawSlabStrip(canvas: HTMLCanvasElement, strip: SlabPageScene['s
   const ratio = options.pixelRatio ?? 1;
   const w = Math.max(1, strip.width);
   const h = Math.max(1, strip.height);
-  canvas.width = Math.round(w * ratio);
-  canvas.height = Math.round(h * ratio);
   canvas.style.width = `${w}px`;
   canvas.style.aspectRatio = `${w} / ${h}`;
-  const ctx = canvas.getContext('2d');
+  const ctx = canvasFor(canvas, w, h, ratio);
   if (!ctx) return;
-  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-  ctx.clearRect(0, 0, w, h);
   for (const bar of strip.bars) {
     ctx.fillStyle = '#ffffff';
     ctx.fillRect(bar.x, bar.y, bar.width, bar.height);
@@ -189,41 +185,56 @@ export function drawSlots(canvas: HTMLCanvasElement, scene: SlabPageScene, optio
   if (drawnSlots.get(canvas) === scene.slots) return;
   const ratio = options.pixelRatio ?? 1;
   const { width, height } = pageSize(scene);
-  canvas.width = Math.round(width * ratio);
-  canvas.height = Math.round(height * ratio);
   canvas.style.width = `${width}px`;
   canvas.style.aspectRatio = `${width} / ${height}`;
-  const ctx = canvas.getContext('2d');
+  const ctx = canvasFor(canvas, width, height, ratio);
   if (!ctx) return;
-  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-  ctx.clearRect(0, 0, width, height);
   ctx.lineJoin = 'round';
-  for (const cell of scene.slots) {
-    const url = /^url\(#(.+)\)$/.exec(cell.fill);
-    ctx.fillStyle = (url ? slotTile(url[1], ctx) : null) ?? (url ? '#ffffff' : cell.fill);
+  // One path per fill, then the outlines: few state changes however many slots.
+  const byFill = new Map<string, SlotCell[]>();
+  for (const c of scene.slots) {
+    const list = byFill.get(c.fill);
+    if (list) list.push(c);
+    else byFill.set(c.fill, [c]);
+  }
+  const cells = (list: readonly SlotCell[]) => {
     ctx.beginPath();
-    ctx.roundRect(cell.x, cell.y, cell.size, cell.size, 2);
+    for (const c of list) ctx.roundRect(c.x, c.y, c.size, c.size, 2);
+  };
+  for (const [fill, list] of byFill) {
+    const url = /^url\(#(.+)\)$/.exec(fill);
+    ctx.fillStyle = (url ? slotTile(url[1], ctx) : null) ?? (url ? '#ffffff' : fill);
+    cells(list);
     ctx.fill();
-    ctx.strokeStyle = cell.highlighted ? highlight.stroke : '#4a5360';
-    ctx.lineWidth = cell.highlighted ? highlight.width : 1;
+  }
+  for (const lit of [false, true]) {
+    ctx.strokeStyle = lit ? highlight.stroke : '#4a5360';
+    ctx.lineWidth = lit ? highlight.width : 1;
+    cells(scene.slots.filter((c) => c.highlighted === lit));
     ctx.stroke();
-    // Text on patterned fills gets a white halo so it stays readable.
-    const onDark = cell.kind === 'allocated';
-    const mark = cell.freeRank === null ? cell.mark : `${cell.mark}${cell.freeRank + 1}`;
-    const texts: [string, number, number, CanvasTextAlign, number][] = [
-      [String(cell.index), cell.x + 2, cell.y + 9, 'left', 9],
-      [mark, cell.x + cell.size - 2, cell.y + cell.size - 3, 'right', 11],
-    ];
-    for (const [text, x, y, align, size] of texts) {
-      ctx.font = `${size}px system-ui, sans-serif`;
-      ctx.textAlign = align;
-      if (!onDark) {
-        ctx.strokeStyle = '#ffffff';
-        ctx.lineWidth = 2.5;
-        ctx.strokeText(text, x, y);
-      }
+  }
+  // The texts, one font at a time (setting a font is the slow part of canvas text): the index
+  // at the top left, the state's mark (with the order out, for free objects) at the bottom
+  // right. Text on a patterned fill gets a white halo so it stays readable; on the blue of an
+  // allocated slot it is white.
+  const texts: { size: number; align: CanvasTextAlign; at: (c: SlotCell) => [number, number]; text: (c: SlotCell) => string }[] = [
+    { size: 9, align: 'left', at: (c) => [c.x + 2, c.y + 9], text: (c) => String(c.index) },
+    {
+      size: 11,
+      align: 'right',
+      at: (c) => [c.x + c.size - 2, c.y + c.size - 3],
+      text: (c) => (c.freeRank === null ? c.mark : `${c.mark}${c.freeRank + 1}`),
+    },
+  ];
+  for (const { size, align, at, text } of texts) {
+    ctx.font = `${size}px system-ui, sans-serif`;
+    ctx.textAlign = align;
+    ctx.strokeStyle = '#ffffff';
+    ctx.lineWidth = 2.5;
+    for (const c of scene.slots) if (c.fill.startsWith('url(')) ctx.strokeText(text(c), ...at(c));
+    for (const onDark of [false, true]) {
       ctx.fillStyle = onDark ? '#ffffff' : '#1b1f24';
-      ctx.fillText(text, x, y);
+      for (const c of scene.slots) if ((c.kind === 'allocated') === onDark) ctx.fillText(text(c), ...at(c));
     }
   }
   drawnSlots.set(canvas, scene.slots);

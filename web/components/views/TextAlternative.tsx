@@ -6,7 +6,8 @@
 // a screen reader cannot follow a table rebuilt every frame, and rebuilding it would cost the
 // frames the drawing needs. They catch up as soon as playback stops.
 
-import { memo, useId, useState, type ReactNode } from 'react';
+import { useId, useState, type ReactNode } from 'react';
+import { Held } from '../Held';
 
 interface Props {
   showLabel: string;
@@ -36,11 +37,3 @@ export function TextAlternative({ showLabel, hideLabel, testId, frozen, children
     </div>
   );
 }
-
-/** `render()`'s output, kept as it was while `frozen`. */
-const Held = memo(
-  function Held({ render }: { frozen: boolean; render: () => ReactNode }) {
-    return <>{render()}</>;
-  },
-  (_previous, next) => next.frozen,
-);
