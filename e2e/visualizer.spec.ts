@@ -17,6 +17,8 @@ async function open(page: Page, query: string) {
 
 async function at(page: Page, step: number) {
   await expect(page.getByTestId('visualizer')).toHaveAttribute('data-cursor', String(step));
+  // The tables follow the drawings at low priority and say so while they catch up.
+  await expect(page.locator('.vis-grid [aria-busy="true"]')).toHaveCount(0);
 }
 
 /** The text of every text alternative and the explain panel, in document order. */

@@ -371,6 +371,15 @@ describe('transitionMs', () => {
     }
   });
 
+  it('is 0 after a jump (scrubber, jump, first, last), the rest length again after a step or an operation', () => {
+    for (const move of [actions.jump(9), actions.first(), actions.last()]) {
+      const jumped = run(loaded(4), move);
+      expect(transitionMs(jumped, false, 300)).toBe(0);
+      expect(transitionMs(run(jumped, actions.stepBack()), false, 300)).toBe(300);
+      expect(transitionMs(run(jumped, actions.opBack()), false, 300)).toBe(300);
+    }
+  });
+
   it('ends within one unit of playback, and is 0 when a unit is shorter than three frames', () => {
     for (const speed of SPEEDS) {
       const ms = transitionMs(loaded(4, { speed, playing: true }), false, 300);

@@ -48,6 +48,8 @@ export interface TimelineState {
   readonly level: Level;
   /** Fraction of a unit that earlier ticks earned but did not move; in [0, 1). */
   readonly carry: number;
+  /** The last move went straight to a cursor (scrubber, jump, first, last), not step by step. */
+  readonly jumped: boolean;
 }
 
 export type TimelineAction =
@@ -96,7 +98,7 @@ export const actions = {
 
 /** An empty timeline (no run loaded yet), with the given speed and level. */
 export function initialTimeline(speed: Speed = DEFAULT_SPEED, level: Level = 'step'): TimelineState {
-  return { cursor: 0, steps: 0, opEnds: [], bootEnd: 0, playing: false, speed, level, carry: 0 };
+  return { cursor: 0, steps: 0, opEnds: [], bootEnd: 0, playing: false, speed, level, carry: 0, jumped: false };
 }
 
 export function isSpeed(value: unknown): value is Speed {
@@ -166,12 +168,12 @@ export function timelineReducer(state: TimelineState, action: TimelineAction): T
     case 'opBack':
       return moveTo(state, previousOpEnd(state, state.cursor));
     case 'first':
-      return moveTo(state, 0);
+      return moveTo(state, 0, true);
     case 'last':
-      return moveTo(state, state.steps);
+      return moveTo(state, state.steps, true);
     case 'jump':
       if (!Number.isInteger(action.to)) return state;
-      return moveTo(state, clamp(action.to, 0, state.steps));
+      return moveTo(state, clamp(action.to, 0, state.steps), true);
     case 'play':
       return play(state);
     case 'pause':
@@ -204,27 +206,28 @@ export function timelineReducer(state: TimelineState, action: TimelineAction): T
 }
 
 /**
- * How long the views' transitions last in this state: `restMs` when paused; while playing,
+ * How long the views' transitions last in this state: `restMs` after a step or an operation;
+ * 0 after a jump (scrubbing, jumping: a slide between distant states shows nothing); while playing,
  * four fifths of one unit's time (so a move ends before the next begins), or 0 when a unit
  * lasts under 50 ms (3 frames: a slide nobody can follow only costs frames); always 0 under
  * reduced motion.
  */
 export function transitionMs(state: TimelineState, reducedMotion: boolean, restMs: number): number {
-  if (reducedMotion) return 0;
+  if (reducedMotion || (!state.playing && state.jumped)) return 0;
   if (!state.playing) return restMs;
   const unitMs = 1000 / (state.speed === 'max' ? MAX_RATE : state.speed);
   return unitMs < 50 ? 0 : Math.min(restMs, Math.round(unitMs * 0.8));
 }
 
-function moveTo(state: TimelineState, cursor: number): TimelineState {
-  if (cursor === state.cursor && !state.playing) return state;
-  return { ...state, cursor, playing: false, carry: 0 };
+function moveTo(state: TimelineState, cursor: number, jumped = false): TimelineState {
+  if (cursor === state.cursor && !state.playing && jumped === state.jumped) return state;
+  return { ...state, cursor, playing: false, carry: 0, jumped };
 }
 
 /** Playing from the end starts again from the beginning; an empty run cannot play. */
 function play(state: TimelineState): TimelineState {
   if (state.playing || state.steps === 0) return state;
-  return { ...state, playing: true, carry: 0, cursor: state.cursor >= state.steps ? 0 : state.cursor };
+  return { ...state, playing: true, carry: 0, jumped: false, cursor: state.cursor >= state.steps ? 0 : state.cursor };
 }
 
 function tick(state: TimelineState, elapsedMs: number): TimelineState {

@@ -4,9 +4,11 @@
 //
 // While playback runs (`frozen`), the tables keep their last content and say so (aria-busy):
 // a screen reader cannot follow a table rebuilt every frame, and rebuilding it would cost the
-// frames the drawing needs. They catch up as soon as playback stops.
+// frames the drawing needs. They catch up as soon as playback stops. After any other move
+// they are rebuilt at low priority (useDeferredValue): the drawings show the new step first,
+// and the tables say they are busy until they have caught up.
 
-import { useId, useState, type ReactNode } from 'react';
+import { useDeferredValue, useId, useState, type ReactNode } from 'react';
 import { Held } from '../Held';
 
 interface Props {
@@ -21,6 +23,8 @@ interface Props {
 export function TextAlternative({ showLabel, hideLabel, testId, frozen, children }: Props) {
   const [shown, setShown] = useState(false);
   const id = useId();
+  const render = useDeferredValue(children);
+  const busy = frozen || render !== children;
   return (
     <div className="text-alternative">
       <button type="button" aria-expanded={shown} aria-controls={id} onClick={() => setShown((s) => !s)} data-testid={`${testId}-toggle`}>
@@ -30,9 +34,9 @@ export function TextAlternative({ showLabel, hideLabel, testId, frozen, children
         id={id}
         className={shown ? 'text-alternative-body' : 'text-alternative-body sr-only'}
         data-testid={testId}
-        aria-busy={frozen || undefined}
+        aria-busy={busy || undefined}
       >
-        <Held frozen={frozen} render={children} />
+        <Held frozen={frozen} render={render} />
       </div>
     </div>
   );
