@@ -9,9 +9,8 @@ import type { Lane } from './generated/Lane';
 import type { ParseError } from './generated/ParseError';
 import type { RunOutline } from './generated/RunOutline';
 import type { SnapshotQuery } from './generated/SnapshotQuery';
-import type { SlabBrief } from './generated/SlabBrief';
-import type { Snapshot } from './generated/Snapshot';
 import type { BuildInfo, SimReply, SimRequest, SweepResult, ViewAt, ViewWire } from './protocol';
+import { joinView, type ReceivedParts } from './viewParts';
 
 export type { BuildInfo, SweepResult, ViewAt } from './protocol';
 export type { KernelFiles, Lane, ParseError, RunOutline, SnapshotQuery };
@@ -46,7 +45,7 @@ export class SimClient {
   private readonly worker: Worker;
   private nextId = 1;
   /** The parts of the last view received (see ViewWire). */
-  private received: { buddy: Snapshot['buddy']; slabs: SlabBrief[] | null } | null = null;
+  private received: ReceivedParts | null = null;
   private readonly pending = new Map<
     number,
     { resolve: (value: unknown) => void; reject: (error: Error) => void }
@@ -104,15 +103,11 @@ export class SimClient {
   /** The snapshot after `cursor` steps and the step that led there. */
   async view(cursor: number, query: SnapshotQuery): Promise<ViewAt> {
     const wire = await this.call<ViewWire>({ kind: 'view', cursor, query });
-    // Replies resolve in the order the worker sent them, so `received` is the view a null
-    // part refers to (see ViewWire).
-    const buddy = wire.buddy === null ? this.received?.buddy : (JSON.parse(wire.buddy) as Snapshot['buddy']);
-    const slabs = wire.slabs === null ? this.received?.slabs : (JSON.parse(wire.slabs) as SlabBrief[] | null);
-    if (buddy === undefined || slabs === undefined) throw new Error('the simulator sent a view in parts the page does not have');
-    this.received = { buddy, slabs };
-    const rest = JSON.parse(wire.rest) as Snapshot;
-    const snapshot: Snapshot = { ...rest, buddy, cache: rest.cache && { ...rest.cache, slabs: slabs ?? [] } };
-    return { snapshot, step: wire.step, workerMs: wire.workerMs };
+    // Replies resolve in the order the worker sent them, so `received` is the view a left-out
+    // part refers to (see viewParts.ts).
+    const joined = joinView(wire, this.received);
+    this.received = joined.received;
+    return { snapshot: joined.snapshot, step: wire.step, workerMs: wire.workerMs };
   }
 
   /** /proc/slabinfo, /proc/buddyinfo and /sys/kernel/slab/<cache>/ after `cursor` steps. */

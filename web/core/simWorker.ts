@@ -10,6 +10,7 @@
 import type { Snapshot } from './generated/Snapshot';
 import type { Step } from './generated/Step';
 import type { BuildInfo, PoolReply, PoolRequest, SimReply, SimRequest, SweepResult, ViewWire } from './protocol';
+import { splitView, type SentParts } from './viewParts';
 
 /** The part of the API both builds share (their init functions differ). */
 type Wasm = Pick<
@@ -143,27 +144,17 @@ function open(text: string) {
   return JSON.parse(next.outline());
 }
 
-/** The parts of the last view sent (see ViewWire). */
-let sent: { buddy: string; slabs: string } | null = null;
+/** The parts of the last view sent (see viewParts.ts). */
+let sent: SentParts | null = null;
 
 function view(cursor: number, query: unknown): ViewWire {
   const start = performance.now();
   const s = current();
   const snapshot = JSON.parse(s.snapshot(cursor, JSON.stringify(query))) as Snapshot;
   const step = cursor > 0 ? (JSON.parse(s.step(cursor - 1)) as Step) : null;
-  const buddy = JSON.stringify(snapshot.buddy);
-  const slabs = JSON.stringify(snapshot.cache?.slabs ?? null);
-  const rest = JSON.stringify({ ...snapshot, buddy: null, cache: snapshot.cache && { ...snapshot.cache, slabs: null } });
-  const wire: ViewWire = {
-    rest,
-    buddy: sent?.buddy === buddy ? null : buddy,
-    slabs: sent?.slabs === slabs ? null : slabs,
-    step,
-    workerMs: 0,
-  };
-  sent = { buddy, slabs };
-  wire.workerMs = performance.now() - start;
-  return wire;
+  const split = splitView(snapshot, step, sent);
+  sent = split.sent;
+  return { ...split.wire, workerMs: performance.now() - start };
 }
 
 async function handle(request: SimRequest) {
