@@ -40,7 +40,7 @@ export function initI18n(language: Language, resources: Resource) {
 }
 
 /** Translations remembered at most (the views ask for a few hundred distinct ones a step). */
-export const MAX_REMEMBERED = 20_000;
+const MAX_REMEMBERED = 20_000;
 const remembering = new WeakSet<object>();
 
 /**

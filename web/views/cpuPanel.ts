@@ -118,7 +118,6 @@ export function layoutCpuPanel(snapshot: Snapshot, options: CpuPanelOptions = {}
   if (!cache) return scene;
   const touchedSlabs = new Set(snapshot.transient.slabs);
   const touchedObjects = new Set(snapshot.transient.objects);
-  const frozen = new Map(cache.slabs.map((s) => [s.pfn, s.frozen]));
   const brief = new Map(cache.slabs.map((s) => [s.pfn, s]));
 
   const object = (cpu: number, addr: string): ObjectItem => ({
@@ -156,7 +155,7 @@ export function layoutCpuPanel(snapshot: Snapshot, options: CpuPanelOptions = {}
             inuse: p.inuse,
             objects: p.objects,
             slabs: p.slabs,
-            frozen: frozen.get(p.pfn) ?? false,
+            frozen: brief.get(p.pfn)?.frozen ?? false,
             highlight: touchedSlabs.has(p.pfn),
           })),
           maxPartial,

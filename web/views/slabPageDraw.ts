@@ -20,8 +20,6 @@ export interface SlabPageDrawOptions {
   text: SlabPageText;
   /** What `text` depends on besides each datum (the translate function): a new one rewrites every text. */
   textContext: unknown;
-  onSelectSlab?: (pfn: number) => void;
-  onFollowObject?: (addr: string) => void;
 }
 
 const ARROW_SLAB = 'slabscope-fp-slab';

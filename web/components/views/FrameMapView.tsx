@@ -8,6 +8,7 @@ import { layoutFrameMap, MAX_TABLE_RUNS, pfnAt, type FrameRun, type LegendItem }
 import { drawFrameMap, swatchBackground } from '../../views/frameMapDraw';
 import { TextAlternative } from './TextAlternative';
 import type { MemoryViewProps } from './viewProps';
+import { drawingPoint } from './drawingPoint';
 import { useStable } from './useStable';
 
 export function ownerText(t: TFunction, run: FrameRun): string {
@@ -48,11 +49,8 @@ function FrameMap({ snapshot, motion, onFollowPage }: MemoryViewProps) {
   // re-renders nothing.
   return useMemo(() => {
     const onClick = (e: MouseEvent<HTMLCanvasElement>) => {
-      const box = e.currentTarget.getBoundingClientRect();
-      if (box.width === 0 || box.height === 0) return;
-      const x = ((e.clientX - box.left) * scene.width) / box.width;
-      const y = ((e.clientY - box.top) * scene.height) / box.height;
-      const pfn = pfnAt(scene, x, y);
+      const at = drawingPoint(e, scene.width, scene.height);
+      const pfn = at && pfnAt(scene, at.x, at.y);
       if (pfn !== null) follow.current?.(pfn);
     };
 

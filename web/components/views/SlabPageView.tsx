@@ -10,6 +10,7 @@ import { barAt, layoutSlabPage, slotAt, placeKey, type MarkShown, type SlabBar, 
 import { drawSlabPage, drawSlabStrip, drawSlots, pageSize, type SlabPageText } from '../../views/slabPageDraw';
 import { TextAlternative } from './TextAlternative';
 import type { MemoryViewProps } from './viewProps';
+import { drawingPoint } from './drawingPoint';
 import { useStable } from './useStable';
 
 export function placeText(t: TFunction, place: SlabPlace): string {
@@ -76,8 +77,6 @@ function SlabPage({ snapshot, motion, onSelectSlab, onFollowObject }: MemoryView
       motion,
       text: drawingText(t, scene),
       textContext: t,
-      onSelectSlab: (pfn: number) => handlers.current.onSelectSlab?.(pfn),
-      onFollowObject: (addr: string) => handlers.current.onFollowObject?.(addr),
     };
     if (page.current) drawSlabPage(page.current, scene, options);
     if (slots.current) drawSlots(slots.current, scene, { pixelRatio: window.devicePixelRatio || 1 });
@@ -93,19 +92,15 @@ function SlabPage({ snapshot, motion, onSelectSlab, onFollowObject }: MemoryView
   return useMemo(() => {
     // The strip is one canvas: a click picks the bar under the pointer, and hovering names it.
     const barUnder = (e: MouseEvent<HTMLCanvasElement>) => {
-      const box = e.currentTarget.getBoundingClientRect();
-      if (box.width === 0 || box.height === 0) return null;
-      const x = ((e.clientX - box.left) * scene.strip.width) / box.width;
-      const y = ((e.clientY - box.top) * scene.strip.height) / box.height;
-      return barAt(scene.strip, x, y);
+      const at = drawingPoint(e, scene.strip.width, scene.strip.height);
+      return at && barAt(scene.strip, at.x, at.y);
     };
 
     // The slots are one canvas too: a click follows the object under the pointer.
     const slotUnder = (e: MouseEvent<HTMLCanvasElement>) => {
-      const box = e.currentTarget.getBoundingClientRect();
-      if (box.width === 0 || box.height === 0) return null;
       const size = pageSize(scene);
-      return slotAt(scene, ((e.clientX - box.left) * size.width) / box.width, ((e.clientY - box.top) * size.height) / box.height);
+      const at = drawingPoint(e, size.width, size.height);
+      return at && slotAt(scene, at.x, at.y);
     };
     const text = drawingText(t, scene);
 
