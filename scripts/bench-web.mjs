@@ -8,8 +8,10 @@
 //     live objects at the end, ~108,000 steps) at full speed for PLAY_SECONDS: the time
 //     between animation frames, measured in the page with requestAnimationFrame.
 //  3. Scrubbing: SCRUBS moves of the timeline scrubber to random steps of the same run; each
-//     is timed in the page from the scrubber's input event to the first animation frame after
-//     the views show the new cursor.
+//     is timed in the page from the scrubber's input event until the frame that paints the
+//     views at the new cursor has been rendered: the first animation frame after the views
+//     show it, then a task posted from that frame, which runs once its style, layout and paint
+//     are done (whether the views changed inside an animation frame or outside one).
 // Runs against `vite preview` of dist/ (built first if missing), cross-origin isolated.
 
 /* global document, requestAnimationFrame, HTMLInputElement, MutationObserver -- page.evaluate bodies run in the browser */
@@ -120,7 +122,11 @@ try {
         const observer = new MutationObserver(() => {
           if (vis.getAttribute('data-cursor') === String(to)) {
             observer.disconnect();
-            requestAnimationFrame(() => resolve(performance.now()));
+            requestAnimationFrame(() => {
+              const channel = new MessageChannel();
+              channel.port1.onmessage = () => resolve(performance.now());
+              channel.port2.postMessage(null);
+            });
           }
         });
         observer.observe(vis, { attributes: true, attributeFilter: ['data-cursor'] });

@@ -66,7 +66,7 @@ export function Visualizer({ client, ready, onLanguage }: VisualizerProps) {
   const motion = useMemo<Motion>(() => ({ ms: motionMs, playing: timeline.playing }), [motionMs, timeline.playing]);
 
   const query = useMemo(() => ({ cache, slab }), [cache, slab]);
-  const { view: at, error: viewError } = useViewAt(client, run, timeline.cursor, query);
+  const { view: at, error: viewError } = useViewAt(client, run, timeline.cursor, query, timeline.playing);
   const snapshot = at?.snapshot ?? null;
   const shownCache = snapshot?.cache?.name ?? null;
   const files = useFiles(client, outline !== null, timeline.cursor, shownCache, filesOpen);

@@ -34,7 +34,13 @@ export function useOpenRun(client: SimClient, text: string, ready: boolean): Run
 }
 
 /** The latest view fetched, for the newest cursor and query asked while it was built. */
-export function useViewAt(client: SimClient, run: RunState, cursor: number, query: SnapshotQuery): { view: ViewAt | null; error: string | null } {
+export function useViewAt(
+  client: SimClient,
+  run: RunState,
+  cursor: number,
+  query: SnapshotQuery,
+  playing: boolean,
+): { view: ViewAt | null; error: string | null } {
   // Each answer is kept with the run it belongs to, so a new run never shows the old one's view.
   const [view, setView] = useState<{ outline: RunOutline; view: ViewAt } | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -54,23 +60,34 @@ export function useViewAt(client: SimClient, run: RunState, cursor: number, quer
     };
   }, []);
 
-  // An answer is put on screen at the start of the next animation frame, rendered at once
-  // (flushSync) so that the frame paints it: rendered whenever the worker's message happened
-  // to arrive, the work would straddle frames and make two of them late. When several answers
-  // arrive within one frame, the newest is shown.
+  // While playing, an answer is put on screen at the start of the next animation frame,
+  // rendered at once (flushSync) so that the frame paints it: rendered whenever the worker's
+  // message happened to arrive, the work would straddle frames and make two of them late. When
+  // several answers arrive within one frame, the newest is shown. At rest (a step, a jump, the
+  // scrubber) there is one answer to show and no frame to share: it is rendered on arrival, so
+  // the next frame paints it instead of the one after.
   const next = useRef<{ outline: RunOutline; view: ViewAt } | null>(null);
+  const playingNow = useRef(playing);
+  useEffect(() => {
+    playingNow.current = playing;
+  }, [playing]);
   const show = useCallback((answer: { outline: RunOutline; view: ViewAt }) => {
+    const put = (shown: { outline: RunOutline; view: ViewAt }) =>
+      flushSync(() => {
+        setView(shown);
+        setError(null);
+      });
+    if (!playingNow.current && next.current === null) {
+      put(answer);
+      return;
+    }
     const scheduled = next.current !== null;
     next.current = answer;
     if (scheduled) return;
     requestAnimationFrame(() => {
       const shown = next.current;
       next.current = null;
-      if (!shown || !mounted.current) return;
-      flushSync(() => {
-        setView(shown);
-        setError(null);
-      });
+      if (shown && mounted.current) put(shown);
     });
   }, []);
 

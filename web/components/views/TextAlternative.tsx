@@ -2,14 +2,18 @@
 // accessibility tree, hidden visually until the person presses "show as table". A keyboard user
 // tabbing into its buttons sees it too (.sr-only gives way under :focus-within).
 //
-// While playback runs (`frozen`), the tables keep their last content and say so (aria-busy):
-// a screen reader cannot follow a table rebuilt every frame, and rebuilding it would cost the
-// frames the drawing needs. They catch up as soon as playback stops. After any other move
-// they are rebuilt at low priority (useDeferredValue): the drawings show the new step first,
-// and the tables say they are busy until they have caught up.
+// The tables follow the drawing once the timeline has come to rest: while playback runs
+// (`frozen`) they keep their last content, and after any other move they are rebuilt when no
+// new step has come for SETTLE_MS, at low priority (a transition). Until then they say they are
+// busy (aria-busy). A screen reader cannot follow a table rebuilt every frame; and rebuilding
+// the tables of every view at each step of a drag along the scrubber cost more than drawing the
+// step itself, so the new step reached the screen late.
 
-import { useDeferredValue, useId, useState, type ReactNode } from 'react';
+import { startTransition, useEffect, useId, useState, type ReactNode } from 'react';
 import { Held } from '../Held';
+
+/** How long the timeline must rest before the tables are rebuilt. */
+export const SETTLE_MS = 200;
 
 interface Props {
   showLabel: string;
@@ -23,7 +27,7 @@ interface Props {
 export function TextAlternative({ showLabel, hideLabel, testId, frozen, children }: Props) {
   const [shown, setShown] = useState(false);
   const id = useId();
-  const render = useDeferredValue(children);
+  const render = useSettled(children, frozen);
   const busy = frozen || render !== children;
   return (
     <div className="text-alternative">
@@ -40,4 +44,15 @@ export function TextAlternative({ showLabel, hideLabel, testId, frozen, children
       </div>
     </div>
   );
+}
+
+/** `value` once it has stayed the same for SETTLE_MS while not `held`; the first value at once. */
+function useSettled<T>(value: T, held: boolean): T {
+  const [settled, setSettled] = useState(() => value);
+  useEffect(() => {
+    if (held || settled === value) return undefined;
+    const timer = setTimeout(() => startTransition(() => setSettled(() => value)), SETTLE_MS);
+    return () => clearTimeout(timer);
+  }, [value, held, settled]);
+  return settled;
 }
