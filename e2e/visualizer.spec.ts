@@ -61,6 +61,12 @@ test('a bulk free shows its detached freelist; the buddy view shows merged pairs
   await open(page, 'preset=buddy-split-merge&step=15');
   await at(page, 15);
   await expect(page.getByTestId('buddy-pairs')).toContainText(/merged: pfn \d+ \+ pfn \d+ \(order \d\)/);
+  // A block's tooltip is written when the pointer comes over it, and names that block.
+  const chip = page.getByTestId('buddy-drawing').locator('g.chip').first();
+  const pfn = (await chip.locator('text').textContent())!;
+  await expect(chip.locator('title')).toHaveCount(0);
+  await chip.hover();
+  await expect(chip.locator('title')).toHaveText(new RegExp(`^Block at pfn ${pfn}, order \\d+, on (free_area|pcp)`));
 });
 
 test('stepping back restores exactly the earlier view', async ({ page }) => {

@@ -9,7 +9,7 @@
 import { select, type BaseType, type Selection } from 'd3-selection';
 import 'd3-transition';
 import type { BlockChip, BuddyScene, Gauge, ListRow, NodeScene, PairScene, PcpScene } from './buddy';
-import { duration, ensure, leave, move, type Motion } from './drawUtil';
+import { changed, duration, ensure, hoverTitles, leave, move, type Motion } from './drawUtil';
 import { highlight, okabeIto, ownerColour } from './palette';
 
 export interface BuddyText {
@@ -46,6 +46,9 @@ interface RowItem {
 
 const PAIR_FILL = { merge: okabeIto.skyBlue, split: okabeIto.bluishGreen } as const;
 
+/** What a click on a block of each drawing does now (the chips' listeners are added once). */
+const following = new WeakMap<SVGSVGElement, ((pfn: number) => void) | undefined>();
+
 export function drawBuddy(svgElement: SVGSVGElement, scene: BuddyScene, options: BuddyDrawOptions): void {
   const svg = select(svgElement);
   const width = Math.max(1, scene.width);
@@ -55,18 +58,17 @@ export function drawBuddy(svgElement: SVGSVGElement, scene: BuddyScene, options:
   const ms = duration(options.motion);
   const text = options.text;
 
+  // Elements are rewritten only when their datum or the language changed (see `changed`).
+  const context = [text];
   const headings: Heading[] = scene.nodes.flatMap((n) => [
     { id: n.id, y: n.y + 12, text: text.nodeTitle(n) },
     ...n.pcp.map((p) => ({ id: p.id, y: p.y + 12, text: text.pcpTitle(p) })),
   ]);
-  ensure<SVGGElement>(root, 'g', 'headings')
+  const headingJoin = ensure<SVGGElement>(root, 'g', 'headings')
     .selectAll<SVGTextElement, Heading>('text.heading')
     .data(headings, (d) => d.id)
-    .join('text')
-    .attr('class', 'heading')
-    .attr('font-weight', 600)
-    .attr('font-size', 12)
-    .attr('x', 0)
+    .join((enter) => enter.append('text').attr('class', 'heading').attr('font-weight', 600).attr('font-size', 12).attr('x', 0));
+  changed(headingJoin, [])
     .attr('y', (d) => d.y)
     .text((d) => d.text);
 
@@ -80,29 +82,30 @@ export function drawBuddy(svgElement: SVGSVGElement, scene: BuddyScene, options:
     ...n.freeArea.map((row) => ({ row, list: 'free_area' as const })),
     ...n.pcp.flatMap((p) => p.lists.map((row) => ({ row, list: 'pcp' as const }))),
   ]);
-  ensure<SVGGElement>(root, 'g', 'rows')
+  const rowJoin = ensure<SVGGElement>(root, 'g', 'rows')
     .selectAll<SVGGElement, RowItem>('g.row')
     .data(rows, (d) => d.row.id)
     .join((enter) => {
       const g = enter.append('g').attr('class', 'row');
-      g.append('text').attr('class', 'label').attr('font-size', 11);
-      g.append('text').attr('class', 'more').attr('font-size', 10).attr('fill', '#4a5360');
+      g.append('text').attr('class', 'label').attr('font-size', 11).attr('x', 4).attr('y', 14);
+      g.append('text').attr('class', 'more').attr('font-size', 10).attr('fill', '#4a5360').attr('y', 14);
       return g;
-    })
+    });
+  changed(rowJoin, context)
     .attr('transform', (d) => `translate(0,${d.row.y})`)
     .call((g) => {
       g.select('text.label')
-        .attr('x', 4)
-        .attr('y', 14)
         .attr('font-weight', (d) => (d.row.count > 0 ? 600 : 400))
         .text((d) => text.rowLabel(d.row, d.list));
       g.select('text.more')
         .attr('x', (d) => d.row.moreX)
-        .attr('y', 14)
         .text((d) => (d.row.more > 0 ? text.more(d.row.more) : ''));
     });
 
-  ensure<SVGGElement>(root, 'g', 'chips')
+  following.set(svgElement, options.onFollowPage);
+  const chips = ensure<SVGGElement>(root, 'g', 'chips');
+  hoverTitles<BlockChip>(chips.node()!, 'g.chip', text.chipTitle);
+  const chipJoin = chips
     .selectAll<SVGGElement, BlockChip>('g.chip')
     .data(scene.chips, (d) => d.id)
     .join(
@@ -112,40 +115,38 @@ export function drawBuddy(svgElement: SVGSVGElement, scene: BuddyScene, options:
           .attr('class', 'chip')
           .style('cursor', 'pointer')
           .attr('transform', (d) => `translate(${d.x},${d.y + 2})`)
-          .attr('opacity', 0);
+          .attr('opacity', 0)
+          .on('click', (_e, d) => following.get(svgElement)?.(d.pfn));
         g.append('rect').attr('height', 16).attr('rx', 3);
         g.append('text').attr('font-size', 10).attr('y', 12).attr('text-anchor', 'middle');
-        g.append('title');
         return g;
       },
       (update) => update,
       (exit) => leave(exit, 'chip', ms),
-    )
-    .on('click', (_e, d) => options.onFollowPage?.(d.pfn))
-    .call((g) => {
-      g.select('rect')
-        .attr('width', (d) => d.width)
-        .attr('fill', (d) => (d.list === 'pcp' ? ownerColour.pcp : ownerColour.buddy))
-        .attr('stroke', (d) => (d.highlighted ? highlight.stroke : '#4a5360'))
-        .attr('stroke-width', (d) => (d.highlighted ? highlight.width : 1))
-        // pcp blocks are dashed as well as yellow: the list is told by shape too.
-        .attr('stroke-dasharray', (d) => (d.list === 'pcp' ? '3 2' : null));
-      g.select('text')
-        .attr('x', (d) => d.width / 2)
-        .text((d) => d.pfn);
-      if (!options.motion.playing) g.select('title').text((d) => text.chipTitle(d));
-    })
-    .call((g) => {
-      move(g, 'chip', ms)
-        .attr('opacity', 1)
-        .attr('transform', (d) => `translate(${d.x},${d.y + 2})`);
-    });
+    );
+  const chipChanged = changed(chipJoin, []).call((g) => {
+    // A tooltip written for the old datum goes; the next hover writes the new one.
+    g.select('title').remove();
+    g.select('rect')
+      .attr('width', (d) => d.width)
+      .attr('fill', (d) => (d.list === 'pcp' ? ownerColour.pcp : ownerColour.buddy))
+      .attr('stroke', (d) => (d.highlighted ? highlight.stroke : '#4a5360'))
+      .attr('stroke-width', (d) => (d.highlighted ? highlight.width : 1))
+      // pcp blocks are dashed as well as yellow: the list is told by shape too.
+      .attr('stroke-dasharray', (d) => (d.list === 'pcp' ? '3 2' : null));
+    g.select('text')
+      .attr('x', (d) => d.width / 2)
+      .text((d) => d.pfn);
+  });
+  move(chipChanged, 'chip', ms)
+    .attr('opacity', 1)
+    .attr('transform', (d) => `translate(${d.x},${d.y + 2})`);
 
   drawPairs(ensure<SVGGElement>(root, 'g', 'pairs'), scene.pairs, duration(options.motion, 2), options);
 }
 
 function drawGauges(parent: Selection<SVGGElement, unknown, null, undefined>, gauges: GaugeItem[], ms: number): void {
-  parent
+  const joined = parent
     .selectAll<SVGGElement, GaugeItem>('g.gauge')
     .data(gauges, (d) => d.id)
     .join((enter) => {
@@ -154,7 +155,8 @@ function drawGauges(parent: Selection<SVGGElement, unknown, null, undefined>, ga
       g.append('rect').attr('class', 'fill').attr('height', 10).attr('width', 0);
       g.append('g').attr('class', 'ticks');
       return g;
-    })
+    });
+  changed(joined, [])
     .call((g) => {
       g.select('rect.track')
         .attr('x', (d) => d.gauge.x)

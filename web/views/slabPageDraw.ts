@@ -12,14 +12,11 @@ import type { FreeArrow, FreelistHead, SlabPageScene, SlotCell } from './slabPag
 
 export interface SlabPageText {
   slotTitle: (cell: SlotCell) => string;
-  arrowTitle: (arrow: FreeArrow) => string;
 }
 
 export interface SlabPageDrawOptions {
   motion: Motion;
   text: SlabPageText;
-  /** What `text` depends on besides each datum (the translate function): a new one rewrites every text. */
-  textContext: unknown;
 }
 
 const ARROW_SLAB = 'slabscope-fp-slab';
@@ -44,8 +41,6 @@ export function drawSlabPage(svgElement: SVGSVGElement, scene: SlabPageScene, op
   defineArrowhead(svg, ARROW_CPU, CPU_ARROW_COLOUR);
   const ms = duration(options.motion);
   const root = svg as unknown as Selection<BaseType, unknown, null, undefined>;
-  // Tooltips are written only when not playing, and depend on the language and allocator.
-  const context = [options.textContext, options.motion.playing, scene.allocator, scene.hardened];
 
   const arrows = ensure<SVGGElement>(root, 'g', 'arrows').attr('fill', 'none');
   arrows
@@ -57,17 +52,11 @@ export function drawSlabPage(svgElement: SVGSVGElement, scene: SlabPageScene, op
       (exit) => exit.remove(),
     )
     .call((all) => {
-      const p = changed(all, context)
+      const p = changed(all, [])
         .attr('stroke', (d) => (d.cpu ? CPU_ARROW_COLOUR : okabeIto.black))
         .attr('stroke-width', 1.3)
         .attr('stroke-dasharray', (d) => (d.cpu ? '4 2' : null))
         .attr('marker-end', (d) => (d.to === null ? null : `url(#${d.cpu ? ARROW_CPU : ARROW_SLAB})`));
-      if (!options.motion.playing) {
-        p.selectAll<SVGTitleElement, FreeArrow>('title')
-          .data((d) => [d])
-          .join('title')
-          .text((d) => options.text.arrowTitle(d));
-      }
       move(p, 'fp', ms)
         .attr('opacity', 1)
         .attr('d', (d) => d.d);

@@ -49,10 +49,12 @@ function BuddyAllocator({ snapshot, motion, onFollowPage }: MemoryViewProps) {
     follow.current = onFollowPage;
   });
 
+  // One set of texts per language: the drawing rewrites its texts when this changes.
+  const text = useMemo(() => drawingText(t), [t]);
   useLayoutEffect(() => {
     if (!svg.current) return;
-    drawBuddy(svg.current, scene, { motion, text: drawingText(t), onFollowPage: (pfn) => follow.current?.(pfn) });
-  }, [scene, motion, t]);
+    drawBuddy(svg.current, scene, { motion, text, onFollowPage: (pfn) => follow.current?.(pfn) });
+  }, [scene, motion, text]);
 
   // The markup depends on the scene alone: an unchanged scene (most steps, for most views)
   // re-renders nothing.

@@ -52,10 +52,6 @@ function drawingText(t: TFunction, scene: SlabPageScene): SlabPageText {
       ]
         .filter(Boolean)
         .join('\n'),
-    arrowTitle: (a) =>
-      [t('slabView.arrowTitle', { from: a.from, to: a.to === null ? t('slabView.null') : a.to }), a.stored ? t('slabView.slotStored', { stored: a.stored }) : null]
-        .filter(Boolean)
-        .join('\n'),
   };
 }
 
@@ -73,12 +69,7 @@ function SlabPage({ snapshot, motion, onSelectSlab, onFollowObject }: MemoryView
   });
 
   useLayoutEffect(() => {
-    const options = {
-      motion,
-      text: drawingText(t, scene),
-      textContext: t,
-    };
-    if (page.current) drawSlabPage(page.current, scene, options);
+    if (page.current) drawSlabPage(page.current, scene, { motion, text: drawingText(t, scene) });
     if (slots.current) drawSlots(slots.current, scene, { pixelRatio: window.devicePixelRatio || 1 });
   }, [scene, motion, t]);
 
