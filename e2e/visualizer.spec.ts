@@ -90,7 +90,8 @@ test('switching language keeps the position, and Korean wraps by word', async ({
   await at(page, 50);
   await expect(page.getByTestId('explain-caption')).toContainText(/[가-힣]/);
   expect(await page.getByTestId('explain-caption').textContent()).not.toEqual(english);
-  expect(new URL(page.url()).searchParams.get('lang')).toBe('ko');
+  // The URL is written once the state has rested.
+  await expect.poll(() => new URL(page.url()).searchParams.get('lang')).toBe('ko');
   expect(new URL(page.url()).searchParams.get('step')).toBe('50');
   const wordBreak = await page.getByTestId('explain-caption').evaluate((n) => getComputedStyle(n).wordBreak);
   expect(wordBreak).toBe('keep-all');

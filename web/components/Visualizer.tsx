@@ -26,6 +26,9 @@ import { FrameMapView } from './views/FrameMapView';
 import { NodePanelView } from './views/NodePanelView';
 import { SlabPageView } from './views/SlabPageView';
 
+/** How long the state must rest before the URL is written. */
+const URL_SETTLE_MS = 250;
+
 export interface VisualizerProps {
   client: SimClient;
   /** The simulator worker has loaded its wasm build. */
@@ -73,9 +76,24 @@ export function Visualizer({ client, ready, onLanguage }: VisualizerProps) {
   const laneTarget = follow ? (follow.kind === 'obj' ? { object: follow.address } : { page: follow.pfn }) : null;
   const lane = useLane(client, outline !== null, laneTarget);
 
-  // The URL follows the state (not every frame while playing).
+  // The URL follows the state: not every frame while playing, and once the state has rested
+  // URL_SETTLE_MS (a drag along the scrubber writes it once, at the end). Writing the URL is a
+  // same-document navigation, which on a loaded machine took the browser up to a frame or
+  // two; before the page goes away, a pending URL is written at once.
+  const pendingUrl = useRef<URL | null>(null);
   useEffect(() => {
-    if (timeline.playing) return;
+    const flush = () => {
+      if (pendingUrl.current) window.history.replaceState(null, '', pendingUrl.current);
+      pendingUrl.current = null;
+    };
+    window.addEventListener('pagehide', flush);
+    return () => {
+      window.removeEventListener('pagehide', flush);
+      flush();
+    };
+  }, []);
+  useEffect(() => {
+    if (timeline.playing) return undefined;
     const url = new URL(window.location.href);
     url.search = formatUrlState(
       {
@@ -88,7 +106,12 @@ export function Visualizer({ client, ready, onLanguage }: VisualizerProps) {
       url.search,
     );
     url.searchParams.set('preset', preset);
-    window.history.replaceState(null, '', url);
+    pendingUrl.current = url;
+    const timer = setTimeout(() => {
+      pendingUrl.current = null;
+      window.history.replaceState(null, '', url);
+    }, URL_SETTLE_MS);
+    return () => clearTimeout(timer);
   }, [timeline.cursor, timeline.playing, i18n.language, view, cache, follow, preset]);
 
   // The focused view of a link scrolls into sight once the views exist.
