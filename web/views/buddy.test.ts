@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Snapshot } from '../core/generated/Snapshot';
-import { layoutBuddy, MAX_PAIRS, watermarkLevel } from './buddy';
+import { CHIP_H, CHIP_TOP, chipAt, layoutBuddy, MAX_PAIRS, watermarkLevel } from './buddy';
 import buddyMerge from './fixtures/buddy-merge.json';
 import buddySplit from './fixtures/buddy-split.json';
 import slab300 from './fixtures/slab-300.json';
@@ -120,5 +120,25 @@ describe('layoutBuddy', () => {
     const scene = layoutBuddy({ ...base, transient: { ...base.transient, merges } });
     expect(scene.pairs).toHaveLength(MAX_PAIRS);
     expect(scene.pairsHidden).toBe(5);
+  });
+});
+
+describe('chipAt', () => {
+  it('finds each chip inside its drawn box, and nothing between chips, in labels or in the gaps', () => {
+    for (const fixture of [buddyMerge, buddySplit, remote104, slab300]) {
+      const scene = layoutBuddy(snap(fixture));
+      expect(scene.chips.length).toBeGreaterThan(0);
+      for (const c of scene.chips) {
+        expect(chipAt(scene, c.x + 1, c.y + CHIP_TOP + 1)).toBe(c);
+        expect(chipAt(scene, c.x + c.width / 2, c.y + CHIP_TOP + CHIP_H / 2)).toBe(c);
+        expect(chipAt(scene, c.x + c.width - 0.5, c.y + CHIP_TOP + CHIP_H - 0.5)).toBe(c);
+        // Just above the box, and in the gap after it (unless the next chip starts there).
+        expect(chipAt(scene, c.x + 1, c.y + CHIP_TOP - 0.5)).toBeNull();
+        const after = chipAt(scene, c.x + c.width + 0.5, c.y + CHIP_TOP + 1);
+        expect(after).toBeNull();
+      }
+      // The row labels left of the chips are not chips.
+      for (const n of scene.nodes) for (const row of n.freeArea) expect(chipAt(scene, 10, row.y + 10)).toBeNull();
+    }
   });
 });

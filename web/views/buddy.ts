@@ -7,7 +7,7 @@
 //
 // Rules:
 // - A block chip's id is `pfn-<first pfn>`, the same whether it sits on a free_area list or on
-//   a pcp list (a block is on one list at a time): a keyed join slides it from one to the other.
+//   a pcp list (a block is on one list at a time).
 // - Element counts are bounded: at most `blocksPerRow` chips per list and MAX_PAIRS pairs.
 // - Pairs have an index in their step's order: `__free_one_page()` merges upwards one order
 //   at a time, `expand()` splits downwards.
@@ -134,6 +134,9 @@ export interface BuddyScene {
 }
 
 export const LABEL_W = 116;
+/** A chip is drawn CHIP_H high, CHIP_TOP below its row's top. */
+export const CHIP_TOP = 2;
+export const CHIP_H = 16;
 const CHIP_W = 46;
 const CHIP_GAP = 4;
 const ROW_H = 20;
@@ -295,4 +298,12 @@ export function layoutBuddy(snapshot: Snapshot, options: BuddyOptions = {}): Bud
     width: Math.max(LABEL_W + perRow * (CHIP_W + CHIP_GAP) + 70, LABEL_W + GAUGE_W + 60, pairsWidth),
     height: y,
   };
+}
+
+/** The block chip drawn at (`x`, `y`) of the drawing, or null: for clicks and tooltips. */
+export function chipAt(scene: BuddyScene, x: number, y: number): BlockChip | null {
+  for (const c of scene.chips) {
+    if (x >= c.x && x < c.x + c.width && y >= c.y + CHIP_TOP && y < c.y + CHIP_TOP + CHIP_H) return c;
+  }
+  return null;
 }

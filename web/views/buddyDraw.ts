@@ -1,5 +1,8 @@
-// Drawing of the buddy allocator view: a scene in, SVG out, with keyed joins (block chips by
-// pfn across free_area and pcp lists, rows by node/order, pairs by step position).
+// Drawing of the buddy allocator view: a scene in, pixels out. The lists (free_area and pcp
+// rows of block chips), the gauges and the headings are painted on a Canvas: a step of a large
+// run changes most of their few hundred labels, and as SVG they cost the browser more layout and
+// paint than the rest of the page together (docs/bench.md). The step's buddy pairs are SVG laid
+// over it, with keyed joins and the split and merge animation.
 //
 // The split and merge animation: a merged pair enters as two halves apart and closes into one
 // block of order + 1; a split pair enters whole and opens into its halves. Only entering pairs
@@ -8,8 +11,8 @@
 
 import { select, type BaseType, type Selection } from 'd3-selection';
 import 'd3-transition';
-import type { BlockChip, BuddyScene, Gauge, ListRow, NodeScene, PairScene, PcpScene } from './buddy';
-import { changed, duration, ensure, hoverTitles, leave, move, type Motion } from './drawUtil';
+import { CHIP_H, CHIP_TOP, type BlockChip, type BuddyScene, type Gauge, type ListRow, type NodeScene, type PairScene, type PcpScene } from './buddy';
+import { canvasFor, duration, ensure, move, type Motion } from './drawUtil';
 import { highlight, okabeIto, ownerColour } from './palette';
 
 export interface BuddyText {
@@ -27,174 +30,113 @@ export interface BuddyDrawOptions {
   onFollowPage?: (pfn: number) => void;
 }
 
-interface Heading {
-  id: string;
-  y: number;
-  text: string;
-}
-
-interface GaugeItem {
-  id: string;
-  gauge: Gauge;
-  colour: string;
-}
-
-interface RowItem {
-  row: ListRow;
-  list: 'free_area' | 'pcp';
-}
-
 const PAIR_FILL = { merge: okabeIto.skyBlue, split: okabeIto.bluishGreen } as const;
+/** The page's own fonts, so that Korean labels are drawn with a Korean face. */
+const FAMILY = "system-ui, 'Noto Sans', 'Noto Sans CJK KR', sans-serif";
+const INK = '#1b1f24';
+const GREY = '#4a5360';
 
-/** What a click on a block of each drawing does now (the chips' listeners are added once). */
-const following = new WeakMap<SVGSVGElement, ((pfn: number) => void) | undefined>();
+/** The size of the drawing: the canvas and the pair overlay share it. */
+export function buddySize(scene: BuddyScene): { width: number; height: number } {
+  return { width: Math.max(1, scene.width), height: Math.max(1, scene.height) };
+}
 
-export function drawBuddy(svgElement: SVGSVGElement, scene: BuddyScene, options: BuddyDrawOptions): void {
+const drawnLists = new WeakMap<HTMLCanvasElement, { scene: BuddyScene; text: BuddyText; ratio: number }>();
+
+/** Paints the headings, gauges and list rows with their block chips (skipped when unchanged). */
+export function drawBuddyLists(canvas: HTMLCanvasElement, scene: BuddyScene, text: BuddyText, options: { pixelRatio?: number } = {}): void {
+  const ratio = options.pixelRatio ?? 1;
+  const last = drawnLists.get(canvas);
+  if (last && last.scene === scene && last.text === text && last.ratio === ratio) return;
+  const { width, height } = buddySize(scene);
+  canvas.style.width = `${width}px`;
+  canvas.style.aspectRatio = `${width} / ${height}`;
+  const ctx = canvasFor(canvas, width, height, ratio);
+  if (!ctx) return;
+  ctx.textBaseline = 'alphabetic';
+
+  for (const n of scene.nodes) {
+    heading(ctx, n.y + 12, text.nodeTitle(n));
+    gauge(ctx, n.gauge, n.level === 'above_high' ? okabeIto.bluishGreen : okabeIto.vermillion);
+    for (const row of n.freeArea) listRow(ctx, row, text.rowLabel(row, 'free_area'), text);
+    for (const p of n.pcp) {
+      heading(ctx, p.y + 12, text.pcpTitle(p));
+      gauge(ctx, p.gauge, ownerColour.pcp);
+      for (const row of p.lists) listRow(ctx, row, text.rowLabel(row, 'pcp'), text);
+    }
+  }
+
+  // Block chips: yellow and dashed on a pcp list (told by shape too), grey on free_area; the
+  // blocks of the step's pairs in the highlight outline. Labels last, one font.
+  for (const c of scene.chips) {
+    ctx.fillStyle = c.list === 'pcp' ? ownerColour.pcp : ownerColour.buddy;
+    ctx.strokeStyle = c.highlighted ? highlight.stroke : GREY;
+    ctx.lineWidth = c.highlighted ? highlight.width : 1;
+    ctx.setLineDash(c.list === 'pcp' ? [3, 2] : []);
+    ctx.beginPath();
+    ctx.roundRect(c.x, c.y + CHIP_TOP, c.width, CHIP_H, 3);
+    ctx.fill();
+    ctx.stroke();
+  }
+  ctx.setLineDash([]);
+  ctx.font = `10px ${FAMILY}`;
+  ctx.textAlign = 'center';
+  ctx.fillStyle = INK;
+  for (const c of scene.chips) ctx.fillText(String(c.pfn), c.x + c.width / 2, c.y + CHIP_TOP + 10);
+  drawnLists.set(canvas, { scene, text, ratio });
+}
+
+function heading(ctx: CanvasRenderingContext2D, y: number, label: string): void {
+  ctx.font = `600 12px ${FAMILY}`;
+  ctx.textAlign = 'left';
+  ctx.fillStyle = INK;
+  ctx.fillText(label, 0, y);
+}
+
+function listRow(ctx: CanvasRenderingContext2D, row: ListRow, label: string, text: BuddyText): void {
+  ctx.font = `${row.count > 0 ? '600 ' : ''}11px ${FAMILY}`;
+  ctx.textAlign = 'left';
+  ctx.fillStyle = INK;
+  ctx.fillText(label, 4, row.y + 14);
+  if (row.more > 0) {
+    ctx.font = `10px ${FAMILY}`;
+    ctx.fillStyle = GREY;
+    ctx.fillText(text.more(row.more), row.moreX, row.y + 14);
+  }
+}
+
+/** A gauge: track, filled part, and ticks whose labels alternate above and below. */
+function gauge(ctx: CanvasRenderingContext2D, g: Gauge, colour: string): void {
+  ctx.fillStyle = '#ffffff';
+  ctx.fillRect(g.x, g.y, g.width, 10);
+  ctx.strokeStyle = GREY;
+  ctx.lineWidth = 1;
+  ctx.strokeRect(g.x, g.y, g.width, 10);
+  ctx.fillStyle = colour;
+  ctx.fillRect(g.x, g.y, g.filled, 10);
+  ctx.strokeStyle = okabeIto.black;
+  ctx.lineWidth = 1.5;
+  ctx.font = `9px ${FAMILY}`;
+  ctx.fillStyle = INK;
+  const last = g.ticks.length - 1;
+  g.ticks.forEach((t, i) => {
+    ctx.beginPath();
+    ctx.moveTo(t.x, g.y - 3);
+    ctx.lineTo(t.x, g.y + 13);
+    ctx.stroke();
+    // The first label reads leftwards and the last rightwards: close ticks stay apart.
+    ctx.textAlign = i === 0 && last > 0 ? 'right' : i === last && i > 0 ? 'left' : 'center';
+    ctx.fillText(t.name, t.x, i % 2 === 0 ? g.y - 5 : g.y + 22);
+  });
+}
+
+/** Draws the step's merged and split buddy pairs on the SVG laid over the lists. */
+export function drawBuddyPairs(svgElement: SVGSVGElement, scene: BuddyScene, options: BuddyDrawOptions): void {
+  const { width, height } = buddySize(scene);
   const svg = select(svgElement);
-  const width = Math.max(1, scene.width);
-  const height = Math.max(1, scene.height);
   svg.attr('viewBox', `0 0 ${width} ${height}`).attr('width', width).attr('height', height);
   const root = svg as unknown as Selection<BaseType, unknown, null, undefined>;
-  const ms = duration(options.motion);
-  const text = options.text;
-
-  // Elements are rewritten only when their datum or the language changed (see `changed`).
-  const context = [text];
-  const headings: Heading[] = scene.nodes.flatMap((n) => [
-    { id: n.id, y: n.y + 12, text: text.nodeTitle(n) },
-    ...n.pcp.map((p) => ({ id: p.id, y: p.y + 12, text: text.pcpTitle(p) })),
-  ]);
-  const headingJoin = ensure<SVGGElement>(root, 'g', 'headings')
-    .selectAll<SVGTextElement, Heading>('text.heading')
-    .data(headings, (d) => d.id)
-    .join((enter) => enter.append('text').attr('class', 'heading').attr('font-weight', 600).attr('font-size', 12).attr('x', 0));
-  changed(headingJoin, [])
-    .attr('y', (d) => d.y)
-    .text((d) => d.text);
-
-  const gauges: GaugeItem[] = scene.nodes.flatMap((n) => [
-    { id: `gauge-${n.id}`, gauge: n.gauge, colour: n.level === 'above_high' ? okabeIto.bluishGreen : okabeIto.vermillion },
-    ...n.pcp.map((p) => ({ id: `gauge-${p.id}`, gauge: p.gauge, colour: ownerColour.pcp })),
-  ]);
-  drawGauges(ensure<SVGGElement>(root, 'g', 'gauges'), gauges, ms);
-
-  const rows: RowItem[] = scene.nodes.flatMap((n) => [
-    ...n.freeArea.map((row) => ({ row, list: 'free_area' as const })),
-    ...n.pcp.flatMap((p) => p.lists.map((row) => ({ row, list: 'pcp' as const }))),
-  ]);
-  const rowJoin = ensure<SVGGElement>(root, 'g', 'rows')
-    .selectAll<SVGGElement, RowItem>('g.row')
-    .data(rows, (d) => d.row.id)
-    .join((enter) => {
-      const g = enter.append('g').attr('class', 'row');
-      g.append('text').attr('class', 'label').attr('font-size', 11).attr('x', 4).attr('y', 14);
-      g.append('text').attr('class', 'more').attr('font-size', 10).attr('fill', '#4a5360').attr('y', 14);
-      return g;
-    });
-  changed(rowJoin, context)
-    .attr('transform', (d) => `translate(0,${d.row.y})`)
-    .call((g) => {
-      g.select('text.label')
-        .attr('font-weight', (d) => (d.row.count > 0 ? 600 : 400))
-        .text((d) => text.rowLabel(d.row, d.list));
-      g.select('text.more')
-        .attr('x', (d) => d.row.moreX)
-        .text((d) => (d.row.more > 0 ? text.more(d.row.more) : ''));
-    });
-
-  following.set(svgElement, options.onFollowPage);
-  const chips = ensure<SVGGElement>(root, 'g', 'chips');
-  hoverTitles<BlockChip>(chips.node()!, 'g.chip', text.chipTitle);
-  const chipJoin = chips
-    .selectAll<SVGGElement, BlockChip>('g.chip')
-    .data(scene.chips, (d) => d.id)
-    .join(
-      (enter) => {
-        const g = enter
-          .append('g')
-          .attr('class', 'chip')
-          .style('cursor', 'pointer')
-          .attr('transform', (d) => `translate(${d.x},${d.y + 2})`)
-          .attr('opacity', 0)
-          .on('click', (_e, d) => following.get(svgElement)?.(d.pfn));
-        g.append('rect').attr('height', 16).attr('rx', 3);
-        g.append('text').attr('font-size', 10).attr('y', 12).attr('text-anchor', 'middle');
-        return g;
-      },
-      (update) => update,
-      (exit) => leave(exit, 'chip', ms),
-    );
-  const chipChanged = changed(chipJoin, []).call((g) => {
-    // A tooltip written for the old datum goes; the next hover writes the new one.
-    g.select('title').remove();
-    g.select('rect')
-      .attr('width', (d) => d.width)
-      .attr('fill', (d) => (d.list === 'pcp' ? ownerColour.pcp : ownerColour.buddy))
-      .attr('stroke', (d) => (d.highlighted ? highlight.stroke : '#4a5360'))
-      .attr('stroke-width', (d) => (d.highlighted ? highlight.width : 1))
-      // pcp blocks are dashed as well as yellow: the list is told by shape too.
-      .attr('stroke-dasharray', (d) => (d.list === 'pcp' ? '3 2' : null));
-    g.select('text')
-      .attr('x', (d) => d.width / 2)
-      .text((d) => d.pfn);
-  });
-  move(chipChanged, 'chip', ms)
-    .attr('opacity', 1)
-    .attr('transform', (d) => `translate(${d.x},${d.y + 2})`);
-
   drawPairs(ensure<SVGGElement>(root, 'g', 'pairs'), scene.pairs, duration(options.motion, 2), options);
-}
-
-function drawGauges(parent: Selection<SVGGElement, unknown, null, undefined>, gauges: GaugeItem[], ms: number): void {
-  const joined = parent
-    .selectAll<SVGGElement, GaugeItem>('g.gauge')
-    .data(gauges, (d) => d.id)
-    .join((enter) => {
-      const g = enter.append('g').attr('class', 'gauge');
-      g.append('rect').attr('class', 'track').attr('height', 10).attr('fill', '#ffffff').attr('stroke', '#4a5360');
-      g.append('rect').attr('class', 'fill').attr('height', 10).attr('width', 0);
-      g.append('g').attr('class', 'ticks');
-      return g;
-    });
-  changed(joined, [])
-    .call((g) => {
-      g.select('rect.track')
-        .attr('x', (d) => d.gauge.x)
-        .attr('y', (d) => d.gauge.y)
-        .attr('width', (d) => d.gauge.width);
-      const fill = g
-        .select('rect.fill')
-        .attr('x', (d) => d.gauge.x)
-        .attr('y', (d) => d.gauge.y)
-        .attr('fill', (d) => d.colour);
-      move(fill, 'gauge', ms).attr('width', (d) => d.gauge.filled);
-      g.select<SVGGElement>('g.ticks')
-        .selectAll<SVGGElement, Gauge['ticks'][number] & { y: number }>('g.tick')
-        .data(
-          (d) => d.gauge.ticks.map((t) => ({ ...t, y: d.gauge.y })),
-          (t) => t.name,
-        )
-        .join((enter) => {
-          const t = enter.append('g').attr('class', 'tick');
-          t.append('line').attr('stroke', okabeIto.black).attr('stroke-width', 1.5);
-          t.append('text').attr('font-size', 9);
-          return t;
-        })
-        .call((t) => {
-          t.select('line')
-            .attr('x1', (d) => d.x)
-            .attr('x2', (d) => d.x)
-            .attr('y1', (d) => d.y - 3)
-            .attr('y2', (d) => d.y + 13);
-          // Labels alternate above and below so that close watermarks stay readable.
-          t.select('text')
-            .attr('x', (d) => d.x)
-            .attr('y', (d, i) => (i % 2 === 0 ? d.y - 5 : d.y + 22))
-            // The first label reads leftwards and the last rightwards: close ticks stay apart.
-            .attr('text-anchor', (_d, i, nodes) => (i === 0 && nodes.length > 1 ? 'end' : i === nodes.length - 1 && i > 0 ? 'start' : 'middle'))
-            .text((d) => d.name);
-        });
-    });
 }
 
 function drawPairs(

@@ -2,7 +2,7 @@
 // prefers-reduced-motion. No React, no simulator.
 
 import { dequal } from 'dequal';
-import { select, type BaseType, type Selection, type ValueFn } from 'd3-selection';
+import type { BaseType, Selection, ValueFn } from 'd3-selection';
 import 'd3-transition';
 import type { Transition } from 'd3-transition';
 
@@ -127,36 +127,4 @@ export function defineArrowhead(svg: Selection<SVGSVGElement, unknown, null, und
     .append('path')
     .attr('d', 'M0,0L8,4L0,8z')
     .attr('fill', colour);
-}
-
-const titleTexts = new WeakMap<Element, Map<string, (datum: never) => string>>();
-
-/**
- * Tooltips for the elements under `root` that match `selector`, written from an element's
- * datum when the pointer comes over it rather than at every draw: a drawing redrawn at each step
- * would otherwise translate and write hundreds of tooltips nobody reads. One listener on `root`
- * serves every element; calling again replaces `text` (a new language). The tooltip is an SVG
- * <title>, rewritten at each entry so that it always tells the datum drawn now.
- */
-export function hoverTitles<D>(root: Element, selector: string, text: (datum: D) => string): void {
-  let texts = titleTexts.get(root);
-  if (!texts) {
-    const byKind = new Map<string, (datum: never) => string>();
-    texts = byKind;
-    titleTexts.set(root, byKind);
-    root.addEventListener('pointerover', (event) => {
-      if (!(event.target instanceof Element)) return;
-      for (const [sel, write] of byKind) {
-        const element = event.target.closest(sel);
-        if (!element || !root.contains(element)) continue;
-        const datum: unknown = select(element).datum();
-        if (datum === undefined) return;
-        let title = element.querySelector(':scope > title');
-        if (!title) title = element.appendChild(document.createElementNS('http://www.w3.org/2000/svg', 'title'));
-        title.textContent = write(datum as never);
-        return;
-      }
-    });
-  }
-  texts.set(selector, text as (datum: never) => string);
 }

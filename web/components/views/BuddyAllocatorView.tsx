@@ -5,10 +5,12 @@
 import type { TFunction } from 'i18next';
 import { memo, useLayoutEffect, useMemo, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
-import { layoutBuddy, type BuddyScene, type NodeScene, type PairScene, type PcpScene } from '../../views/buddy';
-import { drawBuddy, type BuddyText } from '../../views/buddyDraw';
+import { chipAt, layoutBuddy, type BuddyScene, type NodeScene, type PairScene, type PcpScene } from '../../views/buddy';
+import { buddySize, drawBuddyLists, drawBuddyPairs, type BuddyText } from '../../views/buddyDraw';
 import { TextAlternative } from './TextAlternative';
 import type { MemoryViewProps } from './viewProps';
+import { HitCanvas } from './HitCanvas';
+import { useCanvasRatio } from './useCanvasRatio';
 import { useStable } from './useStable';
 
 export function nodeText(t: TFunction, n: NodeScene): string {
@@ -49,29 +51,44 @@ function BuddyAllocator({ snapshot, motion, onFollowPage }: MemoryViewProps) {
     follow.current = onFollowPage;
   });
 
-  // One set of texts per language: the drawing rewrites its texts when this changes.
+  const canvas = useRef<HTMLCanvasElement>(null);
+  // One set of texts per language: the lists are painted again when this changes.
   const text = useMemo(() => drawingText(t), [t]);
+  const box = useRef<HTMLDivElement>(null);
+  const pixelRatio = useCanvasRatio(box, buddySize(scene).width);
   useLayoutEffect(() => {
-    if (!svg.current) return;
-    drawBuddy(svg.current, scene, { motion, text, onFollowPage: (pfn) => follow.current?.(pfn) });
-  }, [scene, motion, text]);
+    if (canvas.current) drawBuddyLists(canvas.current, scene, text, { pixelRatio });
+    if (svg.current) drawBuddyPairs(svg.current, scene, { motion, text, onFollowPage: (pfn) => follow.current?.(pfn) });
+  }, [scene, motion, text, pixelRatio]);
 
   // The markup depends on the scene alone: an unchanged scene (most steps, for most views)
   // re-renders nothing.
   return useMemo(() => {
     const followPage = (pfn: number) => follow.current?.(pfn);
+    const { width, height } = buddySize(scene);
     return (
       <figure className="memory-view buddy-view" data-testid="buddy-view">
         <figcaption>{t('buddyView.title')}</figcaption>
-        <div className="drawing">
-          <svg ref={svg} aria-hidden="true" data-testid="buddy-drawing" />
+        <div className="drawing" ref={box}>
+          <div className="layered-drawing">
+            <HitCanvas
+              canvasRef={canvas}
+              testId="buddy-canvas"
+              width={width}
+              height={height}
+              at={(x, y) => chipAt(scene, x, y)}
+              pick={(chip) => followPage(chip.pfn)}
+              title={text.chipTitle}
+            />
+            <svg ref={svg} aria-hidden="true" data-testid="buddy-drawing" />
+          </div>
         </div>
         <TextAlternative showLabel={t('buddyView.showTable')} hideLabel={t('buddyView.hideTable')} testId="buddy-text" frozen={motion.playing}>
           {() => <BuddyTables scene={scene} onFollowPage={followPage} />}
         </TextAlternative>
       </figure>
     );
-  }, [scene, t, motion.playing]);
+  }, [scene, t, text, motion.playing]);
 }
 
 function PfnButtons({ pfns, more, onFollowPage }: { pfns: number[]; more: number; onFollowPage: (pfn: number) => void }) {

@@ -3,14 +3,14 @@
 // for the generated `SlabView` type it draws.
 
 import type { TFunction } from 'i18next';
-import { memo, type MouseEvent, useId, useLayoutEffect, useMemo, useRef } from 'react';
+import { memo, useId, useLayoutEffect, useMemo, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { SlabPlace } from '../../core/generated/SlabPlace';
 import { barAt, layoutSlabPage, slotAt, placeKey, type MarkShown, type SlabBar, type SlabPageScene, type SlotCell } from '../../views/slabPage';
 import { drawSlabPage, drawSlabStrip, drawSlots, pageSize, type SlabPageText } from '../../views/slabPageDraw';
 import { TextAlternative } from './TextAlternative';
 import type { MemoryViewProps } from './viewProps';
-import { drawingPoint } from './drawingPoint';
+import { HitCanvas } from './HitCanvas';
 import { useStable } from './useStable';
 
 export function placeText(t: TFunction, place: SlabPlace): string {
@@ -81,18 +81,7 @@ function SlabPage({ snapshot, motion, onSelectSlab, onFollowObject }: MemoryView
   // The markup depends on the scene alone: an unchanged scene (most steps, for most views)
   // re-renders nothing.
   return useMemo(() => {
-    // The strip is one canvas: a click picks the bar under the pointer, and hovering names it.
-    const barUnder = (e: MouseEvent<HTMLCanvasElement>) => {
-      const at = drawingPoint(e, scene.strip.width, scene.strip.height);
-      return at && barAt(scene.strip, at.x, at.y);
-    };
-
-    // The slots are one canvas too: a click follows the object under the pointer.
-    const slotUnder = (e: MouseEvent<HTMLCanvasElement>) => {
-      const size = pageSize(scene);
-      const at = drawingPoint(e, size.width, size.height);
-      return at && slotAt(scene, at.x, at.y);
-    };
+    const size = pageSize(scene);
     const text = drawingText(t, scene);
 
     const header = scene.header;
@@ -131,19 +120,15 @@ function SlabPage({ snapshot, motion, onSelectSlab, onFollowObject }: MemoryView
         {header && (
           <div className="drawing">
             <div className="slab-page-drawing">
-              <canvas
-                ref={slots}
-                aria-hidden="true"
-                data-testid="slab-slots-canvas"
-                onClick={(e) => {
-                  const cell = slotUnder(e);
-                  if (cell) handlers.current.onFollowObject?.(cell.addr);
-                }}
-                onMouseMove={(e) => {
-                  const cell = slotUnder(e);
-                  if (!motion.playing) e.currentTarget.title = cell ? text.slotTitle(cell) : '';
-                  e.currentTarget.style.cursor = cell ? 'pointer' : 'default';
-                }}
+              {/* The slots are one canvas: a click follows the object under the pointer. */}
+              <HitCanvas
+                canvasRef={slots}
+                testId="slab-slots-canvas"
+                width={size.width}
+                height={size.height}
+                at={(x, y) => slotAt(scene, x, y)}
+                pick={(cell) => handlers.current.onFollowObject?.(cell.addr)}
+                title={motion.playing ? null : text.slotTitle}
               />
               <svg ref={page} aria-hidden="true" data-testid="slab-drawing" />
             </div>
@@ -153,19 +138,15 @@ function SlabPage({ snapshot, motion, onSelectSlab, onFollowObject }: MemoryView
         {scene.strip.bars.length > 0 && cache && (
           <div className="drawing">
             <p className="legend">{t('slabView.strip', { cache })}</p>
-            <canvas
-              ref={strip}
-              aria-hidden="true"
-              data-testid="slab-strip"
-              onClick={(e) => {
-                const bar = barUnder(e);
-                if (bar) handlers.current.onSelectSlab?.(bar.pfn);
-              }}
-              onMouseMove={(e) => {
-                const bar = barUnder(e);
-                e.currentTarget.title = bar ? barText(t, bar) : '';
-                e.currentTarget.style.cursor = bar ? 'pointer' : 'default';
-              }}
+            {/* The strip is one canvas too: a click picks the bar under the pointer. */}
+            <HitCanvas
+              canvasRef={strip}
+              testId="slab-strip"
+              width={scene.strip.width}
+              height={scene.strip.height}
+              at={(x, y) => barAt(scene.strip, x, y)}
+              pick={(bar) => handlers.current.onSelectSlab?.(bar.pfn)}
+              title={(bar) => barText(t, bar)}
             />
           </div>
         )}
