@@ -85,8 +85,9 @@ export function drawSlabPage(svgElement: SVGSVGElement, scene: SlabPageScene, op
  * shape, not colour alone). Drawing the same strip again does nothing.
  */
 export function drawSlabStrip(canvas: HTMLCanvasElement, strip: SlabPageScene['strip'], options: { pixelRatio?: number } = {}): void {
-  if (drawnStrips.get(canvas) === strip) return;
   const ratio = options.pixelRatio ?? 1;
+  const last = drawnStrips.get(canvas);
+  if (last && last.strip === strip && last.ratio === ratio) return;
   const w = Math.max(1, strip.width);
   const h = Math.max(1, strip.height);
   canvas.style.width = `${w}px`;
@@ -114,12 +115,12 @@ export function drawSlabStrip(canvas: HTMLCanvasElement, strip: SlabPageScene['s
     }
   }
   ctx.setLineDash([]);
-  drawnStrips.set(canvas, strip);
+  drawnStrips.set(canvas, { strip, ratio });
 }
 
-const drawnStrips = new WeakMap<HTMLCanvasElement, SlabPageScene['strip']>();
+const drawnStrips = new WeakMap<HTMLCanvasElement, { strip: SlabPageScene['strip']; ratio: number }>();
 
-const drawnSlots = new WeakMap<HTMLCanvasElement, readonly SlotCell[]>();
+const drawnSlots = new WeakMap<HTMLCanvasElement, { slots: readonly SlotCell[]; ratio: number }>();
 const tiles = new Map<string, CanvasPattern | null>();
 
 /** The canvas twin of palette.ts's SVG patterns for slots (same colours and period). */
@@ -169,8 +170,9 @@ function slotTile(id: string, ctx: CanvasRenderingContext2D): CanvasPattern | nu
  * slots again does nothing.
  */
 export function drawSlots(canvas: HTMLCanvasElement, scene: SlabPageScene, options: { pixelRatio?: number } = {}): void {
-  if (drawnSlots.get(canvas) === scene.slots) return;
   const ratio = options.pixelRatio ?? 1;
+  const last = drawnSlots.get(canvas);
+  if (last && last.slots === scene.slots && last.ratio === ratio) return;
   const { width, height } = pageSize(scene);
   canvas.style.width = `${width}px`;
   canvas.style.aspectRatio = `${width} / ${height}`;
@@ -224,5 +226,5 @@ export function drawSlots(canvas: HTMLCanvasElement, scene: SlabPageScene, optio
       for (const c of scene.slots) if ((c.kind === 'allocated') === onDark) ctx.fillText(text(c), ...at(c));
     }
   }
-  drawnSlots.set(canvas, scene.slots);
+  drawnSlots.set(canvas, { slots: scene.slots, ratio });
 }

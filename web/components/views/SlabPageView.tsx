@@ -11,6 +11,7 @@ import { drawSlabPage, drawSlabStrip, drawSlots, pageSize, type SlabPageText } f
 import { TextAlternative } from './TextAlternative';
 import type { MemoryViewProps } from './viewProps';
 import { HitCanvas } from './HitCanvas';
+import { useCanvasRatio } from './useCanvasRatio';
 import { useStable } from './useStable';
 
 export function placeText(t: TFunction, place: SlabPlace): string {
@@ -68,15 +69,20 @@ function SlabPage({ snapshot, motion, onSelectSlab, onFollowObject }: MemoryView
     handlers.current = { onSelectSlab, onFollowObject };
   });
 
+  // The canvases are painted at the scale their column shows them.
+  const slotsBox = useRef<HTMLDivElement>(null);
+  const stripBox = useRef<HTMLDivElement>(null);
+  const slotsRatio = useCanvasRatio(slotsBox, pageSize(scene).width);
+  const stripRatio = useCanvasRatio(stripBox, scene.strip.width);
   useLayoutEffect(() => {
     if (page.current) drawSlabPage(page.current, scene, { motion, text: drawingText(t, scene) });
-    if (slots.current) drawSlots(slots.current, scene, { pixelRatio: window.devicePixelRatio || 1 });
-  }, [scene, motion, t]);
+    if (slots.current) drawSlots(slots.current, scene, { pixelRatio: slotsRatio });
+  }, [scene, motion, t, slotsRatio]);
 
   const stripScene = useStable(scene.strip);
   useLayoutEffect(() => {
-    if (strip.current) drawSlabStrip(strip.current, stripScene, { pixelRatio: window.devicePixelRatio || 1 });
-  }, [stripScene]);
+    if (strip.current) drawSlabStrip(strip.current, stripScene, { pixelRatio: stripRatio });
+  }, [stripScene, stripRatio]);
 
   // The markup depends on the scene alone: an unchanged scene (most steps, for most views)
   // re-renders nothing.
@@ -118,7 +124,7 @@ function SlabPage({ snapshot, motion, onSelectSlab, onFollowObject }: MemoryView
           </dl>
         )}
         {header && (
-          <div className="drawing">
+          <div className="drawing" ref={slotsBox}>
             <div className="slab-page-drawing">
               {/* The slots are one canvas: a click follows the object under the pointer. */}
               <HitCanvas
@@ -136,7 +142,7 @@ function SlabPage({ snapshot, motion, onSelectSlab, onFollowObject }: MemoryView
         )}
         {header && <p className="legend">{t('slabView.legend')}</p>}
         {scene.strip.bars.length > 0 && cache && (
-          <div className="drawing">
+          <div className="drawing" ref={stripBox}>
             <p className="legend">{t('slabView.strip', { cache })}</p>
             {/* The strip is one canvas too: a click picks the bar under the pointer. */}
             <HitCanvas
