@@ -9,6 +9,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
 import type { Lane, RunOutline, ScenarioError, SimClient, SnapshotQuery, ViewAt } from '../core/client';
 import type { KernelFiles } from '../core/generated/KernelFiles';
+import { frames } from '../timeline/frame';
 
 export type RunState =
   | { state: 'opening' }
@@ -61,7 +62,7 @@ export function useViewAt(
   }, []);
 
   // While playing, an answer is put on screen at the start of the next animation frame,
-  // rendered at once (flushSync) so that the frame paints it: rendered whenever the worker's
+  // rendered at once so that the frame paints it: rendered whenever the worker's
   // message happened to arrive, the work would straddle frames and make two of them late. When
   // several answers arrive within one frame, the newest is shown. At rest (a step, a jump, the
   // scrubber) there is one answer to show and no frame to share: it is rendered on arrival, so
@@ -84,10 +85,13 @@ export function useViewAt(
     const scheduled = next.current !== null;
     next.current = answer;
     if (scheduled) return;
-    requestAnimationFrame(() => {
+    // Rendered together with the timeline's tick of that frame (frame.ts).
+    frames.request(() => {
       const shown = next.current;
       next.current = null;
-      if (shown && mounted.current) put(shown);
+      if (!shown || !mounted.current) return;
+      setView(shown);
+      setError(null);
     });
   }, []);
 

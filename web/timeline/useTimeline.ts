@@ -11,7 +11,7 @@
 //    a run is what the person asked for.
 
 import { useEffect, useReducer, useSyncExternalStore, type Dispatch } from 'react';
-import { flushSync } from 'react-dom';
+import { frames } from './frame';
 import { actions, initialTimeline, parseSpeed, timelineReducer, type Speed, type TimelineAction, type TimelineState } from './timeline';
 
 export const SPEED_STORAGE_KEY = 'slabscope.speed';
@@ -53,9 +53,10 @@ export function useTimeline(initial?: InitialRun, storage: SpeedStorage | null =
 
   useEffect(() => {
     if (!state.playing) return undefined;
-    // Rendered at once (flushSync), inside the frame that moved the cursor, so the position
-    // shown and the request for the next view leave in this frame rather than the next.
-    return frameLoop((ms) => flushSync(() => dispatch(actions.tick(Math.min(ms, MAX_TICK_MS)))));
+    // Rendered at once, inside the frame that moved the cursor (with the view that arrived for
+    // it: see frame.ts), so the position shown and the request for the next view leave in this
+    // frame rather than the next.
+    return frameLoop((ms) => dispatch(actions.tick(Math.min(ms, MAX_TICK_MS))), frames.request, frames.cancel);
   }, [state.playing]);
 
   const reducedMotion = usePrefersReducedMotion();
