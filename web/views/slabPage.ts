@@ -314,10 +314,12 @@ export function layoutSlabPage(snapshot: Snapshot, options: SlabPageOptions = {}
     cacheName: cache?.name ?? null,
     hardened: cache?.hardened ?? false,
     random: cache?.random ?? null,
-    strip,
   };
+  // The strip goes last: the views' deep compare (useStable) stops at the first difference, and
+  // a step changes the shown slab's header or slots far more often than it leaves them alone;
+  // walking the strip's hundreds of bars first cost a large part of a frame while playing.
   if (!cache || !slab) {
-    return { ...base, header: null, slots: [], slotsHidden: 0, arrows: [], heads: [], width: 0, height: 0 };
+    return { ...base, header: null, slots: [], slotsHidden: 0, arrows: [], heads: [], width: 0, height: 0, strip };
   }
   const columns = Math.max(1, options.columns ?? defaultColumns(slab.slots.length));
   const slots = layoutSlots(slab, new Set(snapshot.transient.objects), columns, size);
@@ -360,6 +362,7 @@ export function layoutSlabPage(snapshot: Snapshot, options: SlabPageOptions = {}
     heads,
     width: gridWidth,
     height: TOP + rows * (size + ROW_GAP),
+    strip,
   };
 }
 
