@@ -63,7 +63,14 @@ const NAME = 'marks';
 type Tr = Transition<BaseType, unknown, null, undefined>;
 type Moving = <E extends BaseType, D, P extends BaseType, PD>(sel: Selection<E, D, P, PD>) => Mover<E, D>;
 
+/** What a click on a box of each drawing does now (the boxes' listeners are added once). */
+const activating = new WeakMap<Element, ((target: Target) => void) | undefined>();
+
 function drawBoxes(root: G<string>, boxes: BoxMark[], moving: Moving, exiting: (sel: Selection<SVGGElement, BoxMark, SVGGElement, string>) => void, options: DrawOptions): void {
+  const svg = root.node()?.ownerSVGElement ?? null;
+  if (svg) activating.set(svg, options.onActivate);
+  // What does not depend on the box is set once, when it enters; a changed box (see `changed`)
+  // gets only what does.
   const joined = root
     .selectAll<SVGGElement, BoxMark>('g.box')
     .data(boxes, (b) => b.id)
@@ -72,23 +79,18 @@ function drawBoxes(root: G<string>, boxes: BoxMark[], moving: Moving, exiting: (
         const e = enter
           .append('g')
           .attr('transform', (b) => `translate(${b.x},${b.y})`)
-          .attr('opacity', 0);
-        e.append('rect').attr('class', 'halo').attr('fill', 'none');
+          .attr('opacity', 0)
+          .on('click', (_event, b) => {
+            const activate = svg ? activating.get(svg) : undefined;
+            if (b.target && activate) activate(b.target);
+          });
         e.append('rect').attr('class', 'bg');
-        e.append('rect').attr('class', 'level');
-        e.append('text').attr('class', 'glyph').attr('text-anchor', 'end').attr('font-size', 11);
         return e;
       },
       (update) => update,
       (exit) => exit.call(exiting),
     );
-  // Only boxes that changed are touched (see `changed`).
-  const g = changed(joined, [options.t, options.onActivate])
-    .attr('class', (b) => `box box-${b.kind}${b.highlight ? ' touched' : ''}${b.target ? ' target' : ''}`)
-    .style('cursor', (b) => (b.target && options.onActivate ? 'pointer' : null))
-    .on('click', (_event, b) => {
-      if (b.target && options.onActivate) options.onActivate(b.target);
-    });
+  const g = changed(joined, []).attr('class', (b) => `box box-${b.kind}${b.highlight ? ' touched' : ''}${b.target ? ' target' : ''}`);
   moving(g)
     .attr('transform', (b) => `translate(${b.x},${b.y})`)
     .attr('opacity', 1);
@@ -101,27 +103,40 @@ function drawBoxes(root: G<string>, boxes: BoxMark[], moving: Moving, exiting: (
   moving(bg)
     .attr('width', (b) => b.w)
     .attr('height', (b) => b.h);
-  const level = g
-    .select<SVGRectElement>('rect.level')
+  // The level bar, the halo and the glyph exist only on the boxes that have one: most boxes
+  // (the objects of a freelist) have none, and every element costs at each step.
+  const level = part(g, 'rect', 'level', (b) => b.level !== null, 'text.glyph', (e) =>
+    e.attr('fill-opacity', 0.55).attr('pointer-events', 'none').attr('x', 1).attr('width', 0),
+  )
     .attr('fill', (b) => b.levelFill)
-    .attr('fill-opacity', 0.55)
-    .attr('pointer-events', 'none')
-    .attr('x', 1)
     .attr('y', (b) => b.h - Math.max(3, Math.round(b.h / 4)) - 1)
-    .attr('height', (b) => (b.level === null ? 0 : Math.max(3, Math.round(b.h / 4))));
-  moving(level)
-    .attr('width', (b) => (b.level === null ? 0 : Math.max(0, (b.w - 2) * b.level)));
-  g.select<SVGRectElement>('rect.halo')
-    .attr('x', -3)
-    .attr('y', -3)
+    .attr('height', (b) => Math.max(3, Math.round(b.h / 4)));
+  moving(level).attr('width', (b) => Math.max(0, (b.w - 2) * (b.level ?? 0)));
+  part(g, 'rect', 'halo', (b) => b.highlight, 'rect.bg', (e) => e.attr('fill', 'none').attr('x', -3).attr('y', -3).attr('stroke', highlight.stroke).attr('stroke-width', highlight.width))
     .attr('width', (b) => b.w + 6)
-    .attr('height', (b) => b.h + 6)
-    .attr('stroke', highlight.stroke)
-    .attr('stroke-width', (b) => (b.highlight ? highlight.width : 0));
-  g.select<SVGTextElement>('text.glyph')
+    .attr('height', (b) => b.h + 6);
+  part(g, 'text', 'glyph', (b) => b.glyph !== '', null, (e) => e.attr('text-anchor', 'end').attr('font-size', 11))
     .attr('x', (b) => b.w - 3)
     .attr('y', (b) => b.h / 2 + 4)
     .text((b) => b.glyph);
+}
+
+/**
+ * The one `<tag class=cls>` child of each box that `wanted` says has it, created (inserted
+ * before `before`, or last) and set up by `init` when it appears, removed when it goes.
+ */
+function part<E extends SVGElement>(
+  boxes: Selection<SVGGElement, BoxMark, SVGGElement, string>,
+  tag: string,
+  cls: string,
+  wanted: (b: BoxMark) => boolean,
+  before: string | null,
+  init: (enter: Selection<E, BoxMark, SVGGElement, BoxMark>) => Selection<E, BoxMark, SVGGElement, BoxMark>,
+): Selection<E, BoxMark, SVGGElement, BoxMark> {
+  return boxes
+    .selectAll<E, BoxMark>(`:scope > ${tag}.${cls}`)
+    .data((b) => (wanted(b) ? [b] : []))
+    .join((enter) => init((before ? enter.insert<E>(tag, before) : enter.append<E>(tag)).attr('class', cls)));
 }
 
 function drawLines(root: G<string>, lines: LineMark[], moving: Moving): void {
