@@ -12,7 +12,7 @@
 import { select, type BaseType, type Selection } from 'd3-selection';
 import 'd3-transition';
 import { CHIP_H, CHIP_TOP, type BlockChip, type BuddyScene, type Gauge, type ListRow, type NodeScene, type PairScene, type PcpScene } from './buddy';
-import { canvasFor, duration, ensure, move, type Motion } from './drawUtil';
+import { duration, ensure, move, offscreenFor, present, type Context2D, type Motion } from './drawUtil';
 import { highlight, okabeIto, ownerColour } from './palette';
 
 export interface BuddyText {
@@ -51,7 +51,7 @@ export function drawBuddyLists(canvas: HTMLCanvasElement, scene: BuddyScene, tex
   const { width, height } = buddySize(scene);
   canvas.style.width = `${width}px`;
   canvas.style.aspectRatio = `${width} / ${height}`;
-  const ctx = canvasFor(canvas, width, height, ratio);
+  const ctx = offscreenFor(canvas, width, height, ratio);
   if (!ctx) return;
   ctx.textBaseline = 'alphabetic';
 
@@ -83,17 +83,18 @@ export function drawBuddyLists(canvas: HTMLCanvasElement, scene: BuddyScene, tex
   ctx.textAlign = 'center';
   ctx.fillStyle = INK;
   for (const c of scene.chips) ctx.fillText(String(c.pfn), c.x + c.width / 2, c.y + CHIP_TOP + 10);
+  present(canvas, ctx);
   drawnLists.set(canvas, { scene, text, ratio });
 }
 
-function heading(ctx: CanvasRenderingContext2D, y: number, label: string): void {
+function heading(ctx: Context2D, y: number, label: string): void {
   ctx.font = `600 12px ${FAMILY}`;
   ctx.textAlign = 'left';
   ctx.fillStyle = INK;
   ctx.fillText(label, 0, y);
 }
 
-function listRow(ctx: CanvasRenderingContext2D, row: ListRow, label: string, text: BuddyText): void {
+function listRow(ctx: Context2D, row: ListRow, label: string, text: BuddyText): void {
   ctx.font = `${row.count > 0 ? '600 ' : ''}11px ${FAMILY}`;
   ctx.textAlign = 'left';
   ctx.fillStyle = INK;
@@ -106,7 +107,7 @@ function listRow(ctx: CanvasRenderingContext2D, row: ListRow, label: string, tex
 }
 
 /** A gauge: track, filled part, and ticks whose labels alternate above and below. */
-function gauge(ctx: CanvasRenderingContext2D, g: Gauge, colour: string): void {
+function gauge(ctx: Context2D, g: Gauge, colour: string): void {
   ctx.fillStyle = '#ffffff';
   ctx.fillRect(g.x, g.y, g.width, 10);
   ctx.strokeStyle = GREY;

@@ -110,6 +110,48 @@ export function canvasFor(canvas: HTMLCanvasElement, width: number, height: numb
   return ctx;
 }
 
+/** A 2D context of a canvas of the page or of an OffscreenCanvas. */
+export type Context2D = CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D;
+
+const offscreens = new WeakMap<HTMLCanvasElement, OffscreenCanvas>();
+
+/**
+ * Like `canvasFor`, but the drawing is made on an OffscreenCanvas and shown on `canvas` by
+ * `present`, as a bitmap. A canvas with a 2D context of its own is handed to the compositor
+ * again at every frame of the page, drawn to or not: with several canvases on screen that cost
+ * about a millisecond a frame while playing, where a bitmap costs nothing until it changes.
+ * Where OffscreenCanvas is missing, this is `canvasFor` and `present` does nothing.
+ */
+export function offscreenFor(canvas: HTMLCanvasElement, width: number, height: number, ratio: number): Context2D | null {
+  if (typeof OffscreenCanvas === 'undefined') return canvasFor(canvas, width, height, ratio);
+  const w = Math.max(1, Math.round(width * ratio));
+  const h = Math.max(1, Math.round(height * ratio));
+  let off = offscreens.get(canvas);
+  if (!off) {
+    off = new OffscreenCanvas(w, h);
+    offscreens.set(canvas, off);
+  }
+  if (off.width !== w) off.width = w;
+  if (off.height !== h) off.height = h;
+  const ctx = off.getContext('2d');
+  if (!ctx) return null;
+  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+  ctx.clearRect(0, 0, width, height);
+  return ctx;
+}
+
+/** Shows on `canvas` what was drawn for it since `offscreenFor`. */
+export function present(canvas: HTMLCanvasElement, ctx: Context2D): void {
+  if (typeof OffscreenCanvasRenderingContext2D === 'undefined' || !(ctx instanceof OffscreenCanvasRenderingContext2D)) return;
+  const bitmap = ctx.canvas.transferToImageBitmap();
+  // Sized like the bitmap before it is shown (a new size clears what a canvas shows).
+  if (canvas.width !== bitmap.width) canvas.width = bitmap.width;
+  if (canvas.height !== bitmap.height) canvas.height = bitmap.height;
+  const shown = canvas.getContext('bitmaprenderer');
+  if (shown) shown.transferFromImageBitmap(bitmap);
+  else bitmap.close();
+}
+
 /** Adds an arrowhead marker (idempotent). */
 export function defineArrowhead(svg: Selection<SVGSVGElement, unknown, null, undefined>, id: string, colour: string): void {
   if (!svg.select(`#${id}`).empty()) return;

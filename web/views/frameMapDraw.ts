@@ -3,7 +3,7 @@
 // highlights on top. Drawing the same scene again does nothing, so the map may be redrawn on
 // every animation frame while playing.
 
-import { canvasFor } from './drawUtil';
+import { offscreenFor, present, type Context2D } from './drawUtil';
 import { frozenStroke, highlight, okabeIto } from './palette';
 import type { FrameMapScene, LegendItem, RunPattern } from './frameMap';
 import { runRects } from './frameMap';
@@ -16,7 +16,7 @@ export interface FrameMapDrawOptions {
 const drawn = new WeakMap<HTMLCanvasElement, FrameMapScene>();
 const patterns = new Map<RunPattern, CanvasPattern | null>();
 
-function tile(pattern: RunPattern, ctx: CanvasRenderingContext2D): CanvasPattern | null {
+function tile(pattern: RunPattern, ctx: Context2D): CanvasPattern | null {
   if (pattern === 'none') return null;
   if (patterns.has(pattern)) return patterns.get(pattern) ?? null;
   const c = document.createElement('canvas');
@@ -53,7 +53,7 @@ export function drawFrameMap(canvas: HTMLCanvasElement, scene: FrameMapScene, op
   const ratio = options.pixelRatio ?? 1;
   const w = Math.max(1, scene.width);
   const h = Math.max(1, scene.height);
-  const ctx = canvasFor(canvas, w, h, ratio);
+  const ctx = offscreenFor(canvas, w, h, ratio);
   if (!ctx) return;
 
   for (const run of scene.runs) {
@@ -105,6 +105,7 @@ export function drawFrameMap(canvas: HTMLCanvasElement, scene: FrameMapScene, op
     for (const r of runRects(scene, run.pfn, run.pages)) ctx.strokeRect(r.x + 0.5, r.y + 0.5, Math.max(1, r.w - 1), Math.max(1, r.h - 1));
   }
   ctx.setLineDash([]);
+  present(canvas, ctx);
   drawn.set(canvas, scene);
 }
 

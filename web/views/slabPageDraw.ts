@@ -6,7 +6,7 @@
 
 import { select, type BaseType, type Selection } from 'd3-selection';
 import 'd3-transition';
-import { canvasFor, changed, defineArrowhead, duration, ensure, move, type Motion } from './drawUtil';
+import { changed, defineArrowhead, duration, ensure, move, offscreenFor, present, type Context2D, type Motion } from './drawUtil';
 import { frozenStroke, highlight, okabeIto } from './palette';
 import type { FreeArrow, FreelistHead, SlabPageScene, SlotCell } from './slabPage';
 
@@ -92,7 +92,7 @@ export function drawSlabStrip(canvas: HTMLCanvasElement, strip: SlabPageScene['s
   const h = Math.max(1, strip.height);
   canvas.style.width = `${w}px`;
   canvas.style.aspectRatio = `${w} / ${h}`;
-  const ctx = canvasFor(canvas, w, h, ratio);
+  const ctx = offscreenFor(canvas, w, h, ratio);
   if (!ctx) return;
   for (const bar of strip.bars) {
     ctx.fillStyle = '#ffffff';
@@ -115,6 +115,7 @@ export function drawSlabStrip(canvas: HTMLCanvasElement, strip: SlabPageScene['s
     }
   }
   ctx.setLineDash([]);
+  present(canvas, ctx);
   drawnStrips.set(canvas, { strip, ratio });
 }
 
@@ -124,7 +125,7 @@ const drawnSlots = new WeakMap<HTMLCanvasElement, { slots: readonly SlotCell[]; 
 const tiles = new Map<string, CanvasPattern | null>();
 
 /** The canvas twin of palette.ts's SVG patterns for slots (same colours and period). */
-function slotTile(id: string, ctx: CanvasRenderingContext2D): CanvasPattern | null {
+function slotTile(id: string, ctx: Context2D): CanvasPattern | null {
   if (tiles.has(id)) return tiles.get(id) ?? null;
   const c = document.createElement('canvas');
   const g = c.getContext('2d');
@@ -176,7 +177,7 @@ export function drawSlots(canvas: HTMLCanvasElement, scene: SlabPageScene, optio
   const { width, height } = pageSize(scene);
   canvas.style.width = `${width}px`;
   canvas.style.aspectRatio = `${width} / ${height}`;
-  const ctx = canvasFor(canvas, width, height, ratio);
+  const ctx = offscreenFor(canvas, width, height, ratio);
   if (!ctx) return;
   ctx.lineJoin = 'round';
   // One path per fill, then the outlines: few state changes however many slots.
@@ -226,5 +227,6 @@ export function drawSlots(canvas: HTMLCanvasElement, scene: SlabPageScene, optio
       for (const c of scene.slots) if ((c.kind === 'allocated') === onDark) ctx.fillText(text(c), ...at(c));
     }
   }
+  present(canvas, ctx);
   drawnSlots.set(canvas, { slots: scene.slots, ratio });
 }
