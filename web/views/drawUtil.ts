@@ -93,47 +93,37 @@ export function changed<E extends Element, D, P extends BaseType, PD>(sel: Selec
   });
 }
 
-/**
- * Sizes a canvas for a drawing of `width` × `height` CSS pixels at `ratio` device pixels each
- * and returns its context, scaled and cleared. The backing store is reallocated only when the
- * size changes: a canvas redrawn every frame keeps its buffer.
- */
-export function canvasFor(canvas: HTMLCanvasElement, width: number, height: number, ratio: number): CanvasRenderingContext2D | null {
-  const w = Math.round(width * ratio);
-  const h = Math.round(height * ratio);
-  if (canvas.width !== w) canvas.width = w;
-  if (canvas.height !== h) canvas.height = h;
-  const ctx = canvas.getContext('2d');
-  if (!ctx) return null;
-  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-  ctx.clearRect(0, 0, width, height);
-  return ctx;
-}
-
 /** A 2D context of a canvas of the page or of an OffscreenCanvas. */
 export type Context2D = CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D;
 
 const offscreens = new WeakMap<HTMLCanvasElement, OffscreenCanvas>();
 
 /**
- * Like `canvasFor`, but the drawing is made on an OffscreenCanvas and shown on `canvas` by
- * `present`, as a bitmap. A canvas with a 2D context of its own is handed to the compositor
- * again at every frame of the page, drawn to or not: with several canvases on screen that cost
- * about a millisecond a frame while playing, where a bitmap costs nothing until it changes.
- * Where OffscreenCanvas is missing, this is `canvasFor` and `present` does nothing.
+ * The context to draw `canvas`'s picture on, for a drawing of `width` × `height` CSS pixels at
+ * `ratio` device pixels each: scaled and cleared. The backing store is reallocated only when
+ * the size changes (a canvas redrawn every frame keeps its buffer).
+ *
+ * The drawing is made on an OffscreenCanvas and shown on `canvas` by `present`, as a bitmap. A
+ * canvas with a 2D context of its own is handed to the compositor again at every frame of the
+ * page, drawn to or not: with several canvases on screen that cost about a millisecond a frame
+ * while playing, where a bitmap costs nothing until it changes. Where OffscreenCanvas is
+ * missing, the context is `canvas`'s own and `present` does nothing.
  */
 export function offscreenFor(canvas: HTMLCanvasElement, width: number, height: number, ratio: number): Context2D | null {
-  if (typeof OffscreenCanvas === 'undefined') return canvasFor(canvas, width, height, ratio);
+  let target: HTMLCanvasElement | OffscreenCanvas = canvas;
+  if (typeof OffscreenCanvas !== 'undefined') {
+    let off = offscreens.get(canvas);
+    if (!off) {
+      off = new OffscreenCanvas(1, 1);
+      offscreens.set(canvas, off);
+    }
+    target = off;
+  }
   const w = Math.max(1, Math.round(width * ratio));
   const h = Math.max(1, Math.round(height * ratio));
-  let off = offscreens.get(canvas);
-  if (!off) {
-    off = new OffscreenCanvas(w, h);
-    offscreens.set(canvas, off);
-  }
-  if (off.width !== w) off.width = w;
-  if (off.height !== h) off.height = h;
-  const ctx = off.getContext('2d');
+  if (target.width !== w) target.width = w;
+  if (target.height !== h) target.height = h;
+  const ctx = target.getContext('2d') as Context2D | null;
   if (!ctx) return null;
   ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
   ctx.clearRect(0, 0, width, height);
