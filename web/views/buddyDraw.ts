@@ -12,7 +12,7 @@
 import { select, type BaseType, type Selection } from 'd3-selection';
 import 'd3-transition';
 import { CHIP_H, CHIP_TOP, type BlockChip, type BuddyScene, type Gauge, type ListRow, type NodeScene, type PairScene, type PcpScene } from './buddy';
-import { duration, ensure, move, offscreenFor, present, type Context2D, type Motion } from './drawUtil';
+import { duration, ensure, move, drawingContext, present, type Context2D, type Motion } from './drawUtil';
 import { highlight, okabeIto, ownerColour } from './palette';
 
 export interface BuddyText {
@@ -51,7 +51,7 @@ export function drawBuddyLists(canvas: HTMLCanvasElement, scene: BuddyScene, tex
   const { width, height } = buddySize(scene);
   canvas.style.width = `${width}px`;
   canvas.style.aspectRatio = `${width} / ${height}`;
-  const ctx = offscreenFor(canvas, width, height, ratio);
+  const ctx = drawingContext(canvas, width, height, ratio);
   if (!ctx) return;
   ctx.textBaseline = 'alphabetic';
 

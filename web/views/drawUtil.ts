@@ -103,15 +103,17 @@ const offscreens = new WeakMap<HTMLCanvasElement, OffscreenCanvas>();
  * `ratio` device pixels each: scaled and cleared. The backing store is reallocated only when
  * the size changes (a canvas redrawn every frame keeps its buffer).
  *
- * The drawing is made on an OffscreenCanvas and shown on `canvas` by `present`, as a bitmap. A
- * canvas with a 2D context of its own is handed to the compositor again at every frame of the
- * page, drawn to or not: with several canvases on screen that cost about a millisecond a frame
- * while playing, where a bitmap costs nothing until it changes. Where OffscreenCanvas is
- * missing, the context is `canvas`'s own and `present` does nothing.
+ * A drawing that changes now and then is made on an OffscreenCanvas and shown on `canvas` by
+ * `present`, as a bitmap. A canvas with a 2D context of its own is handed to the compositor
+ * again at every frame of the page, drawn to or not: with several canvases on screen that cost
+ * about a millisecond a frame while playing, where a bitmap costs nothing until it changes. A
+ * `live` drawing, redrawn at nearly every step (the slots of the shown slab), keeps its own
+ * context: handing over a new bitmap every frame costs more than the compositor's copy. Where
+ * OffscreenCanvas is missing, every drawing is live. A canvas is always drawn the same way.
  */
-export function offscreenFor(canvas: HTMLCanvasElement, width: number, height: number, ratio: number): Context2D | null {
+export function drawingContext(canvas: HTMLCanvasElement, width: number, height: number, ratio: number, live = false): Context2D | null {
   let target: HTMLCanvasElement | OffscreenCanvas = canvas;
-  if (typeof OffscreenCanvas !== 'undefined') {
+  if (!live && typeof OffscreenCanvas !== 'undefined') {
     let off = offscreens.get(canvas);
     if (!off) {
       off = new OffscreenCanvas(1, 1);
@@ -130,7 +132,7 @@ export function offscreenFor(canvas: HTMLCanvasElement, width: number, height: n
   return ctx;
 }
 
-/** Shows on `canvas` what was drawn for it since `offscreenFor`. */
+/** Shows on `canvas` what was drawn for it since `drawingContext` (nothing to do when live). */
 export function present(canvas: HTMLCanvasElement, ctx: Context2D): void {
   if (typeof OffscreenCanvasRenderingContext2D === 'undefined' || !(ctx instanceof OffscreenCanvasRenderingContext2D)) return;
   const bitmap = ctx.canvas.transferToImageBitmap();

@@ -3,7 +3,7 @@
 // highlights on top. Drawing the same scene again does nothing, so the map may be redrawn on
 // every animation frame while playing.
 
-import { offscreenFor, present, type Context2D } from './drawUtil';
+import { drawingContext, present, type Context2D } from './drawUtil';
 import { frozenStroke, highlight, okabeIto } from './palette';
 import type { FrameMapScene, LegendItem, RunPattern } from './frameMap';
 import { runRects } from './frameMap';
@@ -53,7 +53,7 @@ export function drawFrameMap(canvas: HTMLCanvasElement, scene: FrameMapScene, op
   const ratio = options.pixelRatio ?? 1;
   const w = Math.max(1, scene.width);
   const h = Math.max(1, scene.height);
-  const ctx = offscreenFor(canvas, w, h, ratio);
+  const ctx = drawingContext(canvas, w, h, ratio);
   if (!ctx) return;
 
   for (const run of scene.runs) {

@@ -6,7 +6,7 @@
 
 import { select, type BaseType, type Selection } from 'd3-selection';
 import 'd3-transition';
-import { changed, defineArrowhead, duration, ensure, move, offscreenFor, present, type Context2D, type Motion } from './drawUtil';
+import { changed, defineArrowhead, duration, ensure, move, drawingContext, present, type Context2D, type Motion } from './drawUtil';
 import { frozenStroke, highlight, okabeIto } from './palette';
 import type { FreeArrow, FreelistHead, SlabPageScene, SlotCell } from './slabPage';
 
@@ -92,7 +92,7 @@ export function drawSlabStrip(canvas: HTMLCanvasElement, strip: SlabPageScene['s
   const h = Math.max(1, strip.height);
   canvas.style.width = `${w}px`;
   canvas.style.aspectRatio = `${w} / ${h}`;
-  const ctx = offscreenFor(canvas, w, h, ratio);
+  const ctx = drawingContext(canvas, w, h, ratio);
   if (!ctx) return;
   for (const bar of strip.bars) {
     ctx.fillStyle = '#ffffff';
@@ -177,7 +177,8 @@ export function drawSlots(canvas: HTMLCanvasElement, scene: SlabPageScene, optio
   const { width, height } = pageSize(scene);
   canvas.style.width = `${width}px`;
   canvas.style.aspectRatio = `${width} / ${height}`;
-  const ctx = offscreenFor(canvas, width, height, ratio);
+  // Live: the shown slab's slots change at nearly every step while playing.
+  const ctx = drawingContext(canvas, width, height, ratio, true);
   if (!ctx) return;
   ctx.lineJoin = 'round';
   // One path per fill, then the outlines: few state changes however many slots.
