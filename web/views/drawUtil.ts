@@ -70,7 +70,10 @@ export function leave<E extends BaseType, D, P extends BaseType, PD>(
   // Forgotten by `changed`: an element that comes back while still fading out is drawn anew,
   // which also interrupts its fade and its removal.
   sel.each(function (this: E) {
-    if (this instanceof Element) drawnWith.delete(this);
+    if (this instanceof Element) {
+      drawnWith.delete(this);
+      lookedWith.delete(this);
+    }
   });
   if (ms > 0) (from ? sel.transition(from) : sel.transition(name).duration(ms)).attr('opacity', 0).remove();
   else sel.interrupt(name).remove();
@@ -91,6 +94,28 @@ export function changed<E extends Element, D, P extends BaseType, PD>(sel: Selec
     drawnWith.set(this, { datum, context });
     return !last || last.context.length !== context.length || last.context.some((c, i) => c !== context[i]) || !dequal(last.datum, datum);
   });
+}
+
+const lookedWith = new WeakMap<Element, { datum: unknown; context: readonly unknown[] }>();
+
+/**
+ * Of `sel` (elements `changed` gave), those whose datum differs from the last call in more
+ * than its place (`x`, `y`), or whose `context` differs: the ones whose look must be written
+ * again; every element the first time. While playing, most changed marks have only moved (a
+ * freelist shifts by one object at each step): they need a new transform, not new colours.
+ */
+export function restyled<E extends Element, D extends object, P extends BaseType, PD>(sel: Selection<E, D, P, PD>, context: readonly unknown[]): Selection<E, D, P, PD> {
+  return sel.filter(function (this: E, datum: D) {
+    const last = lookedWith.get(this);
+    lookedWith.set(this, { datum, context });
+    return !last || last.context.length !== context.length || last.context.some((c, i) => c !== context[i]) || !samePlaceAside(last.datum as D, datum);
+  });
+}
+
+function samePlaceAside<D extends object>(a: D, b: D): boolean {
+  const ka = Object.keys(a) as (keyof D)[];
+  if (ka.length !== Object.keys(b).length) return false;
+  return ka.every((k) => k === 'x' || k === 'y' || dequal(a[k], b[k]));
 }
 
 /** A 2D context of a canvas of the page or of an OffscreenCanvas. */

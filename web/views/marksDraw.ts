@@ -13,7 +13,7 @@ import 'd3-transition';
 import type { Transition } from 'd3-transition';
 import type { BoxMark, LineMark, LockMark, Marks, Target, TextMark, Translate } from './marks';
 import { labelText } from './marks';
-import { changed, duration, leave, move, type Motion, type Mover } from './drawUtil';
+import { changed, duration, leave, move, restyled, type Motion, type Mover } from './drawUtil';
 import { definePatterns, highlight, okabeIto } from './palette';
 
 export interface DrawOptions {
@@ -90,10 +90,12 @@ function drawBoxes(root: G<string>, boxes: BoxMark[], moving: Moving, exiting: (
       (update) => update,
       (exit) => exit.call(exiting),
     );
-  const g = changed(joined, []).attr('class', (b) => `box box-${b.kind}${b.highlight ? ' touched' : ''}${b.target ? ' target' : ''}`);
-  moving(g)
+  const moved = changed(joined, []);
+  moving(moved)
     .attr('transform', (b) => `translate(${b.x},${b.y})`)
     .attr('opacity', 1);
+  // Only the boxes whose look changed, not those that only moved, are restyled.
+  const g = restyled(moved, []).attr('class', (b) => `box box-${b.kind}${b.highlight ? ' touched' : ''}${b.target ? ' target' : ''}`);
   const bg = g
     .select<SVGRectElement>('rect.bg')
     .attr('fill', (b) => b.fill)
@@ -180,7 +182,9 @@ function drawTexts(root: G<string>, texts: TextMark[], moving: Moving, t: Transl
       (update) => update,
       (exit) => exit.remove(),
     );
-  const s = changed(joined, [t])
+  const moved = changed(joined, [t]);
+  // Only the texts whose words or style changed, not those that only moved, are rewritten.
+  restyled(moved, [t])
     .attr('class', (d) => `text-${d.role}${d.emphasis ? ' emphasis' : ''}`)
     .attr('text-anchor', (d) => d.anchor)
     .attr('pointer-events', 'none')
@@ -188,7 +192,7 @@ function drawTexts(root: G<string>, texts: TextMark[], moving: Moving, t: Transl
     .attr('font-weight', (d) => (d.role === 'title' || d.emphasis ? 700 : null))
     .attr('fill', (d) => (d.emphasis ? highlight.stroke : '#1b1f24'))
     .text((d) => labelText(d.label, t));
-  moving(s)
+  moving(moved)
     .attr('x', (d) => d.x)
     .attr('y', (d) => d.y);
 }
