@@ -28,7 +28,7 @@
 import type { DetachedView } from '../core/generated/DetachedView';
 import type { Snapshot } from '../core/generated/Snapshot';
 import type { BoxMark, Capped, Marks } from './marks';
-import { capList, emptyMarks, label, literal, shortAddr } from './marks';
+import { boxMark, capList, emptyMarks, label, literal, shortAddr } from './marks';
 import { bulkCellStyle, levelFill, type BulkCellKind } from './palette';
 
 /** `build_detached_freelist()`'s lookahead budget (mm/slub.c, v6.6: `int lookahead = 3`). */
@@ -147,7 +147,7 @@ export function layoutBulkFree(snapshot: Snapshot, options: BulkFreeOptions = {}
 
 function cellBox(c: BulkCell, x: number, y: number): BoxMark {
   const style = bulkCellStyle[c.state];
-  return {
+  return boxMark({
     id: c.id,
     x,
     y,
@@ -155,15 +155,10 @@ function cellBox(c: BulkCell, x: number, y: number): BoxMark {
     h: CELL_H,
     kind: `cell cell-${c.state}`,
     fill: style.fill,
-    stroke: '#33425a',
     strokeWidth: c.state === 'tail' ? 2 : 1,
-    dash: '',
-    level: null,
-    levelFill,
     glyph: style.mark,
-    highlight: false,
     target: { kind: 'object', addr: c.addr },
-  };
+  });
 }
 
 function place(scene: BulkFreeScene): void {
@@ -260,7 +255,7 @@ function place(scene: BulkFreeScene): void {
     });
     for (let i = 0; i < LOOKAHEAD; i++) {
       const left = i < d.lookaheadLeft;
-      m.boxes.push({
+      m.boxes.push(boxMark({
         id: `${d.id}-lookahead-${i}`,
         x: x0 + 190 + i * 18,
         y: y + 2,
@@ -268,15 +263,8 @@ function place(scene: BulkFreeScene): void {
         h: 14,
         kind: left ? 'token token-left' : 'token token-spent',
         fill: left ? levelFill : '#ffffff',
-        stroke: '#33425a',
-        strokeWidth: 1,
-        dash: '',
-        level: null,
-        levelFill,
         glyph: left ? '' : '×',
-        highlight: false,
-        target: null,
-      });
+      }));
     }
     y += 26;
 
@@ -292,7 +280,7 @@ function place(scene: BulkFreeScene): void {
     y += 20;
     d.objects.shown.forEach((o, i) => {
       const ox = x0 + i * (OBJ_W + OBJ_GAP);
-      m.boxes.push({
+      m.boxes.push(boxMark({
         id: o.id,
         x: ox,
         y,
@@ -300,15 +288,8 @@ function place(scene: BulkFreeScene): void {
         h: OBJ_H,
         kind: 'object',
         fill: bulkCellStyle.parked.fill,
-        stroke: '#33425a',
-        strokeWidth: 1,
-        dash: '',
-        level: null,
-        levelFill,
-        glyph: '',
-        highlight: false,
         target: { kind: 'object', addr: o.addr },
-      });
+      }));
       m.texts.push({ id: `${o.id}-addr`, x: ox + 5, y: y + 14, label: literal(shortAddr(o.addr, 8)), anchor: 'start', role: 'mono' });
       if (i < d.objects.shown.length - 1 || d.objects.more) {
         m.lines.push({ id: `${o.id}-next`, x1: ox + OBJ_W, y1: y + OBJ_H / 2, x2: ox + OBJ_W + OBJ_GAP, y2: y + OBJ_H / 2, kind: 'arrow' });
@@ -326,23 +307,16 @@ function place(scene: BulkFreeScene): void {
     }
     m.lines.push({ id: `${d.id}-splice`, x1: x0 + 20, y1: y + OBJ_H, x2: x0 + 20, y2: y + OBJ_H + 22, kind: 'arrow' });
     y += OBJ_H + 24;
-    m.boxes.push({
+    m.boxes.push(boxMark({
       id: `${d.id}-slab-${d.slab}`,
       x: x0,
       y,
       w: 120,
       h: 26,
       kind: 'slab',
-      fill: '#ffffff',
-      stroke: '#33425a',
-      strokeWidth: 1,
-      dash: '',
-      level: null,
-      levelFill,
-      glyph: '',
       highlight: true,
       target: { kind: 'slab', pfn: d.slab },
-    });
+    }));
     m.texts.push({ id: `${d.id}-slab-text`, x: x0 + 6, y: y + 17, label: literal(`slab ${d.slab}`), anchor: 'start', role: 'mono' });
     m.texts.push({
       id: `${d.id}-result`,

@@ -19,8 +19,8 @@
 import type { Snapshot } from '../core/generated/Snapshot';
 import type { CpuView } from '../core/generated/CpuView';
 import type { BoxMark, Capped, Marks } from './marks';
-import { batchcountText, capList, emptyMarks, label, literal, shortAddr } from './marks';
-import { frozenStroke, levelFill, slotStyle } from './palette';
+import { batchcountText, boxMark, capList, emptyMarks, label, literal, shortAddr } from './marks';
+import { frozenStroke, markStroke, slotStyle } from './palette';
 
 export interface CpuPanelOptions {
   /** Objects of `c->freelist` drawn before "+N more". */
@@ -186,27 +186,24 @@ export function layoutCpuPanel(snapshot: Snapshot, options: CpuPanelOptions = {}
 }
 
 function slabBox(item: SlabItem, x: number, y: number): BoxMark {
-  return {
+  return boxMark({
     id: item.id,
     x,
     y,
     w: BOX_W,
     h: SLAB_H,
     kind: 'slab',
-    fill: '#ffffff',
-    stroke: item.frozen ? frozenStroke.stroke : '#33425a',
+    stroke: item.frozen ? frozenStroke.stroke : markStroke,
     strokeWidth: item.frozen ? frozenStroke.width : 1,
     dash: item.frozen ? frozenStroke.dash : '',
     level: item.objects ? item.inuse / item.objects : 0,
-    levelFill,
-    glyph: '',
     highlight: item.highlight,
     target: { kind: 'slab', pfn: item.pfn },
-  };
+  });
 }
 
 function objectBox(item: ObjectItem, x: number, y: number, kind: string, fill: string, glyph: string): BoxMark {
-  return {
+  return boxMark({
     id: item.id,
     x,
     y,
@@ -214,15 +211,10 @@ function objectBox(item: ObjectItem, x: number, y: number, kind: string, fill: s
     h: OBJ_H,
     kind,
     fill,
-    stroke: '#33425a',
-    strokeWidth: 1,
-    dash: '',
-    level: null,
-    levelFill,
     glyph,
     highlight: item.highlight,
     target: { kind: 'object', addr: item.addr },
-  };
+  });
 }
 
 /** Positions every column; sections line up across columns so CPUs compare at a glance. */
@@ -238,7 +230,7 @@ function placeColumns(scene: CpuPanelScene): void {
   cols.forEach((col, i) => {
     const x0 = i * (COLUMN_WIDTH + GAP);
     const x = x0 + PAD;
-    m.boxes.push({
+    m.boxes.push(boxMark({
       id: `${col.id}-frame`,
       x: x0,
       y: 0,
@@ -247,14 +239,7 @@ function placeColumns(scene: CpuPanelScene): void {
       kind: 'frame',
       fill: 'none',
       stroke: '#d0d4d9',
-      strokeWidth: 1,
-      dash: '',
-      level: null,
-      levelFill,
-      glyph: '',
-      highlight: false,
-      target: null,
-    });
+    }));
     m.texts.push({
       id: `${col.id}-title`,
       x,
@@ -342,23 +327,15 @@ function placeColumns(scene: CpuPanelScene): void {
         role: 'value',
       });
       y += LINE + 2;
-      m.boxes.push({
+      m.boxes.push(boxMark({
         id: `${col.id}-level`,
         x,
         y,
         w: BOX_W,
         h: 8,
         kind: 'bar',
-        fill: '#ffffff',
-        stroke: '#33425a',
-        strokeWidth: 1,
-        dash: '',
         level: col.limit ? Math.min(1, col.avail / col.limit) : 0,
-        levelFill,
-        glyph: '',
-        highlight: false,
-        target: null,
-      });
+      }));
       y += 14;
       m.texts.push({ id: `${col.id}-batch`, x, y: y + 12, label: label('cpuView.batchcount', { batchcount: col.batchcount }), anchor: 'start', role: 'value' });
       y += LINE;

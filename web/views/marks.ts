@@ -11,6 +11,8 @@
 // - Every list a view draws is capped (`capList`) so drawing stays bounded per frame; the scene
 //   says how many items it left out, and both the SVG and the text alternative say "+N more".
 
+import { markStroke } from './palette';
+
 /** A label: an i18n key with its arguments, or literal text (addresses, kernel names). */
 export type Label = { key: string; args?: Record<string, string | number> } | { text: string };
 
@@ -46,9 +48,9 @@ export interface BoxMark {
   strokeWidth: number;
   /** `stroke-dasharray`, or '' for a solid outline (frozen slabs are dashed). */
   dash: string;
-  /** 0..1: the part filled from the left (slab fullness, array level); null for none. */
+  /** 0..1: the part filled from the left (slab fullness, array level, in palette.ts's
+   * `levelFill`); null for none. */
   level: number | null;
-  levelFill: string;
   /** A glyph drawn at the box's right end so state is never told by colour alone. */
   glyph: string;
   /** The step touched it: drawn with the palette's highlight outline. */
@@ -93,6 +95,24 @@ export interface Marks {
   texts: TextMark[];
   lines: LineMark[];
   locks: LockMark[];
+}
+
+/**
+ * A box as most are drawn: white, a thin solid outline, no level, glyph, halo or target.
+ * `fields` gives its place and kind and whatever differs.
+ */
+export function boxMark(fields: Pick<BoxMark, 'id' | 'x' | 'y' | 'w' | 'h' | 'kind'> & Partial<BoxMark>): BoxMark {
+  return {
+    fill: '#ffffff',
+    stroke: markStroke,
+    strokeWidth: 1,
+    dash: '',
+    level: null,
+    glyph: '',
+    highlight: false,
+    target: null,
+    ...fields,
+  };
 }
 
 export function emptyMarks(): Marks {

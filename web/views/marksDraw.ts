@@ -14,7 +14,7 @@ import type { Transition } from 'd3-transition';
 import type { BoxMark, LineMark, LockMark, Marks, Target, TextMark, Translate } from './marks';
 import { labelText } from './marks';
 import { changed, duration, leave, move, restyled, type Motion, type Mover } from './drawUtil';
-import { definePatterns, highlight, okabeIto } from './palette';
+import { definePatterns, highlight, levelFill, markStroke, okabeIto } from './palette';
 
 export interface DrawOptions {
   t: Translate;
@@ -110,7 +110,7 @@ function drawBoxes(root: G<string>, boxes: BoxMark[], moving: Moving, exiting: (
   const level = part(g, 'rect', 'level', (b) => b.level !== null, 'text.glyph', (e) =>
     e.attr('fill-opacity', 0.55).attr('pointer-events', 'none').attr('x', 1).attr('width', 0),
   )
-    .attr('fill', (b) => b.levelFill)
+    .attr('fill', levelFill)
     .attr('y', (b) => b.h - Math.max(3, Math.round(b.h / 4)) - 1)
     .attr('height', (b) => Math.max(3, Math.round(b.h / 4)));
   moving(level).attr('width', (b) => Math.max(0, (b.w - 2) * (b.level ?? 0)));
@@ -158,7 +158,7 @@ function drawLines(root: G<string>, lines: LineMark[], moving: Moving): void {
     );
   const l = changed(joined, [])
     .attr('class', (d) => `line-${d.kind}`)
-    .attr('stroke', (d) => (d.kind === 'marker' ? okabeIto.black : '#33425a'))
+    .attr('stroke', (d) => (d.kind === 'marker' ? okabeIto.black : markStroke))
     .attr('stroke-width', (d) => (d.kind === 'marker' ? 3 : 1.2))
     .attr('stroke-dasharray', (d) => (d.kind === 'bracket' ? '3 2' : null))
     .attr('marker-end', (d) => (d.kind === 'arrow' ? 'url(#arrow-head)' : null));
@@ -210,8 +210,8 @@ function drawLocks(root: G<string>, locks: LockMark[]): void {
     })
     .attr('transform', (d) => `translate(${d.x},${d.y})`)
     .classed('lit', (d) => d.lit);
-  g.select('path.shackle').attr('stroke', (d) => (d.lit ? highlight.stroke : '#33425a'));
+  g.select('path.shackle').attr('stroke', (d) => (d.lit ? highlight.stroke : markStroke));
   g.select('rect.body')
-    .attr('stroke', (d) => (d.lit ? highlight.stroke : '#33425a'))
+    .attr('stroke', (d) => (d.lit ? highlight.stroke : markStroke))
     .attr('fill', (d) => (d.lit ? highlight.stroke : '#ffffff'));
 }

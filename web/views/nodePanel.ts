@@ -21,8 +21,8 @@ import type { Snapshot } from '../core/generated/Snapshot';
 import type { ArrayView } from '../core/generated/ArrayView';
 import type { SlabBrief } from '../core/generated/SlabBrief';
 import type { BoxMark, Capped, Marks } from './marks';
-import { batchcountText, capList, emptyMarks, label, literal } from './marks';
-import { frozenStroke, levelFill } from './palette';
+import { batchcountText, boxMark, capList, emptyMarks, label, literal } from './marks';
+import { frozenStroke } from './palette';
 
 export interface NodePanelOptions {
   /** Slabs drawn per list before "+N more". */
@@ -172,23 +172,7 @@ export function layoutNodePanel(snapshot: Snapshot, options: NodePanelOptions = 
 }
 
 function box(id: string, x: number, y: number, w: number, h: number, kind: string, level: number | null): BoxMark {
-  return {
-    id,
-    x,
-    y,
-    w,
-    h,
-    kind,
-    fill: '#ffffff',
-    stroke: '#33425a',
-    strokeWidth: 1,
-    dash: '',
-    level,
-    levelFill,
-    glyph: '',
-    highlight: false,
-    target: null,
-  };
+  return boxMark({ id, x, y, w, h, kind, level });
 }
 
 /** Where the gauge's scale ends: room past the limit so both the level and the marker show. */

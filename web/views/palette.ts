@@ -75,6 +75,9 @@ export const highlight = { stroke: okabeIto.vermillion, width: 3 } as const;
  * printed beside it. */
 export const levelFill = okabeIto.skyBlue;
 
+/** The outline of most boxes and the colour of lines and locks in the structure views. */
+export const markStroke = '#33425a';
+
 /** Entries of the array `kmem_cache_free_bulk()` works through (bulk-free view): a fill and a
  * mark each, so the states differ without colour. */
 export const bulkCellStyle = {
@@ -122,5 +125,5 @@ export function definePatterns(svg: Selection<SVGSVGElement, unknown, null, unde
     .attr('height', 6);
   cross.append('rect').attr('width', 6).attr('height', 6).attr('fill', '#ffffff');
   cross.append('path').attr('d', 'M0,0 L6,6 M6,0 L0,6').attr('stroke', okabeIto.orange).attr('stroke-width', 1);
-  defineArrowhead(svg, 'arrow-head', '#33425a');
+  defineArrowhead(svg, 'arrow-head', markStroke);
 }
