@@ -97,16 +97,10 @@ export interface FreelistHead {
   y: number;
 }
 
-export interface SlabBar {
+/** A bar of the strip: the slab's counters and where the bar is drawn. */
+export interface SlabBar extends SlabBrief {
   /** `slab-` + first pfn. */
   id: string;
-  pfn: number;
-  node: number;
-  order: number;
-  inuse: number;
-  objects: number;
-  frozen: boolean;
-  place: SlabPlace;
   x: number;
   y: number;
   width: number;
@@ -117,14 +111,8 @@ export interface SlabBar {
   highlighted: boolean;
 }
 
-export interface SlabHeader {
-  pfn: number;
-  node: number;
-  order: number;
-  inuse: number;
-  objects: number;
-  frozen: boolean;
-  place: SlabPlace;
+/** The shown slab's counters and list heads, printed above its slots. */
+export interface SlabHeader extends SlabBrief {
   addr: string;
   /** SLUB `slab->freelist`; SLAB where the index array is. */
   freelist: string | null;
@@ -276,13 +264,7 @@ function layoutStrip(cache: CacheView, selectedPfn: number | null, changed: Set<
   const shown: SlabBrief[] = cache.slabs.slice(0, MAX_BARS);
   const bars = shown.map((b, i) => ({
     id: `slab-${b.pfn}`,
-    pfn: b.pfn,
-    node: b.node,
-    order: b.order,
-    inuse: b.inuse,
-    objects: b.objects,
-    frozen: b.frozen,
-    place: b.place,
+    ...b,
     x: (i % perRow) * (BAR_W + BAR_GAP) + 2,
     y: Math.floor(i / perRow) * BAR_ROW + 2,
     width: BAR_W,
@@ -343,13 +325,7 @@ export function layoutSlabPage(snapshot: Snapshot, options: SlabPageOptions = {}
   return {
     ...base,
     header: {
-      pfn: slab.brief.pfn,
-      node: slab.brief.node,
-      order: slab.brief.order,
-      inuse: slab.brief.inuse,
-      objects: slab.brief.objects,
-      frozen: slab.brief.frozen,
-      place: slab.brief.place,
+      ...slab.brief,
       addr: slab.addr,
       freelist: slab.freelist,
       colourOff: snapshot.allocator === 'slab' ? slab.colour_off : null,
