@@ -19,8 +19,9 @@ export function ensure<E extends Element>(
 /**
  * How the drawings move at this moment. `ms` is the transitions' duration: 0 when the person
  * asked for reduced motion, and while playing short enough to end before the next step (0 at
- * speeds where a step lasts about a frame). While `playing`, per-element tooltips are not
- * rewritten (nobody can hover a moving target); they are when playback stops.
+ * speeds where a step lasts about a frame). While `playing`, the slot grid's tooltip is not
+ * rewritten as the pointer moves (nobody can hover a moving target); the views' tables wait
+ * for playback to stop.
  */
 export interface Motion {
   ms: number;
@@ -82,8 +83,8 @@ export function leave<E extends BaseType, D, P extends BaseType, PD>(
 const drawnWith = new WeakMap<Element, { datum: unknown; context: readonly unknown[] }>();
 
 /**
- * The elements of `sel` whose datum, or the `context` they were drawn in (the translate
- * function, whether tooltips are written), differs from the last call for the same element;
+ * The elements of `sel` whose datum, or the `context` they were drawn in (such as the
+ * translate function), differs from the last call for the same element;
  * every element the first time. Remembers what it was given. A step changes a few objects of
  * a slab or a few boxes of a panel: setting the attributes of only those keeps the browser
  * from restyling every element each frame while playing.
