@@ -121,7 +121,7 @@ export function drawSlabStrip(canvas: HTMLCanvasElement, strip: SlabPageScene['s
 
 const drawnStrips = new WeakMap<HTMLCanvasElement, { strip: SlabPageScene['strip']; ratio: number }>();
 
-const drawnSlots = new WeakMap<HTMLCanvasElement, { slots: readonly SlotCell[]; ratio: number }>();
+const drawnSlots = new WeakMap<HTMLCanvasElement, { slots: readonly SlotCell[]; ratio: number; width: number; height: number }>();
 const tiles = new Map<string, CanvasPattern | null>();
 
 /** The canvas twin of palette.ts's SVG patterns for slots (same colours and period). */
@@ -168,22 +168,74 @@ function slotTile(id: string, ctx: Context2D): CanvasPattern | null {
  * every step while playing: one element each would cost frames): each a square filled as
  * palette.ts's slotStyle says, with its index and its state's mark so state is never told by
  * colour alone, outlined in the highlight colour when the step touched it. Drawing the same
- * slots again does nothing.
+ * slots again does nothing; when only a few slots look different from the last drawing (a step
+ * allocates or frees one or two objects), only those are drawn again (`slotsToRedraw`).
  */
 export function drawSlots(canvas: HTMLCanvasElement, scene: SlabPageScene, options: { pixelRatio?: number } = {}): void {
   const ratio = options.pixelRatio ?? 1;
   const last = drawnSlots.get(canvas);
   if (last && last.slots === scene.slots && last.ratio === ratio) return;
   const { width, height } = pageSize(scene);
-  canvas.style.width = `${width}px`;
-  canvas.style.aspectRatio = `${width} / ${height}`;
-  // Live: the shown slab's slots change at nearly every step while playing.
-  const ctx = drawingContext(canvas, width, height, ratio, true);
-  if (!ctx) return;
+  const few = last && last.ratio === ratio && last.width === width && last.height === height ? slotsToRedraw(last.slots, scene.slots) : null;
+  if (few) {
+    // Live canvases keep their picture: clear and draw again the room of each changed slot
+    // only, clipped to it (SLOT_ROOM reaches halfway into the gap, past the widest outline).
+    const ctx = canvas.getContext('2d');
+    if (!ctx) return;
+    ctx.save();
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.beginPath();
+    for (const c of few) {
+      ctx.rect(c.x - SLOT_ROOM, c.y - SLOT_ROOM, c.size + 2 * SLOT_ROOM, c.size + 2 * SLOT_ROOM);
+      ctx.clearRect(c.x - SLOT_ROOM, c.y - SLOT_ROOM, c.size + 2 * SLOT_ROOM, c.size + 2 * SLOT_ROOM);
+    }
+    ctx.clip();
+    paintSlots(ctx, few);
+    ctx.restore();
+  } else {
+    canvas.style.width = `${width}px`;
+    canvas.style.aspectRatio = `${width} / ${height}`;
+    // Live: the shown slab's slots change at nearly every step while playing.
+    const ctx = drawingContext(canvas, width, height, ratio, true);
+    if (!ctx) return;
+    paintSlots(ctx, scene.slots);
+    present(canvas, ctx);
+  }
+  drawnSlots.set(canvas, { slots: scene.slots, ratio, width, height });
+}
+
+/** How far a slot's drawing may reach beyond its square: half the gap between slots. */
+const SLOT_ROOM = 3;
+
+/** What a slot's picture depends on (its tooltip reads more). */
+const SLOT_LOOK = ['x', 'y', 'size', 'fill', 'kind', 'index', 'mark', 'freeRank', 'highlighted'] as const satisfies readonly (keyof SlotCell)[];
+
+/**
+ * The slots of `next` to draw again over a drawing of `prev`: those whose look differs from the
+ * slot drawn in the same place. Null when the whole drawing must be redone: another number of
+ * slots, or more than a quarter of them changed (one pass over all is then cheaper).
+ */
+export function slotsToRedraw(prev: readonly SlotCell[], next: readonly SlotCell[]): SlotCell[] | null {
+  if (prev.length !== next.length) return null;
+  const out: SlotCell[] = [];
+  for (let i = 0; i < next.length; i++) {
+    const a = prev[i];
+    const b = next[i];
+    if (a.x !== b.x || a.y !== b.y || a.size !== b.size) return null;
+    if (SLOT_LOOK.some((k) => a[k] !== b[k])) {
+      out.push(b);
+      if (out.length * 4 > next.length) return null;
+    }
+  }
+  return out;
+}
+
+/** Paints `slots` (fills, outlines, texts) on a context already cleared where they go. */
+function paintSlots(ctx: Context2D, slots: readonly SlotCell[]): void {
   ctx.lineJoin = 'round';
   // One path per fill, then the outlines: few state changes however many slots.
   const byFill = new Map<string, SlotCell[]>();
-  for (const c of scene.slots) {
+  for (const c of slots) {
     const list = byFill.get(c.fill);
     if (list) list.push(c);
     else byFill.set(c.fill, [c]);
@@ -201,13 +253,13 @@ export function drawSlots(canvas: HTMLCanvasElement, scene: SlabPageScene, optio
   for (const lit of [false, true]) {
     ctx.strokeStyle = lit ? highlight.stroke : '#4a5360';
     ctx.lineWidth = lit ? highlight.width : 1;
-    cells(scene.slots.filter((c) => c.highlighted === lit));
+    cells(slots.filter((c) => c.highlighted === lit));
     ctx.stroke();
   }
-  // The texts, one font at a time (setting a font is the slow part of canvas text): the index
-  // at the top left, the state's mark (with the order out, for free objects) at the bottom
-  // right. Text on a patterned fill gets a white halo so it stays readable; on the blue of an
-  // allocated slot it is white.
+  // The texts, copied from pictures made once (labelImage): the index at the top left, the
+  // state's mark (with the order out, for free objects) at the bottom right. Text on a
+  // patterned fill gets a white halo so it stays readable; on the blue of an allocated slot it
+  // is white.
   const texts: { size: number; align: CanvasTextAlign; at: (c: SlotCell) => [number, number]; text: (c: SlotCell) => string }[] = [
     { size: 9, align: 'left', at: (c) => [c.x + 2, c.y + 9], text: (c) => String(c.index) },
     {
@@ -217,17 +269,75 @@ export function drawSlots(canvas: HTMLCanvasElement, scene: SlabPageScene, optio
       text: (c) => (c.freeRank === null ? c.mark : `${c.mark}${c.freeRank + 1}`),
     },
   ];
+  const ratio = ctx.getTransform().a;
   for (const { size, align, at, text } of texts) {
-    ctx.font = `${size}px system-ui, sans-serif`;
-    ctx.textAlign = align;
-    ctx.strokeStyle = '#ffffff';
-    ctx.lineWidth = 2.5;
-    for (const c of scene.slots) if (c.fill.startsWith('url(')) ctx.strokeText(text(c), ...at(c));
-    for (const onDark of [false, true]) {
-      ctx.fillStyle = onDark ? '#ffffff' : '#1b1f24';
-      for (const c of scene.slots) if ((c.kind === 'allocated') === onDark) ctx.fillText(text(c), ...at(c));
+    for (const c of slots) {
+      const style: LabelStyle = c.kind === 'allocated' ? 'onDark' : c.fill.startsWith('url(') ? 'halo' : 'plain';
+      const label = labelImage(text(c), size, style, ratio);
+      if (!label) continue;
+      const [x, y] = at(c);
+      ctx.drawImage(label.image, align === 'left' ? x - LABEL_PAD : x - label.width + LABEL_PAD, y - label.ascent, label.width, label.height);
     }
   }
-  present(canvas, ctx);
-  drawnSlots.set(canvas, { slots: scene.slots, ratio });
+}
+
+/** How a slot's text is painted: dark, dark on a white halo (over a pattern), white (on blue). */
+type LabelStyle = 'plain' | 'halo' | 'onDark';
+
+/** Room around a label's glyphs in its image, for the halo. */
+const LABEL_PAD = 2;
+
+interface Label {
+  image: CanvasImageSource;
+  /** CSS pixels. */
+  width: number;
+  height: number;
+  /** From the image's top to the text's baseline. */
+  ascent: number;
+}
+
+const labels = new Map<string, Label | null>();
+/** Labels kept at most (a few thousand tiny canvases; forgotten all at once beyond). */
+const MAX_LABELS = 4096;
+
+/**
+ * A slot's text painted once into a small canvas and then copied wherever it is needed: a
+ * step redraws hundreds of these short texts (indices, marks, the order out), and copying a
+ * picture costs a fraction of shaping and painting the glyphs again each time.
+ */
+function labelImage(text: string, size: number, style: LabelStyle, ratio: number): Label | null {
+  const key = `${size}|${style}|${ratio}|${text}`;
+  const known = labels.get(key);
+  if (known !== undefined) return known;
+  if (labels.size >= MAX_LABELS) labels.clear();
+  const font = `${size}px system-ui, sans-serif`;
+  const canvas = document.createElement('canvas');
+  let g = canvas.getContext('2d');
+  if (!g) {
+    labels.set(key, null);
+    return null;
+  }
+  g.font = font;
+  const m = g.measureText(text);
+  const ascent = Math.ceil(m.actualBoundingBoxAscent) + LABEL_PAD;
+  const width = Math.ceil(m.width) + 2 * LABEL_PAD;
+  const height = ascent + Math.ceil(m.actualBoundingBoxDescent) + LABEL_PAD;
+  canvas.width = Math.max(1, Math.ceil(width * ratio));
+  canvas.height = Math.max(1, Math.ceil(height * ratio));
+  g = canvas.getContext('2d');
+  if (!g) return null;
+  g.scale(ratio, ratio);
+  g.font = font;
+  g.textAlign = 'left';
+  if (style === 'halo') {
+    g.strokeStyle = '#ffffff';
+    g.lineWidth = 2.5;
+    g.lineJoin = 'round';
+    g.strokeText(text, LABEL_PAD, ascent);
+  }
+  g.fillStyle = style === 'onDark' ? '#ffffff' : '#1b1f24';
+  g.fillText(text, LABEL_PAD, ascent);
+  const label = { image: canvas, width, height, ascent };
+  labels.set(key, label);
+  return label;
 }
