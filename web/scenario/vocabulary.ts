@@ -1,0 +1,107 @@
+// The words of scenario format 1 (docs/scenario-format.md; the parser is
+// wasm-core/sim/src/scenario/parse.rs), for the editor's highlighting and completion. The
+// parser decides what is valid; these lists only help a person type it.
+
+export const MAGIC = 'slabscope-scenario';
+
+/** Directives, with what follows them, as the editor offers them. */
+export const DIRECTIVES: readonly { word: string; template: string }[] = [
+  { word: 'profile', template: 'profile linux-6.6' },
+  { word: 'allocator', template: 'allocator slub' },
+  { word: 'machine', template: 'machine cpus=2 nodes=1 memory=1M' },
+  { word: 'pcp', template: 'pcp batch=7 high=28' },
+  { word: 'switch', template: 'switch freelist_hardened on' },
+  { word: 'slub_debug', template: 'slub_debug FZPU' },
+  { word: 'boot', template: 'boot slub_min_objects=8' },
+  { word: 'seed', template: 'seed 1' },
+  { word: 'cache', template: 'cache NAME size=64' },
+];
+
+/** The calls an operation line can make, with their arguments' shape. */
+export const CALLS: readonly { name: string; args: string }[] = [
+  { name: 'kmalloc', args: 'SIZE' },
+  { name: 'kmalloc_node', args: 'SIZE, NODE' },
+  { name: 'kfree', args: 'OBJ' },
+  { name: 'kmem_cache_alloc', args: 'CACHE' },
+  { name: 'kmem_cache_alloc_node', args: 'CACHE, NODE' },
+  { name: 'kmem_cache_free', args: 'CACHE, OBJ' },
+  { name: 'kmem_cache_alloc_bulk', args: 'CACHE, N' },
+  { name: 'kmem_cache_free_bulk', args: 'CACHE, LIST' },
+  { name: 'kfree_bulk', args: 'LIST' },
+  { name: 'alloc_pages', args: 'ORDER' },
+  { name: 'alloc_pages_node', args: 'NODE, ORDER' },
+  { name: 'free_pages', args: 'PAGES' },
+  { name: 'drain_pages', args: '' },
+  { name: 'flush_cpu_slab', args: 'CACHE' },
+  { name: 'flush_all', args: 'CACHE' },
+  { name: 'kmem_cache_shrink', args: 'CACHE' },
+  { name: 'kmem_cache_destroy', args: 'CACHE' },
+  { name: 'cache_reap', args: '' },
+];
+
+/** Calls whose first argument names a cache. */
+export const CACHE_CALLS: ReadonlySet<string> = new Set(
+  CALLS.filter((c) => c.args.startsWith('CACHE')).map((c) => c.name),
+);
+
+export const KEYWORDS = ['repeat', 'for', 'in', 'on'] as const;
+
+export const SWITCHES = ['freelist_random', 'freelist_hardened', 'slab_nomerge', 'slab_legacy_refill'] as const;
+
+/** The kmalloc caches created at boot (SLAB starts at kmalloc-32). */
+export const KMALLOC_CACHES = [
+  'kmalloc-8',
+  'kmalloc-16',
+  'kmalloc-32',
+  'kmalloc-64',
+  'kmalloc-96',
+  'kmalloc-128',
+  'kmalloc-192',
+  'kmalloc-256',
+  'kmalloc-512',
+  'kmalloc-1k',
+  'kmalloc-2k',
+  'kmalloc-4k',
+  'kmalloc-8k',
+] as const;
+
+/** What a scenario's text declares so far, read leniently (the text may be half written). */
+export interface Declared {
+  cpus: number;
+  nodes: number;
+  caches: string[];
+  /** Names given to results: `a = …` and `t[] = …`, and `for x in …` variables. */
+  names: string[];
+}
+
+/** The machine's CPUs and nodes, the caches and the names a text declares, in order of first use. */
+export function declared(text: string): Declared {
+  let cpus = 1;
+  let nodes = 1;
+  const caches: string[] = [];
+  const names: string[] = [];
+  const add = (list: string[], word: string) => {
+    if (!list.includes(word)) list.push(word);
+  };
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/#.*/, '').trim();
+    const machine = /^machine\b(.*)$/.exec(line);
+    if (machine) {
+      const c = /\bcpus=(\d{1,2})\b/.exec(machine[1]);
+      const n = /\bnodes=(\d)\b/.exec(machine[1]);
+      if (c) cpus = Math.min(64, Math.max(1, Number(c[1])));
+      if (n) nodes = Math.min(4, Math.max(1, Number(n[1])));
+      continue;
+    }
+    const cache = /^cache\s+([A-Za-z_][\w.-]*)/.exec(line);
+    if (cache) {
+      add(caches, cache[1]);
+      continue;
+    }
+    const loop = /^(?:repeat\s+\S+\s+)?for\s+([A-Za-z_]\w*)\s+in\b/.exec(line);
+    if (loop) add(names, loop[1]);
+    const target = /^(?:repeat\s+\S+\s+)?(?:for\s+\w+\s+in\s+[^:]*:\s*)?([A-Za-z_]\w*)(?:\[\])?\s*=/.exec(line);
+    if (target) add(names, target[1]);
+  }
+  return { cpus, nodes, caches, names };
+}
