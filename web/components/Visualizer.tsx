@@ -1,12 +1,14 @@
 // The visualizer screen: a scenario's run, stepped with the timeline, every structure drawn
-// from the snapshot at the cursor. State that a link should reproduce (preset, step, cache,
+// from the snapshot at the cursor. State that a link should reproduce (the scenario, step, cache,
 // followed object or page, focused view, language) lives in the URL.
 
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { SimClient } from '../core/client';
 import { LANGUAGES, type Language } from '../i18n/i18n';
-import { PRESET_IDS, isPresetId, presetText, type PresetId } from '../scenario/presets';
+import { encodeScenario, fitsInLink, LINK_PARAM, type LinkError } from '../scenario/link';
+import { openingScenario, SAVED_SOURCE } from '../scenario/opening';
+import { browserStorage, loadSaved, replaceDraft, saveRun } from '../scenario/store';
 import { actions, transitionMs } from '../timeline/timeline';
 import { useShortcuts } from '../timeline/useShortcuts';
 import { useTimeline } from '../timeline/useTimeline';
@@ -14,17 +16,24 @@ import { formatUrlState, parseUrlState, type Follow, type View } from '../url/ur
 import { MOTION_MS, type Motion } from '../views/drawUtil';
 import { ExplainPanel } from './ExplainPanel';
 import { Held } from './Held';
-import { ProvenanceLane } from './ProvenanceLane';
-import { ShortcutHelp } from './ShortcutHelp';
+import type { Scenario } from './ScenarioPanel';
 import { TimelineControls } from './TimelineControls';
 import { useFiles, useLane, useOpenRun, useViewAt } from './useRun';
 import { BuddyAllocatorView } from './views/BuddyAllocatorView';
 import { BulkFreeView } from './views/BulkFreeView';
 import { CpuPanelView } from './views/CpuPanelView';
-import { FilesView } from './views/FilesView';
 import { FrameMapView } from './views/FrameMapView';
 import { NodePanelView } from './views/NodePanelView';
 import { SlabPageView } from './views/SlabPageView';
+
+// The scenario bar and its editor load just after the first view: they are not needed to
+// draw it, and the page's first script stays within its budget (docs/bench.md).
+const ScenarioPanel = lazy(() => import('./ScenarioPanel').then((m) => ({ default: m.ScenarioPanel })));
+// Likewise what is not on screen until asked for: the kernel files, a followed object's lane
+// and the shortcut help.
+const FilesView = lazy(() => import('./views/FilesView').then((m) => ({ default: m.FilesView })));
+const ProvenanceLane = lazy(() => import('./ProvenanceLane').then((m) => ({ default: m.ProvenanceLane })));
+const ShortcutHelp = lazy(() => import('./ShortcutHelp').then((m) => ({ default: m.ShortcutHelp })));
 
 /** How long the state must rest before the URL is written. */
 const URL_SETTLE_MS = 250;
@@ -36,17 +45,39 @@ export interface VisualizerProps {
   onLanguage: (lang: Language) => void;
 }
 
-function initialPreset(): PresetId {
-  const p = new URLSearchParams(window.location.search).get('preset');
-  return isPresetId(p) ? p : PRESET_IDS[0];
-}
-
 export function Visualizer({ client, ready, onLanguage }: VisualizerProps) {
   const { t, i18n } = useTranslation();
   const fromUrl = useMemo(() => parseUrlState(window.location.search), []);
-  const [preset, setPreset] = useState<PresetId>(initialPreset);
-  const text = useMemo(() => presetText(preset), [preset]);
-  const run = useOpenRun(client, text, ready);
+  const storage = useMemo(() => browserStorage(), []);
+  // The scenario shown: null until the query's (a link may need unpacking) is known.
+  const [scenario, setScenarioState] = useState<Scenario | null>(null);
+  const [linkError, setLinkError] = useState<LinkError | null>(null);
+  const pendingStep = useRef<number | undefined>(fromUrl.step);
+  useEffect(() => {
+    let live = true;
+    void openingScenario(new URLSearchParams(window.location.search), loadSaved(storage)).then((o) => {
+      if (!live) return;
+      if (o.step !== undefined && pendingStep.current === undefined) pendingStep.current = o.step;
+      // A link's scenario goes into the editor; the person's draft is kept among the earlier.
+      if (o.from === 'link') replaceDraft(storage, o.text);
+      setScenarioState({ text: o.text, preset: o.preset });
+      setLinkError(o.linkError);
+    });
+    return () => {
+      live = false;
+    };
+  }, [storage]);
+  // The `s` value of the shown scenario when it is not a preset (null: too long for a link).
+  const [encoded, setEncoded] = useState<{ text: string; value: string | null } | null>(null);
+  useEffect(() => {
+    if (!scenario || scenario.preset) return undefined;
+    let live = true;
+    void encodeScenario(scenario.text).then((value) => live && setEncoded({ text: scenario.text, value: fitsInLink(value) ? value : null }));
+    return () => {
+      live = false;
+    };
+  }, [scenario]);
+  const run = useOpenRun(client, scenario?.text ?? '', ready && scenario !== null);
   const { state: timeline, dispatch, reducedMotion } = useTimeline();
   const [cache, setCache] = useState<string | null>(fromUrl.cache ?? null);
   const [slab, setSlab] = useState<number | null>(null);
@@ -54,7 +85,6 @@ export function Visualizer({ client, ready, onLanguage }: VisualizerProps) {
   const [view, setView] = useState<View | undefined>(fromUrl.view);
   const [help, setHelp] = useState(false);
   const [filesOpen, setFilesOpen] = useState(fromUrl.view === 'files');
-  const pendingStep = useRef<number | undefined>(fromUrl.step);
   const jumpRef = useRef<HTMLInputElement | null>(null);
 
   // A newly opened run loads into the timeline, at the step of the link the first time.
@@ -71,6 +101,14 @@ export function Visualizer({ client, ready, onLanguage }: VisualizerProps) {
   const query = useMemo(() => ({ cache, slab }), [cache, slab]);
   const { view: at, error: viewError } = useViewAt(client, run, timeline.cursor, query, timeline.playing);
   const snapshot = at?.snapshot ?? null;
+  // Whether a view has been drawn yet: the scenario bar waits until the first one has been
+  // painted (see ScenarioPanel above), then stays.
+  const [viewShown, setViewShown] = useState(false);
+  useEffect(() => {
+    if (!snapshot || viewShown) return undefined;
+    const timer = setTimeout(() => setViewShown(true), 0);
+    return () => clearTimeout(timer);
+  }, [snapshot, viewShown]);
   const shownCache = snapshot?.cache?.name ?? null;
   const files = useFiles(client, outline !== null, timeline.cursor, shownCache, filesOpen);
   const laneTarget = follow ? (follow.kind === 'obj' ? { object: follow.address } : { page: follow.pfn }) : null;
@@ -105,14 +143,40 @@ export function Visualizer({ client, ready, onLanguage }: VisualizerProps) {
       },
       url.search,
     );
-    url.searchParams.set('preset', preset);
+    if (!scenario) return undefined;
+    writeScenario(url.searchParams, scenario, encoded?.text === scenario.text ? encoded.value : undefined);
+    if (!scenario.preset) saveRun(storage, scenario.text, timeline.cursor);
     pendingUrl.current = url;
     const timer = setTimeout(() => {
       pendingUrl.current = null;
       window.history.replaceState(null, '', url);
     }, URL_SETTLE_MS);
     return () => clearTimeout(timer);
-  }, [timeline.cursor, timeline.playing, i18n.language, view, cache, follow, preset]);
+  }, [timeline.cursor, timeline.playing, i18n.language, view, cache, follow, scenario, encoded, storage]);
+
+  const setScenario = useCallback(
+    (next: Scenario) => {
+      setScenarioState(next);
+      setLinkError(null);
+      setSlab(null);
+      setFollow(null);
+      setCache(null);
+    },
+    [],
+  );
+  const check = useCallback((text: string) => client.check(text), [client]);
+  const shareUrl = useCallback(
+    (value: string | null) => {
+      const url = new URL(window.location.href);
+      url.search = formatUrlState(
+        { step: timeline.cursor, lang: i18n.language as Language, view, cache: cache ?? undefined, follow: follow ?? undefined },
+        url.search,
+      );
+      if (scenario) writeScenario(url.searchParams, { text: scenario.text, preset: null }, value);
+      return url.toString();
+    },
+    [timeline.cursor, i18n.language, view, cache, follow, scenario],
+  );
 
   // The focused view of a link scrolls into sight once the views exist.
   const scrolled = useRef(false);
@@ -151,27 +215,22 @@ export function Visualizer({ client, ready, onLanguage }: VisualizerProps) {
 
   return (
     <div className="visualizer" data-testid="visualizer" data-cursor={at?.snapshot.cursor ?? ''} data-worker-ms={at ? at.workerMs.toFixed(1) : ''}>
+      {linkError && (
+        <p role="alert" className="error" data-testid="link-error" data-key={linkError.key}>
+          {t(linkError.key, linkError.args)} {t('link.kept')}{' '}
+          <button type="button" className="linkish" onClick={() => setLinkError(null)}>
+            {t('scenario.dismiss')}
+          </button>
+        </p>
+      )}
+      {scenario && viewShown ? (
+        <Suspense fallback={<div className="scenario-panel" />}>
+          <ScenarioPanel scenario={scenario} onScenario={setScenario} check={check} shareUrl={shareUrl} />
+        </Suspense>
+      ) : (
+        <div className="scenario-panel" />
+      )}
       <div className="vis-toolbar">
-        <label>
-          {t('vis.preset')}{' '}
-          <select
-            value={preset}
-            data-testid="preset"
-            onChange={(e) => {
-              setPreset(e.target.value as PresetId);
-              setSlab(null);
-              setFollow(null);
-              setCache(null);
-            }}
-          >
-            {PRESET_IDS.map((id) => (
-              <option key={id} value={id}>
-                {t(`presets.${id}.title`)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <span className="preset-summary">{t(`presets.${preset}.summary`)}</span>
         {snapshot && (
           <label>
             {t('vis.cache')}{' '}
@@ -242,14 +301,16 @@ export function Visualizer({ client, ready, onLanguage }: VisualizerProps) {
               />
             </div>
             {lane && (
-              <ProvenanceLane
-                lane={lane}
-                steps={outline.steps}
-                cursor={timeline.cursor}
-                caches={snapshot.caches}
-                onJump={(c) => dispatch(actions.jump(c))}
-                onClose={() => setFollow(null)}
-              />
+              <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
+                <ProvenanceLane
+                  lane={lane}
+                  steps={outline.steps}
+                  cursor={timeline.cursor}
+                  caches={snapshot.caches}
+                  onJump={(c) => dispatch(actions.jump(c))}
+                  onClose={() => setFollow(null)}
+                />
+              </Suspense>
             )}
           </div>
           <div className="vis-col">
@@ -268,12 +329,43 @@ export function Visualizer({ client, ready, onLanguage }: VisualizerProps) {
               }}
             >
               <summary data-testid="files-toggle">{t('vis.files')}</summary>
-              <FilesView files={files} cacheName={shownCache} />
+              {filesOpen && (
+                <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
+                  <FilesView files={files} cacheName={shownCache} />
+                </Suspense>
+              )}
             </details>
           </div>
         </div>
       )}
-      <ShortcutHelp open={help} onClose={closeHelp} />
+      {help && (
+        <Suspense fallback={null}>
+          <ShortcutHelp open onClose={closeHelp} />
+        </Suspense>
+      )}
     </div>
   );
+}
+
+/**
+ * Puts the scenario in a query: a preset by name; another scenario as its `s` value when it
+ * fits in a link (`value`), else as `src=saved` (the run saved in this browser). `value`
+ * undefined: not known yet, the query's scenario is left as it is.
+ */
+function writeScenario(params: URLSearchParams, scenario: Scenario, value: string | null | undefined): void {
+  if (scenario.preset) {
+    params.set('preset', scenario.preset);
+    params.delete(LINK_PARAM);
+    params.delete('src');
+    return;
+  }
+  if (value === undefined) return;
+  params.delete('preset');
+  if (value === null) {
+    params.delete(LINK_PARAM);
+    params.set('src', SAVED_SOURCE);
+  } else {
+    params.set(LINK_PARAM, value);
+    params.delete('src');
+  }
 }

@@ -100,6 +100,11 @@ export class SimClient {
     }
   }
 
+  /** Parses a scenario without running it (the editor's inline errors): null when it parses. */
+  check(text: string): Promise<ParseError | null> {
+    return this.call({ kind: 'check', text });
+  }
+
   /** The snapshot after `cursor` steps and the step that led there. */
   async view(cursor: number, query: SnapshotQuery): Promise<ViewAt> {
     const wire = await this.call<ViewWire>({ kind: 'view', cursor, query });

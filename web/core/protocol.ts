@@ -7,6 +7,7 @@ import type { CacheRequest } from './generated/CacheRequest';
 import type { SweepGrid } from './generated/SweepGrid';
 import type { KernelFiles } from './generated/KernelFiles';
 import type { Lane } from './generated/Lane';
+import type { ParseError } from './generated/ParseError';
 import type { RunOutline } from './generated/RunOutline';
 import type { Snapshot } from './generated/Snapshot';
 import type { SnapshotQuery } from './generated/SnapshotQuery';
@@ -71,12 +72,14 @@ export type SimRequest =
   | { kind: 'sweep'; grid: SweepGrid; workers: number }
   /** Runs a scenario and keeps it as the current session (replacing the previous one). */
   | { kind: 'open'; text: string }
+  /** Parses a scenario without running it: null, or the parse error. */
+  | { kind: 'check'; text: string }
   | { kind: 'view'; cursor: number; query: SnapshotQuery }
   | { kind: 'files'; cursor: number; cache: string | null }
   | { kind: 'lane'; object: string }
   | { kind: 'lane'; page: number };
 
-export type SimResult = BuildInfo | CacheGeometry | SweepResult | RunOutline | ViewWire | KernelFiles | Lane;
+export type SimResult = ParseError | null | BuildInfo | CacheGeometry | SweepResult | RunOutline | ViewWire | KernelFiles | Lane;
 
 export type SimReply =
   | { id: number; ok: true; result: SimResult }

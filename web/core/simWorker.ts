@@ -15,7 +15,7 @@ import { splitView, type SentParts } from './viewParts';
 /** The part of the API both builds share (their init functions differ). */
 type Wasm = Pick<
   typeof import('../wasm/pkg-st/slabscope.js'),
-  'Sweep' | 'Session' | 'build_info' | 'geometry' | 'sweep_columns'
+  'Sweep' | 'Session' | 'build_info' | 'geometry' | 'sweep_columns' | 'check_scenario'
 >;
 type Session = InstanceType<Wasm['Session']>;
 
@@ -170,6 +170,11 @@ async function handle(request: SimRequest) {
     case 'open':
       await init();
       return open(request.text);
+    case 'check': {
+      await init();
+      const error = wasm!.check_scenario(request.text);
+      return error === undefined ? null : JSON.parse(error);
+    }
     case 'view':
       return view(request.cursor, request.query);
     case 'files':
@@ -190,6 +195,6 @@ self.onmessage = async (event: MessageEvent<{ id: number; request: SimRequest }>
     reply = { id, ok: false, error: error instanceof Error ? error.message : String(error) };
   }
   const transfer =
-    reply.ok && 'rows' in reply.result ? [reply.result.rows.buffer as ArrayBuffer] : [];
+    reply.ok && reply.result !== null && 'rows' in reply.result ? [reply.result.rows.buffer as ArrayBuffer] : [];
   self.postMessage(reply, { transfer });
 };

@@ -33,6 +33,15 @@ pub fn build_info() -> String {
     .to_string()
 }
 
+/// Parses a scenario without running it, for the editor's inline errors: `None` when it
+/// parses, else the `ParseError` as JSON (line, column, key, arguments, English message and hint).
+#[wasm_bindgen]
+pub fn check_scenario(scenario: &str) -> Option<String> {
+    parse(scenario)
+        .err()
+        .map(|e| serde_json::to_string(&e).expect("parse errors serialise"))
+}
+
 /// One cache's geometry: a `CacheRequest` as JSON in, a `CacheGeometry` as JSON out.
 #[wasm_bindgen]
 pub fn geometry(request_json: &str) -> Result<String, JsError> {

@@ -1,0 +1,112 @@
+import { readFileSync } from 'node:fs';
+import { expect, test, type Page } from '@playwright/test';
+
+// The scenario editor, share links, files and the saved draft, in a real Chromium against the
+// built app (the plain server: no cross-origin isolation, so the single-threaded build).
+
+const PLAIN = 'http://127.0.0.1:4174/';
+
+const BAD = `slabscope-scenario 1
+machine cpus=2 nodes=1 memory=1M
+a = kmalloc(64) on cpu0
+kfree(a) on cpu9
+`;
+
+async function cursor(page: Page): Promise<number> {
+  return Number(await page.getByTestId('visualizer').getAttribute('data-cursor'));
+}
+
+async function typeScenario(page: Page, text: string) {
+  const editor = page.getByTestId('editor-text');
+  await editor.click();
+  await page.keyboard.press('ControlOrMeta+a');
+  await page.keyboard.insertText(text);
+}
+
+test('write a scenario, see its error inline, fix it, run it, share it and open the link elsewhere', async ({ page, browser }) => {
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  await page.goto(`${PLAIN}?preset=slub-remote-free&step=0`);
+  await expect(page.getByTestId('visualizer')).toHaveAttribute('data-cursor', '0');
+  await page.getByTestId('edit-toggle').click();
+  await typeScenario(page, BAD);
+
+  // The simulator's parse error, where it is and what to do, in the page's language.
+  await expect(page.getByTestId('editor-error-where')).toHaveText(/line 4, column \d+/);
+  await expect(page.getByTestId('editor-error')).toContainText('cpu9');
+  await expect(page.locator('.cm-lintRange-error')).toHaveCount(1);
+  await page.getByTestId('language').selectOption('ko');
+  await expect(page.getByTestId('editor-error-where')).toHaveText(/4행 \d+열/);
+  await page.getByTestId('language').selectOption('en');
+
+  // Fixed, it reads; run, it replaces the preset.
+  await typeScenario(page, BAD.replace('cpu9', 'cpu1'));
+  await expect(page.getByTestId('editor-status')).toContainText('reads correctly');
+  await page.getByTestId('run-draft').click();
+  await expect(page.getByTestId('preset')).toHaveValue('');
+  await page.getByTestId('last').click();
+  await expect.poll(() => cursor(page)).toBeGreaterThan(2);
+  const end = await cursor(page);
+
+  // The share link carries the scenario and the step.
+  await page.getByTestId('share').click();
+  const link = await page.getByTestId('share-link').inputValue();
+  expect(link).toMatch(/[?&]s=1\.[A-Za-z0-9_-]+/);
+  expect(link).toContain(`step=${end}`);
+
+  // A fresh browser context (nothing saved) lands on the same step of the same scenario.
+  const other = await browser.newContext();
+  const fresh = await other.newPage();
+  await fresh.goto(link);
+  await expect(fresh.getByTestId('visualizer')).toHaveAttribute('data-cursor', String(end));
+  await expect(fresh.getByTestId('explain-op')).toContainText('kfree(a) on cpu1');
+  await fresh.getByTestId('edit-toggle').click();
+  await expect(fresh.getByTestId('editor-text')).toContainText('kfree(a) on cpu1');
+  await other.close();
+});
+
+test('the draft survives a reload, and a bad link neither opens nor loses it', async ({ page }) => {
+  await page.goto(`${PLAIN}?preset=bulk-free&step=0`);
+  await expect(page.getByTestId('visualizer')).toHaveAttribute('data-cursor', '0');
+  await page.getByTestId('edit-toggle').click();
+  await typeScenario(page, '# my own draft\nslabscope-scenario 1\n');
+  await page.waitForTimeout(600);
+  await page.reload();
+  await page.getByTestId('edit-toggle').click();
+  await expect(page.getByTestId('editor-text')).toContainText('# my own draft');
+
+  // A truncated link: a message in the page's language, the app still usable, the draft intact.
+  await page.goto(`${PLAIN}?s=1.AAAA&lang=ko`);
+  await expect(page.getByTestId('link-error')).toBeVisible();
+  await expect(page.getByTestId('link-error')).toContainText('링크');
+  await expect(page.getByTestId('visualizer')).toHaveAttribute('data-cursor', /\d+/);
+  await page.getByTestId('edit-toggle').click();
+  await expect(page.getByTestId('editor-text')).toContainText('# my own draft');
+
+  // Script in a link is text, never markup.
+  await page.goto(`${PLAIN}?s=1.%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E`);
+  await expect(page.getByTestId('link-error')).toHaveAttribute('data-key', 'link.encoding');
+  await expect(page.locator('img[src="x"]')).toHaveCount(0);
+});
+
+test('a scenario saves as a .slab file and opens from one', async ({ page }, testInfo) => {
+  await page.goto(`${PLAIN}?preset=slub-remote-free&step=0`);
+  await expect(page.getByTestId('visualizer')).toHaveAttribute('data-cursor', '0');
+  const saving = page.waitForEvent('download');
+  await page.getByTestId('save-file').click();
+  const file = await saving;
+  expect(file.suggestedFilename()).toBe('slub-remote-free.slab');
+  const path = testInfo.outputPath('saved.slab');
+  await file.saveAs(path);
+  expect(readFileSync(path, 'utf8')).toBe(readFileSync('docs/scenarios/slub-remote-free.slab', 'utf8'));
+
+  await page.getByTestId('file-input').setInputFiles({
+    name: 'mine.slab',
+    mimeType: 'text/plain',
+    buffer: Buffer.from('slabscope-scenario 1\nmachine cpus=1 nodes=1 memory=1M\nx = kmalloc(32) on cpu0\n'),
+  });
+  await expect(page.getByTestId('scenario-notice')).toContainText('mine.slab');
+  await expect(page.getByTestId('preset')).toHaveValue('');
+  await expect(page.getByTestId('editor-text')).toContainText('x = kmalloc(32) on cpu0');
+  await page.getByTestId('last').click();
+  await expect(page.getByTestId('explain-op')).toContainText('x = kmalloc(32) on cpu0');
+});

@@ -1,0 +1,173 @@
+// The scenario editor: CodeMirror with the scenario format's highlighting, completion of
+// directives, calls, caches, CPUs and names, and the simulator's parse error shown inline (at
+// its line and column, in the reader's language, with its hint) and below the text. Loaded only
+// when the editor is first opened (it is the heaviest code of the page).
+
+import { autocompletion, closeBrackets, completionKeymap, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
+import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
+import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { forceLinting, linter, lintGutter, type Diagnostic } from '@codemirror/lint';
+import { Compartment, EditorState } from '@codemirror/state';
+import { EditorView, keymap, lineNumbers, placeholder } from '@codemirror/view';
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { ParseError } from '../core/client';
+import { completionsAt } from '../scenario/complete';
+import { scenarioLanguage } from '../scenario/highlight';
+import { parseErrorText } from '../scenario/parseErrorText';
+
+type ParseErrorText = ReturnType<typeof parseErrorText>;
+
+export interface ScenarioEditorProps {
+  /** The text to show; a new value from outside replaces the editor's content. */
+  value: string;
+  onChange: (text: string) => void;
+  /** Parses without running: null when the text parses. */
+  check: (text: string) => Promise<ParseError | null>;
+  /** Ctrl/Cmd+Enter. */
+  onRun: () => void;
+}
+
+/** The offset of 1-based `line`, `column` in `doc`, clamped to the document. */
+function offsetOf(state: EditorState, line: number, column: number): number {
+  const l = state.doc.line(Math.min(Math.max(1, line), state.doc.lines));
+  return Math.min(l.from + Math.max(0, column - 1), l.to);
+}
+
+function complete(context: CompletionContext): CompletionResult | null {
+  const found = completionsAt(context.state.doc.toString(), context.pos);
+  if (!found || (found.from === context.pos && !context.explicit && found.options.length > 12)) return null;
+  return { from: found.from, options: found.options, validFor: /^[\w.-]*$/ };
+}
+
+export default function ScenarioEditor({ value, onChange, check, onRun }: ScenarioEditorProps) {
+  const { t, i18n } = useTranslation();
+  const host = useRef<HTMLDivElement | null>(null);
+  const view = useRef<EditorView | null>(null);
+  const [error, setError] = useState<ParseError | null>(null);
+  // Worded at render time, so a change of language rewords it at once.
+  const problem: { error: ParseError; text: ParseErrorText } | null = error ? { error, text: parseErrorText(t, error) } : null;
+  const [checking, setChecking] = useState(false);
+  // The latest callbacks and translation, read by the editor's extensions (made once).
+  const latest = useRef({ onChange, check, onRun, t });
+  useEffect(() => {
+    latest.current = { onChange, check, onRun, t };
+  });
+  const lintCompartment = useRef(new Compartment());
+
+  useEffect(() => {
+    if (!host.current) return undefined;
+    const lint = linter(
+      async (v): Promise<Diagnostic[]> => {
+        setChecking(true);
+        const text = v.state.doc.toString();
+        let error: ParseError | null;
+        try {
+          error = await latest.current.check(text);
+        } catch {
+          error = null;
+        }
+        setChecking(false);
+        if (v.state.doc.toString() !== text) return [];
+        setError(error);
+        if (!error) return [];
+        const shown = { error, text: parseErrorText(latest.current.t, error) };
+        const from = offsetOf(v.state, error.line, error.column);
+        const lineEnd = v.state.doc.lineAt(from).to;
+        return [
+          {
+            from,
+            to: Math.max(from, Math.min(lineEnd, from + 1)),
+            severity: 'error',
+            message: shown.text.hint ? `${shown.text.message}\n${shown.text.hint}` : shown.text.message,
+            source: shown.text.where,
+          },
+        ];
+      },
+      { delay: 300 },
+    );
+    const editor = new EditorView({
+      parent: host.current,
+      state: EditorState.create({
+        doc: value,
+        extensions: [
+          lineNumbers(),
+          history(),
+          closeBrackets(),
+          scenarioLanguage,
+          syntaxHighlighting(defaultHighlightStyle),
+          autocompletion({ override: [complete] }),
+          lintGutter(),
+          lintCompartment.current.of(lint),
+          placeholder('slabscope-scenario 1'),
+          keymap.of([
+            { key: 'Mod-Enter', run: () => (latest.current.onRun(), true) },
+            ...completionKeymap,
+            ...defaultKeymap,
+            ...historyKeymap,
+            indentWithTab,
+          ]),
+          EditorView.updateListener.of((u) => {
+            if (u.docChanged) latest.current.onChange(u.state.doc.toString());
+          }),
+          EditorView.contentAttributes.of({ 'aria-label': t('editor.label'), 'data-testid': 'editor-text' }),
+        ],
+      }),
+    });
+    view.current = editor;
+    return () => {
+      editor.destroy();
+      view.current = null;
+    };
+    // The editor is made once; `value` changes are applied below.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  // A value from outside (a preset, a file, a link) replaces the content.
+  useEffect(() => {
+    const v = view.current;
+    if (v && v.state.doc.toString() !== value) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
+  }, [value]);
+
+  // The inline message follows the language too.
+  useEffect(() => {
+    if (view.current) forceLinting(view.current);
+  }, [i18n.language, t]);
+
+  const jump = () => {
+    const v = view.current;
+    if (!v || !problem) return;
+    const at = offsetOf(v.state, problem.error.line, problem.error.column);
+    v.dispatch({ selection: { anchor: at }, scrollIntoView: true });
+    v.focus();
+  };
+
+  return (
+    <div className="scenario-editor">
+      <div ref={host} className="editor-host" />
+      <p className="editor-status" role="status" aria-live="polite" data-testid="editor-status">
+        {problem ? (
+          <>
+            <button type="button" className="linkish" onClick={jump} data-testid="editor-error-where">
+              {problem.text.where}
+            </button>
+            {': '}
+            <span data-testid="editor-error" data-key={problem.error.key}>
+              {problem.text.message}
+            </span>
+            {problem.text.hint && (
+              <span className="hint" data-testid="editor-hint">
+                {' '}
+                {t('editor.hint', { hint: problem.text.hint })}
+              </span>
+            )}
+          </>
+        ) : checking ? (
+          t('editor.checking')
+        ) : (
+          t('editor.ok')
+        )}
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,45 @@
+// Which scenario the visualizer opens with, from the page's query and what the browser saved:
+//
+//   ?s=1.…          the scenario a share link carries (link.ts)
+//   ?preset=ID      a preset
+//   ?src=saved      the scenario last run from the editor, saved in this browser (used when a
+//                   scenario is too long for its link)
+//   nothing         the first preset
+//
+// A link whose scenario cannot be read opens what the rest of the query names (or the saved
+// run, or the first preset) and reports why; it never touches the person's own draft.
+
+import { decodeScenario, LINK_PARAM, type LinkError } from './link';
+import { isPresetId, presetText, PRESET_IDS, type PresetId } from './presets';
+import type { Saved } from './store';
+
+/** The query value of `src` that names the saved run. */
+export const SAVED_SOURCE = 'saved';
+
+export interface Opening {
+  text: string;
+  /** The preset it is, or null for a scenario of the person's own (or of a link). */
+  preset: PresetId | null;
+  /** Where it came from. */
+  from: 'link' | 'preset' | 'saved' | 'default';
+  /** The saved run's step, when the saved run is opened. */
+  step?: number;
+  /** Why the link's scenario was not opened. */
+  linkError: LinkError | null;
+}
+
+export async function openingScenario(query: URLSearchParams, saved: Saved): Promise<Opening> {
+  let linkError: LinkError | null = null;
+  const s = query.get(LINK_PARAM);
+  if (s !== null) {
+    const decoded = await decodeScenario(s);
+    if (decoded.ok) return { text: decoded.text, preset: null, from: 'link', linkError: null };
+    linkError = decoded.error;
+  }
+  const preset = query.get('preset');
+  if (isPresetId(preset)) return { text: presetText(preset), preset, from: 'preset', linkError };
+  if ((query.get('src') === SAVED_SOURCE || linkError !== null) && saved.run) {
+    return { text: saved.run.text, preset: null, from: 'saved', step: saved.run.step, linkError };
+  }
+  return { text: presetText(PRESET_IDS[0]), preset: PRESET_IDS[0], from: 'default', linkError };
+}

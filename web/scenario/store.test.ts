@@ -1,0 +1,60 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { loadSaved, MAX_EARLIER, replaceDraft, saveDraft, saveRun, STORE_KEY, type ScenarioStorage } from './store';
+
+function memory(initial?: string): ScenarioStorage & { data: Map<string, string> } {
+  const data = new Map<string, string>();
+  if (initial !== undefined) data.set(STORE_KEY, initial);
+  return { data, getItem: (k) => data.get(k) ?? null, setItem: (k, v) => void data.set(k, v) };
+}
+
+describe('the saved scenario', () => {
+  it('keeps the draft, the run and its step', () => {
+    const s = memory();
+    expect(saveDraft(s, 'slabscope-scenario 1\n')).toBe(true);
+    expect(saveRun(s, 'slabscope-scenario 1\nseed 3\n', 42)).toBe(true);
+    expect(loadSaved(s)).toEqual({ draft: 'slabscope-scenario 1\n', earlier: [], run: { text: 'slabscope-scenario 1\nseed 3\n', step: 42 } });
+  });
+
+  it('never loses a draft that a preset, a file or a link replaced', () => {
+    const s = memory();
+    saveDraft(s, 'mine');
+    replaceDraft(s, 'preset A', 1);
+    replaceDraft(s, 'preset A', 2); // the same text again: nothing new to keep
+    replaceDraft(s, 'link B', 3);
+    expect(loadSaved(s)).toMatchObject({ draft: 'link B', earlier: [{ text: 'preset A', at: 3 }, { text: 'mine', at: 1 }] });
+  });
+
+  it('keeps at most MAX_EARLIER earlier drafts, newest first', () => {
+    const s = memory();
+    for (let i = 0; i < MAX_EARLIER + 5; i++) replaceDraft(s, `draft ${i}`, i);
+    const saved = loadSaved(s);
+    expect(saved.earlier).toHaveLength(MAX_EARLIER);
+    expect(saved.earlier[0].text).toBe(`draft ${MAX_EARLIER + 3}`);
+  });
+
+  it('reads whatever is stored without throwing, keeping the fields that make sense', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((v) => JSON.stringify({ draft: v, earlier: v, run: v }))), (stored) => {
+        const saved = loadSaved(memory(stored));
+        expect(saved.draft === null || typeof saved.draft === 'string').toBe(true);
+        expect(Array.isArray(saved.earlier)).toBe(true);
+        expect(saved.run === null || (typeof saved.run.text === 'string' && Number.isSafeInteger(saved.run.step))).toBe(true);
+      }),
+    );
+    expect(loadSaved(memory('{"draft":"ok","earlier":[{"text":1}],"run":{"text":"x","step":-1}}'))).toEqual({ draft: 'ok', earlier: [], run: null });
+  });
+
+  it('answers false, and keeps what was there, when storage is full or forbidden', () => {
+    const full: ScenarioStorage = {
+      getItem: () => JSON.stringify({ draft: 'kept' }),
+      setItem: () => {
+        throw new DOMException('full', 'QuotaExceededError');
+      },
+    };
+    expect(saveDraft(full, 'new')).toBe(false);
+    expect(loadSaved(full).draft).toBe('kept');
+    expect(saveDraft(null, 'x')).toBe(false);
+    expect(loadSaved(null)).toEqual({ draft: null, earlier: [], run: null });
+  });
+});
