@@ -110,3 +110,31 @@ test('a scenario saves as a .slab file and opens from one', async ({ page }, tes
   await page.getByTestId('last').click();
   await expect(page.getByTestId('explain-op')).toContainText('x = kmalloc(32) on cpu0');
 });
+
+test('embed mode plays in an iframe of a page without cross-origin isolation and links to the full page', async ({ page }) => {
+  await page.setContent(
+    `<!doctype html><title>A blog post</title><p>Watch SLUB free remotely:</p>
+     <iframe id="player" src="${PLAIN}?embed=1&preset=slub-remote-free&step=100" width="1200" height="800" title="Slabscope"></iframe>`,
+  );
+  const frame = page.frameLocator('#player');
+  await expect(frame.getByTestId('embed')).toBeVisible();
+  await expect(frame.getByTestId('visualizer')).toHaveAttribute('data-cursor', '100');
+  // Only the player: no editor, no presets, no navigation.
+  await expect(frame.getByTestId('edit-toggle')).toHaveCount(0);
+  await expect(frame.getByTestId('nav-geometry')).toHaveCount(0);
+  await frame.getByTestId('step-forward').click();
+  await expect(frame.getByTestId('visualizer')).toHaveAttribute('data-cursor', '101');
+  expect(await page.frame({ url: /embed=1/ })?.evaluate(() => window.crossOriginIsolated)).toBe(false);
+  // "Open in Slabscope" carries the state of the moment it is followed, without embed.
+  const open = frame.getByTestId('open-full');
+  await expect
+    .poll(async () => {
+      await open.blur();
+      await open.focus();
+      return (await open.getAttribute('href')) ?? '';
+    })
+    .toMatch(/step=101/);
+  const href = (await open.getAttribute('href')) ?? '';
+  expect(href).toContain('preset=slub-remote-free');
+  expect(href).not.toContain('embed=');
+});

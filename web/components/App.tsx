@@ -10,6 +10,18 @@ const GeometryExplorer = lazy(() => import('./GeometryExplorer').then((m) => ({ 
 type Load = { state: 'loading' } | { state: 'ready'; info: BuildInfo } | { state: 'failed'; error: string };
 type Page = 'visualizer' | 'geometry';
 
+/** `?embed=1`: the minimal player for an iframe (views and step controls, no editor). */
+export function isEmbed(search: string): boolean {
+  return new URLSearchParams(search).get('embed') === '1';
+}
+
+/** This page as a full Slabscope page: the same state, without `embed`. */
+export function fullPageUrl(href: string): string {
+  const url = new URL(href);
+  url.searchParams.delete('embed');
+  return url.toString();
+}
+
 function pageFromUrl(): Page {
   return new URLSearchParams(window.location.search).get('page') === 'geometry' ? 'geometry' : 'visualizer';
 }
@@ -18,6 +30,7 @@ export function App({ client }: { client: SimClient }) {
   const { t, i18n } = useTranslation();
   const [load, setLoad] = useState<Load>({ state: 'loading' });
   const [page, setPage] = useState<Page>(pageFromUrl);
+  const [embed] = useState(() => isEmbed(window.location.search));
 
   useEffect(() => {
     client.init().then(
@@ -43,6 +56,31 @@ export function App({ client }: { client: SimClient }) {
     window.history.pushState(null, '', url);
     setPage(next);
   };
+
+  if (embed) {
+    // The link is rewritten as it is followed, so it carries the state of that moment.
+    const follow = (e: React.MouseEvent<HTMLAnchorElement> | React.FocusEvent<HTMLAnchorElement>) => {
+      e.currentTarget.href = fullPageUrl(window.location.href);
+    };
+    return (
+      <div className="embed" data-testid="embed">
+        <header className="embed-header">
+          <strong>{t('app.title')}</strong>
+          <a href={fullPageUrl(window.location.href)} target="_blank" rel="noopener" onClick={follow} onAuxClick={follow} onFocus={follow} data-testid="open-full">
+            {t('app.openFull')}
+          </a>
+        </header>
+        {load.state === 'failed' && (
+          <p role="alert" className="error">
+            {t('build.failed', { error: load.error })}
+          </p>
+        )}
+        <main>
+          <Visualizer client={client} ready={load.state === 'ready'} onLanguage={setLanguage} embed />
+        </main>
+      </div>
+    );
+  }
 
   return (
     <>

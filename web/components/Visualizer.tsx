@@ -43,9 +43,11 @@ export interface VisualizerProps {
   /** The simulator worker has loaded its wasm build. */
   ready: boolean;
   onLanguage: (lang: Language) => void;
+  /** The minimal player of an iframe: no scenario bar (presets, editor, files, share). */
+  embed?: boolean;
 }
 
-export function Visualizer({ client, ready, onLanguage }: VisualizerProps) {
+export function Visualizer({ client, ready, onLanguage, embed = false }: VisualizerProps) {
   const { t, i18n } = useTranslation();
   const fromUrl = useMemo(() => parseUrlState(window.location.search), []);
   const storage = useMemo(() => browserStorage(), []);
@@ -223,7 +225,13 @@ export function Visualizer({ client, ready, onLanguage }: VisualizerProps) {
           </button>
         </p>
       )}
-      {scenario && viewShown ? (
+      {embed ? (
+        scenario && (
+          <p className="preset-summary" data-testid="embed-summary">
+            {scenario.preset ? `${t(`presets.${scenario.preset}.title`)}: ${t(`presets.${scenario.preset}.summary`)}` : t('scenario.ownSummary')}
+          </p>
+        )
+      ) : scenario && viewShown ? (
         <Suspense fallback={<div className="scenario-panel" />}>
           <ScenarioPanel scenario={scenario} onScenario={setScenario} check={check} shareUrl={shareUrl} />
         </Suspense>
