@@ -14,7 +14,7 @@ mod run;
 pub use ast::{Allocator, CacheDecl, Op, OpLine, Ref, Scenario, Switches, Target};
 pub use error::ParseError;
 pub use parse::{parse, MAGIC, MAX_BULK, MAX_REPEAT, MAX_TEXT, PROFILES, VERSION};
-pub use run::{run, run_with_summary, RunError, RunSummary, Value};
+pub use run::{run, run_with_summary, RunError, RunSummary, Value, MAX_RUN_OPS, MAX_RUN_STEPS};
 
 #[cfg(test)]
 mod tests;

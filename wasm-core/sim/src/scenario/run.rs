@@ -55,6 +55,13 @@ pub enum RunError {
         what: &'static str,
         allocator: Allocator,
     },
+    /// A run longer than a scenario may be: more than MAX_RUN_OPS operations or, when
+    /// recorded, MAX_RUN_STEPS steps (each step is kept, so this bounds memory too).
+    TooLong {
+        line: u32,
+        what: &'static str,
+        max: usize,
+    },
     /// An index past the end of a list.
     Index {
         line: u32,
@@ -88,6 +95,10 @@ impl fmt::Display for RunError {
                     "line {line}: {what} does not exist in {name}; it needs `{other}`"
                 )
             }
+            RunError::TooLong { line, what, max } => write!(
+                f,
+                "line {line}: the run goes past {max} {what}, the most one scenario may run; use smaller repeat counts or fewer loops"
+            ),
             RunError::Index {
                 line,
                 name,
@@ -125,6 +136,12 @@ pub fn run(scenario: &Scenario, record: bool) -> Result<Recorder, RunError> {
 }
 
 /// `run`, with the summary of operations and lock acquisitions.
+/// The most operations one scenario may run (a `repeat` of 1,000,000 inside a loop over a
+/// long list would otherwise keep the simulator busy for hours).
+pub const MAX_RUN_OPS: usize = 1_000_000;
+/// The most steps a recorded run may keep (about 300 MiB of trace in the wasm build).
+pub const MAX_RUN_STEPS: usize = 1_500_000;
+
 pub fn run_with_summary(
     scenario: &Scenario,
     record: bool,
@@ -177,6 +194,20 @@ pub fn run_with_summary(
                 names.insert(var.clone(), v);
             }
             for _ in 0..line.repeat {
+                if summary.op_ends.len() >= MAX_RUN_OPS {
+                    return Err(RunError::TooLong {
+                        line: line.line,
+                        what: "operations",
+                        max: MAX_RUN_OPS,
+                    });
+                }
+                if record && rec.step_count() > MAX_RUN_STEPS {
+                    return Err(RunError::TooLong {
+                        line: line.line,
+                        what: "steps",
+                        max: MAX_RUN_STEPS,
+                    });
+                }
                 let locks_before = rec.machine().list_lock_taken.clone();
                 let result = run_op(&mut rec, line, &caches, &names, &mut lists);
                 let kind = line.op.name().to_string();
