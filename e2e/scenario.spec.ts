@@ -138,3 +138,21 @@ test('embed mode plays in an iframe of a page without cross-origin isolation and
   expect(href).toContain('preset=slub-remote-free');
   expect(href).not.toContain('embed=');
 });
+
+test('a crash of the simulator is reported, the worker restarted, and nothing is lost', async ({ page }) => {
+  await page.goto(`${PLAIN}?preset=slub-remote-free&step=50`);
+  await expect(page.getByTestId('visualizer')).toHaveAttribute('data-cursor', '50');
+  await page.getByTestId('edit-toggle').click();
+  await typeScenario(page, '# typed before the crash\nslabscope-scenario 1\n');
+  await page.evaluate(() => (window as unknown as { slabscopeTest: { crashSimulator: () => void } }).slabscopeTest.crashSimulator());
+  await expect(page.getByTestId('sim-restarted')).toContainText('restarted');
+  // The same run at the same step, and it still steps.
+  await expect(page.getByTestId('visualizer')).toHaveAttribute('data-cursor', '50');
+  await page.getByTestId('step-forward').click();
+  await expect(page.getByTestId('visualizer')).toHaveAttribute('data-cursor', '51');
+  await expect(page.getByTestId('explain-op')).toContainText('repeat 80 r[] = kmalloc(100) on cpu0');
+  await expect(page.getByTestId('editor-text')).toContainText('# typed before the crash');
+  // The new worker parses too.
+  await typeScenario(page, 'slabscope-scenario 1\nmachine cpus=1\nkfree(y) on cpu0\n');
+  await expect(page.getByTestId('editor-error')).toBeVisible();
+});

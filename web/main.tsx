@@ -10,6 +10,8 @@ const language = languageFromUrl(window.location.search);
 document.documentElement.lang = language;
 // The worker starts loading the simulator while the page fetches its strings.
 const client = new SimClient();
+// For the crash-recovery test: makes the simulator's worker fail as an uncaught error would.
+Object.assign(window, { slabscopeTest: { crashSimulator: () => client.crashForTest() } });
 
 void startI18n(language).then((i18n) =>
   createRoot(document.getElementById('root')!).render(

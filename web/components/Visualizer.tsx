@@ -18,7 +18,7 @@ import { ExplainPanel } from './ExplainPanel';
 import { Held } from './Held';
 import type { Scenario } from './ScenarioPanel';
 import { TimelineControls } from './TimelineControls';
-import { useFiles, useLane, useOpenRun, useViewAt } from './useRun';
+import { useFiles, useLane, useOpenRun, useRestarts, useViewAt } from './useRun';
 import { BuddyAllocatorView } from './views/BuddyAllocatorView';
 import { BulkFreeView } from './views/BulkFreeView';
 import { CpuPanelView } from './views/CpuPanelView';
@@ -79,8 +79,14 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
       live = false;
     };
   }, [scenario]);
-  const run = useOpenRun(client, scenario?.text ?? '', ready && scenario !== null);
+  // After a crash the worker is replaced and the run opened again; the position is kept.
+  const restarts = useRestarts(client);
+  const run = useOpenRun(client, scenario?.text ?? '', ready && scenario !== null, restarts.generation);
   const { state: timeline, dispatch, reducedMotion } = useTimeline();
+  const cursorNow = useRef(timeline.cursor);
+  useEffect(() => {
+    cursorNow.current = timeline.cursor;
+  }, [timeline.cursor]);
   const [cache, setCache] = useState<string | null>(fromUrl.cache ?? null);
   const [slab, setSlab] = useState<number | null>(null);
   const [follow, setFollow] = useState<Follow | null>(fromUrl.follow ?? null);
@@ -88,6 +94,14 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
   const [help, setHelp] = useState(false);
   const [filesOpen, setFilesOpen] = useState(fromUrl.view === 'files');
   const jumpRef = useRef<HTMLInputElement | null>(null);
+
+  // After a restart the same run is opened again: it comes back at the step it was at.
+  const seenGeneration = useRef(restarts.generation);
+  useEffect(() => {
+    if (seenGeneration.current === restarts.generation) return;
+    seenGeneration.current = restarts.generation;
+    pendingStep.current ??= cursorNow.current;
+  }, [restarts.generation]);
 
   // A newly opened run loads into the timeline, at the step of the link the first time.
   const outline = run.state === 'open' ? run.outline : null;
@@ -217,6 +231,11 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
 
   return (
     <div className="visualizer" data-testid="visualizer" data-cursor={at?.snapshot.cursor ?? ''} data-worker-ms={at ? at.workerMs.toFixed(1) : ''}>
+      {restarts.reason && (
+        <p role="alert" className="error" data-testid="sim-restarted">
+          {t('vis.restarted', { error: restarts.reason })}
+        </p>
+      )}
       {linkError && (
         <p role="alert" className="error" data-testid="link-error" data-key={linkError.key}>
           {t(linkError.key, linkError.args)} {t('link.kept')}{' '}

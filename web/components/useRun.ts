@@ -5,7 +5,7 @@
 // snapshot can be built on a slow machine, so requests for cursors that were passed in the
 // meantime are never sent. Whatever is on screen is always one consistent snapshot.
 
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { flushSync } from 'react-dom';
 import type { Lane, RunOutline, ScenarioError, SimClient, SnapshotQuery, ViewAt } from '../core/client';
 import type { KernelFiles } from '../core/generated/KernelFiles';
@@ -16,22 +16,26 @@ export type RunState =
   | { state: 'open'; outline: RunOutline; text: string }
   | { state: 'failed'; error: ScenarioError | Error };
 
-export function useOpenRun(client: SimClient, text: string, ready: boolean): RunState {
-  // The answer for the text it was asked for; any other text is still opening.
-  const [run, setRun] = useState<{ text: string; run: RunState } | null>(null);
+/**
+ * The run of `text`, opened again whenever the simulator worker has been restarted after a
+ * crash (`generation` changes).
+ */
+export function useOpenRun(client: SimClient, text: string, ready: boolean, generation = 0): RunState {
+  // The answer for the text and worker it was asked for; anything else is still opening.
+  const [run, setRun] = useState<{ text: string; generation: number; run: RunState } | null>(null);
   useEffect(() => {
     if (!ready) return undefined;
     let live = true;
     client.open(text).then(
-      (outline) => live && setRun({ text, run: { state: 'open', outline, text } }),
+      (outline) => live && setRun({ text, generation, run: { state: 'open', outline, text } }),
       (error: unknown) =>
-        live && setRun({ text, run: { state: 'failed', error: error instanceof Error ? error : new Error(String(error)) } }),
+        live && setRun({ text, generation, run: { state: 'failed', error: error instanceof Error ? error : new Error(String(error)) } }),
     );
     return () => {
       live = false;
     };
-  }, [client, text, ready]);
-  return run && run.text === text ? run.run : { state: 'opening' };
+  }, [client, text, ready, generation]);
+  return run && run.text === text && run.generation === generation ? run.run : { state: 'opening' };
 }
 
 /** The latest view fetched, for the newest cursor and query asked while it was built. */
@@ -157,4 +161,11 @@ export function useLane(client: SimClient, open: boolean, target: { object: stri
     };
   }, [client, open, key]);
   return open && target && lane?.key === key ? lane.lane : null;
+}
+
+/** How many times the simulator worker was restarted after a crash, and why the last time. */
+export function useRestarts(client: SimClient): { generation: number; reason: string | null } {
+  const generation = useSyncExternalStore(client.subscribe, client.generation);
+  const reason = useSyncExternalStore(client.subscribe, client.lastCrash);
+  return { generation, reason };
 }

@@ -42,7 +42,7 @@ export function scenarioError(message: string): ScenarioError {
 export type { CacheGeometry, CacheRequest, SweepGrid };
 
 export class SimClient {
-  private readonly worker: Worker;
+  private worker: Worker;
   private nextId = 1;
   /** The parts of the last view received (see ViewWire). */
   private received: ReceivedParts | null = null;
@@ -51,21 +51,65 @@ export class SimClient {
     { resolve: (value: unknown) => void; reject: (error: Error) => void }
   >();
 
+  /** Bumped at each restart of the worker after a crash; a run must then be opened again. */
+  private generationNow = 0;
+  private lastCrashNow: string | null = null;
+  private readonly listeners = new Set<() => void>();
+
   constructor() {
-    this.worker = new Worker(new URL('./simWorker.ts', import.meta.url), { type: 'module' });
-    this.worker.onmessage = (event: MessageEvent<SimReply>) => {
+    this.worker = this.start();
+  }
+
+  private start(): Worker {
+    const worker = new Worker(new URL('./simWorker.ts', import.meta.url), { type: 'module' });
+    worker.onmessage = (event: MessageEvent<SimReply>) => {
       const reply = event.data;
       const waiter = this.pending.get(reply.id);
       if (!waiter) return;
       this.pending.delete(reply.id);
       if (reply.ok) waiter.resolve(reply.result);
       else waiter.reject(new Error(reply.error));
+      if (!reply.ok && reply.crashed) this.restart(reply.error);
     };
-    this.worker.onerror = (event) => {
-      const error = new Error(event.message || 'the simulator worker stopped');
-      this.pending.forEach((waiter) => waiter.reject(error));
-      this.pending.clear();
+    worker.onerror = (event) => {
+      event.preventDefault();
+      this.restart(event.message || 'the simulator worker stopped');
     };
+    return worker;
+  }
+
+  /**
+   * The simulator crashed (an uncaught error in its worker, or a trap of the wasm module, after
+   * which its memory cannot be trusted): every request waiting fails, a new worker with a fresh
+   * module takes its place, and subscribers hear of it so they open their run again.
+   */
+  private restart(reason: string): void {
+    const error = new Error(reason);
+    this.pending.forEach((waiter) => waiter.reject(error));
+    this.pending.clear();
+    this.worker.terminate();
+    this.received = null;
+    this.worker = this.start();
+    this.generationNow++;
+    this.lastCrashNow = reason;
+    this.listeners.forEach((listener) => listener());
+  }
+
+  /** For useSyncExternalStore: called after each restart. */
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  /** How many times the worker was restarted. */
+  generation = (): number => this.generationNow;
+
+  /** Why the worker was last restarted, or null. */
+  lastCrash = (): string | null => this.lastCrashNow;
+
+  /** Makes the worker fail as an uncaught error would (the crash-recovery test uses it). */
+  crashForTest(): void {
+    this.worker.postMessage({ id: 0, request: { kind: 'crash' } });
   }
 
   private call<T>(request: SimRequest): Promise<T> {

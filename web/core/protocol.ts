@@ -75,6 +75,8 @@ export type SimRequest =
   /** Parses a scenario without running it: null, or the parse error. */
   | { kind: 'check'; text: string }
   | { kind: 'view'; cursor: number; query: SnapshotQuery }
+  /** Fails as an uncaught error would, for the crash-recovery test. */
+  | { kind: 'crash' }
   | { kind: 'files'; cursor: number; cache: string | null }
   | { kind: 'lane'; object: string }
   | { kind: 'lane'; page: number };
@@ -83,7 +85,8 @@ export type SimResult = ParseError | null | BuildInfo | CacheGeometry | SweepRes
 
 export type SimReply =
   | { id: number; ok: true; result: SimResult }
-  | { id: number; ok: false; error: string };
+  /** `crashed`: the wasm module trapped; its memory cannot be trusted and the worker is replaced. */
+  | { id: number; ok: false; error: string; crashed?: boolean };
 
 /** Page → pool worker. */
 export type PoolRequest =

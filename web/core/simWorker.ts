@@ -177,6 +177,11 @@ async function handle(request: SimRequest) {
     }
     case 'view':
       return view(request.cursor, request.query);
+    case 'crash':
+      setTimeout(() => {
+        throw new Error('the simulator was made to crash (test)');
+      });
+      return null;
     case 'files':
       return JSON.parse(current().files(request.cursor, request.cache ?? undefined));
     case 'lane':
@@ -192,7 +197,12 @@ self.onmessage = async (event: MessageEvent<{ id: number; request: SimRequest }>
   try {
     reply = { id, ok: true, result: await handle(request) };
   } catch (error) {
-    reply = { id, ok: false, error: error instanceof Error ? error.message : String(error) };
+    reply = {
+      id,
+      ok: false,
+      error: error instanceof Error ? error.message : String(error),
+      crashed: error instanceof WebAssembly.RuntimeError,
+    };
   }
   const transfer =
     reply.ok && reply.result !== null && 'rows' in reply.result ? [reply.result.rows.buffer as ArrayBuffer] : [];
