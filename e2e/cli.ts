@@ -10,3 +10,12 @@ export function cliGeometry(args: string[]): Record<string, unknown> {
   );
   return JSON.parse(out);
 }
+
+/** `slabscope run FILE --trace json`, parsed. */
+export function cliTrace(file: string): unknown {
+  const out = execFileSync('cargo', ['run', '-q', '--manifest-path', 'wasm-core/Cargo.toml', '-p', 'slabscope-cli', '--', 'run', file, '--trace', 'json'], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  return JSON.parse(out);
+}

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
+import { cliTrace } from './cli';
 
 // The scenario editor, share links, files and the saved draft, in a real Chromium against the
 // built app (the plain server: no cross-origin isolation, so the single-threaded build).
@@ -98,6 +99,15 @@ test('a scenario saves as a .slab file and opens from one', async ({ page }, tes
   const path = testInfo.outputPath('saved.slab');
   await file.saveAs(path);
   expect(readFileSync(path, 'utf8')).toBe(readFileSync('docs/scenarios/slub-remote-free.slab', 'utf8'));
+
+  // The trace is the document the command line prints.
+  const tracing = page.waitForEvent('download');
+  await page.getByTestId('export-trace').click();
+  const trace = await tracing;
+  expect(trace.suggestedFilename()).toBe('slub-remote-free.trace.json');
+  const tracePath = testInfo.outputPath('trace.json');
+  await trace.saveAs(tracePath);
+  expect(JSON.parse(readFileSync(tracePath, 'utf8'))).toEqual(cliTrace('docs/scenarios/slub-remote-free.slab'));
 
   await page.getByTestId('file-input').setInputFiles({
     name: 'mine.slab',

@@ -26,6 +26,8 @@ export interface ScenarioPanelProps {
   /** Shows another scenario from its first step. */
   onScenario: (next: Scenario) => void;
   check: (text: string) => Promise<ParseError | null>;
+  /** Every step of the run shown, as JSON text; null while the run is not open. */
+  trace: (() => Promise<string>) | null;
   /** The share link of the page as it stands, for a scenario that fits in one. */
   shareUrl: (encoded: string | null) => string;
 }
@@ -41,7 +43,7 @@ function download(name: string, text: string, type: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-export function ScenarioPanel({ scenario, onScenario, check, shareUrl }: ScenarioPanelProps) {
+export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl }: ScenarioPanelProps) {
   const { t } = useTranslation();
   const [storage] = useState(browserStorage);
   const [editing, setEditing] = useState(false);
@@ -106,6 +108,15 @@ export function ScenarioPanel({ scenario, onScenario, check, shareUrl }: Scenari
   };
 
   const saveFile = () => download(`${scenario.preset ?? 'scenario'}.slab`, scenario.text, 'text/plain;charset=utf-8');
+
+  const exportTrace = async () => {
+    if (!trace) return;
+    try {
+      download(`${scenario.preset ?? 'scenario'}.trace.json`, await trace(), 'application/json');
+    } catch (e) {
+      setNotice({ kind: 'error', text: t('scenario.traceFailed', { error: e instanceof Error ? e.message : String(e) }) });
+    }
+  };
 
   const openFile = async (file: File) => {
     if (file.size > MAX_SCENARIO_BYTES) {
@@ -174,6 +185,9 @@ export function ScenarioPanel({ scenario, onScenario, check, shareUrl }: Scenari
         </button>
         <button type="button" onClick={saveFile} data-testid="save-file">
           {t('scenario.saveFile')}
+        </button>
+        <button type="button" onClick={() => void exportTrace()} disabled={!trace} data-testid="export-trace">
+          {t('scenario.exportTrace')}
         </button>
         <button type="button" onClick={() => fileInput.current?.click()} data-testid="open-file">
           {t('scenario.openFile')}

@@ -181,6 +181,8 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
     [],
   );
   const check = useCallback((text: string) => client.check(text), [client]);
+  const runOpen = run.state === 'open';
+  const trace = useMemo(() => (runOpen ? () => client.trace() : null), [client, runOpen]);
   const shareUrl = useCallback(
     (value: string | null) => {
       const url = new URL(window.location.href);
@@ -252,7 +254,7 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
         )
       ) : scenario && viewShown ? (
         <Suspense fallback={<div className="scenario-panel" />}>
-          <ScenarioPanel scenario={scenario} onScenario={setScenario} check={check} shareUrl={shareUrl} />
+          <ScenarioPanel scenario={scenario} onScenario={setScenario} check={check} trace={trace} shareUrl={shareUrl} />
         </Suspense>
       ) : (
         <div className="scenario-panel" />

@@ -159,6 +159,11 @@ export class SimClient {
     return { snapshot: joined.snapshot, step: wire.step, workerMs: wire.workerMs };
   }
 
+  /** Every step of the open run as JSON text (the document `slabscope run --trace json` prints). */
+  trace(): Promise<string> {
+    return this.call({ kind: 'trace' });
+  }
+
   /** /proc/slabinfo, /proc/buddyinfo and /sys/kernel/slab/<cache>/ after `cursor` steps. */
   files(cursor: number, cache: string | null): Promise<KernelFiles> {
     return this.call({ kind: 'files', cursor, cache });

@@ -78,10 +78,12 @@ export type SimRequest =
   /** Fails as an uncaught error would, for the crash-recovery test. */
   | { kind: 'crash' }
   | { kind: 'files'; cursor: number; cache: string | null }
+  /** Every step of the open run, as the JSON text `slabscope run --trace json` prints. */
+  | { kind: 'trace' }
   | { kind: 'lane'; object: string }
   | { kind: 'lane'; page: number };
 
-export type SimResult = ParseError | null | BuildInfo | CacheGeometry | SweepResult | RunOutline | ViewWire | KernelFiles | Lane;
+export type SimResult = string | ParseError | null | BuildInfo | CacheGeometry | SweepResult | RunOutline | ViewWire | KernelFiles | Lane;
 
 export type SimReply =
   | { id: number; ok: true; result: SimResult }

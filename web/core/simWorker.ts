@@ -182,6 +182,8 @@ async function handle(request: SimRequest) {
         throw new Error('the simulator was made to crash (test)');
       });
       return null;
+    case 'trace':
+      return current().trace();
     case 'files':
       return JSON.parse(current().files(request.cursor, request.cache ?? undefined));
     case 'lane':
@@ -205,6 +207,6 @@ self.onmessage = async (event: MessageEvent<{ id: number; request: SimRequest }>
     };
   }
   const transfer =
-    reply.ok && reply.result !== null && 'rows' in reply.result ? [reply.result.rows.buffer as ArrayBuffer] : [];
+    reply.ok && typeof reply.result === 'object' && reply.result !== null && 'rows' in reply.result ? [reply.result.rows.buffer as ArrayBuffer] : [];
   self.postMessage(reply, { transfer });
 };

@@ -192,6 +192,14 @@ impl Session {
             })
     }
 
+    /// Every step of the run as a JSON array: the same document as `slabscope run FILE --trace
+    /// json` prints.
+    pub fn trace(&self) -> String {
+        let rec = self.inner.recorder();
+        let steps: Vec<_> = (0..rec.step_count()).filter_map(|i| rec.step(i)).collect();
+        serde_json::to_string(&steps).expect("steps serialise")
+    }
+
     /// The `RunOutline` as JSON.
     pub fn outline(&self) -> String {
         serde_json::to_string(self.inner.outline()).expect("outlines serialise")
