@@ -42,6 +42,15 @@ test('write a scenario, see its error inline, fix it, run it, share it and open 
   // Fixed, it reads; run, it replaces the preset.
   await typeScenario(page, BAD.replace('cpu9', 'cpu1'));
   await expect(page.getByTestId('editor-status')).toContainText('reads correctly');
+  // The palette writes a line as if typed.
+  await page.getByTestId('palette-call').selectOption('kmalloc');
+  await page.getByTestId('palette-arg-0').fill('32');
+  await page.getByTestId('palette-cpu').selectOption('1');
+  await page.getByTestId('palette-target').fill('b');
+  await expect(page.getByTestId('palette-line')).toHaveText('b = kmalloc(32) on cpu1');
+  await page.getByTestId('palette-add').click();
+  await expect(page.getByTestId('editor-text')).toContainText('b = kmalloc(32) on cpu1');
+  await expect(page.getByTestId('editor-status')).toContainText('reads correctly');
   await page.getByTestId('run-draft').click();
   await expect(page.getByTestId('preset')).toHaveValue('');
   await page.getByTestId('last').click();
@@ -59,9 +68,10 @@ test('write a scenario, see its error inline, fix it, run it, share it and open 
   const fresh = await other.newPage();
   await fresh.goto(link);
   await expect(fresh.getByTestId('visualizer')).toHaveAttribute('data-cursor', String(end));
-  await expect(fresh.getByTestId('explain-op')).toContainText('kfree(a) on cpu1');
+  await expect(fresh.getByTestId('explain-op')).toContainText('b = kmalloc(32) on cpu1');
   await fresh.getByTestId('edit-toggle').click();
   await expect(fresh.getByTestId('editor-text')).toContainText('kfree(a) on cpu1');
+  await expect(fresh.getByTestId('editor-text')).toContainText('b = kmalloc(32) on cpu1');
   await other.close();
 });
 

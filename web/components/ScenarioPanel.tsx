@@ -8,6 +8,7 @@ import { useTranslation } from 'react-i18next';
 import type { ParseError } from '../core/client';
 import { encodeScenario, fitsInLink, MAX_LINK_CHARS, MAX_SCENARIO_BYTES } from '../scenario/link';
 import { PRESET_IDS, presetText, type PresetId } from '../scenario/presets';
+import { ScenarioPalette } from './ScenarioPalette';
 import { browserStorage, loadSaved, replaceDraft, saveDraft, type Earlier } from '../scenario/store';
 
 const ScenarioEditor = lazy(() => import('./ScenarioEditor'));
@@ -224,6 +225,7 @@ export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl }: 
           <Suspense fallback={<p role="status">{t('editor.loading')}</p>}>
             <ScenarioEditor value={draft} onChange={onChange} check={check} onRun={runDraft} />
           </Suspense>
+          <ScenarioPalette draft={draft} onChange={onChange} />
           <div className="editor-actions">
             <button type="button" onClick={runDraft} data-testid="run-draft">
               {t('scenario.run')}
