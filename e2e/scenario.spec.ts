@@ -176,3 +176,35 @@ test('a crash of the simulator is reported, the worker restarted, and nothing is
   await typeScenario(page, 'slabscope-scenario 1\nmachine cpus=1\nkfree(y) on cpu0\n');
   await expect(page.getByTestId('editor-error')).toBeVisible();
 });
+
+test('a view exports as SVG and PNG, and a range of steps as a WebM video', async ({ page }, testInfo) => {
+  await page.goto(`${PLAIN}?preset=slub-remote-free&cache=kmalloc-128&step=104`);
+  await expect(page.getByTestId('visualizer')).toHaveAttribute('data-cursor', '104');
+  await page.getByTestId('export-view').selectOption('slab');
+  const saved = async (button: string) => {
+    const waiting = page.waitForEvent('download');
+    await page.getByTestId(button).click();
+    const file = await waiting;
+    const path = testInfo.outputPath(file.suggestedFilename());
+    await file.saveAs(path);
+    return { name: file.suggestedFilename(), bytes: readFileSync(path) };
+  };
+  const svg = await saved('export-svg');
+  expect(svg.name).toBe('slabscope-slab-104.svg');
+  const text = svg.bytes.toString('utf8');
+  expect(text).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  expect(text).toContain('<image '); // the slot grid and the strip, from their canvases
+  expect(text).toContain('slab-&gt;freelist'); // the header's facts and the pointers' labels
+  expect(text).not.toContain('Show as table');
+  const png = await saved('export-png');
+  expect(png.name).toBe('slabscope-slab-104.png');
+  expect(png.bytes.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+
+  await page.getByTestId('export-from').fill('100');
+  await page.getByTestId('export-to').fill('103');
+  const video = await saved('export-video');
+  expect(video.name).toBe('slabscope-slab-100-103.webm');
+  expect(video.bytes.subarray(0, 4)).toEqual(Buffer.from([0x1a, 0x45, 0xdf, 0xa3])); // EBML: a WebM file
+  expect(video.bytes.length).toBeGreaterThan(1000);
+  await expect(page.getByTestId('visualizer')).toHaveAttribute('data-cursor', '103');
+});

@@ -8,6 +8,7 @@ import { useTranslation } from 'react-i18next';
 import type { ParseError } from '../core/client';
 import { encodeScenario, fitsInLink, MAX_LINK_CHARS, MAX_SCENARIO_BYTES } from '../scenario/link';
 import { PRESET_IDS, presetText, type PresetId } from '../scenario/presets';
+import { download } from './download';
 import { ScenarioPalette } from './ScenarioPalette';
 import { browserStorage, loadSaved, replaceDraft, saveDraft, type Earlier } from '../scenario/store';
 
@@ -31,17 +32,6 @@ export interface ScenarioPanelProps {
   trace: (() => Promise<string>) | null;
   /** The share link of the page as it stands, for a scenario that fits in one. */
   shareUrl: (encoded: string | null) => string;
-}
-
-function download(name: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
 export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl }: ScenarioPanelProps) {

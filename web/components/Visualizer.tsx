@@ -16,6 +16,7 @@ import { formatUrlState, parseUrlState, type Follow, type View } from '../url/ur
 import { MOTION_MS, type Motion } from '../views/drawUtil';
 import { ExplainPanel } from './ExplainPanel';
 import { Held } from './Held';
+import { download } from './download';
 import type { Scenario } from './ScenarioPanel';
 import { TimelineControls } from './TimelineControls';
 import { useFiles, useLane, useOpenRun, useRestarts, useViewAt } from './useRun';
@@ -33,6 +34,7 @@ const ScenarioPanel = lazy(() => import('./ScenarioPanel').then((m) => ({ defaul
 // and the shortcut help.
 const FilesView = lazy(() => import('./views/FilesView').then((m) => ({ default: m.FilesView })));
 const ProvenanceLane = lazy(() => import('./ProvenanceLane').then((m) => ({ default: m.ProvenanceLane })));
+const ExportMenu = lazy(() => import('./ExportMenu').then((m) => ({ default: m.ExportMenu })));
 const ShortcutHelp = lazy(() => import('./ShortcutHelp').then((m) => ({ default: m.ShortcutHelp })));
 
 /** How long the state must rest before the URL is written. */
@@ -181,6 +183,27 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
     [],
   );
   const check = useCallback((text: string) => client.check(text), [client]);
+  // For a video of a range of steps: the views at `step`, drawn.
+  const visualizer = useRef<HTMLDivElement | null>(null);
+  const showStep = useCallback(
+    (step: number) =>
+      new Promise<void>((resolve) => {
+        const el = visualizer.current;
+        const drawn = () => requestAnimationFrame(() => resolve());
+        if (!el || el.getAttribute('data-cursor') === String(step)) {
+          drawn();
+          return;
+        }
+        const observer = new MutationObserver(() => {
+          if (el.getAttribute('data-cursor') !== String(step)) return;
+          observer.disconnect();
+          drawn();
+        });
+        observer.observe(el, { attributes: true, attributeFilter: ['data-cursor'] });
+        dispatch(actions.jump(step));
+      }),
+    [dispatch],
+  );
   const runOpen = run.state === 'open';
   const trace = useMemo(() => (runOpen ? () => client.trace() : null), [client, runOpen]);
   const shareUrl = useCallback(
@@ -232,7 +255,7 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
   const focusView = (v: View) => () => setView(v);
 
   return (
-    <div className="visualizer" data-testid="visualizer" data-cursor={at?.snapshot.cursor ?? ''} data-worker-ms={at ? at.workerMs.toFixed(1) : ''}>
+    <div ref={visualizer} className="visualizer" data-testid="visualizer" data-cursor={at?.snapshot.cursor ?? ''} data-worker-ms={at ? at.workerMs.toFixed(1) : ''}>
       {restarts.reason && (
         <p role="alert" className="error" data-testid="sim-restarted">
           {t('vis.restarted', { error: restarts.reason })}
@@ -291,6 +314,11 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
           {outline ? t(`vis.allocator.${outline.allocator}`, { cpus: outline.cpus, nodes: outline.nodes }) : ''}
         </span>
       </div>
+      {!embed && viewShown && outline && (
+        <Suspense fallback={null}>
+          <ExportMenu cursor={timeline.cursor} steps={outline.steps} showStep={showStep} save={download} />
+        </Suspense>
+      )}
       <TimelineControls state={timeline} dispatch={dispatch} opLabel={opLabel} jumpInputRef={jumpRef} onHelp={() => setHelp(true)} />
       {run.state === 'opening' && <p role="status">{t('vis.opening')}</p>}
       {run.state === 'failed' && (
