@@ -1,11 +1,13 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { SimClient, type BuildInfo } from '../core/client';
-import { LANGUAGES, changeLanguage, type Language } from '../i18n/i18n';
+import { LANGUAGES, changeLanguage, loadLaterStrings, type Language } from '../i18n/i18n';
 import { Visualizer } from './Visualizer';
 
 // The geometry explorer is a second page: its code loads only when it is opened.
-const GeometryExplorer = lazy(() => import('./GeometryExplorer').then((m) => ({ default: m.GeometryExplorer })));
+const GeometryExplorer = lazy(() =>
+  Promise.all([import('./GeometryExplorer'), loadLaterStrings()]).then(([m]) => ({ default: m.GeometryExplorer })),
+);
 
 type Load = { state: 'loading' } | { state: 'ready'; info: BuildInfo } | { state: 'failed'; error: string };
 type Page = 'visualizer' | 'geometry';

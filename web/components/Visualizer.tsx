@@ -5,7 +5,7 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { SimClient } from '../core/client';
-import { LANGUAGES, type Language } from '../i18n/i18n';
+import { LANGUAGES, loadLaterStrings, type Language } from '../i18n/i18n';
 import { encodeScenario, fitsInLink, LINK_PARAM, type LinkError } from '../scenario/link';
 import { openingScenario, SAVED_SOURCE } from '../scenario/opening';
 import { browserStorage, loadSaved, replaceDraft, saveRun } from '../scenario/store';
@@ -29,12 +29,12 @@ import { SlabPageView } from './views/SlabPageView';
 
 // The scenario bar and its editor load just after the first view: they are not needed to
 // draw it, and the page's first script stays within its budget (docs/bench.md).
-const ScenarioPanel = lazy(() => import('./ScenarioPanel').then((m) => ({ default: m.ScenarioPanel })));
+const ScenarioPanel = lazy(() => Promise.all([import('./ScenarioPanel'), loadLaterStrings()]).then(([m]) => ({ default: m.ScenarioPanel })));
 // Likewise what is not on screen until asked for: the kernel files, a followed object's lane
 // and the shortcut help.
 const FilesView = lazy(() => import('./views/FilesView').then((m) => ({ default: m.FilesView })));
 const ProvenanceLane = lazy(() => import('./ProvenanceLane').then((m) => ({ default: m.ProvenanceLane })));
-const ExportMenu = lazy(() => import('./ExportMenu').then((m) => ({ default: m.ExportMenu })));
+const ExportMenu = lazy(() => Promise.all([import('./ExportMenu'), loadLaterStrings()]).then(([m]) => ({ default: m.ExportMenu })));
 const ShortcutHelp = lazy(() => import('./ShortcutHelp').then((m) => ({ default: m.ShortcutHelp })));
 
 /** How long the state must rest before the URL is written. */
@@ -265,14 +265,14 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
         <p role="alert" className="error" data-testid="link-error" data-key={linkError.key}>
           {t(linkError.key, linkError.args)} {t('link.kept')}{' '}
           <button type="button" className="linkish" onClick={() => setLinkError(null)}>
-            {t('scenario.dismiss')}
+            {t('vis.dismiss')}
           </button>
         </p>
       )}
       {embed ? (
         scenario && (
           <p className="preset-summary" data-testid="embed-summary">
-            {scenario.preset ? `${t(`presets.${scenario.preset}.title`)}: ${t(`presets.${scenario.preset}.summary`)}` : t('scenario.ownSummary')}
+            {scenario.preset ? `${t(`presets.${scenario.preset}.title`)}: ${t(`presets.${scenario.preset}.summary`)}` : t('vis.ownSummary')}
           </p>
         )
       ) : scenario && viewShown ? (

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import en from './en.json';
-import ko from './ko.json';
+import enFirst from './en.json';
+import enLater from './en.later.json';
+import koFirst from './ko.json';
+import koLater from './ko.later.json';
 import { languageFromUrl, rememberTranslations } from './i18n';
+
+// Each language's strings: those of the first view and those loaded after it.
+const en = { ...enFirst, ...enLater };
+const ko = { ...koFirst, ...koLater };
 
 function keys(value: unknown, prefix = ''): string[] {
   if (typeof value !== 'object' || value === null) return [prefix];
@@ -13,6 +19,12 @@ function placeholders(text: string): string[] {
 }
 
 describe('UI strings', () => {
+  it('splits each language the same way, with no section in both halves', () => {
+    expect(Object.keys(koLater).sort()).toEqual(Object.keys(enLater).sort());
+    expect(Object.keys(enFirst).filter((k) => k in enLater)).toEqual([]);
+    expect(Object.keys(koFirst).filter((k) => k in koLater)).toEqual([]);
+  });
+
   it('English and Korean have exactly the same keys', () => {
     expect(keys(ko).sort()).toEqual(keys(en).sort());
   });

@@ -5,6 +5,9 @@
 // (captions.ts renders them; captions.test.ts keeps them in line with the Rust source).
 //
 // The app downloads only the language it shows; switching loads the other before changing.
+// The strings of what loads after the first view (the scenario bar and editor, exports, the
+// geometry page) are in <lang>.later.json, fetched with that code (`loadLaterStrings`), so the
+// first view does not wait for them.
 
 import i18next, { type Resource, type ResourceLanguage } from 'i18next';
 import { initReactI18next } from 'react-i18next';
@@ -24,6 +27,23 @@ async function bundle(language: Language): Promise<ResourceLanguage> {
       ? await Promise.all([import('./ko.json'), import('./steps.ko.json')])
       : await Promise.all([import('./en.json'), import('./steps.en.json')]);
   return { translation: { ...ui.default, step: steps.default } };
+}
+
+/** Languages whose later strings are loaded; once any are wanted, a switch loads them too. */
+const laterLoaded = new Set<Language>();
+let laterWanted = false;
+
+async function addLater(language: Language): Promise<void> {
+  if (laterLoaded.has(language)) return;
+  const later = language === 'ko' ? await import('./ko.later.json') : await import('./en.later.json');
+  i18next.addResourceBundle(language, 'translation', later.default, true, false);
+  laterLoaded.add(language);
+}
+
+/** Loads the later strings of the language shown (and of any language switched to after). */
+export async function loadLaterStrings(): Promise<void> {
+  laterWanted = true;
+  await addLater((i18next.language as Language) ?? 'en');
 }
 
 /** Starts i18next with `resources` (tests pass every language; see resources.ts). */
@@ -86,5 +106,6 @@ export async function changeLanguage(language: Language) {
   if (!i18next.hasResourceBundle(language, 'translation')) {
     i18next.addResourceBundle(language, 'translation', (await bundle(language)).translation);
   }
+  if (laterWanted) await addLater(language);
   await i18next.changeLanguage(language);
 }

@@ -2,11 +2,13 @@
 // shows (i18n.ts, `loadLanguage`), so the other stays out of the first download.
 
 import en from './en.json';
+import enLater from './en.later.json';
 import ko from './ko.json';
+import koLater from './ko.later.json';
 import stepsEn from './steps.en.json';
 import stepsKo from './steps.ko.json';
 
 export const resources = {
-  en: { translation: { ...en, step: stepsEn } },
-  ko: { translation: { ...ko, step: stepsKo } },
+  en: { translation: { ...en, ...enLater, step: stepsEn } },
+  ko: { translation: { ...ko, ...koLater, step: stepsKo } },
 };
