@@ -119,6 +119,12 @@ test('a scenario saves as a .slab file and opens from one', async ({ page }, tes
   await trace.saveAs(tracePath);
   expect(JSON.parse(readFileSync(tracePath, 'utf8'))).toEqual(cliTrace('docs/scenarios/slub-remote-free.slab'));
 
+  // The gallery lists every preset with its description.
+  await page.getByTestId('gallery-toggle').click();
+  await expect(page.getByTestId('gallery').locator('li')).toHaveCount(await page.getByTestId('preset').locator('option[value]:not([value=""])').count());
+  await page.getByTestId('gallery-bulk-free').click();
+  await expect(page.getByTestId('preset')).toHaveValue('bulk-free');
+
   await page.getByTestId('file-input').setInputFiles({
     name: 'mine.slab',
     mimeType: 'text/plain',

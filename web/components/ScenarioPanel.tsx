@@ -38,6 +38,7 @@ export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl }: 
   const { t } = useTranslation();
   const [storage] = useState(browserStorage);
   const [editing, setEditing] = useState(false);
+  const [gallery, setGallery] = useState(false);
   const [draft, setDraft] = useState<string>(() => loadSaved(storage).draft ?? scenario.text);
   const [earlier, setEarlier] = useState<Earlier[]>(() => loadSaved(storage).earlier);
   const [notice, setNotice] = useState<{ kind: 'ok' | 'error'; text: string; link?: string; offerFile?: boolean } | null>(null);
@@ -168,6 +169,9 @@ export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl }: 
           </select>
         </label>
         <span className="preset-summary">{scenario.preset ? t(`presets.${scenario.preset}.summary`) : t('scenario.ownSummary')}</span>
+        <button type="button" aria-expanded={gallery} onClick={() => setGallery((g) => !g)} data-testid="gallery-toggle">
+          {gallery ? t('scenario.closeGallery') : t('scenario.openGallery')}
+        </button>
         <button type="button" aria-expanded={editing} onClick={() => setEditing((e) => !e)} data-testid="edit-toggle">
           {editing ? t('scenario.closeEditor') : t('scenario.openEditor')}
         </button>
@@ -196,6 +200,25 @@ export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl }: 
           }}
         />
       </div>
+      {gallery && (
+        <ul className="preset-gallery" data-testid="gallery">
+          {PRESET_IDS.map((id) => (
+            <li key={id} aria-current={scenario.preset === id ? 'true' : undefined}>
+              <button
+                type="button"
+                data-testid={`gallery-${id}`}
+                onClick={() => {
+                  onScenario({ text: presetText(id), preset: id });
+                  setGallery(false);
+                }}
+              >
+                {t(`presets.${id}.title`)}
+              </button>
+              <span>{t(`presets.${id}.summary`)}</span>
+            </li>
+          ))}
+        </ul>
+      )}
       {notice && (
         <p role={notice.kind === 'error' ? 'alert' : 'status'} className={notice.kind === 'error' ? 'error' : 'notice'} data-testid="scenario-notice">
           {notice.text}{' '}
