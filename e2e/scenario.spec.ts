@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
+import { encodeScenario } from '../web/scenario/link';
 import { cliTrace } from './cli';
 
 // The scenario editor, share links, files and the saved draft, in a real Chromium against the
@@ -92,6 +93,11 @@ test('the draft survives a reload, and a bad link neither opens nor loses it', a
   await expect(page.getByTestId('visualizer')).toHaveAttribute('data-cursor', /\d+/);
   await page.getByTestId('edit-toggle').click();
   await expect(page.getByTestId('editor-text')).toContainText('# my own draft');
+
+  // A link whose scenario parses but cannot run: the reason, in the page's language.
+  const cannotRun = await encodeScenario('slabscope-scenario 1\nmachine cpus=1\ncache_reap() on cpu0\n');
+  await page.goto(`${PLAIN}?s=${cannotRun}&lang=ko`);
+  await expect(page.getByTestId('run-error')).toContainText('3행: cache_reap은(는) SLUB에 없습니다');
 
   // Script in a link is text, never markup.
   await page.goto(`${PLAIN}?s=1.%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E`);

@@ -6,6 +6,7 @@ import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } fro
 import { useTranslation } from 'react-i18next';
 import type { SimClient } from '../core/client';
 import { LANGUAGES, loadLaterStrings, type Language } from '../i18n/i18n';
+import { failureText } from '../scenario/failureText';
 import { encodeScenario, fitsInLink, LINK_PARAM, type LinkError } from '../scenario/link';
 import { openingScenario, SAVED_SOURCE } from '../scenario/opening';
 import { browserStorage, loadSaved, replaceDraft, saveRun } from '../scenario/store';
@@ -321,11 +322,7 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
       )}
       <TimelineControls state={timeline} dispatch={dispatch} opLabel={opLabel} jumpInputRef={jumpRef} onHelp={() => setHelp(true)} />
       {run.state === 'opening' && <p role="status">{t('vis.opening')}</p>}
-      {run.state === 'failed' && (
-        <p role="alert" className="error" data-testid="run-error">
-          {t('vis.failed', { error: run.error.message })}
-        </p>
-      )}
+      {run.state === 'failed' && <RunFailed error={run.error} />}
       {viewError && (
         <p role="alert" className="error">
           {t('vis.failed', { error: viewError })}
@@ -401,6 +398,25 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
         </Suspense>
       )}
     </div>
+  );
+}
+
+/** Why the scenario could not be shown, worded in the reader's language once the words for
+ *  scenario errors (loaded after the first view) are here; the simulator's English until then. */
+function RunFailed({ error }: { error: Error }) {
+  const { t, i18n } = useTranslation();
+  const [, setLoaded] = useState(false);
+  useEffect(() => {
+    let live = true;
+    void loadLaterStrings().then(() => live && setLoaded(true));
+    return () => {
+      live = false;
+    };
+  }, [i18n.language]);
+  return (
+    <p role="alert" className="error" data-testid="run-error">
+      {t('vis.failed', { error: failureText(t, (k) => i18n.exists(k), error) })}
+    </p>
   );
 }
 

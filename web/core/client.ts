@@ -15,24 +15,35 @@ import { joinView, type ReceivedParts } from './viewParts';
 export type { BuildInfo, SweepResult, ViewAt } from './protocol';
 export type { KernelFiles, Lane, ParseError, RunOutline, SnapshotQuery };
 
+/** Why a scenario that parses could not run: its line (0: the machine), a stable key under
+ *  `runError.` and the values its English message names. */
+export interface RunFailure {
+  line: number;
+  key: string;
+  args: [string, string][];
+  message: string;
+}
+
 /** A scenario that could not be opened: a parse error with line, column and hint, or why the
  *  run was refused. */
 export class ScenarioError extends Error {
   constructor(
     message: string,
     readonly parse: ParseError | null,
+    readonly run: RunFailure | null = null,
   ) {
     super(message);
   }
 }
 
 /** Reads the error the worker reported for `open`: the wasm Session throws a parse error as
- *  its JSON and any other refusal as plain text. */
+ *  its JSON, a run error as JSON with `run: true`, and anything else as plain text. */
 export function scenarioError(message: string): ScenarioError {
   try {
-    const parsed = JSON.parse(message) as ParseError;
+    const parsed = JSON.parse(message) as (ParseError | RunFailure) & { run?: boolean };
     if (typeof parsed === 'object' && parsed && typeof parsed.line === 'number' && typeof parsed.key === 'string') {
-      return new ScenarioError(parsed.message, parsed);
+      if (parsed.run) return new ScenarioError(parsed.message, null, parsed as RunFailure);
+      return new ScenarioError(parsed.message, parsed as ParseError);
     }
   } catch {
     // not JSON: a run error

@@ -178,7 +178,8 @@ pub struct Session {
 #[wasm_bindgen]
 impl Session {
     /// Parses and runs the scenario. A parse error is thrown as the `ParseError` JSON (line,
-    /// column, message key, hint); a run error as its message.
+    /// column, message key, hint); a run error as JSON too: `run: true`, its line, key,
+    /// arguments and English message.
     #[wasm_bindgen(constructor)]
     pub fn new(scenario: &str) -> Result<Session, JsError> {
         use slabscope_sim::session::SessionError;
@@ -188,7 +189,17 @@ impl Session {
                 SessionError::Parse(p) => {
                     JsError::new(&serde_json::to_string(&p).expect("parse errors serialise"))
                 }
-                SessionError::Run(r) => JsError::new(&r.to_string()),
+                SessionError::Run(r) => {
+                    let (key, args) = r.key_args();
+                    let json = serde_json::json!({
+                        "run": true,
+                        "line": r.line(),
+                        "key": key,
+                        "args": args,
+                        "message": r.to_string(),
+                    });
+                    JsError::new(&json.to_string())
+                }
             })
     }
 

@@ -12,6 +12,8 @@
 //! diagnostic and the run goes on; a failed allocation yields NULL.
 
 use super::ast::{Allocator, Op, OpLine, Ref, Scenario, Target};
+use crate::geometry::platform::MAX_CPUS;
+use crate::machine::config::{MAX_NODES, MAX_PAGES_PER_NODE};
 use crate::machine::{ConfigError, Machine, Owner, Pfn};
 use crate::page_alloc::{alloc_pages, drain_local_pages, free_pages, PageAllocError};
 use crate::slab;
@@ -113,6 +115,91 @@ impl fmt::Display for RunError {
 }
 
 impl std::error::Error for RunError {}
+
+impl RunError {
+    /// The line the error is about (0: the machine as a whole).
+    pub fn line(&self) -> u32 {
+        match self {
+            RunError::Machine(_) => 0,
+            RunError::Cache { line, .. }
+            | RunError::UnknownCache { line, .. }
+            | RunError::WrongAllocator { line, .. }
+            | RunError::TooLong { line, .. }
+            | RunError::Index { line, .. } => *line,
+        }
+    }
+
+    /// A stable key for the kind of error and the values its message names, so the web app
+    /// can word it in the reader's language (the English wording is `Display`).
+    pub fn key_args(&self) -> (&'static str, Vec<(&'static str, String)>) {
+        let line = ("line", self.line().to_string());
+        match self {
+            RunError::Machine(e) => match e {
+                ConfigError::Cpus(n) => (
+                    "run.cpus",
+                    vec![("cpus", n.to_string()), ("max", MAX_CPUS.to_string())],
+                ),
+                ConfigError::Nodes(n) => (
+                    "run.nodes",
+                    vec![("nodes", n.to_string()), ("max", MAX_NODES.to_string())],
+                ),
+                ConfigError::PageSize(p) => ("run.page_size", vec![("size", p.to_string())]),
+                ConfigError::Pages(p) => (
+                    "run.pages",
+                    vec![
+                        ("pages", p.to_string()),
+                        ("max", MAX_PAGES_PER_NODE.to_string()),
+                    ],
+                ),
+                ConfigError::CpuNodeLength { expected, got } => (
+                    "run.cpu_node_length",
+                    vec![("got", got.to_string()), ("cpus", expected.to_string())],
+                ),
+                ConfigError::CpuNode { cpu, node } => (
+                    "run.cpu_node",
+                    vec![("cpu", cpu.to_string()), ("node", node.to_string())],
+                ),
+                ConfigError::NodeWithoutCpu(n) => {
+                    ("run.node_without_cpu", vec![("node", n.to_string())])
+                }
+            },
+            RunError::Cache { message, .. } => {
+                ("run.cache", vec![line, ("message", message.clone())])
+            }
+            RunError::UnknownCache { name, .. } => {
+                ("run.unknown_cache", vec![line, ("name", name.clone())])
+            }
+            RunError::WrongAllocator {
+                what, allocator, ..
+            } => (
+                match allocator {
+                    Allocator::Slub => "run.wrong_allocator_slub",
+                    Allocator::Slab => "run.wrong_allocator_slab",
+                },
+                vec![line, ("what", what.to_string())],
+            ),
+            RunError::TooLong { what, max, .. } => (
+                if *what == "steps" {
+                    "run.too_many_steps"
+                } else {
+                    "run.too_many_operations"
+                },
+                vec![line, ("max", max.to_string())],
+            ),
+            RunError::Index {
+                name, index, len, ..
+            } => (
+                "run.index",
+                vec![
+                    line,
+                    ("name", name.clone()),
+                    ("index", index.to_string()),
+                    ("len", len.to_string()),
+                ],
+            ),
+        }
+    }
+}
 
 /// What a run did, operation by operation kind.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
