@@ -8,13 +8,26 @@ const files = import.meta.glob('../../docs/scenarios/*.slab', {
   eager: true,
 }) as Record<string, string>;
 
-/** The presets in the order the picker lists them (the first opens by default). */
+/**
+ * The presets in the order the picker lists them, a learning path: the SLUB fast path, the
+ * slow paths, frees and the partial lists, bulk, the page allocator, SLAB, hardening; the
+ * benchmark last. The first opens by default.
+ */
 export const PRESET_IDS = [
+  'slub-fast-path',
+  'slub-refill-remote',
+  'slub-cpu-partial-pop',
+  'slub-node-partial',
+  'slub-new-slab-fallback',
   'slub-remote-free',
+  'slub-cpu-partial-flush',
+  'slub-min-partial',
   'bulk-free',
   'buddy-split-merge',
+  'pcp-refill-drain',
   'slab-paths',
   'slab-vs-slub',
+  'slub-hardened-random',
   'large',
 ] as const;
 
