@@ -45,15 +45,14 @@ pub(super) fn lex(text: &str, line: u32) -> Result<Vec<Token>, ParseError> {
             }
             let digits: String = chars[digits_from..i].iter().collect();
             let mut value = u64::from_str_radix(&digits, radix).map_err(|_| {
+                let text: String = chars[start..i].iter().collect();
                 ParseError::new(
                     line,
                     col,
-                    "scenario.bad_number",
-                    format!(
-                        "'{}' is not a number that fits in 64 bits",
-                        chars[start..i].iter().collect::<String>()
-                    ),
+                    "scenario.number_overflow",
+                    format!("'{text}' is not a number that fits in 64 bits"),
                 )
+                .arg("text", text)
             })?;
             if let Some(shift) = chars.get(i).and_then(|s| match s {
                 'K' | 'k' => Some(10),
@@ -72,7 +71,7 @@ pub(super) fn lex(text: &str, line: u32) -> Result<Vec<Token>, ParseError> {
                             ParseError::new(
                                 line,
                                 col,
-                                "scenario.bad_number",
+                                "scenario.number_too_large",
                                 "the number is too large".to_string(),
                             )
                         })?;
@@ -93,6 +92,7 @@ pub(super) fn lex(text: &str, line: u32) -> Result<Vec<Token>, ParseError> {
                     "scenario.bad_number",
                     format!("'{word}' is not a number"),
                 )
+                .arg("text", word)
                 .hint("write numbers as 64, 0x40, 16K or 4M"));
             }
             out.push(Token {

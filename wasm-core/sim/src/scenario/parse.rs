@@ -4,8 +4,10 @@
 use super::ast::{Allocator, CacheDecl, Op, OpLine, Ref, Scenario, Switches, Target};
 use super::error::{closest, ParseError};
 use super::lex::{lex, Tok, Token};
+use crate::geometry::platform::MAX_CPUS;
 use crate::geometry::SlabFlags;
-use crate::machine::MachineConfig;
+use crate::machine::config::{MAX_NODES, MAX_PAGES_PER_NODE};
+use crate::machine::{ConfigError, MachineConfig};
 use std::collections::BTreeSet;
 
 /// The first line of every scenario, before the version number.
@@ -54,6 +56,75 @@ const OPS: &[&str] = &[
     "cache_reap",
 ];
 
+/// A number an operation or directive needs: its English name and the keys of its two errors
+/// (missing, and larger than allowed).
+struct NumberSlot {
+    what: &'static str,
+    missing: &'static str,
+    too_big: &'static str,
+}
+
+const REPEAT_COUNT: NumberSlot = NumberSlot {
+    what: "the repeat count",
+    missing: "scenario.expected_repeat_count",
+    too_big: "scenario.repeat_count_too_big",
+};
+const INDEX: NumberSlot = NumberSlot {
+    what: "an index",
+    missing: "scenario.expected_index",
+    too_big: "scenario.index_too_big",
+};
+const RANGE_END: NumberSlot = NumberSlot {
+    what: "the end of the range",
+    missing: "scenario.expected_range_end",
+    too_big: "scenario.range_end_too_big",
+};
+const NODE: NumberSlot = NumberSlot {
+    what: "a node",
+    missing: "scenario.expected_node",
+    too_big: "scenario.node_too_big",
+};
+const SIZE: NumberSlot = NumberSlot {
+    what: "the size",
+    missing: "scenario.expected_size",
+    too_big: "scenario.size_too_big",
+};
+const COUNT: NumberSlot = NumberSlot {
+    what: "the count",
+    missing: "scenario.expected_count",
+    too_big: "scenario.count_too_big",
+};
+const ORDER: NumberSlot = NumberSlot {
+    what: "the order",
+    missing: "scenario.expected_order",
+    too_big: "scenario.order_too_big",
+};
+
+/// A machine the scenario describes but that cannot be built: one key per reason, with the
+/// English text of `ConfigError`.
+fn machine_error(line: u32, e: &ConfigError) -> ParseError {
+    let error = |key| ParseError::new(line, 1, key, e.to_string());
+    match *e {
+        ConfigError::Cpus(n) => error("scenario.machine_cpus")
+            .arg("cpus", n)
+            .arg("max", MAX_CPUS),
+        ConfigError::Nodes(n) => error("scenario.machine_nodes")
+            .arg("nodes", n)
+            .arg("max", MAX_NODES),
+        ConfigError::PageSize(p) => error("scenario.machine_page_size").arg("page_size", p),
+        ConfigError::Pages(p) => error("scenario.machine_pages")
+            .arg("pages", p)
+            .arg("max", MAX_PAGES_PER_NODE),
+        ConfigError::CpuNodeLength { expected, got } => error("scenario.machine_cpu_node_length")
+            .arg("entries", got)
+            .arg("cpus", expected),
+        ConfigError::CpuNode { cpu, node } => error("scenario.machine_cpu_node")
+            .arg("cpu", cpu)
+            .arg("node", node),
+        ConfigError::NodeWithoutCpu(n) => error("scenario.machine_node_without_cpu").arg("node", n),
+    }
+}
+
 /// Parses a scenario, or says where and why it cannot.
 pub fn parse(text: &str) -> Result<Scenario, ParseError> {
     if text.len() > MAX_TEXT {
@@ -65,13 +136,16 @@ pub fn parse(text: &str) -> Result<Scenario, ParseError> {
                 "the scenario is {} bytes; at most {MAX_TEXT} are accepted",
                 text.len()
             ),
-        ));
+        )
+        .arg("bytes", text.len())
+        .arg("max", MAX_TEXT));
     }
     let mut p = Parser::default();
     let mut lines = text.lines().enumerate().map(|(i, l)| (i as u32 + 1, l));
     let Some((_, first)) = lines.next() else {
         return Err(
             ParseError::new(1, 1, "scenario.empty", "the scenario is empty".into())
+                .arg("first_line", format!("{MAGIC} {VERSION}"))
                 .hint(format!("start it with the line `{MAGIC} {VERSION}`")),
         );
     };
@@ -96,7 +170,8 @@ pub fn parse(text: &str) -> Result<Scenario, ParseError> {
 
 fn parse_magic(first: &str) -> Result<u32, ParseError> {
     let words: Vec<&str> = first.split_whitespace().collect();
-    let hint = format!("the first line must be `{MAGIC} {VERSION}`");
+    let first_line = format!("{MAGIC} {VERSION}");
+    let hint = format!("the first line must be `{first_line}`");
     if words.first() != Some(&MAGIC) || words.len() != 2 {
         return Err(ParseError::new(
             1,
@@ -104,6 +179,7 @@ fn parse_magic(first: &str) -> Result<u32, ParseError> {
             "scenario.no_magic",
             "this is not a Slabscope scenario".into(),
         )
+        .arg("first_line", first_line)
         .hint(hint));
     }
     match words[1].parse::<u32>() {
@@ -115,13 +191,16 @@ fn parse_magic(first: &str) -> Result<u32, ParseError> {
             format!("format version {v} is not known to this version of Slabscope"),
         )
         .arg("version", v)
+        .arg("supported", VERSION)
         .hint(format!("this build reads version {VERSION}"))),
         Err(_) => Err(ParseError::new(
             1,
             MAGIC.len() as u32 + 2,
-            "scenario.version",
+            "scenario.bad_version",
             format!("'{}' is not a version number", words[1]),
         )
+        .arg("version", words[1])
+        .arg("first_line", first_line)
         .hint(hint)),
     }
 }
@@ -164,47 +243,50 @@ impl Line<'_> {
             Ok(())
         } else {
             Err(self
-                .err("scenario.expected", format!("expected '{c}' here"))
-                .arg("expected", c))
+                .err("scenario.expected_symbol", format!("expected '{c}' here"))
+                .arg("symbol", c))
         }
     }
-    fn word(&mut self, what: &str) -> Result<String, ParseError> {
+    /// A word; if there is none, the error `key` says "expected {what} here" (each place that
+    /// wants a word has its own key, so the web app can word `what` in any language).
+    fn word(&mut self, key: &'static str, what: &str) -> Result<String, ParseError> {
         match self.peek() {
             Some(Tok::Word(w)) => {
                 let w = w.clone();
                 self.pos += 1;
                 Ok(w)
             }
-            _ => Err(self
-                .err("scenario.expected", format!("expected {what} here"))
-                .arg("expected", what)),
+            _ => Err(self.err(key, format!("expected {what} here"))),
         }
     }
-    fn number(&mut self, what: &str, max: u64) -> Result<u64, ParseError> {
-        let col = self.col();
+    /// A number, any size; if there is none, the error `key` says "expected {what} (a number)
+    /// here".
+    fn number(&mut self, key: &'static str, what: &str) -> Result<u64, ParseError> {
         match self.peek() {
             Some(Tok::Num(n)) => {
                 let n = *n;
                 self.pos += 1;
-                if n > max {
-                    return Err(ParseError::new(
-                        self.number,
-                        col,
-                        "scenario.too_big",
-                        format!("{what} {n} is larger than {max}"),
-                    )
-                    .arg("what", what)
-                    .arg("max", max));
-                }
                 Ok(n)
             }
-            _ => Err(self
-                .err(
-                    "scenario.expected",
-                    format!("expected {what} (a number) here"),
-                )
-                .arg("expected", what)),
+            _ => Err(self.err(key, format!("expected {what} (a number) here"))),
         }
+    }
+    /// A number up to `max`: `slot.missing` when there is none, `slot.too_big` when it is
+    /// larger.
+    fn bounded(&mut self, slot: &NumberSlot, max: u64) -> Result<u64, ParseError> {
+        let col = self.col();
+        let n = self.number(slot.missing, slot.what)?;
+        if n > max {
+            return Err(ParseError::new(
+                self.number,
+                col,
+                slot.too_big,
+                format!("{} {n} is larger than {max}", slot.what),
+            )
+            .arg("value", n)
+            .arg("max", max));
+        }
+        Ok(n)
     }
     fn finish(&self) -> Result<(), ParseError> {
         if self.at_end() {
@@ -223,7 +305,7 @@ impl Line<'_> {
         let mut out = Vec::new();
         while !self.at_end() {
             let col = self.col();
-            let key = self.word("a setting such as cpus=4")?;
+            let key = self.word("scenario.expected_setting", "a setting such as cpus=4")?;
             if !self.eat_sym('=') {
                 out.push((key, col, Vec::new()));
                 continue;
@@ -235,8 +317,11 @@ impl Line<'_> {
                     _ => {
                         self.pos -= 1;
                         return Err(self
-                            .err("scenario.expected", format!("expected a value for {key}"))
-                            .arg("expected", key));
+                            .err(
+                                "scenario.expected_value",
+                                format!("expected a value for {key}"),
+                            )
+                            .arg("setting", key));
                     }
                 }
                 if !self.eat_sym(',') {
@@ -278,15 +363,16 @@ fn single_num(
             "scenario.too_big",
             format!("{key}={n} is larger than {max}"),
         )
-        .arg("what", key)
+        .arg("setting", key)
+        .arg("value", n)
         .arg("max", max)),
         _ => Err(ParseError::new(
             line.number,
             col,
-            "scenario.expected",
+            "scenario.expected_one_number",
             format!("{key} takes one number"),
         )
-        .arg("expected", key)),
+        .arg("setting", key)),
     }
 }
 
@@ -294,7 +380,7 @@ impl Parser {
     fn line(&mut self, line: &mut Line) -> Result<(), ParseError> {
         let Some(Tok::Word(first)) = line.peek().cloned() else {
             return Err(line.err(
-                "scenario.expected",
+                "scenario.expected_directive",
                 "expected a directive or an operation at the start of the line",
             ));
         };
@@ -302,7 +388,10 @@ impl Parser {
             "profile" => {
                 line.pos += 1;
                 let col = line.col();
-                let name = line.word("a kernel profile such as linux-6.6")?;
+                let name = line.word(
+                    "scenario.expected_profile",
+                    "a kernel profile such as linux-6.6",
+                )?;
                 if !PROFILES.contains(&name.as_str()) {
                     return Err(ParseError::new(
                         line.number,
@@ -311,6 +400,7 @@ impl Parser {
                         format!("unknown kernel profile '{name}'"),
                     )
                     .arg("profile", &name)
+                    .arg("known", PROFILES.join(", "))
                     .hint(format!("known profiles: {}", PROFILES.join(", "))));
                 }
                 self.profile = Some(name);
@@ -319,7 +409,8 @@ impl Parser {
             "allocator" => {
                 line.pos += 1;
                 let col = line.col();
-                self.allocator = Some(match line.word("slub or slab")?.as_str() {
+                let word = line.word("scenario.expected_allocator", "slub or slab")?;
+                self.allocator = Some(match word.as_str() {
                     "slub" => Allocator::Slub,
                     "slab" => Allocator::Slab,
                     other => {
@@ -329,6 +420,7 @@ impl Parser {
                             "scenario.allocator",
                             format!("unknown allocator '{other}'"),
                         )
+                        .arg("allocator", other)
                         .hint("use `allocator slub` or `allocator slab`"))
                     }
                 });
@@ -341,7 +433,10 @@ impl Parser {
             "pcp" => {
                 line.pos += 1;
                 let machine = self.machine.as_mut().ok_or_else(|| {
-                    line.err("scenario.order", "`pcp` must come after the machine line")
+                    line.err(
+                        "scenario.pcp_before_machine",
+                        "`pcp` must come after the machine line",
+                    )
                 })?;
                 for (key, col, value) in line.pairs()? {
                     let n = single_num(line, &key, col, &value, 1 << 20)? as u32;
@@ -352,9 +447,10 @@ impl Parser {
                             return Err(ParseError::new(
                                 line.number,
                                 col,
-                                "scenario.unknown_setting",
+                                "scenario.unknown_pcp_setting",
                                 format!("unknown pcp setting '{key}'"),
                             )
+                            .arg("setting", &key)
                             .hint("pcp takes batch=N and high=N"))
                         }
                     }
@@ -364,7 +460,7 @@ impl Parser {
             "switch" => {
                 line.pos += 1;
                 let col = line.col();
-                let name = line.word("a switch name")?;
+                let name = line.word("scenario.expected_switch", "a switch name")?;
                 let on = match line.peek() {
                     None => true,
                     Some(Tok::Word(w)) if w == "on" => {
@@ -375,7 +471,7 @@ impl Parser {
                         line.pos += 1;
                         false
                     }
-                    _ => return Err(line.err("scenario.expected", "expected on or off")),
+                    _ => return Err(line.err("scenario.expected_on_off", "expected on or off")),
                 };
                 let known = [
                     "freelist_random",
@@ -389,16 +485,26 @@ impl Parser {
                     "slab_nomerge" => self.switches.slab_nomerge = on,
                     "slab_legacy_refill" => self.switches.slab_legacy_refill = on,
                     _ => {
-                        let mut e = ParseError::new(
-                            line.number,
-                            col,
-                            "scenario.unknown_switch",
-                            format!("unknown switch '{name}'"),
-                        )
-                        .arg("switch", &name);
-                        e = match closest(&name, &known) {
-                            Some(k) => e.hint(format!("did you mean {k}?")),
-                            None => e.hint(format!("switches: {}", known.join(", "))),
+                        let message = format!("unknown switch '{name}'");
+                        let e = match closest(&name, &known) {
+                            Some(k) => ParseError::new(
+                                line.number,
+                                col,
+                                "scenario.unknown_switch_did_you_mean",
+                                message,
+                            )
+                            .arg("switch", &name)
+                            .arg("suggestion", k)
+                            .hint(format!("did you mean {k}?")),
+                            None => ParseError::new(
+                                line.number,
+                                col,
+                                "scenario.unknown_switch",
+                                message,
+                            )
+                            .arg("switch", &name)
+                            .arg("known", known.join(", "))
+                            .hint(format!("switches: {}", known.join(", "))),
                         };
                         return Err(e);
                     }
@@ -408,7 +514,10 @@ impl Parser {
             "slub_debug" => {
                 line.pos += 1;
                 let col = line.col();
-                let letters = line.word("slub_debug letters such as FZPU, or off")?;
+                let letters = line.word(
+                    "scenario.expected_slub_debug",
+                    "slub_debug letters such as FZPU, or off",
+                )?;
                 let mut flags = SlabFlags::default();
                 if letters != "off" {
                     for c in letters.chars() {
@@ -424,6 +533,7 @@ impl Parser {
                                     "scenario.slub_debug",
                                     format!("'{c}' is not a slub_debug letter Slabscope models"),
                                 )
+                                .arg("letter", c)
                                 .hint("use F, Z, P and U"))
                             }
                         }
@@ -456,9 +566,10 @@ impl Parser {
                             return Err(ParseError::new(
                                 line.number,
                                 col,
-                                "scenario.unknown_setting",
+                                "scenario.unknown_boot_setting",
                                 format!("unknown boot parameter '{key}'"),
                             )
+                            .arg("setting", &key)
                             .hint(
                                 "boot takes slub_min_objects, slub_max_order, slub_min_order and slab_max_order",
                             ))
@@ -469,7 +580,7 @@ impl Parser {
             }
             "seed" => {
                 line.pos += 1;
-                self.seed = line.number("the seed", u64::MAX)?;
+                self.seed = line.number("scenario.expected_seed", "the seed")?;
                 line.finish()
             }
             "cache" => {
@@ -482,7 +593,10 @@ impl Parser {
 
     fn machine_line(&mut self, line: &mut Line) -> Result<(), ParseError> {
         if self.machine.is_some() {
-            return Err(line.err("scenario.duplicate", "a scenario has one machine line"));
+            return Err(line.err(
+                "scenario.duplicate_machine",
+                "a scenario has one machine line",
+            ));
         }
         let (mut cpus, mut nodes, mut page_size, mut memory, mut pages, mut cpu_node) =
             (None, 1u32, 4096u32, None, None, Vec::new());
@@ -499,7 +613,15 @@ impl Parser {
                     for t in &value {
                         match t {
                             Tok::Num(n) if *n < 4 => cpu_node.push(*n as u32),
-                            _ => return Err(ParseError::new(line.number, col, "scenario.expected", "cpu_node is a list of node numbers, one per CPU, e.g. cpu_node=0,0,1,1".to_string())),
+                            _ => {
+                                return Err(ParseError::new(
+                                    line.number,
+                                    col,
+                                    "scenario.bad_cpu_node",
+                                    "cpu_node is a list of node numbers, one per CPU, e.g. cpu_node=0,0,1,1"
+                                        .to_string(),
+                                ))
+                            }
                         }
                     }
                 }
@@ -512,16 +634,25 @@ impl Parser {
                         "pages_per_node",
                         "cpu_node",
                     ];
-                    let mut e = ParseError::new(
-                        line.number,
-                        col,
-                        "scenario.unknown_setting",
-                        format!("unknown machine setting '{key}'"),
-                    );
-                    if let Some(k) = closest(&key, &known) {
-                        e = e.hint(format!("did you mean {k}?"));
-                    }
-                    return Err(e);
+                    let message = format!("unknown machine setting '{key}'");
+                    return Err(match closest(&key, &known) {
+                        Some(k) => ParseError::new(
+                            line.number,
+                            col,
+                            "scenario.unknown_machine_setting_did_you_mean",
+                            message,
+                        )
+                        .arg("setting", &key)
+                        .arg("suggestion", k)
+                        .hint(format!("did you mean {k}?")),
+                        None => ParseError::new(
+                            line.number,
+                            col,
+                            "scenario.unknown_machine_setting",
+                            message,
+                        )
+                        .arg("setting", &key),
+                    });
                 }
             }
         }
@@ -529,7 +660,7 @@ impl Parser {
             ParseError::new(
                 line.number,
                 1,
-                "scenario.missing",
+                "scenario.missing_cpus",
                 "the machine line needs cpus=N".into(),
             )
             .hint("e.g. machine cpus=2 nodes=1 memory=16M")
@@ -539,7 +670,7 @@ impl Parser {
                 return Err(ParseError::new(
                     line.number,
                     1,
-                    "scenario.duplicate",
+                    "scenario.memory_and_pages",
                     "give memory= or pages_per_node=, not both".into(),
                 ))
             }
@@ -549,7 +680,15 @@ impl Parser {
                     || bytes / u64::from(page_size) > 1 << 20
                     || bytes == 0
                 {
-                    return Err(ParseError::new(line.number, col, "scenario.memory", format!("memory={bytes} is not a whole number of pages (at most 2^20 pages a node)")));
+                    return Err(ParseError::new(
+                        line.number,
+                        col,
+                        "scenario.memory",
+                        format!(
+                            "memory={bytes} is not a whole number of pages (at most 2^20 pages a node)"
+                        ),
+                    )
+                    .arg("memory", bytes));
                 }
                 (bytes / u64::from(page_size)) as u32
             }
@@ -567,21 +706,22 @@ impl Parser {
         };
         config
             .validate()
-            .map_err(|e| ParseError::new(line.number, 1, "scenario.machine", e.to_string()))?;
+            .map_err(|e| machine_error(line.number, &e))?;
         self.machine = Some(config);
         Ok(())
     }
 
     fn cache_line(&mut self, line: &mut Line) -> Result<(), ParseError> {
         let col = line.col();
-        let name = line.word("the cache name")?;
+        let name = line.word("scenario.expected_cache_name", "the cache name")?;
         if self.caches.iter().any(|c| c.name == name) || name.starts_with("kmalloc-") {
             return Err(ParseError::new(
                 line.number,
                 col,
-                "scenario.duplicate",
+                "scenario.duplicate_cache",
                 format!("a cache named '{name}' already exists"),
             )
+            .arg("cache", &name)
             .hint("choose another name"));
         }
         let mut decl = CacheDecl {
@@ -601,8 +741,26 @@ impl Parser {
                     for t in &value {
                         match t {
                             Tok::Word(w) if w == "hwcache_align" => decl.flags.hwcache_align = true,
-                            Tok::Word(w) if w == "typesafe_by_rcu" || w == "rcu" => decl.flags.typesafe_by_rcu = true,
-                            _ => return Err(ParseError::new(line.number, col, "scenario.cache_flag", format!("unknown cache flag {t:?}")).hint("flags: hwcache_align, typesafe_by_rcu (debug flags come from slub_debug)")),
+                            Tok::Word(w) if w == "typesafe_by_rcu" || w == "rcu" => {
+                                decl.flags.typesafe_by_rcu = true
+                            }
+                            _ => {
+                                let flag = match t {
+                                    Tok::Word(w) => w.clone(),
+                                    Tok::Num(n) => n.to_string(),
+                                    // pairs() keeps only words and numbers in values.
+                                    Tok::Sym(c) => c.to_string(),
+                                    Tok::DotDot => "..".to_string(),
+                                };
+                                return Err(ParseError::new(
+                                    line.number,
+                                    col,
+                                    "scenario.cache_flag",
+                                    format!("unknown cache flag '{flag}'"),
+                                )
+                                .arg("flag", flag)
+                                .hint("flags: hwcache_align, typesafe_by_rcu (debug flags come from slub_debug)"));
+                            }
                         }
                     }
                 }
@@ -610,9 +768,10 @@ impl Parser {
                     return Err(ParseError::new(
                         line.number,
                         col,
-                        "scenario.unknown_setting",
+                        "scenario.unknown_cache_setting",
                         format!("unknown cache setting '{key}'"),
                     )
+                    .arg("setting", &key)
                     .hint(
                         "cache NAME size=N [align=N] [flags=hwcache_align,typesafe_by_rcu] [ctor]",
                     ))
@@ -623,7 +782,7 @@ impl Parser {
             return Err(ParseError::new(
                 line.number,
                 col,
-                "scenario.missing",
+                "scenario.missing_size",
                 "a cache needs size=N (at least 1)".into(),
             ));
         }
@@ -633,7 +792,8 @@ impl Parser {
                 col,
                 "scenario.align",
                 format!("align={} is not a power of two", decl.align),
-            ));
+            )
+            .arg("align", decl.align));
         }
         self.caches.push(decl);
         Ok(())
@@ -642,37 +802,38 @@ impl Parser {
     fn op_line(&mut self, line: &mut Line) -> Result<(), ParseError> {
         let machine = self.machine.clone().ok_or_else(|| {
             line.err(
-                "scenario.order",
+                "scenario.op_before_machine",
                 "operations must come after the machine line",
             )
         })?;
         let mut repeat = 1;
         if line.peek() == Some(&Tok::Word("repeat".into())) {
             line.pos += 1;
-            repeat = line.number("the repeat count", MAX_REPEAT)? as u32;
+            repeat = line.bounded(&REPEAT_COUNT, MAX_REPEAT)? as u32;
             if repeat == 0 {
                 return Err(line
-                    .err("scenario.too_big", "repeat 0 runs nothing")
+                    .err("scenario.repeat_zero", "repeat 0 runs nothing")
                     .hint("remove the line or use a count of 1 or more"));
             }
         }
         let mut for_each = None;
         if line.peek() == Some(&Tok::Word("for".into())) {
             line.pos += 1;
-            let var = line.word("a name for each element")?;
-            if line.word("in")? != "in" {
-                line.pos -= 1;
-                return Err(line.err("scenario.expected", "expected `in`"));
+            let var = line.word("scenario.expected_loop_name", "a name for each element")?;
+            if line.peek() != Some(&Tok::Word("in".into())) {
+                return Err(line.err("scenario.expected_in", "expected `in`"));
             }
+            line.pos += 1;
             let col = line.col();
-            let list = line.word("a list name")?;
+            let list = line.word("scenario.expected_list_name", "a list name")?;
             if !self.lists.contains(&list) {
                 return Err(ParseError::new(
                     line.number,
                     col,
-                    "scenario.unknown_name",
+                    "scenario.unknown_list",
                     format!("'{list}' is not a list"),
                 )
+                .arg("list", &list)
                 .hint("lists are made with `name[] = ...` or a bulk allocation"));
             }
             line.expect_sym(':')?;
@@ -697,22 +858,28 @@ impl Parser {
             }
         }
         let col = line.col();
-        let name = line.word("an operation such as kmalloc(64)")?;
+        let name = line.word(
+            "scenario.expected_operation",
+            "an operation such as kmalloc(64)",
+        )?;
         if !OPS.contains(&name.as_str()) {
-            let mut e = ParseError::new(
-                line.number,
-                col,
-                "scenario.unknown_operation",
-                format!("unknown operation or directive '{name}'"),
-            )
-            .arg("name", &name);
+            let message = format!("unknown operation or directive '{name}'");
             let mut known: Vec<&str> = OPS.to_vec();
             known.extend_from_slice(DIRECTIVES);
-            e = match closest(&name, &known) {
-                Some(k) => e.hint(format!("did you mean {k}?")),
-                None => e.hint("see docs/scenario-format.md for the operations"),
-            };
-            return Err(e);
+            return Err(match closest(&name, &known) {
+                Some(k) => ParseError::new(
+                    line.number,
+                    col,
+                    "scenario.unknown_operation_did_you_mean",
+                    message,
+                )
+                .arg("name", &name)
+                .arg("suggestion", k)
+                .hint(format!("did you mean {k}?")),
+                None => ParseError::new(line.number, col, "scenario.unknown_operation", message)
+                    .arg("name", &name)
+                    .hint("see docs/scenario-format.md for the operations"),
+            });
         }
         line.expect_sym('(')?;
         let op = self.call(&name, line, &machine)?;
@@ -720,7 +887,7 @@ impl Parser {
         let cpu = if line.peek() == Some(&Tok::Word("on".into())) {
             line.pos += 1;
             let col = line.col();
-            let w = line.word("a CPU such as cpu0")?;
+            let w = line.word("scenario.expected_cpu", "a CPU such as cpu0")?;
             let cpu = w
                 .strip_prefix("cpu")
                 .and_then(|n| n.parse::<u32>().ok())
@@ -728,9 +895,10 @@ impl Parser {
                     ParseError::new(
                         line.number,
                         col,
-                        "scenario.cpu",
+                        "scenario.bad_cpu",
                         format!("'{w}' is not a CPU"),
                     )
+                    .arg("cpu", &w)
                     .hint("write cpu0, cpu1, ...")
                 })?;
             if cpu >= machine.cpus {
@@ -744,6 +912,8 @@ impl Parser {
                     ),
                 )
                 .arg("cpu", cpu)
+                .arg("cpus", machine.cpus)
+                .arg("last", machine.cpus - 1)
                 .hint(format!("use cpu0 to cpu{}", machine.cpus - 1)));
             }
             Some(cpu)
@@ -765,6 +935,7 @@ impl Parser {
                 "scenario.no_cpu",
                 format!("{name} needs the CPU it runs on"),
             )
+            .arg("operation", &name)
             .hint("add `on cpu0` (or another CPU) at the end of the line"));
         }
         let returns = matches!(
@@ -781,7 +952,8 @@ impl Parser {
                     1,
                     "scenario.no_result",
                     format!("{name} returns nothing to name"),
-                ))
+                )
+                .arg("operation", &name))
             }
             Some(Target::Name(n)) => {
                 if repeat > 1 || matches!(op, Op::KmemCacheAllocBulk { .. }) {
@@ -794,6 +966,7 @@ impl Parser {
                             "scenario.repeat_name",
                             format!("repeat would overwrite '{n}' each time"),
                         )
+                        .arg("name", n)
                         .hint(format!("append to a list instead: {n}[] = ...")));
                     }
                 } else {
@@ -818,22 +991,25 @@ impl Parser {
 
     fn cache_ref(&self, line: &mut Line) -> Result<String, ParseError> {
         let col = line.col();
-        let name = line.word("a cache name")?;
+        let name = line.word("scenario.expected_cache", "a cache name")?;
         // kmalloc caches exist from boot; their names are checked when the scenario runs.
         if !name.starts_with("kmalloc-") && !self.caches.iter().any(|c| c.name == name) {
             let known: Vec<&str> = self.caches.iter().map(|c| c.name.as_str()).collect();
-            let mut e = ParseError::new(
-                line.number,
-                col,
-                "scenario.unknown_cache",
-                format!("no cache named '{name}' was declared"),
-            )
-            .arg("cache", &name);
-            e = match closest(&name, &known) {
-                Some(k) => e.hint(format!("did you mean {k}?")),
-                None => e.hint(format!("declare it first: cache {name} size=N")),
-            };
-            return Err(e);
+            let message = format!("no cache named '{name}' was declared");
+            return Err(match closest(&name, &known) {
+                Some(k) => ParseError::new(
+                    line.number,
+                    col,
+                    "scenario.unknown_cache_did_you_mean",
+                    message,
+                )
+                .arg("cache", &name)
+                .arg("suggestion", k)
+                .hint(format!("did you mean {k}?")),
+                None => ParseError::new(line.number, col, "scenario.unknown_cache", message)
+                    .arg("cache", &name)
+                    .hint(format!("declare it first: cache {name} size=N")),
+            });
         }
         Ok(name)
     }
@@ -841,7 +1017,10 @@ impl Parser {
     /// A reference to earlier results: `a`, `t[3]`, `t[2..5]`.
     fn obj_ref(&self, line: &mut Line, list: bool) -> Result<Ref, ParseError> {
         let col = line.col();
-        let name = line.word("a name given to an earlier result")?;
+        let name = line.word(
+            "scenario.expected_result_name",
+            "a name given to an earlier result",
+        )?;
         let is_list = self.lists.contains(&name);
         if !self.names.contains(&name) && !is_list {
             return Err(ParseError::new(
@@ -854,15 +1033,18 @@ impl Parser {
             .hint("name results with `a = kmalloc(64) on cpu0`, then use the name"));
         }
         if line.eat_sym('[') {
-            let start = line.number("an index", u64::from(u32::MAX))? as u32;
+            let start = line.bounded(&INDEX, u64::from(u32::MAX))? as u32;
             let r = if line.peek() == Some(&Tok::DotDot) {
                 line.pos += 1;
-                let end = line.number("the end of the range", u64::from(u32::MAX))? as u32;
+                let end = line.bounded(&RANGE_END, u64::from(u32::MAX))? as u32;
                 if end <= start {
-                    return Err(line.err(
-                        "scenario.range",
-                        format!("the range {start}..{end} is empty"),
-                    ));
+                    return Err(line
+                        .err(
+                            "scenario.range",
+                            format!("the range {start}..{end} is empty"),
+                        )
+                        .arg("start", start)
+                        .arg("end", end));
                 }
                 Ref::Slice { name, start, end }
             } else {
@@ -873,7 +1055,7 @@ impl Parser {
                 return Err(ParseError::new(
                     line.number,
                     col,
-                    "scenario.expected",
+                    "scenario.expected_object_not_range",
                     "a single object is expected here, not a range".into(),
                 ));
             }
@@ -883,17 +1065,19 @@ impl Parser {
             return Err(ParseError::new(
                 line.number,
                 col,
-                "scenario.expected",
+                "scenario.expected_list",
                 format!("'{name}' is a single result; a list is expected here"),
-            ));
+            )
+            .arg("name", &name));
         }
         if !list && is_list {
             return Err(ParseError::new(
                 line.number,
                 col,
-                "scenario.expected",
+                "scenario.expected_object",
                 format!("'{name}' is a list; pick one element, e.g. {name}[0]"),
-            ));
+            )
+            .arg("name", &name));
         }
         Ok(Ref::Name { name })
     }
@@ -902,7 +1086,7 @@ impl Parser {
         // A node number that must exist on this machine.
         let node = |line: &mut Line| -> Result<u32, ParseError> {
             let col = line.col();
-            let n = line.number("a node", 64)? as u32;
+            let n = line.bounded(&NODE, 64)? as u32;
             if n >= machine.nodes {
                 return Err(ParseError::new(
                     line.number,
@@ -912,17 +1096,19 @@ impl Parser {
                         "node {n} does not exist: the machine has {} nodes",
                         machine.nodes
                     ),
-                ));
+                )
+                .arg("node", n)
+                .arg("nodes", machine.nodes));
             }
             Ok(n)
         };
         Ok(match name {
             "kmalloc" => Op::Kmalloc {
-                size: line.number("the size", 1 << 40)?,
+                size: line.bounded(&SIZE, 1 << 40)?,
                 node: None,
             },
             "kmalloc_node" => {
-                let size = line.number("the size", 1 << 40)?;
+                let size = line.bounded(&SIZE, 1 << 40)?;
                 line.expect_sym(',')?;
                 Op::Kmalloc {
                     size,
@@ -957,7 +1143,7 @@ impl Parser {
                 line.expect_sym(',')?;
                 Op::KmemCacheAllocBulk {
                     cache,
-                    count: line.number("the count", MAX_BULK)? as u32,
+                    count: line.bounded(&COUNT, MAX_BULK)? as u32,
                 }
             }
             "kmem_cache_free_bulk" => {
@@ -972,14 +1158,14 @@ impl Parser {
                 objs: self.obj_ref(line, true)?,
             },
             "alloc_pages" => Op::AllocPages {
-                order: line.number("the order", 13)? as u8,
+                order: line.bounded(&ORDER, 13)? as u8,
                 node: None,
             },
             "alloc_pages_node" => {
                 let n = node(line)?;
                 line.expect_sym(',')?;
                 Op::AllocPages {
-                    order: line.number("the order", 13)? as u8,
+                    order: line.bounded(&ORDER, 13)? as u8,
                     node: Some(n),
                 }
             }
@@ -1009,7 +1195,7 @@ impl Parser {
             ParseError::new(
                 1,
                 1,
-                "scenario.missing",
+                "scenario.missing_machine",
                 "the scenario has no machine line".into(),
             )
             .hint("add e.g. `machine cpus=2 nodes=1 memory=16M` after the first line")

@@ -87,7 +87,7 @@ fn mistakes_have_line_column_and_hint() {
     let e = err(&format!("{HEADER}a = kmaloc(64) on cpu0\n"));
     assert_eq!(
         (e.line, e.column, e.key),
-        (3, 5, "scenario.unknown_operation")
+        (3, 5, "scenario.unknown_operation_did_you_mean")
     );
     assert_eq!(e.hint.as_deref(), Some("did you mean kmalloc?"));
 
@@ -103,7 +103,7 @@ fn mistakes_have_line_column_and_hint() {
     let e = err(&format!("{HEADER}p = alloc_pages_node(2, 0) on cpu0\n"));
     assert_eq!((e.key, e.column), ("scenario.node", 22));
     let e = err(&format!("{HEADER}a = kmalloc_node(64 1) on cpu0\n"));
-    assert_eq!(e.key, "scenario.expected");
+    assert_eq!(e.key, "scenario.expected_symbol");
 
     let e = err(&format!("{HEADER}kfree(b) on cpu0\n"));
     assert_eq!((e.line, e.column, e.key), (3, 7, "scenario.unknown_name"));
@@ -115,7 +115,7 @@ fn mistakes_have_line_column_and_hint() {
     assert_eq!(e.hint.as_deref(), Some("did you mean freelist_random?"));
 
     let e = err("slabscope-scenario 1\na = kmalloc(64) on cpu0\n");
-    assert_eq!(e.key, "scenario.order");
+    assert_eq!(e.key, "scenario.op_before_machine");
 
     let e = err("slabscope-scenario 1\nmachine cpus=2 memory=5000\n");
     assert_eq!(e.key, "scenario.memory");
@@ -136,7 +136,7 @@ fn mistakes_have_line_column_and_hint() {
     assert_eq!((e.key, e.column), ("scenario.bad_character", 1));
 
     let e = err("slabscope-scenario 1\n");
-    assert_eq!(e.key, "scenario.missing");
+    assert_eq!(e.key, "scenario.missing_machine");
     assert!(err("").key == "scenario.empty");
     let big = "x".repeat(MAX_TEXT + 1);
     assert_eq!(err(&big).key, "scenario.too_large");
