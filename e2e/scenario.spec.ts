@@ -141,6 +141,16 @@ test('a scenario saves as a .slab file and opens from one', async ({ page }, tes
   await expect(page.getByTestId('editor-text')).toContainText('x = kmalloc(32) on cpu0');
   await page.getByTestId('last').click();
   await expect(page.getByTestId('explain-op')).toContainText('x = kmalloc(32) on cpu0');
+
+  // A file dropped on the page opens the same way.
+  await page.evaluate(() => {
+    const data = new DataTransfer();
+    data.items.add(new File(['slabscope-scenario 1\nmachine cpus=1 nodes=1 memory=1M\ndropped = kmalloc(48) on cpu0\n'], 'dropped.slab', { type: 'text/plain' }));
+    window.dispatchEvent(new DragEvent('dragover', { dataTransfer: data, cancelable: true }));
+    window.dispatchEvent(new DragEvent('drop', { dataTransfer: data, cancelable: true }));
+  });
+  await expect(page.getByTestId('scenario-notice')).toContainText('dropped.slab');
+  await expect(page.getByTestId('editor-text')).toContainText('dropped = kmalloc(48) on cpu0');
 });
 
 test('embed mode plays in an iframe of a page without cross-origin isolation and links to the full page', async ({ page }) => {

@@ -8,6 +8,8 @@
 //!   as the simulator sends them to the web app. The web tests render each one in both
 //!   languages. `UPDATE_FIXTURES=1 cargo test -p slabscope-sim --test parse_errors` rewrites it.
 
+mod common;
+
 use slabscope_sim::scenario::{parse, ParseError, MAX_TEXT};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -528,18 +530,6 @@ fn parse_errors_match_the_web_fixture() {
     assert_eq!(text.len(), MAX_TEXT + 1);
     // Kept short: the text is `text` repeated `repeat` times.
     cases.push(serde_json::json!({ "text": "x", "repeat": MAX_TEXT + 1, "error": error }));
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../web/scenario/fixtures/parse-errors.json"
-    );
     let text = serde_json::to_string_pretty(&cases).unwrap() + "\n";
-    if std::env::var_os("UPDATE_FIXTURES").is_some() {
-        std::fs::write(path, &text).unwrap();
-    }
-    let stored =
-        std::fs::read_to_string(path).expect("the fixture exists (UPDATE_FIXTURES=1 writes it)");
-    assert!(
-        stored == text,
-        "web/scenario/fixtures/parse-errors.json is stale: run with UPDATE_FIXTURES=1"
-    );
+    common::check_fixture("web/scenario/fixtures/parse-errors.json", &text);
 }

@@ -4,6 +4,8 @@
 //! the same text as here) and in Korean. `UPDATE_FIXTURES=1 cargo test --test run_errors`
 //! rewrites the file.
 
+mod common;
+
 use slabscope_sim::scenario::{parse, run_with_summary};
 
 const CASES: &[&str] = &[
@@ -29,18 +31,6 @@ fn case(text: &str) -> serde_json::Value {
 #[test]
 fn run_errors_match_the_web_fixture() {
     let cases: Vec<_> = CASES.iter().map(|t| case(t)).collect();
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../web/scenario/fixtures/run-errors.json"
-    );
     let text = serde_json::to_string_pretty(&cases).unwrap() + "\n";
-    if std::env::var_os("UPDATE_FIXTURES").is_some() {
-        std::fs::write(path, &text).unwrap();
-    }
-    let stored =
-        std::fs::read_to_string(path).expect("the fixture exists (UPDATE_FIXTURES=1 writes it)");
-    assert_eq!(
-        stored, text,
-        "web/scenario/fixtures/run-errors.json is stale: run with UPDATE_FIXTURES=1"
-    );
+    common::check_fixture("web/scenario/fixtures/run-errors.json", &text);
 }
