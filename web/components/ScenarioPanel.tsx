@@ -82,6 +82,8 @@ export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl }: 
     [storage, t],
   );
 
+  const openPreset = async (id: PresetId) => onScenario({ text: await presetText(id), preset: id });
+
   const runDraft = useCallback(() => onScenario({ text: draft, preset: null }), [draft, onScenario]);
 
   const share = async () => {
@@ -157,7 +159,7 @@ export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl }: 
             data-testid="preset"
             onChange={(e) => {
               if (e.target.value === '') runDraft();
-              else onScenario({ text: presetText(e.target.value as PresetId), preset: e.target.value as PresetId });
+              else void openPreset(e.target.value as PresetId);
             }}
           >
             {PRESET_IDS.map((id) => (
@@ -208,7 +210,7 @@ export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl }: 
                 type="button"
                 data-testid={`gallery-${id}`}
                 onClick={() => {
-                  onScenario({ text: presetText(id), preset: id });
+                  void openPreset(id);
                   setGallery(false);
                 }}
               >

@@ -20,7 +20,7 @@ describe('the scenario a page opens with', () => {
   });
 
   it('opens a preset, the saved run when asked for, or the first preset', async () => {
-    expect(await openingScenario(q('?preset=bulk-free'), withRun)).toMatchObject({ preset: 'bulk-free', text: presetText('bulk-free'), from: 'preset' });
+    expect(await openingScenario(q('?preset=bulk-free'), withRun)).toMatchObject({ preset: 'bulk-free', text: await presetText('bulk-free'), from: 'preset' });
     expect(await openingScenario(q('?src=saved'), withRun)).toMatchObject({ preset: null, text: withRun.run?.text, step: 17, from: 'saved' });
     expect(await openingScenario(q('?src=saved'), none)).toMatchObject({ preset: PRESET_IDS[0], from: 'default' });
     expect(await openingScenario(q('?preset=<script>'), none)).toMatchObject({ preset: PRESET_IDS[0], from: 'default' });

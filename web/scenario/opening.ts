@@ -37,9 +37,9 @@ export async function openingScenario(query: URLSearchParams, saved: Saved): Pro
     linkError = decoded.error;
   }
   const preset = query.get('preset');
-  if (isPresetId(preset)) return { text: presetText(preset), preset, from: 'preset', linkError };
+  if (isPresetId(preset)) return { text: await presetText(preset), preset, from: 'preset', linkError };
   if ((query.get('src') === SAVED_SOURCE || linkError !== null) && saved.run) {
     return { text: saved.run.text, preset: null, from: 'saved', step: saved.run.step, linkError };
   }
-  return { text: presetText(PRESET_IDS[0]), preset: PRESET_IDS[0], from: 'default', linkError };
+  return { text: await presetText(PRESET_IDS[0]), preset: PRESET_IDS[0], from: 'default', linkError };
 }

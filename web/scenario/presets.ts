@@ -1,12 +1,13 @@
 // The preset scenarios the visualizer opens: the .slab files of docs/scenarios/, bundled as
-// text. Their titles and one-line descriptions are UI strings (`presets.<id>.title/.summary`
-// in web/i18n/*.json), so a preset reads in the person's language.
+// text, each its own small chunk fetched when it is opened (fifteen of them in the page's
+// first script would cost the first view several kilobytes). Their titles and one-line
+// descriptions are UI strings (`presets.<id>.title/.summary` in web/i18n/*.json), so a preset
+// reads in the person's language.
 
 const files = import.meta.glob('../../docs/scenarios/*.slab', {
   query: '?raw',
   import: 'default',
-  eager: true,
-}) as Record<string, string>;
+}) as Record<string, () => Promise<string>>;
 
 /**
  * The presets in the order the picker lists them, a learning path: the SLUB fast path, the
@@ -38,8 +39,8 @@ export function isPresetId(value: string | null | undefined): value is PresetId 
 }
 
 /** The scenario text of a preset. */
-export function presetText(id: PresetId): string {
-  const text = files[`../../docs/scenarios/${id}.slab`];
-  if (text === undefined) throw new Error(`preset ${id} is not bundled`);
-  return text;
+export async function presetText(id: PresetId): Promise<string> {
+  const load = files[`../../docs/scenarios/${id}.slab`];
+  if (load === undefined) throw new Error(`preset ${id} is not bundled`);
+  return load();
 }
