@@ -77,6 +77,13 @@ test('write a scenario, see its error inline, fix it, run it, share it and open 
 });
 
 test('the draft survives a reload, and a bad link neither opens nor loses it', async ({ page }) => {
+  // The page opened with no scenario in its address comes back to the last one, at its step.
+  await page.goto(`${PLAIN}?preset=slub-remote-free&step=30`);
+  await expect(page.getByTestId('visualizer')).toHaveAttribute('data-cursor', '30');
+  await page.goto(PLAIN);
+  await expect(page.getByTestId('visualizer')).toHaveAttribute('data-cursor', '30');
+  await expect(page.getByTestId('preset')).toHaveValue('slub-remote-free');
+
   await page.goto(`${PLAIN}?preset=bulk-free&step=0`);
   await expect(page.getByTestId('visualizer')).toHaveAttribute('data-cursor', '0');
   await page.getByTestId('edit-toggle').click();

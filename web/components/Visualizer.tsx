@@ -164,7 +164,7 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
     );
     if (!scenario) return undefined;
     writeScenario(url.searchParams, scenario, encoded?.text === scenario.text ? encoded.value : undefined);
-    if (!scenario.preset) saveRun(storage, scenario.text, timeline.cursor);
+    saveRun(storage, scenario.text, timeline.cursor, scenario.preset);
     pendingUrl.current = url;
     const timer = setTimeout(() => {
       pendingUrl.current = null;

@@ -26,6 +26,15 @@ describe('the scenario a page opens with', () => {
     expect(await openingScenario(q('?preset=<script>'), none)).toMatchObject({ preset: PRESET_IDS[0], from: 'default' });
   });
 
+  it('comes back to the scenario last shown, at its step, when the address names none', async () => {
+    expect(await openingScenario(q(''), withRun)).toMatchObject({ preset: null, text: withRun.run?.text, step: 17, from: 'saved' });
+    const lastPreset: Saved = { draft: null, earlier: [], run: { text: '', step: 40, preset: 'slab-paths' } };
+    expect(await openingScenario(q('?lang=ko'), lastPreset)).toMatchObject({ preset: 'slab-paths', text: await presetText('slab-paths'), step: 40, from: 'saved' });
+    const gone: Saved = { draft: null, earlier: [], run: { text: '', step: 3, preset: 'no-such-preset' } };
+    expect(await openingScenario(q(''), gone)).toMatchObject({ preset: PRESET_IDS[0], from: 'default' });
+    expect(await openingScenario(q(''), none)).toMatchObject({ preset: PRESET_IDS[0], from: 'default' });
+  });
+
   it('reports a bad link and falls back to the preset it names, else the saved run, else the first preset', async () => {
     expect(await openingScenario(q('?s=1.%%%&preset=slab-paths'), withRun)).toMatchObject({
       preset: 'slab-paths',

@@ -2,9 +2,9 @@
 //
 //   ?s=1.…          the scenario a share link carries (link.ts)
 //   ?preset=ID      a preset
-//   ?src=saved      the scenario last run from the editor, saved in this browser (used when a
-//                   scenario is too long for its link)
-//   nothing         the first preset
+//   ?src=saved      the scenario last shown in this browser, at its step (used when a scenario
+//                   is too long for its link)
+//   nothing         the same as ?src=saved, or the first preset when nothing was saved
 //
 // A link whose scenario cannot be read opens what the rest of the query names (or the saved
 // run, or the first preset) and reports why; it never touches the person's own draft.
@@ -38,8 +38,12 @@ export async function openingScenario(query: URLSearchParams, saved: Saved): Pro
   }
   const preset = query.get('preset');
   if (isPresetId(preset)) return { text: await presetText(preset), preset, from: 'preset', linkError };
-  if ((query.get('src') === SAVED_SOURCE || linkError !== null) && saved.run) {
-    return { text: saved.run.text, preset: null, from: 'saved', step: saved.run.step, linkError };
+  const bare = s === null && query.get('src') === null;
+  if ((query.get('src') === SAVED_SOURCE || linkError !== null || bare) && saved.run) {
+    const { preset: id, step } = saved.run;
+    // A step from the query wins over the saved one (the caller applies it).
+    if (isPresetId(id)) return { text: await presetText(id), preset: id, from: 'saved', step, linkError };
+    if (saved.run.text !== '') return { text: saved.run.text, preset: null, from: 'saved', step, linkError };
   }
   return { text: await presetText(PRESET_IDS[0]), preset: PRESET_IDS[0], from: 'default', linkError };
 }

@@ -16,6 +16,12 @@ describe('the saved scenario', () => {
     expect(loadSaved(s)).toEqual({ draft: 'slabscope-scenario 1\n', earlier: [], run: { text: 'slabscope-scenario 1\nseed 3\n', step: 42 } });
   });
 
+  it('keeps a preset by its name, not its text', () => {
+    const s = memory();
+    saveRun(s, 'the preset text', 9, 'bulk-free');
+    expect(loadSaved(s).run).toEqual({ text: '', step: 9, preset: 'bulk-free' });
+  });
+
   it('never loses a draft that a preset, a file or a link replaced', () => {
     const s = memory();
     saveDraft(s, 'mine');

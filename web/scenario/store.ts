@@ -3,8 +3,9 @@
 //   draft    the editor's content, saved as it is typed
 //   earlier  drafts that something other than typing replaced (a preset, a file or a link
 //            loaded into the editor), newest first, at most MAX_EARLIER
-//   run      the scenario last run from the editor and the step it was at, so a reload of a
-//            page whose scenario is too long for its link comes back to it
+//   run      the scenario last shown (a preset by name, or the text run from the editor) and
+//            the step it was at: opening the page with no scenario in its address, or a
+//            scenario too long for its link, comes back to it
 //
 // Storage is untrusted too (another version of the app, a person with devtools): anything that
 // is not the expected shape is ignored field by field. Storage that is full or forbidden (a
@@ -24,7 +25,7 @@ export interface Earlier {
 export interface Saved {
   draft: string | null;
   earlier: Earlier[];
-  run: { text: string; step: number } | null;
+  run: { text: string; step: number; preset?: string } | null;
 }
 
 export type ScenarioStorage = Pick<Storage, 'getItem' | 'setItem'>;
@@ -56,7 +57,9 @@ export function loadSaved(storage: ScenarioStorage | null): Saved {
     draft: isText(r.draft) ? r.draft : null,
     earlier,
     run:
-      run && typeof run === 'object' && isText(run.text) && Number.isSafeInteger(run.step) && run.step >= 0 ? { text: run.text, step: run.step } : null,
+      run && typeof run === 'object' && isText(run.text) && Number.isSafeInteger(run.step) && run.step >= 0
+        ? { text: run.text, step: run.step, ...(typeof run.preset === 'string' && run.preset.length <= 64 ? { preset: run.preset } : {}) }
+        : null,
   };
 }
 
@@ -90,9 +93,10 @@ export function replaceDraft(storage: ScenarioStorage | null, next: string, now 
   return { saved: out, stored: write(storage, out) };
 }
 
-/** Remembers the scenario run from the editor and where it stands. */
-export function saveRun(storage: ScenarioStorage | null, text: string, step: number): boolean {
-  return write(storage, { ...loadSaved(storage), run: { text, step } });
+/** Remembers the scenario shown and where it stands: a preset by its id (its text is not
+ *  kept), anything else by its text. */
+export function saveRun(storage: ScenarioStorage | null, text: string, step: number, preset: string | null = null): boolean {
+  return write(storage, { ...loadSaved(storage), run: preset ? { text: '', step, preset } : { text, step } });
 }
 
 /** The browser's localStorage, or null where it cannot be reached. */
