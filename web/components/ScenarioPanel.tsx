@@ -130,7 +130,12 @@ export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl }: 
     onScenario({ text, preset: null });
   };
 
-  // Drag and drop of a .slab file anywhere on the page.
+  // Drag and drop of a .slab file anywhere on the page (listened to once; the drop reads the
+  // latest openFile).
+  const opener = useRef(openFile);
+  useEffect(() => {
+    opener.current = openFile;
+  });
   useEffect(() => {
     const over = (e: DragEvent) => {
       if (e.dataTransfer?.types.includes('Files')) e.preventDefault();
@@ -139,7 +144,7 @@ export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl }: 
       const file = e.dataTransfer?.files[0];
       if (!file) return;
       e.preventDefault();
-      void openFile(file);
+      void opener.current(file);
     };
     window.addEventListener('dragover', over);
     window.addEventListener('drop', drop);
@@ -147,7 +152,7 @@ export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl }: 
       window.removeEventListener('dragover', over);
       window.removeEventListener('drop', drop);
     };
-  });
+  }, []);
 
   return (
     <section className="scenario-panel" aria-label={t('scenario.label')}>
