@@ -1,0 +1,112 @@
+// The lesson format (lessons/README.md): a language-neutral lesson.json and one Markdown file
+// per language whose sections carry the same ids. This module reads and checks them; it knows
+// nothing of files or the simulator, so the app and the tests share it.
+//
+//   # Lesson title
+//   ## Section title {#section-id}
+//   ...Markdown...
+//   {{exercise:exercise-id}}      (alone on a line: where an exercise goes)
+
+import { LANGUAGES, type Language } from '../i18n/i18n';
+import { VIEWS, type View } from '../url/urlState';
+
+export interface Anchor {
+  /** The visualizer's cursor: after this many steps. */
+  cursor: number;
+  view?: View;
+  cache?: string;
+  /** Structures the section talks about, named as the kernel names them. */
+  highlight?: string[];
+}
+
+export interface LessonMeta {
+  id: string;
+  order: number;
+  scenario: { preset: string } | { file: string };
+  sections: { id: string; anchor: Anchor | null }[];
+  exercises: { id: string; section: string; [more: string]: unknown }[];
+}
+
+export interface Section {
+  id: string;
+  title: string;
+  /** The section's Markdown, without its heading. */
+  body: string;
+  /** Exercise ids placed in the section, in order. */
+  exercises: string[];
+}
+
+export interface LessonText {
+  title: string;
+  sections: Section[];
+}
+
+const HEADING = /^##\s+(.+?)\s*\{#([a-z0-9][a-z0-9-]*)\}\s*$/;
+const EXERCISE = /^\{\{exercise:([a-z0-9][a-z0-9-]*)\}\}\s*$/;
+
+/** A lesson's Markdown, cut into its sections. Text before the first section is refused. */
+export function parseLessonText(markdown: string): { ok: true; text: LessonText } | { ok: false; problem: string } {
+  const lines = markdown.replace(/\r\n?/g, '\n').split('\n');
+  const first = lines.findIndex((l) => l.trim() !== '');
+  const title = first >= 0 ? /^#\s+(.+)$/.exec(lines[first])?.[1]?.trim() : undefined;
+  if (!title) return { ok: false, problem: 'the first line is not a "# title"' };
+  const sections: Section[] = [];
+  for (const [n, line] of lines.slice(first + 1).entries()) {
+    const heading = HEADING.exec(line);
+    if (heading) {
+      sections.push({ id: heading[2], title: heading[1], body: '', exercises: [] });
+      continue;
+    }
+    if (line.startsWith('## ')) return { ok: false, problem: `line ${first + n + 2}: a section heading without {#id}` };
+    const current = sections.at(-1);
+    if (!current) {
+      if (line.trim() !== '') return { ok: false, problem: `line ${first + n + 2}: text before the first section` };
+      continue;
+    }
+    const exercise = EXERCISE.exec(line.trim());
+    if (exercise) current.exercises.push(exercise[1]);
+    current.body += `${line}\n`;
+  }
+  for (const s of sections) s.body = s.body.trim();
+  return { ok: true, text: { title, sections } };
+}
+
+/** Everything wrong with a lesson: its files disagree, or refer to what is not there. */
+export function lessonProblems(meta: LessonMeta, texts: Partial<Record<Language, string>>): string[] {
+  const problems: string[] = [];
+  const ids = meta.sections.map((s) => s.id);
+  if (new Set(ids).size !== ids.length) problems.push('lesson.json repeats a section id');
+  const exerciseIds = meta.exercises.map((e) => e.id);
+  if (new Set(exerciseIds).size !== exerciseIds.length) problems.push('lesson.json repeats an exercise id');
+  for (const e of meta.exercises) if (!ids.includes(e.section)) problems.push(`exercise ${e.id} is in no section of lesson.json (${e.section})`);
+  for (const s of meta.sections) {
+    const a = s.anchor;
+    if (a === null) continue;
+    if (!Number.isSafeInteger(a.cursor) || a.cursor < 0) problems.push(`section ${s.id}: the anchor's cursor is not a step`);
+    if (a.view !== undefined && !(VIEWS as readonly string[]).includes(a.view)) problems.push(`section ${s.id}: no view "${a.view}"`);
+  }
+  for (const lang of LANGUAGES) {
+    const markdown = texts[lang];
+    if (markdown === undefined) {
+      problems.push(`${lang}.md is missing`);
+      continue;
+    }
+    const parsed = parseLessonText(markdown);
+    if (!parsed.ok) {
+      problems.push(`${lang}.md: ${parsed.problem}`);
+      continue;
+    }
+    const got = parsed.text.sections.map((s) => s.id);
+    if (got.join(' ') !== ids.join(' ')) problems.push(`${lang}.md has sections ${got.join(', ')}; lesson.json has ${ids.join(', ')}`);
+    for (const s of parsed.text.sections) {
+      for (const e of s.exercises) {
+        const m = meta.exercises.find((x) => x.id === e);
+        if (!m) problems.push(`${lang}.md: section ${s.id} places exercise ${e}, which lesson.json does not have`);
+        else if (m.section !== s.id) problems.push(`${lang}.md: exercise ${e} is placed in ${s.id}, lesson.json says ${m.section}`);
+      }
+    }
+    const placed = parsed.text.sections.flatMap((s) => s.exercises);
+    for (const e of exerciseIds) if (!placed.includes(e)) problems.push(`${lang}.md does not place exercise ${e}`);
+  }
+  return problems;
+}
