@@ -10,7 +10,10 @@ const GeometryExplorer = lazy(() =>
 );
 
 type Load = { state: 'loading' } | { state: 'ready'; info: BuildInfo } | { state: 'failed'; error: string };
-type Page = 'visualizer' | 'geometry';
+type Page = 'visualizer' | 'geometry' | 'lessons';
+
+// The lessons are a page of their own too, with their texts and Markdown renderer.
+const LessonsPage = lazy(() => Promise.all([import('./LessonsPage'), loadLaterStrings()]).then(([m]) => ({ default: m.LessonsPage })));
 
 /** `?embed=1`: the minimal player for an iframe (views and step controls, no editor). */
 export function isEmbed(search: string): boolean {
@@ -25,7 +28,8 @@ export function fullPageUrl(href: string): string {
 }
 
 function pageFromUrl(): Page {
-  return new URLSearchParams(window.location.search).get('page') === 'geometry' ? 'geometry' : 'visualizer';
+  const page = new URLSearchParams(window.location.search).get('page');
+  return page === 'geometry' || page === 'lessons' ? page : 'visualizer';
 }
 
 export function App({ client }: { client: SimClient }) {
@@ -33,6 +37,15 @@ export function App({ client }: { client: SimClient }) {
   const [load, setLoad] = useState<Load>({ state: 'loading' });
   const [page, setPage] = useState<Page>(pageFromUrl);
   const [embed] = useState(() => isEmbed(window.location.search));
+  const [lesson, setLesson] = useState<string | null>(() => new URLSearchParams(window.location.search).get('lesson'));
+  const openLesson = (id: string | null) => {
+    const url = new URL(window.location.href);
+    url.searchParams.set('page', 'lessons');
+    if (id === null) url.searchParams.delete('lesson');
+    else url.searchParams.set('lesson', id);
+    window.history.pushState(null, '', url);
+    setLesson(id);
+  };
 
   useEffect(() => {
     client.init().then(
@@ -53,8 +66,10 @@ export function App({ client }: { client: SimClient }) {
   const go = (next: Page) => (event: React.MouseEvent) => {
     event.preventDefault();
     const url = new URL(window.location.href);
-    if (next === 'geometry') url.searchParams.set('page', 'geometry');
-    else url.searchParams.delete('page');
+    if (next === 'visualizer') url.searchParams.delete('page');
+    else url.searchParams.set('page', next);
+    url.searchParams.delete('lesson');
+    if (next === 'lessons') setLesson(null);
     window.history.pushState(null, '', url);
     setPage(next);
   };
@@ -95,6 +110,9 @@ export function App({ client }: { client: SimClient }) {
           <a href="?" aria-current={page === 'visualizer' ? 'page' : undefined} onClick={go('visualizer')} data-testid="nav-visualizer">
             {t('nav.visualizer')}
           </a>
+          <a href="?page=lessons" aria-current={page === 'lessons' ? 'page' : undefined} onClick={go('lessons')} data-testid="nav-lessons">
+            {t('nav.lessons')}
+          </a>
           <a href="?page=geometry" aria-current={page === 'geometry' ? 'page' : undefined} onClick={go('geometry')} data-testid="nav-geometry">
             {t('nav.geometry')}
           </a>
@@ -133,6 +151,11 @@ export function App({ client }: { client: SimClient }) {
       </p>
       <main>
         {page === 'visualizer' && <Visualizer client={client} ready={load.state === 'ready'} onLanguage={setLanguage} />}
+        {page === 'lessons' && (
+          <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
+            <LessonsPage lesson={lesson} onLesson={openLesson} />
+          </Suspense>
+        )}
         {page === 'geometry' && load.state === 'ready' && (
           <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
             <GeometryExplorer client={client} info={load.info} />

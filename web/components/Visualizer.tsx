@@ -164,14 +164,14 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
     );
     if (!scenario) return undefined;
     writeScenario(url.searchParams, scenario, encoded?.text === scenario.text ? encoded.value : undefined);
-    saveRun(storage, scenario.text, timeline.cursor, scenario.preset);
+    if (!embed) saveRun(storage, scenario.text, timeline.cursor, scenario.preset);
     pendingUrl.current = url;
     const timer = setTimeout(() => {
       pendingUrl.current = null;
       window.history.replaceState(null, '', url);
     }, URL_SETTLE_MS);
     return () => clearTimeout(timer);
-  }, [timeline.cursor, timeline.playing, i18n.language, view, cache, follow, scenario, encoded, storage]);
+  }, [timeline.cursor, timeline.playing, i18n.language, view, cache, follow, scenario, encoded, storage, embed]);
 
   const setScenario = useCallback(
     (next: Scenario) => {

@@ -1,0 +1,36 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { expect, test } from '@playwright/test';
+
+// The lessons page: the index, a lesson's text beside the player, and its anchors moving the
+// player; in English and Korean.
+
+const PLAIN = 'http://127.0.0.1:4174/';
+const lessons = readdirSync('lessons', { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => JSON.parse(readFileSync(`lessons/${d.name}/lesson.json`, 'utf8')) as { id: string; sections: { id: string; anchor: { cursor: number } | null }[] });
+
+test('the index lists every lesson; a lesson shows its sections beside the player, and an anchor moves it', async ({ page }) => {
+  await page.goto(`${PLAIN}?page=lessons`);
+  for (const l of lessons) await expect(page.getByTestId(`lesson-link-${l.id}`)).toBeVisible();
+  const first = [...lessons].sort((a, b) => a.id.localeCompare(b.id))[0];
+  await page.getByTestId(`lesson-link-${first.id}`).click();
+  await expect(page.getByTestId('lesson')).toHaveAttribute('data-lesson', first.id);
+  for (const s of first.sections) await expect(page.getByTestId(`section-${s.id}`)).toBeVisible();
+  await expect(page.getByTestId('lesson')).not.toContainText('{{exercise');
+
+  const anchored = first.sections.filter((s) => s.anchor !== null);
+  const last = anchored[anchored.length - 1];
+  await page.getByTestId(`show-${last.id}`).click();
+  await expect(page.getByTestId('lesson-player')).toHaveAttribute('src', new RegExp(`step=${last.anchor?.cursor}\\b`));
+  const player = page.frameLocator('[data-testid="lesson-player"]');
+  await expect(player.getByTestId('visualizer')).toHaveAttribute('data-cursor', String(last.anchor?.cursor));
+
+  // The same lesson in Korean: the same sections, another title.
+  const english = await page.getByTestId('lesson-title').textContent();
+  await page.getByTestId('language').selectOption('ko');
+  await expect(page.getByTestId('lesson-title')).not.toHaveText(english ?? '');
+  await expect(page.getByTestId('lesson-title')).toHaveText(/[\uac00-\ud7a3]/);
+  for (const s of first.sections) await expect(page.getByTestId(`section-${s.id}`)).toBeVisible();
+  await page.reload();
+  await expect(page.getByTestId('lesson-title')).toHaveText(/[\uac00-\ud7a3]/);
+});
