@@ -26,7 +26,8 @@ pub(crate) fn put_cpu_partial(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn
             slabs = depth;
         }
     }
-    rec.arg("cpu_partial_slabs", slabs + 1);
+    // The new top's `slab->slabs` (mm/slub.c, v6.6: the depth of the stack from it down).
+    rec.arg("slabs", slabs + 1);
     rec.emit(Event::SlabPartialLinked {
         pfn,
         next: old,
