@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 
 // The lessons page: the index, a lesson's text beside the player, and its anchors moving the
@@ -6,7 +6,7 @@ import { expect, test } from '@playwright/test';
 
 const PLAIN = 'http://127.0.0.1:4174/';
 const lessons = readdirSync('lessons', { withFileTypes: true })
-  .filter((d) => d.isDirectory())
+  .filter((d) => d.isDirectory() && existsSync(`lessons/${d.name}/lesson.json`))
   .map((d) => JSON.parse(readFileSync(`lessons/${d.name}/lesson.json`, 'utf8')) as { id: string; sections: { id: string; anchor: { cursor: number } | null }[] });
 
 test('the index lists every lesson; a lesson shows its sections beside the player, and an anchor moves it', async ({ page }) => {

@@ -4,7 +4,6 @@
 // in a lesson file is ever interpreted as markup.
 
 import { useEffect, useState } from 'react';
-import { useTranslation } from 'react-i18next';
 import Markdown from 'react-markdown';
 import type { Language } from '../i18n/i18n';
 import type { Anchor, LessonMeta, LessonText } from '../lessons/format';
@@ -31,9 +30,16 @@ function prose(body: string): string {
   return body.replace(/^\{\{exercise:[a-z0-9-]+\}\}\s*$/gm, '').trim();
 }
 
-export function LessonsPage({ lesson, onLesson }: { lesson: string | null; onLesson: (id: string | null) => void }) {
-  const { t, i18n } = useTranslation();
-  const lang = i18n.language as Language;
+export interface LessonsPageProps {
+  lesson: string | null;
+  onLesson: (id: string | null) => void;
+  /** The app's translation and language (passed in: this page's chunk then shares nothing
+   *  with the first script but React, which keeps the bundler from splitting that script). */
+  t: (key: string, args?: Record<string, unknown>) => string;
+  lang: Language;
+}
+
+export function LessonsPage({ lesson, onLesson, t, lang }: LessonsPageProps) {
   const meta = lessonById(lesson);
   const [titles, setTitles] = useState<Record<string, string>>({});
   const [text, setText] = useState<{ id: string; lang: string; text: LessonText | null } | null>(null);
