@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 
@@ -33,4 +34,27 @@ test('the index lists every lesson; a lesson shows its sections beside the playe
   for (const s of first.sections) await expect(page.getByTestId(`section-${s.id}`)).toBeVisible();
   await page.reload();
   await expect(page.getByTestId('lesson-title')).toHaveText(/[\uac00-\ud7a3]/);
+});
+
+test('npm run demos records a playable video and a poster, and the lesson page plays it', async ({ page }) => {
+  test.setTimeout(240_000);
+  const first = [...lessons].sort((a, b) => a.id.localeCompare(b.id))[0];
+  execFileSync('node', ['scripts/demos.mjs', '--lesson', first.id, '--lang', 'en', '--out', 'dist/demos', '--port', '4187'], { stdio: 'inherit', timeout: 200_000 });
+  const video = readFileSync(`dist/demos/${first.id}.en.webm`);
+  expect(video.subarray(0, 4)).toEqual(Buffer.from([0x1a, 0x45, 0xdf, 0xa3])); // EBML: WebM
+  expect(video.length).toBeGreaterThan(50_000);
+  expect(readFileSync(`dist/demos/${first.id}.en.png`).subarray(1, 4).toString()).toBe('PNG');
+
+  await page.goto(`${PLAIN}?page=lessons&lesson=${first.id}&lang=en`);
+  await page.locator('.lesson-demo summary').click();
+  const duration = await page.getByTestId('lesson-demo').evaluate(
+    (v: HTMLVideoElement) =>
+      new Promise<number>((resolve, reject) => {
+        if (v.readyState >= 1) resolve(v.duration);
+        v.addEventListener('loadedmetadata', () => resolve(v.duration));
+        v.addEventListener('error', () => reject(new Error('the video does not load')));
+      }),
+  );
+  // WebM from a live recording may report Infinity until played through; any positive length plays.
+  expect(duration).toBeGreaterThan(0);
 });

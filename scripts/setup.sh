@@ -18,7 +18,7 @@ say() { printf 'setup: %s\n' "$*"; }
 have() { command -v "$1" >/dev/null 2>&1; }
 
 # --- system packages -------------------------------------------------------------------
-apt_packages=(rustc-web cargo-web rust-web-src lld-22 chromium fonts-noto-cjk)
+apt_packages=(rustc-web cargo-web rust-web-src lld-22 chromium fonts-noto-cjk ffmpeg)
 use_rustup() {
   [[ ${SLABSCOPE_TOOLCHAIN:-} == rustup ]] || ! have apt-get
 }
@@ -69,5 +69,16 @@ fi
 # --- browser for the e2e tests -----------------------------------------------------------
 if use_rustup && [[ ! -x /usr/bin/chromium && -z ${CHROMIUM_PATH:-} ]]; then
   npx playwright install chromium
+fi
+# Playwright records video (npm run demos) with its own ffmpeg build, which cannot be
+# downloaded here: Debian's ffmpeg stands in for it, where Playwright looks for it.
+if ! use_rustup; then
+  ffmpeg_rev=$(node -e "const b = require('./node_modules/playwright-core/browsers.json'); console.log(b.browsers.find((x) => x.name === 'ffmpeg').revision)")
+  ffmpeg_dir="${PLAYWRIGHT_BROWSERS_PATH:-$HOME/.cache/ms-playwright}/ffmpeg-$ffmpeg_rev"
+  if [[ ! -e $ffmpeg_dir/ffmpeg-linux ]]; then
+    say "linking Debian's ffmpeg for Playwright's video recording"
+    mkdir -p "$ffmpeg_dir"
+    ln -sf /usr/bin/ffmpeg "$ffmpeg_dir/ffmpeg-linux"
+  fi
 fi
 say "ready"

@@ -77,6 +77,20 @@ export function LessonsPage({ lesson, onLesson, t, lang }: LessonsPageProps) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [meta]);
 
+  // The recorded demo (`npm run demos` writes demos/<lesson>.<lang>.webm), when there is one.
+  const [demo, setDemo] = useState<{ id: string; lang: string; found: boolean } | null>(null);
+  useEffect(() => {
+    if (!meta) return undefined;
+    let live = true;
+    fetch(`demos/${meta.id}.${lang}.webm`, { method: 'HEAD' }).then(
+      (r) => live && setDemo({ id: meta.id, lang, found: r.ok && (r.headers.get('content-type') ?? '').startsWith('video/') }),
+      () => live && setDemo({ id: meta.id, lang, found: false }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [meta, lang]);
+
   const show = async (section: string, anchor: Anchor) => {
     if (!meta) return;
     setPlayer({ id: meta.id, url: await playerUrl(meta, anchor, lang), section });
@@ -128,6 +142,12 @@ export function LessonsPage({ lesson, onLesson, t, lang }: LessonsPageProps) {
           {shown && (
             <>
               <h2 data-testid="lesson-title">{shown.title}</h2>
+              {demo?.found && demo.id === meta.id && demo.lang === lang && (
+                <details className="lesson-demo">
+                  <summary>{t('lessons.demo')}</summary>
+                  <video controls preload="metadata" src={`demos/${meta.id}.${lang}.webm`} poster={`demos/${meta.id}.${lang}.png`} data-testid="lesson-demo" />
+                </details>
+              )}
               {shown.sections.map((s) => {
                 const anchor = meta.sections.find((m) => m.id === s.id)?.anchor ?? null;
                 return (
