@@ -126,7 +126,10 @@ export async function recordSteps(
   canvas.height = first.height;
   const ctx = canvas.getContext('2d');
   if (!ctx) throw new Error('no 2D canvas');
-  const stream = canvas.captureStream(30);
+  // Frames are pushed by hand (requestFrame), not sampled: a canvas that is not on the page is
+  // not repainted, and a loaded machine may draw a step slower than any sampling rate.
+  const stream = canvas.captureStream(0);
+  const track = stream.getVideoTracks()[0] as MediaStreamTrack & { requestFrame?: () => void };
   const type = ['video/webm;codecs=vp9', 'video/webm;codecs=vp8', 'video/webm'].find((t) => MediaRecorder.isTypeSupported(t)) ?? 'video/webm';
   const recorder = new MediaRecorder(stream, { mimeType: type });
   const chunks: Blob[] = [];
@@ -143,7 +146,11 @@ export async function recordSteps(
     ctx.fillStyle = '#ffffff';
     ctx.fillRect(0, 0, canvas.width, canvas.height);
     await drawSvg(ctx, svg, first.width, first.height);
-    await new Promise((r) => setTimeout(r, frameMs));
+    // The step stays on film for frameMs: the same picture, a frame every 100 ms.
+    for (let held = 0; held < frameMs; held += 100) {
+      track.requestFrame?.();
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
   recorder.stop();
   await stopped;
