@@ -58,3 +58,31 @@ test('npm run demos records a playable video and a poster, and the lesson page p
   // WebM from a live recording may report Infinity until played through; any positive length plays.
   expect(duration).toBeGreaterThan(0);
 });
+
+test('an exercise is graded by the simulator, hints follow a wrong answer, and progress survives a reload', async ({ page }) => {
+  await page.goto(`${PLAIN}?page=lessons&lesson=04-fast-path-tid&lang=en`);
+  const box = page.getByTestId('exercise-tid-after-free');
+  await expect(box).toBeVisible();
+  await box.getByTestId('answer-tid-after-free').fill('641');
+  await box.getByTestId('check-tid-after-free').click();
+  await expect(box.getByTestId('result-tid-after-free')).toContainText('Not yet');
+  await expect(box.getByTestId('hint-tid-after-free').first()).toBeVisible();
+  await box.getByTestId('answer-tid-after-free').fill('0x280');
+  await box.getByTestId('check-tid-after-free').click();
+  await expect(box.getByTestId('result-tid-after-free')).toContainText('Right: the simulator gives 640');
+  await expect(box).toHaveAttribute('data-correct', 'true');
+
+  // The player moves to the step the exercise starts from.
+  await box.getByTestId('look-tid-after-free').click();
+  await expect(page.frameLocator('[data-testid="lesson-player"]').getByTestId('visualizer')).toHaveAttribute('data-cursor', '19');
+
+  // Another lesson, in Korean, keeps its own exercises; the progress is still there after a reload.
+  await page.goto(`${PLAIN}?page=lessons&lesson=03-slub-design&lang=ko`);
+  await expect(page.getByTestId('lesson-title')).toHaveText(/[\uac00-\ud7a3]/);
+  await expect(page.getByTestId('exercise-flush-slabinfo')).toBeVisible();
+  await page.reload();
+  await page.goto(`${PLAIN}?page=lessons&lang=en`);
+  await expect(page.getByTestId('score-04-fast-path-tid')).toHaveText('1 of 3 exercises');
+  await page.goto(`${PLAIN}?page=lessons&lesson=04-fast-path-tid&lang=ko`);
+  await expect(page.getByTestId('exercise-tid-after-free')).toHaveAttribute('data-correct', 'true');
+});

@@ -153,7 +153,7 @@ export function App({ client }: { client: SimClient }) {
         {page === 'visualizer' && <Visualizer client={client} ready={load.state === 'ready'} onLanguage={setLanguage} />}
         {page === 'lessons' && (
           <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
-            <LessonsPage lesson={lesson} onLesson={openLesson} t={t} lang={i18n.language as Language} />
+            <LessonsPage lesson={lesson} onLesson={openLesson} t={t} lang={i18n.language as Language} client={client} />
           </Suspense>
         )}
         {page === 'geometry' && load.state === 'ready' && (

@@ -3,12 +3,17 @@
 // its step and view. Markdown is rendered by react-markdown with raw HTML skipped, so nothing
 // in a lesson file is ever interpreted as markup.
 
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import Markdown from 'react-markdown';
 import type { Language } from '../i18n/i18n';
-import type { Anchor, LessonMeta, LessonText } from '../lessons/format';
+import type { SimClient } from '../core/client';
+import type { Anchor, Exercise, LessonMeta, LessonText, Prompt } from '../lessons/format';
+import { Grader } from '../lessons/grader';
 import { LESSONS, lessonById, lessonScenario, lessonText } from '../lessons/load';
+import { exportProgress, importProgress, loadProgress, recordTry, score, type Attempt, type Progress, type ProgressStorage } from '../lessons/progress';
 import { encodeScenario, LINK_PARAM } from '../scenario/link';
+import { presetText, isPresetId } from '../scenario/presets';
+import { download } from './download';
 
 /** The player's address for a lesson at an anchor. */
 async function playerUrl(meta: LessonMeta, anchor: Anchor | null, lang: Language): Promise<string> {
@@ -25,9 +30,92 @@ async function playerUrl(meta: LessonMeta, anchor: Anchor | null, lang: Language
   return `?${q.toString()}`;
 }
 
-/** A lesson's Markdown without its exercise placements (the exercises come with grading). */
-function prose(body: string): string {
-  return body.replace(/^\{\{exercise:[a-z0-9-]+\}\}\s*$/gm, '').trim();
+/** The scenario text a lesson runs. */
+async function scenarioText(meta: LessonMeta): Promise<string | null> {
+  if ('preset' in meta.scenario) return isPresetId(meta.scenario.preset) ? presetText(meta.scenario.preset) : null;
+  return lessonScenario(meta);
+}
+
+function progressStorage(): ProgressStorage | null {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+}
+
+type Translate = (key: string, args?: Record<string, unknown>) => string;
+
+/** One exercise: the question, an answer graded by the simulator, hints after wrong answers. */
+function ExerciseBox({
+  exercise,
+  prompt,
+  attempt,
+  t,
+  check,
+  look,
+}: {
+  exercise: Exercise;
+  prompt: Prompt | undefined;
+  attempt: Attempt | undefined;
+  t: Translate;
+  check: (exercise: Exercise, given: string) => Promise<{ correct: boolean; value: unknown } | null>;
+  look: (cursor: number) => void;
+}) {
+  const [given, setGiven] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<{ correct: boolean; value: unknown } | null>(null);
+  const [wrong, setWrong] = useState(0);
+  const hints = prompt?.hints ?? [];
+  const submit = async () => {
+    if (given.trim() === '' || busy) return;
+    setBusy(true);
+    try {
+      const r = await check(exercise, given);
+      setResult(r);
+      if (r && !r.correct) setWrong((w) => w + 1);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <aside className="exercise" data-testid={`exercise-${exercise.id}`} data-correct={attempt?.correct ? 'true' : 'false'}>
+      <p className="exercise-label">
+        {t('lessons.exercise')}
+        {attempt?.correct && <span className="exercise-done"> ✓ {t('lessons.solved')}</span>}
+      </p>
+      {prompt?.question && <Markdown skipHtml>{prompt.question}</Markdown>}
+      {exercise.cursor !== undefined && (
+        <button type="button" onClick={() => look(exercise.cursor as number)} data-testid={`look-${exercise.id}`}>
+          {t('lessons.look', { step: exercise.cursor })}
+        </button>
+      )}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void submit();
+        }}
+      >
+        <label>
+          {t('lessons.answer')}{' '}
+          <input value={given} onChange={(e) => setGiven(e.target.value)} data-testid={`answer-${exercise.id}`} autoComplete="off" spellCheck={false} />
+        </label>{' '}
+        <button type="submit" disabled={busy || given.trim() === ''} data-testid={`check-${exercise.id}`}>
+          {t('lessons.check')}
+        </button>
+      </form>
+      <div role="status" aria-live="polite" data-testid={`result-${exercise.id}`}>
+        {busy && t('lessons.checking')}
+        {!busy && result?.correct && <p className="exercise-right">{t('lessons.right', { value: String(result.value) })}</p>}
+        {!busy && result && !result.correct && <p className="exercise-wrong">{t('lessons.wrong')}</p>}
+        {hints.slice(0, result?.correct ? 0 : wrong).map((h, i) => (
+          <p key={i} className="exercise-hint" data-testid={`hint-${exercise.id}`}>
+            {t('lessons.hint', { hint: h })}
+          </p>
+        ))}
+      </div>
+    </aside>
+  );
 }
 
 export interface LessonsPageProps {
@@ -37,9 +125,19 @@ export interface LessonsPageProps {
    *  with the first script but React, which keeps the bundler from splitting that script). */
   t: (key: string, args?: Record<string, unknown>) => string;
   lang: Language;
+  /** The simulator, to grade exercises (the visualizer is not on screen on this page). */
+  client: SimClient;
 }
 
-export function LessonsPage({ lesson, onLesson, t, lang }: LessonsPageProps) {
+export function LessonsPage({ lesson, onLesson, t, lang, client }: LessonsPageProps) {
+  const [storage] = useState(progressStorage);
+  const [progress, setProgress] = useState<Progress>(() => loadProgress(storage));
+  const [notice, setNotice] = useState<string | null>(null);
+  const grader = useMemo(() => new Grader(client), [client]);
+  // The page leaves the worker with the lesson's scenario open; the visualizer opens its own
+  // again when it comes back.
+  useEffect(() => () => grader.reset(), [grader]);
+  const fileInput = useRef<HTMLInputElement | null>(null);
   const meta = lessonById(lesson);
   const [titles, setTitles] = useState<Record<string, string>>({});
   const [text, setText] = useState<{ id: string; lang: string; text: LessonText | null } | null>(null);
@@ -96,6 +194,15 @@ export function LessonsPage({ lesson, onLesson, t, lang }: LessonsPageProps) {
     setPlayer({ id: meta.id, url: await playerUrl(meta, anchor, lang), section });
   };
 
+  const check = async (exercise: Exercise, given: string) => {
+    if (!meta || !exercise.answer || exercise.answer_at === undefined) return null;
+    const text = await scenarioText(meta);
+    if (text === null) return null;
+    const r = await grader.check(text, exercise.answer_at, exercise.answer, given);
+    setProgress(recordTry(storage, meta.id, exercise.id, r.correct));
+    return r;
+  };
+
   if (!meta) {
     return (
       <section className="lessons" data-testid="lessons">
@@ -113,10 +220,39 @@ export function LessonsPage({ lesson, onLesson, t, lang }: LessonsPageProps) {
                 data-testid={`lesson-link-${l.id}`}
               >
                 {titles[l.id] ?? l.id}
-              </a>
+              </a>{' '}
+              <span className="lesson-score" data-testid={`score-${l.id}`}>
+                {t('lessons.progress', score(progress, l.id, l.exercises))}
+              </span>
             </li>
           ))}
         </ol>
+        <p className="lesson-progress-files">
+          <button type="button" onClick={() => download('slabscope-progress.json', exportProgress(progress), 'application/json')} data-testid="progress-export">
+            {t('lessons.export')}
+          </button>{' '}
+          <button type="button" onClick={() => fileInput.current?.click()} data-testid="progress-import">
+            {t('lessons.import')}
+          </button>
+          <input
+            ref={fileInput}
+            type="file"
+            accept=".json,application/json"
+            hidden
+            data-testid="progress-file"
+            onChange={async (e) => {
+              const file = e.target.files?.[0];
+              e.target.value = '';
+              if (!file) return;
+              const r = importProgress(storage, file.size > 1 << 20 ? '' : await file.text());
+              if (r.ok) {
+                setProgress(r.progress);
+                setNotice(t('lessons.imported'));
+              } else setNotice(t(r.key));
+            }}
+          />
+        </p>
+        {notice && <p role="status">{notice}</p>}
       </section>
     );
   }
@@ -158,7 +294,22 @@ export function LessonsPage({ lesson, onLesson, t, lang }: LessonsPageProps) {
                         {t('lessons.show', { step: anchor.cursor })}
                       </button>
                     )}
-                    <Markdown skipHtml>{prose(s.body)}</Markdown>
+                    {s.parts.map((part, i) => {
+                      if (part.kind === 'text') return <Markdown key={i} skipHtml>{part.markdown}</Markdown>;
+                      const exercise = meta.exercises.find((e) => e.id === part.id);
+                      if (!exercise) return null;
+                      return (
+                        <ExerciseBox
+                          key={part.id}
+                          exercise={exercise}
+                          prompt={shown.prompts[part.id]}
+                          attempt={progress[meta.id]?.[part.id]}
+                          t={t}
+                          check={check}
+                          look={(cursor) => void show(s.id, { cursor, view: anchor?.view, cache: anchor?.cache })}
+                        />
+                      );
+                    })}
                   </section>
                 );
               })}

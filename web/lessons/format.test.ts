@@ -9,6 +9,12 @@ The buddy allocator hands out pages.
 ## Waste {#waste}
 A 64-byte object in a 4096-byte page wastes 4032 bytes.
 {{exercise:waste-bytes}}
+How many bytes does a 100-byte object
+waste in a page of its own?
+{{hint}} A page is 4096 bytes.
+{{hint}} Subtract.
+
+After the exercise.
 `;
 
 const KO = `# 왜 slab 할당자인가
@@ -18,6 +24,7 @@ buddy 할당자는 페이지 단위로 메모리를 줍니다.
 
 ## 낭비 {#waste}
 {{exercise:waste-bytes}}
+100바이트 객체 하나가 페이지를 혼자 쓰면 몇 바이트가 남을까?
 `;
 
 const META: LessonMeta = {
@@ -42,6 +49,13 @@ describe('the lesson format', () => {
       ['waste', 'Waste', ['waste-bytes']],
     ]);
     expect(parsed.text.sections[0].body).toBe('The buddy allocator hands out pages.');
+    // The exercise's question and hints are its own, not the section's text.
+    expect(parsed.text.prompts['waste-bytes']).toEqual({ question: 'How many bytes does a 100-byte object waste in a page of its own?', hints: ['A page is 4096 bytes.', 'Subtract.'] });
+    expect(parsed.text.sections[1].parts).toEqual([
+      { kind: 'text', markdown: 'A 64-byte object in a 4096-byte page wastes 4032 bytes.' },
+      { kind: 'exercise', id: 'waste-bytes' },
+      { kind: 'text', markdown: 'After the exercise.' },
+    ]);
   });
 
   it('accepts a lesson whose files agree', () => {
@@ -61,6 +75,7 @@ describe('the lesson format', () => {
       'ko.md: line 3: a section heading without {#id}',
     ]);
     expect(lessonProblems(META, { en: EN })).toEqual(['ko.md is missing']);
+    expect(lessonProblems(META, { en: EN, ko: KO.replace(/^100.*$/m, '') })).toEqual(['ko.md: exercise waste-bytes has no question']);
     expect(parseLessonText('text first\n## A {#a}\n')).toEqual({ ok: false, problem: 'the first line is not a "# title"' });
   });
 });

@@ -6,6 +6,8 @@
 //   ## Section title {#section-id}
 //   ...Markdown...
 //   {{exercise:exercise-id}}      (alone on a line: where an exercise goes)
+//   The question, on the next line.
+//   {{hint}} A hint, on a line of its own; as many as helpful, gentlest first.
 
 import { LANGUAGES, type Language } from '../i18n/i18n';
 import { VIEWS, type View } from '../url/urlState';
@@ -24,7 +26,25 @@ export interface LessonMeta {
   order: number;
   scenario: { preset: string } | { file: string };
   sections: { id: string; anchor: Anchor | null }[];
-  exercises: { id: string; section: string; [more: string]: unknown }[];
+  exercises: Exercise[];
+}
+
+/** Where the simulator's state answers an exercise, and the answer stored for it (checked
+ *  against the simulator by wasm-core/sim/tests/exercises.rs; read by answer.ts). */
+export type AnswerSpec =
+  | { from: 'snapshot'; cache?: string; path: string; value: unknown }
+  | { from: 'slabinfo'; cache: string; field: string; value: unknown }
+  | { from: 'step'; path: string; value: unknown };
+
+export interface Exercise {
+  id: string;
+  section: string;
+  /** The step the student looks at before answering. */
+  cursor?: number;
+  /** The step whose state answers it. */
+  answer_at?: number;
+  answer?: AnswerSpec;
+  [more: string]: unknown;
 }
 
 export interface Section {
@@ -34,15 +54,25 @@ export interface Section {
   body: string;
   /** Exercise ids placed in the section, in order. */
   exercises: string[];
+  /** The section in order: runs of Markdown, and the exercises between them. */
+  parts: ({ kind: 'text'; markdown: string } | { kind: 'exercise'; id: string })[];
+}
+
+/** An exercise as a language words it: the question, and hints from gentle to specific. */
+export interface Prompt {
+  question: string;
+  hints: string[];
 }
 
 export interface LessonText {
   title: string;
   sections: Section[];
+  prompts: Record<string, Prompt>;
 }
 
 const HEADING = /^##\s+(.+?)\s*\{#([a-z0-9][a-z0-9-]*)\}\s*$/;
 const EXERCISE = /^\{\{exercise:([a-z0-9][a-z0-9-]*)\}\}\s*$/;
+const HINT = /^\{\{hint\}\}\s*(.+)$/;
 
 /** A lesson's Markdown, cut into its sections. Text before the first section is refused. */
 export function parseLessonText(markdown: string): { ok: true; text: LessonText } | { ok: false; problem: string } {
@@ -51,10 +81,14 @@ export function parseLessonText(markdown: string): { ok: true; text: LessonText 
   const title = first >= 0 ? /^#\s+(.+)$/.exec(lines[first])?.[1]?.trim() : undefined;
   if (!title) return { ok: false, problem: 'the first line is not a "# title"' };
   const sections: Section[] = [];
+  const prompts: Record<string, Prompt> = {};
+  // The exercise whose question and hints the next lines are, until a blank line.
+  let prompting: Prompt | null = null;
   for (const [n, line] of lines.slice(first + 1).entries()) {
     const heading = HEADING.exec(line);
     if (heading) {
-      sections.push({ id: heading[2], title: heading[1], body: '', exercises: [] });
+      sections.push({ id: heading[2], title: heading[1], body: '', exercises: [], parts: [] });
+      prompting = null;
       continue;
     }
     if (line.startsWith('## ')) return { ok: false, problem: `line ${first + n + 2}: a section heading without {#id}` };
@@ -63,12 +97,31 @@ export function parseLessonText(markdown: string): { ok: true; text: LessonText 
       if (line.trim() !== '') return { ok: false, problem: `line ${first + n + 2}: text before the first section` };
       continue;
     }
-    const exercise = EXERCISE.exec(line.trim());
-    if (exercise) current.exercises.push(exercise[1]);
     current.body += `${line}\n`;
+    const exercise = EXERCISE.exec(line.trim());
+    if (exercise) {
+      current.exercises.push(exercise[1]);
+      current.parts.push({ kind: 'exercise', id: exercise[1] });
+      prompting = { question: '', hints: [] };
+      prompts[exercise[1]] = prompting;
+      continue;
+    }
+    if (prompting && line.trim() !== '') {
+      const hint = HINT.exec(line.trim());
+      if (hint) prompting.hints.push(hint[1]);
+      else prompting.question = `${prompting.question} ${line.trim()}`.trim();
+      continue;
+    }
+    prompting = null;
+    const last = current.parts.at(-1);
+    if (last?.kind === 'text') last.markdown += `${line}\n`;
+    else current.parts.push({ kind: 'text', markdown: `${line}\n` });
   }
-  for (const s of sections) s.body = s.body.trim();
-  return { ok: true, text: { title, sections } };
+  for (const s of sections) {
+    s.body = s.body.trim();
+    s.parts = s.parts.filter((p) => p.kind === 'exercise' || p.markdown.trim() !== '').map((p) => (p.kind === 'text' ? { ...p, markdown: p.markdown.trim() } : p));
+  }
+  return { ok: true, text: { title, sections, prompts } };
 }
 
 /** Everything wrong with a lesson: its files disagree, or refer to what is not there. */
@@ -106,7 +159,10 @@ export function lessonProblems(meta: LessonMeta, texts: Partial<Record<Language,
       }
     }
     const placed = parsed.text.sections.flatMap((s) => s.exercises);
-    for (const e of exerciseIds) if (!placed.includes(e)) problems.push(`${lang}.md does not place exercise ${e}`);
+    for (const e of exerciseIds) {
+      if (!placed.includes(e)) problems.push(`${lang}.md does not place exercise ${e}`);
+      else if (!parsed.text.prompts[e]?.question) problems.push(`${lang}.md: exercise ${e} has no question`);
+    }
   }
   return problems;
 }

@@ -1,0 +1,46 @@
+// Grading an exercise by running the simulator: the lesson's scenario is opened in the
+// simulator worker (once per scenario), the state after `answer_at` steps is read where the
+// exercise's answer names, and the student's answer is compared with it (answer.ts).
+
+import type { SimClient } from '../core/client';
+import { atPath, grade } from './answer';
+import type { AnswerSpec } from './format';
+
+const SLABINFO_COLUMNS = ['active_objs', 'num_objs', 'objsize', 'objperslab', 'pagesperslab'];
+
+export class Grader {
+  private opened: Promise<unknown> | null = null;
+  private openedText: string | null = null;
+
+  constructor(private readonly client: SimClient) {}
+
+  /** What the simulator gives where `answer` points, after `answerAt` steps of `scenario`. */
+  async expected(scenario: string, answerAt: number, answer: AnswerSpec): Promise<unknown> {
+    if (this.openedText !== scenario || !this.opened) {
+      this.openedText = scenario;
+      this.opened = this.client.open(scenario);
+    }
+    await this.opened;
+    if (answer.from === 'slabinfo') {
+      const files = await this.client.files(answerAt, null);
+      const line = files.slabinfo.split('\n').find((l) => l.split(/\s+/)[0] === answer.cache);
+      const column = SLABINFO_COLUMNS.indexOf(answer.field);
+      const cell = line?.trim().split(/\s+/)[column + 1];
+      return cell === undefined ? undefined : Number(cell);
+    }
+    const view = await this.client.view(answerAt, { cache: answer.from === 'snapshot' ? (answer.cache ?? null) : null, slab: null });
+    return atPath(answer.from === 'snapshot' ? view.snapshot : view.step, answer.path);
+  }
+
+  /** Whether `given` is right, and the simulator's answer. */
+  async check(scenario: string, answerAt: number, answer: AnswerSpec, given: string): Promise<{ correct: boolean; value: unknown }> {
+    const value = await this.expected(scenario, answerAt, answer);
+    return { correct: value !== undefined && grade(value, given), value };
+  }
+
+  /** Forgets the opened scenario (the worker may have been given another since). */
+  reset(): void {
+    this.opened = null;
+    this.openedText = null;
+  }
+}
