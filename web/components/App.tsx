@@ -2,6 +2,7 @@ import { lazy, Suspense, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { SimClient, type BuildInfo } from '../core/client';
 import { LANGUAGES, changeLanguage, loadLaterStrings, type Language } from '../i18n/i18n';
+import { isPresetId, presetText } from '../scenario/presets';
 import { Visualizer } from './Visualizer';
 
 // The geometry explorer is a second page: its code loads only when it is opened.
@@ -25,6 +26,11 @@ export function fullPageUrl(href: string): string {
   const url = new URL(href);
   url.searchParams.delete('embed');
   return url.toString();
+}
+
+/** A preset's text, or null for an id that names none (a lesson file names its preset). */
+async function presetOrNull(id: string): Promise<string | null> {
+  return isPresetId(id) ? presetText(id) : null;
 }
 
 function pageFromUrl(): Page {
@@ -153,7 +159,7 @@ export function App({ client }: { client: SimClient }) {
         {page === 'visualizer' && <Visualizer client={client} ready={load.state === 'ready'} onLanguage={setLanguage} />}
         {page === 'lessons' && (
           <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
-            <LessonsPage lesson={lesson} onLesson={openLesson} t={t} lang={i18n.language as Language} client={client} />
+            <LessonsPage lesson={lesson} onLesson={openLesson} t={t} lang={i18n.language as Language} client={client} preset={presetOrNull} />
           </Suspense>
         )}
         {page === 'geometry' && load.state === 'ready' && (

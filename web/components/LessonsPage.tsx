@@ -12,7 +12,6 @@ import { Grader } from '../lessons/grader';
 import { LESSONS, lessonById, lessonScenario, lessonText } from '../lessons/load';
 import { exportProgress, importProgress, loadProgress, recordTry, score, type Attempt, type Progress, type ProgressStorage } from '../lessons/progress';
 import { encodeScenario, LINK_PARAM } from '../scenario/link';
-import { presetText, isPresetId } from '../scenario/presets';
 import { download } from './download';
 
 /** The player's address for a lesson at an anchor. */
@@ -31,9 +30,8 @@ async function playerUrl(meta: LessonMeta, anchor: Anchor | null, lang: Language
 }
 
 /** The scenario text a lesson runs. */
-async function scenarioText(meta: LessonMeta): Promise<string | null> {
-  if ('preset' in meta.scenario) return isPresetId(meta.scenario.preset) ? presetText(meta.scenario.preset) : null;
-  return lessonScenario(meta);
+async function scenarioText(meta: LessonMeta, preset: (id: string) => Promise<string | null>): Promise<string | null> {
+  return 'preset' in meta.scenario ? preset(meta.scenario.preset) : lessonScenario(meta);
 }
 
 function progressStorage(): ProgressStorage | null {
@@ -121,15 +119,18 @@ function ExerciseBox({
 export interface LessonsPageProps {
   lesson: string | null;
   onLesson: (id: string | null) => void;
-  /** The app's translation and language (passed in: this page's chunk then shares nothing
-   *  with the first script but React, which keeps the bundler from splitting that script). */
+  /** The app's translation and language (passed in, like `preset`: this page's chunk then
+   *  shares little with the first script, which keeps the bundler from splitting that script
+   *  into more files; docs/bench.md). */
   t: (key: string, args?: Record<string, unknown>) => string;
   lang: Language;
   /** The simulator, to grade exercises (the visualizer is not on screen on this page). */
   client: SimClient;
+  /** A preset's text, or null when there is no such preset (passed in, like `t`: see above). */
+  preset: (id: string) => Promise<string | null>;
 }
 
-export function LessonsPage({ lesson, onLesson, t, lang, client }: LessonsPageProps) {
+export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: LessonsPageProps) {
   const [storage] = useState(progressStorage);
   const [progress, setProgress] = useState<Progress>(() => loadProgress(storage));
   const [notice, setNotice] = useState<string | null>(null);
@@ -196,7 +197,7 @@ export function LessonsPage({ lesson, onLesson, t, lang, client }: LessonsPagePr
 
   const check = async (exercise: Exercise, given: string) => {
     if (!meta || !exercise.answer || exercise.answer_at === undefined) return null;
-    const text = await scenarioText(meta);
+    const text = await scenarioText(meta, preset);
     if (text === null) return null;
     const r = await grader.check(text, exercise.answer_at, exercise.answer, given);
     setProgress(recordTry(storage, meta.id, exercise.id, r.correct));
