@@ -64,14 +64,21 @@ function ExerciseBox({
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ correct: boolean; value: unknown } | null>(null);
   const [wrong, setWrong] = useState(0);
+  // Why the simulator could not grade the answer (the answer typed stays in its field).
+  const [failed, setFailed] = useState<string | null>(null);
   const hints = prompt?.hints ?? [];
   const submit = async () => {
     if (given.trim() === '' || busy) return;
     setBusy(true);
+    setFailed(null);
     try {
       const r = await check(exercise, given);
       setResult(r);
-      if (r && !r.correct) setWrong((w) => w + 1);
+      if (r === null) setFailed(t('lessons.noAnswer'));
+      else if (!r.correct) setWrong((w) => w + 1);
+    } catch (e) {
+      setResult(null);
+      setFailed(t('lessons.checkFailed', { error: e instanceof Error ? e.message : String(e) }));
     } finally {
       setBusy(false);
     }
@@ -104,6 +111,11 @@ function ExerciseBox({
       </form>
       <div role="status" aria-live="polite" data-testid={`result-${exercise.id}`}>
         {busy && t('lessons.checking')}
+        {!busy && failed && (
+          <p role="alert" className="error">
+            {failed}
+          </p>
+        )}
         {!busy && result?.correct && <p className="exercise-right">{t('lessons.right', { value: String(result.value) })}</p>}
         {!busy && result && !result.correct && <p className="exercise-wrong">{t('lessons.wrong')}</p>}
         {hints.slice(0, result?.correct ? 0 : wrong).map((h, i) => (
