@@ -13,10 +13,11 @@
 //! `cache.cpus[0].tid` or `cache.slabs[pfn=0].place.kind`. The web app reads paths the same
 //! way (web/lessons/answer.ts).
 
+mod common;
+
 use serde_json::Value;
 use slabscope_sim::session::Session;
 use slabscope_sim::snapshot::SnapshotQuery;
-use std::path::Path;
 
 /// The value at `path` in `value`, or None.
 fn at_path<'a>(value: &'a Value, path: &str) -> Option<&'a Value> {
@@ -121,25 +122,10 @@ fn computed(session: &Session, answer_at: usize, answer: &Value, id: &str) -> Va
 
 #[test]
 fn every_exercise_is_answered_by_the_simulator() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../lessons");
     let mut checked = 0;
-    for entry in std::fs::read_dir(&root).unwrap() {
-        let dir = entry.unwrap().path();
-        let file = dir.join("lesson.json");
-        if !file.exists() {
-            continue;
-        }
-        let meta: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-        let scenario = match (
-            meta["scenario"]["preset"].as_str(),
-            meta["scenario"]["file"].as_str(),
-        ) {
-            (Some(p), _) => root.join(format!("../docs/scenarios/{p}.slab")),
-            (None, Some(f)) => dir.join(f),
-            _ => panic!("{}: no scenario", file.display()),
-        };
-        let session = Session::open(&std::fs::read_to_string(scenario).unwrap())
-            .unwrap_or_else(|_| panic!("{}: the scenario does not open", file.display()));
+    for (lesson, meta, text) in common::lessons() {
+        let session =
+            Session::open(&text).unwrap_or_else(|_| panic!("{lesson}: the scenario does not open"));
         for exercise in meta["exercises"].as_array().unwrap() {
             let id = format!(
                 "{}/{}",

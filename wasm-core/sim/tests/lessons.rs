@@ -2,8 +2,9 @@
 //! exercise's cursors) is a step of that run. The lesson texts themselves are checked by the
 //! web tests (web/lessons/lessons.test.ts).
 
+mod common;
+
 use slabscope_sim::scenario::{parse, run_with_summary};
-use std::path::Path;
 
 fn cursors(value: &serde_json::Value, out: &mut Vec<(String, u64)>, at: &str) {
     match value {
@@ -28,28 +29,9 @@ fn cursors(value: &serde_json::Value, out: &mut Vec<(String, u64)>, at: &str) {
 
 #[test]
 fn every_step_a_lesson_names_is_a_step_of_its_scenario() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../lessons");
-    let mut lessons = 0;
-    for entry in std::fs::read_dir(&root).unwrap() {
-        let dir = entry.unwrap().path();
-        let file = dir.join("lesson.json");
-        if !file.exists() {
-            continue;
-        }
-        lessons += 1;
-        let meta: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-        let id = meta["id"].as_str().unwrap_or("?").to_string();
-        let scenario_path = match (
-            meta["scenario"]["preset"].as_str(),
-            meta["scenario"]["file"].as_str(),
-        ) {
-            (Some(preset), _) => root.join(format!("../docs/scenarios/{preset}.slab")),
-            (None, Some(f)) => dir.join(f),
-            _ => panic!("{id}: no scenario"),
-        };
-        let text = std::fs::read_to_string(&scenario_path)
-            .unwrap_or_else(|e| panic!("{id}: {}: {e}", scenario_path.display()));
+    let lessons = common::lessons();
+    assert!(!lessons.is_empty(), "no lesson under lessons/");
+    for (id, meta, text) in lessons {
         let scenario = parse(&text).unwrap_or_else(|e| panic!("{id}: {e}"));
         let (rec, _) = run_with_summary(&scenario, true).unwrap_or_else(|e| panic!("{id}: {e}"));
         let steps = rec.step_count() as u64;
@@ -62,5 +44,4 @@ fn every_step_a_lesson_names_is_a_step_of_its_scenario() {
             );
         }
     }
-    assert!(lessons >= 1, "no lesson under lessons/");
 }
