@@ -15,10 +15,10 @@
 // Runs against `vite preview` of dist/ (built first if missing), cross-origin isolated.
 
 /* global document, window, requestAnimationFrame, HTMLInputElement, MutationObserver -- page.evaluate bodies run in the browser */
-import { chromium } from '@playwright/test';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import { launchChromium, serve } from './browser.mjs';
 
 const PORT = 4183;
 const PLAY_SECONDS = 10;
@@ -34,22 +34,9 @@ const quantile = (xs, q) => {
 if (!existsSync('dist/index.html') || process.argv.includes('--build')) {
   execFileSync('npx', ['vite', 'build'], { stdio: 'inherit' });
 }
-const server = spawn('npx', ['vite', 'preview', '--port', String(PORT), '--strictPort'], { stdio: 'ignore', detached: true });
 const base = `http://localhost:${PORT}/`;
-for (let i = 0; i < 100; i++) {
-  try {
-    if ((await fetch(base)).ok) break;
-  } catch {
-    // not up yet
-  }
-  await new Promise((r) => setTimeout(r, 200));
-}
-
-const executablePath = process.env.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
-const browser = await chromium.launch({
-  executablePath,
-  args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const server = await serve('npx', ['vite', 'preview', '--port', String(PORT), '--strictPort'], base);
+const browser = await launchChromium();
 try {
   const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
   const page = await context.newPage();
@@ -173,5 +160,5 @@ try {
   );
 } finally {
   await browser.close();
-  process.kill(-server.pid);
+  server.stop();
 }

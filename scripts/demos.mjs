@@ -11,11 +11,11 @@
 //          shows a lesson's video when it is there). Builds dist/ first when it is missing.
 // Output: DIR/<lesson>.<lang>.webm and DIR/<lesson>.<lang>.png
 
-import { chromium } from '@playwright/test';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { launchChromium, serve } from './browser.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -54,22 +54,9 @@ function script(lesson) {
 if (!existsSync('dist/index.html')) execFileSync('npx', ['vite', 'build'], { stdio: 'inherit' });
 const out = resolve(values.out);
 mkdirSync(out, { recursive: true });
-const server = spawn('node', ['scripts/serve-static.mjs', '--port', values.port, 'dist'], { stdio: 'ignore', detached: true });
 const base = `http://127.0.0.1:${values.port}/`;
-for (let i = 0; i < 100; i++) {
-  try {
-    if ((await fetch(base)).ok) break;
-  } catch {
-    // not up yet
-  }
-  await new Promise((r) => setTimeout(r, 100));
-}
-
-const executablePath = process.env.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
-const browser = await chromium.launch({
-  executablePath,
-  args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const server = await serve('node', ['scripts/serve-static.mjs', '--port', values.port, 'dist'], base);
+const browser = await launchChromium();
 const tmp = join(out, '.recording');
 try {
   for (const lesson of lessons) {
@@ -100,5 +87,5 @@ try {
 } finally {
   rmSync(tmp, { recursive: true, force: true });
   await browser.close();
-  process.kill(-server.pid);
+  server.stop();
 }
