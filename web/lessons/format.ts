@@ -11,6 +11,8 @@
 
 import { LANGUAGES, type Language } from '../i18n/i18n';
 import { VIEWS, type View } from '../url/urlState';
+import { grade, plain } from './answer';
+import type { Edit } from './variant';
 
 export interface Anchor {
   /** The visualizer's cursor: after this many steps. */
@@ -36,6 +38,11 @@ export type AnswerSpec =
   | { from: 'slabinfo'; cache: string; field: string; value: unknown }
   | { from: 'step'; path: string; value: unknown };
 
+/** How a student gives an answer, besides typing it: `pick` by clicking in the player (an
+ *  object gives its address, a slab its pfn). */
+export const PICKS = ['object', 'slab'] as const;
+export type AnswerPick = (typeof PICKS)[number];
+
 export interface Exercise {
   id: string;
   section: string;
@@ -44,6 +51,12 @@ export interface Exercise {
   /** The step whose state answers it. */
   answer_at?: number;
   answer?: AnswerSpec;
+  /** The answers offered to choose from (the simulator's answer is one of them, in every variant). */
+  choices?: (string | number)[];
+  /** The answer is clicked in the player. */
+  pick?: AnswerPick;
+  /** Edits of the scenario that give other numbers (variant.ts). */
+  variants?: Edit[][];
   [more: string]: unknown;
 }
 
@@ -124,6 +137,30 @@ export function parseLessonText(markdown: string): { ok: true; text: LessonText 
   return { ok: true, text: { title, sections, prompts } };
 }
 
+const isEdit = (e: unknown): e is Edit => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && e[0] !== '' && typeof e[1] === 'string';
+
+/** What is wrong with the ways an exercise is answered: its choices, pick and variants. */
+function answerProblems(e: Exercise): string[] {
+  const problems: string[] = [];
+  const stored = e.answer?.value;
+  if (e.choices !== undefined) {
+    const texts = Array.isArray(e.choices) ? e.choices.map(plain) : [];
+    if (texts.length < 2) problems.push(`exercise ${e.id}: fewer than two choices`);
+    else if (new Set(texts.map((c) => c.toLowerCase())).size !== texts.length) problems.push(`exercise ${e.id}: a choice is listed twice`);
+    else if (!texts.some((c) => grade(stored, c))) problems.push(`exercise ${e.id}: the answer ${plain(stored)} is not one of its choices`);
+  }
+  if (e.pick !== undefined) {
+    if (!(PICKS as readonly string[]).includes(e.pick)) problems.push(`exercise ${e.id}: no pick "${String(e.pick)}"`);
+    else if (e.choices !== undefined) problems.push(`exercise ${e.id}: both picked and chosen`);
+    else if (e.pick === 'object' && !/^0x[0-9a-f]+$/.test(plain(stored))) problems.push(`exercise ${e.id}: a picked object's answer is an address`);
+    else if (e.pick === 'slab' && typeof stored !== 'number') problems.push(`exercise ${e.id}: a picked slab's answer is a pfn`);
+  }
+  if (e.variants !== undefined && !(Array.isArray(e.variants) && e.variants.length > 0 && e.variants.every((v) => Array.isArray(v) && v.length > 0 && v.every(isEdit)))) {
+    problems.push(`exercise ${e.id}: variants are lists of [from, to] edits`);
+  }
+  return problems;
+}
+
 /** Everything wrong with a lesson: its files disagree, or refer to what is not there. */
 export function lessonProblems(meta: LessonMeta, texts: Partial<Record<Language, string>>): string[] {
   const problems: string[] = [];
@@ -131,7 +168,10 @@ export function lessonProblems(meta: LessonMeta, texts: Partial<Record<Language,
   if (new Set(ids).size !== ids.length) problems.push('lesson.json repeats a section id');
   const exerciseIds = meta.exercises.map((e) => e.id);
   if (new Set(exerciseIds).size !== exerciseIds.length) problems.push('lesson.json repeats an exercise id');
-  for (const e of meta.exercises) if (!ids.includes(e.section)) problems.push(`exercise ${e.id} is in no section of lesson.json (${e.section})`);
+  for (const e of meta.exercises) {
+    if (!ids.includes(e.section)) problems.push(`exercise ${e.id} is in no section of lesson.json (${e.section})`);
+    problems.push(...answerProblems(e));
+  }
   for (const s of meta.sections) {
     const a = s.anchor;
     if (a === null) continue;

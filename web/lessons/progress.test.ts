@@ -29,7 +29,17 @@ describe('progress through the lessons', () => {
     expect(merged).toEqual({
       ok: true,
       progress: { '01-why-slab': { 'merge-back': { correct: true, tries: 2 } }, '02-slab-design': { 'reap-drain': { correct: false, tries: 1 } } },
+      seed: null,
     });
+  });
+
+  it('carries the student’s variant seed in the file, and ignores one that is not a seed', () => {
+    const file = exportProgress({}, 4711);
+    expect(JSON.parse(file).seed).toBe(4711);
+    expect(importProgress(memory(), file)).toMatchObject({ ok: true, seed: 4711 });
+    const bad = JSON.stringify({ format: 'slabscope-progress', version: 1, seed: '12; drop', lessons: {} });
+    expect(importProgress(memory(), bad)).toMatchObject({ ok: true, seed: null });
+    expect('seed' in JSON.parse(exportProgress({}))).toBe(false);
   });
 
   it('refuses a file that is not a progress file, and reads any stored text without throwing', () => {

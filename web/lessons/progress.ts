@@ -2,6 +2,8 @@
 // import): for each exercise, whether it was answered right and how many tries it took.
 // Everything read back, from storage or a file, is checked field by field; nothing throws.
 
+import { parseSeed } from './variant';
+
 export const PROGRESS_KEY = 'slabscope.lessons.v1';
 
 export interface Attempt {
@@ -60,16 +62,20 @@ export function recordTry(storage: ProgressStorage | null, lesson: string, exerc
   return progress;
 }
 
-/** The progress file: versioned JSON. */
-export function exportProgress(progress: Progress): string {
-  return `${JSON.stringify({ format: 'slabscope-progress', version: 1, lessons: progress }, null, 2)}\n`;
+/** The progress file: versioned JSON, with the student's variant seed when they have one (so
+ *  a teacher reading the file knows which numbers the student was given). */
+export function exportProgress(progress: Progress, seed: number | null = null): string {
+  return `${JSON.stringify({ format: 'slabscope-progress', version: 1, ...(seed === null ? {} : { seed }), lessons: progress }, null, 2)}\n`;
 }
 
 /**
  * A progress file merged into what is stored (an exercise right in either stays right; tries
  * add up), or why the file was not read.
  */
-export function importProgress(storage: ProgressStorage | null, text: string): { ok: true; progress: Progress } | { ok: false; key: 'lessons.importBad' } {
+export function importProgress(
+  storage: ProgressStorage | null,
+  text: string,
+): { ok: true; progress: Progress; seed: number | null } | { ok: false; key: 'lessons.importBad' } {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -87,7 +93,7 @@ export function importProgress(storage: ProgressStorage | null, text: string): {
     }
   }
   save(storage, merged);
-  return { ok: true, progress: merged };
+  return { ok: true, progress: merged, seed: parseSeed((raw as { seed?: unknown }).seed) };
 }
 
 /** Exercises answered right of those a lesson has. */

@@ -147,6 +147,7 @@ fn every_exercise_is_answered_by_the_simulator() {
                 None => format!("{}x", plain(&value)),
             };
             assert!(!grade(&value, &wrong), "{id}: {wrong} is graded right");
+            assert_answerable(exercise, &value, &id);
             checked += 1;
         }
     }
@@ -170,4 +171,106 @@ fn paths_and_grading_read_as_documented() {
     assert!(grade(&Value::from(16), "0x10"));
     assert!(!grade(&Value::from(640), "641"));
     assert!(grade(&Value::from("cpu_partial"), "CPU_PARTIAL"));
+}
+
+/// The answer can be given the way the exercise offers: it is one of the `choices`, or what a
+/// click on an object (its address) or a slab (its pfn) in the player gives.
+fn assert_answerable(exercise: &Value, value: &Value, id: &str) {
+    if let Some(choices) = exercise["choices"].as_array() {
+        assert!(
+            choices.iter().any(|c| grade(value, &plain(c))),
+            "{id}: the simulator gives {value}, which is not one of the choices {choices:?}"
+        );
+    }
+    match exercise["pick"].as_str() {
+        Some("object") => assert!(
+            value.as_str().is_some_and(|s| s.starts_with("0x")),
+            "{id}: a picked object's answer is an address, not {value}"
+        ),
+        Some("slab") => assert!(value.is_u64(), "{id}: a picked slab's answer is a pfn"),
+        Some(other) => panic!("{id}: no pick {other}"),
+        None => {}
+    }
+}
+
+/// `text` with each `[from, to]` edit made, or why an edit cannot be made: `from` must be in
+/// the text exactly once (as web/lessons/variant.ts `applyVariant` requires).
+fn apply_variant(text: &str, edits: &Value) -> Result<String, String> {
+    let mut out = text.to_string();
+    for edit in edits.as_array().ok_or("a variant is a list of edits")? {
+        let (Some(from), Some(to)) = (edit[0].as_str(), edit[1].as_str()) else {
+            return Err(format!("{edit} is not a [from, to] pair of texts"));
+        };
+        if from.is_empty() || out.matches(from).count() != 1 {
+            return Err(format!("{from:?} is not in the scenario exactly once"));
+        }
+        out = out.replacen(from, to, 1);
+    }
+    Ok(out)
+}
+
+/// Every seeded variant of an exercise runs, takes the same kernel path (function and path of
+/// every step) as the lesson's own scenario up to the step that answers it, so the question
+/// and the steps it names stay true, and gives another answer than the lesson's own: a
+/// variant that did not change the numbers would be of no use to a class.
+#[test]
+fn every_variant_keeps_the_question_and_moves_the_answer() {
+    let mut variants = 0;
+    for (lesson, meta, text) in common::lessons() {
+        let base = Session::open(&text).unwrap();
+        for exercise in meta["exercises"].as_array().unwrap() {
+            let Some(list) = exercise["variants"].as_array() else {
+                continue;
+            };
+            let id = format!("{lesson}/{}", exercise["id"].as_str().unwrap());
+            let answer_at = exercise["answer_at"].as_u64().unwrap() as usize;
+            let cursor = exercise["cursor"].as_u64().unwrap_or(0) as usize;
+            let own = computed(&base, answer_at, &exercise["answer"], &id);
+            let mut seen = vec![own.clone()];
+            for (k, edits) in list.iter().enumerate() {
+                let vid = format!("{id} variant {}", k + 1);
+                let edited = apply_variant(&text, edits).unwrap_or_else(|e| panic!("{vid}: {e}"));
+                let session = Session::open(&edited)
+                    .unwrap_or_else(|e| panic!("{vid}: the scenario does not run: {e:?}"));
+                assert!(
+                    session.recorder().step_count() >= answer_at.max(cursor),
+                    "{vid}: the run is shorter than the exercise's steps"
+                );
+                for i in 0..answer_at {
+                    let (a, b) = (
+                        base.recorder().step(i).unwrap(),
+                        session.recorder().step(i).unwrap(),
+                    );
+                    assert_eq!(
+                        (a.function, a.path, &a.caption.key),
+                        (b.function, b.path, &b.caption.key),
+                        "{vid}: step {} takes another path than the lesson's",
+                        i + 1
+                    );
+                }
+                let value = computed(&session, answer_at, &exercise["answer"], &vid);
+                assert_answerable(exercise, &value, &vid);
+                assert!(
+                    !grade(&own, &plain(&value)),
+                    "{vid}: gives the lesson's own answer {own}"
+                );
+                seen.push(value);
+                variants += 1;
+            }
+            eprintln!("{id}: answers {seen:?}");
+        }
+    }
+    assert!(variants >= 1, "no variants checked");
+}
+
+#[test]
+fn an_edit_must_name_text_found_once() {
+    let edits = serde_json::json!([["kfree(a[3])", "kfree(a[1])"]]);
+    assert_eq!(
+        apply_variant("x\nkfree(a[3]) on cpu0\n", &edits).as_deref(),
+        Ok("x\nkfree(a[1]) on cpu0\n")
+    );
+    assert!(apply_variant("kfree(a[3])\nkfree(a[3])\n", &edits).is_err());
+    assert!(apply_variant("kfree(a[2])\n", &edits).is_err());
+    assert!(apply_variant("x", &serde_json::json!([["", "y"]])).is_err());
 }
