@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
+import { variantIndex } from '../web/lessons/variant';
 
 // The lessons page: the index, a lesson's text beside the player, and its anchors moving the
 // player; in English and Korean.
@@ -85,4 +86,54 @@ test('an exercise is graded by the simulator, hints follow a wrong answer, and p
   await expect(page.getByTestId('score-04-fast-path-tid')).toHaveText('1 of 3 exercises');
   await page.goto(`${PLAIN}?page=lessons&lesson=04-fast-path-tid&lang=ko`);
   await expect(page.getByTestId('exercise-tid-after-free')).toHaveAttribute('data-correct', 'true');
+});
+
+test('an answer is chosen from a list, or picked by a click in the player; a seed gives a variant the grader holds to', async ({ page }) => {
+  // Choices: in lesson 05 the slab taken from the node partial list becomes the CPU slab.
+  await page.goto(`${PLAIN}?page=lessons&lesson=05-slow-paths&lang=en`);
+  const choices = page.getByTestId('choices-node-partial-source');
+  await choices.getByLabel(/node_partial/).check();
+  await page.getByTestId('check-node-partial-source').click();
+  await expect(page.getByTestId('result-node-partial-source')).toContainText('Not yet');
+  await choices.getByLabel(/cpu_slab/).check();
+  await page.getByTestId('check-node-partial-source').click();
+  await expect(page.getByTestId('result-node-partial-source')).toContainText('Right: the simulator gives cpu_slab');
+
+  // A seed whose variant of lesson 04's again-object frees another object than the text's a[3]:
+  // a[1], a[2] or a[0] for variants 1, 2, 3 (kmalloc-128 objects 0x80 apart from the slab's start).
+  const seed = [...Array(50).keys()].map((n) => n + 1).find((n) => variantIndex(n, '04-fast-path-tid', 'again-object', 3) > 0) as number;
+  const index = variantIndex(seed, '04-fast-path-tid', 'again-object', 3);
+  const expected = ['0xffff888000000080', '0xffff888000000100', '0xffff888000000000'][index - 1];
+  await page.goto(`${PLAIN}?page=lessons&lesson=04-fast-path-tid&lang=en&seed=${seed}`);
+  await expect(page.getByTestId('lesson-seed')).toContainText(`Seed ${seed}`);
+  const box = page.getByTestId('exercise-again-object');
+  await expect(box.getByTestId('variant-again-object')).toHaveAttribute('data-variant', String(index));
+  await expect(box.getByTestId('variant-again-object')).toContainText('kfree(a[3]) on cpu0');
+
+  // The lesson's own answer is not this student's.
+  await box.getByTestId('answer-again-object').fill('0xffff888000000180');
+  await box.getByTestId('check-again-object').click();
+  await expect(box.getByTestId('result-again-object')).toContainText('Not yet');
+
+  // Pick: the player opens the variant at the exercise's step; a click on the object answers.
+  await box.getByTestId('pick-again-object').click();
+  await expect(box.getByTestId('pick-again-object')).toHaveAttribute('aria-pressed', 'true');
+  const player = page.frameLocator('[data-testid="lesson-player"]');
+  await expect(player.getByTestId('visualizer')).toHaveAttribute('data-cursor', '11');
+  await player.getByTestId('slab-text-toggle').click();
+  await player.getByTestId('slab-slots').getByTestId('slot-addr').filter({ hasText: expected }).getByRole('button').click();
+  await expect(box.getByTestId('answer-again-object')).toHaveValue(expected);
+  await box.getByTestId('check-again-object').click();
+  await expect(box.getByTestId('result-again-object')).toContainText(`Right: the simulator gives ${expected}`);
+
+  // The seed stays after a reload without the link; a bad seed is refused and changes nothing.
+  await page.goto(`${PLAIN}?page=lessons&lang=en`);
+  await expect(page.getByTestId('seed-state')).toContainText(`Seed ${seed}`);
+  await page.getByTestId('seed-input').fill('0');
+  await page.getByTestId('seed-set').click();
+  await expect(page.getByTestId('seed-bad')).toBeVisible();
+  await page.reload();
+  await expect(page.getByTestId('seed-state')).toContainText(`Seed ${seed}`);
+  await page.getByTestId('seed-clear').click();
+  await expect(page.getByTestId('seed-state')).toContainText('No seed');
 });

@@ -7,17 +7,20 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import Markdown from 'react-markdown';
 import type { Language } from '../i18n/i18n';
 import type { SimClient } from '../core/client';
-import type { Anchor, Exercise, LessonMeta, LessonText, Prompt } from '../lessons/format';
+import type { Anchor, AnswerPick, Exercise, LessonMeta, LessonText, Prompt } from '../lessons/format';
 import { Grader } from '../lessons/grader';
 import { LESSONS, lessonById, lessonScenario, lessonText } from '../lessons/load';
-import { exportProgress, importProgress, loadProgress, recordTry, score, type Attempt, type Progress, type ProgressStorage } from '../lessons/progress';
+import { exportProgress, importProgress, loadProgress, recordTry, score, type Attempt, type Progress } from '../lessons/progress';
+import { applyVariant, loadSeed, MAX_SEED, parseSeed, saveSeed, variantIndex, type Edit } from '../lessons/variant';
 import { encodeScenario, LINK_PARAM } from '../scenario/link';
 import { download } from './download';
 
-/** The player's address for a lesson at an anchor. */
-async function playerUrl(meta: LessonMeta, anchor: Anchor | null, lang: Language): Promise<string> {
+/** The player's address for a lesson at an anchor (running `text` instead of the lesson's own
+ *  scenario when given: an exercise's variant). */
+async function playerUrl(meta: LessonMeta, anchor: Anchor | null, lang: Language, text: string | null = null): Promise<string> {
   const q = new URLSearchParams({ embed: '1' });
-  if ('preset' in meta.scenario) q.set('preset', meta.scenario.preset);
+  if (text !== null) q.set(LINK_PARAM, await encodeScenario(text));
+  else if ('preset' in meta.scenario) q.set('preset', meta.scenario.preset);
   else {
     const text = await lessonScenario(meta);
     if (text !== null) q.set(LINK_PARAM, await encodeScenario(text));
@@ -34,7 +37,30 @@ async function scenarioText(meta: LessonMeta, preset: (id: string) => Promise<st
   return 'preset' in meta.scenario ? preset(meta.scenario.preset) : lessonScenario(meta);
 }
 
-function progressStorage(): ProgressStorage | null {
+/** The variant of an exercise a seed gives: 0 is the lesson's own scenario. */
+interface Variant {
+  index: number;
+  count: number;
+  edits: readonly Edit[];
+}
+
+function variantOf(seed: number | null, lesson: string, exercise: Exercise): Variant {
+  const count = exercise.variants?.length ?? 0;
+  const index = variantIndex(seed, lesson, exercise.id, count);
+  return { index, count, edits: index > 0 ? (exercise.variants?.[index - 1] ?? []) : [] };
+}
+
+/** What a click in the player gave (`n` tells two clicks on the same thing apart). */
+interface Picked {
+  pick: AnswerPick;
+  value: string;
+  n: number;
+}
+
+/** The place kinds a slab can be in, which have words of their own as choices. */
+const PLACES = ['cpu_slab', 'cpu_partial', 'node_partial', 'unlisted', 'slabs_partial', 'slabs_full', 'slabs_free'];
+
+function progressStorage(): Storage | null {
   try {
     return window.localStorage;
   } catch {
@@ -52,6 +78,11 @@ function ExerciseBox({
   t,
   check,
   look,
+  variant,
+  seed,
+  armed,
+  onArm,
+  picked,
 }: {
   exercise: Exercise;
   prompt: Prompt | undefined;
@@ -59,8 +90,21 @@ function ExerciseBox({
   t: Translate;
   check: (exercise: Exercise, given: string) => Promise<{ correct: boolean; value: unknown } | null>;
   look: (cursor: number) => void;
+  variant: Variant;
+  seed: number | null;
+  /** This exercise waits for a click in the player. */
+  armed: boolean;
+  onArm: (on: boolean) => void;
+  picked: Picked | null;
 }) {
   const [given, setGiven] = useState('');
+  // A click in the player fills the answer of the exercise waiting for one (state adjusted
+  // while rendering, when the click is new).
+  const [seenPick, setSeenPick] = useState<Picked | null>(picked);
+  if (picked !== seenPick) {
+    setSeenPick(picked);
+    if (armed && picked && picked.pick === exercise.pick) setGiven(picked.value);
+  }
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ correct: boolean; value: unknown } | null>(null);
   const [wrong, setWrong] = useState(0);
@@ -90,21 +134,60 @@ function ExerciseBox({
         {attempt?.correct && <span className="exercise-done"> ✓ {t('lessons.solved')}</span>}
       </p>
       {prompt?.question && <Markdown skipHtml>{prompt.question}</Markdown>}
+      {variant.index > 0 && (
+        <div className="exercise-variant" data-testid={`variant-${exercise.id}`} data-variant={variant.index}>
+          <p>{t('lessons.variant', { index: variant.index, count: variant.count, seed })}</p>
+          <ul>
+            {variant.edits.map(([from, to], i) => (
+              <li key={i}>
+                <code>{from}</code> → <code>{to}</code>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       {exercise.cursor !== undefined && (
         <button type="button" onClick={() => look(exercise.cursor as number)} data-testid={`look-${exercise.id}`}>
           {t('lessons.look', { step: exercise.cursor })}
         </button>
+      )}{' '}
+      {exercise.pick && (
+        <button
+          type="button"
+          aria-pressed={armed}
+          onClick={() => {
+            onArm(!armed);
+            if (!armed && exercise.cursor !== undefined) look(exercise.cursor);
+          }}
+          data-testid={`pick-${exercise.id}`}
+        >
+          {t(exercise.pick === 'object' ? 'lessons.pickObject' : 'lessons.pickSlab')}
+        </button>
       )}
+      {armed && <p className="exercise-picking">{t(exercise.pick === 'object' ? 'lessons.pickingObject' : 'lessons.pickingSlab')}</p>}
       <form
         onSubmit={(e) => {
           e.preventDefault();
           void submit();
         }}
       >
-        <label>
-          {t('lessons.answer')}{' '}
-          <input value={given} onChange={(e) => setGiven(e.target.value)} data-testid={`answer-${exercise.id}`} autoComplete="off" spellCheck={false} />
-        </label>{' '}
+        {exercise.choices ? (
+          <fieldset className="exercise-choices" data-testid={`choices-${exercise.id}`}>
+            <legend>{t('lessons.choose')}</legend>
+            {exercise.choices.map((c) => (
+              <label key={String(c)}>
+                <input type="radio" name={`choice-${exercise.id}`} value={String(c)} checked={given === String(c)} onChange={() => setGiven(String(c))} />{' '}
+                <code>{String(c)}</code>
+                {typeof c === 'string' && PLACES.includes(c) && <> — {t(`lessons.place.${c}`)}</>}
+              </label>
+            ))}
+          </fieldset>
+        ) : (
+          <label>
+            {t('lessons.answer')}{' '}
+            <input value={given} onChange={(e) => setGiven(e.target.value)} data-testid={`answer-${exercise.id}`} autoComplete="off" spellCheck={false} />
+          </label>
+        )}{' '}
         <button type="submit" disabled={busy || given.trim() === ''} data-testid={`check-${exercise.id}`}>
           {t('lessons.check')}
         </button>
@@ -128,6 +211,57 @@ function ExerciseBox({
   );
 }
 
+/** The student's seed: set, picked at random, or dropped; and a link that hands it out. */
+function SeedPanel({ seed, onSeed, t, varied }: { seed: number | null; onSeed: (seed: number | null) => void; t: Translate; varied: number }) {
+  const [typed, setTyped] = useState('');
+  const [bad, setBad] = useState(false);
+  // A whole address, to paste into a message to a class.
+  const link = seed === null ? null : `${window.location.origin}${window.location.pathname}?page=lessons&seed=${seed}`;
+  return (
+    <section className="lesson-seed-panel" data-testid="seed-panel">
+      <h3>{t('lessons.seedHeading')}</h3>
+      <p data-testid="seed-state">{seed === null ? t('lessons.seedNone', { count: varied }) : t('lessons.seedIs', { seed, count: varied })}</p>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          const next = parseSeed(typed);
+          setBad(next === null);
+          if (next !== null) {
+            onSeed(next);
+            setTyped('');
+          }
+        }}
+      >
+        <label>
+          {t('lessons.seedLabel', { max: MAX_SEED })}{' '}
+          <input value={typed} onChange={(e) => setTyped(e.target.value)} inputMode="numeric" autoComplete="off" data-testid="seed-input" />
+        </label>{' '}
+        <button type="submit" data-testid="seed-set">
+          {t('lessons.seedSet')}
+        </button>{' '}
+        <button type="button" onClick={() => onSeed(1 + Math.floor(Math.random() * MAX_SEED))} data-testid="seed-random">
+          {t('lessons.seedRandom')}
+        </button>{' '}
+        {seed !== null && (
+          <button type="button" onClick={() => onSeed(null)} data-testid="seed-clear">
+            {t('lessons.seedClear')}
+          </button>
+        )}
+      </form>
+      {bad && (
+        <p role="alert" className="error" data-testid="seed-bad">
+          {t('lessons.seedBad', { max: MAX_SEED })}
+        </p>
+      )}
+      {link && (
+        <p>
+          {t('lessons.seedLink')} <a href={link}>{link}</a>
+        </p>
+      )}
+    </section>
+  );
+}
+
 export interface LessonsPageProps {
   lesson: string | null;
   onLesson: (id: string | null) => void;
@@ -146,6 +280,30 @@ export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: Lesso
   const [storage] = useState(progressStorage);
   const [progress, setProgress] = useState<Progress>(() => loadProgress(storage));
   const [notice, setNotice] = useState<string | null>(null);
+  // The student's seed: from a link a teacher handed out (kept), else what this browser kept.
+  const [seed, setSeedState] = useState<number | null>(() => {
+    const fromLink = parseSeed(new URLSearchParams(window.location.search).get('seed'));
+    if (fromLink !== null) saveSeed(storage, fromLink);
+    return fromLink ?? loadSeed(storage);
+  });
+  const setSeed = (next: number | null) => {
+    setSeedState(next);
+    setNotice(saveSeed(storage, next) ? null : t('lessons.seedNotSaved'));
+  };
+  // The exercise waiting for a click in the player, and the last click.
+  const [armed, setArmed] = useState<string | null>(null);
+  const [picked, setPicked] = useState<Picked | null>(null);
+  useEffect(() => {
+    let n = 0;
+    const onMessage = (e: MessageEvent) => {
+      if (e.origin !== window.location.origin || typeof e.data !== 'object' || e.data === null) return;
+      const { pick, value } = e.data as { pick?: unknown; value?: unknown };
+      if (pick === 'object' && typeof value === 'string' && /^0x[0-9a-f]{1,16}$/.test(value)) setPicked({ pick, value, n: ++n });
+      else if (pick === 'slab' && Number.isSafeInteger(value)) setPicked({ pick, value: String(value), n: ++n });
+    };
+    window.addEventListener('message', onMessage);
+    return () => window.removeEventListener('message', onMessage);
+  }, []);
   const grader = useMemo(() => new Grader(client), [client]);
   // The page leaves the worker with the lesson's scenario open; the visualizer opens its own
   // again when it comes back.
@@ -202,14 +360,25 @@ export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: Lesso
     };
   }, [meta, lang]);
 
-  const show = async (section: string, anchor: Anchor) => {
+  const show = async (section: string, anchor: Anchor, text: string | null = null) => {
     if (!meta) return;
-    setPlayer({ id: meta.id, url: await playerUrl(meta, anchor, lang), section });
+    setPlayer({ id: meta.id, url: await playerUrl(meta, anchor, lang, text), section });
+  };
+
+  /** The scenario an exercise runs for this student: the lesson's, or the variant their seed
+   *  gives (null when there is none to run). */
+  const exerciseScenario = async (exercise: Exercise): Promise<string | null> => {
+    if (!meta) return null;
+    const text = await scenarioText(meta, preset);
+    const edits = variantOf(seed, meta.id, exercise).edits;
+    if (text === null || edits.length === 0) return text;
+    const edited = applyVariant(text, edits);
+    return edited.ok ? edited.text : null;
   };
 
   const check = async (exercise: Exercise, given: string) => {
     if (!meta || !exercise.answer || exercise.answer_at === undefined) return null;
-    const text = await scenarioText(meta, preset);
+    const text = await exerciseScenario(exercise);
     if (text === null) return null;
     const r = await grader.check(text, exercise.answer_at, exercise.answer, given);
     setProgress(recordTry(storage, meta.id, exercise.id, r.correct));
@@ -241,7 +410,7 @@ export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: Lesso
           ))}
         </ol>
         <p className="lesson-progress-files">
-          <button type="button" onClick={() => download('slabscope-progress.json', exportProgress(progress), 'application/json')} data-testid="progress-export">
+          <button type="button" onClick={() => download('slabscope-progress.json', exportProgress(progress, seed), 'application/json')} data-testid="progress-export">
             {t('lessons.export')}
           </button>{' '}
           <button type="button" onClick={() => fileInput.current?.click()} data-testid="progress-import">
@@ -260,12 +429,14 @@ export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: Lesso
               const r = importProgress(storage, file.size > 1 << 20 ? '' : await file.text());
               if (r.ok) {
                 setProgress(r.progress);
+                if (r.seed !== null) setSeed(r.seed);
                 setNotice(t('lessons.imported'));
               } else setNotice(t(r.key));
             }}
           />
         </p>
         {notice && <p role="status">{notice}</p>}
+        <SeedPanel seed={seed} onSeed={setSeed} t={t} varied={LESSONS.reduce((n, l) => n + l.exercises.filter((e) => e.variants?.length).length, 0)} />
       </section>
     );
   }
@@ -291,6 +462,11 @@ export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: Lesso
           {shown && (
             <>
               <h2 data-testid="lesson-title">{shown.title}</h2>
+              {seed !== null && meta.exercises.some((e) => e.variants?.length) && (
+                <p className="lesson-seed" data-testid="lesson-seed">
+                  {t('lessons.seedIs', { seed, count: meta.exercises.filter((e) => e.variants?.length).length })}
+                </p>
+              )}
               {demo?.found && demo.id === meta.id && demo.lang === lang && (
                 <details className="lesson-demo">
                   <summary>{t('lessons.demo')}</summary>
@@ -319,7 +495,17 @@ export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: Lesso
                           attempt={progress[meta.id]?.[part.id]}
                           t={t}
                           check={check}
-                          look={(cursor) => void show(s.id, { cursor, view: anchor?.view, cache: anchor?.cache })}
+                          look={(cursor) =>
+                            void (async () => {
+                              const variant = variantOf(seed, meta.id, exercise).index > 0 ? await exerciseScenario(exercise) : null;
+                              await show(s.id, { cursor, view: anchor?.view, cache: anchor?.cache }, variant);
+                            })()
+                          }
+                          variant={variantOf(seed, meta.id, exercise)}
+                          seed={seed}
+                          armed={armed === exercise.id}
+                          onArm={(on) => setArmed(on ? exercise.id : null)}
+                          picked={picked}
                         />
                       );
                     })}

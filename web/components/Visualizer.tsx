@@ -228,9 +228,27 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
     document.getElementById(`view-${fromUrl.view}`)?.scrollIntoView({ block: 'start' });
   }, [snapshot, fromUrl.view]);
 
-  const followObject = useCallback((address: string) => setFollow({ kind: 'obj', address }), []);
+  // In a lesson the player is an iframe of the same origin: a click on an object or a slab
+  // also answers the exercise that waits for one (LessonsPage, `pick`).
+  const picked = useCallback(
+    (pick: 'object' | 'slab', value: string | number) => embed && window.parent !== window && window.parent.postMessage({ pick, value }, window.location.origin),
+    [embed],
+  );
+  const followObject = useCallback(
+    (address: string) => {
+      setFollow({ kind: 'obj', address });
+      picked('object', address);
+    },
+    [picked],
+  );
   const followPage = useCallback((pfn: number) => setFollow({ kind: 'page', pfn }), []);
-  const selectSlab = useCallback((pfn: number) => setSlab(pfn), []);
+  const selectSlab = useCallback(
+    (pfn: number) => {
+      setSlab(pfn);
+      picked('slab', pfn);
+    },
+    [picked],
+  );
   const closeHelp = useCallback(() => setHelp(false), []);
 
   useShortcuts(dispatch, {
