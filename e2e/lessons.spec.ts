@@ -14,8 +14,15 @@ const lessons = readdirSync('lessons', { withFileTypes: true })
 test('the index lists every lesson; a lesson shows its sections beside the player, and an anchor moves it', async ({ page }) => {
   await page.goto(`${PLAIN}?page=lessons`);
   for (const l of lessons) await expect(page.getByTestId(`lesson-link-${l.id}`)).toBeVisible();
-  const first = [...lessons].sort((a, b) => a.id.localeCompare(b.id))[0];
+  const [first, second] = [...lessons].sort((a, b) => a.id.localeCompare(b.id));
+  // With nothing solved the path starts at the first lesson.
+  await expect(page.getByTestId(`lesson-link-${first.id}`).locator('..').getByTestId('lesson-next-up')).toBeVisible();
   await page.getByTestId(`lesson-link-${first.id}`).click();
+  await expect(page.getByTestId('lesson')).toHaveAttribute('data-lesson', first.id);
+  await expect(page.getByTestId('lesson-prev')).toHaveCount(0);
+  await page.getByTestId('lesson-next').click();
+  await expect(page.getByTestId('lesson')).toHaveAttribute('data-lesson', second.id);
+  await page.getByTestId('lesson-prev').click();
   await expect(page.getByTestId('lesson')).toHaveAttribute('data-lesson', first.id);
   for (const s of first.sections) await expect(page.getByTestId(`section-${s.id}`)).toBeVisible();
   await expect(page.getByTestId('lesson')).not.toContainText('{{exercise');

@@ -385,6 +385,17 @@ export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: Lesso
     return r;
   };
 
+  // The path through the lessons is their order; the first one with an exercise left is next.
+  const nextUp = LESSONS.find((l) => {
+    const { done, total } = score(progress, l.id, l.exercises);
+    return done < total;
+  })?.id;
+  const at = meta ? LESSONS.findIndex((l) => l.id === meta.id) : -1;
+  const neighbours = [
+    ['prev', LESSONS[at - 1]],
+    ['next', LESSONS[at + 1]],
+  ] as const;
+
   if (!meta) {
     return (
       <section className="lessons" data-testid="lessons">
@@ -392,7 +403,7 @@ export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: Lesso
         {lesson !== null && <p role="alert">{t('lessons.notFound', { id: lesson })}</p>}
         <ol className="lesson-index">
           {LESSONS.map((l) => (
-            <li key={l.id}>
+            <li key={l.id} className={l.id === nextUp ? 'lesson-next-up' : undefined}>
               <a
                 href={`?page=lessons&lesson=${encodeURIComponent(l.id)}`}
                 onClick={(e) => {
@@ -406,6 +417,12 @@ export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: Lesso
               <span className="lesson-score" data-testid={`score-${l.id}`}>
                 {t('lessons.progress', score(progress, l.id, l.exercises))}
               </span>
+              {l.id === nextUp && (
+                <span className="lesson-next-tag" data-testid="lesson-next-up">
+                  {' '}
+                  ← {t('lessons.nextUp')}
+                </span>
+              )}
             </li>
           ))}
         </ol>
@@ -512,6 +529,25 @@ export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: Lesso
                   </section>
                 );
               })}
+              <nav className="lesson-nav" aria-label={t('lessons.path')}>
+                {neighbours.map(
+                  ([side, l]) =>
+                    l && (
+                      <a
+                        key={side}
+                        href={`?page=lessons&lesson=${encodeURIComponent(l.id)}`}
+                        onClick={(e) => {
+                          e.preventDefault();
+                          onLesson(l.id);
+                          window.scrollTo(0, 0);
+                        }}
+                        data-testid={`lesson-${side}`}
+                      >
+                        {t(side === 'prev' ? 'lessons.prev' : 'lessons.next', { title: titles[l.id] ?? l.id })}
+                      </a>
+                    ),
+                )}
+              </nav>
             </>
           )}
         </article>
