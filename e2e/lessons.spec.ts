@@ -106,6 +106,15 @@ test('an answer is chosen from a list, or picked by a click in the player; a see
   await page.getByTestId('check-node-partial-source').click();
   await expect(page.getByTestId('result-node-partial-source')).toContainText('Right: the simulator gives cpu_slab');
 
+  // An answer read from a /sys/kernel/slab file: partial's N0= after cpu1's flush.
+  await page.goto(`${PLAIN}?page=lessons&lesson=13-reading-slabinfo&lang=en`);
+  await page.getByTestId('answer-after-flush').fill('0');
+  await page.getByTestId('check-after-flush').click();
+  await expect(page.getByTestId('result-after-flush')).toContainText('Not yet');
+  await page.getByTestId('answer-after-flush').fill('1');
+  await page.getByTestId('check-after-flush').click();
+  await expect(page.getByTestId('result-after-flush')).toContainText('Right: the simulator gives 1');
+
   // A seed whose variant of lesson 04's again-object frees another object than the text's a[3]:
   // a[1], a[2] or a[0] for variants 1, 2, 3 (kmalloc-128 objects 0x80 apart from the slab's start).
   const seed = [...Array(50).keys()].map((n) => n + 1).find((n) => variantIndex(n, '04-fast-path-tid', 'again-object', 3) > 0) as number;

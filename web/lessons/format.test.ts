@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lessonProblems, parseLessonText, type LessonMeta } from './format';
+import { lessonProblems, parseLessonText, sysfsField, type AnswerSpec, type LessonMeta } from './format';
 
 const EN = `# Why slab allocators
 
@@ -77,5 +77,29 @@ describe('the lesson format', () => {
     expect(lessonProblems(META, { en: EN })).toEqual(['ko.md is missing']);
     expect(lessonProblems(META, { en: EN, ko: KO.replace(/^100.*$/m, '') })).toEqual(['ko.md: exercise waste-bytes has no question']);
     expect(parseLessonText('text first\n## A {#a}\n')).toEqual({ ok: false, problem: 'the first line is not a "# title"' });
+  });
+
+  it('names an answer that says nowhere to read it', () => {
+    const withAnswer = (answer: unknown) => lessonProblems({ ...META, exercises: [{ id: 'waste-bytes', section: 'waste', answer: answer as AnswerSpec }] }, { en: EN, ko: KO });
+    expect(withAnswer({ from: 'sysfs', cache: 'kmalloc-128', file: 'partial', key: 'N0', value: 1 })).toEqual([]);
+    expect(withAnswer({ from: 'slabinfo', cache: 'kmalloc-128', field: 'active_objs', value: 80 })).toEqual([]);
+    expect(withAnswer({ from: 'sysfs', cache: 'kmalloc-128', file: 'partial', key: 'node0', value: 1 })).toEqual([
+      'exercise waste-bytes: the answer names no cache, no /sys/kernel/slab file, or a key other than N<node> or C<cpu>',
+    ]);
+    expect(withAnswer({ from: 'slabinfo', cache: 'kmalloc-128', field: 'active', value: 80 })).toEqual([
+      'exercise waste-bytes: the answer names no cache or no /proc/slabinfo column',
+    ]);
+    expect(withAnswer({ from: 'snapshot', value: 1 })).toEqual(['exercise waste-bytes: the answer names no path']);
+    expect(withAnswer({ from: 'proc', value: 1 })).toEqual(['exercise waste-bytes: an answer read from "proc"']);
+  });
+});
+
+describe('a /sys/kernel/slab file as an answer', () => {
+  it('gives the total first, a node or CPU after its key, numbers as numbers', () => {
+    expect(sysfsField('3 N0=2 N1=1\n')).toBe(3);
+    expect(sysfsField('3 N0=2 N1=1\n', 'N1')).toBe(1);
+    expect(sysfsField('16(1) C1=16(1)', 'C1')).toBe('16(1)');
+    expect(sysfsField('3 N0=2', 'N2')).toBeUndefined();
+    expect(sysfsField('')).toBeUndefined();
   });
 });

@@ -36,7 +36,23 @@ export interface LessonMeta {
 export type AnswerSpec =
   | { from: 'snapshot'; cache?: string; path: string; value: unknown }
   | { from: 'slabinfo'; cache: string; field: string; value: unknown }
+  /** A file of /sys/kernel/slab/<cache>/: its first number (the total), or with `key` the
+   *  value after `<key>=` (`N0` for node 0, `C1` for cpu1). */
+  | { from: 'sysfs'; cache: string; file: string; key?: string; value: unknown }
   | { from: 'step'; path: string; value: unknown };
+
+/** The columns of a /proc/slabinfo line an answer may name, in the file's order. */
+export const SLABINFO_COLUMNS = ['active_objs', 'num_objs', 'objsize', 'objperslab', 'pagesperslab'];
+
+/** The value a /sys/kernel/slab file gives: its first field (the total, as `show_slab_objects()`
+ *  prints it before the per-node `N<node>=` fields), or the one after `<key>=`; a number when it
+ *  is one. Undefined when the file has no such field. */
+export function sysfsField(contents: string, key?: string): string | number | undefined {
+  const fields = contents.trim().split(/\s+/);
+  const raw = key === undefined ? fields[0] : fields.find((f) => f.startsWith(`${key}=`))?.slice(key.length + 1);
+  if (raw === undefined || raw === '') return undefined;
+  return /^[0-9]+$/.test(raw) ? Number(raw) : raw;
+}
 
 /** How a student gives an answer, besides typing it: `pick` by clicking in the player (an
  *  object gives its address, a slab its pfn). */
@@ -140,8 +156,27 @@ export function parseLessonText(markdown: string): { ok: true; text: LessonText 
 const isEdit = (e: unknown): e is Edit => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && e[0] !== '' && typeof e[1] === 'string';
 
 /** What is wrong with the ways an exercise is answered: its choices, pick and variants. */
+/** What is missing from where an answer is read. */
+function specProblems(id: string, a: AnswerSpec | undefined): string[] {
+  if (a === undefined) return [];
+  const text = (v: unknown) => typeof v === 'string' && v !== '';
+  switch (a.from) {
+    case 'snapshot':
+    case 'step':
+      return text(a.path) ? [] : [`exercise ${id}: the answer names no path`];
+    case 'slabinfo':
+      return text(a.cache) && SLABINFO_COLUMNS.includes(a.field) ? [] : [`exercise ${id}: the answer names no cache or no /proc/slabinfo column`];
+    case 'sysfs':
+      return text(a.cache) && text(a.file) && (a.key === undefined || /^[NC][0-9]+$/.test(a.key))
+        ? []
+        : [`exercise ${id}: the answer names no cache, no /sys/kernel/slab file, or a key other than N<node> or C<cpu>`];
+    default:
+      return [`exercise ${id}: an answer read from "${String((a as { from?: unknown }).from)}"`];
+  }
+}
+
 function answerProblems(e: Exercise): string[] {
-  const problems: string[] = [];
+  const problems: string[] = specProblems(e.id, e.answer);
   const stored = e.answer?.value;
   if (e.choices !== undefined) {
     const texts = Array.isArray(e.choices) ? e.choices.map(plain) : [];

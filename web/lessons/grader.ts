@@ -4,9 +4,7 @@
 
 import type { SimClient } from '../core/client';
 import { atPath, grade } from './answer';
-import type { AnswerSpec } from './format';
-
-const SLABINFO_COLUMNS = ['active_objs', 'num_objs', 'objsize', 'objperslab', 'pagesperslab'];
+import { SLABINFO_COLUMNS, sysfsField, type AnswerSpec } from './format';
 
 export class Grader {
   private opened: Promise<unknown> | null = null;
@@ -27,6 +25,11 @@ export class Grader {
       const column = SLABINFO_COLUMNS.indexOf(answer.field);
       const cell = line?.trim().split(/\s+/)[column + 1];
       return cell === undefined ? undefined : Number(cell);
+    }
+    if (answer.from === 'sysfs') {
+      const files = await this.client.files(answerAt, answer.cache);
+      const file = 'Ok' in files.sysfs ? files.sysfs.Ok.find(([name]) => name === answer.file) : undefined;
+      return file === undefined ? undefined : sysfsField(file[1], answer.key);
     }
     const view = await this.client.view(answerAt, { cache: answer.from === 'snapshot' ? (answer.cache ?? null) : null, slab: null });
     return atPath(answer.from === 'snapshot' ? view.snapshot : view.step, answer.path);

@@ -108,6 +108,20 @@ fn computed(session: &Session, answer_at: usize, answer: &Value, id: &str) -> Va
                     .unwrap(),
             )
         }
+        Some("sysfs") => {
+            let name = cache.unwrap_or_else(|| panic!("{id}: sysfs needs a cache"));
+            let files = session.files(answer_at, Some(&name)).unwrap();
+            let file = answer["file"].as_str().unwrap();
+            let contents = files
+                .sysfs
+                .unwrap_or_else(|e| panic!("{id}: no /sys/kernel/slab/{name}/: {e}"))
+                .into_iter()
+                .find(|(attr, _)| attr == file)
+                .unwrap_or_else(|| panic!("{id}: no /sys/kernel/slab/{name}/{file}"))
+                .1;
+            sysfs_field(&contents, answer["key"].as_str())
+                .unwrap_or_else(|| panic!("{id}: {file} ({contents:?}) has no such field"))
+        }
         Some("step") => {
             let step =
                 serde_json::to_value(session.recorder().step(answer_at - 1).unwrap()).unwrap();
@@ -118,6 +132,38 @@ fn computed(session: &Session, answer_at: usize, answer: &Value, id: &str) -> Va
         }
         other => panic!("{id}: an answer read from {other:?}"),
     }
+}
+
+/// A /sys/kernel/slab file's first field (the total `show_slab_objects()` prints before the
+/// per-node fields), or the one after `<key>=`; a number when it is one (as web/lessons/format.ts
+/// `sysfsField` reads it).
+fn sysfs_field(contents: &str, key: Option<&str>) -> Option<Value> {
+    let mut fields = contents.split_whitespace();
+    let raw = match key {
+        None => fields.next()?,
+        Some(k) => fields.find_map(|f| f.strip_prefix(k)?.strip_prefix('='))?,
+    };
+    if raw.is_empty() {
+        return None;
+    }
+    Some(
+        raw.parse::<u64>()
+            .map_or_else(|_| Value::from(raw), Value::from),
+    )
+}
+
+#[test]
+fn a_sysfs_field_is_the_total_or_the_keyed_value() {
+    assert_eq!(sysfs_field("3 N0=2 N1=1\n", None), Some(Value::from(3)));
+    assert_eq!(
+        sysfs_field("3 N0=2 N1=1\n", Some("N1")),
+        Some(Value::from(1))
+    );
+    assert_eq!(
+        sysfs_field("16(1) C1=16(1)", Some("C1")),
+        Some(Value::from("16(1)"))
+    );
+    assert_eq!(sysfs_field("3 N0=2", Some("N2")), None);
 }
 
 #[test]
