@@ -124,7 +124,8 @@ test('an answer is chosen from a list, or picked by a click in the player; a see
   await expect(page.getByTestId('lesson-seed')).toContainText(`Seed ${seed}`);
   const box = page.getByTestId('exercise-again-object');
   await expect(box.getByTestId('variant-again-object')).toHaveAttribute('data-variant', String(index));
-  await expect(box.getByTestId('variant-again-object')).toContainText('kfree(a[3]) on cpu0');
+  await expect(box.getByTestId('variant-again-object').locator('.variant-out')).toHaveText('− kfree(a[3]) on cpu0\n');
+  await expect(box.getByTestId('variant-again-object').locator('.variant-in')).toHaveText(/^\+ kfree\(a\[[012]\]\) on cpu0\n$/);
 
   // The lesson's own answer is not this student's.
   await box.getByTestId('answer-again-object').fill('0xffff888000000180');

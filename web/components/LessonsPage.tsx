@@ -11,7 +11,7 @@ import type { Anchor, AnswerPick, Exercise, LessonMeta, LessonText, Prompt } fro
 import { Grader } from '../lessons/grader';
 import { LESSONS, lessonById, lessonScenario, lessonText } from '../lessons/load';
 import { exportProgress, importProgress, loadProgress, recordTry, score, type Attempt, type Progress } from '../lessons/progress';
-import { applyVariant, loadSeed, MAX_SEED, parseSeed, saveSeed, variantIndex, type Edit } from '../lessons/variant';
+import { applyVariant, editLines, loadSeed, MAX_SEED, parseSeed, saveSeed, variantIndex, type Edit } from '../lessons/variant';
 import { encodeScenario, LINK_PARAM } from '../scenario/link';
 import { download } from './download';
 
@@ -137,13 +137,17 @@ function ExerciseBox({
       {variant.index > 0 && (
         <div className="exercise-variant" data-testid={`variant-${exercise.id}`} data-variant={variant.index}>
           <p>{t('lessons.variant', { index: variant.index, count: variant.count, seed })}</p>
-          <ul>
-            {variant.edits.map(([from, to], i) => (
-              <li key={i}>
-                <code>{from}</code> → <code>{to}</code>
-              </li>
-            ))}
-          </ul>
+          {variant.edits.map((edit, i) => (
+            <pre key={i} className="variant-diff">
+              {editLines(edit).map((l, j) => (
+                <span key={j} className={`variant-${l.kind}`}>
+                  {l.kind === 'out' ? '− ' : l.kind === 'in' ? '+ ' : '  '}
+                  {l.text}
+                  {'\n'}
+                </span>
+              ))}
+            </pre>
+          ))}
         </div>
       )}
       {exercise.cursor !== undefined && (
@@ -215,7 +219,7 @@ function ExerciseBox({
 function SeedPanel({ seed, onSeed, t, varied }: { seed: number | null; onSeed: (seed: number | null) => void; t: Translate; varied: number }) {
   const [typed, setTyped] = useState('');
   const [bad, setBad] = useState(false);
-  // A whole address, to paste into a message to a class.
+  // A whole address, to paste into a message to a student.
   const link = seed === null ? null : `${window.location.origin}${window.location.pathname}?page=lessons&seed=${seed}`;
   return (
     <section className="lesson-seed-panel" data-testid="seed-panel">

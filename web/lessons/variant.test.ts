@@ -1,8 +1,35 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyVariant, loadSeed, MAX_SEED, parseSeed, saveSeed, SEED_KEY, variantIndex } from './variant';
+import { applyVariant, editLines, loadSeed, MAX_SEED, parseSeed, saveSeed, SEED_KEY, variantIndex } from './variant';
 
 describe('seeded variants of an exercise', () => {
+  it('shows an edit as the lines it takes out and puts in, with the lines around them', () => {
+    expect(editLines(['kfree(a[3]) on cpu0', 'kfree(a[1]) on cpu0'])).toEqual([
+      { kind: 'out', text: 'kfree(a[3]) on cpu0' },
+      { kind: 'in', text: 'kfree(a[1]) on cpu0' },
+    ]);
+    expect(editLines(['p[] = alloc on cpu3\np[] = alloc on cpu1', 'p[] = alloc on cpu3\np[] = alloc on cpu0'])).toEqual([
+      { kind: 'same', text: 'p[] = alloc on cpu3' },
+      { kind: 'out', text: 'p[] = alloc on cpu1' },
+      { kind: 'in', text: 'p[] = alloc on cpu0' },
+    ]);
+    expect(editLines(['for o in f: kfree(o)', 'for o in f: kfree(o)\nfor o in g: kfree(o)'])).toEqual([
+      { kind: 'same', text: 'for o in f: kfree(o)' },
+      { kind: 'in', text: 'for o in g: kfree(o)' },
+    ]);
+  });
+
+  it('keeps every line of an edit, in order, as context, out or in', () => {
+    const lines = fc.array(fc.constantFrom('a', 'b', 'c'), { maxLength: 5 }).map((l) => l.join('\n'));
+    fc.assert(
+      fc.property(lines, lines, (from, to) => {
+        const shown = editLines([from, to]);
+        expect(shown.filter((l) => l.kind !== 'in').map((l) => l.text)).toEqual(from.split('\n'));
+        expect(shown.filter((l) => l.kind !== 'out').map((l) => l.text)).toEqual(to.split('\n'));
+      }),
+    );
+  });
+
   it('edits text found exactly once, and says why it cannot edit the rest', () => {
     const text = 'kfree(a[5]) on cpu0\nkfree(a[3]) on cpu0\n';
     expect(applyVariant(text, [['kfree(a[3])', 'kfree(a[1])']])).toEqual({ ok: true, text: 'kfree(a[5]) on cpu0\nkfree(a[1]) on cpu0\n' });

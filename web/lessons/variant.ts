@@ -29,6 +29,33 @@ export function applyVariant(text: string, edits: readonly Edit[]): { ok: true; 
   return { ok: true, text: out };
 }
 
+/** One line of an edit as shown to a student: kept (context), taken out, or put in. */
+export interface EditLine {
+  kind: 'same' | 'out' | 'in';
+  text: string;
+}
+
+/**
+ * An edit as a small line diff: the lines `from` and `to` share at their start and end are
+ * context (they locate the change when `from` needs them to be unique), the rest are taken out
+ * and put in.
+ */
+export function editLines([from, to]: Edit): EditLine[] {
+  const a = from.split('\n');
+  const b = to.split('\n');
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  const line = (kind: EditLine['kind']) => (text: string) => ({ kind, text });
+  return [
+    ...a.slice(0, head).map(line('same')),
+    ...a.slice(head, a.length - tail).map(line('out')),
+    ...b.slice(head, b.length - tail).map(line('in')),
+    ...a.slice(a.length - tail).map(line('same')),
+  ];
+}
+
 /** FNV-1a, 32 bits: a small, stable hash of a string (the same in every browser). */
 function fnv1a(text: string): number {
   let h = 0x811c9dc5;
