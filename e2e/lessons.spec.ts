@@ -153,4 +153,14 @@ test('an answer is chosen from a list, or picked by a click in the player; a see
   await expect(page.getByTestId('seed-state')).toContainText(`Seed ${seed}`);
   await page.getByTestId('seed-clear').click();
   await expect(page.getByTestId('seed-state')).toContainText('No seed');
+
+  // A slab is picked too: the slab on top of cpu1's partial stack heads the node list after the drain.
+  await page.goto(`${PLAIN}?page=lessons&lesson=07-partial-lists&lang=en`);
+  await page.getByTestId('pick-drain-head').click();
+  await expect(player.getByTestId('visualizer')).toHaveAttribute('data-cursor', '90');
+  await player.getByTestId('cpu-panel-text-toggle').click();
+  await player.getByTestId('cpu-1-partial').locator('button[data-pfn="8"]').click();
+  await expect(page.getByTestId('answer-drain-head')).toHaveValue('8');
+  await page.getByTestId('check-drain-head').click();
+  await expect(page.getByTestId('result-drain-head')).toContainText('Right: the simulator gives 8');
 });
