@@ -28,7 +28,7 @@ describe('layoutBulkFree on the fixture', () => {
     expect(det.objects.more).toBe(14);
     const arrows = scene.marks.lines.filter((l) => l.id.startsWith('detached-0-obj-'));
     expect(arrows).toHaveLength(6);
-    expect(scene.marks.texts.find((t) => t.id === 'detached-0-result')?.label).toEqual({ key: 'bulkView.result', args: { slab: 1 } });
+    expect(scene.marks.texts.find((t) => t.id === 'detached-0-result')?.label).toEqual({ key: 'bulkView.splice.slab_freelist', args: { slab: 1, cpu: 1 } });
   });
 
   it('brackets the walked entries and shows the lookahead spent', () => {
@@ -88,6 +88,8 @@ function reference(p: string[], size: number, slabOf: (a: string) => number) {
   const view: DetachedView = {
     cache: 0,
     slab,
+    cpu: 0,
+    splice: 'slab_freelist',
     objects: group,
     scanned,
     lookahead_left: lookahead,
@@ -125,7 +127,7 @@ describe('cellStates against a reference build_detached_freelist', () => {
   it('shows a long array around the part the call worked on', () => {
     const n = 300;
     const array = Array.from({ length: n }, (_, i) => `0x${(0xffff888000000000n + BigInt(i * 64)).toString(16)}`);
-    const view: DetachedView = { cache: 0, slab: 9, objects: array.slice(100, 110), scanned: 12, lookahead_left: 1, array, done_from: 100 };
+    const view: DetachedView = { cache: 0, slab: 9, cpu: 0, splice: 'slab_freelist', objects: array.slice(100, 110), scanned: 12, lookahead_left: 1, array, done_from: 100 };
     const snap = fixture('slub-bulk-free');
     snap.transient.detached = [view];
     const s = layoutBulkFree(snap).detached[0];

@@ -18,8 +18,9 @@
 // `size-1`; the parked objects at `[done_from, size-1)` (in list order: `array[done_from + i]`
 // is `objects[i]`); the entries walked are `[size-1-scanned, size-1)`, of which those below
 // `done_from` are the misses, left for later; entries below the walk were not examined.
-// The gathered list is then freed with one `do_slab_free()`: spliced onto the slab's freelist
-// (or `c->freelist` when it is the running CPU's slab) with one cmpxchg.
+// The gathered list is then freed with one `do_slab_free()`: spliced onto `c->freelist` when
+// the slab is the running CPU's `c->slab`, else onto the slab's freelist by `__slab_free()`,
+// each with one cmpxchg (`splice`; a debug cache takes the node's list lock instead).
 //
 // Ids: `detached-K` per detached freelist of the step, `bulk-K-ADDR` per array cell (a cell is
 // keyed by its object, so a swap moves it), `detached-K-obj-ADDR` per gathered object.
@@ -27,6 +28,7 @@
 
 import type { DetachedView } from '../core/generated/DetachedView';
 import type { Snapshot } from '../core/generated/Snapshot';
+import type { Splice } from '../core/generated/Splice';
 import type { BoxMark, Capped, Marks } from './marks';
 import { boxMark, capList, emptyMarks, label, literal, shortAddr } from './marks';
 import { bulkCellStyle, levelFill, type BulkCellKind } from './palette';
@@ -58,6 +60,9 @@ export interface DetachedScene {
   cache: number;
   /** `df->slab`, first pfn. */
   slab: number;
+  /** The CPU running the bulk free, and where `do_slab_free()` put the list. */
+  cpu: number;
+  splice: Splice;
   /** Unfinished entries when the call began. */
   size: number;
   scanned: number;
@@ -128,6 +133,8 @@ export function layoutBulkFree(snapshot: Snapshot, options: BulkFreeOptions = {}
       id,
       cache: d.cache,
       slab: d.slab,
+      cpu: d.cpu,
+      splice: d.splice,
       size,
       scanned: d.scanned,
       lookaheadLeft: d.lookahead_left,
@@ -322,7 +329,7 @@ function place(scene: BulkFreeScene): void {
       id: `${d.id}-result`,
       x: x0 + 132,
       y: y + 17,
-      label: label('bulkView.result', { slab: d.slab }),
+      label: label(`bulkView.splice.${d.splice}`, { slab: d.slab, cpu: d.cpu }),
       anchor: 'start',
       role: 'value',
     });

@@ -109,7 +109,7 @@ function Detached({ d, k, t, activate }: { d: DetachedScene; k: number; t: Trans
         {d.objects.more > 0 && <li>{t('bulkView.more', { count: d.objects.more })}</li>}
       </ol>
       <p data-testid={`bulk-${k}-result`}>
-        <SlabButton pfn={d.slab} text={t('bulkView.result', { slab: d.slab })} onSelect={activate} />
+        <SlabButton pfn={d.slab} text={t(`bulkView.splice.${d.splice}`, { slab: d.slab, cpu: d.cpu })} onSelect={activate} />
       </p>
     </section>
   );

@@ -31,7 +31,7 @@ function byTestId(html: string, id: string): string {
   return html.slice(start, end);
 }
 
-const text = (html: string) => html.replace(/<[^>]+>/g, '').replace(/&amp;/g, '&').replace(/&gt;/g, '>');
+const text = (html: string) => html.replace(/<[^>]+>/g, '').replace(/&amp;/g, '&').replace(/&gt;/g, '>').replace(/&#x27;/g, "'");
 const items = (html: string) => [...html.matchAll(/<li[^>]*>(.*?)<\/li>/g)].map((m) => text(m[1]));
 const addrs = (html: string) => [...html.matchAll(/data-addr="([^"]+)"/g)].map((m) => m[1]);
 
@@ -102,7 +102,7 @@ describe('BulkFreeView text alternative', () => {
     expect(text(byTestId(html, 'bulk-0-summary'))).toBe(
       '20 objects of slab 1 gathered; 22 entries scanned; lookahead left 0 of 3; entries from index 20 on are finished',
     );
-    expect(text(byTestId(html, 'bulk-0-result'))).toBe('spliced onto slab 1 with one cmpxchg');
+    expect(text(byTestId(html, 'bulk-0-result'))).toBe("onto slab 1's freelist with one cmpxchg: not cpu1's c->slab (__slab_free())");
     const states = [...byTestId(html, 'bulk-0-array').matchAll(/data-state="(\w+)" data-index="(\d+)"/g)].map((m) => m[1]);
     expect(states.filter((s) => s === 'skipped')).toHaveLength(3);
     expect(states.at(-1)).toBe('tail');

@@ -7,6 +7,7 @@ use crate::machine::check::check_page_allocator;
 use crate::machine::{Machine, MachineConfig};
 use crate::scenario::{CacheDecl, Switches};
 use crate::slabinfo::slabinfo;
+use crate::trace::Splice;
 use proptest::prelude::*;
 
 fn boot(cpus: u32, nodes: u32, pages: u32) -> Recorder {
@@ -389,6 +390,8 @@ fn detached_freelist_trace_of_spec_2_8() {
         ]
     );
     assert_eq!((*done_from, *lookahead_left), (6, 0));
+    // cpu1 frees into slab A, which is no CPU's c->slab: __slab_free()'s cmpxchg on the slab.
+    assert_eq!((df.cpu, df.splice), (1, Splice::SlabFreelist));
     // Then D1 alone (E1, C1, A2 miss), and so on until all eight are free.
     let Event::DetachedFreelistBuilt(df) = built[1] else {
         unreachable!()
@@ -396,6 +399,39 @@ fn detached_freelist_trace_of_spec_2_8() {
     assert_eq!(df.objects, &[s(d, 1)]);
     assert!(p.iter().all(|o| !rec.machine().is_live(*o)));
     consistent(&rec);
+    // Objects of cpu0's own c->slab, freed on cpu0: the fast path onto c->freelist.
+    let mine = [
+        slab_alloc_node(&mut rec, id, 0, None),
+        slab_alloc_node(&mut rec, id, 0, None),
+    ];
+    let from = rec.steps().len();
+    assert_eq!(
+        kmem_cache_free_bulk(&mut rec, Some(id), &mine, 0),
+        FreeOutcome::Freed
+    );
+    let spliced: Vec<(u32, Splice)> = rec.steps()[from..]
+        .iter()
+        .flat_map(|st| st.events.iter())
+        .filter_map(|ev| match ev {
+            Event::DetachedFreelistBuilt(df) => Some((df.cpu, df.splice)),
+            _ => None,
+        })
+        .collect();
+    // The walk starts at the last entry. Here the two objects lie in two slabs: only the
+    // second one's is cpu0's c->slab when the bulk free runs.
+    let slab_of = |o: u64| place_of(rec.machine(), o).unwrap().pfn;
+    let cpu_slab = rec.machine().caches[id as usize].cpu[0].slab;
+    assert_eq!(
+        (
+            Some(slab_of(mine[1])) == cpu_slab,
+            Some(slab_of(mine[0])) == cpu_slab
+        ),
+        (true, false)
+    );
+    assert_eq!(
+        spliced,
+        [(0, Splice::CpuFreelist), (0, Splice::SlabFreelist)]
+    );
     // A bad entry refuses the whole array.
     let before = rec.machine().clone();
     assert_eq!(

@@ -20,7 +20,7 @@ mod slub;
 
 use crate::machine::{Machine, Pfn};
 use crate::scenario::Allocator;
-use crate::trace::Event;
+use crate::trace::{Event, Splice};
 use serde::{Deserialize, Serialize};
 
 pub use buddy::{
@@ -354,6 +354,10 @@ pub struct BuddyPair {
 pub struct DetachedView {
     pub cache: u32,
     pub slab: Pfn,
+    /// The CPU running the bulk free, and where the list went: onto its `c->freelist`, onto
+    /// `slab->freelist`, or (a debug cache) through the node's list lock.
+    pub cpu: u32,
+    pub splice: Splice,
     /// The objects gathered, head first (spliced onto the slab with one cmpxchg).
     pub objects: Vec<String>,
     /// Entries of the array examined.
@@ -525,6 +529,8 @@ fn transient(m: &Machine, events: &[Event]) -> Transient {
                 t.detached.push(DetachedView {
                     cache: d.cache,
                     slab: d.slab,
+                    cpu: d.cpu,
+                    splice: d.splice,
                     objects: d.objects.iter().map(|&a| hex(a)).collect(),
                     scanned: d.scanned,
                     lookahead_left: d.lookahead_left,

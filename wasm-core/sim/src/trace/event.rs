@@ -190,11 +190,29 @@ pub struct NewCache {
     pub random_seq: Option<Vec<u32>>,
 }
 
+/// Where `do_slab_free()` puts a detached freelist (mm/slub.c, v6.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+#[serde(rename_all = "snake_case")]
+pub enum Splice {
+    /// The slab is the calling CPU's `c->slab`: the fast path, one cmpxchg of `c->freelist`
+    /// with `c->tid` (`__update_cpu_freelist_fast()`).
+    CpuFreelist,
+    /// Any other slab: `__slab_free()`, one cmpxchg of `slab->freelist` with the slab's counters
+    /// (`slab_update_freelist()`).
+    SlabFreelist,
+    /// A debug cache: `free_to_partial_list()` under `n->list_lock`, no cmpxchg.
+    ListLock,
+}
+
 /// What `DetachedFreelistBuilt` records (see there).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct DetachedFreelist {
     pub cache: u32,
     pub slab: Pfn,
+    /// The CPU running the bulk free, and where its `do_slab_free()` puts the list.
+    pub cpu: u32,
+    pub splice: Splice,
     pub objects: Vec<u64>,
     pub scanned: u32,
     pub lookahead_left: u32,

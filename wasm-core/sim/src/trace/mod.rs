@@ -6,5 +6,5 @@ mod event;
 mod recorder;
 pub mod text;
 
-pub use event::{DetachedFreelist, End, Event, NewCache};
+pub use event::{DetachedFreelist, End, Event, NewCache, Splice};
 pub use recorder::{Arg, Caption, Recorder, Shown, Step};
