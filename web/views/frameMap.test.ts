@@ -11,12 +11,14 @@ import { buddyOrderColour, cacheColour } from './palette';
 const snap = (s: unknown) => s as Snapshot;
 
 describe('layoutFrameMap', () => {
-  it('covers all memory, holes included, with runs in pfn order that tile it exactly', () => {
+  it('covers all memory up to the last node\'s end, with runs in pfn order that tile it exactly', () => {
     for (const fixture of [buddyMerge, slab300, remote104]) {
       const s = snap(fixture);
       const scene = layoutFrameMap(s);
       const blocks = s.buddy.blocks;
-      expect(scene.totalPages).toBe(blocks.reduce((n, b) => n + b.pages, 0));
+      const past = blocks.length - [...blocks].reverse().findIndex((b) => b.owner.kind !== 'hole');
+      expect(scene.totalPages).toBe(blocks.slice(0, past).reduce((n, b) => n + b.pages, 0));
+      expect(scene.runs.at(-1)?.owner.kind).not.toBe('hole');
       let pfn = scene.firstPfn;
       for (const r of scene.runs) {
         expect(r.pfn).toBe(pfn);
@@ -53,14 +55,20 @@ describe('layoutFrameMap', () => {
     expect(n1.row * scene.columns + n1.col).toBe(1024);
   });
 
-  it('counts holes and buddy pages per owner kind, and names slab owners in the legend', () => {
+  it('counts pages per owner kind, leaves out the hole past the last node, and names slab owners in the legend', () => {
+    // A 16-page node spans 1,024 pfns: the 1,008 past its memory are not drawn.
     const scene = layoutFrameMap(snap(buddyMerge));
+    expect(scene.totalPages).toBe(16);
     expect(scene.totals).toEqual([
       { kind: 'buddy', pages: 12, runs: 2 },
       { kind: 'pcp', pages: 4, runs: 1 },
-      { kind: 'hole', pages: 1008, runs: 1 },
     ]);
-    expect(scene.legend.map((l) => l.key)).toEqual(['buddy-2', 'buddy-3', 'pcp', 'hole']);
+    expect(scene.legend.map((l) => l.key)).toEqual(['buddy-2', 'buddy-3', 'pcp']);
+    // A hole between two nodes is kept.
+    const between = snap(structuredClone(buddyMerge));
+    const hole = between.buddy.blocks.at(-1)!;
+    between.buddy.blocks.push({ ...between.buddy.blocks[0], pfn: hole.pfn + hole.pages });
+    expect(layoutFrameMap(between).totals.find((t) => t.kind === 'hole')).toEqual({ kind: 'hole', pages: 1008, runs: 1 });
     const s300 = layoutFrameMap(snap(slab300));
     const slabs = s300.legend.filter((l) => l.kind === 'slab');
     expect(slabs.length).toBeGreaterThan(0);
@@ -68,12 +76,12 @@ describe('layoutFrameMap', () => {
   });
 
   it('finds the pfn under a point and nothing outside the map', () => {
-    const scene = layoutFrameMap(snap(buddyMerge), { columns: 64, maxWidth: 640 });
+    const scene = layoutFrameMap(snap(buddyMerge), { columns: 4, maxWidth: 40 });
     expect(scene.cell).toBe(10);
     expect(pfnAt(scene, 0, 0)).toBe(0);
     expect(pfnAt(scene, 15, 5)).toBe(1);
-    expect(pfnAt(scene, 5, 15)).toBe(64);
-    expect(pfnAt(scene, scene.width - 1, scene.height - 1)).toBe(1023);
+    expect(pfnAt(scene, 5, 15)).toBe(4);
+    expect(pfnAt(scene, scene.width - 1, scene.height - 1)).toBe(15);
     expect(pfnAt(scene, scene.width, 0)).toBeNull();
     expect(pfnAt(scene, -1, 0)).toBeNull();
   });

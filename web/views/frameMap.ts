@@ -6,6 +6,8 @@
 //   cache and order alike) and on the same node make one run, and a run is at most three
 //   rectangles of the grid. A machine of 2^18 pages stays a few thousand runs.
 // - A run's id is `run-<first pfn>`; runs are in pfn order (binary search finds a pfn's run).
+// - The map ends with the last node's memory: the hole that rounds its span up to a MAX_ORDER
+//   block is not drawn (holes between nodes are).
 // - Colour is never alone: buddy blocks are greys by order, pcp pages hatched, holes crossed,
 //   large kmalloc pages dotted, and the legend and table name every owner.
 
@@ -132,7 +134,13 @@ function defaultColumns(total: number): number {
 
 /** The page-frame map scene of a snapshot. */
 export function layoutFrameMap(snapshot: Snapshot, options: FrameMapOptions = {}): FrameMapScene {
-  const { blocks, zones, max_order: maxOrder } = snapshot.buddy;
+  const { zones, max_order: maxOrder } = snapshot.buddy;
+  // The last node's span is rounded up to a MAX_ORDER block; what lies past its memory is no
+  // memory at all, and on a small machine it would be nearly the whole map (a 16-page node
+  // spans 1,024 pfns). Holes between nodes stay: they separate the nodes' pfn ranges.
+  let end = snapshot.buddy.blocks.length;
+  while (end > 0 && snapshot.buddy.blocks[end - 1].owner.kind === 'hole') end--;
+  const blocks = snapshot.buddy.blocks.slice(0, end);
   const firstPfn = blocks.length > 0 ? blocks[0].pfn : 0;
   const last = blocks[blocks.length - 1];
   const totalPages = last ? last.pfn + last.pages - firstPfn : 0;

@@ -190,13 +190,12 @@ describe('FrameMapView', () => {
   it('summarises pages per owner kind and lists the runs', () => {
     const html = render(FrameMapView, buddyMerge);
     expect(byTestId(html, 'frame-map')).toBe(
-      '1024 page frames in 4 runs · buddy (free): pages 12, runs 2 · pcp: pages 4, runs 1 · hole: pages 1008, runs 1',
+      'page frames 16, runs 3 · buddy (free): pages 12, runs 2 · pcp: pages 4, runs 1',
     );
     expect(rows(html, 'frame-map-runs', 'frame-run')).toEqual([
       '0–7 8 1 free in buddy, order 3 0',
       '8–11 4 1 pcp of CPU 1, order 2 0',
       '12–15 4 1 free in buddy, order 2 0',
-      '16–1023 1008 1 hole (no memory) 0',
     ]);
     expect(html).toMatch(/<canvas aria-hidden="true"[^>]*data-testid="frame-map-canvas"/);
   });
