@@ -164,3 +164,16 @@ test('an answer is chosen from a list, or picked by a click in the player; a see
   await page.getByTestId('check-drain-head').click();
   await expect(page.getByTestId('result-drain-head')).toContainText('Right: the simulator gives 8');
 });
+
+test('a lesson embeds whole with embed=1: its text, exercises and player, without the site header', async ({ page }) => {
+  await page.goto(`${PLAIN}?page=lessons&lesson=04-fast-path-tid&lang=ko&embed=1`);
+  await expect(page.getByTestId('embed')).toBeVisible();
+  await expect(page.getByTestId('nav-lessons')).toHaveCount(0);
+  await expect(page.getByTestId('lesson-title')).toHaveText(/[\uac00-\ud7a3]/);
+  await expect(page.frameLocator('[data-testid="lesson-player"]').getByTestId('visualizer')).toBeVisible();
+  await page.getByTestId('answer-tid-after-free').fill('640');
+  await page.getByTestId('check-tid-after-free').click();
+  await expect(page.getByTestId('result-tid-after-free')).toContainText('640');
+  await expect(page.getByTestId('exercise-tid-after-free')).toHaveAttribute('data-correct', 'true');
+  await expect(page.getByTestId('open-full')).toHaveAttribute('href', /page=lessons&lesson=04-fast-path-tid/);
+});

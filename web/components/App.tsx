@@ -16,7 +16,8 @@ type Page = 'visualizer' | 'geometry' | 'lessons';
 // The lessons are a page of their own too, with their texts and Markdown renderer.
 const LessonsPage = lazy(() => Promise.all([import('./LessonsPage'), loadLaterStrings()]).then(([m]) => ({ default: m.LessonsPage })));
 
-/** `?embed=1`: the minimal player for an iframe (views and step controls, no editor). */
+/** `?embed=1`: the minimal player for an iframe (views and step controls, no editor), or with
+ *  `page=lessons&lesson=<id>` one lesson without the site's header. */
 export function isEmbed(search: string): boolean {
   return new URLSearchParams(search).get('embed') === '1';
 }
@@ -99,7 +100,14 @@ export function App({ client }: { client: SimClient }) {
           </p>
         )}
         <main>
-          <Visualizer client={client} ready={load.state === 'ready'} onLanguage={setLanguage} embed />
+          {page === 'lessons' && lesson !== null ? (
+            // A lesson embedded whole (a course page's iframe): its text, exercises and player.
+            <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
+              <LessonsPage lesson={lesson} onLesson={openLesson} t={t} lang={i18n.language as Language} client={client} preset={presetOrNull} />
+            </Suspense>
+          ) : (
+            <Visualizer client={client} ready={load.state === 'ready'} onLanguage={setLanguage} embed />
+          )}
         </main>
       </div>
     );
