@@ -2,12 +2,12 @@
 //! `build_detached_freelist()` (mm/slub.c, v6.6; spec 2.8).
 
 use super::alloc::slab_alloc_slow;
-use super::free::{do_slab_free, FreeOutcome};
+use super::free::{do_slab_free, free_path, FreeOutcome};
 use super::state::TID_STEP;
 use super::{get_freepointer, obj_to_index, place_of, set_freepointer};
 use crate::machine::{FrameState, Owner};
 use crate::page_alloc::free_pages;
-use crate::trace::{DetachedFreelist, Event, Recorder, Splice};
+use crate::trace::{DetachedFreelist, Event, Recorder};
 use std::collections::BTreeSet;
 
 /// How far `build_detached_freelist()` looks past entries of other slabs.
@@ -182,18 +182,8 @@ fn build_detached_freelist(
     rec.arg("slab", slab);
     rec.arg("count", group.len() as u32);
     rec.arg("scanned", scanned);
-    // do_slab_free() below: the fast path when the slab is this CPU's c->slab (a debug cache
-    // never has one), else __slab_free(), which a debug cache takes under the list lock.
-    let splice = {
-        let s = &rec.machine().caches[df_cache as usize];
-        if s.cpu[cpu as usize].slab == Some(slab) {
-            Splice::CpuFreelist
-        } else if s.debug() {
-            Splice::ListLock
-        } else {
-            Splice::SlabFreelist
-        }
-    };
+    // The way do_slab_free() below will take.
+    let splice = free_path(rec.machine(), df_cache, slab, cpu);
     rec.emit(Event::DetachedFreelistBuilt(Box::new(DetachedFreelist {
         cache: df_cache,
         slab,

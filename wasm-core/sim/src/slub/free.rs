@@ -4,9 +4,10 @@
 
 use super::partial::{discard_slab, put_cpu_partial};
 use super::{object_freed, place_of, set_cpu_freelist, set_freepointer_at};
+use crate::machine::Machine;
 pub use crate::slab_common::FreeOutcome;
 use crate::slab_common::{diagnostic, free_outside_slabs, free_prologue, wrong_cache};
-use crate::trace::{End, Event, Recorder};
+use crate::trace::{End, Event, Recorder, Splice};
 
 /// `kfree()` of `addr` on `cpu`; with `cache`, `kmem_cache_free(cache, addr)`.
 pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> FreeOutcome {
@@ -78,8 +79,9 @@ fn slab_free(rec: &mut Recorder, cache: u32, pfn: u32, addr: u64, index: u32, cp
 }
 
 /// `do_slab_free()`: frees `objs` of one slab, each with its index there, already linked head
-/// to tail (`objs[0]` is the head, each links to the next, the last is the tail). Objects of this CPU's cpu slab go on
-/// `c->freelist` (fast path); others take `__slab_free()`.
+/// to tail (`objs[0]` is the head, each links to the next, the last is the tail), the way
+/// `free_path()` says: objects of this CPU's cpu slab go on `c->freelist` (fast path); others
+/// take `__slab_free()`.
 pub(crate) fn do_slab_free(
     rec: &mut Recorder,
     cache: u32,
@@ -87,32 +89,42 @@ pub(crate) fn do_slab_free(
     objs: &[(u64, u32)],
     cpu: u32,
 ) {
-    let s = &rec.machine().caches[cache as usize];
-    let c = &s.cpu[cpu as usize];
-    let (head, (_, tail_index)) = (objs[0].0, objs[objs.len() - 1]);
-    if c.slab == Some(pfn) {
-        let cpu_head = c.freelist;
-        rec.begin("do_slab_free", "fast path", "step.free_fast");
-        rec.arg_cache("cache", cache);
-        rec.arg("cpu", cpu);
-        rec.arg("count", objs.len() as u32);
-        set_freepointer_at(rec, pfn, tail_index, cpu_head);
-        set_cpu_freelist(rec, cache, cpu, head);
-        for &(addr, index) in objs {
-            object_freed(rec, cache, cpu, pfn, addr, index);
-        }
-        rec.end();
-        return;
+    match free_path(rec.machine(), cache, pfn, cpu) {
+        Splice::CpuFreelist => {}
+        Splice::SlabFreelist => return slab_free_slow(rec, cache, pfn, objs, cpu),
+        Splice::ListLock => return free_to_partial_list(rec, cache, pfn, objs, cpu),
     }
-    slab_free_slow(rec, cache, pfn, objs, cpu);
+    let (head, (_, tail_index)) = (objs[0].0, objs[objs.len() - 1]);
+    let cpu_head = rec.machine().caches[cache as usize].cpu[cpu as usize].freelist;
+    rec.begin("do_slab_free", "fast path", "step.free_fast");
+    rec.arg_cache("cache", cache);
+    rec.arg("cpu", cpu);
+    rec.arg("count", objs.len() as u32);
+    set_freepointer_at(rec, pfn, tail_index, cpu_head);
+    set_cpu_freelist(rec, cache, cpu, head);
+    for &(addr, index) in objs {
+        object_freed(rec, cache, cpu, pfn, addr, index);
+    }
+    rec.end();
 }
 
-/// `__slab_free()` for `cnt = objs.len()` objects of one slab, linked head to tail.
-fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, u32)], cpu: u32) {
-    if rec.machine().caches[cache as usize].debug() {
-        free_to_partial_list(rec, cache, pfn, objs, cpu);
-        return;
+/// The way `do_slab_free()` takes for objects of the slab at `pfn` freed on `cpu`: the fast
+/// path onto `c->freelist` when the slab is the CPU's cpu slab, else `__slab_free()`, which a
+/// debug cache (never a cpu slab) does under the node's list lock (`free_to_partial_list()`).
+pub(crate) fn free_path(m: &Machine, cache: u32, pfn: u32, cpu: u32) -> Splice {
+    let s = &m.caches[cache as usize];
+    if s.cpu[cpu as usize].slab == Some(pfn) {
+        Splice::CpuFreelist
+    } else if s.debug() {
+        Splice::ListLock
+    } else {
+        Splice::SlabFreelist
     }
+}
+
+/// `__slab_free()` for `cnt = objs.len()` objects of one slab (not of a debug cache), linked
+/// head to tail.
+fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, u32)], cpu: u32) {
     let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
     let s = &rec.machine().caches[cache as usize];
     let (has_cpu_partial, min_partial) = (s.has_cpu_partial(), u64::from(s.geometry.min_partial));
