@@ -44,17 +44,20 @@ interface Variant {
   edits: readonly Edit[];
 }
 
+/** How many of `exercises` have variants. */
+const variedCount = (exercises: readonly Exercise[]) => exercises.filter((e) => e.variants?.length).length;
+
 function variantOf(seed: number | null, lesson: string, exercise: Exercise): Variant {
   const count = exercise.variants?.length ?? 0;
   const index = variantIndex(seed, lesson, exercise.id, count);
   return { index, count, edits: index > 0 ? (exercise.variants?.[index - 1] ?? []) : [] };
 }
 
-/** What a click in the player gave (`n` tells two clicks on the same thing apart). */
+/** What a click in the player gave (a new object per click, so two clicks on the same thing
+ *  are two picks). */
 interface Picked {
   pick: AnswerPick;
   value: string;
-  n: number;
 }
 
 /** The place kinds a slab can be in, which have words of their own as choices. */
@@ -298,12 +301,11 @@ export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: Lesso
   const [armed, setArmed] = useState<string | null>(null);
   const [picked, setPicked] = useState<Picked | null>(null);
   useEffect(() => {
-    let n = 0;
     const onMessage = (e: MessageEvent) => {
       if (e.origin !== window.location.origin || typeof e.data !== 'object' || e.data === null) return;
       const { pick, value } = e.data as { pick?: unknown; value?: unknown };
-      if (pick === 'object' && typeof value === 'string' && /^0x[0-9a-f]{1,16}$/.test(value)) setPicked({ pick, value, n: ++n });
-      else if (pick === 'slab' && Number.isSafeInteger(value)) setPicked({ pick, value: String(value), n: ++n });
+      if (pick === 'object' && typeof value === 'string' && /^0x[0-9a-f]{1,16}$/.test(value)) setPicked({ pick, value });
+      else if (pick === 'slab' && Number.isSafeInteger(value)) setPicked({ pick, value: String(value) });
     };
     window.addEventListener('message', onMessage);
     return () => window.removeEventListener('message', onMessage);
@@ -385,7 +387,7 @@ export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: Lesso
     const text = await exerciseScenario(exercise);
     if (text === null) return null;
     const r = await grader.check(text, exercise.answer_at, exercise.answer, given);
-    setProgress(recordTry(storage, meta.id, exercise.id, r.correct));
+    if (r !== null) setProgress(recordTry(storage, meta.id, exercise.id, r.correct));
     return r;
   };
 
@@ -457,7 +459,7 @@ export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: Lesso
           />
         </p>
         {notice && <p role="status">{notice}</p>}
-        <SeedPanel seed={seed} onSeed={setSeed} t={t} varied={LESSONS.reduce((n, l) => n + l.exercises.filter((e) => e.variants?.length).length, 0)} />
+        <SeedPanel seed={seed} onSeed={setSeed} t={t} varied={variedCount(LESSONS.flatMap((l) => l.exercises))} />
       </section>
     );
   }
@@ -483,9 +485,9 @@ export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: Lesso
           {shown && (
             <>
               <h2 data-testid="lesson-title">{shown.title}</h2>
-              {seed !== null && meta.exercises.some((e) => e.variants?.length) && (
+              {seed !== null && variedCount(meta.exercises) > 0 && (
                 <p className="lesson-seed" data-testid="lesson-seed">
-                  {t('lessons.seedIs', { seed, count: meta.exercises.filter((e) => e.variants?.length).length })}
+                  {t('lessons.seedIs', { seed, count: variedCount(meta.exercises) })}
                 </p>
               )}
               {demo?.found && demo.id === meta.id && demo.lang === lang && (

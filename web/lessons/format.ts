@@ -155,7 +155,6 @@ export function parseLessonText(markdown: string): { ok: true; text: LessonText 
 
 const isEdit = (e: unknown): e is Edit => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && e[0] !== '' && typeof e[1] === 'string';
 
-/** What is wrong with the ways an exercise is answered: its choices, pick and variants. */
 /** What is missing from where an answer is read. */
 function specProblems(id: string, a: AnswerSpec | undefined): string[] {
   if (a === undefined) return [];
@@ -175,6 +174,7 @@ function specProblems(id: string, a: AnswerSpec | undefined): string[] {
   }
 }
 
+/** What is wrong with an exercise's answer: where it is read, its choices, pick and variants. */
 function answerProblems(e: Exercise): string[] {
   const problems: string[] = specProblems(e.id, e.answer);
   const stored = e.answer?.value;

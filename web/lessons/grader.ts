@@ -35,10 +35,12 @@ export class Grader {
     return atPath(answer.from === 'snapshot' ? view.snapshot : view.step, answer.path);
   }
 
-  /** Whether `given` is right, and the simulator's answer. */
-  async check(scenario: string, answerAt: number, answer: AnswerSpec, given: string): Promise<{ correct: boolean; value: unknown }> {
+  /** Whether `given` is right, and the simulator's answer; null when the simulator's state has
+   *  nothing where the answer points (the exercise cannot be graded, which is not the
+   *  student's mistake). */
+  async check(scenario: string, answerAt: number, answer: AnswerSpec, given: string): Promise<{ correct: boolean; value: unknown } | null> {
     const value = await this.expected(scenario, answerAt, answer);
-    return { correct: value !== undefined && grade(value, given), value };
+    return value === undefined ? null : { correct: grade(value, given), value };
   }
 
   /** Forgets the opened scenario (the worker may have been given another since). */
