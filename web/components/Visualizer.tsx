@@ -333,10 +333,16 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
           {outline ? t(`vis.allocator.${outline.allocator}`, { cpus: outline.cpus, nodes: outline.nodes }) : ''}
         </span>
       </div>
-      {!embed && viewShown && outline && (
-        <Suspense fallback={null}>
-          <ExportMenu cursor={timeline.cursor} steps={outline.steps} showStep={showStep} save={download} />
-        </Suspense>
+      {!embed && (
+        // The menu's room is kept from the start (like the scenario bar's): it arrives after the
+        // first view, and would otherwise push every view down under the reader's pointer.
+        <div className="export-menu-slot">
+          {viewShown && outline && (
+            <Suspense fallback={null}>
+              <ExportMenu cursor={timeline.cursor} steps={outline.steps} showStep={showStep} save={download} />
+            </Suspense>
+          )}
+        </div>
       )}
       <TimelineControls state={timeline} dispatch={dispatch} opLabel={opLabel} jumpInputRef={jumpRef} onHelp={() => setHelp(true)} />
       {run.state === 'opening' && <p role="status">{t('vis.opening')}</p>}
