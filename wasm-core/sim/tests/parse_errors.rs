@@ -456,7 +456,11 @@ const CASES: &[(&str, &str, &str)] = &[
     ("scenario.expected_print_file", V2_LIST, "print\n"),
     ("scenario.unknown_print_file", V2_LIST, "print meminfo\n"),
     ("scenario.unknown_cache", V2_LIST, "print sysfs dentry\n"),
-    ("scenario.print_prefix", V2_LIST, "repeat 2 print slabinfo\n"),
+    (
+        "scenario.print_prefix",
+        V2_LIST,
+        "repeat 2 print slabinfo\n",
+    ),
     ("scenario.list_prefix", V2_LIST, "for x in t: u[] = x\n"),
     ("scenario.list_prefix", V2_LIST, "repeat 2 u = reverse(t)\n"),
     ("scenario.expected_list", V2_LIST, "u = a\n"),

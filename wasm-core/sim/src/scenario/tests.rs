@@ -485,7 +485,10 @@ print buddyinfo
             .unwrap()
             .to_string()
     };
-    assert_eq!((line(at(0)), line(at(1))), ("0".to_string(), "64".to_string()));
+    assert_eq!(
+        (line(at(0)), line(at(1))),
+        ("0".to_string(), "64".to_string())
+    );
     let sysfs_lines: Vec<String> = at(2).lines().map(str::to_string).collect();
     assert_eq!(sysfs_lines.len(), crate::sysfs::attribute_names().count());
     assert!(sysfs_lines
@@ -526,12 +529,21 @@ for x in l: kmem_cache_free(foo, x) on cpu1
     let text = crate::trace::text::format_step(1, &steps[0]);
     assert!(text.starts_with("    1  create_kmalloc_caches [boot]  (boot)\n"));
     let text = crate::trace::text::format_step(3, &steps[2]);
-    assert!(text.lines().next().unwrap().ends_with("  (line 4)"), "{text}");
+    assert!(
+        text.lines().next().unwrap().ends_with("  (line 4)"),
+        "{text}"
+    );
     let last = steps.len() - 1;
     let text = crate::trace::text::format_step(last + 1, &steps[last]);
-    assert!(text.lines().next().unwrap().ends_with("  (line 7, op 4)"), "{text}");
+    assert!(
+        text.lines().next().unwrap().ends_with("  (line 7, op 4)"),
+        "{text}"
+    );
     let json = serde_json::to_value(&steps[last]).unwrap();
-    assert_eq!((json["line"].as_u64(), json["op"].as_u64()), (Some(7), Some(3)));
+    assert_eq!(
+        (json["line"].as_u64(), json["op"].as_u64()),
+        (Some(7), Some(3))
+    );
     assert!(serde_json::to_value(&steps[0]).unwrap()["op"].is_null());
 }
 
@@ -555,9 +567,17 @@ fn format_2_forms_in_a_format_1_file_name_the_first_line_they_need() {
             "{line}: {e}"
         );
         assert_eq!(e.args[0], ("what", what.to_string()), "{line}");
-        assert!(e.hint.as_deref().unwrap().contains("`slabscope-scenario 2`"));
+        assert!(e
+            .hint
+            .as_deref()
+            .unwrap()
+            .contains("`slabscope-scenario 2`"));
         // The same line in a format 2 file parses.
-        parse(&format!("{}{line}\n", v1.replace("scenario 1", "scenario 2"))).unwrap();
+        parse(&format!(
+            "{}{line}\n",
+            v1.replace("scenario 1", "scenario 2")
+        ))
+        .unwrap();
     }
     // A name is checked before the version: a wrong one is named as such.
     let e = err(&format!("{v1}l = reverse(b)\n"));
@@ -568,7 +588,10 @@ fn format_2_forms_in_a_format_1_file_name_the_first_line_they_need() {
     let e = err(&format!("{v1}for x in b: kfree(x) on cpu0\n"));
     assert_eq!(e.key, "scenario.unknown_list");
     // `print` stays a name in both formats.
-    parse(&format!("{v1}print = kmalloc(8) on cpu0\nkfree(print) on cpu0\n")).unwrap();
+    parse(&format!(
+        "{v1}print = kmalloc(8) on cpu0\nkfree(print) on cpu0\n"
+    ))
+    .unwrap();
 }
 
 #[test]
