@@ -463,7 +463,6 @@ const CASES: &[(&str, &str, &str)] = &[
     ),
     ("scenario.list_prefix", V2_LIST, "for x in t: u[] = x\n"),
     ("scenario.list_prefix", V2_LIST, "repeat 2 u = reverse(t)\n"),
-    ("scenario.expected_list", V2_LIST, "u = a\n"),
     ("scenario.expected_list", V2_LIST, "u = interleave(t, a)\n"),
     (
         "scenario.expected_object",

@@ -128,6 +128,8 @@ pub enum Statement {
     /// `l = LIST` names a list (replacing any list of that name); `l[] = …` appends one object
     /// or every element of a list.
     List { target: Target, list: ListExpr },
+    /// `a = t[3]`, `a = b`: names one earlier object.
+    Name { name: String, of: Ref },
     /// `print slabinfo`, `print buddyinfo`, `print sysfs CACHE`: the file as it reads at this
     /// point of the run, marked at the cursor (`RunSummary::prints`), not a step.
     Print { file: PrintFile },

@@ -293,7 +293,7 @@ pub fn run_with_summary(
     let mut statements = scenario.statements.iter().peekable();
     for (i, line) in scenario.ops.iter().enumerate() {
         while let Some(s) = statements.next_if(|s| s.after_ops <= i) {
-            statement(&rec, s, &names, &mut lists, &mut summary, &mut budget)?;
+            statement(&rec, s, &mut names, &mut lists, &mut summary, &mut budget)?;
         }
         let elements: Vec<Option<Value>> = match &line.for_each {
             Some((_, list)) => eval_list(line.line, list, &names, &lists, &mut budget, false)?
@@ -351,7 +351,7 @@ pub fn run_with_summary(
         }
     }
     for s in statements {
-        statement(&rec, s, &names, &mut lists, &mut summary, &mut budget)?;
+        statement(&rec, s, &mut names, &mut lists, &mut summary, &mut budget)?;
     }
     rec.set_origin(None, None);
     Ok((rec, summary))
@@ -361,7 +361,7 @@ pub fn run_with_summary(
 fn statement(
     rec: &Recorder,
     s: &StatementLine,
-    names: &BTreeMap<String, Value>,
+    names: &mut BTreeMap<String, Value>,
     lists: &mut BTreeMap<String, Vec<Value>>,
     summary: &mut RunSummary,
     budget: &mut usize,
@@ -375,6 +375,10 @@ fn statement(
                 }
                 Target::Append(n) => lists.entry(n.clone()).or_default().extend(values),
             }
+        }
+        Statement::Name { name, of } => {
+            let value = resolve(s.line, of, names, lists)?;
+            names.insert(name.clone(), value);
         }
         Statement::Print { file } => summary.prints.push(PrintMark {
             line: s.line,

@@ -606,7 +606,6 @@ fn list_lines_and_prints_run_once_where_they_stand() {
         ("print meminfo", "scenario.unknown_print_file"),
         ("print sysfs fo", "scenario.unknown_cache_did_you_mean"),
         ("print slabinfo on cpu0", "scenario.trailing"),
-        ("l = one", "scenario.expected_list"),
         ("l = reverse(one)", "scenario.expected_list"),
         ("l = [a[0] a[1]]", "scenario.expected_symbol"),
         ("l = interleave(a b)", "scenario.expected_symbol"),
@@ -647,4 +646,35 @@ fn format_2_reads_format_1_files_the_same() {
         checked += 1;
     }
     assert!(checked >= 20, "{checked} format 1 files");
+}
+
+#[test]
+fn a_name_line_names_one_earlier_object() {
+    let s = parse(&format!(
+        "{V2}t = kmem_cache_alloc_bulk(foo, 3) on cpu0
+victim = t[1]
+same = victim
+kmem_cache_free(foo, same) on cpu1
+for x in [t[0], t[2]]: kmem_cache_free(foo, x) on cpu0
+"
+    ))
+    .unwrap();
+    assert_eq!(
+        s.statements[0].statement,
+        Statement::Name {
+            name: "victim".into(),
+            of: Ref::Index {
+                name: "t".into(),
+                index: 1
+            }
+        }
+    );
+    let rec = run(&s, true).unwrap();
+    let (allocated, freed) = object_events(&rec);
+    assert_eq!(freed, [allocated[1], allocated[0], allocated[2]]);
+    // A name is one object: used where a list is expected, it is refused.
+    let e = err(&format!(
+        "{V2}a = kmalloc(8) on cpu0\nb = a\nkfree_bulk(b) on cpu0\n"
+    ));
+    assert_eq!((e.line, e.key), (6, "scenario.expected_list"));
 }

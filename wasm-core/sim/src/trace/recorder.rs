@@ -584,5 +584,11 @@ mod tests {
             std::mem::size_of::<Event>()
         );
         assert!(std::mem::size_of::<Arg>() <= 24);
+        // Texts, the origin (line and operation: 8 bytes) and the two runs' ends.
+        assert!(
+            std::mem::size_of::<StepHead>() <= 80,
+            "{}",
+            std::mem::size_of::<StepHead>()
+        );
     }
 }

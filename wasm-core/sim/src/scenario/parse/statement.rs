@@ -1,6 +1,6 @@
 //! Format 2's lines that run no kernel code: list lines (`l = [a[0], b[0]]`,
-//! `l = interleave(a, b)`, `l = reverse(t)`, `l[] = a`) and `print`, and the list forms a `for`
-//! loop may walk (`for x in reverse(t):`).
+//! `l = interleave(a, b)`, `l = reverse(t)`, `l[] = a`, and `a = t[3]`, which names one
+//! object) and `print`, and the list forms a `for` loop may walk (`for x in reverse(t):`).
 //!
 //! Rules: these forms are recognised in a format 1 file too, parsed (so a wrong name is still
 //! reported as such), and then refused with `scenario.needs_version`; nothing here changes what
@@ -73,7 +73,7 @@ impl Parser {
         }
     }
 
-    /// `l = LIST` or `l[] = …`.
+    /// `l = LIST`, `l[] = …`, or `a = t[3]`.
     pub(super) fn list_line(&mut self, line: &mut Line) -> Result<(), ParseError> {
         let name = line.word(
             "scenario.expected_result_name",
@@ -85,8 +85,29 @@ impl Parser {
         }
         line.expect_sym('=')?;
         let col = line.col();
-        let list = self.list_expr(line, append)?;
+        // `a = t[3]` and `a = b` (b one object) name one object; any other form is a list.
+        let list = self.list_expr(line, true)?;
         line.finish()?;
+        if let (false, ListExpr::Ref { of }) = (append, &list) {
+            let one = match of {
+                Ref::Index { .. } => true,
+                Ref::Name { name } => !self.lists.contains(name),
+                Ref::Slice { .. } => false,
+            };
+            if one {
+                self.require_version_2(line.number, col, &format!("{name} = {}", form(&list)))?;
+                self.names.insert(name.clone());
+                self.statements.push(StatementLine {
+                    line: line.number,
+                    after_ops: self.ops.len(),
+                    statement: Statement::Name {
+                        name,
+                        of: of.clone(),
+                    },
+                });
+                return Ok(());
+            }
+        }
         let what = match &list {
             ListExpr::Ref { .. } if append => format!("{name}[] = {}", form(&list)),
             ListExpr::Ref { .. } => format!("{name} = {}", form(&list)),
