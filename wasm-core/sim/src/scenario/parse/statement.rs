@@ -292,8 +292,15 @@ impl Parser {
         Ok(())
     }
 
-    /// Format 2's forms in a format 1 file: refused, naming the first line that allows them.
-    fn require_version_2(&self, line: u32, col: u32, what: &str) -> Result<(), ParseError> {
+    /// Format 2's forms in a format 1 file: refused, naming the first line that allows them
+    /// (`what` is the form as written, e.g. `print` or `reverse(…)`). Any later addition to
+    /// the language that an older build would misread can call it the same way.
+    pub(super) fn require_version_2(
+        &self,
+        line: u32,
+        col: u32,
+        what: &str,
+    ) -> Result<(), ParseError> {
         if self.version >= 2 {
             return Ok(());
         }
