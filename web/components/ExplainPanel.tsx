@@ -1,12 +1,14 @@
 // The explain panel: what the current step did and why, in the person's language, with the
-// kernel function it mirrors and a link to that function in the Linux 6.6 source.
+// kernel function it mirrors and a link to that function in the Linux 6.6 source. The step
+// says which scenario line and operation it belongs to (boot and cache creation belong to no
+// operation); a `print` line of the scenario that reads its file at this cursor is named too.
 
-import { memo, useMemo } from 'react';
+import { memo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { RunOutline } from '../core/client';
 import type { Step } from '../core/generated/Step';
 import { captionText, kernelSourceUrl } from '../i18n/captions';
-import { opIndexAt } from '../timeline/timeline';
+import { printPath } from '../scenario/print';
 
 export interface ExplainPanelProps {
   outline: RunOutline;
@@ -16,19 +18,22 @@ export interface ExplainPanelProps {
 
 function Explain({ outline, cursor, step }: ExplainPanelProps) {
   const { t } = useTranslation();
-  const opEnds = useMemo(() => outline.ops.map((o) => o.end), [outline]);
-  const op = opIndexAt(cursor, opEnds, outline.ops_start);
-  const opInfo = op >= 0 ? outline.ops[op] : null;
+  const op = step?.op ?? null;
+  const opInfo = op !== null ? (outline.ops[op] ?? null) : null;
+  const line = step?.line ?? null;
   const url = step ? kernelSourceUrl(step.function) : null;
+  const prints = outline.prints.filter((p) => p.cursor === cursor);
   return (
     <section className="panel explain" aria-labelledby="explain-heading" data-testid="explain">
       <h2 id="explain-heading">{t('explain.heading')}</h2>
-      <p className="explain-op" data-testid="explain-op">
-        {opInfo
-          ? t('explain.operation', { n: op + 1, total: outline.ops.length, line: opInfo.line })
-          : cursor === 0
-            ? t('explain.booted')
-            : t('explain.boot')}
+      <p className="explain-op" data-testid="explain-op" data-line={line ?? ''} data-op={op ?? ''}>
+        {op !== null && opInfo
+          ? t('explain.operation', { n: op + 1, total: outline.ops.length, line: line ?? opInfo.line })
+          : line !== null
+            ? t('explain.cacheLine', { line })
+            : cursor === 0
+              ? t('explain.booted')
+              : t('explain.boot')}
         {opInfo && <code className="op-text">{opInfo.text}</code>}
       </p>
       {step ? (
@@ -52,6 +57,11 @@ function Explain({ outline, cursor, step }: ExplainPanelProps) {
           {t('explain.start')}
         </p>
       )}
+      {prints.map((p) => (
+        <p key={p.line} className="explain-print" data-testid="explain-print">
+          {t('explain.print', { line: p.line, path: printPath(p.file) })}
+        </p>
+      ))}
     </section>
   );
 }

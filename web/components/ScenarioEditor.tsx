@@ -1,14 +1,15 @@
 // The scenario editor: CodeMirror with the scenario format's highlighting, completion of
 // directives, calls, caches, CPUs and names, and the simulator's parse error shown inline (at
-// its line and column, in the reader's language, with its hint) and below the text. Loaded only
-// when the editor is first opened (it is the heaviest code of the page).
+// its line and column, in the reader's language, with its hint) and below the text. The line
+// of the step the player shows is marked (when the editor holds the text being run). Loaded
+// only when the editor is first opened (it is the heaviest code of the page).
 
 import { autocompletion, closeBrackets, completionKeymap, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { forceLinting, linter, lintGutter, type Diagnostic } from '@codemirror/lint';
-import { Compartment, EditorState } from '@codemirror/state';
-import { EditorView, keymap, lineNumbers, placeholder } from '@codemirror/view';
+import { Compartment, EditorState, StateEffect, StateField } from '@codemirror/state';
+import { Decoration, EditorView, keymap, lineNumbers, placeholder, type DecorationSet } from '@codemirror/view';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ParseError } from '../core/client';
@@ -26,7 +27,30 @@ export interface ScenarioEditorProps {
   check: (text: string) => Promise<ParseError | null>;
   /** Ctrl/Cmd+Enter. */
   onRun: () => void;
+  /** The line (1-based) of the step the player shows, marked; null for none. */
+  activeLine?: number | null;
 }
+
+/** Sets the marked line (null: none). */
+const setRunLine = StateEffect.define<number | null>();
+
+/** The marked line: one line decoration, moved with edits, replaced by `setRunLine`. */
+const runLine = StateField.define<DecorationSet>({
+  create: () => Decoration.none,
+  update(marks, tr) {
+    let next = marks.map(tr.changes);
+    for (const e of tr.effects) {
+      if (!e.is(setRunLine)) continue;
+      const line = e.value;
+      next =
+        line === null || line < 1 || line > tr.state.doc.lines
+          ? Decoration.none
+          : Decoration.set([Decoration.line({ class: 'cm-run-line', attributes: { 'data-testid': 'editor-run-line' } }).range(tr.state.doc.line(line).from)]);
+    }
+    return next;
+  },
+  provide: (field) => EditorView.decorations.from(field),
+});
 
 /** The offset of 1-based `line`, `column` in `doc`, clamped to the document. */
 function offsetOf(state: EditorState, line: number, column: number): number {
@@ -40,7 +64,7 @@ function complete(context: CompletionContext): CompletionResult | null {
   return { from: found.from, options: found.options, validFor: /^[\w.-]*$/ };
 }
 
-export default function ScenarioEditor({ value, onChange, check, onRun }: ScenarioEditorProps) {
+export default function ScenarioEditor({ value, onChange, check, onRun, activeLine = null }: ScenarioEditorProps) {
   const { t, i18n } = useTranslation();
   const host = useRef<HTMLDivElement | null>(null);
   const view = useRef<EditorView | null>(null);
@@ -99,7 +123,8 @@ export default function ScenarioEditor({ value, onChange, check, onRun }: Scenar
           autocompletion({ override: [complete] }),
           lintGutter(),
           lintCompartment.current.of(lint),
-          placeholder('slabscope-scenario 1'),
+          placeholder('slabscope-scenario 2'),
+          runLine,
           keymap.of([
             { key: 'Mod-Enter', run: () => (latest.current.onRun(), true) },
             ...completionKeymap,
@@ -128,6 +153,12 @@ export default function ScenarioEditor({ value, onChange, check, onRun }: Scenar
     const v = view.current;
     if (v && v.state.doc.toString() !== value) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
   }, [value]);
+
+  // The line of the step shown follows the player (no scrolling: the reader may be reading
+  // elsewhere in the text).
+  useEffect(() => {
+    view.current?.dispatch({ effects: setRunLine.of(activeLine) });
+  }, [activeLine, value]);
 
   // The inline message follows the language too.
   useEffect(() => {

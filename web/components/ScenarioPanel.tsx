@@ -32,9 +32,12 @@ export interface ScenarioPanelProps {
   trace: (() => Promise<string>) | null;
   /** The share link of the page as it stands, for a scenario that fits in one. */
   shareUrl: (encoded: string | null) => string;
+  /** The scenario line of the step shown (null: boot, or nothing shown), marked in the editor
+   *  while it holds the text being run. */
+  activeLine?: number | null;
 }
 
-export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl }: ScenarioPanelProps) {
+export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl, activeLine = null }: ScenarioPanelProps) {
   const { t } = useTranslation();
   const [storage] = useState(browserStorage);
   const [editing, setEditing] = useState(false);
@@ -243,7 +246,7 @@ export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl }: 
       {editing && (
         <div className="editor-panel" data-testid="editor">
           <Suspense fallback={<p role="status">{t('editor.loading')}</p>}>
-            <ScenarioEditor value={draft} onChange={onChange} check={check} onRun={runDraft} />
+            <ScenarioEditor value={draft} onChange={onChange} check={check} onRun={runDraft} activeLine={draft === scenario.text ? activeLine : null} />
           </Suspense>
           <ScenarioPalette draft={draft} onChange={onChange} />
           <div className="editor-actions">

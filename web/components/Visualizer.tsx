@@ -296,7 +296,7 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
         )
       ) : scenario && viewShown ? (
         <Suspense fallback={<div className="scenario-panel" />}>
-          <ScenarioPanel scenario={scenario} onScenario={setScenario} check={check} trace={trace} shareUrl={shareUrl} />
+          <ScenarioPanel scenario={scenario} onScenario={setScenario} check={check} trace={trace} shareUrl={shareUrl} activeLine={at?.step?.line ?? null} />
         </Suspense>
       ) : (
         <div className="scenario-panel" />
@@ -409,7 +409,17 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
               <summary data-testid="files-toggle">{t('vis.files')}</summary>
               {filesOpen && (
                 <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
-                  <FilesView files={files} cacheName={shownCache} />
+                  <FilesView
+                    files={files}
+                    cacheName={shownCache}
+                    prints={outline.prints}
+                    cursor={timeline.cursor}
+                    onPrint={(p) => {
+                      // A sysfs print shows its cache's directory.
+                      if (p.file.kind === 'sysfs') setCache(p.file.cache);
+                      dispatch(actions.jump(p.cursor));
+                    }}
+                  />
                 </Suspense>
               )}
             </details>

@@ -20,8 +20,9 @@ const labels = (c: ReturnType<typeof completionsAt>) => c?.options.map((o) => o.
 
 describe('what the scenario declares', () => {
   it('reads the CPUs, nodes, caches and result names of a half-written text', () => {
-    expect(declared(SCENARIO)).toEqual({ cpus: 4, nodes: 2, caches: ['dentry'], names: ['objs', 'a', 'x'] });
-    expect(declared('slabscope-scenario 1\nmachine cpus=')).toEqual({ cpus: 1, nodes: 1, caches: [], names: [] });
+    expect(declared(SCENARIO)).toEqual({ version: 1, cpus: 4, nodes: 2, caches: ['dentry'], names: ['objs', 'a', 'x'] });
+    expect(declared('slabscope-scenario 1\nmachine cpus=')).toEqual({ version: 1, cpus: 1, nodes: 1, caches: [], names: [] });
+    expect(declared('slabscope-scenario 2\nl = interleave(a, b)\n').version).toBe(2);
   });
 });
 
@@ -51,8 +52,24 @@ describe('completion', () => {
 
   it('offers `on` after a call, the version line on line 1, and nothing in a comment', () => {
     expect(labels(at('kfree(a) |'))).toEqual(['on']);
-    expect(labels(completionsAt('slab', 4))).toEqual(['slabscope-scenario 1']);
+    expect(labels(completionsAt('slab', 4))).toEqual(['slabscope-scenario 2', 'slabscope-scenario 1']);
     expect(at('# kfree(|')).toBeNull();
     expect(labels(at('switch |'))).toContain('freelist_hardened');
+  });
+
+  it('offers format 2 words in a format 2 file only: print and its files, reverse and interleave', () => {
+    const v2 = (line: string) => {
+      const text = SCENARIO.replace('scenario 1', 'scenario 2') + line.replace('|', '');
+      return labels(completionsAt(text, SCENARIO.length + line.indexOf('|')));
+    };
+    expect(v2('|')).toContain('print');
+    expect(labels(at('|'))).not.toContain('print');
+    expect(v2('print |')).toEqual(['slabinfo', 'buddyinfo', 'sysfs']);
+    expect(v2('print sysfs |').slice(0, 2)).toEqual(['dentry', 'kmalloc-8']);
+    expect(v2('for y in |')).toEqual(['objs', 'a', 'x', 'reverse', 'interleave']);
+    expect(labels(at('for y in |'))).toEqual(['objs', 'a', 'x']);
+    expect(v2('l = |')).toEqual(expect.arrayContaining(['kmalloc', 'reverse', 'interleave']));
+    expect(v2('l = [objs[0], |')).toEqual(['objs', 'a', 'x']);
+    expect(v2('l = interleave(|')).toContain('objs');
   });
 });

@@ -1,7 +1,7 @@
 // Completion for the scenario editor: what may come at a place in a half-written scenario,
 // worked out from the text alone (no editor, no simulator), so it can be tested directly.
 
-import { CACHE_CALLS, CALLS, DIRECTIVES, KEYWORDS, KMALLOC_CACHES, MAGIC, SWITCHES, declared } from './vocabulary';
+import { CACHE_CALLS, CALLS, DIRECTIVES, FORMAT_VERSION, KEYWORDS, KMALLOC_CACHES, LIST_FUNCTIONS, MAGIC, PRINT, PRINT_FILES, SWITCHES, declared } from './vocabulary';
 
 export interface Suggestion {
   label: string;
@@ -30,7 +30,22 @@ export function completionsAt(text: string, pos: number): Completions | null {
   const lineEnd = text.indexOf('\n', pos);
   const decl = declared(text.slice(0, lineStart) + (lineEnd < 0 ? '' : text.slice(lineEnd)));
 
-  if (lineStart === 0) return { from, options: [{ label: `${MAGIC} 1`, type: 'keyword' }] };
+  // The newest format first; format 1 stays for a file that old builds must read.
+  if (lineStart === 0) {
+    return {
+      from,
+      options: Array.from({ length: FORMAT_VERSION }, (_, i) => ({ label: `${MAGIC} ${FORMAT_VERSION - i}`, type: 'keyword' as const })),
+    };
+  }
+  // Format 2 words are offered in a format 2 file only (format 1 refuses them).
+  const v2 = decl.version >= 2;
+  const caches = () => [...decl.caches, ...KMALLOC_CACHES].map((c) => ({ label: c, type: 'type' as const }));
+  const listFunctions = () =>
+    v2 ? LIST_FUNCTIONS.map<Suggestion>((f) => ({ label: f.name, apply: `${f.name}(`, type: 'function', detail: `(${f.args})` })) : [];
+
+  // `print FILE`, `print sysfs CACHE`
+  if (/^\s*print\s+sysfs\s+$/.test(head)) return { from, options: caches() };
+  if (/^\s*print\s+$/.test(head)) return { from, options: PRINT_FILES.map((f) => ({ label: f, type: 'constant' as const })) };
 
   // `on cpuN`
   if (/\bon\s+$/.test(head)) {
@@ -53,12 +68,16 @@ export function completionsAt(text: string, pos: number): Completions | null {
   const call = /\b([a-z_]+)\(([^()]*)$/.exec(head);
   if (call) {
     const firstArg = !call[2].includes(',');
-    const caches = [...decl.caches, ...KMALLOC_CACHES].map((c) => ({ label: c, type: 'type' as const }));
     const names = decl.names.map((n) => ({ label: n, type: 'variable' as const }));
-    return { from, options: CACHE_CALLS.has(call[1]) && firstArg ? [...caches, ...names] : [...names, ...caches] };
+    return { from, options: CACHE_CALLS.has(call[1]) && firstArg ? [...caches(), ...names] : [...names, ...caches()] };
+  }
+  // Inside a list `[a[0], …]` (format 2), not inside an index: names.
+  const literal = /=\s*(\[.*)$/.exec(head)?.[1];
+  if (v2 && literal && /(?:\[|,)\s*$/.test(literal) && unclosed(literal) === 1) {
+    return { from, options: decl.names.map((n) => ({ label: n, type: 'variable' as const })) };
   }
   // `for x in LIST:`
-  if (/\bin\s+$/.test(head)) return { from, options: decl.names.map((n) => ({ label: n, type: 'variable' as const })) };
+  if (/\bin\s+$/.test(head)) return { from, options: [...decl.names.map((n) => ({ label: n, type: 'variable' as const })), ...listFunctions()] };
 
   // The start of a line, or after `NAME =`, `repeat N`, `for x in L:`: calls; at the very
   // start also directives and the loop words.
@@ -75,13 +94,23 @@ export function completionsAt(text: string, pos: number): Completions | null {
     type: 'function',
     detail: `(${c.args})`,
   }));
-  if (!atStart) return { from, options: calls };
+  // After `NAME =` a list line may build a list instead (format 2).
+  if (!atStart) return { from, options: /=\s*$/.test(head) ? [...calls, ...listFunctions()] : calls };
+  const print = v2 ? [{ label: PRINT.word, apply: PRINT.template, type: 'keyword' as const, detail: PRINT.template }] : [];
   return {
     from,
     options: [
       ...DIRECTIVES.map<Suggestion>((d) => ({ label: d.word, apply: d.template, type: 'keyword', detail: d.template })),
+      ...print,
       ...KEYWORDS.filter((k) => k !== 'in' && k !== 'on').map<Suggestion>((k) => ({ label: k, apply: `${k} `, type: 'keyword' })),
       ...calls,
     ],
   };
+}
+
+/** Brackets opened and not closed in `text`. */
+function unclosed(text: string): number {
+  let depth = 0;
+  for (const c of text) depth += c === '[' ? 1 : c === ']' ? -1 : 0;
+  return depth;
 }

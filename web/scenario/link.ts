@@ -4,6 +4,8 @@
 //                      (CompressionStream 'deflate-raw'), in base64url without padding
 //
 // Rules:
+//  - The link format carries any scenario text; the scenario says its own format on its first
+//    line (`slabscope-scenario 1` or `2`), so a new scenario format needs no new link format.
 //  - A link is versioned by the digits before the first dot. A version this build does not
 //    know is refused by name, never guessed at. Links of every released version stay readable:
 //    web/scenario/fixtures/links.json keeps one link per version with the text it must give.

@@ -24,6 +24,7 @@ export const PRESET_IDS = [
   'slub-cpu-partial-flush',
   'slub-min-partial',
   'bulk-free',
+  'bulk-free-interleaved',
   'buddy-split-merge',
   'pcp-refill-drain',
   'slab-paths',

@@ -1,8 +1,10 @@
-// The words of scenario format 1 (docs/scenario-format.md; the parser is
+// The words of the scenario format, versions 1 and 2 (docs/scenario-format.md; the parser is
 // wasm-core/sim/src/scenario/parse.rs), for the editor's highlighting and completion. The
 // parser decides what is valid; these lists only help a person type it.
 
 export const MAGIC = 'slabscope-scenario';
+/** The newest format version, which a new scenario is offered. */
+export const FORMAT_VERSION = 2;
 
 /** Directives, with what follows them, as the editor offers them. */
 export const DIRECTIVES: readonly { word: string; template: string }[] = [
@@ -46,6 +48,16 @@ export const CACHE_CALLS: ReadonlySet<string> = new Set(
 
 export const KEYWORDS = ['repeat', 'for', 'in', 'on'] as const;
 
+/** Format 2: the line that shows a kernel file at its point of the run, and what it shows. */
+export const PRINT = { word: 'print', template: 'print slabinfo' } as const;
+export const PRINT_FILES = ['slabinfo', 'buddyinfo', 'sysfs'] as const;
+
+/** Format 2: what builds a list from earlier results (`l = interleave(a, b)`). */
+export const LIST_FUNCTIONS: readonly { name: string; args: string }[] = [
+  { name: 'reverse', args: 'LIST' },
+  { name: 'interleave', args: 'LIST, LIST' },
+];
+
 export const SWITCHES = ['freelist_random', 'freelist_hardened', 'slab_nomerge', 'slab_legacy_refill'] as const;
 
 /** The kmalloc caches created at boot (SLAB starts at kmalloc-32). */
@@ -67,6 +79,8 @@ export const KMALLOC_CACHES = [
 
 /** What a scenario's text declares so far, read leniently (the text may be half written). */
 export interface Declared {
+  /** The format version of the first line (1 when it names none). */
+  version: number;
   cpus: number;
   nodes: number;
   caches: string[];
@@ -76,6 +90,7 @@ export interface Declared {
 
 /** The machine's CPUs and nodes, the caches and the names a text declares, in order of first use. */
 export function declared(text: string): Declared {
+  const version = Number(new RegExp(`^${MAGIC}\\s+(\\d+)`).exec(text)?.[1] ?? 1);
   let cpus = 1;
   let nodes = 1;
   const caches: string[] = [];
@@ -103,5 +118,5 @@ export function declared(text: string): Declared {
     const target = /^(?:repeat\s+\S+\s+)?(?:for\s+\w+\s+in\s+[^:]*:\s*)?([A-Za-z_]\w*)(?:\[\])?\s*=/.exec(line);
     if (target) add(names, target[1]);
   }
-  return { cpus, nodes, caches, names };
+  return { version, cpus, nodes, caches, names };
 }

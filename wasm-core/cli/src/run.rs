@@ -1,13 +1,20 @@
 //! `slabscope run FILE`: parses a scenario, runs it, and prints the trace and the kernel files
 //! (`/proc/buddyinfo`, `/proc/slabinfo`, a cache's `/sys/kernel/slab/<cache>/` attributes) at
-//! the end or at a step. `--check` validates the invariants after every step.
+//! the end or at one or more steps, with the files the scenario's own `print` lines ask for at
+//! their points of the same run. `--check` validates the invariants after every step.
+//!
+//! Output order: the points of the run (every `--at`, every `print` line) in cursor order, a
+//! `print` before the `--at` files of the same cursor; with `--trace text` each point's files
+//! come right after the steps that lead to it. A point's files are headed `--- …` whenever
+//! there is more than one point, so one `--at` (or none) prints exactly as it always did.
 
 use clap::{Args, ValueEnum};
 use slabscope_sim::buddyinfo::buddyinfo;
 use slabscope_sim::machine::check::check_machine;
-use slabscope_sim::scenario::{parse, run as run_scenario};
+use slabscope_sim::scenario::{
+    parse, print_heading, print_text, run_with_summary, sysfs_text, PrintMark,
+};
 use slabscope_sim::slabinfo::slabinfo;
-use slabscope_sim::sysfs::sysfs_dir;
 use slabscope_sim::trace::text::format_step;
 use slabscope_sim::trace::{Recorder, Step};
 use std::io::Write;
@@ -23,9 +30,10 @@ pub enum TraceFormat {
 pub struct RunArgs {
     /// The scenario file (format: docs/scenario-format.md).
     file: PathBuf,
-    /// Show the state after this many steps instead of at the end.
+    /// Show the state after this many steps instead of at the end; repeat it for several
+    /// points of the same run (`--at 5 --at 20`).
     #[arg(long, value_name = "STEP")]
-    at: Option<usize>,
+    at: Vec<usize>,
     /// Print the trace of steps and their events.
     #[arg(long, value_name = "FORMAT")]
     trace: Option<TraceFormat>,
@@ -39,6 +47,9 @@ pub struct RunArgs {
     /// also be the name of a cache merged into another).
     #[arg(long, value_name = "CACHE")]
     sysfs: Option<String>,
+    /// Leave out what the scenario's `print` lines show.
+    #[arg(long)]
+    no_print: bool,
     /// Check the invariants after every step; exit 1 at the first violation.
     #[arg(long)]
     check: bool,
@@ -53,32 +64,71 @@ pub fn located(shown: &str, e: &slabscope_sim::scenario::ParseError) -> String {
     s
 }
 
+/// One place the output shows files: a `print` line, or an `--at` point.
+enum Point<'a> {
+    Print(&'a PrintMark),
+    /// The files the flags ask for, with `--sysfs`'s text read beforehand.
+    At {
+        cursor: usize,
+        sysfs: Option<String>,
+    },
+}
+
+impl Point<'_> {
+    fn cursor(&self) -> usize {
+        match self {
+            Point::Print(mark) => mark.cursor,
+            Point::At { cursor, .. } => *cursor,
+        }
+    }
+}
+
 pub fn run(args: RunArgs) -> Result<(), String> {
     let shown = args.file.display().to_string();
     let text = std::fs::read_to_string(&args.file).map_err(|e| format!("{shown}: {e}"))?;
     let scenario = parse(&text).map_err(|e| located(&shown, &e))?;
-    let rec = run_scenario(&scenario, true).map_err(|e| format!("{shown}: {e}"))?;
+    let (rec, summary) = run_with_summary(&scenario, true).map_err(|e| format!("{shown}: {e}"))?;
     let end = rec.cursor();
-    let at = args.at.unwrap_or(end);
-    if at > end {
-        return Err(format!("--at {at}: the run has {end} steps"));
+    let mut at = args.at.clone();
+    at.sort_unstable();
+    at.dedup();
+    if let Some(&past) = at.iter().find(|&&a| a > end) {
+        return Err(format!("--at {past}: the run has {end} steps"));
+    }
+    let last = at.last().copied().unwrap_or(end);
+    if at.is_empty() {
+        at.push(end);
     }
     // Read before anything is printed, so that an unknown cache leaves stdout empty.
-    let sysfs = match &args.sysfs {
-        Some(_) if scenario.allocator == slabscope_sim::scenario::Allocator::Slab => {
-            // Refused before printing anything, as any sysfs error is.
-            return Err(format!(
-                "--sysfs: {}",
-                slabscope_sim::sysfs::SysfsError::NotSlub
-            ));
-        }
-        Some(cache) => {
-            let machine = rec.snapshot_at(at).ok_or("no snapshot")?;
-            let dir = sysfs_dir(&machine, cache).map_err(|e| e.to_string())?;
-            Some((cache.clone(), dir))
-        }
-        None => None,
-    };
+    let mut points = Vec::new();
+    for &cursor in &at {
+        let sysfs = match &args.sysfs {
+            Some(_) if scenario.allocator == slabscope_sim::scenario::Allocator::Slab => {
+                // Refused before printing anything, as any sysfs error is.
+                return Err(format!(
+                    "--sysfs: {}",
+                    slabscope_sim::sysfs::SysfsError::NotSlub
+                ));
+            }
+            Some(cache) => {
+                let machine = rec.snapshot_at(cursor).ok_or("no snapshot")?;
+                Some(sysfs_text(&machine, cache).map_err(|e| e.to_string())?)
+            }
+            None => None,
+        };
+        points.push(Point::At { cursor, sysfs });
+    }
+    if !args.no_print {
+        points.extend(
+            summary
+                .prints
+                .iter()
+                .filter(|p| p.cursor <= last)
+                .map(Point::Print),
+        );
+    }
+    // A print comes before the --at files of its cursor (stable: prints keep their order).
+    points.sort_by_key(|p| (p.cursor(), matches!(p, Point::At { .. })));
     if args.check {
         for cursor in 0..=end {
             let machine = rec.snapshot_at(cursor).ok_or("no snapshot")?;
@@ -95,56 +145,80 @@ pub fn run(args: RunArgs) -> Result<(), String> {
     // Everything goes through one buffered writer; a reader that stops early (`| head`) ends
     // the output quietly instead of a panic on the broken pipe.
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    match write_output(&mut out, &args, &rec, at, end, sysfs.as_ref()).and_then(|()| out.flush()) {
+    match write_output(&mut out, &args, &rec, &points, last, end).and_then(|()| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(e.to_string()),
         Ok(()) => Ok(()),
     }
 }
 
-type SysfsDir = (String, Vec<(&'static str, String)>);
-
 fn write_output(
     out: &mut impl Write,
     args: &RunArgs,
     rec: &Recorder,
-    at: usize,
+    points: &[Point],
+    last: usize,
     end: usize,
-    sysfs: Option<&SysfsDir>,
 ) -> std::io::Result<()> {
-    let snapshot = || {
-        rec.snapshot_at(at)
+    let snapshot = |cursor: usize| {
+        rec.snapshot_at(cursor)
             .ok_or_else(|| std::io::Error::other("no snapshot at this step"))
     };
-    match args.trace {
-        Some(TraceFormat::Text) => {
-            for i in 0..at {
+    let files = args.buddyinfo || args.slabinfo || args.sysfs.is_some();
+    // Headings only when there is more than one block to tell apart.
+    let blocks = points
+        .iter()
+        .filter(|p| files || matches!(p, Point::Print(_)))
+        .count();
+    let headed = blocks > 1;
+    let mut traced = 0;
+    let mut trace_to = |out: &mut dyn Write, to: usize| -> std::io::Result<()> {
+        if let Some(TraceFormat::Text) = args.trace {
+            for i in traced..to {
                 if let Some(step) = rec.step(i) {
                     out.write_all(format_step(i + 1, &step).as_bytes())?;
                 }
             }
+            traced = traced.max(to);
         }
-        Some(TraceFormat::Json) => {
-            let steps: Vec<Step> = (0..at).filter_map(|i| rec.step(i)).collect();
-            serde_json::to_writer_pretty(&mut *out, &steps).map_err(std::io::Error::other)?;
-            writeln!(out)?;
+        Ok(())
+    };
+    if let Some(TraceFormat::Json) = args.trace {
+        let steps: Vec<Step> = (0..last).filter_map(|i| rec.step(i)).collect();
+        serde_json::to_writer_pretty(&mut *out, &steps).map_err(std::io::Error::other)?;
+        writeln!(out)?;
+    }
+    for point in points {
+        trace_to(out, point.cursor())?;
+        match point {
+            Point::Print(mark) => {
+                writeln!(out, "--- {}", print_heading(mark))?;
+                match print_text(&snapshot(mark.cursor)?, &mark.file) {
+                    Ok(text) => out.write_all(text.as_bytes())?,
+                    Err(e) => writeln!(out, "{e}")?,
+                }
+            }
+            Point::At { cursor, sysfs } => {
+                if !files {
+                    continue;
+                }
+                if headed {
+                    writeln!(out, "--- after step {cursor}")?;
+                }
+                if args.buddyinfo {
+                    out.write_all(buddyinfo(&snapshot(*cursor)?).as_bytes())?;
+                }
+                if args.slabinfo {
+                    out.write_all(slabinfo(&snapshot(*cursor)?).as_bytes())?;
+                }
+                if let Some(text) = sysfs {
+                    out.write_all(text.as_bytes())?;
+                }
+            }
         }
-        None => {}
     }
-    if args.buddyinfo {
-        out.write_all(buddyinfo(&snapshot()?).as_bytes())?;
-    }
-    if args.slabinfo {
-        out.write_all(slabinfo(&snapshot()?).as_bytes())?;
-    }
-    if let Some((cache, dir)) = sysfs {
-        for (attr, value) in dir {
-            // The kernel's show functions end every value with a newline; one line each here.
-            let value = value.strip_suffix('\n').unwrap_or(value);
-            writeln!(out, "/sys/kernel/slab/{cache}/{attr}: {value}")?;
-        }
-    }
-    if args.trace.is_none() && !args.buddyinfo && !args.slabinfo && sysfs.is_none() {
+    trace_to(out, last)?;
+    if args.trace.is_none() && !files {
         writeln!(out, "{end} steps")?;
     }
     Ok(())

@@ -241,3 +241,116 @@ fn snapshot_prints_the_view_data_and_lanes_as_json() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("the run has 120 steps"));
 }
+
+/// Several `--at` values print the files at each point of one run, each under a heading, and
+/// each block equals what a single `--at` prints there.
+#[test]
+fn several_at_values_print_each_point_of_one_run() {
+    let file = scenario("slub-remote-free.slab");
+    let single = |at: &str| {
+        let out = slabscope(&["run", &file, "--at", at, "--slabinfo", "--buddyinfo"]);
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let out = slabscope(&[
+        "run",
+        &file,
+        "--at",
+        "100",
+        "--at",
+        "5",
+        "--slabinfo",
+        "--buddyinfo",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!(
+            "--- after step 5\n{}--- after step 100\n{}",
+            single("5"),
+            single("100")
+        )
+    );
+    // With the trace, each point's files follow the steps that lead to it.
+    let out = slabscope(&[
+        "run",
+        &file,
+        "--at",
+        "2",
+        "--at",
+        "4",
+        "--trace",
+        "text",
+        "--buddyinfo",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let order: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("    ") && !l.starts_with("     ") || l.starts_with("---"))
+        .collect();
+    assert_eq!(order.len(), 6, "{text}");
+    assert!(order[0].starts_with("    1  ") && order[1].starts_with("    2  "));
+    assert_eq!(order[2], "--- after step 2");
+    assert!(order[3].starts_with("    3  ") && order[4].starts_with("    4  "));
+    assert_eq!(order[5], "--- after step 4");
+    let out = slabscope(&["run", &file, "--at", "3", "--at", "999"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--at 999: the run has 120 steps"));
+}
+
+/// A scenario's `print` lines show their files at their points of the run, headed by line and
+/// step, between the steps with `--trace text`; `--no-print` leaves them out.
+#[test]
+fn print_lines_show_their_files_where_they_stand() {
+    let file = temp(
+        "print.slab",
+        "slabscope-scenario 2\nmachine cpus=2 nodes=1 memory=1M\ncache foo size=64\nrepeat 3 a[] = kmem_cache_alloc(foo) on cpu0\nprint sysfs foo\nfor x in reverse(a): kmem_cache_free(foo, x) on cpu1\nprint buddyinfo\nkmem_cache_destroy(foo)\nprint sysfs foo\n",
+    );
+    let out = slabscope(&["run", &file, "--check"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let headings: Vec<&str> = text.lines().filter(|l| l.starts_with("---")).collect();
+    assert_eq!(
+        headings,
+        [
+            "--- line 5: /sys/kernel/slab/foo/ after step 7",
+            "--- line 7: /proc/buddyinfo after step 10",
+            "--- line 9: /sys/kernel/slab/foo/ after step 12",
+        ],
+        "{text}"
+    );
+    assert!(text.contains("/sys/kernel/slab/foo/objs_per_slab: 64\n"));
+    assert!(text.contains("Node 0, zone   Normal "));
+    // A destroyed cache's directory is gone, and the print says so.
+    assert!(text.contains("cache foo was destroyed (kmem_cache_destroy)"));
+    assert!(text.ends_with("12 steps\n"), "{text}");
+    // The print lines add no step: the same run without them has the same steps.
+    let plain = temp(
+        "plain.slab",
+        "slabscope-scenario 2\nmachine cpus=2 nodes=1 memory=1M\ncache foo size=64\nrepeat 3 a[] = kmem_cache_alloc(foo) on cpu0\nfor x in reverse(a): kmem_cache_free(foo, x) on cpu1\nkmem_cache_destroy(foo)\n",
+    );
+    let out = slabscope(&["run", &plain]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "12 steps\n");
+    let out = slabscope(&["run", &file, "--no-print", "--trace", "text"]);
+    let traced = String::from_utf8_lossy(&out.stdout);
+    assert!(!traced.contains("---"));
+    let out = slabscope(&["run", &file, "--trace", "text"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let at = |s: &str| text.find(s).unwrap_or_else(|| panic!("{s} in {text}"));
+    assert!(at("    7  ") < at("--- line 5:") && at("--- line 5:") < at("    8  "));
+    // A print past the last --at is not reached.
+    let out = slabscope(&["run", &file, "--at", "8"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("--- line 5:") && !text.contains("--- line 7:"),
+        "{text}"
+    );
+}

@@ -12,7 +12,9 @@
 
 use crate::buddyinfo::buddyinfo;
 use crate::machine::{Machine, Pfn};
-use crate::scenario::{parse, run_with_summary, Allocator, ParseError, RunError, RunSummary};
+use crate::scenario::{
+    parse, run_with_summary, Allocator, ParseError, PrintFile, RunError, RunSummary,
+};
 use crate::slab::event::SlabEvent;
 use crate::slabinfo::slabinfo;
 use crate::snapshot::{
@@ -52,6 +54,19 @@ pub struct OpInfo {
     pub end: u32,
 }
 
+/// A `print` line of the scenario: where it reads its file (no step of its own; the viewer
+/// jumps there to show the file).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct PrintInfo {
+    /// The scenario line (1-based) and that line's text.
+    pub line: u32,
+    pub text: String,
+    /// The cursor it reads the file at.
+    pub cursor: u32,
+    pub file: PrintFile,
+}
+
 /// What the viewer needs to know about a run before drawing anything.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
@@ -63,6 +78,8 @@ pub struct RunOutline {
     /// The cursor where the first operation starts (boot and cache creation come before).
     pub ops_start: u32,
     pub ops: Vec<OpInfo>,
+    /// The scenario's `print` lines, in run order.
+    pub prints: Vec<PrintInfo>,
 }
 
 /// The kernel's files at one cursor.
@@ -233,16 +250,29 @@ impl Session {
         let scenario = parse(text).map_err(SessionError::Parse)?;
         let (rec, summary) = run_with_summary(&scenario, true).map_err(SessionError::Run)?;
         let lines: Vec<&str> = text.lines().collect();
+        let text_of = |line: u32| {
+            lines
+                .get(line.saturating_sub(1) as usize)
+                .map_or_else(String::new, |l| l.trim().to_string())
+        };
         let ops = summary
             .op_ends
             .iter()
             .zip(&summary.op_lines)
             .map(|(&end, &line)| OpInfo {
                 line,
-                text: lines
-                    .get(line.saturating_sub(1) as usize)
-                    .map_or_else(String::new, |l| l.trim().to_string()),
+                text: text_of(line),
                 end: end as u32,
+            })
+            .collect();
+        let prints = summary
+            .prints
+            .iter()
+            .map(|p| PrintInfo {
+                line: p.line,
+                text: text_of(p.line),
+                cursor: p.cursor as u32,
+                file: p.file.clone(),
             })
             .collect();
         let m = rec.machine();
@@ -253,6 +283,7 @@ impl Session {
             nodes: m.config.nodes,
             ops_start: summary.ops_start as u32,
             ops,
+            prints,
         };
         let history = ObjectHistory::build(&rec, &summary);
         Ok(Session {

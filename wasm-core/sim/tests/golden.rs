@@ -1,5 +1,7 @@
-//! Golden scenarios: each `tests/golden/*.slab` runs from boot and its whole trace (text form),
-//! final /proc/slabinfo and /proc/buddyinfo must equal `tests/golden/*.golden`, byte for byte.
+//! Golden scenarios: each `tests/golden/*.slab` (and each scenario of docs/scenarios named in
+//! `DOC_SCENARIOS`) runs from boot and its whole trace (text form), what its `print` lines
+//! show at their points, and the final /proc/slabinfo and /proc/buddyinfo must equal
+//! `tests/golden/<name>.golden`, byte for byte.
 //! Every invariant is checked after every step, and together the scenarios must take every
 //! path listed in `REQUIRED_PATHS`, so a path that stops being reached fails here.
 //!
@@ -8,7 +10,7 @@
 
 use slabscope_sim::buddyinfo::buddyinfo;
 use slabscope_sim::machine::check::check_machine;
-use slabscope_sim::scenario::{parse, run};
+use slabscope_sim::scenario::{parse, print_heading, print_text, run_with_summary};
 use slabscope_sim::slabinfo::slabinfo;
 use slabscope_sim::trace::text::format_step;
 use std::collections::BTreeSet;
@@ -94,6 +96,9 @@ const REQUIRED_PATHS: &[(&str, &str)] = &[
     ("kfree", "double free caught by WARN_ON_ONCE in __free_one"),
 ];
 
+/// Scenarios of docs/scenarios kept as golden traces too (their `.golden` is in tests/golden).
+const DOC_SCENARIOS: &[&str] = &["bulk-free-interleaved"];
+
 fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
 }
@@ -105,6 +110,8 @@ fn scenarios() -> Vec<PathBuf> {
         .filter(|p| p.extension().is_some_and(|e| e == "slab"))
         .collect();
     files.sort();
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/scenarios");
+    files.extend(DOC_SCENARIOS.iter().map(|n| docs.join(format!("{n}.slab"))));
     files
 }
 
@@ -112,10 +119,21 @@ fn scenarios() -> Vec<PathBuf> {
 fn render(path: &Path) -> (String, BTreeSet<(String, String)>) {
     let text = fs::read_to_string(path).expect("readable scenario");
     let scenario = parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let rec = run(&scenario, true).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let (rec, summary) =
+        run_with_summary(&scenario, true).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut out = String::new();
     let mut paths = BTreeSet::new();
+    let mut prints = summary.prints.iter().peekable();
+    // A print's file, read at its cursor, after the steps before it.
+    let mut print_to = |out: &mut String, cursor: usize| {
+        while let Some(mark) = prints.next_if(|p| p.cursor <= cursor) {
+            let m = rec.snapshot_at(mark.cursor).expect("a recorded cursor");
+            out.push_str(&format!("--- {}\n", print_heading(mark)));
+            out.push_str(&print_text(&m, &mark.file).unwrap_or_else(|e| format!("{e}\n")));
+        }
+    };
     for i in 0..rec.step_count() {
+        print_to(&mut out, i);
         let step = rec.step(i).expect("recorded step");
         out.push_str(&format_step(i + 1, &step));
         paths.insert((step.function.to_string(), step.path.to_string()));
@@ -129,6 +147,7 @@ fn render(path: &Path) -> (String, BTreeSet<(String, String)>) {
             step.function
         );
     }
+    print_to(&mut out, rec.step_count());
     out.push_str("--- /proc/slabinfo\n");
     out.push_str(&slabinfo(rec.machine()));
     out.push_str("--- /proc/buddyinfo\n");
@@ -146,7 +165,9 @@ fn golden_scenarios_reproduce_their_traces_and_reach_every_path() {
     for file in &files {
         let (text, paths) = render(file);
         reached.extend(paths);
-        let golden = file.with_extension("golden");
+        let golden = golden_dir()
+            .join(file.file_name().expect("a file"))
+            .with_extension("golden");
         if update {
             fs::write(&golden, &text).expect("writable golden file");
             continue;

@@ -46,6 +46,7 @@ const KEYS: &[&str] = &[
     "scenario.expected_one_number",
     "scenario.expected_operation",
     "scenario.expected_order",
+    "scenario.expected_print_file",
     "scenario.expected_profile",
     "scenario.expected_range_end",
     "scenario.expected_repeat_count",
@@ -58,6 +59,7 @@ const KEYS: &[&str] = &[
     "scenario.expected_symbol",
     "scenario.expected_value",
     "scenario.index_too_big",
+    "scenario.list_prefix",
     "scenario.machine_cpu_node",
     "scenario.machine_cpu_node_length",
     "scenario.machine_cpus",
@@ -70,6 +72,7 @@ const KEYS: &[&str] = &[
     "scenario.missing_cpus",
     "scenario.missing_machine",
     "scenario.missing_size",
+    "scenario.needs_version",
     "scenario.no_cpu",
     "scenario.no_magic",
     "scenario.no_result",
@@ -80,6 +83,7 @@ const KEYS: &[&str] = &[
     "scenario.op_before_machine",
     "scenario.order_too_big",
     "scenario.pcp_before_machine",
+    "scenario.print_prefix",
     "scenario.profile",
     "scenario.range",
     "scenario.range_end_too_big",
@@ -102,6 +106,7 @@ const KEYS: &[&str] = &[
     "scenario.unknown_operation",
     "scenario.unknown_operation_did_you_mean",
     "scenario.unknown_pcp_setting",
+    "scenario.unknown_print_file",
     "scenario.unknown_switch",
     "scenario.unknown_switch_did_you_mean",
     "scenario.version",
@@ -112,13 +117,15 @@ const V1: &str = "slabscope-scenario 1\n";
 const HEADER: &str = "slabscope-scenario 1\nmachine cpus=2 nodes=1 memory=64K\n";
 /// A header with a cache `foo` and a list `t` of four objects.
 const WITH_LIST: &str = "slabscope-scenario 1\nmachine cpus=2 nodes=1 memory=64K\ncache foo size=8\nrepeat 4 t[] = kmalloc(8) on cpu0\n";
+/// The same in format 2, with an object `a` too.
+const V2_LIST: &str = "slabscope-scenario 2\nmachine cpus=2 nodes=1 memory=64K\ncache foo size=8\nrepeat 4 t[] = kmalloc(8) on cpu0\na = kmalloc(8) on cpu0\n";
 
 /// (key the text must give, what follows the prefix).
 const CASES: &[(&str, &str, &str)] = &[
     // Lines before the machine: the first line and what may come before `machine`.
     ("scenario.empty", "", ""),
     ("scenario.no_magic", "", "hello\n"),
-    ("scenario.version", "", "slabscope-scenario 2\n"),
+    ("scenario.version", "", "slabscope-scenario 3\n"),
     ("scenario.bad_version", "", "slabscope-scenario one\n"),
     ("scenario.missing_machine", V1, ""),
     ("scenario.expected_directive", V1, "= kmalloc(8)\n"),
@@ -438,6 +445,38 @@ const CASES: &[(&str, &str, &str)] = &[
         "a = kmalloc(8) on cpu0\nkfree_bulk(a) on cpu0\n",
     ),
     ("scenario.expected_object", WITH_LIST, "kfree(t) on cpu0\n"),
+    // Format 2: list lines, list forms in loops, print.
+    ("scenario.needs_version", WITH_LIST, "print slabinfo\n"),
+    ("scenario.needs_version", WITH_LIST, "u = reverse(t)\n"),
+    (
+        "scenario.needs_version",
+        WITH_LIST,
+        "for x in reverse(t): kfree(x) on cpu0\n",
+    ),
+    ("scenario.expected_print_file", V2_LIST, "print\n"),
+    ("scenario.unknown_print_file", V2_LIST, "print meminfo\n"),
+    ("scenario.unknown_cache", V2_LIST, "print sysfs dentry\n"),
+    (
+        "scenario.print_prefix",
+        V2_LIST,
+        "repeat 2 print slabinfo\n",
+    ),
+    ("scenario.list_prefix", V2_LIST, "for x in t: u[] = x\n"),
+    ("scenario.list_prefix", V2_LIST, "repeat 2 u = reverse(t)\n"),
+    ("scenario.expected_list", V2_LIST, "u = interleave(t, a)\n"),
+    (
+        "scenario.expected_object",
+        V2_LIST,
+        "u = [t[0], t[1]]\nkfree(u) on cpu0\n",
+    ),
+    ("scenario.expected_symbol", V2_LIST, "u = [t[0] t[1]]\n"),
+    ("scenario.expected_symbol", V2_LIST, "u = reverse(t\n"),
+    ("scenario.unknown_name", V2_LIST, "u = [t[0], b]\n"),
+    (
+        "scenario.range",
+        V2_LIST,
+        "for x in t[3..1]: kfree(x) on cpu0\n",
+    ),
 ];
 
 /// The one case too big to keep as text: `MAX_TEXT + 1` bytes of `x`.
@@ -478,6 +517,7 @@ fn keys_in(source: &str) -> BTreeSet<String> {
 fn every_parse_error_key_is_listed() {
     let mut in_source = keys_in(include_str!("../src/scenario/parse.rs"));
     in_source.extend(keys_in(include_str!("../src/scenario/lex.rs")));
+    in_source.extend(keys_in(include_str!("../src/scenario/parse/statement.rs")));
     in_source.extend(keys_in(include_str!("../src/scenario/mod.rs")));
     in_source.extend(keys_in(include_str!("../src/scenario/error.rs")));
     let listed: BTreeSet<String> = KEYS.iter().map(|k| k.to_string()).collect();

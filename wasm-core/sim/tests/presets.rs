@@ -184,6 +184,15 @@ const PRESETS: &[(&str, &[Need])] = &[
         ],
     ),
     (
+        "bulk-free-interleaved",
+        &[Run(
+            "the array A0, B0, A1, B1, ... of two slabs takes four detached freelists, of 3, 5, 5 \
+                 and 3 objects (the lookahead gives up after three objects of the other slab), and \
+                 the same count grouped by slab takes two",
+            |steps| detached_counts(steps) == [vec![3, 5, 5, 3], vec![8, 8]],
+        )],
+    ),
+    (
         "buddy-split-merge",
         &[
             StepWith(
@@ -342,6 +351,24 @@ fn detached_pairs<'a>(
     steps
         .windows(2)
         .filter_map(move |w| Some((detached(&w[0])?, detached(&w[1])?)))
+}
+
+/// The object counts of the detached freelists each bulk free built, one list per operation
+/// (read from the operation index every step records).
+fn detached_counts(steps: &[Step<'_>]) -> Vec<Vec<usize>> {
+    let mut out: Vec<(Option<u32>, Vec<usize>)> = Vec::new();
+    for s in steps {
+        for e in s.events {
+            let Event::DetachedFreelistBuilt(d) = e else {
+                continue;
+            };
+            match out.last_mut() {
+                Some((op, counts)) if *op == s.op => counts.push(d.objects.len()),
+                _ => out.push((s.op, vec![d.objects.len()])),
+            }
+        }
+    }
+    out.into_iter().map(|(_, counts)| counts).collect()
 }
 
 /// Whether every fast-path allocation that follows a fast-path free on the same CPU and
@@ -508,6 +535,21 @@ fn every_preset_keeps_its_invariants_and_reaches_its_paths() {
         .flat_map(|(id, needs)| missing(id, needs))
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A preset says format 2 only when it needs it: as format 1 it is refused for a format 2 line.
+#[test]
+fn presets_use_format_2_only_for_format_2_lines() {
+    for id in preset_files() {
+        let text = fs::read_to_string(scenario_dir().join(format!("{id}.slab"))).expect("readable");
+        if let Some(rest) = text.strip_prefix("slabscope-scenario 2\n") {
+            let e = parse(&format!("slabscope-scenario 1\n{rest}"))
+                .expect_err(&format!("{id} parses as format 1"));
+            assert_eq!(e.key, "scenario.needs_version", "{id}: {e}");
+        } else {
+            assert!(text.starts_with("slabscope-scenario 1\n"), "{id}");
+        }
+    }
 }
 
 /// The preset runs stay short enough to step through by hand (`large`, the benchmark, aside).

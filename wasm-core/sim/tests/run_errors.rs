@@ -14,6 +14,8 @@ const CASES: &[&str] = &[
     "slabscope-scenario 1\nallocator slab\nmachine cpus=1\nflush_cpu_slab(kmalloc-64) on cpu0\n",
     "slabscope-scenario 1\nmachine cpus=1\nrepeat 2 t[] = kmalloc(8) on cpu0\nkfree(t[5]) on cpu0\n",
     "slabscope-scenario 1\nmachine cpus=1 memory=64M\nrepeat 1000000 a[] = kmalloc(8) on cpu0\nkmalloc(8) on cpu0\n",
+    // Each line doubles the list: the tenth copy passes MAX_LIST_ELEMENTS.
+    "slabscope-scenario 2\nmachine cpus=1\nrepeat 1000 t[] = kmalloc(0) on cpu0\nt = [t, t]\nt = [t, t]\nt = [t, t]\nt = [t, t]\nt = [t, t]\nt = [t, t]\nt = [t, t]\nt = [t, t]\nt = [t, t]\nt = [t, t]\nt = [t, t]\n",
 ];
 
 fn case(text: &str) -> serde_json::Value {

@@ -1,23 +1,47 @@
 // The kernel's files at the cursor, exactly as the simulator wrote them: /proc/slabinfo, the
 // shown cache's /sys/kernel/slab/<cache>/ directory (attribute → value), /proc/buddyinfo.
 // Text only, stacked sections with the file path as heading; nothing is parsed or rewrapped.
+// Above them, the scenario's `print` lines: each a button that takes the player to the point
+// where that line reads its file (the one at the cursor is marked).
 
 import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { KernelFiles } from '../../core/generated/KernelFiles';
+import type { PrintInfo } from '../../core/generated/PrintInfo';
+import { printPath } from '../../scenario/print';
 
 interface Props {
   files: KernelFiles | null;
   cacheName: string | null;
+  /** The scenario's print lines, and what a press on one does (the player jumps there). */
+  prints?: readonly PrintInfo[];
+  cursor?: number;
+  onPrint?: (print: PrintInfo) => void;
 }
 
-export function FilesView({ files, cacheName }: Props) {
+export function FilesView({ files, cacheName, prints = [], cursor, onPrint }: Props) {
   const { t } = useTranslation();
   const base = useId();
+  const printList =
+    prints.length > 0 ? (
+      <nav aria-labelledby={`${base}-prints`}>
+        <h4 id={`${base}-prints`}>{t('filesView.prints')}</h4>
+        <ol className="files-prints" data-testid="files-prints">
+          {prints.map((p) => (
+            <li key={p.line} aria-current={p.cursor === cursor ? 'step' : undefined} data-testid="files-print" data-cursor={p.cursor}>
+              <button type="button" className="linkish" onClick={() => onPrint?.(p)}>
+                {t('filesView.printItem', { line: p.line, path: printPath(p.file), step: p.cursor })}
+              </button>
+            </li>
+          ))}
+        </ol>
+      </nav>
+    ) : null;
   if (!files) {
     return (
       <section className="files-view" data-testid="files-view">
         <h3>{t('filesView.title')}</h3>
+        {printList}
         <p data-testid="files-none">{t('filesView.none')}</p>
       </section>
     );
@@ -26,6 +50,7 @@ export function FilesView({ files, cacheName }: Props) {
   return (
     <section className="files-view" data-testid="files-view">
       <h3>{t('filesView.title')}</h3>
+      {printList}
       <section aria-labelledby={`${base}-slabinfo`}>
         <h4 id={`${base}-slabinfo`}>
           <code>/proc/slabinfo</code>

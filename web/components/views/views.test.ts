@@ -229,6 +229,21 @@ describe('FilesView', () => {
     expect(rows(html, 'files-sysfs', 'files-sysfs-row')).toEqual(['aliases 0', 'cpu_slabs 1 N0=1']);
   });
 
+  it("lists the scenario's print lines, marking the one that reads its file at the cursor", () => {
+    const prints = [
+      { line: 20, text: 'print slabinfo', cursor: 4, file: { kind: 'slabinfo' as const } },
+      { line: 27, text: 'print sysfs c', cursor: 8, file: { kind: 'sysfs' as const, cache: 'c' } },
+    ];
+    const html = renderToStaticMarkup(createElement(FilesView, { files, cacheName: 'c', prints, cursor: 8 }));
+    const items = html
+      .split('data-testid="files-print"')
+      .slice(1)
+      .map((r) => strip(`<x ${r.slice(0, r.indexOf('</li>'))}`).replace(/^<x\s*/, ''));
+    expect(items).toEqual(['line 20: /proc/slabinfo after step 4', 'line 27: /sys/kernel/slab/c/ after step 8']);
+    expect(html).toContain('aria-current="step" data-testid="files-print" data-cursor="8"');
+    expect(renderFiles(files, 'c')).not.toContain('files-prints');
+  });
+
   it('gives the reason when there is no sysfs directory, and a message without files', () => {
     const html = renderFiles({ ...files, sysfs: { Err: 'SLAB has no /sys/kernel/slab' } }, 'c');
     expect(byTestId(html, 'files-sysfs-missing')).toBe('No such directory: SLAB has no /sys/kernel/slab');

@@ -12,7 +12,17 @@ function: string,
 /**
  * The path taken, e.g. `pcp hit` or `refill from buddy`.
  */
-path: string, caption: Caption, 
+path: string, 
+/**
+ * The scenario line (1-based) this step belongs to: its operation's line, or the `cache`
+ * line whose `kmem_cache_create()` it is; `None` for boot.
+ */
+line: number | null, 
+/**
+ * The operation (0-based, each run of a `repeat` or `for` line counted, as in
+ * `RunSummary::op_ends`) this step belongs to; `None` for boot and cache creation.
+ */
+op: number | null, caption: Caption, 
 /**
  * The events, as the trace's JSON shows them (not typed for TypeScript: the views read
  * the snapshot, not the events).

@@ -17,6 +17,9 @@ pub struct Scenario {
     pub seed: u64,
     pub caches: Vec<CacheDecl>,
     pub ops: Vec<OpLine>,
+    /// The lines that run no kernel code (format 2): list building and `print`, each placed
+    /// between two operation lines by `after_ops`.
+    pub statements: Vec<StatementLine>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -65,8 +68,9 @@ pub struct OpLine {
     pub line: u32,
     /// How many times it runs (`repeat N`).
     pub repeat: u32,
-    /// `for x in list:` — run once per element of `list`, with `x` naming it.
-    pub for_each: Option<(String, String)>,
+    /// `for x in list:` — run once per element of `list`, with `x` naming it (format 1 takes a
+    /// list name; format 2 also a slice, `reverse(…)`, `interleave(…)` or `[…]`).
+    pub for_each: Option<(String, ListExpr)>,
     /// Where the result goes: `a = ...` or `a[] = ...` (appends to a list).
     pub target: Option<Target>,
     pub op: Op,
@@ -91,6 +95,68 @@ pub enum Ref {
     Index { name: String, index: u32 },
     /// `t[2..5]` (end excluded).
     Slice { name: String, start: u32, end: u32 },
+}
+
+/// A list built from earlier results (format 2), where a list is expected: after `for x in`,
+/// and on the right of a list line. Not nested: each part names a list or an object.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ListExpr {
+    /// `t` or `t[2..5]`; after `l[] =` also one object (`a`, `t[3]`).
+    Ref { of: Ref },
+    /// `[a, t[0], u, u[1..3]]`: each object, and each element of each list, in order.
+    Items { items: Vec<Ref> },
+    /// `reverse(t)`: the last element first.
+    Reverse { of: Ref },
+    /// `interleave(a, b, …)`: the first element of each list, then the second of each, and
+    /// so on; a list that runs out drops out.
+    Interleave { lists: Vec<Ref> },
+}
+
+/// A line that runs no kernel code and records no step (format 2).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StatementLine {
+    pub line: u32,
+    /// The operation lines before it: it runs after `ops[..after_ops]`, before the rest.
+    pub after_ops: usize,
+    pub statement: Statement,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "statement", rename_all = "snake_case")]
+pub enum Statement {
+    /// `l = LIST` names a list (replacing any list of that name); `l[] = …` appends one object
+    /// or every element of a list.
+    List { target: Target, list: ListExpr },
+    /// `a = t[3]`, `a = b`: names one earlier object.
+    Name { name: String, of: Ref },
+    /// `print slabinfo`, `print buddyinfo`, `print sysfs CACHE`: the file as it reads at this
+    /// point of the run, marked at the cursor (`RunSummary::prints`), not a step.
+    Print { file: PrintFile },
+}
+
+/// A kernel file a `print` line shows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PrintFile {
+    /// `/proc/slabinfo`.
+    Slabinfo,
+    /// `/proc/buddyinfo`.
+    Buddyinfo,
+    /// `/sys/kernel/slab/<cache>/`, every attribute (the name may be a merged cache's alias).
+    Sysfs { cache: String },
+}
+
+impl PrintFile {
+    /// The file's path, as the kernel names it.
+    pub fn path(&self) -> String {
+        match self {
+            PrintFile::Slabinfo => "/proc/slabinfo".to_string(),
+            PrintFile::Buddyinfo => "/proc/buddyinfo".to_string(),
+            PrintFile::Sysfs { cache } => format!("/sys/kernel/slab/{cache}/"),
+        }
+    }
 }
 
 /// An operation, as the kernel API names it.

@@ -1,7 +1,16 @@
-//! The scenario parser: line by line, each line one directive or one operation. See
-//! docs/scenario-format.md for the format.
+//! The scenario parser: line by line, each line one directive, one operation or (format 2)
+//! one statement: a list line or a `print` (parse/statement.rs). See docs/scenario-format.md
+//! for the format.
+//!
+//! Versions: a file says its format on its first line. Format 2 only adds lines and list forms
+//! that format 1 refused; a format 1 file parses exactly as it always did, and the new forms in
+//! a format 1 file are refused with `scenario.needs_version`, naming the first line to write.
 
-use super::ast::{Allocator, CacheDecl, Op, OpLine, Ref, Scenario, Switches, Target};
+mod statement;
+
+use super::ast::{
+    Allocator, CacheDecl, Op, OpLine, Ref, Scenario, StatementLine, Switches, Target,
+};
 use super::error::{closest, ParseError};
 use super::lex::{lex, Tok, Token};
 use crate::geometry::platform::MAX_CPUS;
@@ -12,8 +21,10 @@ use std::collections::BTreeSet;
 
 /// The first line of every scenario, before the version number.
 pub const MAGIC: &str = "slabscope-scenario";
-/// The format version this parser reads.
-pub const VERSION: u32 = 1;
+/// The newest format version this parser reads, which new scenarios are offered.
+pub const VERSION: u32 = 2;
+/// Every format version this parser reads, oldest first.
+pub const VERSIONS: &[u32] = &[1, 2];
 /// Kernel profiles this build replays.
 pub const PROFILES: &[&str] = &["linux-6.6"];
 /// Largest scenario text accepted, in bytes.
@@ -171,6 +182,11 @@ pub fn parse(text: &str) -> Result<Scenario, ParseError> {
 fn parse_magic(first: &str) -> Result<u32, ParseError> {
     let words: Vec<&str> = first.split_whitespace().collect();
     let first_line = format!("{MAGIC} {VERSION}");
+    let supported = VERSIONS
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
     let hint = format!("the first line must be `{first_line}`");
     if words.first() != Some(&MAGIC) || words.len() != 2 {
         return Err(ParseError::new(
@@ -183,7 +199,7 @@ fn parse_magic(first: &str) -> Result<u32, ParseError> {
         .hint(hint));
     }
     match words[1].parse::<u32>() {
-        Ok(VERSION) => Ok(VERSION),
+        Ok(v) if VERSIONS.contains(&v) => Ok(v),
         Ok(v) => Err(ParseError::new(
             1,
             MAGIC.len() as u32 + 2,
@@ -191,8 +207,8 @@ fn parse_magic(first: &str) -> Result<u32, ParseError> {
             format!("format version {v} is not known to this version of Slabscope"),
         )
         .arg("version", v)
-        .arg("supported", VERSION)
-        .hint(format!("this build reads version {VERSION}"))),
+        .arg("supported", &supported)
+        .hint(format!("this build reads versions {supported}"))),
         Err(_) => Err(ParseError::new(
             1,
             MAGIC.len() as u32 + 2,
@@ -215,6 +231,10 @@ struct Line<'a> {
 impl Line<'_> {
     fn peek(&self) -> Option<&Tok> {
         self.toks.get(self.pos).map(|t| &t.tok)
+    }
+    /// The token `ahead` places after the current one.
+    fn tok_at(&self, ahead: usize) -> Option<&Tok> {
+        self.toks.get(self.pos + ahead).map(|t| &t.tok)
     }
     fn col(&self) -> u32 {
         self.toks.get(self.pos).map_or(self.end_col, |t| t.col)
@@ -344,6 +364,7 @@ struct Parser {
     seed: u64,
     caches: Vec<CacheDecl>,
     ops: Vec<OpLine>,
+    statements: Vec<StatementLine>,
     names: BTreeSet<String>,
     lists: BTreeSet<String>,
 }
@@ -587,6 +608,11 @@ impl Parser {
                 line.pos += 1;
                 self.cache_line(line)
             }
+            // Format 2; `print = …` and `print[] = …` still name a result.
+            "print" if !matches!(line.tok_at(1), Some(Tok::Sym('=' | '['))) => {
+                self.print_line(line)
+            }
+            _ if self.list_line_ahead(line) => self.list_line(line),
             _ => self.op_line(line),
         }
     }
@@ -824,18 +850,7 @@ impl Parser {
                 return Err(line.err("scenario.expected_in", "expected `in`"));
             }
             line.pos += 1;
-            let col = line.col();
-            let list = line.word("scenario.expected_list_name", "a list name")?;
-            if !self.lists.contains(&list) {
-                return Err(ParseError::new(
-                    line.number,
-                    col,
-                    "scenario.unknown_list",
-                    format!("'{list}' is not a list"),
-                )
-                .arg("list", &list)
-                .hint("lists are made with `name[] = ...` or a bulk allocation"));
-            }
+            let list = self.loop_list(line)?;
             line.expect_sym(':')?;
             self.names.insert(var.clone());
             for_each = Some((var, list));
@@ -857,6 +872,8 @@ impl Parser {
                 target = Some(Target::Append(w));
             }
         }
+        // A list line or a `print` after `repeat`/`for`: refused here, by name.
+        self.statement_after_prefix(line, target.is_some())?;
         let col = line.col();
         let name = line.word(
             "scenario.expected_operation",
@@ -1209,6 +1226,7 @@ impl Parser {
             seed: self.seed,
             caches: self.caches,
             ops: self.ops,
+            statements: self.statements,
         })
     }
 }

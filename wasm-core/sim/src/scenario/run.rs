@@ -6,12 +6,18 @@
 //! `RunError::WrongAllocator`.
 //!
 //! The run also keeps a summary: how many operations of each kind ran and how many
-//! `list_lock` acquisitions each kind caused, per node.
+//! `list_lock` acquisitions each kind caused, per node, and where each `print` line falls.
+//!
+//! Every step is tagged with its origin (`Recorder::set_origin`): the operation's line and
+//! index, or the `cache` line for cache creation. Format 2's list lines and prints run between
+//! operations and record no step (lists.rs, print.rs).
 //!
 //! Bad operations are steps, not failures: freeing what is not allocated records the kernel's
 //! diagnostic and the run goes on; a failed allocation yields NULL.
 
-use super::ast::{Allocator, Op, OpLine, Ref, Scenario, Target};
+use super::ast::{Allocator, Op, OpLine, Ref, Scenario, Statement, StatementLine, Target};
+use super::lists::{eval_list, MAX_LIST_ELEMENTS};
+use super::print::PrintMark;
 use crate::geometry::platform::MAX_CPUS;
 use crate::machine::config::{MAX_NODES, MAX_PAGES_PER_NODE};
 use crate::machine::{ConfigError, Machine, Owner, Pfn};
@@ -71,6 +77,12 @@ pub enum RunError {
         index: u32,
         len: usize,
     },
+    /// List lines (and loops over built lists) that together build more than
+    /// `MAX_LIST_ELEMENTS` elements.
+    ListTooLong {
+        line: u32,
+        max: usize,
+    },
 }
 
 impl fmt::Display for RunError {
@@ -110,6 +122,10 @@ impl fmt::Display for RunError {
                 f,
                 "line {line}: {name}[{index}] is past the end of {name}, which has {len} entries"
             ),
+            RunError::ListTooLong { line, max } => write!(
+                f,
+                "line {line}: the lists built by this scenario's list lines pass {max} elements, the most one run may build"
+            ),
         }
     }
 }
@@ -125,7 +141,8 @@ impl RunError {
             | RunError::UnknownCache { line, .. }
             | RunError::WrongAllocator { line, .. }
             | RunError::TooLong { line, .. }
-            | RunError::Index { line, .. } => *line,
+            | RunError::Index { line, .. }
+            | RunError::ListTooLong { line, .. } => *line,
         }
     }
 
@@ -197,6 +214,9 @@ impl RunError {
                     ("len", len.to_string()),
                 ],
             ),
+            RunError::ListTooLong { max, .. } => {
+                ("run.list_too_long", vec![line, ("max", max.to_string())])
+            }
         }
     }
 }
@@ -215,6 +235,8 @@ pub struct RunSummary {
     pub op_lines: Vec<u32>,
     /// The cursor where the first operation starts (after boot and cache creation).
     pub ops_start: usize,
+    /// Each `print` line's place in the run, in the order they ran.
+    pub prints: Vec<PrintMark>,
 }
 
 /// Runs `scenario` from boot. With `record` the recorder keeps every step for `snapshot_at`.
@@ -249,6 +271,7 @@ pub fn run_with_summary(
     })?;
     let mut caches: BTreeMap<String, u32> = BTreeMap::new();
     for decl in &scenario.caches {
+        rec.set_origin(Some(decl.line), None);
         let id = match scenario.allocator {
             Allocator::Slub => kmem_cache_create(&mut rec, decl, sw),
             Allocator::Slab => slab::kmem_cache_create(&mut rec, decl, sw),
@@ -265,12 +288,15 @@ pub fn run_with_summary(
     };
     let mut names: BTreeMap<String, Value> = BTreeMap::new();
     let mut lists: BTreeMap<String, Vec<Value>> = BTreeMap::new();
-    for line in &scenario.ops {
+    // Elements list lines may still build (`MAX_LIST_ELEMENTS` in all).
+    let mut budget = MAX_LIST_ELEMENTS;
+    let mut statements = scenario.statements.iter().peekable();
+    for (i, line) in scenario.ops.iter().enumerate() {
+        while let Some(s) = statements.next_if(|s| s.after_ops <= i) {
+            statement(&rec, s, &mut names, &mut lists, &mut summary, &mut budget)?;
+        }
         let elements: Vec<Option<Value>> = match &line.for_each {
-            Some((_, list)) => lists
-                .get(list)
-                .cloned()
-                .unwrap_or_default()
+            Some((_, list)) => eval_list(line.line, list, &names, &lists, &mut budget, false)?
                 .into_iter()
                 .map(Some)
                 .collect(),
@@ -296,6 +322,7 @@ pub fn run_with_summary(
                     });
                 }
                 let locks_before = rec.machine().list_lock_taken.clone();
+                rec.set_origin(Some(line.line), Some(summary.op_ends.len() as u32));
                 let result = run_op(&mut rec, line, &caches, &names, &mut lists);
                 let kind = line.op.name().to_string();
                 *summary.ops.entry(kind.clone()).or_default() += 1;
@@ -323,7 +350,43 @@ pub fn run_with_summary(
             }
         }
     }
+    for s in statements {
+        statement(&rec, s, &mut names, &mut lists, &mut summary, &mut budget)?;
+    }
+    rec.set_origin(None, None);
     Ok((rec, summary))
+}
+
+/// Runs a list line or marks a print (format 2): no kernel code, no step.
+fn statement(
+    rec: &Recorder,
+    s: &StatementLine,
+    names: &mut BTreeMap<String, Value>,
+    lists: &mut BTreeMap<String, Vec<Value>>,
+    summary: &mut RunSummary,
+    budget: &mut usize,
+) -> Result<(), RunError> {
+    match &s.statement {
+        Statement::List { target, list } => {
+            let values = eval_list(s.line, list, names, lists, budget, true)?;
+            match target {
+                Target::Name(n) => {
+                    lists.insert(n.clone(), values);
+                }
+                Target::Append(n) => lists.entry(n.clone()).or_default().extend(values),
+            }
+        }
+        Statement::Name { name, of } => {
+            let value = resolve(s.line, of, names, lists)?;
+            names.insert(name.clone(), value);
+        }
+        Statement::Print { file } => summary.prints.push(PrintMark {
+            line: s.line,
+            cursor: rec.cursor(),
+            file: file.clone(),
+        }),
+    }
+    Ok(())
 }
 
 /// Runs one line's operation once. A bulk allocation's list is stored here; other results
@@ -379,7 +442,7 @@ fn lookup_cache(
 }
 
 /// The values a list reference names: a whole list or a slice of one.
-fn resolve_list(
+pub(super) fn resolve_list(
     line: u32,
     r: &Ref,
     names: &BTreeMap<String, Value>,
@@ -402,7 +465,7 @@ fn resolve_list(
     }
 }
 
-fn resolve(
+pub(super) fn resolve(
     line: u32,
     r: &Ref,
     names: &BTreeMap<String, Value>,

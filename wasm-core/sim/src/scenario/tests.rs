@@ -55,7 +55,15 @@ kmem_cache_destroy(foo)
     assert_eq!(s.ops[2].repeat, 10);
     assert_eq!(s.ops[2].target, Some(Target::Append("t".into())));
     assert_eq!(s.ops[4].for_each, None);
-    assert_eq!(s.ops[5].for_each, Some(("x".into(), "t".into())));
+    assert_eq!(
+        s.ops[5].for_each,
+        Some((
+            "x".into(),
+            ListExpr::Ref {
+                of: Ref::Name { name: "t".into() }
+            }
+        ))
+    );
     assert_eq!(
         s.ops[7].op,
         Op::KfreeBulk {
@@ -78,11 +86,12 @@ kmem_cache_destroy(foo)
 
 #[test]
 fn mistakes_have_line_column_and_hint() {
-    let e = err("slabscope-scenario 2\n");
+    let e = err("slabscope-scenario 3\n");
     assert_eq!((e.line, e.key), (1, "scenario.version"));
+    assert_eq!(e.hint.as_deref(), Some("this build reads versions 1, 2"));
     let e = err("hello\n");
     assert_eq!(e.key, "scenario.no_magic");
-    assert!(e.hint.unwrap().contains("slabscope-scenario 1"));
+    assert!(e.hint.unwrap().contains("slabscope-scenario 2"));
 
     let e = err(&format!("{HEADER}a = kmaloc(64) on cpu0\n"));
     assert_eq!(
@@ -306,4 +315,366 @@ x = kmem_cache_alloc(foo) on cpu0
         rec.steps().last().unwrap().caption.key,
         "step.use_destroyed_cache"
     );
+}
+
+const V2: &str = "slabscope-scenario 2\nmachine cpus=2 nodes=1 memory=1M\ncache foo size=256\n";
+
+/// The addresses of the objects the run allocated and freed, in step order.
+fn object_events(rec: &crate::trace::Recorder) -> (Vec<u64>, Vec<u64>) {
+    let (mut allocated, mut freed) = (Vec::new(), Vec::new());
+    for step in rec.steps() {
+        for e in step.events {
+            match e {
+                crate::trace::Event::ObjectAllocated { addr, .. } => allocated.push(*addr),
+                crate::trace::Event::ObjectFreed { addr, .. } => freed.push(*addr),
+                _ => {}
+            }
+        }
+    }
+    (allocated, freed)
+}
+
+#[test]
+fn list_lines_interleave_reverse_and_gather_earlier_results() {
+    let s = parse(&format!(
+        "{V2}a = kmem_cache_alloc_bulk(foo, 4) on cpu0
+repeat 3 b[] = kmem_cache_alloc(foo) on cpu0
+one = kmem_cache_alloc(foo) on cpu0
+l = interleave(a, b)
+l[] = one
+m = [b[2], a[0..2], one]
+m[] = b[0..1]
+m[] = b
+e = []
+e[] = one
+for x in reverse(l): kmem_cache_free(foo, x) on cpu1
+"
+    ))
+    .unwrap();
+    assert_eq!(s.ops.len(), 4, "list lines are not operations");
+    assert_eq!(s.statements.len(), 7);
+    assert_eq!(s.statements[0].after_ops, 3);
+    let rec = run(&s, true).unwrap();
+    let (allocated, freed) = object_events(&rec);
+    let (a, b, one) = (&allocated[..4], &allocated[4..7], allocated[7]);
+    // interleave: a0 b0 a1 b1 a2 b2 a3, then one; freed last first.
+    let mut l = vec![a[0], b[0], a[1], b[1], a[2], b[2], a[3], one];
+    l.reverse();
+    assert_eq!(freed, l);
+    assert!(rec.machine().live_objects == 0);
+}
+
+#[test]
+fn list_values_are_flat_and_copied() {
+    use super::lists::eval_list;
+    use std::collections::BTreeMap;
+    let obj = |addr| Value::Object { addr };
+    let names = BTreeMap::from([("one".to_string(), obj(9))]);
+    let lists = BTreeMap::from([
+        ("a".to_string(), vec![obj(1), obj(2), obj(3)]),
+        ("b".to_string(), vec![obj(4)]),
+    ]);
+    let name = |n: &str| Ref::Name { name: n.into() };
+    let mut budget = MAX_LIST_ELEMENTS;
+    let mut eval = |e: ListExpr| eval_list(7, &e, &names, &lists, &mut budget, true).unwrap();
+    let addrs = |v: Vec<Value>| -> Vec<u64> {
+        v.into_iter()
+            .map(|v| match v {
+                Value::Object { addr } => addr,
+                _ => 0,
+            })
+            .collect()
+    };
+    let items = ListExpr::Items {
+        items: vec![
+            name("b"),
+            Ref::Slice {
+                name: "a".into(),
+                start: 1,
+                end: 3,
+            },
+            name("one"),
+            Ref::Index {
+                name: "a".into(),
+                index: 0,
+            },
+        ],
+    };
+    assert_eq!(addrs(eval(items)), [4, 2, 3, 9, 1]);
+    let interleave = ListExpr::Interleave {
+        lists: vec![name("b"), name("a")],
+    };
+    // A list that runs out drops out.
+    assert_eq!(addrs(eval(interleave)), [4, 1, 2, 3]);
+    assert_eq!(addrs(eval(ListExpr::Reverse { of: name("a") })), [3, 2, 1]);
+    assert_eq!(budget, MAX_LIST_ELEMENTS - 5 - 4 - 3);
+}
+
+#[test]
+fn list_lines_that_grow_without_end_stop_the_run() {
+    let mut text = format!("{V2}repeat 1000 t[] = kmalloc(0) on cpu0\n");
+    for _ in 0..12 {
+        text.push_str("t = [t, t]\n");
+    }
+    let s = parse(&text).unwrap();
+    let Err(e) = run(&s, false) else {
+        panic!("2^12 copies of 1,000 elements were built")
+    };
+    // Copies of 2, 4, ... 1024 thousand elements: the tenth passes 2,000,000.
+    assert_eq!(
+        e,
+        RunError::ListTooLong {
+            line: 14,
+            max: MAX_LIST_ELEMENTS
+        }
+    );
+    assert_eq!(e.key_args().0, "run.list_too_long");
+}
+
+#[test]
+fn prints_mark_the_cursor_and_add_no_step() {
+    let body = "repeat 3 a[] = kmalloc(64) on cpu0
+print slabinfo
+for x in a: kfree(x) on cpu1
+print sysfs kmalloc-64
+print buddyinfo
+";
+    let with = parse(&format!("{V2}print slabinfo\n{body}")).unwrap();
+    let without = parse(&format!(
+        "{V2}\n{}",
+        body.lines()
+            .map(|l| if l.starts_with("print") { "" } else { l })
+            .collect::<Vec<_>>()
+            .join("\n")
+    ))
+    .unwrap();
+    let (rec, summary) = run_with_summary(&with, true).unwrap();
+    let (rec0, summary0) = run_with_summary(&without, true).unwrap();
+    assert_eq!(rec.step_count(), rec0.step_count());
+    assert_eq!(summary.op_ends, summary0.op_ends);
+    assert_eq!(summary.op_lines, summary0.op_lines);
+    let marks: Vec<(u32, usize, PrintFile)> = summary
+        .prints
+        .iter()
+        .map(|p| (p.line, p.cursor, p.file.clone()))
+        .collect();
+    let sysfs = PrintFile::Sysfs {
+        cache: "kmalloc-64".into(),
+    };
+    assert_eq!(
+        marks,
+        [
+            (4, summary.ops_start, PrintFile::Slabinfo),
+            (6, summary.op_ends[2], PrintFile::Slabinfo),
+            (8, summary.op_ends[5], sysfs.clone()),
+            (9, summary.op_ends[5], PrintFile::Buddyinfo),
+        ]
+    );
+    // Read at its cursor: no kmalloc-64 slab at line 4; at line 6 one, its 64 objects all
+    // counted active (the cpu slab's free objects count as in use, as in the kernel).
+    let at = |i: usize| {
+        let m = rec.snapshot_at(summary.prints[i].cursor).unwrap();
+        print_text(&m, &summary.prints[i].file).unwrap()
+    };
+    let line = |text: String| {
+        text.lines()
+            .find(|l| l.starts_with("kmalloc-64 "))
+            .unwrap()
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        (line(at(0)), line(at(1))),
+        ("0".to_string(), "64".to_string())
+    );
+    let sysfs_lines: Vec<String> = at(2).lines().map(str::to_string).collect();
+    assert_eq!(sysfs_lines.len(), crate::sysfs::attribute_names().count());
+    assert!(sysfs_lines
+        .iter()
+        .all(|l| l.starts_with("/sys/kernel/slab/kmalloc-64/")));
+    assert_eq!(
+        print_heading(&summary.prints[1]),
+        format!("line 6: /proc/slabinfo after step {}", summary.op_ends[2])
+    );
+}
+
+#[test]
+fn every_step_names_its_line_and_operation() {
+    let s = parse(&format!(
+        "{V2}cache bar size=100
+repeat 2 a[] = kmem_cache_alloc(foo) on cpu0
+l = reverse(a)
+for x in l: kmem_cache_free(foo, x) on cpu1
+"
+    ))
+    .unwrap();
+    let (rec, summary) = run_with_summary(&s, true).unwrap();
+    let steps = rec.steps();
+    // Boot, then one kmem_cache_create() per cache line.
+    assert_eq!((steps[0].line, steps[0].op), (None, None));
+    assert_eq!((steps[1].line, steps[1].op), (Some(3), None));
+    assert_eq!((steps[2].line, steps[2].op), (Some(4), None));
+    assert_eq!(summary.ops_start, 3);
+    // Operation k runs the steps up to op_ends[k], from its line.
+    let mut start = summary.ops_start;
+    for (k, (&end, &line)) in summary.op_ends.iter().zip(&summary.op_lines).enumerate() {
+        for step in &steps[start..end] {
+            assert_eq!((step.line, step.op), (Some(line), Some(k as u32)));
+        }
+        start = end;
+    }
+    assert_eq!(summary.op_lines, [5, 5, 7, 7]);
+    let text = crate::trace::text::format_step(1, &steps[0]);
+    assert!(text.starts_with("    1  create_kmalloc_caches [boot]  (boot)\n"));
+    let text = crate::trace::text::format_step(3, &steps[2]);
+    assert!(
+        text.lines().next().unwrap().ends_with("  (line 4)"),
+        "{text}"
+    );
+    let last = steps.len() - 1;
+    let text = crate::trace::text::format_step(last + 1, &steps[last]);
+    assert!(
+        text.lines().next().unwrap().ends_with("  (line 7, op 4)"),
+        "{text}"
+    );
+    let json = serde_json::to_value(&steps[last]).unwrap();
+    assert_eq!(
+        (json["line"].as_u64(), json["op"].as_u64()),
+        (Some(7), Some(3))
+    );
+    assert!(serde_json::to_value(&steps[0]).unwrap()["op"].is_null());
+}
+
+#[test]
+fn format_2_forms_in_a_format_1_file_name_the_first_line_they_need() {
+    let v1 = "slabscope-scenario 1\nmachine cpus=2\nrepeat 2 a[] = kmalloc(8) on cpu0\n";
+    for (line, column, what) in [
+        ("print slabinfo", 1, "print"),
+        ("l = reverse(a)", 5, "reverse(…)"),
+        ("l = interleave(a, a)", 5, "interleave(…)"),
+        ("l = [a[0], a[1]]", 5, "[…]"),
+        ("l = a", 5, "l = a"),
+        ("l[] = a[1]", 7, "l[] = a[1]"),
+        ("for x in reverse(a): kfree(x) on cpu0", 10, "reverse(…)"),
+        ("for x in a[0..1]: kfree(x) on cpu0", 10, "a[0..1]"),
+    ] {
+        let e = err(&format!("{v1}{line}\n"));
+        assert_eq!(
+            (e.line, e.column, e.key),
+            (4, column, "scenario.needs_version"),
+            "{line}: {e}"
+        );
+        assert_eq!(e.args[0], ("what", what.to_string()), "{line}");
+        assert!(e
+            .hint
+            .as_deref()
+            .unwrap()
+            .contains("`slabscope-scenario 2`"));
+        // The same line in a format 2 file parses.
+        parse(&format!(
+            "{}{line}\n",
+            v1.replace("scenario 1", "scenario 2")
+        ))
+        .unwrap();
+    }
+    // A name is checked before the version: a wrong one is named as such.
+    let e = err(&format!("{v1}l = reverse(b)\n"));
+    assert_eq!(e.key, "scenario.unknown_name");
+    // Format 1's own mistakes read as before.
+    let e = err(&format!("{v1}b = kmaloc 8\n"));
+    assert_eq!(e.key, "scenario.unknown_operation_did_you_mean");
+    let e = err(&format!("{v1}for x in b: kfree(x) on cpu0\n"));
+    assert_eq!(e.key, "scenario.unknown_list");
+    // `print` stays a name in both formats.
+    parse(&format!(
+        "{v1}print = kmalloc(8) on cpu0\nkfree(print) on cpu0\n"
+    ))
+    .unwrap();
+}
+
+#[test]
+fn list_lines_and_prints_run_once_where_they_stand() {
+    for (text, key) in [
+        ("repeat 2 print slabinfo", "scenario.print_prefix"),
+        ("for x in a: print buddyinfo", "scenario.print_prefix"),
+        ("for x in a: l[] = x", "scenario.list_prefix"),
+        ("repeat 2 l = reverse(a)", "scenario.list_prefix"),
+        ("repeat 2 l[] = [a[0]]", "scenario.list_prefix"),
+        ("print", "scenario.expected_print_file"),
+        ("print meminfo", "scenario.unknown_print_file"),
+        ("print sysfs fo", "scenario.unknown_cache_did_you_mean"),
+        ("print slabinfo on cpu0", "scenario.trailing"),
+        ("l = reverse(one)", "scenario.expected_list"),
+        ("l = [a[0] a[1]]", "scenario.expected_symbol"),
+        ("l = interleave(a b)", "scenario.expected_symbol"),
+        ("l[] = a[0..1", "scenario.expected_symbol"),
+        ("l = [a[0..]]", "scenario.expected_range_end"),
+    ] {
+        let e = err(&format!(
+            "{V2}repeat 2 a[] = kmalloc(8) on cpu0\none = kmalloc(8) on cpu0\n{text}\n"
+        ));
+        assert_eq!((e.line, e.key), (6, key), "{text}: {e}");
+    }
+}
+
+/// Format 2 reads every format 1 file as format 1 did: the same scenario, line for line.
+#[test]
+fn format_2_reads_format_1_files_the_same() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    for dir in ["docs/scenarios", "wasm-core/sim/tests/golden"] {
+        for e in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = e.unwrap().path();
+            if path.extension().is_some_and(|x| x == "slab") {
+                files.push(path);
+            }
+        }
+    }
+    let mut checked = 0;
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let Some(rest) = text.strip_prefix("slabscope-scenario 1\n") else {
+            continue;
+        };
+        let old = parse(&text).unwrap();
+        let mut new = parse(&format!("slabscope-scenario 2\n{rest}")).unwrap();
+        assert_eq!(new.version, 2);
+        new.version = 1;
+        assert_eq!(old, new, "{}", path.display());
+        checked += 1;
+    }
+    assert!(checked >= 20, "{checked} format 1 files");
+}
+
+#[test]
+fn a_name_line_names_one_earlier_object() {
+    let s = parse(&format!(
+        "{V2}t = kmem_cache_alloc_bulk(foo, 3) on cpu0
+victim = t[1]
+same = victim
+kmem_cache_free(foo, same) on cpu1
+for x in [t[0], t[2]]: kmem_cache_free(foo, x) on cpu0
+"
+    ))
+    .unwrap();
+    assert_eq!(
+        s.statements[0].statement,
+        Statement::Name {
+            name: "victim".into(),
+            of: Ref::Index {
+                name: "t".into(),
+                index: 1
+            }
+        }
+    );
+    let rec = run(&s, true).unwrap();
+    let (allocated, freed) = object_events(&rec);
+    assert_eq!(freed, [allocated[1], allocated[0], allocated[2]]);
+    // A name is one object: used where a list is expected, it is refused.
+    let e = err(&format!(
+        "{V2}a = kmalloc(8) on cpu0\nb = a\nkfree_bulk(b) on cpu0\n"
+    ));
+    assert_eq!((e.line, e.key), (6, "scenario.expected_list"));
 }

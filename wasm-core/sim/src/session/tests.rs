@@ -253,3 +253,34 @@ fn addresses_cross_as_hex_and_come_back() {
         assert_eq!(parse_addr(bad), None, "{bad}");
     }
 }
+
+#[test]
+fn the_outline_lists_the_print_lines_at_their_cursors() {
+    let session = open(
+        "interleaved",
+        include_str!("../../../../docs/scenarios/bulk-free-interleaved.slab"),
+    );
+    let outline = session.outline();
+    let prints: Vec<(u32, &str, u32)> = outline
+        .prints
+        .iter()
+        .map(|p| (p.line, p.text.as_str(), p.cursor))
+        .collect();
+    // The first two after the two bulk allocations, the third after the interleaved free.
+    assert_eq!(prints[0].1, "print slabinfo");
+    assert_eq!(prints[0].2, outline.ops[1].end);
+    assert_eq!(prints[1].2, outline.ops[1].end);
+    assert_eq!(prints[2].2, outline.ops[2].end);
+    assert_eq!(
+        outline.prints[2].file,
+        PrintFile::Sysfs {
+            cache: "slab_bulk_test03".into()
+        }
+    );
+    // What the file says there is what the viewer's files show at that cursor.
+    let files = session
+        .files(prints[2].2 as usize, Some("slab_bulk_test03"))
+        .expect("files");
+    let dir = files.sysfs.expect("a SLUB cache");
+    assert!(dir.contains(&("cpu_slabs".to_string(), "2 N0=2\n".to_string())));
+}

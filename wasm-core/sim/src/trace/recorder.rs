@@ -17,6 +17,9 @@
 //!   `discard_slab()` freeing pages) files its events into the open step, and its `end` only
 //!   closes what it began. So every step boundary is a consistent state. Every `begin` needs
 //!   its `end`.
+//! - Every step carries its origin: the scenario line and operation it belongs to, as set by
+//!   `set_origin` before the scenario runs that line (none for boot; a line and no operation
+//!   for a `cache` line's creation).
 
 use super::arena::{Arena, Mark};
 use super::Event;
@@ -95,11 +98,37 @@ pub struct Step<'a> {
     pub function: &'static str,
     /// The path taken, e.g. `pcp hit` or `refill from buddy`.
     pub path: &'static str,
+    /// The scenario line (1-based) this step belongs to: its operation's line, or the `cache`
+    /// line whose `kmem_cache_create()` it is; `None` for boot.
+    pub line: Option<u32>,
+    /// The operation (0-based, each run of a `repeat` or `for` line counted, as in
+    /// `RunSummary::op_ends`) this step belongs to; `None` for boot and cache creation.
+    pub op: Option<u32>,
     pub caption: Caption,
     /// The events, as the trace's JSON shows them (not typed for TypeScript: the views read
     /// the snapshot, not the events).
     #[cfg_attr(feature = "ts-export", ts(type = "Array<Record<string, unknown>>"))]
     pub events: &'a [Event],
+}
+
+/// Where steps come from: a scenario line and an operation index, each `NONE` when there is
+/// none (lines and operations are far below `u32::MAX`; two words keep a step head small).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Origin {
+    line: u32,
+    op: u32,
+}
+
+impl Origin {
+    const NONE: u32 = u32::MAX;
+    const BOOT: Origin = Origin {
+        line: Origin::NONE,
+        op: Origin::NONE,
+    };
+
+    fn get(v: u32) -> Option<u32> {
+        (v != Origin::NONE).then_some(v)
+    }
 }
 
 /// A recorded step: its texts and where its events and arguments end in the arenas.
@@ -108,6 +137,7 @@ struct StepHead {
     function: &'static str,
     path: &'static str,
     key: &'static str,
+    origin: Origin,
     events: Mark,
     events_end: u32,
     args: Mark,
@@ -120,6 +150,7 @@ struct OpenStep {
     function: &'static str,
     path: &'static str,
     key: &'static str,
+    origin: Origin,
     events: Mark,
     args: Mark,
 }
@@ -129,6 +160,7 @@ impl OpenStep {
         function: "",
         path: "",
         key: "",
+        origin: Origin::BOOT,
         events: Mark { chunk: 0, index: 0 },
         args: Mark { chunk: 0, index: 0 },
     };
@@ -160,6 +192,8 @@ pub struct Recorder {
     keeping_args: bool,
     /// Steps taken, recorded or not.
     cursor: usize,
+    /// The origin of the steps recorded from now on.
+    origin: Origin,
 }
 
 impl Recorder {
@@ -184,7 +218,17 @@ impl Recorder {
             filing: true,
             keeping_args: false,
             cursor: 0,
+            origin: Origin::BOOT,
         }
+    }
+
+    /// The scenario line and operation the next steps belong to (`None`, `None`: boot). Set
+    /// between steps; a step keeps the origin it was opened under.
+    pub fn set_origin(&mut self, line: Option<u32>, op: Option<u32>) {
+        self.origin = Origin {
+            line: line.unwrap_or(Origin::NONE),
+            op: op.unwrap_or(Origin::NONE),
+        };
     }
 
     /// The live machine (at `cursor()`).
@@ -218,6 +262,8 @@ impl Recorder {
         Some(Step {
             function: head.function,
             path: head.path,
+            line: Origin::get(head.origin.line),
+            op: Origin::get(head.origin.op),
             caption: Caption {
                 key: head.key,
                 args,
@@ -268,6 +314,7 @@ impl Recorder {
             function,
             path,
             key,
+            origin: self.origin,
             events: self.events.mark(EVENTS_ROOM),
             args: self.args.mark(ARGS_ROOM),
         };
@@ -369,6 +416,7 @@ impl Recorder {
             function: step.function,
             path: step.path,
             key: step.key,
+            origin: step.origin,
             events: step.events,
             events_end: self.events.end(),
             args: step.args,
@@ -536,5 +584,11 @@ mod tests {
             std::mem::size_of::<Event>()
         );
         assert!(std::mem::size_of::<Arg>() <= 24);
+        // Texts, the origin (line and operation: 8 bytes) and the two runs' ends.
+        assert!(
+            std::mem::size_of::<StepHead>() <= 80,
+            "{}",
+            std::mem::size_of::<StepHead>()
+        );
     }
 }
