@@ -48,6 +48,7 @@ const REQUIRED_PATHS: &[(&str, &str)] = &[
     ("rmqueue_bulk", "pcp refill"),
     ("free_unref_page_commit", "to pcp"),
     ("__alloc_pages", "out of memory"),
+    ("get_page_from_freelist", "next zone in the zonelist"),
     ("alloc_single_from_partial", "debug cache: node partial"),
     (
         "free_to_partial_list",
@@ -65,6 +66,7 @@ const REQUIRED_PATHS: &[(&str, &str)] = &[
     ("cache_alloc_refill", "from the node's slab lists"),
     ("cache_alloc_refill", "hand out the newest object"),
     ("cache_grow_begin", "new slab"),
+    ("fallback_alloc", "walk the zonelist"),
     ("cache_grow_end", "link the new slab on slabs_free"),
     ("cache_grow_end", "link the new slab on its list"),
     (

@@ -8,7 +8,7 @@ use super::state::{AcRef, SlabList, BATCHREFILL_LIMIT};
 use super::{cpu_ac, emit, lock, shared_ac};
 use crate::geometry::slab::FreelistLayout;
 use crate::machine::{Owner, Pfn};
-use crate::page_alloc::{alloc_pages, alloc_pages_thisnode, free_pages};
+use crate::page_alloc::{alloc_pages, alloc_pages_thisnode, free_pages, zonelist};
 use crate::slub::random::draw_below;
 use crate::slub::state::ZERO_SIZE_PTR;
 use crate::trace::{End, Recorder};
@@ -440,14 +440,24 @@ fn cache_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, nodeid: u32, this_
     }
 }
 
-/// `fallback_alloc()`: any node (local first) with free objects in its lists, else a new slab
-/// wherever the page allocator finds memory.
+/// `fallback_alloc()`: the first node of the local node's zonelist (`mempolicy_slab_node()`
+/// without a memory policy is `numa_mem_id()`) with free objects in its lists, else a new
+/// slab wherever the page allocator finds memory along that zonelist.
 fn fallback_alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
     let local = rec.machine().cpu_node[cpu as usize];
-    let nodes = rec.machine().config.nodes;
+    let zonelist = rec.machine().zonelists[local as usize].clone();
+    rec.begin(
+        "fallback_alloc",
+        "walk the zonelist",
+        "step.slab_fallback_alloc",
+    );
+    rec.arg_cache("cache", cache);
+    rec.arg("cpu", cpu);
+    rec.arg("node", local);
+    rec.arg("zonelist", zonelist::zonelist_text(&zonelist));
+    rec.end();
     loop {
-        let zonelist = std::iter::once(local).chain((0..nodes).filter(|&n| n != local));
-        for nid in zonelist.collect::<Vec<_>>() {
+        for &nid in &zonelist {
             if rec.machine().slab.caches[cache as usize].node[nid as usize].free_objects > 0 {
                 let obj = cache_alloc_node(rec, cache, cpu, nid, true);
                 if obj != 0 {
