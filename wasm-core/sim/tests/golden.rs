@@ -66,6 +66,8 @@ const REQUIRED_PATHS: &[(&str, &str)] = &[
     ("cache_alloc_refill", "from the node's slab lists"),
     ("cache_alloc_refill", "hand out the newest object"),
     ("cache_grow_begin", "new slab"),
+    ("cache_grow_begin", "colour, then the OFF_SLAB index array"),
+    ("cache_grow_begin", "no memory for the index array"),
     ("fallback_alloc", "walk the zonelist"),
     ("cache_grow_end", "link the new slab on slabs_free"),
     ("cache_grow_end", "link the new slab on its list"),

@@ -481,6 +481,10 @@ fn fallback_alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
 
 /// `cache_grow_begin()`: pages for one slab (only from `node` with `this_node`), its colour
 /// and index array. The slab is on no list and not counted yet.
+///
+/// As in v6.6, `n->colour_next` moves on as soon as the pages are there, before
+/// `alloc_slabmgmt()`: a slab whose OFF_SLAB index array cannot be had gives its pages back
+/// but leaves the colour advanced, while a failed `kmem_getpages()` leaves it untouched.
 pub(crate) fn cache_grow_begin(
     rec: &mut Recorder,
     cache: u32,
@@ -491,6 +495,7 @@ pub(crate) fn cache_grow_begin(
     let g = rec.machine().slab.caches[cache as usize].geometry.clone();
     let order = g.gfporder as u8;
     let owner = Owner::Slab { cache };
+    // kmem_getpages()
     let pages = if this_node {
         alloc_pages_thisnode(rec, cpu, node, order, owner)
     } else {
@@ -499,7 +504,21 @@ pub(crate) fn cache_grow_begin(
     let pfn = pages.ok()?;
     let slab_node = rec.machine().node_of(pfn);
     let page_addr = rec.machine().object_addr(pfn, 1, 0);
-    // alloc_slabmgmt(): an OFF_SLAB index array comes from its kmalloc cache.
+    // The colour of the node the pages came from: colour_next is advanced (wrapping at
+    // cachep->colour), then used.
+    let mut colour =
+        rec.machine().slab.caches[cache as usize].node[slab_node as usize].colour_next + 1;
+    if colour >= g.colour {
+        colour = 0;
+    }
+    let colour_off = colour * g.colour_off;
+    let colour_next = SlabEvent::ColourNext {
+        cache,
+        node: slab_node,
+        colour,
+    };
+    // alloc_slabmgmt(): an OFF_SLAB index array comes from its kmalloc cache, after the
+    // colour is taken; the colour gets its own step so that it comes before the allocation's.
     let mut freelist_addr = match g.layout {
         FreelistLayout::ObjFreelist => 0,
         FreelistLayout::OnSlab => {
@@ -507,12 +526,23 @@ pub(crate) fn cache_grow_begin(
                 - u64::from(g.freelist_size)
         }
         FreelistLayout::OffSlab => {
+            rec.begin(
+                "cache_grow_begin",
+                "colour, then the OFF_SLAB index array",
+                "step.slab_grow_colour",
+            );
+            rec.arg_cache("cache", cache);
+            rec.arg("node", slab_node);
+            rec.arg("pfn", pfn);
+            rec.arg("colour_off", colour_off);
+            emit(rec, colour_next.clone());
+            rec.end();
             let fc = rec.machine().slab.caches[cache as usize]
                 .freelist_cache
                 .expect("OFF_SLAB caches have a freelist cache");
             let mgmt = slab_alloc_node(rec, fc, cpu, Some(slab_node));
             if mgmt == 0 {
-                // opps1: kmem_freepages()
+                // opps1: kmem_freepages(); colour_next stays where it is now.
                 rec.begin(
                     "cache_grow_begin",
                     "no memory for the index array",
@@ -531,21 +561,9 @@ pub(crate) fn cache_grow_begin(
     rec.arg_cache("cache", cache);
     rec.arg("node", slab_node);
     rec.arg("pfn", pfn);
-    // The colour: n->colour_next is advanced before use.
-    let mut colour =
-        rec.machine().slab.caches[cache as usize].node[slab_node as usize].colour_next + 1;
-    if colour >= g.colour {
-        colour = 0;
+    if g.layout != FreelistLayout::OffSlab {
+        emit(rec, colour_next);
     }
-    emit(
-        rec,
-        SlabEvent::ColourNext {
-            cache,
-            node: slab_node,
-            colour,
-        },
-    );
-    let colour_off = colour * g.colour_off;
     rec.arg("colour_off", colour_off);
     // cache_init_objs(): identity, or shuffle_freelist() from the precomputed sequence.
     let num = g.num;

@@ -9,7 +9,7 @@ use super::*;
 use crate::geometry::slab::FreelistLayout;
 use crate::machine::check::check_page_allocator;
 use crate::machine::{Machine, MachineConfig, Owner};
-use crate::page_alloc::alloc_pages_thisnode;
+use crate::page_alloc::{alloc_pages, alloc_pages_thisnode, free_pages};
 use crate::scenario::{Allocator, CacheDecl, Switches};
 use crate::slub::FreeOutcome;
 use proptest::prelude::*;
@@ -578,4 +578,79 @@ fn fallback_alloc_walks_the_local_zonelist() {
     let obj = slab_alloc_node(&mut rec, id, 1, None);
     consistent(&rec);
     assert_eq!(obj_node(&rec, obj), 2);
+}
+
+#[test]
+fn colour_next_advances_before_the_off_slab_index_array_is_allocated() {
+    // 64 KiB pages: a 600-byte cache with a constructor keeps its index array OFF_SLAB (in
+    // kmalloc-256) and has 2 colours.
+    let m = Machine::new_seeded(
+        MachineConfig {
+            cpus: 1,
+            nodes: 1,
+            cpu_node: vec![],
+            page_size: 65536,
+            pages_per_node: 32,
+            pcp_batch: Some(3),
+            pcp_high: Some(12),
+        },
+        0,
+    )
+    .unwrap()
+    .with_allocator(Allocator::Slab);
+    let mut rec = Recorder::new(m, true);
+    create_kmalloc_caches(&mut rec, &Switches::default()).unwrap();
+    let id =
+        kmem_cache_create(&mut rec, &decl("ctor600", 600, true), &Switches::default()).unwrap();
+    let g = rec.machine().slab.caches[id as usize].geometry.clone();
+    assert_eq!((g.layout, g.colour), (FreelistLayout::OffSlab, 2));
+    // Every page taken, and kmalloc-256 with nothing left to give.
+    let mut held = Vec::new();
+    while let Ok(pfn) = alloc_pages(&mut rec, 0, None, 0, Owner::Pages) {
+        held.push(pfn);
+    }
+    while kmalloc(&mut rec, 256, 0, None) != 0 {}
+    // One page back: enough for a slab of ctor600, not for its index array as well.
+    free_pages(&mut rec, 0, held.pop().unwrap()).unwrap();
+    let from = rec.cursor();
+    assert_eq!(slab_alloc_node(&mut rec, id, 0, None), 0);
+    let steps = rec.steps();
+    let ours = &steps[from..];
+    // cache_alloc_refill()'s direct grow, ____cache_alloc_node()'s must_grow and
+    // fallback_alloc()'s grow each got the page, took a colour, and gave the page back.
+    let failed = ours
+        .iter()
+        .filter(|s| s.caption.key == "step.slab_grow_failed")
+        .count();
+    assert_eq!(failed, 3);
+    // Each time the colour came first, then the index array's allocation.
+    let colour = ours
+        .iter()
+        .position(|s| s.caption.key == "step.slab_grow_colour")
+        .unwrap();
+    let index_array = ours
+        .iter()
+        .position(|s| s.function == "slab_alloc_node" && s.path == "out of memory")
+        .unwrap();
+    assert!(colour < index_array);
+    let colour_next = |rec: &Recorder| rec.machine().slab.caches[id as usize].node[0].colour_next;
+    assert_eq!(colour_next(&rec), failed as u32 % g.colour);
+    // With pages for the slab and its index array, the next slab takes the colour after it.
+    free_pages(&mut rec, 0, held.pop().unwrap()).unwrap();
+    free_pages(&mut rec, 0, held.pop().unwrap()).unwrap();
+    let obj = slab_alloc_node(&mut rec, id, 0, None);
+    assert_ne!(obj, 0);
+    let pfn = place_of(rec.machine(), obj).unwrap().pfn;
+    let expected = (failed as u32 + 1) % g.colour;
+    assert_eq!(
+        rec.machine().slab.slabs[&pfn].colour_off,
+        expected * g.colour_off
+    );
+    assert_eq!(colour_next(&rec), expected);
+    for cursor in 1..=rec.cursor() {
+        let snap = rec.snapshot_at(cursor).unwrap();
+        let mut bad = check_slab(&snap);
+        bad.extend(check_page_allocator(&snap));
+        assert!(bad.is_empty(), "after step {cursor}: {bad:#?}");
+    }
 }
