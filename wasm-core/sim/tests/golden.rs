@@ -50,6 +50,7 @@ const REQUIRED_PATHS: &[(&str, &str)] = &[
     ("rmqueue_bulk", "pcp refill"),
     ("free_unref_page_commit", "to pcp"),
     ("__alloc_pages", "out of memory"),
+    ("get_page_from_freelist", "next zone in the zonelist"),
     ("alloc_single_from_partial", "debug cache: node partial"),
     (
         "free_to_partial_list",
@@ -67,6 +68,9 @@ const REQUIRED_PATHS: &[(&str, &str)] = &[
     ("cache_alloc_refill", "from the node's slab lists"),
     ("cache_alloc_refill", "hand out the newest object"),
     ("cache_grow_begin", "new slab"),
+    ("cache_grow_begin", "colour, then the OFF_SLAB index array"),
+    ("cache_grow_begin", "no memory for the index array"),
+    ("fallback_alloc", "walk the zonelist"),
     ("cache_grow_end", "link the new slab on slabs_free"),
     ("cache_grow_end", "link the new slab on its list"),
     (

@@ -1,5 +1,6 @@
 //! The whole simulated state (`Machine`): page frames, one zone per node with its buddy free
-//! lists, and every CPU's per-CPU page lists. Slab caches join it in later modules.
+//! lists and its zonelist (fixed at boot), and every CPU's per-CPU page lists. Slab caches join
+//! it in later modules.
 //!
 //! Rules:
 //! - Only `trace::Recorder` mutates a `Machine`, by applying `Event`s (`apply.rs`); everything
@@ -22,6 +23,7 @@ pub use list::ListHead;
 pub use slabs::SlabTable;
 
 use crate::geometry::platform::PageGeometry;
+use crate::page_alloc::zonelist::{self, DistanceError};
 use crate::scenario::Allocator;
 use crate::slab::state::SlabAllocator;
 use crate::slub::state::KmemCache;
@@ -133,6 +135,12 @@ pub struct Machine {
     pub slab: SlabAllocator,
     /// Per node: acquisitions of any cache's `n->list_lock` so far.
     pub list_lock_taken: Vec<u64>,
+    /// `node_distance(a, b)` as `node_distance[a][b]` (the SLIT): 10/20 unless
+    /// `with_node_distance()` gave a table.
+    pub node_distance: Vec<Vec<u32>>,
+    /// Each node's fallback zonelist (`node_zonelists[ZONELIST_FALLBACK]`, one zone per node),
+    /// built at boot by `build_all_zonelists()`: the nodes its allocations try, in order.
+    pub zonelists: Vec<Vec<u32>>,
 }
 
 impl Machine {
@@ -210,6 +218,9 @@ impl Machine {
         }
         let frames_len = frames.len();
         let nodes_count = zones.len();
+        let node_distance = zonelist::uniform_distance(config.nodes);
+        // cpumask_of_node() is still empty for every node when x86_64 builds the lists.
+        let zonelists = zonelist::build_all_zonelists(&node_distance, &vec![false; nodes_count]);
         Ok(Machine {
             config,
             page,
@@ -226,7 +237,19 @@ impl Machine {
             allocator: Allocator::Slub,
             slab: SlabAllocator::default(),
             list_lock_taken: vec![0; nodes_count],
+            node_distance,
+            zonelists,
         })
+    }
+
+    /// The same machine with another node distance table (a SLIT), its zonelists rebuilt.
+    /// For a machine just booted: the lists are the boot-time ones, never rebuilt later.
+    pub fn with_node_distance(mut self, distance: Vec<Vec<u32>>) -> Result<Machine, DistanceError> {
+        zonelist::check_distance(&distance, self.config.nodes)?;
+        let has_cpus = vec![false; distance.len()];
+        self.zonelists = zonelist::build_all_zonelists(&distance, &has_cpus);
+        self.node_distance = distance;
+        Ok(self)
     }
 
     /// The same machine, booted for `allocator`.

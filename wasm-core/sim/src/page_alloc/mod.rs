@@ -4,13 +4,15 @@
 //! decides as the kernel function it is named after would, and records the outcome as events
 //! through the `Recorder` (the only writer).
 //!
-//! Modelled: one zone per node, one migrate type, pcp lists for orders 0..=3, the zonelist
-//! fallback from the preferred node to the others in node order. Not modelled (spec 7.10):
+//! Modelled: one zone per node, one migrate type, pcp lists for orders 0..=3, the fallback
+//! from the preferred node along its zonelist (`zonelist.rs`: the order `build_zonelists()`
+//! gave it at boot). Not modelled (spec 7.10):
 //! watermark checks on allocation, reclaim and compaction, migrate-type fallback and
 //! stealing, page shuffling, guard pages; an allocation fails only when no node has a block.
 
 mod buddy;
 mod pcp;
+pub mod zonelist;
 
 pub use buddy::{free_one_page, rmqueue_smallest};
 
@@ -76,8 +78,9 @@ impl fmt::Display for PageAllocError {
 
 impl std::error::Error for PageAllocError {}
 
-/// `__alloc_pages()`: a block of `2^order` pages for `owner`, preferring `node` (the CPU's own
-/// node when `None`), then the other nodes in order.
+/// `__alloc_pages()`: a block of `2^order` pages for `owner` from the zonelist of `node`
+/// (`alloc_pages_node()`, `__alloc_pages_node()`), or of the CPU's own node when `None`
+/// (`alloc_pages()` without a memory policy: `numa_node_id()`).
 pub fn alloc_pages(
     rec: &mut Recorder,
     cpu: u32,
@@ -88,7 +91,8 @@ pub fn alloc_pages(
     alloc_pages_zonelist(rec, cpu, node, order, owner, false)
 }
 
-/// `alloc_pages()` with `__GFP_THISNODE`: only the preferred node's zone is tried.
+/// `alloc_pages()` with `__GFP_THISNODE`: the node's `ZONELIST_NOFALLBACK` list, its own zone
+/// only.
 pub fn alloc_pages_thisnode(
     rec: &mut Recorder,
     cpu: u32,
@@ -121,10 +125,17 @@ fn alloc_pages_zonelist(
     if preferred >= m.config.nodes {
         return Err(PageAllocError::Node(preferred));
     }
-    let zonelist: Vec<u32> = std::iter::once(preferred)
-        .chain((0..m.config.nodes).filter(|&n| n != preferred && !this_node))
-        .collect();
-    for zone in zonelist {
+    let zonelist = if this_node {
+        vec![preferred]
+    } else {
+        m.zonelists[preferred as usize].clone()
+    };
+    // get_page_from_freelist(): the zones of the zonelist in order (no watermarks modelled:
+    // a zone fails only when it has no block of the order).
+    for (i, &zone) in zonelist.iter().enumerate() {
+        if i > 0 {
+            zonelist_fallback(rec, &zonelist, zonelist[i - 1], zone, order);
+        }
         let got = if order <= PCP_MAX_ORDER {
             pcp::rmqueue_pcplist(rec, cpu, zone, order)
         } else {
@@ -148,6 +159,21 @@ fn alloc_pages_zonelist(
     rec.arg("order", order);
     rec.end();
     Err(PageAllocError::OutOfMemory { order })
+}
+
+/// The step between two zones of the zonelist: `failed` had no block, `next` is tried.
+fn zonelist_fallback(rec: &mut Recorder, zonelist: &[u32], failed: u32, next: u32, order: u8) {
+    rec.begin(
+        "get_page_from_freelist",
+        "next zone in the zonelist",
+        "step.zonelist_fallback",
+    );
+    rec.arg("node", failed);
+    rec.arg("order", order);
+    rec.arg("next", next);
+    rec.arg("preferred", zonelist[0]);
+    rec.arg("zonelist", zonelist::zonelist_text(zonelist));
+    rec.end();
 }
 
 /// `__free_pages()`: gives back the block starting at `pfn`, freed on `cpu`.

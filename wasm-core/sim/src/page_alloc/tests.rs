@@ -5,6 +5,7 @@ use super::*;
 use crate::buddyinfo::buddyinfo;
 use crate::machine::check::check_page_allocator;
 use crate::machine::{Machine, MachineConfig};
+use crate::trace::Shown;
 use proptest::prelude::*;
 
 fn machine(cpus: u32, nodes: u32, pages: u32, batch: Option<u32>, high: Option<u32>) -> Recorder {
@@ -213,6 +214,93 @@ fn zonelist_falls_back_to_other_nodes_then_fails_cleanly() {
     assert!(check_page_allocator(rec.machine()).is_empty());
 }
 
+/// The node of the block `alloc_pages()` gives `cpu` (preferring `node`), after every page of
+/// `full` was taken.
+fn node_after_exhausting(rec: &mut Recorder, full: u32, cpu: u32, node: Option<u32>) -> u32 {
+    while alloc_pages_thisnode(rec, cpu, full, 0, Owner::Pages).is_ok() {}
+    let pfn = alloc_pages(rec, cpu, node, 0, Owner::Pages).unwrap();
+    rec.machine().node_of(pfn)
+}
+
+#[test]
+fn an_exhausted_node_falls_back_along_its_zonelist_not_in_node_order() {
+    // Three nodes at the default distances: node 1's zonelist is 1 2 0 (build_zonelists()
+    // puts the nodes above it first), so its next choice is node 2, not node 0.
+    let mut rec = machine(3, 3, 16, Some(1), Some(0));
+    assert_eq!(
+        rec.machine().zonelists,
+        [vec![0, 1, 2], vec![1, 2, 0], vec![2, 0, 1]]
+    );
+    assert_eq!(node_after_exhausting(&mut rec, 1, 1, None), 2);
+    let step = rec
+        .steps()
+        .into_iter()
+        .rev()
+        .find(|s| s.function == "get_page_from_freelist")
+        .unwrap();
+    let arg = |name: &str| {
+        let (_, v) = step.caption.args.iter().find(|(k, _)| *k == name).unwrap();
+        v.clone()
+    };
+    assert_eq!(
+        (arg("node"), arg("next"), arg("zonelist")),
+        (Shown::Num(1), Shown::Num(2), Shown::Text("1 2 0".into()))
+    );
+    // alloc_pages_node(1) on a CPU of node 0 walks node 1's zonelist, not the CPU's.
+    assert_eq!(rec.machine().cpu_node[0], 0);
+    let pfn = alloc_pages(&mut rec, 0, Some(1), 0, Owner::Pages).unwrap();
+    assert_eq!(rec.machine().node_of(pfn), 2);
+    // __GFP_THISNODE does not fall back at all.
+    assert!(alloc_pages_thisnode(&mut rec, 0, 1, 0, Owner::Pages).is_err());
+    // Node 2's zonelist is 2 0 1: with node 2 full too, cpu2 gets node 0.
+    assert_eq!(node_after_exhausting(&mut rec, 2, 2, None), 0);
+    assert!(check_page_allocator(rec.machine()).is_empty());
+}
+
+#[test]
+fn zonelists_follow_the_node_distance_table() {
+    // Four sockets in a ring (one hop 16, the opposite socket 22): node 1's zonelist is
+    // 1 3 0 2 (find_next_best_node(), with node_load carried over from the lists of nodes
+    // 0, 2 and 3 built around it).
+    let ring = vec![
+        vec![10, 16, 16, 22],
+        vec![16, 10, 22, 16],
+        vec![16, 22, 10, 16],
+        vec![22, 16, 16, 10],
+    ];
+    let m = Machine::new(MachineConfig {
+        cpus: 4,
+        nodes: 4,
+        cpu_node: vec![],
+        page_size: 4096,
+        pages_per_node: 16,
+        pcp_batch: Some(1),
+        pcp_high: Some(0),
+    })
+    .unwrap()
+    .with_node_distance(ring)
+    .unwrap();
+    assert_eq!(m.zonelists[1], [1, 3, 0, 2]);
+    let mut rec = Recorder::new(m, true);
+    assert_eq!(node_after_exhausting(&mut rec, 1, 1, None), 3);
+    assert_eq!(node_after_exhausting(&mut rec, 3, 1, None), 0);
+    assert_eq!(node_after_exhausting(&mut rec, 0, 1, None), 2);
+    assert!(check_page_allocator(rec.machine()).is_empty());
+    // A table the kernel would refuse is refused.
+    let bad = Machine::new(MachineConfig {
+        cpus: 2,
+        nodes: 2,
+        cpu_node: vec![],
+        page_size: 4096,
+        pages_per_node: 16,
+        pcp_batch: None,
+        pcp_high: None,
+    })
+    .unwrap()
+    .with_node_distance(vec![vec![10, 20], vec![20, 20]]);
+    assert!(bad.is_err());
+}
+
 #[derive(Clone, Debug)]
 enum Op {
     Alloc {
@@ -231,7 +319,7 @@ enum Op {
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        5 => (0u32..4, prop::option::of(0u32..3), prop_oneof![4 => 0u8..=1, 2 => 2u8..=3, 1 => 4u8..=6])
+        5 => (0u32..4, prop::option::of(0u32..4), prop_oneof![4 => 0u8..=1, 2 => 2u8..=3, 1 => 4u8..=6])
             .prop_map(|(cpu, node, order)| Op::Alloc { cpu, node, order }),
         4 => (0u32..4, any::<usize>()).prop_map(|(cpu, pick)| Op::Free { cpu, pick }),
         1 => (0u32..4).prop_map(|cpu| Op::Drain { cpu }),
@@ -246,7 +334,7 @@ proptest! {
     #[test]
     fn random_operations_keep_every_invariant(
         cpus in 1u32..=4,
-        nodes in 1u32..=3,
+        nodes in 1u32..=4,
         pages in 16u32..600,
         batch in prop::option::of(0u32..20),
         high in prop::option::of(0u32..80),

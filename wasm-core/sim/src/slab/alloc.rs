@@ -8,7 +8,7 @@ use super::state::{AcRef, SlabList, BATCHREFILL_LIMIT};
 use super::{cpu_ac, emit, lock, shared_ac};
 use crate::geometry::slab::FreelistLayout;
 use crate::machine::{Owner, Pfn};
-use crate::page_alloc::{alloc_pages, alloc_pages_thisnode, free_pages};
+use crate::page_alloc::{alloc_pages, alloc_pages_thisnode, free_pages, zonelist};
 use crate::slub::random::draw_below;
 use crate::slub::state::ZERO_SIZE_PTR;
 use crate::trace::{End, Recorder};
@@ -440,14 +440,24 @@ fn cache_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, nodeid: u32, this_
     }
 }
 
-/// `fallback_alloc()`: any node (local first) with free objects in its lists, else a new slab
-/// wherever the page allocator finds memory.
+/// `fallback_alloc()`: the first node of the local node's zonelist (`mempolicy_slab_node()`
+/// without a memory policy is `numa_mem_id()`) with free objects in its lists, else a new
+/// slab wherever the page allocator finds memory along that zonelist.
 fn fallback_alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
     let local = rec.machine().cpu_node[cpu as usize];
-    let nodes = rec.machine().config.nodes;
+    let zonelist = rec.machine().zonelists[local as usize].clone();
+    rec.begin(
+        "fallback_alloc",
+        "walk the zonelist",
+        "step.slab_fallback_alloc",
+    );
+    rec.arg_cache("cache", cache);
+    rec.arg("cpu", cpu);
+    rec.arg("node", local);
+    rec.arg("zonelist", zonelist::zonelist_text(&zonelist));
+    rec.end();
     loop {
-        let zonelist = std::iter::once(local).chain((0..nodes).filter(|&n| n != local));
-        for nid in zonelist.collect::<Vec<_>>() {
+        for &nid in &zonelist {
             if rec.machine().slab.caches[cache as usize].node[nid as usize].free_objects > 0 {
                 let obj = cache_alloc_node(rec, cache, cpu, nid, true);
                 if obj != 0 {
@@ -471,6 +481,10 @@ fn fallback_alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
 
 /// `cache_grow_begin()`: pages for one slab (only from `node` with `this_node`), its colour
 /// and index array. The slab is on no list and not counted yet.
+///
+/// As in v6.6, `n->colour_next` moves on as soon as the pages are there, before
+/// `alloc_slabmgmt()`: a slab whose OFF_SLAB index array cannot be had gives its pages back
+/// but leaves the colour advanced, while a failed `kmem_getpages()` leaves it untouched.
 pub(crate) fn cache_grow_begin(
     rec: &mut Recorder,
     cache: u32,
@@ -481,6 +495,7 @@ pub(crate) fn cache_grow_begin(
     let g = rec.machine().slab.caches[cache as usize].geometry.clone();
     let order = g.gfporder as u8;
     let owner = Owner::Slab { cache };
+    // kmem_getpages()
     let pages = if this_node {
         alloc_pages_thisnode(rec, cpu, node, order, owner)
     } else {
@@ -489,7 +504,21 @@ pub(crate) fn cache_grow_begin(
     let pfn = pages.ok()?;
     let slab_node = rec.machine().node_of(pfn);
     let page_addr = rec.machine().object_addr(pfn, 1, 0);
-    // alloc_slabmgmt(): an OFF_SLAB index array comes from its kmalloc cache.
+    // The colour of the node the pages came from: colour_next is advanced (wrapping at
+    // cachep->colour), then used.
+    let mut colour =
+        rec.machine().slab.caches[cache as usize].node[slab_node as usize].colour_next + 1;
+    if colour >= g.colour {
+        colour = 0;
+    }
+    let colour_off = colour * g.colour_off;
+    let colour_next = SlabEvent::ColourNext {
+        cache,
+        node: slab_node,
+        colour,
+    };
+    // alloc_slabmgmt(): an OFF_SLAB index array comes from its kmalloc cache, after the
+    // colour is taken; the colour gets its own step so that it comes before the allocation's.
     let mut freelist_addr = match g.layout {
         FreelistLayout::ObjFreelist => 0,
         FreelistLayout::OnSlab => {
@@ -497,12 +526,23 @@ pub(crate) fn cache_grow_begin(
                 - u64::from(g.freelist_size)
         }
         FreelistLayout::OffSlab => {
+            rec.begin(
+                "cache_grow_begin",
+                "colour, then the OFF_SLAB index array",
+                "step.slab_grow_colour",
+            );
+            rec.arg_cache("cache", cache);
+            rec.arg("node", slab_node);
+            rec.arg("pfn", pfn);
+            rec.arg("colour_off", colour_off);
+            emit(rec, colour_next.clone());
+            rec.end();
             let fc = rec.machine().slab.caches[cache as usize]
                 .freelist_cache
                 .expect("OFF_SLAB caches have a freelist cache");
             let mgmt = slab_alloc_node(rec, fc, cpu, Some(slab_node));
             if mgmt == 0 {
-                // opps1: kmem_freepages()
+                // opps1: kmem_freepages(); colour_next stays where it is now.
                 rec.begin(
                     "cache_grow_begin",
                     "no memory for the index array",
@@ -521,21 +561,9 @@ pub(crate) fn cache_grow_begin(
     rec.arg_cache("cache", cache);
     rec.arg("node", slab_node);
     rec.arg("pfn", pfn);
-    // The colour: n->colour_next is advanced before use.
-    let mut colour =
-        rec.machine().slab.caches[cache as usize].node[slab_node as usize].colour_next + 1;
-    if colour >= g.colour {
-        colour = 0;
+    if g.layout != FreelistLayout::OffSlab {
+        emit(rec, colour_next);
     }
-    emit(
-        rec,
-        SlabEvent::ColourNext {
-            cache,
-            node: slab_node,
-            colour,
-        },
-    );
-    let colour_off = colour * g.colour_off;
     rec.arg("colour_off", colour_off);
     // cache_init_objs(): identity, or shuffle_freelist() from the precomputed sequence.
     let num = g.num;

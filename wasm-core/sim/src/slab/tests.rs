@@ -8,7 +8,8 @@ use super::state::BATCHREFILL_LIMIT;
 use super::*;
 use crate::geometry::slab::FreelistLayout;
 use crate::machine::check::check_page_allocator;
-use crate::machine::{Machine, MachineConfig};
+use crate::machine::{Machine, MachineConfig, Owner};
+use crate::page_alloc::{alloc_pages, alloc_pages_thisnode, free_pages};
 use crate::scenario::{Allocator, CacheDecl, Switches};
 use crate::slub::FreeOutcome;
 use proptest::prelude::*;
@@ -437,7 +438,7 @@ enum Op {
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        6 => (0u32..3, 0usize..4, prop::option::weighted(0.1, 0u32..2)).prop_map(|(cpu, cache, node)| Op::Alloc { cpu, cache, node }),
+        6 => (0u32..3, 0usize..4, prop::option::weighted(0.1, 0u32..3)).prop_map(|(cpu, cache, node)| Op::Alloc { cpu, cache, node }),
         5 => (0u32..3, any::<usize>()).prop_map(|(cpu, pick)| Op::Free { cpu, pick }),
         1 => prop::option::of(0u32..3).prop_map(|cpu| Op::Reap { cpu }),
         1 => (0u32..3, 0usize..4).prop_map(|(cpu, cache)| Op::Shrink { cpu, cache }),
@@ -458,7 +459,7 @@ proptest! {
     #[test]
     fn random_slab_operations_keep_every_invariant(
         cpus in 1u32..=3,
-        nodes in 1u32..=2,
+        nodes in 1u32..=3,
         pages in 64u32..400,
         sizes in prop::array::uniform3(prop_oneof![8u32..300, 300u32..5000]),
         ctor in any::<bool>(),
@@ -528,5 +529,128 @@ proptest! {
             prop_assert_eq!(rec.machine().live_objects as usize, live.len() + arrays);
         }
         prop_assert_eq!(&rec.snapshot_at(rec.cursor()).unwrap(), rec.machine());
+    }
+}
+
+/// Takes every page of `node` with `cpu` (its pcp list for the node included).
+fn exhaust_node(rec: &mut Recorder, cpu: u32, node: u32) {
+    while alloc_pages_thisnode(rec, cpu, node, 0, Owner::Pages).is_ok() {}
+}
+
+/// The node whose memory holds `obj`.
+fn obj_node(rec: &Recorder, obj: u64) -> u32 {
+    rec.machine()
+        .node_of(place_of(rec.machine(), obj).unwrap().pfn)
+}
+
+/// The caption argument `name` of the last step of `function`, as shown.
+fn last_arg(rec: &Recorder, function: &str, name: &str) -> Option<crate::trace::Shown> {
+    let steps = rec.steps();
+    let step = steps.iter().rev().find(|s| s.function == function)?;
+    let (_, v) = step.caption.args.iter().find(|(k, _)| *k == name)?;
+    Some(v.clone())
+}
+
+#[test]
+fn fallback_alloc_walks_the_local_zonelist() {
+    // Three nodes, cpuN on node N. Node 1's zonelist is 1 2 0: with node 1 out of memory,
+    // fallback_alloc() on cpu1 takes an object from node 2's lists although node 0 has free
+    // objects too.
+    let mut rec = boot_with(3, 3, 256, &Switches::default(), 0);
+    let id = cache(&mut rec, "obj64", 64);
+    for cpu in [0, 2] {
+        slab_alloc_node(&mut rec, id, cpu, None);
+        assert!(rec.machine().slab.caches[id as usize].node[cpu as usize].free_objects > 0);
+    }
+    exhaust_node(&mut rec, 1, 1);
+    let obj = slab_alloc_node(&mut rec, id, 1, None);
+    consistent(&rec);
+    assert_eq!(obj_node(&rec, obj), 2);
+    assert_eq!(
+        last_arg(&rec, "fallback_alloc", "zonelist"),
+        Some(crate::trace::Shown::Text("1 2 0".into()))
+    );
+    // No node with free objects: the new slab comes from the page allocator, which walks the
+    // same zonelist (cache_grow_begin() without __GFP_THISNODE) and finds node 2.
+    let mut rec = boot_with(3, 3, 256, &Switches::default(), 0);
+    let id = cache(&mut rec, "obj64", 64);
+    exhaust_node(&mut rec, 1, 1);
+    let obj = slab_alloc_node(&mut rec, id, 1, None);
+    consistent(&rec);
+    assert_eq!(obj_node(&rec, obj), 2);
+}
+
+#[test]
+fn colour_next_advances_before_the_off_slab_index_array_is_allocated() {
+    // 64 KiB pages: a 600-byte cache with a constructor keeps its index array OFF_SLAB (in
+    // kmalloc-256) and has 2 colours.
+    let m = Machine::new_seeded(
+        MachineConfig {
+            cpus: 1,
+            nodes: 1,
+            cpu_node: vec![],
+            page_size: 65536,
+            pages_per_node: 32,
+            pcp_batch: Some(3),
+            pcp_high: Some(12),
+        },
+        0,
+    )
+    .unwrap()
+    .with_allocator(Allocator::Slab);
+    let mut rec = Recorder::new(m, true);
+    create_kmalloc_caches(&mut rec, &Switches::default()).unwrap();
+    let id =
+        kmem_cache_create(&mut rec, &decl("ctor600", 600, true), &Switches::default()).unwrap();
+    let g = rec.machine().slab.caches[id as usize].geometry.clone();
+    assert_eq!((g.layout, g.colour), (FreelistLayout::OffSlab, 2));
+    // Every page taken, and kmalloc-256 with nothing left to give.
+    let mut held = Vec::new();
+    while let Ok(pfn) = alloc_pages(&mut rec, 0, None, 0, Owner::Pages) {
+        held.push(pfn);
+    }
+    while kmalloc(&mut rec, 256, 0, None) != 0 {}
+    // One page back: enough for a slab of ctor600, not for its index array as well.
+    free_pages(&mut rec, 0, held.pop().unwrap()).unwrap();
+    let from = rec.cursor();
+    assert_eq!(slab_alloc_node(&mut rec, id, 0, None), 0);
+    let steps = rec.steps();
+    let ours = &steps[from..];
+    // cache_alloc_refill()'s direct grow, ____cache_alloc_node()'s must_grow and
+    // fallback_alloc()'s grow each got the page, took a colour, and gave the page back.
+    let failed = ours
+        .iter()
+        .filter(|s| s.caption.key == "step.slab_grow_failed")
+        .count();
+    assert_eq!(failed, 3);
+    // Each time the colour came first, then the index array's allocation.
+    let colour = ours
+        .iter()
+        .position(|s| s.caption.key == "step.slab_grow_colour")
+        .unwrap();
+    let index_array = ours
+        .iter()
+        .position(|s| s.function == "slab_alloc_node" && s.path == "out of memory")
+        .unwrap();
+    assert!(colour < index_array);
+    let colour_next = |rec: &Recorder| rec.machine().slab.caches[id as usize].node[0].colour_next;
+    assert_eq!(colour_next(&rec), failed as u32 % g.colour);
+    // With pages for the slab and its index array, the next slab takes the colour after it.
+    free_pages(&mut rec, 0, held.pop().unwrap()).unwrap();
+    free_pages(&mut rec, 0, held.pop().unwrap()).unwrap();
+    let obj = slab_alloc_node(&mut rec, id, 0, None);
+    assert_ne!(obj, 0);
+    let pfn = place_of(rec.machine(), obj).unwrap().pfn;
+    let expected = (failed as u32 + 1) % g.colour;
+    assert_eq!(
+        rec.machine().slab.slabs[&pfn].colour_off,
+        expected * g.colour_off
+    );
+    assert_eq!(colour_next(&rec), expected);
+    for cursor in 1..=rec.cursor() {
+        let snap = rec.snapshot_at(cursor).unwrap();
+        let mut bad = check_slab(&snap);
+        bad.extend(check_page_allocator(&snap));
+        assert!(bad.is_empty(), "after step {cursor}: {bad:#?}");
     }
 }

@@ -9,7 +9,7 @@ use super::state::ZERO_SIZE_PTR;
 use super::{get_freepointer, object_allocated, set_cpu_freelist, take_object};
 use crate::geometry::kmalloc::KmallocTarget;
 use crate::machine::{Owner, Pfn};
-use crate::page_alloc::alloc_pages;
+use crate::page_alloc::{alloc_pages, zonelist};
 use crate::trace::{End, Event, Recorder};
 
 /// `kmalloc()`/`kmalloc_node()`: an object of at least `size` bytes, or NULL (0).
@@ -278,14 +278,17 @@ fn any_partial_node(rec: &mut Recorder, cache: u32, cpu: u32, local: u32) -> Opt
     if nodes == 1 {
         return None; // the zonelist holds the local node only: nothing more to find
     }
-    let s = &rec.machine().caches[cache as usize];
+    let m = rec.machine();
+    let s = &m.caches[cache as usize];
     let (ratio, min_partial) = (s.remote_node_defrag_ratio, s.geometry.min_partial as usize);
-    // The zonelist of the local node: itself, then the others, nearest first; all remote
-    // nodes are at the same distance here, and build_zonelists() then prefers the nodes
-    // after the local one, wrapping around.
-    let candidate = (1..nodes)
-        .map(|k| (local + k) % nodes)
+    // The zonelist of mempolicy_slab_node(), the local node without a memory policy, as
+    // build_zonelists() ordered it at boot. It starts with the local node itself, whose
+    // partial list get_partial_node() has just found empty.
+    let candidate = m.zonelists[local as usize]
+        .iter()
+        .copied()
         .find(|&n| s.node[n as usize].partial.len() > min_partial);
+    let order = zonelist::zonelist_text(&m.zonelists[local as usize]);
     rec.begin(
         "get_any_partial",
         "remote node partial",
@@ -293,6 +296,7 @@ fn any_partial_node(rec: &mut Recorder, cache: u32, cpu: u32, local: u32) -> Opt
     );
     rec.arg_cache("cache", cache);
     rec.arg("cpu", cpu);
+    rec.arg("zonelist", order);
     // The kernel uses the cycle counter as a cheap random number: get_cycles() % 1024.
     let cycles = draw_below(rec, 1024);
     if ratio == 0 || cycles > ratio {

@@ -563,7 +563,7 @@ enum Op {
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        6 => (0u32..3, 0usize..3, prop::option::of(0u32..2)).prop_map(|(cpu, cache, node)| Op::Alloc { cpu, cache, node }),
+        6 => (0u32..3, 0usize..3, prop::option::of(0u32..3)).prop_map(|(cpu, cache, node)| Op::Alloc { cpu, cache, node }),
         5 => (0u32..3, any::<usize>()).prop_map(|(cpu, pick)| Op::Free { cpu, pick }),
         1 => (0u32..3, 0usize..3).prop_map(|(cpu, cache)| Op::Flush { cpu, cache }),
         1 => (0u32..3, 0usize..3).prop_map(|(cpu, cache)| Op::Shrink { cpu, cache }),
@@ -583,7 +583,7 @@ proptest! {
     #[test]
     fn random_slub_operations_keep_every_invariant(
         cpus in 1u32..=3,
-        nodes in 1u32..=2,
+        nodes in 1u32..=3,
         pages in 64u32..400,
         sizes in prop::array::uniform3(prop_oneof![8u32..300, 300u32..3000]),
         freelist_random in any::<bool>(),
@@ -822,6 +822,104 @@ fn get_any_partial_takes_a_slab_from_a_node_with_partial_slabs_to_spare() {
         .iter()
         .any(|s| s.function == "get_any_partial"
             && s.caption.args.iter().any(|(k, _)| *k == "outcome")));
+}
+
+/// Gives each node of `nodes` (through cpuN, on node N) `slabs` partial slabs of `id`: full
+/// slabs with one object freed each, flushed from the per-CPU partial stack. Every slab is
+/// filled before any becomes partial, so no allocation here takes another node's slab.
+fn partial_slabs_on(rec: &mut Recorder, id: u32, nodes: &[u32], slabs: usize) {
+    let per_slab = rec.machine().caches[id as usize].geometry.objs_per_slab as usize;
+    let objs: Vec<Vec<u64>> = nodes
+        .iter()
+        .map(|&cpu| {
+            (0..per_slab * slabs)
+                .map(|_| slab_alloc_node(rec, id, cpu, None))
+                .collect()
+        })
+        .collect();
+    for (&node, objs) in nodes.iter().zip(&objs) {
+        for chunk in objs.chunks(per_slab) {
+            assert_eq!(kfree(rec, chunk[0], node, None), FreeOutcome::Freed);
+        }
+        flush_cpu_slab(rec, id, node);
+        let partial = &rec.machine().caches[id as usize].node[node as usize].partial;
+        assert_eq!(partial.len(), slabs);
+    }
+}
+
+#[test]
+fn get_any_partial_follows_the_zonelist_of_the_distance_table() {
+    // Four sockets in a ring (one hop 16, the opposite socket 22), cpuN on node N. Node 1's
+    // zonelist is 1 3 0 2: with spare partial slabs on nodes 0, 2 and 3, cpu1 takes one from
+    // node 3, its nearest neighbour above it (not node 2, the next id; not node 0, the
+    // lowest).
+    let ring = vec![
+        vec![10, 16, 16, 22],
+        vec![16, 10, 22, 16],
+        vec![16, 22, 10, 16],
+        vec![22, 16, 16, 10],
+    ];
+    let m = Machine::new_seeded(
+        MachineConfig {
+            cpus: 4,
+            nodes: 4,
+            cpu_node: vec![],
+            page_size: 4096,
+            pages_per_node: 1024,
+            pcp_batch: Some(3),
+            pcp_high: Some(12),
+        },
+        0,
+    )
+    .unwrap()
+    .with_node_distance(ring)
+    .unwrap();
+    let mut rec = Recorder::new(m, true);
+    create_kmalloc_caches(&mut rec, &Switches::default()).unwrap();
+    let id = cache(&mut rec, "obj512", 512);
+    let spare = rec.machine().caches[id as usize].geometry.min_partial as usize + 1;
+    partial_slabs_on(&mut rec, id, &[0, 2, 3], spare);
+    let obj = slab_alloc_node(&mut rec, id, 1, None);
+    consistent(&rec);
+    let step = rec
+        .steps()
+        .into_iter()
+        .rev()
+        .find(|s| s.function == "get_any_partial")
+        .unwrap();
+    let arg = |name: &str| {
+        step.caption
+            .args
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.clone())
+    };
+    // Seed 0's get_cycles() draw is under the defrag ratio: the zonelist is walked.
+    assert_eq!(arg("outcome"), None);
+    assert_eq!(
+        arg("zonelist"),
+        Some(crate::trace::Shown::Text("1 3 0 2".into()))
+    );
+    assert_eq!(arg("node"), Some(crate::trace::Shown::Num(3)));
+    assert_eq!(rec.machine().slabs[&slab_of(&rec, obj)].node, 3);
+}
+
+#[test]
+fn a_new_slab_on_a_full_node_comes_from_the_next_node_of_its_zonelist() {
+    // Three nodes at the default distances, cpuN on node N; node 1 has no free page left.
+    // allocate_slab() asks the page allocator without __GFP_THISNODE, so node 1's zonelist
+    // 1 2 0 gives the slab node 2's memory.
+    let mut rec = boot(3, 3, 256);
+    let id = cache(&mut rec, "obj512", 512);
+    while crate::page_alloc::alloc_pages_thisnode(&mut rec, 1, 1, 0, crate::machine::Owner::Pages)
+        .is_ok()
+    {}
+    let obj = slab_alloc_node(&mut rec, id, 1, None);
+    consistent(&rec);
+    assert_eq!(rec.machine().slabs[&slab_of(&rec, obj)].node, 2);
+    // kmalloc_node(…, 1) asks node 1's zonelist too: the same node 2.
+    let other = slab_alloc_node(&mut rec, id, 0, Some(1));
+    assert_eq!(rec.machine().slabs[&slab_of(&rec, other)].node, 2);
 }
 
 #[test]
