@@ -189,3 +189,5 @@ pub(crate) fn freelist_len(m: &Machine, head: u64) -> u32 {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod fidelity_tests;
