@@ -51,3 +51,50 @@ fn consistency_checks_alone_do_not_stop_merging() {
         consistent(&rec);
     }
 }
+
+#[test]
+fn debug_checks_come_before_the_hardened_bug_on() {
+    // free_to_partial_list() runs free_debug_processing() before it links the object with
+    // set_freepointer() (mm/slub.c, v6.6): under slub_debug=F on_freelist() reports "Object
+    // already free" and the free is abandoned, so BUG_ON(object == fp) is never reached even
+    // when the object heads the slab's freelist.
+    for hardened in [false, true] {
+        let switches = Switches {
+            freelist_hardened: hardened,
+            ..slub_debug("F")
+        };
+        let mut rec = boot_with(1, 1, 1024, &switches, 5);
+        let id = cache_with(&mut rec, "dbg", 200, &switches);
+        let a = slab_alloc_node(&mut rec, id, 0, None);
+        let _b = slab_alloc_node(&mut rec, id, 0, None);
+        assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Freed);
+        assert_eq!(rec.machine().slabs[&place_of(rec.machine(), a).unwrap().pfn].freelist, a);
+        assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Refused);
+        assert_eq!(
+            rec.steps().last().unwrap().caption.key,
+            "step.kfree_double_free_debug",
+            "hardened {hardened}"
+        );
+        consistent(&rec);
+    }
+    // Any debug cache first compares slab->inuse with the objects to free: a double free into
+    // a slab with nothing allocated is "Slab has 0 allocated objects but 1 are to be freed",
+    // with or without F, before any hardened check.
+    for letters in ["U", "F"] {
+        let switches = Switches {
+            freelist_hardened: true,
+            ..slub_debug(letters)
+        };
+        let mut rec = boot_with(1, 1, 1024, &switches, 5);
+        let id = cache_with(&mut rec, "dbg", 200, &switches);
+        let a = slab_alloc_node(&mut rec, id, 0, None);
+        assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Freed);
+        assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Refused);
+        assert_eq!(
+            rec.steps().last().unwrap().caption.key,
+            "step.kfree_double_free_debug_inuse",
+            "slub_debug={letters}"
+        );
+        consistent(&rec);
+    }
+}

@@ -34,33 +34,44 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
     let slab = &m.slabs[&place.pfn];
     let slab_cache = slab.cache;
     if !slab.allocated[place.index as usize] {
-        // Freeing a free object. With CONFIG_SLAB_FREELIST_HARDENED, set_freepointer() has a
-        // naive check, BUG_ON(object == fp): freeing again the object at the head of the
-        // freelist it would be linked in front of (this CPU's c->freelist for its cpu slab,
-        // else the slab's own freelist) oopses. Any other double free goes unnoticed without
-        // slub_debug: the freelist gets a cycle and the object is handed out twice later.
-        let s = &m.caches[m.slabs[&place.pfn].cache as usize];
+        // Freeing a free object. A debug cache's free goes through free_to_partial_list(),
+        // whose free_debug_processing() checks before set_freepointer() links anything
+        // (mm/slub.c, v6.6): first slab->inuse against the count to free (every debug cache),
+        // then, with SLAB_CONSISTENCY_CHECKS, on_freelist(). Either abandons the free.
+        let s = &m.caches[slab_cache as usize];
+        if s.debug() && slab.inuse == 0 {
+            return diagnostic(
+                rec,
+                "double free: slub_debug reports Slab has 0 allocated objects",
+                "step.kfree_double_free_debug_inuse",
+                addr,
+            );
+        }
+        if s.flags.consistency_checks {
+            // free_consistency_checks() → on_freelist(): "Object already free".
+            return diagnostic(
+                rec,
+                "double free: slub_debug=F reports Object already free",
+                "step.kfree_double_free_debug",
+                addr,
+            );
+        }
+        // With CONFIG_SLAB_FREELIST_HARDENED, set_freepointer() has a naive check,
+        // BUG_ON(object == fp): freeing again the object at the head of the freelist it would
+        // be linked in front of (this CPU's c->freelist for its cpu slab, else the slab's own
+        // freelist) oopses. Any other double free goes unnoticed without slub_debug: the
+        // freelist gets a cycle and the object is handed out twice later.
         let c = &s.cpu[cpu as usize];
         let fp = if c.slab == Some(place.pfn) {
             c.freelist
         } else {
-            m.slabs[&place.pfn].freelist
+            slab.freelist
         };
         if s.hardened && fp == addr {
             return diagnostic(
                 rec,
                 "double free caught by BUG_ON(object == fp)",
                 "step.kfree_double_free_bug",
-                addr,
-            );
-        }
-        if s.flags.consistency_checks {
-            // free_consistency_checks() → on_freelist(): "Object already free"; the free is
-            // abandoned.
-            return diagnostic(
-                rec,
-                "double free: slub_debug=F reports Object already free",
-                "step.kfree_double_free_debug",
                 addr,
             );
         }
