@@ -347,6 +347,49 @@ fn shrink_empties_every_array_and_destroy_refuses_a_cache_with_objects() {
 }
 
 #[test]
+fn free_slabs_are_destroyed_from_the_tail_of_slabs_free() {
+    // SLAB has SLUB's discard-order question twice and answers it like the kernel:
+    // drain_freelist() destroys slabs_free.prev (the tail) first, one slab per lock hold,
+    // and free_block() list_move()s each slab it trims to the head of the caller's list, which
+    // slabs_destroy() walks from the head (mm/slab.c, v6.6).
+    let mut rec = boot(1, 1);
+    let id = cache(&mut rec, "obj1000", 1000);
+    let num = rec.machine().slab.caches[id as usize].geometry.num as usize;
+    let objs: Vec<u64> = (0..num * 3)
+        .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+        .collect();
+    for &o in &objs {
+        kfree(&mut rec, o, 0, None);
+    }
+    let from = rec.steps().len();
+    assert!(!kmem_cache_shrink(&mut rec, id, 0));
+    let steps = rec.steps();
+    let drained = from
+        + steps[from..]
+            .iter()
+            .position(|s| s.function == "drain_freelist")
+            .expect("shrink drains the free slabs");
+    let before = rec.snapshot_at(drained).unwrap();
+    let mut free: Vec<Pfn> = before.slab.caches[id as usize].node[0]
+        .slabs_free
+        .iter()
+        .copied()
+        .collect();
+    assert_eq!(free.len(), 3);
+    free.reverse();
+    let destroyed: Vec<Pfn> = steps[drained..]
+        .iter()
+        .flat_map(|s| s.events.iter())
+        .filter_map(|e| match e {
+            crate::trace::Event::Slab(SlabEvent::SlabDestroyed { pfn, .. }) => Some(*pfn),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(destroyed, free, "tail first");
+    consistent(&rec);
+}
+
+#[test]
 fn bad_frees_are_diagnosed_and_change_nothing() {
     let hardened = Switches {
         freelist_hardened: true,

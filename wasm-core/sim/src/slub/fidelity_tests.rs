@@ -98,3 +98,89 @@ fn debug_checks_come_before_the_hardened_bug_on() {
         consistent(&rec);
     }
 }
+
+/// The slabs discarded (`SlabDiscarded`) by the steps from `from` on, in order.
+fn discarded(rec: &Recorder, from: usize) -> Vec<Pfn> {
+    rec.steps()[from..]
+        .iter()
+        .flat_map(|st| st.events.iter())
+        .filter_map(|ev| match ev {
+            Event::SlabDiscarded { pfn, .. } => Some(*pfn),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn unfreeze_partials_discards_the_empty_slabs_last_in_first_out() {
+    // __unfreeze_partials() (mm/slub.c, v6.6) pushes each empty slab on slab_to_discard
+    // through slab->next and frees that list from its head after dropping the lock: the
+    // empty slab it met last is discarded first.
+    let switches = Switches::default();
+    let mut rec = boot_with(1, 1, 1024, &switches, 0);
+    let id = cache_with(&mut rec, "obj512", 512, &switches);
+    let g = rec.machine().caches[id as usize].geometry.clone();
+    let per = g.objs_per_slab as usize;
+    let keep = g.min_partial as usize;
+    let objs: Vec<u64> = (0..per * (keep + 4))
+        .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+        .collect();
+    // min_partial slabs with one free object each go to the node partial list.
+    for k in 0..keep {
+        kfree(&mut rec, objs[k * per], 0, None);
+    }
+    flush_cpu_slab(&mut rec, id, 0);
+    assert_eq!(rec.machine().caches[id as usize].node[0].partial.len(), keep);
+    // Three full slabs emptied on cpu0: each is frozen onto cpu0's partial stack by its first
+    // free and stays there, empty. The stack is walked from its top, the last one pushed.
+    let empties: Vec<Pfn> = (keep..keep + 3)
+        .map(|k| place_of(rec.machine(), objs[k * per]).unwrap().pfn)
+        .collect();
+    for k in keep..keep + 3 {
+        for &o in &objs[k * per..(k + 1) * per] {
+            kfree(&mut rec, o, 0, None);
+        }
+    }
+    assert_eq!(rec.machine().caches[id as usize].cpu[0].partial, Some(empties[2]));
+    let from = rec.steps().len();
+    flush_cpu_slab(&mut rec, id, 0);
+    // Walked top first (empties[2], [1], [0]), each pushed on slab_to_discard: freed from
+    // its head, empties[0] first.
+    assert_eq!(discarded(&rec, from), empties);
+    // So the page freed last, at the head of cpu0's order-0 pcp list, is the top slab's.
+    let m = rec.machine();
+    assert_eq!(m.pcp[m.pcp_index(0, 0)].lists[0].first, empties[2]);
+    consistent(&rec);
+}
+
+#[test]
+fn destroy_frees_the_empty_partial_slabs_last_in_first_out() {
+    // free_partial() (mm/slub.c, v6.6), from kmem_cache_destroy(): every empty slab of the
+    // node partial list is moved with list_add() to the head of a local discard list under
+    // list_lock, and the list is freed from its head afterwards: the last one first.
+    let switches = Switches::default();
+    let mut rec = boot_with(1, 1, 1024, &switches, 0);
+    let id = cache_with(&mut rec, "obj512", 512, &switches);
+    let per = rec.machine().caches[id as usize].geometry.objs_per_slab as usize;
+    let objs: Vec<u64> = (0..per * 3)
+        .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+        .collect();
+    for o in objs {
+        kfree(&mut rec, o, 0, None);
+    }
+    flush_cpu_slab(&mut rec, id, 0);
+    // Fewer than min_partial: every empty slab was kept on the node partial list.
+    let list = rec.machine().caches[id as usize].node[0].partial.clone();
+    assert_eq!(list.len(), 3);
+    let from = rec.steps().len();
+    assert_eq!(
+        kmem_cache_destroy(&mut rec, id, None, 0),
+        DestroyOutcome::Destroyed
+    );
+    let mut lifo = list.clone();
+    lifo.reverse();
+    assert_eq!(discarded(&rec, from), lifo);
+    let m = rec.machine();
+    assert_eq!(m.pcp[m.pcp_index(0, 0)].lists[0].first, list[0]);
+    consistent(&rec);
+}

@@ -47,6 +47,8 @@ pub(crate) fn put_cpu_partial(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn
 
 /// `__unfreeze_partials()`: every slab of the list is unfrozen and added to the tail of its
 /// node's partial list, or discarded when empty and the node already keeps `min_partial`.
+/// The empty ones are pushed on `slab_to_discard` (through `slab->next`) and freed from its
+/// head once the lock is dropped: last met, first discarded (mm/slub.c, v6.6).
 pub(crate) fn unfreeze_partials(rec: &mut Recorder, cache: u32, cpu: u32, list: Option<Pfn>) {
     let min_partial = u64::from(rec.machine().caches[cache as usize].geometry.min_partial);
     let mut discard = Vec::new();
@@ -78,7 +80,7 @@ pub(crate) fn unfreeze_partials(rec: &mut Recorder, cache: u32, cpu: u32, list: 
             .partial
             .len() as u64;
         if slab.inuse == 0 && nr_partial >= min_partial {
-            discard.push(pfn);
+            discard.insert(0, pfn);
         } else {
             rec.emit(Event::NodePartialAdded {
                 cache,
