@@ -184,3 +184,24 @@ fn destroy_frees_the_empty_partial_slabs_last_in_first_out() {
     assert_eq!(m.pcp[m.pcp_index(0, 0)].lists[0].first, list[0]);
     consistent(&rec);
 }
+
+#[test]
+fn a_busy_destroy_stops_at_the_first_node_that_keeps_slabs() {
+    // __kmem_cache_shutdown() (mm/slub.c, v6.6) returns at the first node whose partial list or
+    // slab count is not empty after free_partial(): the empty slabs of later nodes stay.
+    let switches = Switches::default();
+    let mut rec = boot_with(2, 2, 1024, &switches, 0);
+    let id = cache_with(&mut rec, "obj512", 512, &switches);
+    let _kept = slab_alloc_node(&mut rec, id, 0, None);
+    let gone = slab_alloc_node(&mut rec, id, 1, None);
+    kfree(&mut rec, gone, 1, None);
+    assert_eq!(
+        kmem_cache_destroy(&mut rec, id, None, 0),
+        DestroyOutcome::StillHasObjects
+    );
+    let s = &rec.machine().caches[id as usize];
+    assert_eq!(s.node[0].partial.len(), 1, "node 0 keeps its busy slab");
+    assert_eq!(s.node[1].partial.len(), 1, "node 1 is never looked at");
+    assert_eq!(rec.machine().slabs[&s.node[1].partial[0]].inuse, 0);
+    consistent(&rec);
+}
