@@ -36,6 +36,7 @@ const REQUIRED_PATHS: &[(&str, &str)] = &[
     ("unfreeze_partials_cpu", "cpu partial to node"),
     ("kmem_cache_alloc_bulk", "bulk"),
     ("build_detached_freelist", "detached freelist"),
+    ("slab_free_freelist_hook", "reverse the detached freelist"),
     ("__kmem_cache_alias", "merged"),
     ("kmalloc", "size 0"),
     ("kfree", "NULL or ZERO_SIZE_PTR"),

@@ -245,7 +245,7 @@ impl Machine {
                     };
                 }
             }
-            Event::DetachedFreelistBuilt(_) => {
+            Event::DetachedFreelistBuilt(_) | Event::DetachedFreelistReversed(_) => {
                 // A transient structure for the narration; its links are FreePointerSet events.
             }
             Event::ObjectAllocated { pfn, index, .. } => self.set_allocated(*pfn, *index, true),

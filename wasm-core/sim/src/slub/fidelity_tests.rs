@@ -9,6 +9,7 @@ use crate::geometry::SlabFlags;
 use crate::scenario::Switches;
 use crate::slabinfo::slabinfo;
 use crate::sysfs::sysfs_attribute;
+use crate::trace::Splice;
 
 fn slub_debug(letters: &str) -> Switches {
     let mut flags = SlabFlags::default();
@@ -204,4 +205,72 @@ fn a_busy_destroy_stops_at_the_first_node_that_keeps_slabs() {
     assert_eq!(s.node[1].partial.len(), 1, "node 1 is never looked at");
     assert_eq!(rec.machine().slabs[&s.node[1].partial[0]].inuse, 0);
     consistent(&rec);
+}
+
+#[test]
+fn a_bulk_free_hands_each_group_back_in_the_order_it_was_gathered() {
+    // slab_free() passes the detached freelist through slab_free_freelist_hook(), which walks it
+    // from its head and pushes every object onto a new list (mm/slub.c, v6.6; spec 2.8): the
+    // list do_slab_free() links in is reversed, the entry build_detached_freelist() took first
+    // (the last of the array) at its head.
+    for (free_cpu, splice) in [(0, Splice::CpuFreelist), (1, Splice::SlabFreelist)] {
+        let switches = Switches::default();
+        let mut rec = boot_with(2, 1, 1024, &switches, 0);
+        let id = cache_with(&mut rec, "obj512", 512, &switches);
+        // One full slab, cpu0's cpu slab with an empty c->freelist; four of its objects go.
+        let per = rec.machine().caches[id as usize].geometry.objs_per_slab as usize;
+        let all: Vec<u64> = (0..per)
+            .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+            .collect();
+        let p = all[..4].to_vec();
+        let from = rec.steps().len();
+        assert_eq!(
+            kmem_cache_free_bulk(&mut rec, Some(id), &p, free_cpu),
+            FreeOutcome::Freed
+        );
+        let steps = rec.steps();
+        let functions: Vec<&str> = steps[from..].iter().map(|s| s.function).collect();
+        let lists: Vec<(bool, Vec<u64>)> = steps[from..]
+            .iter()
+            .flat_map(|s| s.events.iter())
+            .filter_map(|ev| match ev {
+                Event::DetachedFreelistBuilt(d) => Some((false, d.objects.clone())),
+                Event::DetachedFreelistReversed(d) => Some((true, d.objects.clone())),
+                _ => None,
+            })
+            .collect();
+        // The objects come back last gathered last: p[3] first (from c->freelist, or from
+        // slab->freelist when cpu0 finds its c->freelist empty).
+        let gathered: Vec<u64> = p.iter().rev().copied().collect();
+        let again: Vec<u64> = (0..4).map(|_| slab_alloc_node(&mut rec, id, 0, None)).collect();
+        assert_eq!(again, gathered, "{splice:?}");
+        let free = if splice == Splice::CpuFreelist {
+            "do_slab_free"
+        } else {
+            "__slab_free"
+        };
+        assert_eq!(
+            functions,
+            ["build_detached_freelist", "slab_free_freelist_hook", free]
+        );
+        assert_eq!(lists, [(false, p.clone()), (true, gathered)]);
+        consistent(&rec);
+    }
+}
+
+#[test]
+fn freeing_one_object_records_no_reversal() {
+    // For one object the hook's pass leaves the list as it was (it stores NULL in the object's
+    // free pointer, which do_slab_free() overwrites at once): no step for it, neither in
+    // kfree() nor for a bulk free's group of one.
+    let switches = Switches::default();
+    let mut rec = boot_with(1, 1, 1024, &switches, 0);
+    let a = kmalloc(&mut rec, 64, 0, None);
+    let b = kmalloc(&mut rec, 512, 0, None);
+    kfree(&mut rec, a, 0, None);
+    kmem_cache_free_bulk(&mut rec, None, &[b], 0);
+    assert!(rec
+        .steps()
+        .iter()
+        .all(|s| s.function != "slab_free_freelist_hook"));
 }

@@ -146,6 +146,10 @@ pub enum Event {
     /// of a bulk free, scanning `scanned` entries with `lookahead_left` misses to spare; the
     /// array after its swaps is `array`, of which entries from `done_from` on are finished.
     DetachedFreelistBuilt(Box<DetachedFreelist>),
+    /// `slab_free_freelist_hook()` relinked a detached freelist of two or more objects by
+    /// pushing each onto a new list: `objects` (head first) is the reversed list
+    /// `do_slab_free()` frees next; the other fields are those of its `DetachedFreelistBuilt`.
+    DetachedFreelistReversed(Box<DetachedFreelist>),
     /// An object went to a caller.
     /// It is object `index` of the slab at `pfn`.
     ObjectAllocated {
@@ -230,7 +234,8 @@ impl Event {
             | Event::CacheAliased { .. }
             | Event::CacheUnaliased { .. }
             | Event::SlabCreated { .. }
-            | Event::DetachedFreelistBuilt(_) => true,
+            | Event::DetachedFreelistBuilt(_)
+            | Event::DetachedFreelistReversed(_) => true,
             Event::FreeBlockRemoved { .. }
             | Event::FreeBlockAdded { .. }
             | Event::BuddiesMerged { .. }

@@ -454,7 +454,7 @@ impl HeapBytes for Event {
                 alias.capacity()
             }
             Event::SlabCreated { freelist, .. } => std::mem::size_of_val(&**freelist),
-            Event::DetachedFreelistBuilt(df) => {
+            Event::DetachedFreelistBuilt(df) | Event::DetachedFreelistReversed(df) => {
                 std::mem::size_of::<crate::trace::DetachedFreelist>()
                     + df.objects.heap_bytes()
                     + df.array.heap_bytes()
