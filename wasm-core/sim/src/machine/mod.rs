@@ -13,11 +13,13 @@
 mod apply;
 pub mod check;
 pub mod config;
+pub mod damage;
 mod list;
 mod slabs;
 pub mod watermark;
 
 pub use config::{ConfigError, MachineConfig};
+pub use damage::Damage;
 pub use list::ListHead;
 pub use slabs::SlabTable;
 
@@ -133,6 +135,8 @@ pub struct Machine {
     pub slab: SlabAllocator,
     /// Per node: acquisitions of any cache's `n->list_lock` so far.
     pub list_lock_taken: Vec<u64>,
+    /// What unchecked bad operations did to the kernel's structures (`damage.rs`).
+    pub damage: Vec<Damage>,
 }
 
 impl Machine {
@@ -226,6 +230,7 @@ impl Machine {
             allocator: Allocator::Slub,
             slab: SlabAllocator::default(),
             list_lock_taken: vec![0; nodes_count],
+            damage: Vec::new(),
         })
     }
 

@@ -132,4 +132,6 @@ pub(crate) fn ac_entries(m: &Machine, cache: u32, ac: AcRef) -> Vec<u64> {
 }
 
 #[cfg(test)]
+mod fidelity_tests;
+#[cfg(test)]
 mod tests;

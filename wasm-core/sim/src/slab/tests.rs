@@ -13,7 +13,13 @@ use crate::scenario::{Allocator, CacheDecl, Switches};
 use crate::slub::FreeOutcome;
 use proptest::prelude::*;
 
-fn boot_with(cpus: u32, nodes: u32, pages: u32, switches: &Switches, seed: u64) -> Recorder {
+pub(super) fn boot_with(
+    cpus: u32,
+    nodes: u32,
+    pages: u32,
+    switches: &Switches,
+    seed: u64,
+) -> Recorder {
     let mut m = Machine::new_seeded(
         MachineConfig {
             cpus,
@@ -34,7 +40,7 @@ fn boot_with(cpus: u32, nodes: u32, pages: u32, switches: &Switches, seed: u64) 
     rec
 }
 
-fn boot(cpus: u32, nodes: u32) -> Recorder {
+pub(super) fn boot(cpus: u32, nodes: u32) -> Recorder {
     boot_with(cpus, nodes, 16384, &Switches::default(), 0)
 }
 
@@ -49,11 +55,11 @@ fn decl(name: &str, size: u32, ctor: bool) -> CacheDecl {
     }
 }
 
-fn cache(rec: &mut Recorder, name: &str, size: u32) -> u32 {
+pub(super) fn cache(rec: &mut Recorder, name: &str, size: u32) -> u32 {
     kmem_cache_create(rec, &decl(name, size, false), &Switches::default()).unwrap()
 }
 
-fn consistent(rec: &Recorder) {
+pub(super) fn consistent(rec: &Recorder) {
     let mut bad = check_slab(rec.machine());
     bad.extend(check_slab_settled(rec.machine()));
     bad.extend(check_page_allocator(rec.machine()));

@@ -12,6 +12,7 @@ use super::state::TID_STEP;
 use super::{get_freepointer, obj_to_index, place_of, set_freepointer};
 use crate::machine::{FrameState, Owner};
 use crate::page_alloc::free_pages;
+use crate::slab_common::{cache_from_obj_checks, wrong_cache_unchecked};
 use crate::trace::{DetachedFreelist, Event, Recorder};
 use std::collections::BTreeSet;
 
@@ -157,7 +158,34 @@ fn build_detached_freelist(
     }
     let place = place_of(rec.machine(), object).expect("checked");
     let slab = place.pfn;
-    let df_cache = rec.machine().slabs[&slab].cache;
+    let slab_cache = rec.machine().slabs[&slab].cache;
+    // df->s: kfree_bulk() takes the slab's cache; kmem_cache_free_bulk() asks cache_from_obj(),
+    // which without hardening or slub_debug=F keeps the named cache whatever the slab is.
+    let df_cache = match cache {
+        Some(named) if named != slab_cache => {
+            let n = &rec.machine().caches[named as usize];
+            if cache_from_obj_checks(n.hardened, n.flags.consistency_checks) {
+                slab_cache
+            } else {
+                let offsets = (
+                    n.geometry.offset,
+                    rec.machine().caches[slab_cache as usize].geometry.offset,
+                );
+                wrong_cache_unchecked(
+                    rec,
+                    "wrong cache, not checked",
+                    "step.wrong_cache_unchecked",
+                    named,
+                    slab_cache,
+                    object,
+                    slab,
+                    Some(offsets),
+                );
+                named
+            }
+        }
+        _ => slab_cache,
+    };
     let mut group = vec![object]; // head first; `object` is the tail
     let mut lookahead = LOOKAHEAD;
     let mut same = size;
@@ -203,7 +231,7 @@ fn build_detached_freelist(
     };
     rec.emit(Event::DetachedFreelistBuilt(Box::new(detached.clone())));
     if let Some(expected) = cache.filter(|&c| c != df_cache) {
-        // cache_from_obj(): reported, then freed to the object's own cache.
+        // cache_from_obj() with its checks: reported, then freed to the object's own cache.
         rec.arg_cache("wrong_cache", expected);
     }
     // The links as the kernel writes them: the tail first (NULL), then each gathered object
@@ -253,10 +281,12 @@ fn slab_free_freelist_hook(
     }
     group.reverse();
     rec.arg_addr("head", head);
-    rec.emit(Event::DetachedFreelistReversed(Box::new(DetachedFreelist {
-        objects: group.clone(),
-        ..detached.clone()
-    })));
+    rec.emit(Event::DetachedFreelistReversed(Box::new(
+        DetachedFreelist {
+            objects: group.clone(),
+            ..detached.clone()
+        },
+    )));
     rec.end();
     group
 }

@@ -9,7 +9,7 @@ use crate::geometry::SlabFlags;
 use crate::scenario::Switches;
 use crate::slabinfo::slabinfo;
 use crate::sysfs::sysfs_attribute;
-use crate::trace::Splice;
+use crate::trace::{Shown, Splice};
 
 fn slub_debug(letters: &str) -> Switches {
     let mut flags = SlabFlags::default();
@@ -69,7 +69,10 @@ fn debug_checks_come_before_the_hardened_bug_on() {
         let a = slab_alloc_node(&mut rec, id, 0, None);
         let _b = slab_alloc_node(&mut rec, id, 0, None);
         assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Freed);
-        assert_eq!(rec.machine().slabs[&place_of(rec.machine(), a).unwrap().pfn].freelist, a);
+        assert_eq!(
+            rec.machine().slabs[&place_of(rec.machine(), a).unwrap().pfn].freelist,
+            a
+        );
         assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Refused);
         assert_eq!(
             rec.steps().last().unwrap().caption.key,
@@ -131,7 +134,10 @@ fn unfreeze_partials_discards_the_empty_slabs_last_in_first_out() {
         kfree(&mut rec, objs[k * per], 0, None);
     }
     flush_cpu_slab(&mut rec, id, 0);
-    assert_eq!(rec.machine().caches[id as usize].node[0].partial.len(), keep);
+    assert_eq!(
+        rec.machine().caches[id as usize].node[0].partial.len(),
+        keep
+    );
     // Three full slabs emptied on cpu0: each is frozen onto cpu0's partial stack by its first
     // free and stays there, empty. The stack is walked from its top, the last one pushed.
     let empties: Vec<Pfn> = (keep..keep + 3)
@@ -142,7 +148,10 @@ fn unfreeze_partials_discards_the_empty_slabs_last_in_first_out() {
             kfree(&mut rec, o, 0, None);
         }
     }
-    assert_eq!(rec.machine().caches[id as usize].cpu[0].partial, Some(empties[2]));
+    assert_eq!(
+        rec.machine().caches[id as usize].cpu[0].partial,
+        Some(empties[2])
+    );
     let from = rec.steps().len();
     flush_cpu_slab(&mut rec, id, 0);
     // Walked top first (empties[2], [1], [0]), each pushed on slab_to_discard: freed from
@@ -242,7 +251,9 @@ fn a_bulk_free_hands_each_group_back_in_the_order_it_was_gathered() {
         // The objects come back last gathered last: p[3] first (from c->freelist, or from
         // slab->freelist when cpu0 finds its c->freelist empty).
         let gathered: Vec<u64> = p.iter().rev().copied().collect();
-        let again: Vec<u64> = (0..4).map(|_| slab_alloc_node(&mut rec, id, 0, None)).collect();
+        let again: Vec<u64> = (0..4)
+            .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+            .collect();
         assert_eq!(again, gathered, "{splice:?}");
         let free = if splice == Splice::CpuFreelist {
             "do_slab_free"
@@ -273,4 +284,251 @@ fn freeing_one_object_records_no_reversal() {
         .steps()
         .iter()
         .all(|s| s.function != "slab_free_freelist_hook"));
+}
+
+/// The run's known damage and invariant violations (`check_machine`).
+fn diagnostics(rec: &Recorder) -> Vec<String> {
+    crate::machine::check::check_machine(rec.machine())
+}
+
+#[test]
+fn an_unchecked_free_to_the_wrong_cache_runs_the_named_caches_code() {
+    // cache_from_obj() (mm/slab.h, v6.6) looks only with CONFIG_SLAB_FREELIST_HARDENED or
+    // SLAB_CONSISTENCY_CHECKS. Without both, kmem_cache_free(foo, x) of a kmalloc-128 object
+    // runs foo's slab_free() on kmalloc-128's slab: foo's free pointer offset (32, where
+    // kmalloc-128 reads 64), and here foo's per-CPU partial stack.
+    let switches = Switches::default();
+    let mut rec = boot_with(1, 1, 1024, &switches, 0);
+    let foo = cache_with(&mut rec, "foo", 64, &switches);
+    let k128 = kmalloc_cache_for(&rec, 128).unwrap().unwrap();
+    let per = rec.machine().caches[k128 as usize].geometry.objs_per_slab as usize;
+    // A full kmalloc-128 slab that is no longer cpu0's cpu slab, and one object of it.
+    let objs: Vec<u64> = (0..=per).map(|_| kmalloc(&mut rec, 128, 0, None)).collect();
+    let (x, slab) = (objs[0], place_of(rec.machine(), objs[0]).unwrap().pfn);
+    assert_ne!(rec.machine().caches[k128 as usize].cpu[0].slab, Some(slab));
+    assert!(diagnostics(&rec).is_empty());
+    let from = rec.steps().len();
+    assert_eq!(kfree(&mut rec, x, 0, Some(foo)), FreeOutcome::Freed);
+    let steps = rec.steps();
+    let keys: Vec<&str> = steps[from..].iter().map(|s| s.caption.key).collect();
+    assert_eq!(keys, ["step.wrong_cache_unchecked", "step.slab_free"]);
+    assert_eq!(steps[from + 1].path, "full slab to cpu partial");
+    // __slab_free(foo, slab): a full slab's first free freezes it onto foo's stack.
+    let m = rec.machine();
+    assert_eq!(m.caches[foo as usize].cpu[0].partial, Some(slab));
+    assert_eq!((m.slabs[&slab].cache, m.slabs[&slab].freelist), (k128, x));
+    let bad = diagnostics(&rec);
+    assert!(bad[0].starts_with("known damage: "), "{bad:?}");
+    assert!(bad[0].contains("offset 32 of the object, where kmalloc-128 reads offset 64"));
+    assert!(bad
+        .iter()
+        .any(|l| l.starts_with("foo: cpu0's per-CPU partial stack holds slab")));
+    // foo now hands out kmalloc-128's slot as one of its own objects.
+    assert_eq!(slab_alloc_node(&mut rec, foo, 0, None), x);
+    assert_eq!(rec.machine().caches[foo as usize].cpu[0].slab, Some(slab));
+}
+
+#[test]
+fn hardening_or_consistency_checks_redirect_a_free_to_the_wrong_cache() {
+    for switches in [
+        Switches {
+            freelist_hardened: true,
+            ..Switches::default()
+        },
+        slub_debug("F"),
+    ] {
+        let mut rec = boot_with(1, 1, 1024, &switches, 0);
+        let foo = cache_with(&mut rec, "foo", 64, &switches);
+        let x = kmalloc(&mut rec, 128, 0, None);
+        let from = rec.steps().len();
+        assert_eq!(kfree(&mut rec, x, 0, Some(foo)), FreeOutcome::Freed);
+        assert_eq!(rec.steps()[from].caption.key, "step.wrong_cache");
+        assert!(!rec.machine().is_live(x));
+        assert!(diagnostics(&rec).is_empty(), "{:?}", diagnostics(&rec));
+    }
+}
+
+#[test]
+fn a_bulk_free_naming_the_wrong_cache_frees_the_group_with_that_cache() {
+    // build_detached_freelist(): df->s = cache_from_obj(s, object), unchecked here.
+    let switches = Switches::default();
+    let mut rec = boot_with(1, 1, 1024, &switches, 0);
+    let foo = cache_with(&mut rec, "foo", 64, &switches);
+    let p: Vec<u64> = (0..3).map(|_| kmalloc(&mut rec, 128, 0, None)).collect();
+    let from = rec.steps().len();
+    kmem_cache_free_bulk(&mut rec, Some(foo), &p, 0);
+    let steps = rec.steps();
+    let functions: Vec<&str> = steps[from..].iter().map(|s| s.function).collect();
+    assert_eq!(
+        functions,
+        [
+            "cache_from_obj",
+            "build_detached_freelist",
+            "slab_free_freelist_hook",
+            "__slab_free"
+        ]
+    );
+    // foo's code: not kmalloc-128's fast path, although the slab is cpu0's kmalloc-128 slab.
+    assert_eq!(steps[from + 3].caption.args[0].1, Shown::Text("foo".into()));
+    assert!(diagnostics(&rec)[0].starts_with("known damage: "));
+}
+
+#[test]
+fn discarding_another_caches_slab_is_recorded_and_the_counts_still_add_up() {
+    // foo empties a kmalloc-128 slab on its per-CPU partial stack and flushes it while its
+    // node keeps min_partial slabs: its __unfreeze_partials() discards the slab, and the
+    // kernel's discard_slab() runs dec_slabs_node(foo).
+    let switches = Switches::default();
+    let mut rec = boot_with(1, 1, 1024, &switches, 0);
+    let foo = cache_with(&mut rec, "foo", 64, &switches);
+    let k128 = kmalloc_cache_for(&rec, 128).unwrap().unwrap();
+    // min_partial foo slabs with one free object each on node 0's partial list.
+    let g = rec.machine().caches[foo as usize].geometry.clone();
+    let (foo_per, keep) = (g.objs_per_slab as usize, g.min_partial as usize);
+    let mine: Vec<u64> = (0..foo_per * keep)
+        .map(|_| slab_alloc_node(&mut rec, foo, 0, None))
+        .collect();
+    for k in 0..keep {
+        kfree(&mut rec, mine[k * foo_per], 0, None);
+    }
+    flush_cpu_slab(&mut rec, foo, 0);
+    assert_eq!(
+        rec.machine().caches[foo as usize].node[0].partial.len(),
+        keep
+    );
+    // A full kmalloc-128 slab, emptied through foo: frozen onto foo's stack by the first free.
+    let per = rec.machine().caches[k128 as usize].geometry.objs_per_slab as usize;
+    let objs: Vec<u64> = (0..=per).map(|_| kmalloc(&mut rec, 128, 0, None)).collect();
+    let slab = place_of(rec.machine(), objs[0]).unwrap().pfn;
+    for &o in &objs[..per] {
+        kfree(&mut rec, o, 0, Some(foo));
+    }
+    assert_eq!(
+        rec.machine().caches[foo as usize].cpu[0].partial,
+        Some(slab)
+    );
+    flush_cpu_slab(&mut rec, foo, 0);
+    assert!(!rec.machine().slabs.contains_key(&slab), "discarded");
+    assert!(rec.machine().damage.iter().any(|d| matches!(
+        d,
+        crate::machine::Damage::ForeignSlabDiscarded { cache, slab_cache, .. }
+            if (*cache, *slab_cache) == (foo, k128)
+    )));
+    // Only the damage is reported: every counter and list of the simulator agrees.
+    assert!(diagnostics(&rec)
+        .iter()
+        .all(|l| l.starts_with("known damage: ")));
+    consistent(&rec);
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Alloc {
+        cpu: u32,
+        cache: usize,
+    },
+    Free {
+        cpu: u32,
+        pick: usize,
+        named: Option<usize>,
+    },
+    FreeBulk {
+        cpu: u32,
+        picks: Vec<usize>,
+        named: Option<usize>,
+    },
+    Flush {
+        cpu: u32,
+        cache: usize,
+    },
+    Shrink {
+        cpu: u32,
+        cache: usize,
+    },
+    Destroy {
+        cpu: u32,
+        cache: usize,
+    },
+}
+
+fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+    use proptest::prelude::*;
+    prop_oneof![
+        6 => (0u32..3, 0usize..3).prop_map(|(cpu, cache)| Op::Alloc { cpu, cache }),
+        5 => (0u32..3, any::<usize>(), proptest::option::of(0usize..3)).prop_map(|(cpu, pick, named)| Op::Free { cpu, pick, named }),
+        1 => (0u32..3, proptest::collection::vec(any::<usize>(), 1..12), proptest::option::of(0usize..3)).prop_map(|(cpu, picks, named)| Op::FreeBulk { cpu, picks, named }),
+        1 => (0u32..3, 0usize..3).prop_map(|(cpu, cache)| Op::Flush { cpu, cache }),
+        1 => (0u32..3, 0usize..3).prop_map(|(cpu, cache)| Op::Shrink { cpu, cache }),
+        1 => (0u32..3, 0usize..3).prop_map(|(cpu, cache)| Op::Destroy { cpu, cache }),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+
+    /// Frees and bulk frees that name a random cache, unchecked (no hardening; slub_debug
+    /// letters without F), among ordinary operations: nothing panics, the checker finds
+    /// nothing until known damage is recorded and reports it from then on, and snapshots
+    /// replay to the live state.
+    #[test]
+    fn unchecked_wrong_cache_frees_never_panic(
+        cpus in 1u32..=3,
+        nodes in 1u32..=2,
+        sizes in proptest::array::uniform3(proptest::prop_oneof![8u32..300, 300u32..3000]),
+        debug in proptest::prop_oneof![3 => proptest::strategy::Just(""), 1 => proptest::strategy::Just("U"), 1 => proptest::strategy::Just("PZ")],
+        ops in proptest::collection::vec(op(), 1..400),
+    ) {
+        use proptest::prelude::*;
+        let nodes = nodes.min(cpus);
+        let switches = slub_debug(debug);
+        let mut rec = boot_with(cpus, nodes, 400, &switches, 0);
+        let ids: Vec<u32> = sizes.iter().enumerate().map(|(i, &s)| cache_with(&mut rec, &format!("c{i}"), s, &switches)).collect();
+        let mut live: Vec<u64> = Vec::new();
+        for op in ops {
+            let from = rec.cursor();
+            match op {
+                Op::Alloc { cpu, cache } => {
+                    let obj = slab_alloc_node(&mut rec, ids[cache], cpu % cpus, None);
+                    if obj != 0 {
+                        live.push(obj);
+                    }
+                }
+                Op::Free { cpu, pick, named } => {
+                    if !live.is_empty() {
+                        let obj = live.swap_remove(pick % live.len());
+                        let named = named.map(|c| ids[c]);
+                        if named.is_some_and(|c| rec.machine().caches[c as usize].destroyed) {
+                            live.push(obj);
+                        }
+                        kfree(&mut rec, obj, cpu % cpus, named);
+                    }
+                }
+                Op::FreeBulk { cpu, picks, named } => {
+                    let named = named.map(|c| ids[c]);
+                    let mut batch = Vec::new();
+                    for pick in picks {
+                        if !live.is_empty() {
+                            batch.push(live.swap_remove(pick % live.len()));
+                        }
+                    }
+                    if !batch.is_empty() {
+                        prop_assert_eq!(kmem_cache_free_bulk(&mut rec, named, &batch, cpu % cpus), FreeOutcome::Freed);
+                    }
+                }
+                Op::Flush { cpu, cache } => flush_cpu_slab(&mut rec, ids[cache], cpu % cpus),
+                Op::Shrink { cpu, cache } => kmem_cache_shrink(&mut rec, ids[cache], cpu % cpus),
+                Op::Destroy { cpu, cache } => {
+                    let _ = kmem_cache_destroy(&mut rec, ids[cache], None, cpu % cpus);
+                }
+            }
+            prop_assert!(rec.is_idle(), "an operation left a step open");
+            for cursor in from + 1..=rec.cursor() {
+                let snap = rec.snapshot_at(cursor).unwrap();
+                let bad = crate::machine::check::check_machine(&snap);
+                prop_assert_eq!(bad.is_empty(), snap.damage.is_empty(), "after step {}: {:?}", cursor, bad);
+            }
+            prop_assert_eq!(rec.machine().live_objects as usize, live.len());
+        }
+        prop_assert_eq!(&rec.snapshot_at(rec.cursor()).unwrap(), rec.machine());
+    }
 }

@@ -188,6 +188,6 @@ pub(crate) fn freelist_len(m: &Machine, head: u64) -> u32 {
 }
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod fidelity_tests;
+#[cfg(test)]
+mod tests;

@@ -2,7 +2,7 @@
 //! in order, to the state before the step yields the state after it (`Machine::apply`).
 
 use crate::geometry::{CacheGeometry, SlabFlags};
-use crate::machine::{Owner, Pfn};
+use crate::machine::{Damage, Owner, Pfn};
 use crate::slab::event::SlabEvent;
 use serde::Serialize;
 
@@ -171,6 +171,8 @@ pub enum Event {
     // --- both allocators --------------------------------------------------------------
     /// `spin_lock(&n->list_lock)` of cache `cache` on node `node`.
     ListLockTaken { cache: u32, node: u32 },
+    /// An unchecked bad operation damaged the kernel's structures (see `machine::damage`).
+    DamageRecorded(Box<Damage>),
 
     // --- SLAB -----------------------------------------------------------------------------
     /// A SLAB fact (mm/slab.c).
@@ -235,7 +237,8 @@ impl Event {
             | Event::CacheUnaliased { .. }
             | Event::SlabCreated { .. }
             | Event::DetachedFreelistBuilt(_)
-            | Event::DetachedFreelistReversed(_) => true,
+            | Event::DetachedFreelistReversed(_)
+            | Event::DamageRecorded(_) => true,
             Event::FreeBlockRemoved { .. }
             | Event::FreeBlockAdded { .. }
             | Event::BuddiesMerged { .. }
