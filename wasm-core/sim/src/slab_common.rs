@@ -1,6 +1,6 @@
-//! What both slab allocators share from mm/slab_common.c (v6.6): the parts of `kfree()` and
-//! `kmem_cache_free()` that come before the allocator's own free path, and the diagnostic steps
-//! of bad frees.
+//! What both slab allocators share from mm/slab_common.c and mm/slab.h (v6.6): the parts of
+//! `kfree()` and `kmem_cache_free()` that come before the allocator's own free path
+//! (`cache_from_obj()`), and the diagnostic steps of bad frees.
 
 use crate::machine::{Damage, FrameState, Owner, Pfn};
 use crate::page_alloc::free_pages;
