@@ -122,7 +122,8 @@ function rustFiles(dir: string): RustFile[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name);
     if (e.isDirectory()) return rustFiles(path);
-    if (!e.name.endsWith('.rs') || e.name === 'tests.rs') return [];
+    // Test modules (`tests.rs`, `*_tests.rs`) record nothing.
+    if (!e.name.endsWith('.rs') || e.name === 'tests.rs' || e.name.endsWith('_tests.rs')) return [];
     return [lexRust(path, readFileSync(path, 'utf8'))];
   });
 }

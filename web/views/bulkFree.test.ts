@@ -44,6 +44,19 @@ describe('layoutBulkFree on the fixture', () => {
     expect(tokens.map((b) => b.glyph)).toEqual(['×', '×', '×']);
   });
 
+  it('shows the list slab_free_freelist_hook() reversed on its step, the array as it was', () => {
+    const reversed: DetachedView = { ...d, reversed: true, objects: [...d.objects].reverse() };
+    const scene = layoutBulkFree({ ...snap, transient: { ...snap.transient, detached: [reversed] } });
+    const r = scene.detached[0];
+    expect(r.reversed).toBe(true);
+    // The tail build_detached_freelist() took first heads the list do_slab_free() gets.
+    expect(r.objects.shown[0].addr).toBe(d.array[det.size - 1]);
+    expect(r.objects.shown.map((o) => o.addr)).toEqual(reversed.objects.slice(0, 6));
+    expect(r.cells.shown.map((c) => c.state)).toEqual(det.cells.shown.map((c) => c.state));
+    expect(scene.marks.texts.find((t) => t.id === 'detached-0-objects-label')?.label).toEqual({ key: 'bulkView.reversed', args: { count: 20 } });
+    expect(det.reversed).toBe(false);
+  });
+
   it('explains itself when there is no detached freelist', () => {
     const none = layoutBulkFree(fixture('slub-numa-300'));
     expect(none.detached).toEqual([]);
@@ -90,6 +103,7 @@ function reference(p: string[], size: number, slabOf: (a: string) => number) {
     slab,
     cpu: 0,
     splice: 'slab_freelist',
+    reversed: false,
     objects: group,
     scanned,
     lookahead_left: lookahead,
@@ -127,7 +141,7 @@ describe('cellStates against a reference build_detached_freelist', () => {
   it('shows a long array around the part the call worked on', () => {
     const n = 300;
     const array = Array.from({ length: n }, (_, i) => `0x${(0xffff888000000000n + BigInt(i * 64)).toString(16)}`);
-    const view: DetachedView = { cache: 0, slab: 9, cpu: 0, splice: 'slab_freelist', objects: array.slice(100, 110), scanned: 12, lookahead_left: 1, array, done_from: 100 };
+    const view: DetachedView = { cache: 0, slab: 9, cpu: 0, splice: 'slab_freelist', reversed: false, objects: array.slice(100, 110), scanned: 12, lookahead_left: 1, array, done_from: 100 };
     const snap = fixture('slub-bulk-free');
     snap.transient.detached = [view];
     const s = layoutBulkFree(snap).detached[0];

@@ -18,9 +18,13 @@
 // `size-1`; the parked objects at `[done_from, size-1)` (in list order: `array[done_from + i]`
 // is `objects[i]`); the entries walked are `[size-1-scanned, size-1)`, of which those below
 // `done_from` are the misses, left for later; entries below the walk were not examined.
-// The gathered list is then freed with one `do_slab_free()`: spliced onto `c->freelist` when
-// the slab is the running CPU's `c->slab`, else onto the slab's freelist by `__slab_free()`,
-// each with one cmpxchg (`splice`; a debug cache takes the node's list lock instead).
+// - On the next step (`reversed`, a list of two or more), `slab_free()`'s
+//   `slab_free_freelist_hook()` has pushed every object onto a new list: `objects` is then the
+//   list reversed (`objects[i]` is `array[size-1-i]`, the tail taken first now the head), the
+//   array unchanged. That list is freed with one `do_slab_free()`: spliced onto `c->freelist`
+//   when the slab is the running CPU's `c->slab`, else onto the slab's freelist by
+//   `__slab_free()`, each with one cmpxchg (`splice`; a debug cache takes the node's list lock
+//   instead).
 //
 // Ids: `detached-K` per detached freelist of the step, `bulk-K-ADDR` per array cell (a cell is
 // keyed by its object, so a swap moves it), `detached-K-obj-ADDR` per gathered object.
@@ -63,6 +67,8 @@ export interface DetachedScene {
   /** The CPU running the bulk free, and where `do_slab_free()` put the list. */
   cpu: number;
   splice: Splice;
+  /** The step of `slab_free_freelist_hook()`: `objects` is the list reversed. */
+  reversed: boolean;
   /** Unfinished entries when the call began. */
   size: number;
   scanned: number;
@@ -74,7 +80,7 @@ export interface DetachedScene {
   length: number;
   /** The cells shown, in index order; `before`/`after` cells left out on each side. */
   cells: { shown: BulkCell[]; before: number; after: number };
-  /** The detached freelist, head first. */
+  /** The detached freelist, head first (reversed when `reversed`). */
   objects: Capped<DetachedObject>;
 }
 
@@ -135,6 +141,7 @@ export function layoutBulkFree(snapshot: Snapshot, options: BulkFreeOptions = {}
       slab: d.slab,
       cpu: d.cpu,
       splice: d.splice,
+      reversed: d.reversed,
       size,
       scanned: d.scanned,
       lookaheadLeft: d.lookahead_left,
@@ -275,12 +282,12 @@ function place(scene: BulkFreeScene): void {
     }
     y += 26;
 
-    // The detached freelist, head first, then the splice.
+    // The detached freelist, head first (as built, or reversed by the hook), then the splice.
     m.texts.push({
       id: `${d.id}-objects-label`,
       x: x0,
       y: y + 13,
-      label: label('bulkView.detached', { count: d.objects.shown.length + d.objects.more }),
+      label: label(d.reversed ? 'bulkView.reversed' : 'bulkView.detached', { count: d.objects.shown.length + d.objects.more }),
       anchor: 'start',
       role: 'label',
     });

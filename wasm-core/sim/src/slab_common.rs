@@ -1,11 +1,11 @@
-//! What both slab allocators share from mm/slab_common.c (v6.6): the parts of `kfree()` and
-//! `kmem_cache_free()` that come before the allocator's own free path, and the diagnostic steps
-//! of bad frees.
+//! What both slab allocators share from mm/slab_common.c and mm/slab.h (v6.6): the parts of
+//! `kfree()` and `kmem_cache_free()` that come before the allocator's own free path
+//! (`cache_from_obj()`), and the diagnostic steps of bad frees.
 
-use crate::machine::{FrameState, Owner};
+use crate::machine::{Damage, FrameState, Owner, Pfn};
 use crate::page_alloc::free_pages;
 use crate::slub::state::ZERO_SIZE_PTR;
-use crate::trace::Recorder;
+use crate::trace::{Event, Recorder};
 
 /// What a free did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,11 +81,54 @@ pub(crate) fn free_outside_slabs(
     diagnostic(rec, "not an allocated object", "step.kfree_invalid", addr)
 }
 
+/// Whether `cache_from_obj()` (mm/slab.h, v6.6) looks at the object's own cache at all: only
+/// with `CONFIG_SLAB_FREELIST_HARDENED` or with `SLAB_CONSISTENCY_CHECKS` on the cache the
+/// caller named (`slub_debug=F`; SLAB has no such flag). Otherwise it returns the named cache
+/// as it is, and the free goes on with that cache's code whatever the object is.
+///
+/// memcg plays no part in v6.6: the condition has no memcg term (it had one while memcg kept a
+/// copy of each cache per cgroup, copies that are gone), so with `CONFIG_MEMCG_KMEM=y` and
+/// kmem accounting online the named cache is still returned unchecked. `memcg_slab_free_hook()`
+/// then uncharges through the slab's own obj_cgroup vector at an index computed with the named
+/// cache's size; nothing is charged in the scenarios the simulator runs, so it changes nothing.
+pub(crate) fn cache_from_obj_checks(hardened: bool, consistency_checks: bool) -> bool {
+    hardened || consistency_checks
+}
+
 /// `cache_from_obj()` when the object is not of the cache the caller named: "Wrong slab cache.
-/// %s but object is from %s" (with hardening or memcg), then the object's own cache is used.
+/// %s but object is from %s" (with hardening or `slub_debug=F`, see `cache_from_obj_checks`),
+/// then the object's own cache is used.
 pub(crate) fn wrong_cache(rec: &mut Recorder, expected: u32, actual: u32) {
     rec.begin("cache_from_obj", "wrong cache", "step.wrong_cache");
     rec.arg_cache("expected", expected);
     rec.arg_cache("actual", actual);
+    rec.end();
+}
+
+/// `cache_from_obj()` that does not look: the object `addr` of `actual` (slab `pfn`) is freed
+/// with `expected`'s code, and nothing warns. The step (`path`, caption `key`) records the
+/// damage the free does; the caller then runs the named cache's free path.
+#[allow(clippy::too_many_arguments)] // the step's two texts and the damage record's five facts
+pub(crate) fn wrong_cache_unchecked(
+    rec: &mut Recorder,
+    path: &'static str,
+    key: &'static str,
+    expected: u32,
+    actual: u32,
+    addr: u64,
+    pfn: Pfn,
+    offsets: Option<(u32, u32)>,
+) {
+    rec.begin("cache_from_obj", path, key);
+    rec.arg_cache("expected", expected);
+    rec.arg_cache("actual", actual);
+    rec.arg_addr("addr", addr);
+    rec.emit(Event::DamageRecorded(Box::new(Damage::WrongCacheFree {
+        cache: expected,
+        slab_cache: actual,
+        addr,
+        pfn,
+        offsets,
+    })));
     rec.end();
 }

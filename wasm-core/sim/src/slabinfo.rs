@@ -54,7 +54,9 @@ pub fn slabinfo(m: &Machine) -> String {
         }
         out.push_str(&slabinfo_line(
             &s.name,
-            nr_objs - nr_free,
+            // Unsigned, as in get_slabinfo(): after a free to the wrong cache a node list can
+            // hold another cache's slab, whose free objects this cache never counted.
+            nr_objs.wrapping_sub(nr_free),
             nr_objs,
             s.geometry.size,
             s.geometry.objs_per_slab,

@@ -231,13 +231,18 @@ fn show_slab_objects(m: &Machine, s: &KmemCache, flags: u8) -> String {
         // The node counters cover every slab wherever it is: cpu slab, per-CPU partial, node
         // partial or full. Objects "in use" are all but the free ones on node partial slabs.
         for (node, n) in s.node.iter().enumerate() {
-            nodes[node] += if flags & SO_TOTAL != 0 {
+            // Unsigned arithmetic, as in the kernel: after a free to the wrong cache a node
+            // list can hold another cache's slab, whose free objects this one never counted.
+            nodes[node] = nodes[node].wrapping_add(if flags & SO_TOTAL != 0 {
                 n.total_objects
             } else if flags & SO_OBJECTS != 0 {
-                n.total_objects - count_partial(m, &n.partial, |objects, inuse| objects - inuse)
+                n.total_objects
+                    .wrapping_sub(count_partial(m, &n.partial, |objects, inuse| {
+                        objects - inuse
+                    }))
             } else {
                 n.nr_slabs
-            };
+            });
         }
     } else if flags & SO_PARTIAL != 0 {
         for (node, n) in s.node.iter().enumerate() {
@@ -250,7 +255,10 @@ fn show_slab_objects(m: &Machine, s: &KmemCache, flags: u8) -> String {
             };
         }
     }
-    let mut out = nodes.iter().sum::<u64>().to_string();
+    let mut out = nodes
+        .iter()
+        .fold(0u64, |a, &b| a.wrapping_add(b))
+        .to_string();
     for (node, count) in nodes.iter().enumerate().filter(|(_, &c)| c != 0) {
         let _ = write!(out, " N{node}={count}");
     }

@@ -3,7 +3,9 @@
 //! show at their points, and the final /proc/slabinfo and /proc/buddyinfo must equal
 //! `tests/golden/<name>.golden`, byte for byte.
 //! Every invariant is checked after every step, and together the scenarios must take every
-//! path listed in `REQUIRED_PATHS`, so a path that stops being reached fails here.
+//! path listed in `REQUIRED_PATHS`, so a path that stops being reached fails here. A scenario
+//! that frees to the wrong cache unchecked (`wrong-cache.slab`) is the exception: from that
+//! step on the checker must report the known damage (and may report what it did).
 //!
 //! After an intended change of behaviour, regenerate and review the diff:
 //!   SLABSCOPE_UPDATE_GOLDEN=1 cargo test -p slabscope-sim --test golden
@@ -38,12 +40,14 @@ const REQUIRED_PATHS: &[(&str, &str)] = &[
     ("unfreeze_partials_cpu", "cpu partial to node"),
     ("kmem_cache_alloc_bulk", "bulk"),
     ("build_detached_freelist", "detached freelist"),
+    ("slab_free_freelist_hook", "reverse the detached freelist"),
     ("__kmem_cache_alias", "merged"),
     ("kmalloc", "size 0"),
     ("kfree", "NULL or ZERO_SIZE_PTR"),
     ("kfree", "double free"),
     ("kfree", "double free caught by BUG_ON(object == fp)"),
     ("cache_from_obj", "wrong cache"),
+    ("cache_from_obj", "wrong cache, not checked"),
     ("kmem_cache_alloc", "destroyed cache"),
     ("__rmqueue_pcplist", "pcp hit"),
     ("__rmqueue_pcplist", "pcp refilled"),
@@ -119,8 +123,9 @@ fn scenarios() -> Vec<PathBuf> {
     files
 }
 
-/// Runs one scenario; returns its golden text and the (function, path) pairs it took.
-fn render(path: &Path) -> (String, BTreeSet<(String, String)>) {
+/// Runs one scenario; returns its golden text, the (function, path) pairs it took, and whether
+/// it damaged the kernel's structures.
+fn render(path: &Path) -> (String, BTreeSet<(String, String)>, bool) {
     let text = fs::read_to_string(path).expect("readable scenario");
     let scenario = parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let (rec, summary) =
@@ -143,8 +148,17 @@ fn render(path: &Path) -> (String, BTreeSet<(String, String)>) {
         paths.insert((step.function.to_string(), step.path.to_string()));
         let snap = rec.snapshot_at(i + 1).expect("snapshot of a recorded step");
         let bad = check_machine(&snap);
+        assert_eq!(
+            bad.first().is_some_and(|l| l.starts_with("known damage: ")),
+            !snap.damage.is_empty(),
+            "{}: after step {} ({}): known damage {:?}, reported {bad:?}",
+            path.display(),
+            i + 1,
+            step.function,
+            snap.damage
+        );
         assert!(
-            bad.is_empty(),
+            bad.is_empty() || !snap.damage.is_empty(),
             "{}: after step {} ({}): {bad:?}",
             path.display(),
             i + 1,
@@ -152,11 +166,12 @@ fn render(path: &Path) -> (String, BTreeSet<(String, String)>) {
         );
     }
     print_to(&mut out, rec.step_count());
+    let damaged = !rec.machine().damage.is_empty();
     out.push_str("--- /proc/slabinfo\n");
     out.push_str(&slabinfo(rec.machine()));
     out.push_str("--- /proc/buddyinfo\n");
     out.push_str(&buddyinfo(rec.machine()));
-    (out, paths)
+    (out, paths, damaged)
 }
 
 #[test]
@@ -166,9 +181,18 @@ fn golden_scenarios_reproduce_their_traces_and_reach_every_path() {
     assert!(files.len() >= 5, "golden scenarios are missing");
     let mut reached = BTreeSet::new();
     let mut failures = Vec::new();
+    let mut damaged = Vec::new();
     for file in &files {
-        let (text, paths) = render(file);
+        let (text, paths, damage) = render(file);
         reached.extend(paths);
+        if damage {
+            damaged.push(
+                file.file_name()
+                    .expect("a file")
+                    .to_string_lossy()
+                    .into_owned(),
+            );
+        }
         let golden = golden_dir()
             .join(file.file_name().expect("a file"))
             .with_extension("golden");
@@ -199,6 +223,11 @@ fn golden_scenarios_reproduce_their_traces_and_reach_every_path() {
         .filter(|(f, p)| !reached.contains(&(f.to_string(), p.to_string())))
         .collect();
     assert!(missing.is_empty(), "no golden scenario reaches {missing:?}");
+    assert_eq!(
+        damaged,
+        ["slab-wrong-cache.slab", "wrong-cache.slab"],
+        "exactly the wrong-cache scenarios damage the kernel's structures"
+    );
 }
 
 /// The lock argument of the 2016 patch (seed 004, Linux 4.7): the same growing refills take

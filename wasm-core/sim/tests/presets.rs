@@ -339,18 +339,33 @@ fn arg<'a>(s: &'a Step<'_>, name: &str) -> Option<&'a Shown> {
 }
 
 /// (cache, slab) of each pair of consecutive `build_detached_freelist` steps.
-fn detached_pairs<'a>(
-    steps: &'a [Step<'_>],
-) -> impl Iterator<Item = ((u32, u32), (u32, u32))> + 'a {
-    let detached = |s: &Step<'_>| {
+fn detached_pairs(steps: &[Step<'_>]) -> impl Iterator<Item = ((u32, u32), (u32, u32))> {
+    let built = |s: &Step<'_>| {
         s.events.iter().find_map(|e| match e {
             Event::DetachedFreelistBuilt(d) => Some((d.cache, d.slab)),
             _ => None,
         })
     };
-    steps
-        .windows(2)
-        .filter_map(move |w| Some((detached(&w[0])?, detached(&w[1])?)))
+    // A detached freelist is a build step, a slab_free_freelist_hook() step for two or more
+    // objects, then its free step; the next list of the same call follows that, or a large
+    // kmalloc of kfree_bulk() does. Anything else ends the call.
+    let mut pairs = Vec::new();
+    let (mut last, mut freed) = (None, false);
+    for s in steps {
+        if let Some(d) = built(s) {
+            if let Some(prev) = last.filter(|_| freed) {
+                pairs.push((prev, d));
+            }
+            (last, freed) = (Some(d), false);
+        } else if s.function == "slab_free_freelist_hook" && !freed {
+            continue; // the list, reversed, still to be freed
+        } else if last.is_some() && !freed {
+            freed = true; // do_slab_free(), __slab_free() or free_to_partial_list()
+        } else if !(freed && s.function == "kfree_bulk") {
+            last = None;
+        }
+    }
+    pairs.into_iter()
 }
 
 /// The object counts of the detached freelists each bulk free built, one list per operation

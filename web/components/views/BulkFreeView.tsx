@@ -1,5 +1,5 @@
-// The bulk-free view: the detached freelist build_detached_freelist() gathered on this step,
-// drawn from one snapshot, with the same scene as a summary, a table of the array and a list of
+// The bulk-free view: the detached freelist build_detached_freelist() gathered on this step
+// (or, on the next, the same list reversed by slab_free_freelist_hook()), drawn from one snapshot, with the same scene as a summary, a table of the array and a list of
 // the gathered objects. Without a detached freelist it says when one appears.
 
 import { memo, useCallback, useMemo } from 'react';
@@ -65,7 +65,7 @@ function Detached({ d, k, t, activate }: { d: DetachedScene; k: number; t: Trans
       </p>
       <table className="struct-table" data-testid={`bulk-${k}-array`}>
         <caption>
-          {t('bulkView.caption', { slab: d.slab })} — {t('bulkView.array', { count: d.length })}
+          {t(d.reversed ? 'bulkView.captionReversed' : 'bulkView.caption', { slab: d.slab })} — {t('bulkView.array', { count: d.length })}
         </caption>
         <thead>
           <tr>
@@ -99,7 +99,7 @@ function Detached({ d, k, t, activate }: { d: DetachedScene; k: number; t: Trans
           )}
         </tbody>
       </table>
-      <p>{t('bulkView.objectsCaption')}</p>
+      <p>{t(d.reversed ? 'bulkView.objectsCaptionReversed' : 'bulkView.objectsCaption')}</p>
       <ol data-testid={`bulk-${k}-objects`}>
         {d.objects.shown.map((o) => (
           <li key={o.id}>

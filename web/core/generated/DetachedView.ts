@@ -11,7 +11,13 @@ export type DetachedView = { cache: number, slab: number,
  */
 cpu: number, splice: Splice, 
 /**
- * The objects gathered, head first (spliced onto the slab with one cmpxchg).
+ * Whether this is the step of `slab_free_freelist_hook()`, which reversed the list.
+ */
+reversed: boolean, 
+/**
+ * The objects gathered, head first: as `build_detached_freelist()` linked them, or, when
+ * `reversed`, as the hook relinked them for `do_slab_free()` (spliced onto the slab with
+ * one cmpxchg).
  */
 objects: Array<string>, 
 /**

@@ -38,6 +38,13 @@ impl SlabFlags {
     pub fn is_debug(&self) -> bool {
         self.poison || self.red_zone || self.store_user || self.consistency_checks
     }
+
+    /// The flags of `SLAB_NEVER_MERGE` (mm/slab_common.c, v6.6) this model has: red zones,
+    /// poisoning, user tracking and `SLAB_TYPESAFE_BY_RCU`. `SLAB_CONSISTENCY_CHECKS` is not
+    /// among them, so `slub_debug=F` alone does not stop `find_mergeable()`.
+    pub fn never_merge(&self) -> bool {
+        self.red_zone || self.poison || self.store_user || self.typesafe_by_rcu
+    }
 }
 
 /// `calculate_alignment(flags, align, size)`.

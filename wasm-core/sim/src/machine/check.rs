@@ -4,9 +4,11 @@
 
 use super::{FrameState, ListHead, Machine, Pfn, NIL};
 
-/// Every invariant of the machine: the page allocator's and those of its slab allocator.
+/// Every invariant of the machine: the page allocator's and those of its slab allocator, after
+/// the known damage an unchecked bad operation did (`damage.rs`).
 pub fn check_machine(m: &Machine) -> Vec<String> {
-    let mut bad = check_page_allocator(m);
+    let mut bad = super::damage::report(m);
+    bad.extend(check_page_allocator(m));
     match m.allocator {
         crate::scenario::Allocator::Slub => bad.extend(crate::slub::check::check_slub(m)),
         crate::scenario::Allocator::Slab => bad.extend(crate::slab::check::check_slab(m)),

@@ -14,11 +14,13 @@
 mod apply;
 pub mod check;
 pub mod config;
+pub mod damage;
 mod list;
 mod slabs;
 pub mod watermark;
 
 pub use config::{ConfigError, MachineConfig};
+pub use damage::Damage;
 pub use list::ListHead;
 pub use slabs::SlabTable;
 
@@ -141,6 +143,8 @@ pub struct Machine {
     /// Each node's fallback zonelist (`node_zonelists[ZONELIST_FALLBACK]`, one zone per node),
     /// built at boot by `build_all_zonelists()`: the nodes its allocations try, in order.
     pub zonelists: Vec<Vec<u32>>,
+    /// What unchecked bad operations did to the kernel's structures (`damage.rs`).
+    pub damage: Vec<Damage>,
 }
 
 impl Machine {
@@ -239,6 +243,7 @@ impl Machine {
             list_lock_taken: vec![0; nodes_count],
             node_distance,
             zonelists,
+            damage: Vec::new(),
         })
     }
 

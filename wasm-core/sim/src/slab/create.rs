@@ -182,7 +182,7 @@ pub fn kmem_cache_create(
 /// the new object within a word and whose alignment is a multiple of the new one. kmalloc
 /// caches never qualify (`SLAB_NO_MERGE` with `CONFIG_MEMCG_KMEM`).
 fn find_mergeable(m: &Machine, switches: &Switches, decl: &CacheDecl) -> Option<u32> {
-    let never = decl.ctor || decl.flags.typesafe_by_rcu || decl.flags.is_debug();
+    let never = decl.ctor || decl.flags.never_merge();
     if switches.slab_nomerge || never {
         return None;
     }
@@ -196,8 +196,7 @@ fn find_mergeable(m: &Machine, switches: &Switches, decl: &CacheDecl) -> Option<
             !s.destroyed
                 && s.kmalloc_index.is_none()
                 && !s.ctor
-                && !s.flags.typesafe_by_rcu
-                && !s.flags.is_debug()
+                && !s.flags.never_merge() // slab_unmergeable()
                 && g.size >= size
                 && g.size % align == 0
                 && g.size - size < WORD

@@ -7,10 +7,14 @@ use super::event::SlabEvent;
 use super::state::{AcRef, SlabList};
 use super::{alien_ac, cpu_ac, emit, lock, lock_alien, place_of, shared_ac};
 use crate::geometry::slab::FreelistLayout;
+use crate::machine::Damage;
 use crate::machine::Pfn;
 use crate::page_alloc::free_pages;
-use crate::slab_common::{diagnostic, free_outside_slabs, free_prologue, wrong_cache, FreeOutcome};
-use crate::trace::{End, Recorder};
+use crate::slab_common::{
+    cache_from_obj_checks, diagnostic, free_outside_slabs, free_prologue, wrong_cache,
+    wrong_cache_unchecked, FreeOutcome,
+};
+use crate::trace::{End, Event, Recorder};
 
 /// `kfree()` of `addr` on `cpu`; with `cache`, `kmem_cache_free(cache, addr)`.
 pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> FreeOutcome {
@@ -75,10 +79,28 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
         }
         return diagnostic(rec, "double free", "step.kfree_double_free", addr);
     }
-    if let Some(expected) = cache.filter(|&c| c != slab_cache) {
-        wrong_cache(rec, expected, slab_cache);
+    let mut s = slab_cache;
+    if let Some(named) = cache.filter(|&c| c != slab_cache) {
+        // SLAB has no SLAB_CONSISTENCY_CHECKS: only hardening makes cache_from_obj() look.
+        if cache_from_obj_checks(m.slab.caches[named as usize].hardened, false) {
+            wrong_cache(rec, named, slab_cache);
+        } else {
+            // __cache_free(cachep, objp): the pointer joins the named cache's per-CPU array
+            // (or its alien cache for the slab's node).
+            wrong_cache_unchecked(
+                rec,
+                "wrong cache, not checked: to its array",
+                "step.slab_wrong_cache_unchecked",
+                named,
+                slab_cache,
+                addr,
+                place.pfn,
+                None,
+            );
+            s = named;
+        }
     }
-    cache_free(rec, slab_cache, place.pfn, place.index, addr, cpu);
+    cache_free(rec, s, place.pfn, place.index, addr, cpu);
     FreeOutcome::Freed
 }
 
@@ -230,11 +252,27 @@ fn cache_flusharray(rec: &mut Recorder, cache: u32, cpu: u32) -> Vec<Pfn> {
 /// `slabs_free` if now empty, else to the tail of `slabs_partial`; then free slabs beyond
 /// `free_limit` are taken off for destruction (last free slab first). Returns them in the
 /// order `slabs_destroy()` will destroy them.
+///
+/// An object of another cache, there since a free to the wrong cache that was not checked, is
+/// where the simulator stops following the kernel: `slab_put_obj()` would store an index
+/// computed with this cache's object size in the other cache's slab and the slab would move
+/// onto this cache's lists, which the simulator's slabs cannot hold. It goes back to its own
+/// slab, lists and counts instead, and the damage is recorded (`machine::damage`).
 pub(crate) fn free_block(rec: &mut Recorder, cache: u32, objs: &[u64], node: u32) -> Vec<Pfn> {
-    node_counts(rec, cache, node, 0, 0, objs.len() as i32);
+    let m = rec.machine();
+    let own = |obj: u64| {
+        let pfn = place_of(m, obj).expect("array entries are objects").pfn;
+        m.slab.slabs[&pfn].cache == cache
+    };
+    let count = objs.iter().filter(|&&obj| own(obj)).count();
+    node_counts(rec, cache, node, 0, 0, count as i32);
     for &obj in objs {
         let place = place_of(rec.machine(), obj).expect("array entries are objects");
         let pfn = place.pfn;
+        if rec.machine().slab.slabs[&pfn].cache != cache {
+            free_foreign_object(rec, cache, obj, node);
+            continue;
+        }
         if rec.machine().slab.slabs[&pfn].list.is_some() {
             emit(rec, SlabEvent::SlabUnlisted { cache, pfn });
         }
@@ -285,6 +323,51 @@ pub(crate) fn free_block(rec: &mut Recorder, cache: u32, objs: &[u64], node: u32
         list.insert(0, pfn);
     }
     list
+}
+
+/// `free_block()` of `cache` meeting `obj`, an object of another cache: it goes back to its
+/// own slab as that cache's `free_block()` would put it, and the damage the kernel does
+/// instead is recorded (see `free_block`).
+fn free_foreign_object(rec: &mut Recorder, cache: u32, obj: u64, node: u32) {
+    let place = place_of(rec.machine(), obj).expect("array entries are objects");
+    let pfn = place.pfn;
+    let slab = &rec.machine().slab.slabs[&pfn];
+    let (owner, slab_node, listed) = (slab.cache, slab.node, slab.list.is_some());
+    rec.emit(Event::DamageRecorded(Box::new(
+        Damage::ForeignObjectFreed {
+            cache,
+            slab_cache: owner,
+            addr: obj,
+            pfn,
+            node,
+        },
+    )));
+    node_counts(rec, owner, slab_node, 0, 0, 1);
+    if listed {
+        emit(rec, SlabEvent::SlabUnlisted { cache: owner, pfn });
+    }
+    emit(
+        rec,
+        SlabEvent::ObjPut {
+            pfn,
+            index: place.index,
+        },
+    );
+    let (list, end) = if rec.machine().slab.slabs[&pfn].active == 0 {
+        node_counts(rec, owner, slab_node, 0, 1, 0);
+        (SlabList::Free, End::Head)
+    } else {
+        (SlabList::Partial, End::Tail)
+    };
+    emit(
+        rec,
+        SlabEvent::SlabListed {
+            cache: owner,
+            pfn,
+            list,
+            end,
+        },
+    );
 }
 
 /// `__drain_alien_cache()` of node `node`'s alien cache for `remote`: under the remote node's

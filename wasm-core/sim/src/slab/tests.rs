@@ -14,7 +14,13 @@ use crate::scenario::{Allocator, CacheDecl, Switches};
 use crate::slub::FreeOutcome;
 use proptest::prelude::*;
 
-fn boot_with(cpus: u32, nodes: u32, pages: u32, switches: &Switches, seed: u64) -> Recorder {
+pub(super) fn boot_with(
+    cpus: u32,
+    nodes: u32,
+    pages: u32,
+    switches: &Switches,
+    seed: u64,
+) -> Recorder {
     let mut m = Machine::new_seeded(
         MachineConfig {
             cpus,
@@ -35,7 +41,7 @@ fn boot_with(cpus: u32, nodes: u32, pages: u32, switches: &Switches, seed: u64) 
     rec
 }
 
-fn boot(cpus: u32, nodes: u32) -> Recorder {
+pub(super) fn boot(cpus: u32, nodes: u32) -> Recorder {
     boot_with(cpus, nodes, 16384, &Switches::default(), 0)
 }
 
@@ -50,11 +56,11 @@ fn decl(name: &str, size: u32, ctor: bool) -> CacheDecl {
     }
 }
 
-fn cache(rec: &mut Recorder, name: &str, size: u32) -> u32 {
+pub(super) fn cache(rec: &mut Recorder, name: &str, size: u32) -> u32 {
     kmem_cache_create(rec, &decl(name, size, false), &Switches::default()).unwrap()
 }
 
-fn consistent(rec: &Recorder) {
+pub(super) fn consistent(rec: &Recorder) {
     let mut bad = check_slab(rec.machine());
     bad.extend(check_slab_settled(rec.machine()));
     bad.extend(check_page_allocator(rec.machine()));
@@ -345,6 +351,49 @@ fn shrink_empties_every_array_and_destroy_refuses_a_cache_with_objects() {
     // A destroyed cache is a use after free.
     assert_eq!(slab_alloc_node(&mut rec, id, 0, None), 0);
     assert_eq!(rec.steps().last().unwrap().path, "destroyed cache");
+}
+
+#[test]
+fn free_slabs_are_destroyed_from_the_tail_of_slabs_free() {
+    // SLAB has SLUB's discard-order question twice and answers it like the kernel:
+    // drain_freelist() destroys slabs_free.prev (the tail) first, one slab per lock hold,
+    // and free_block() list_move()s each slab it trims to the head of the caller's list, which
+    // slabs_destroy() walks from the head (mm/slab.c, v6.6).
+    let mut rec = boot(1, 1);
+    let id = cache(&mut rec, "obj1000", 1000);
+    let num = rec.machine().slab.caches[id as usize].geometry.num as usize;
+    let objs: Vec<u64> = (0..num * 3)
+        .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+        .collect();
+    for &o in &objs {
+        kfree(&mut rec, o, 0, None);
+    }
+    let from = rec.steps().len();
+    assert!(!kmem_cache_shrink(&mut rec, id, 0));
+    let steps = rec.steps();
+    let drained = from
+        + steps[from..]
+            .iter()
+            .position(|s| s.function == "drain_freelist")
+            .expect("shrink drains the free slabs");
+    let before = rec.snapshot_at(drained).unwrap();
+    let mut free: Vec<Pfn> = before.slab.caches[id as usize].node[0]
+        .slabs_free
+        .iter()
+        .copied()
+        .collect();
+    assert_eq!(free.len(), 3);
+    free.reverse();
+    let destroyed: Vec<Pfn> = steps[drained..]
+        .iter()
+        .flat_map(|s| s.events.iter())
+        .filter_map(|e| match e {
+            crate::trace::Event::Slab(SlabEvent::SlabDestroyed { pfn, .. }) => Some(*pfn),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(destroyed, free, "tail first");
+    consistent(&rec);
 }
 
 #[test]

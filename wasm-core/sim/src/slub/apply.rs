@@ -50,6 +50,25 @@ impl Machine {
         })
     }
 
+    /// `list_del()` of the slab at `pfn` from node `node`'s partial list (or `n->full`), as
+    /// `remove_partial()`/`remove_full()` of `cache` do it: the slab leaves the list it is on.
+    /// That is `cache`'s own list, except after a free to the wrong cache that was not
+    /// checked, when the slab can sit on that list of another cache (the kernel then
+    /// miscounts `cache`'s `nr_partial`: see `machine::damage`).
+    fn list_del(&mut self, cache: u32, node: u32, pfn: Pfn, full: bool) {
+        let order = std::iter::once(cache as usize).chain(0..self.caches.len());
+        for id in order {
+            let n = &mut self.caches[id].node[node as usize];
+            let list = if full { &mut n.full } else { &mut n.partial };
+            // A slab is on a list at most once (check_slub), so the first match is the only
+            // one; the scan stops there (usually at the head of the cache's own list).
+            if let Some(i) = list.iter().position(|p| *p == pfn) {
+                list.remove(i);
+                return;
+            }
+        }
+    }
+
     #[inline(always)]
     pub(crate) fn apply_slub(&mut self, event: &Event) {
         match event {
@@ -224,18 +243,10 @@ impl Machine {
                     .push(*pfn);
             }
             Event::NodeFullRemoved { cache, node, pfn } => {
-                self.caches[*cache as usize].node[*node as usize]
-                    .full
-                    .retain(|p| p != pfn);
+                self.list_del(*cache, *node, *pfn, true);
             }
             Event::NodePartialRemoved { cache, node, pfn } => {
-                // A slab is on a list at most once (check_slub), so the first match is the
-                // only one; the scan stops there (usually at the head).
-                let list = &mut self.caches[*cache as usize].node[*node as usize].partial;
-                if let Some(i) = list.iter().position(|p| p == pfn) {
-                    list.remove(i);
-                }
-                debug_assert!(!list.contains(pfn));
+                self.list_del(*cache, *node, *pfn, false);
             }
             Event::SlabDiscarded { pfn, .. } => {
                 if let Some(slab) = self.slabs.remove(pfn) {
@@ -245,7 +256,7 @@ impl Machine {
                     };
                 }
             }
-            Event::DetachedFreelistBuilt(_) => {
+            Event::DetachedFreelistBuilt(_) | Event::DetachedFreelistReversed(_) => {
                 // A transient structure for the narration; its links are FreePointerSet events.
             }
             Event::ObjectAllocated { pfn, index, .. } => self.set_allocated(*pfn, *index, true),

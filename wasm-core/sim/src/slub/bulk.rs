@@ -1,5 +1,10 @@
 //! The bulk API: `kmem_cache_alloc_bulk()` and `kmem_cache_free_bulk()`/`kfree_bulk()` with
 //! `build_detached_freelist()` (mm/slub.c, v6.6; spec 2.8).
+//!
+//! A bulk free is, per detached freelist, up to three steps: `build_detached_freelist()`
+//! gathers and links the group; `slab_free_freelist_hook()` reverses it (groups of two or
+//! more); `do_slab_free()` (fast path, `__slab_free()` or a debug cache's
+//! `free_to_partial_list()`) frees it, as a `kfree()` would.
 
 use super::alloc::slab_alloc_slow;
 use super::free::{do_slab_free, free_path, FreeOutcome};
@@ -7,6 +12,7 @@ use super::state::TID_STEP;
 use super::{get_freepointer, obj_to_index, place_of, set_freepointer};
 use crate::machine::{FrameState, Owner};
 use crate::page_alloc::free_pages;
+use crate::slab_common::{cache_from_obj_checks, wrong_cache_unchecked};
 use crate::trace::{DetachedFreelist, Event, Recorder};
 use std::collections::BTreeSet;
 
@@ -130,9 +136,10 @@ fn is_large_kmalloc(rec: &Recorder, addr: u64) -> bool {
 }
 
 /// `build_detached_freelist()`: takes the last entry, gathers the other entries of its slab
-/// from the end of the array until the third entry of another slab, parks the gathered ones at
-/// the top of the array, and frees the group with one `do_slab_free()`. Returns how many
-/// entries remain to be freed.
+/// from the end of the array until the third entry of another slab, and parks the gathered
+/// ones at the top of the array; then `slab_free()` frees the group with one `do_slab_free()`,
+/// after `slab_free_freelist_hook()` has reversed it. Returns how many entries remain to be
+/// freed.
 fn build_detached_freelist(
     rec: &mut Recorder,
     cache: Option<u32>,
@@ -151,7 +158,34 @@ fn build_detached_freelist(
     }
     let place = place_of(rec.machine(), object).expect("checked");
     let slab = place.pfn;
-    let df_cache = rec.machine().slabs[&slab].cache;
+    let slab_cache = rec.machine().slabs[&slab].cache;
+    // df->s: kfree_bulk() takes the slab's cache; kmem_cache_free_bulk() asks cache_from_obj(),
+    // which without hardening or slub_debug=F keeps the named cache whatever the slab is.
+    let df_cache = match cache {
+        Some(named) if named != slab_cache => {
+            let n = &rec.machine().caches[named as usize];
+            if cache_from_obj_checks(n.hardened, n.flags.consistency_checks) {
+                slab_cache
+            } else {
+                let offsets = (
+                    n.geometry.offset,
+                    rec.machine().caches[slab_cache as usize].geometry.offset,
+                );
+                wrong_cache_unchecked(
+                    rec,
+                    "wrong cache, not checked",
+                    "step.wrong_cache_unchecked",
+                    named,
+                    slab_cache,
+                    object,
+                    slab,
+                    Some(offsets),
+                );
+                named
+            }
+        }
+        _ => slab_cache,
+    };
     let mut group = vec![object]; // head first; `object` is the tail
     let mut lookahead = LOOKAHEAD;
     let mut same = size;
@@ -184,7 +218,7 @@ fn build_detached_freelist(
     rec.arg("scanned", scanned);
     // The way do_slab_free() below will take.
     let splice = free_path(rec.machine(), df_cache, slab, cpu);
-    rec.emit(Event::DetachedFreelistBuilt(Box::new(DetachedFreelist {
+    let detached = DetachedFreelist {
         cache: df_cache,
         slab,
         cpu,
@@ -194,9 +228,10 @@ fn build_detached_freelist(
         lookahead_left: lookahead,
         array: p.to_vec(),
         done_from: same as u32,
-    })));
+    };
+    rec.emit(Event::DetachedFreelistBuilt(Box::new(detached.clone())));
     if let Some(expected) = cache.filter(|&c| c != df_cache) {
-        // cache_from_obj(): reported, then freed to the object's own cache.
+        // cache_from_obj() with its checks: reported, then freed to the object's own cache.
         rec.arg_cache("wrong_cache", expected);
     }
     // The links as the kernel writes them: the tail first (NULL), then each gathered object
@@ -205,11 +240,53 @@ fn build_detached_freelist(
     for pair in group.windows(2).rev() {
         set_freepointer(rec, pair[0], pair[1]);
     }
+    rec.end();
+    let group = slab_free_freelist_hook(rec, &detached, group);
     let objs: Vec<(u64, u32)> = group
         .iter()
         .map(|&o| (o, obj_to_index(rec.machine(), slab, o)))
         .collect();
     do_slab_free(rec, df_cache, slab, &objs, cpu);
-    rec.end();
     same
+}
+
+/// `slab_free_freelist_hook()` on the detached freelist `group` (head first), as `slab_free()`
+/// runs it before `do_slab_free()` (mm/slub.c, v6.6): it walks the list from its head and
+/// pushes every object the free hooks do not hold back (none here: no KASAN quarantine, no
+/// KFENCE) onto a new list, so the list it hands on is reversed. Returns that list, head
+/// first. A list of one object comes out as it went in (its free pointer is set to NULL,
+/// which `do_slab_free()` overwrites), so only groups of two or more get a step; the same
+/// holds for `kfree()` and `kmem_cache_free()`, whose one-object lists take the same pass.
+fn slab_free_freelist_hook(
+    rec: &mut Recorder,
+    detached: &DetachedFreelist,
+    mut group: Vec<u64>,
+) -> Vec<u64> {
+    if group.len() < 2 {
+        return group;
+    }
+    rec.begin(
+        "slab_free_freelist_hook",
+        "reverse the detached freelist",
+        "step.slab_free_freelist_hook",
+    );
+    rec.arg_cache("cache", detached.cache);
+    rec.arg("slab", detached.slab);
+    rec.arg("count", group.len() as u32);
+    // Each object is linked in front of the new list built so far.
+    let mut head = 0;
+    for &object in &group {
+        set_freepointer(rec, object, head);
+        head = object;
+    }
+    group.reverse();
+    rec.arg_addr("head", head);
+    rec.emit(Event::DetachedFreelistReversed(Box::new(
+        DetachedFreelist {
+            objects: group.clone(),
+            ..detached.clone()
+        },
+    )));
+    rec.end();
+    group
 }

@@ -166,14 +166,16 @@ pub fn kmem_cache_create(
 }
 
 /// `find_mergeable()`: the oldest live cache that can host objects of this request. kmalloc
-/// caches never qualify (`SLAB_NO_MERGE` with `CONFIG_MEMCG_KMEM`).
+/// caches never qualify (`SLAB_NO_MERGE` with `CONFIG_MEMCG_KMEM`). Under `slub_debug=F` both
+/// caches carry `SLAB_CONSISTENCY_CHECKS`, which is not in `SLAB_NEVER_MERGE`: they merge.
 fn find_mergeable(
     rec: &Recorder,
     switches: &Switches,
     req: &CacheRequest,
     align: u32,
 ) -> Option<u32> {
-    let never = req.ctor || req.flags.typesafe_by_rcu || req.flags.is_debug();
+    // kmem_cache_flags() has already added the slub_debug letters to `req.flags`.
+    let never = req.ctor || req.flags.never_merge();
     if switches.slab_nomerge || never {
         return None;
     }
@@ -190,8 +192,7 @@ fn find_mergeable(
             !s.destroyed
                 && g.cache.is_none() // kmalloc caches carry SLAB_NO_MERGE
                 && !s.ctor
-                && !s.flags.typesafe_by_rcu
-                && !s.flags.is_debug()
+                && !s.flags.never_merge() // slab_unmergeable()
                 && g.size >= size
                 && g.size % align == 0
                 && g.size - size < WORD

@@ -6,7 +6,10 @@ use super::partial::{discard_slab, put_cpu_partial};
 use super::{object_freed, place_of, set_cpu_freelist, set_freepointer_at};
 use crate::machine::Machine;
 pub use crate::slab_common::FreeOutcome;
-use crate::slab_common::{diagnostic, free_outside_slabs, free_prologue, wrong_cache};
+use crate::slab_common::{
+    cache_from_obj_checks, diagnostic, free_outside_slabs, free_prologue, wrong_cache,
+    wrong_cache_unchecked,
+};
 use crate::trace::{End, Event, Recorder, Splice};
 
 /// `kfree()` of `addr` on `cpu`; with `cache`, `kmem_cache_free(cache, addr)`.
@@ -34,17 +37,38 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
     let slab = &m.slabs[&place.pfn];
     let slab_cache = slab.cache;
     if !slab.allocated[place.index as usize] {
-        // Freeing a free object. With CONFIG_SLAB_FREELIST_HARDENED, set_freepointer() has a
-        // naive check, BUG_ON(object == fp): freeing again the object at the head of the
-        // freelist it would be linked in front of (this CPU's c->freelist for its cpu slab,
-        // else the slab's own freelist) oopses. Any other double free goes unnoticed without
-        // slub_debug: the freelist gets a cycle and the object is handed out twice later.
-        let s = &m.caches[m.slabs[&place.pfn].cache as usize];
+        // Freeing a free object. A debug cache's free goes through free_to_partial_list(),
+        // whose free_debug_processing() checks before set_freepointer() links anything
+        // (mm/slub.c, v6.6): first slab->inuse against the count to free (every debug cache),
+        // then, with SLAB_CONSISTENCY_CHECKS, on_freelist(). Either abandons the free.
+        let s = &m.caches[slab_cache as usize];
+        if s.debug() && slab.inuse == 0 {
+            return diagnostic(
+                rec,
+                "double free: slub_debug reports Slab has 0 allocated objects",
+                "step.kfree_double_free_debug_inuse",
+                addr,
+            );
+        }
+        if s.flags.consistency_checks {
+            // free_consistency_checks() → on_freelist(): "Object already free".
+            return diagnostic(
+                rec,
+                "double free: slub_debug=F reports Object already free",
+                "step.kfree_double_free_debug",
+                addr,
+            );
+        }
+        // With CONFIG_SLAB_FREELIST_HARDENED, set_freepointer() has a naive check,
+        // BUG_ON(object == fp): freeing again the object at the head of the freelist it would
+        // be linked in front of (this CPU's c->freelist for its cpu slab, else the slab's own
+        // freelist) oopses. Any other double free goes unnoticed without slub_debug: the
+        // freelist gets a cycle and the object is handed out twice later.
         let c = &s.cpu[cpu as usize];
         let fp = if c.slab == Some(place.pfn) {
             c.freelist
         } else {
-            m.slabs[&place.pfn].freelist
+            slab.freelist
         };
         if s.hardened && fp == addr {
             return diagnostic(
@@ -54,26 +78,41 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
                 addr,
             );
         }
-        if s.flags.consistency_checks {
-            // free_consistency_checks() → on_freelist(): "Object already free"; the free is
-            // abandoned.
-            return diagnostic(
-                rec,
-                "double free: slub_debug=F reports Object already free",
-                "step.kfree_double_free_debug",
-                addr,
-            );
-        }
         return diagnostic(rec, "double free", "step.kfree_double_free", addr);
     }
-    if let Some(expected) = cache.filter(|&c| c != slab_cache) {
-        wrong_cache(rec, expected, slab_cache);
+    let mut s = slab_cache;
+    if let Some(named) = cache.filter(|&c| c != slab_cache) {
+        let n = &m.caches[named as usize];
+        if cache_from_obj_checks(n.hardened, n.flags.consistency_checks) {
+            wrong_cache(rec, named, slab_cache);
+        } else {
+            // slab_free(s, virt_to_slab(x), x, ...) with the named cache: its do_slab_free()
+            // and __slab_free() work on the other cache's slab with the named cache's offset,
+            // per-CPU lists, node lists and limits.
+            let offsets = (
+                n.geometry.offset,
+                m.caches[slab_cache as usize].geometry.offset,
+            );
+            wrong_cache_unchecked(
+                rec,
+                "wrong cache, not checked",
+                "step.wrong_cache_unchecked",
+                named,
+                slab_cache,
+                addr,
+                place.pfn,
+                Some(offsets),
+            );
+            s = named;
+        }
     }
-    slab_free(rec, slab_cache, place.pfn, addr, place.index, cpu);
+    slab_free(rec, s, place.pfn, addr, place.index, cpu);
     FreeOutcome::Freed
 }
 
-/// `slab_free()` for one object, object `index` of the slab at `pfn`.
+/// `slab_free()` for one object, object `index` of the slab at `pfn`. Its
+/// `slab_free_freelist_hook()` pass over a one-object list changes nothing (it stores NULL in
+/// the free pointer, which `do_slab_free()` overwrites), so it gets no step; see `bulk.rs`.
 fn slab_free(rec: &mut Recorder, cache: u32, pfn: u32, addr: u64, index: u32, cpu: u32) {
     do_slab_free(rec, cache, pfn, &[(addr, index)], cpu);
 }

@@ -9,7 +9,9 @@
 //!   every branch of `___slab_alloc()` (with `get_any_partial()`), except pfmemalloc; the
 //!   free fast path, `__slab_free()`, `put_cpu_partial()`, `__unfreeze_partials()`, `deactivate_slab()`, `flush_cpu_slab()`, `discard_slab()`.
 //!   `kmem_cache_alloc_bulk()` and `kmem_cache_free_bulk()`/`kfree_bulk()` with
-//!   `build_detached_freelist()`.
+//!   `build_detached_freelist()` and `slab_free_freelist_hook()`'s reversal of each list.
+//!   Frees to the wrong cache that `cache_from_obj()` does not check, which run the named
+//!   cache's code on another cache's slab and leave known damage (`machine::damage`).
 //!   `kmem_cache_shrink()` and `kmem_cache_destroy()`.
 //!   Freelist randomisation and pointer hardening (`random.rs`). Debug caches' locked
 //!   single-object paths (`alloc_single_from_partial()`, `free_to_partial_list()`, `n->full`);
@@ -187,5 +189,7 @@ pub(crate) fn freelist_len(m: &Machine, head: u64) -> u32 {
     n
 }
 
+#[cfg(test)]
+mod fidelity_tests;
 #[cfg(test)]
 mod tests;

@@ -5,7 +5,7 @@
 //! These record their events into the step their caller has open.
 
 use super::{freelist_len, get_freepointer, set_cpu_freelist, set_freepointer};
-use crate::machine::Pfn;
+use crate::machine::{Damage, Pfn};
 use crate::page_alloc::free_pages;
 use crate::trace::{End, Event, Recorder};
 
@@ -47,6 +47,8 @@ pub(crate) fn put_cpu_partial(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn
 
 /// `__unfreeze_partials()`: every slab of the list is unfrozen and added to the tail of its
 /// node's partial list, or discarded when empty and the node already keeps `min_partial`.
+/// The empty ones are pushed on `slab_to_discard` (through `slab->next`) and freed from its
+/// head once the lock is dropped: last met, first discarded (mm/slub.c, v6.6).
 pub(crate) fn unfreeze_partials(rec: &mut Recorder, cache: u32, cpu: u32, list: Option<Pfn>) {
     let min_partial = u64::from(rec.machine().caches[cache as usize].geometry.min_partial);
     let mut discard = Vec::new();
@@ -78,7 +80,7 @@ pub(crate) fn unfreeze_partials(rec: &mut Recorder, cache: u32, cpu: u32, list: 
             .partial
             .len() as u64;
         if slab.inuse == 0 && nr_partial >= min_partial {
-            discard.push(pfn);
+            discard.insert(0, pfn);
         } else {
             rec.emit(Event::NodePartialAdded {
                 cache,
@@ -159,13 +161,29 @@ pub(crate) fn deactivate_slab(
 }
 
 /// `discard_slab()`: uncount it and free its pages (on `cpu`), inside the caller's step.
+///
+/// `cache` is the cache whose code runs. After a free to the wrong cache that was not checked
+/// it can be another cache than the slab's own: the kernel's `dec_slabs_node(cache)` then
+/// takes the slab off counters that never counted it. The simulator takes it off the slab's
+/// own cache and records that damage.
 pub(crate) fn discard_slab(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn) {
     let slab = rec.machine().slabs[&pfn].fields();
     rec.begin("discard_slab", "empty slab", "step.discard_slab");
     rec.arg_cache("cache", cache);
     rec.arg("pfn", pfn);
+    if slab.cache != cache {
+        rec.emit(Event::DamageRecorded(Box::new(
+            Damage::ForeignSlabDiscarded {
+                cache,
+                slab_cache: slab.cache,
+                pfn,
+                node: slab.node,
+                objects: slab.objects,
+            },
+        )));
+    }
     rec.emit(Event::SlabUncounted {
-        cache,
+        cache: slab.cache,
         node: slab.node,
         objects: slab.objects,
     });

@@ -68,8 +68,9 @@ pub enum DestroyOutcome {
 }
 
 /// `kmem_cache_destroy()`: drops a reference; the last one shuts the cache down
-/// (`__kmem_cache_shutdown()`: flush every CPU, free the empty partial slabs). If slabs remain,
-/// the kernel prints "kmem_cache_destroy %s: Slab cache still has objects" and keeps the cache.
+/// (`__kmem_cache_shutdown()`: flush every CPU, then `free_partial()` node by node). If a node
+/// keeps slabs, the kernel stops there (later nodes are not looked at), prints
+/// "kmem_cache_destroy %s: Slab cache still has objects" and keeps the cache.
 pub fn kmem_cache_destroy(
     rec: &mut Recorder,
     cache: u32,
@@ -109,24 +110,21 @@ pub fn kmem_cache_destroy(
         "step.cache_shutdown",
     );
     rec.arg_cache("cache", cache);
+    let mut busy = false;
     for node in 0..rec.machine().config.nodes {
-        let list = rec.machine().caches[cache as usize].node[node as usize]
-            .partial
-            .clone();
-        rec.emit(Event::ListLockTaken { cache, node }); // free_partial()
-        for pfn in list {
-            if rec.machine().slabs[&pfn].inuse == 0 {
-                rec.emit(Event::NodePartialRemoved { cache, node, pfn });
-                discard_slab(rec, cache, cpu, pfn);
-            }
+        free_partial(rec, cache, cpu, node);
+        let n = &rec.machine().caches[cache as usize].node[node as usize];
+        if !n.partial.is_empty() || n.nr_slabs > 0 {
+            busy = true;
+            break;
         }
     }
-    let left: u64 = rec.machine().caches[cache as usize]
-        .node
-        .iter()
-        .map(|n| n.nr_slabs)
-        .sum();
-    if left > 0 {
+    if busy {
+        let left: u64 = rec.machine().caches[cache as usize]
+            .node
+            .iter()
+            .map(|n| n.nr_slabs)
+            .sum();
         rec.end();
         rec.begin(
             "kmem_cache_destroy",
@@ -141,4 +139,26 @@ pub fn kmem_cache_destroy(
     rec.emit(Event::CacheDestroyed { id: cache });
     rec.end();
     DestroyOutcome::Destroyed
+}
+
+/// `free_partial()`: under the node's `list_lock`, every empty slab of the partial list moves
+/// with `list_add()` to the head of a local discard list; after the unlock that list is freed
+/// from its head, so the last empty slab of the partial list is discarded first (mm/slub.c,
+/// v6.6). Slabs with objects stay (the kernel prints them: "Objects remaining in %s on
+/// __kmem_cache_shutdown()").
+fn free_partial(rec: &mut Recorder, cache: u32, cpu: u32, node: u32) {
+    let list = rec.machine().caches[cache as usize].node[node as usize]
+        .partial
+        .clone();
+    rec.emit(Event::ListLockTaken { cache, node });
+    let mut discard = Vec::new();
+    for pfn in list {
+        if rec.machine().slabs[&pfn].inuse == 0 {
+            rec.emit(Event::NodePartialRemoved { cache, node, pfn });
+            discard.insert(0, pfn);
+        }
+    }
+    for pfn in discard {
+        discard_slab(rec, cache, cpu, pfn);
+    }
 }

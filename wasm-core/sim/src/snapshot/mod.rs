@@ -358,7 +358,11 @@ pub struct DetachedView {
     /// `slab->freelist`, or (a debug cache) through the node's list lock.
     pub cpu: u32,
     pub splice: Splice,
-    /// The objects gathered, head first (spliced onto the slab with one cmpxchg).
+    /// Whether this is the step of `slab_free_freelist_hook()`, which reversed the list.
+    pub reversed: bool,
+    /// The objects gathered, head first: as `build_detached_freelist()` linked them, or, when
+    /// `reversed`, as the hook relinked them for `do_slab_free()` (spliced onto the slab with
+    /// one cmpxchg).
     pub objects: Vec<String>,
     /// Entries of the array examined.
     pub scanned: u32,
@@ -523,10 +527,11 @@ fn transient(m: &Machine, events: &[Event]) -> Transient {
                 buddy: *upper,
                 order: *order,
             }),
-            Event::DetachedFreelistBuilt(d) => {
+            Event::DetachedFreelistBuilt(d) | Event::DetachedFreelistReversed(d) => {
                 t.cache.get_or_insert(d.cache);
                 slab(&mut t, d.slab);
                 t.detached.push(DetachedView {
+                    reversed: matches!(event, Event::DetachedFreelistReversed(_)),
                     cache: d.cache,
                     slab: d.slab,
                     cpu: d.cpu,

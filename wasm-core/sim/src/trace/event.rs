@@ -2,7 +2,7 @@
 //! in order, to the state before the step yields the state after it (`Machine::apply`).
 
 use crate::geometry::{CacheGeometry, SlabFlags};
-use crate::machine::{Owner, Pfn};
+use crate::machine::{Damage, Owner, Pfn};
 use crate::slab::event::SlabEvent;
 use serde::Serialize;
 
@@ -146,6 +146,10 @@ pub enum Event {
     /// of a bulk free, scanning `scanned` entries with `lookahead_left` misses to spare; the
     /// array after its swaps is `array`, of which entries from `done_from` on are finished.
     DetachedFreelistBuilt(Box<DetachedFreelist>),
+    /// `slab_free_freelist_hook()` relinked a detached freelist of two or more objects by
+    /// pushing each onto a new list: `objects` (head first) is the reversed list
+    /// `do_slab_free()` frees next; the other fields are those of its `DetachedFreelistBuilt`.
+    DetachedFreelistReversed(Box<DetachedFreelist>),
     /// An object went to a caller.
     /// It is object `index` of the slab at `pfn`.
     ObjectAllocated {
@@ -167,6 +171,8 @@ pub enum Event {
     // --- both allocators --------------------------------------------------------------
     /// `spin_lock(&n->list_lock)` of cache `cache` on node `node`.
     ListLockTaken { cache: u32, node: u32 },
+    /// An unchecked bad operation damaged the kernel's structures (see `machine::damage`).
+    DamageRecorded(Box<Damage>),
 
     // --- SLAB -----------------------------------------------------------------------------
     /// A SLAB fact (mm/slab.c).
@@ -230,7 +236,9 @@ impl Event {
             | Event::CacheAliased { .. }
             | Event::CacheUnaliased { .. }
             | Event::SlabCreated { .. }
-            | Event::DetachedFreelistBuilt(_) => true,
+            | Event::DetachedFreelistBuilt(_)
+            | Event::DetachedFreelistReversed(_)
+            | Event::DamageRecorded(_) => true,
             Event::FreeBlockRemoved { .. }
             | Event::FreeBlockAdded { .. }
             | Event::BuddiesMerged { .. }

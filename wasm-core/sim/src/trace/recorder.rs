@@ -502,7 +502,7 @@ impl HeapBytes for Event {
                 alias.capacity()
             }
             Event::SlabCreated { freelist, .. } => std::mem::size_of_val(&**freelist),
-            Event::DetachedFreelistBuilt(df) => {
+            Event::DetachedFreelistBuilt(df) | Event::DetachedFreelistReversed(df) => {
                 std::mem::size_of::<crate::trace::DetachedFreelist>()
                     + df.objects.heap_bytes()
                     + df.array.heap_bytes()
@@ -539,6 +539,7 @@ impl HeapBytes for Machine {
             + self.slabs.heap_bytes()
             + self.cpu_node.heap_bytes()
             + self.slab.heap_bytes()
+            + self.damage.heap_bytes()
     }
 }
 

@@ -1,0 +1,168 @@
+//! Known damage: what a bad operation the kernel does not check did to the kernel's structures,
+//! carried by the run so that `check_machine` reports it. Today one operation does it: a free
+//! to the wrong cache when `cache_from_obj()` does not look (no `CONFIG_SLAB_FREELIST_HARDENED`,
+//! no `SLAB_CONSISTENCY_CHECKS`), and what the named cache's code later does with the other
+//! cache's slab or object.
+//!
+//! Rules:
+//! - A record is added by an event (`Event::DamageRecorded`), like every change of the machine,
+//!   at the step where the damage is done, and is never removed: the kernel's structures stay
+//!   wrong, whatever later steps hide.
+//! - The simulator keeps its own structures well formed where the kernel's are not (a free
+//!   pointer stored at another offset, counters of the wrong cache): it follows the kernel's
+//!   path as far as its model can, and each record says what the kernel has instead, so that
+//!   nothing later panics and nothing else is lost.
+//! - `report` words every record for a person, with what the structures show now (another
+//!   cache's slab on a cache's per-CPU lists); `check_slub()`/`check_slab()` add what they
+//!   find on the node lists and arrays.
+
+use super::{Machine, Pfn};
+use crate::scenario::Allocator;
+use serde::Serialize;
+
+/// One piece of known damage.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Damage {
+    /// `kmem_cache_free(cache, addr)` (or a bulk free naming `cache`) of an object of
+    /// `slab_cache`: `cache_from_obj()` returned `cache` without looking, and `cache`'s code
+    /// freed the object into its slab at `pfn`.
+    WrongCacheFree {
+        /// The cache the caller named (`s`), whose code ran.
+        cache: u32,
+        /// The cache the object's slab belongs to (`slab->slab_cache`).
+        slab_cache: u32,
+        addr: u64,
+        pfn: Pfn,
+        /// SLUB: `s->offset` where the free pointer was stored, and the offset the slab's own
+        /// cache reads it from. `None` under SLAB, which keeps no pointer in the object.
+        offsets: Option<(u32, u32)>,
+    },
+    /// SLUB: `discard_slab()` of `cache` freed the slab at `pfn` of `slab_cache`.
+    /// `dec_slabs_node()` took one slab and `objects` objects off `cache`'s node `node`
+    /// counters, which never counted it; `slab_cache`'s still count it. (The simulator takes the
+    /// count from `slab_cache`, so that its own counters still add up.)
+    ForeignSlabDiscarded {
+        cache: u32,
+        slab_cache: u32,
+        pfn: Pfn,
+        node: u32,
+        objects: u32,
+    },
+    /// SLAB: `free_block()` of `cache` took back `addr`, an object of `slab_cache`'s slab at
+    /// `pfn`. The kernel computes its index with `cache`'s object size and moves the slab onto
+    /// `cache`'s node `node` lists and counts; the simulator, which cannot hold an index of
+    /// another geometry, returns the object to its own slab, lists and counts.
+    ForeignObjectFreed {
+        cache: u32,
+        slab_cache: u32,
+        addr: u64,
+        pfn: Pfn,
+        node: u32,
+    },
+}
+
+/// Every record, worded, then another cache's slabs found on a cache's per-CPU lists (SLUB).
+/// Empty when nothing is known to be damaged.
+pub fn report(m: &Machine) -> Vec<String> {
+    if m.damage.is_empty() {
+        return Vec::new();
+    }
+    let name = |id: u32| m.cache_name(id).unwrap_or("?").to_string();
+    let mut out: Vec<String> = m
+        .damage
+        .iter()
+        .map(|d| match *d {
+            Damage::WrongCacheFree {
+                cache,
+                slab_cache,
+                addr,
+                pfn,
+                offsets,
+            } => {
+                let (s, t) = (name(cache), name(slab_cache));
+                let mut text = format!(
+                    "known damage: {addr:#x}, an object of {t} (slab {pfn:#x}), was freed with \
+                     {s}'s code; cache_from_obj() does not look without \
+                     CONFIG_SLAB_FREELIST_HARDENED or slub_debug=F, so the kernel did not notice"
+                );
+                match offsets {
+                    Some((at, read)) if at != read => text.push_str(&format!(
+                        "; the free pointer went to offset {at} of the object, where {t} reads \
+                         offset {read}: {t}'s freelist goes on from it through whatever those \
+                         bytes held (the simulator links it as if stored at offset {read})"
+                    )),
+                    Some(_) => {}
+                    None => text.push_str(&format!(
+                        "; the pointer sits in {s}'s arrays, so {s} hands the object out as its \
+                         own"
+                    )),
+                }
+                text
+            }
+            Damage::ForeignSlabDiscarded {
+                cache,
+                slab_cache,
+                pfn,
+                node,
+                objects,
+            } => {
+                let (s, t) = (name(cache), name(slab_cache));
+                format!(
+                    "known damage: {s}'s discard_slab() freed slab {pfn:#x} of {t}: the kernel \
+                     took 1 slab and {objects} objects off {s}'s node {node} counters, which \
+                     never counted them, and {t}'s still count them (the simulator takes them \
+                     off {t}'s)"
+                )
+            }
+            Damage::ForeignObjectFreed {
+                cache,
+                slab_cache,
+                addr,
+                pfn,
+                node,
+            } => {
+                let (s, t) = (name(cache), name(slab_cache));
+                format!(
+                    "known damage: {s}'s free_block() took back {addr:#x}, an object of {t}: the \
+                     kernel puts an index computed with {s}'s object size into slab {pfn:#x} and \
+                     moves that slab onto {s}'s node {node} lists (the simulator returns the \
+                     object to {t}'s slab and lists)"
+                )
+            }
+        })
+        .collect();
+    if m.allocator == Allocator::Slub {
+        out.extend(foreign_per_cpu_slabs(m));
+    }
+    out
+}
+
+/// SLUB: slabs of another cache that a cache's CPUs hold as their cpu slab or on their per-CPU
+/// partial stack (the node lists are `check_slub()`'s).
+fn foreign_per_cpu_slabs(m: &Machine) -> Vec<String> {
+    let mut out = Vec::new();
+    for s in &m.caches {
+        for (cpu, c) in s.cpu.iter().enumerate() {
+            let mut held: Vec<(Pfn, &str)> = c.slab.map(|p| (p, "cpu slab")).into_iter().collect();
+            let mut at = c.partial;
+            while let Some(pfn) = at {
+                if held.len() > m.slabs.len() {
+                    break; // a cycle: check_slub() says so
+                }
+                held.push((pfn, "per-CPU partial stack"));
+                at = m.slabs.get(&pfn).and_then(|sl| sl.next);
+            }
+            for (pfn, place) in held {
+                if let Some(sl) = m.slabs.get(&pfn).filter(|sl| sl.cache != s.id) {
+                    out.push(format!(
+                        "{}: cpu{cpu}'s {place} holds slab {pfn:#x} of {}, whose objects {} now \
+                         hands out as its own",
+                        s.name, m.caches[sl.cache as usize].name, s.name
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
