@@ -7,7 +7,7 @@ use slabscope_sim::buddyinfo::buddyinfo;
 use slabscope_sim::machine::check::check_machine;
 use slabscope_sim::scenario::{parse, run as run_scenario};
 use slabscope_sim::slabinfo::slabinfo;
-use slabscope_sim::sysfs::sysfs_dir;
+use slabscope_sim::sysfs::{sysfs_dir, sysfs_slab_dir, sysfs_slab_dir_text, SlabDirEntry};
 use slabscope_sim::trace::text::format_step;
 use slabscope_sim::trace::{Recorder, Step};
 use std::io::Write;
@@ -36,8 +36,10 @@ pub struct RunArgs {
     #[arg(long)]
     slabinfo: bool,
     /// Print every attribute of /sys/kernel/slab/CACHE/, one `path: value` line each (CACHE may
-    /// also be the name of a cache merged into another).
-    #[arg(long, value_name = "CACHE")]
+    /// also be the name of a cache merged into another, or a unique id such as :0000256).
+    /// Without CACHE, list /sys/kernel/slab/ itself: `path/` for a directory, `path -> target`
+    /// for a symlink.
+    #[arg(long, value_name = "CACHE", num_args = 0..=1, default_missing_value = "")]
     sysfs: Option<String>,
     /// Check the invariants after every step; exit 1 at the first violation.
     #[arg(long)]
@@ -72,10 +74,15 @@ pub fn run(args: RunArgs) -> Result<(), String> {
                 slabscope_sim::sysfs::SysfsError::NotSlub
             ));
         }
+        Some(cache) if cache.is_empty() => {
+            let machine = rec.snapshot_at(at).ok_or("no snapshot")?;
+            let entries = sysfs_slab_dir(&machine).map_err(|e| e.to_string())?;
+            Some(Sysfs::Listing(entries))
+        }
         Some(cache) => {
             let machine = rec.snapshot_at(at).ok_or("no snapshot")?;
             let dir = sysfs_dir(&machine, cache).map_err(|e| e.to_string())?;
-            Some((cache.clone(), dir))
+            Some(Sysfs::Dir(cache.clone(), dir))
         }
         None => None,
     };
@@ -102,7 +109,11 @@ pub fn run(args: RunArgs) -> Result<(), String> {
     }
 }
 
-type SysfsDir = (String, Vec<(&'static str, String)>);
+/// What `--sysfs` prints: one cache's directory, or the listing of /sys/kernel/slab/.
+enum Sysfs {
+    Dir(String, Vec<(&'static str, String)>),
+    Listing(Vec<SlabDirEntry>),
+}
 
 fn write_output(
     out: &mut impl Write,
@@ -110,7 +121,7 @@ fn write_output(
     rec: &Recorder,
     at: usize,
     end: usize,
-    sysfs: Option<&SysfsDir>,
+    sysfs: Option<&Sysfs>,
 ) -> std::io::Result<()> {
     let snapshot = || {
         rec.snapshot_at(at)
@@ -137,12 +148,20 @@ fn write_output(
     if args.slabinfo {
         out.write_all(slabinfo(&snapshot()?).as_bytes())?;
     }
-    if let Some((cache, dir)) = sysfs {
-        for (attr, value) in dir {
-            // The kernel's show functions end every value with a newline; one line each here.
-            let value = value.strip_suffix('\n').unwrap_or(value);
-            writeln!(out, "/sys/kernel/slab/{cache}/{attr}: {value}")?;
+    match sysfs {
+        Some(Sysfs::Dir(cache, dir)) => {
+            for (attr, value) in dir {
+                // The kernel's show functions end every value with a newline; one line each.
+                let value = value.strip_suffix('\n').unwrap_or(value);
+                writeln!(out, "/sys/kernel/slab/{cache}/{attr}: {value}")?;
+            }
         }
+        Some(Sysfs::Listing(entries)) => {
+            for line in sysfs_slab_dir_text(entries).lines() {
+                writeln!(out, "/sys/kernel/slab/{line}")?;
+            }
+        }
+        None => {}
     }
     if args.trace.is_none() && !args.buddyinfo && !args.slabinfo && sysfs.is_none() {
         writeln!(out, "{end} steps")?;

@@ -39,7 +39,8 @@ pub struct KmallocClass {
 }
 
 impl KmallocClass {
-    fn from_index(index: u32) -> Self {
+    /// The class at `index` of `kmalloc_info[]`.
+    pub fn from_index(index: u32) -> Self {
         let size = match index {
             1 => 96,
             2 => 192,
@@ -51,10 +52,15 @@ impl KmallocClass {
     /// The name `/proc/slabinfo` prints, e.g. `kmalloc-96`, `kmalloc-1k` (`kmalloc_info[]`:
     /// sizes from 1024 up are named in KiB).
     pub fn name(&self) -> String {
+        format!("kmalloc-{}", self.short_size())
+    }
+
+    /// The size as `kmalloc_info[]` writes it in every type's name: `96`, `1k`, `8k`.
+    pub fn short_size(&self) -> String {
         if self.size >= 1024 {
-            format!("kmalloc-{}k", self.size / 1024)
+            format!("{}k", self.size / 1024)
         } else {
-            format!("kmalloc-{}", self.size)
+            self.size.to_string()
         }
     }
 }

@@ -10,11 +10,13 @@ mod error;
 mod lex;
 mod parse;
 mod run;
+mod site;
 
 pub use ast::{Allocator, CacheDecl, Op, OpLine, Ref, Scenario, Switches, Target};
 pub use error::ParseError;
 pub use parse::{parse, MAGIC, MAX_BULK, MAX_REPEAT, MAX_TEXT, PROFILES, VERSION};
 pub use run::{run, run_with_summary, RunError, RunSummary, Value, MAX_RUN_OPS, MAX_RUN_STEPS};
+pub use site::{call_site_address, call_site_name};
 
 #[cfg(test)]
 mod tests;
