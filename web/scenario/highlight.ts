@@ -37,10 +37,11 @@ export const scenarioParser: StreamParser<LineState> = {
       if (first && directives.has(w)) return 'keyword';
       if (keywords.has(w)) return 'controlKeyword';
       if (calls.has(w) && stream.peek() === '(') return 'variableName.function';
+      if (/^(?:__)?GFP_/.test(w)) return 'atom';
       if (w === 'on' || w === 'off') return 'bool';
       return 'variableName';
     }
-    if (stream.match(/^\.\.|^\[\]|^[=:,()[\]]/)) return 'punctuation';
+    if (stream.match(/^\.\.|^\[\]|^[=:,()[\]|]/)) return 'punctuation';
     stream.next();
     return 'invalid';
   },

@@ -194,7 +194,6 @@ fn find_cache<'m>(m: &'m Machine, name: &str) -> Result<&'m KmemCache, SysfsErro
 
 /// One entry of `/sys/kernel/slab/`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
 pub struct SlabDirEntry {
     /// The entry's name.
     pub name: String,
