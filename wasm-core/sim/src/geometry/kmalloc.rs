@@ -32,7 +32,7 @@ pub enum KmallocTarget {
 /// One kmalloc cache.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KmallocClass {
-    /// Index in `kmalloc_caches[KMALLOC_NORMAL][]` (1 = 96 bytes, 2 = 192 bytes, else `2^index`).
+    /// Index in `kmalloc_caches[type][]` (1 = 96 bytes, 2 = 192 bytes, else `2^index`).
     pub index: u32,
     /// The cache's object size.
     pub size: u32,
@@ -90,8 +90,8 @@ pub fn kmalloc_target(page: &PageGeometry, size: u64) -> Result<KmallocTarget, G
     Ok(KmallocTarget::Cache(KmallocClass::from_index(index)))
 }
 
-/// Every kmalloc cache `create_kmalloc_caches()` makes, in creation order (96 right after 64,
-/// 192 right after 128).
+/// Every kmalloc class, in the order `create_kmalloc_caches()` makes one type's caches (96
+/// right after 64, 192 right after 128).
 pub fn kmalloc_classes(page: &PageGeometry) -> Vec<KmallocClass> {
     let high = page.page_shift + 1;
     let mut out = Vec::new();
