@@ -5,7 +5,7 @@
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { appendLine, argKinds, NO_CPU_CALLS, paletteLine, returnsValue } from '../scenario/palette';
-import { CALLS, declared, KMALLOC_CACHES } from '../scenario/vocabulary';
+import { BOOT_CACHES, CALLS, declared } from '../scenario/vocabulary';
 
 export function ScenarioPalette({ draft, onChange }: { draft: string; onChange: (text: string) => void }) {
   const { t } = useTranslation();
@@ -19,7 +19,7 @@ export function ScenarioPalette({ draft, onChange }: { draft: string; onChange: 
   const kinds = argKinds(call);
   const noCpu = NO_CPU_CALLS.has(call);
   const built = paletteLine({ call, args, cpu: noCpu ? null : Math.min(cpu, decl.cpus - 1), target, repeat });
-  const caches = [...decl.caches, ...KMALLOC_CACHES];
+  const caches = [...decl.caches, ...BOOT_CACHES];
 
   return (
     <fieldset className="palette" data-testid="palette">

@@ -5,6 +5,7 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { SimClient } from '../core/client';
+import type { CacheBrief } from '../core/generated/CacheBrief';
 import { LANGUAGES, loadLaterStrings, type Language } from '../i18n/i18n';
 import { failureText } from '../scenario/failureText';
 import { encodeScenario, fitsInLink, LINK_PARAM, type LinkError } from '../scenario/link';
@@ -15,6 +16,7 @@ import { useShortcuts } from '../timeline/useShortcuts';
 import { useTimeline } from '../timeline/useTimeline';
 import { formatUrlState, parseUrlState, type Follow, type View } from '../url/urlState';
 import { MOTION_MS, type Motion } from '../views/drawUtil';
+import { cacheGroups } from './cacheGroups';
 import { ExplainPanel } from './ExplainPanel';
 import { Held } from './Held';
 import { download } from './download';
@@ -316,15 +318,22 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
               <option value="">{t('vis.followStep', { cache: shownCache ?? '—' })}</option>
               <Held
                 frozen={timeline.playing}
-                render={() =>
-                  snapshot.caches
-                    .filter((c) => !c.destroyed)
-                    .map((c) => (
+                render={() => {
+                  const groups = cacheGroups(snapshot.caches);
+                  const options = (list: CacheBrief[]) =>
+                    list.map((c) => (
                       <option key={c.id} value={c.name}>
                         {t('vis.cacheOption', { name: c.name, live: c.live_objects, slabs: c.slabs })}
                       </option>
-                    ))
-                }
+                    ));
+                  return (['scenario', 'kmalloc', 'empty'] as const)
+                    .filter((g) => groups[g].length > 0)
+                    .map((g) => (
+                      <optgroup key={g} label={t(`vis.cacheGroup.${g}`, { n: groups[g].length })}>
+                        {options(groups[g])}
+                      </optgroup>
+                    ));
+                }}
               />
             </select>
           </label>

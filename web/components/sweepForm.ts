@@ -37,6 +37,12 @@ export const DEFAULT_FORM: SweepForm = {
     red_zone: false,
     store_user: false,
     consistency_checks: false,
+    // The merge flags do not change SLUB's layout; the explorer leaves them off.
+    account: false,
+    reclaim_account: false,
+    cache_dma: false,
+    cache_dma32: false,
+    no_merge: false,
   },
   ctor: false,
   slubMinObjects: '0',

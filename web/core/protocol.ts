@@ -56,12 +56,14 @@ export interface ViewAt {
  * the part a null refers to.
  */
 export interface ViewWire {
-  /** The snapshot without `buddy` and `cache.slabs`. */
+  /** The snapshot without `buddy`, `cache.slabs` and the idle caches. */
   rest: string;
   /** `buddy`, or null: unchanged. */
   buddy: string | null;
   /** `cache.slabs` (absent when there is no cache), or null: unchanged. */
   slabs: string | null;
+  /** The kmalloc caches without a slab or object (left out of `rest.caches`), or null: unchanged. */
+  idle: string | null;
   step: Step | null;
   workerMs: number;
 }

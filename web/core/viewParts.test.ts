@@ -38,6 +38,24 @@ describe('view parts', () => {
     );
   });
 
+  it('sends the untouched kmalloc caches once, apart from the caches in use', () => {
+    const base = FIXTURES[3];
+    const idleCache = { ...base.caches[0], id: 100, name: 'kmalloc-cg-8', kmalloc: 'cgroup' as const, slabs: 0, live_objects: 0 };
+    const busy = (live: number): Snapshot => ({
+      ...base,
+      caches: [...base.caches.map((c) => (c.kmalloc === null ? { ...c, live_objects: live } : c)), idleCache],
+    });
+    const first = splitView(busy(1), null, null);
+    expect(JSON.parse(first.wire.rest).caches.map((c: { name: string }) => c.name)).not.toContain('kmalloc-cg-8');
+    const joinedFirst = joinView(first.wire, null);
+    expect(joinedFirst.snapshot).toEqual(busy(1));
+    const second = splitView(busy(2), null, first.sent);
+    expect(second.wire.idle).toBeNull();
+    const joined = joinView(second.wire, joinedFirst.received);
+    expect(joined.snapshot).toEqual(busy(2));
+    expect(joined.received.idle).toBe(joinedFirst.received.idle);
+  });
+
   it('refuses a view whose left-out parts the page never received', () => {
     const first = splitView(FIXTURES[3], null, null);
     const again = splitView(FIXTURES[3], null, first.sent);

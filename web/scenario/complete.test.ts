@@ -10,10 +10,11 @@ a = kmem_cache_alloc(dentry) on cpu1
 for x in objs: kfree(x) on cpu3
 `;
 
-/** Completions with the cursor where `|` is, in the scenario above plus `line`. */
+/** Completions with the cursor where the last `|` is, in the scenario above plus `line`. */
 function at(line: string) {
-  const text = SCENARIO + line.replace('|', '');
-  return completionsAt(text, SCENARIO.length + line.indexOf('|'));
+  const cursor = line.lastIndexOf('|');
+  const text = SCENARIO + line.slice(0, cursor) + line.slice(cursor + 1);
+  return completionsAt(text, SCENARIO.length + cursor);
 }
 
 const labels = (c: ReturnType<typeof completionsAt>) => c?.options.map((o) => o.label) ?? [];
@@ -55,6 +56,17 @@ describe('completion', () => {
     expect(labels(completionsAt('slab', 4))).toEqual(['slabscope-scenario 2', 'slabscope-scenario 1']);
     expect(at('# kfree(|')).toBeNull();
     expect(labels(at('switch |'))).toContain('freelist_hardened');
+    expect(labels(at('switch |'))).toContain('random_kmalloc_caches');
+  });
+
+  it('offers gfp flags after a kmalloc size and after `|`, and `at` after a kmalloc', () => {
+    expect(labels(at('a = kmalloc(64, GFP_K|')).slice(0, 2)).toEqual(['GFP_KERNEL', 'GFP_KERNEL_ACCOUNT']);
+    expect(labels(at('a = kmalloc(64, GFP_KERNEL | __|'))).toContain('__GFP_RECLAIMABLE');
+    expect(labels(at('a = kmalloc_node(64, |'))).toContain('GFP_DMA');
+    expect(labels(at('a = kmalloc_node(64, GFP_DMA, |'))).not.toContain('GFP_DMA');
+    expect(labels(at('a = kmalloc(64) |'))).toEqual(['on', 'at']);
+    expect(labels(at('flush_cpu_slab(|'))).toContain('kmalloc-cg-64');
+    expect(labels(at('flush_cpu_slab(|'))).toContain('dma-kmalloc-8k');
   });
 
   it('offers format 2 words in a format 2 file only: print and its files, reverse and interleave', () => {

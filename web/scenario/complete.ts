@@ -1,7 +1,7 @@
 // Completion for the scenario editor: what may come at a place in a half-written scenario,
 // worked out from the text alone (no editor, no simulator), so it can be tested directly.
 
-import { CACHE_CALLS, CALLS, DIRECTIVES, FORMAT_VERSION, KEYWORDS, KMALLOC_CACHES, LIST_FUNCTIONS, MAGIC, PRINT, PRINT_FILES, SWITCHES, declared } from './vocabulary';
+import { BOOT_CACHES, CACHE_CALLS, CALLS, DIRECTIVES, FORMAT_VERSION, GFP_NAMES, KEYWORDS, LIST_FUNCTIONS, MAGIC, PRINT, PRINT_FILES, SWITCHES, declared } from './vocabulary';
 
 export interface Suggestion {
   label: string;
@@ -39,7 +39,7 @@ export function completionsAt(text: string, pos: number): Completions | null {
   }
   // Format 2 words are offered in a format 2 file only (format 1 refuses them).
   const v2 = decl.version >= 2;
-  const caches = () => [...decl.caches, ...KMALLOC_CACHES].map((c) => ({ label: c, type: 'type' as const }));
+  const caches = () => [...decl.caches, ...BOOT_CACHES].map((c) => ({ label: c, type: 'type' as const }));
   const listFunctions = () =>
     v2 ? LIST_FUNCTIONS.map<Suggestion>((f) => ({ label: f.name, apply: `${f.name}(`, type: 'function', detail: `(${f.args})` })) : [];
 
@@ -64,8 +64,13 @@ export function completionsAt(text: string, pos: number): Completions | null {
   if (/^\s*allocator\s+$/.test(head)) return { from, options: ['slub', 'slab'].map((s) => ({ label: s, type: 'constant' as const })) };
   if (/^\s*profile\s+$/.test(head)) return { from, options: [{ label: 'linux-6.6', type: 'constant' }] };
 
-  // Inside a call's parentheses: caches first where the call takes one, then names.
+  // Inside a call's parentheses: caches first where the call takes one, then names; gfp flags
+  // after a kmalloc's size (and after each `|`).
   const call = /\b([a-z_]+)\(([^()]*)$/.exec(head);
+  if (call && (call[1] === 'kmalloc' || call[1] === 'kmalloc_node') && /,\s*(?:[\w]+\s*\|\s*)*$/.test(call[2])) {
+    const commas = call[2].split(',').length - 1;
+    if (call[1] === 'kmalloc' || commas === 1) return { from, options: GFP_NAMES.map((g) => ({ label: g, type: 'constant' as const })) };
+  }
   if (call) {
     const firstArg = !call[2].includes(',');
     const names = decl.names.map((n) => ({ label: n, type: 'variable' as const }));
@@ -84,15 +89,18 @@ export function completionsAt(text: string, pos: number): Completions | null {
   const atStart = /^\s*$/.test(head);
   const afterPrefix = /(?:=\s*|^\s*repeat\s+\S+\s+|:\s*)$/.test(head);
   if (!atStart && !afterPrefix) {
-    // After a call: `on`.
-    if (/\)\s+$/.test(head)) return { from, options: [{ label: 'on', type: 'keyword' }] };
+    // After a call: `on`, and `at` (a call site) after a kmalloc.
+    if (/\)\s+$/.test(head)) {
+      const kmalloc = /\bkmalloc(?:_node)?\(/.test(head);
+      return { from, options: (kmalloc ? ['on', 'at'] : ['on']).map((k) => ({ label: k, type: 'keyword' as const })) };
+    }
     return null;
   }
   const calls = CALLS.map<Suggestion>((c) => ({
     label: c.name,
     apply: `${c.name}(`,
     type: 'function',
-    detail: `(${c.args})`,
+    detail: `(${c.signature ?? c.args})`,
   }));
   // After `NAME =` a list line may build a list instead (format 2).
   if (!atStart) return { from, options: /=\s*$/.test(head) ? [...calls, ...listFunctions()] : calls };
@@ -102,7 +110,7 @@ export function completionsAt(text: string, pos: number): Completions | null {
     options: [
       ...DIRECTIVES.map<Suggestion>((d) => ({ label: d.word, apply: d.template, type: 'keyword', detail: d.template })),
       ...print,
-      ...KEYWORDS.filter((k) => k !== 'in' && k !== 'on').map<Suggestion>((k) => ({ label: k, apply: `${k} `, type: 'keyword' })),
+      ...KEYWORDS.filter((k) => k !== 'in' && k !== 'on' && k !== 'at').map<Suggestion>((k) => ({ label: k, apply: `${k} `, type: 'keyword' })),
       ...calls,
     ],
   };

@@ -45,10 +45,11 @@ export const scenarioParser: StreamParser<LineState> = {
       if (state.print && state.count === 2 && printFiles.has(w)) return 'atom';
       if (keywords.has(w)) return 'controlKeyword';
       if (calls.has(w) && stream.peek() === '(') return 'variableName.function';
+      if (/^(?:__)?GFP_/.test(w)) return 'atom';
       if (w === 'on' || w === 'off') return 'bool';
       return 'variableName';
     }
-    if (stream.match(/^\.\.|^\[\]|^[=:,()[\]]/)) return 'punctuation';
+    if (stream.match(/^\.\.|^\[\]|^[=:,()[\]|]/)) return 'punctuation';
     stream.next();
     return 'invalid';
   },

@@ -19,10 +19,13 @@ export const DIRECTIVES: readonly { word: string; template: string }[] = [
   { word: 'cache', template: 'cache NAME size=64' },
 ];
 
-/** The calls an operation line can make, with their arguments' shape. */
-export const CALLS: readonly { name: string; args: string }[] = [
-  { name: 'kmalloc', args: 'SIZE' },
-  { name: 'kmalloc_node', args: 'SIZE, NODE' },
+/**
+ * The calls an operation line can make, with their arguments' shape (the required ones, as the
+ * palette fills them) and, where the call takes optional ones, the whole signature.
+ */
+export const CALLS: readonly { name: string; args: string; signature?: string }[] = [
+  { name: 'kmalloc', args: 'SIZE', signature: 'SIZE[, GFP]' },
+  { name: 'kmalloc_node', args: 'SIZE, NODE', signature: 'SIZE[, GFP], NODE' },
   { name: 'kfree', args: 'OBJ' },
   { name: 'kmem_cache_alloc', args: 'CACHE' },
   { name: 'kmem_cache_alloc_node', args: 'CACHE, NODE' },
@@ -46,7 +49,7 @@ export const CACHE_CALLS: ReadonlySet<string> = new Set(
   CALLS.filter((c) => c.args.startsWith('CACHE')).map((c) => c.name),
 );
 
-export const KEYWORDS = ['repeat', 'for', 'in', 'on'] as const;
+export const KEYWORDS = ['repeat', 'for', 'in', 'on', 'at'] as const;
 
 /** Format 2: the line that shows a kernel file at its point of the run, and what it shows. */
 export const PRINT = { word: 'print', template: 'print slabinfo' } as const;
@@ -58,9 +61,42 @@ export const LIST_FUNCTIONS: readonly { name: string; args: string }[] = [
   { name: 'interleave', args: 'LIST, LIST' },
 ];
 
-export const SWITCHES = ['freelist_random', 'freelist_hardened', 'slab_nomerge', 'slab_legacy_refill'] as const;
+export const SWITCHES = ['freelist_random', 'freelist_hardened', 'slab_nomerge', 'slab_legacy_refill', 'random_kmalloc_caches'] as const;
 
-/** The kmalloc caches created at boot (SLAB starts at kmalloc-32). */
+/**
+ * The gfp flags a kmalloc call may pass, joined with `|` (wasm-core/sim/src/gfp.rs,
+ * `GFP_NAMES`): composite names first.
+ */
+export const GFP_NAMES = [
+  'GFP_KERNEL',
+  'GFP_KERNEL_ACCOUNT',
+  'GFP_ATOMIC',
+  'GFP_NOWAIT',
+  'GFP_NOIO',
+  'GFP_NOFS',
+  'GFP_USER',
+  'GFP_DMA',
+  '__GFP_DMA',
+  '__GFP_RECLAIMABLE',
+  '__GFP_ACCOUNT',
+  '__GFP_HIGH',
+  '__GFP_IO',
+  '__GFP_FS',
+  '__GFP_ZERO',
+  '__GFP_DIRECT_RECLAIM',
+  '__GFP_KSWAPD_RECLAIM',
+  '__GFP_RECLAIM',
+  '__GFP_NOWARN',
+  '__GFP_RETRY_MAYFAIL',
+  '__GFP_NOFAIL',
+  '__GFP_NORETRY',
+  '__GFP_MEMALLOC',
+  '__GFP_NOMEMALLOC',
+  '__GFP_COMP',
+  '__GFP_HARDWALL',
+] as const;
+
+/** The normal kmalloc caches created at boot (SLAB starts at kmalloc-32). */
 export const KMALLOC_CACHES = [
   'kmalloc-8',
   'kmalloc-16',
@@ -76,6 +112,15 @@ export const KMALLOC_CACHES = [
   'kmalloc-4k',
   'kmalloc-8k',
 ] as const;
+
+/**
+ * Every kmalloc cache boot creates without random kmalloc caches: the normal ones, then
+ * kmalloc-cg-* (__GFP_ACCOUNT), kmalloc-rcl-* (__GFP_RECLAIMABLE) and dma-kmalloc-* (GFP_DMA).
+ * With the switch on, kmalloc-rnd-01-* to kmalloc-rnd-15-* exist too.
+ */
+export const BOOT_CACHES: readonly string[] = ['kmalloc-', 'kmalloc-cg-', 'kmalloc-rcl-', 'dma-kmalloc-'].flatMap((prefix) =>
+  KMALLOC_CACHES.map((name) => prefix + name.slice('kmalloc-'.length)),
+);
 
 /** What a scenario's text declares so far, read leniently (the text may be half written). */
 export interface Declared {

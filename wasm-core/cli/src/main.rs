@@ -77,6 +77,7 @@ impl FlagArgs {
             red_zone: self.red_zone,
             store_user: self.store_user,
             consistency_checks: self.sanity_checks,
+            ..SlabFlags::default()
         }
     }
 }

@@ -15,6 +15,7 @@ use slabscope_sim::scenario::{
     parse, print_heading, print_text, run_with_summary, sysfs_text, PrintMark,
 };
 use slabscope_sim::slabinfo::slabinfo;
+use slabscope_sim::sysfs::{sysfs_slab_dir, sysfs_slab_dir_text};
 use slabscope_sim::trace::text::format_step;
 use slabscope_sim::trace::{Recorder, Step};
 use std::io::Write;
@@ -44,8 +45,10 @@ pub struct RunArgs {
     #[arg(long)]
     slabinfo: bool,
     /// Print every attribute of /sys/kernel/slab/CACHE/, one `path: value` line each (CACHE may
-    /// also be the name of a cache merged into another).
-    #[arg(long, value_name = "CACHE")]
+    /// also be the name of a cache merged into another, or a unique id such as :0000256).
+    /// Without CACHE, list /sys/kernel/slab/ itself: `path/` for a directory, `path -> target`
+    /// for a symlink.
+    #[arg(long, value_name = "CACHE", num_args = 0..=1, default_missing_value = "")]
     sysfs: Option<String>,
     /// Leave out what the scenario's `print` lines show.
     #[arg(long)]
@@ -109,6 +112,16 @@ pub fn run(args: RunArgs) -> Result<(), String> {
                     "--sysfs: {}",
                     slabscope_sim::sysfs::SysfsError::NotSlub
                 ));
+            }
+            Some(cache) if cache.is_empty() => {
+                // No cache named: the listing of /sys/kernel/slab/ itself.
+                let machine = rec.snapshot_at(cursor).ok_or("no snapshot")?;
+                let entries = sysfs_slab_dir(&machine).map_err(|e| e.to_string())?;
+                let listing: String = sysfs_slab_dir_text(&entries)
+                    .lines()
+                    .map(|line| format!("/sys/kernel/slab/{line}\n"))
+                    .collect();
+                Some(listing)
             }
             Some(cache) => {
                 let machine = rec.snapshot_at(cursor).ok_or("no snapshot")?;

@@ -143,8 +143,11 @@ fn sysfs_prints_every_attribute_at_a_step() {
         [
             "aliases: 0".to_string(),
             "align: 128".into(),
+            "cache_dma: 0".into(),
             "cpu_partial: 120".into(),
             format!("cpu_slabs: {cpu_slabs}"),
+            "destroy_by_rcu: 0".into(),
+            "hwcache_align: 0".into(),
             "min_partial: 5".into(),
             "object_size: 128".into(),
             format!("objects: {objects}"),
@@ -152,10 +155,19 @@ fn sysfs_prints_every_attribute_at_a_step() {
             "objs_per_slab: 32".into(),
             "order: 0".into(),
             format!("partial: {partial}"),
+            "poison: 0".into(),
+            "reclaim_account: 0".into(),
+            "red_zone: 0".into(),
+            "remote_node_defrag_ratio: 100".into(),
+            "sanity_checks: 0".into(),
             "slab_size: 128".into(),
             "slabs: 3 N0=3".into(),
             format!("slabs_cpu_partial: {slabs_cpu_partial}"),
+            "store_user: 0".into(),
             "total_objects: 96 N0=96".into(),
+            "trace: 0".into(),
+            // A kmalloc cache's usercopy region is the whole object.
+            "usersize: 128".into(),
         ]
         .iter()
         .map(|l| format!("/sys/kernel/slab/kmalloc-128/{l}\n"))
@@ -175,6 +187,39 @@ fn sysfs_prints_every_attribute_at_a_step() {
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         expect(["1 N0=1", "80 N0=80", "16 N0=16", "1 N0=1", "0(0)"])
+    );
+}
+
+/// `--sysfs` without a cache lists /sys/kernel/slab/ itself, as `sysfs_slab_add()` names its
+/// entries: a mergeable cache's directory is its unique id, its name a symlink.
+#[test]
+fn sysfs_without_a_cache_lists_the_directory() {
+    let file = temp(
+        "sysfs-listing.slab",
+        "slabscope-scenario 1\nmachine cpus=1 nodes=1 memory=1M\ncache foo size=64 flags=account\ncache bar size=60 flags=account\n",
+    );
+    let out = slabscope(&["run", &file, "--sysfs"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 52 + 3, "{text}");
+    assert_eq!(
+        lines[..3],
+        [
+            "/sys/kernel/slab/:A-0000064/",
+            "/sys/kernel/slab/bar -> :A-0000064",
+            "/sys/kernel/slab/dma-kmalloc-128/",
+        ]
+    );
+    assert!(lines.contains(&"/sys/kernel/slab/foo -> :A-0000064"));
+    assert!(lines.contains(&"/sys/kernel/slab/kmalloc-cg-64/"));
+    let out = slabscope(&["run", &file, "--sysfs", ":A-0000064"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("/sys/kernel/slab/:A-0000064/aliases: 1\n")
     );
 }
 

@@ -15,6 +15,8 @@
 pub mod buddyinfo;
 pub mod compare;
 pub mod geometry;
+pub mod gfp;
+pub mod kmalloc_caches;
 pub mod machine;
 pub mod page_alloc;
 pub mod scenario;

@@ -20,7 +20,7 @@ use crate::slabinfo::slabinfo;
 use crate::snapshot::{
     block_owner_at, hex, owner_block, snapshot, BlockOwner, History, Mark, Snapshot, SnapshotQuery,
 };
-use crate::sysfs::sysfs_dir;
+use crate::sysfs::{sysfs_dir, sysfs_slab_dir, sysfs_slab_dir_text};
 use crate::trace::{Event, Recorder};
 use serde::Serialize;
 use std::cell::RefCell;
@@ -90,6 +90,9 @@ pub struct KernelFiles {
     pub buddyinfo: String,
     /// `/sys/kernel/slab/<cache>/`: (attribute, contents), or why there is none.
     pub sysfs: Result<Vec<(String, String)>, String>,
+    /// `/sys/kernel/slab/` itself, one entry a line (`name/` for a directory, `name -> target`
+    /// for a symlink), or why there is none (SLAB has no /sys/kernel/slab).
+    pub slab_dir: Result<String, String>,
 }
 
 /// One allocation or free of an object.
@@ -342,10 +345,14 @@ impl Session {
                 .map(|d| d.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
                 .map_err(|e| e.to_string()),
         };
+        let slab_dir = sysfs_slab_dir(&m)
+            .map(|entries| sysfs_slab_dir_text(&entries))
+            .map_err(|e| e.to_string());
         Some(KernelFiles {
             slabinfo: slabinfo(&m),
             buddyinfo: buddyinfo(&m),
             sysfs,
+            slab_dir,
         })
     }
 

@@ -12,12 +12,25 @@
 //!   not enabled), `CONFIG_SLUB_CPU_PARTIAL` and `CONFIG_SYSFS` are all on. So every count of
 //!   `show_slab_objects()` carries its ` N<node>=<count>` suffix for each node with a non-zero
 //!   count, on a one-node machine too, and `slabs`, `objects` and `total_objects` exist.
-//! - A cache is found by its name or by the name of a cache merged into it (the kernel makes
-//!   that name a symlink to the real directory, `sysfs_slab_alias()`). A destroyed cache has no
-//!   directory.
+//! - The flag files (`red_zone`, `poison`, ..., `usersize`) print the cache's `s->flags` bit as
+//!   0 or 1 (`usersize` its region's size), with the `slub_debug` flags included, as
+//!   `kmem_cache_open()` stores them. `CONFIG_ZONE_DMA` (`cache_dma`), `CONFIG_NUMA`
+//!   (`remote_node_defrag_ratio`) and `CONFIG_HARDENED_USERCOPY` (`usersize`) are on.
+//! - Directory names follow `sysfs_slab_add()`: a cache no other cache may ever merge into
+//!   (`slab_unmergeable()`: every kmalloc cache, and any cache with a constructor, a usercopy
+//!   region, a `SLAB_NEVER_MERGE` flag, or under `slab_nomerge`) gets a directory with its own
+//!   name; any other cache gets a directory named by `create_unique_id()` (`:` then the letters
+//!   of its `SLAB_MERGE_SAME`-like flags, `-` and the slot size in seven digits, such as
+//!   `:A-0000064`) and a symlink by its name, and every cache merged into it one more symlink
+//!   (`sysfs_slab_alias()`). A cache is found by any of these names. A destroyed cache has no
+//!   directory. Differs from v6.6: when `kmem_cache_destroy()` only drops a merged name's
+//!   reference, the kernel leaves its symlink in place; here it goes with the reference.
 
 use crate::machine::{Machine, Pfn};
+use crate::slub::slab_unmergeable;
 use crate::slub::state::KmemCache;
+use serde::Serialize;
+use std::collections::BTreeMap;
 use std::fmt::{self, Write};
 
 /// One attribute file of a cache's directory.
@@ -25,8 +38,11 @@ use std::fmt::{self, Write};
 enum Attr {
     Aliases,
     Align,
+    CacheDma,
     CpuPartial,
     CpuSlabs,
+    DestroyByRcu,
+    HwcacheAlign,
     MinPartial,
     ObjectSize,
     Objects,
@@ -34,19 +50,30 @@ enum Attr {
     ObjsPerSlab,
     Order,
     Partial,
+    Poison,
+    ReclaimAccount,
+    RedZone,
+    RemoteNodeDefragRatio,
+    SanityChecks,
     SlabSize,
     Slabs,
     SlabsCpuPartial,
+    StoreUser,
     TotalObjects,
+    Trace,
+    Usersize,
 }
 
 /// Every attribute this module shows, sorted by file name the way `ls` and
 /// `grep . /sys/kernel/slab/<cache>/*` list them (byte order).
-const ATTRS: [(&str, Attr); 15] = [
+const ATTRS: [(&str, Attr); 26] = [
     ("aliases", Attr::Aliases),
     ("align", Attr::Align),
+    ("cache_dma", Attr::CacheDma),
     ("cpu_partial", Attr::CpuPartial),
     ("cpu_slabs", Attr::CpuSlabs),
+    ("destroy_by_rcu", Attr::DestroyByRcu),
+    ("hwcache_align", Attr::HwcacheAlign),
     ("min_partial", Attr::MinPartial),
     ("object_size", Attr::ObjectSize),
     ("objects", Attr::Objects),
@@ -54,10 +81,18 @@ const ATTRS: [(&str, Attr); 15] = [
     ("objs_per_slab", Attr::ObjsPerSlab),
     ("order", Attr::Order),
     ("partial", Attr::Partial),
+    ("poison", Attr::Poison),
+    ("reclaim_account", Attr::ReclaimAccount),
+    ("red_zone", Attr::RedZone),
+    ("remote_node_defrag_ratio", Attr::RemoteNodeDefragRatio),
+    ("sanity_checks", Attr::SanityChecks),
     ("slab_size", Attr::SlabSize),
     ("slabs", Attr::Slabs),
     ("slabs_cpu_partial", Attr::SlabsCpuPartial),
+    ("store_user", Attr::StoreUser),
     ("total_objects", Attr::TotalObjects),
+    ("trace", Attr::Trace),
+    ("usersize", Attr::Usersize),
 ];
 
 /// The attribute names, in the order `sysfs_dir()` returns them.
@@ -137,7 +172,8 @@ pub fn sysfs_dir(m: &Machine, cache: &str) -> Result<Vec<(&'static str, String)>
         .collect())
 }
 
-/// The live cache a directory name leads to: its own name first, then an alias symlink.
+/// The live cache a directory name leads to: its own name first, then an alias symlink, then
+/// a unique id.
 fn find_cache<'m>(m: &'m Machine, name: &str) -> Result<&'m KmemCache, SysfsError> {
     if m.allocator == crate::scenario::Allocator::Slab {
         return Err(SysfsError::NotSlub);
@@ -146,6 +182,7 @@ fn find_cache<'m>(m: &'m Machine, name: &str) -> Result<&'m KmemCache, SysfsErro
     live()
         .find(|s| s.name == name)
         .or_else(|| live().find(|s| s.aliases.iter().any(|a| a == name)))
+        .or_else(|| live().find(|s| sysfs_name(m, s) == name))
         .ok_or_else(|| SysfsError::UnknownCache {
             name: name.to_string(),
             destroyed: m
@@ -155,10 +192,114 @@ fn find_cache<'m>(m: &'m Machine, name: &str) -> Result<&'m KmemCache, SysfsErro
         })
 }
 
+/// One entry of `/sys/kernel/slab/`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SlabDirEntry {
+    /// The entry's name.
+    pub name: String,
+    /// For a symlink (a mergeable cache's name, or a name merged into it): the directory it
+    /// points to. `None` for a directory.
+    pub target: Option<String>,
+}
+
+/// `create_unique_id()`, v6.6: `:`, a letter for each of `SLAB_CACHE_DMA` (d),
+/// `SLAB_CACHE_DMA32` (D), `SLAB_RECLAIM_ACCOUNT` (a), `SLAB_CONSISTENCY_CHECKS` (F) and
+/// `SLAB_ACCOUNT` (A), a `-` if there was one, and `s->size` in seven digits.
+pub fn create_unique_id(s: &KmemCache) -> String {
+    let f = &s.flags;
+    let letters: String = [
+        (f.cache_dma, 'd'),
+        (f.cache_dma32, 'D'),
+        (f.reclaim_account, 'a'),
+        (f.consistency_checks, 'F'),
+        (f.account, 'A'),
+    ]
+    .iter()
+    .filter(|(on, _)| *on)
+    .map(|(_, c)| *c)
+    .collect();
+    let dash = if letters.is_empty() { "" } else { "-" };
+    format!(":{letters}{dash}{:07}", s.geometry.size)
+}
+
+/// The name of the cache's own directory (`sysfs_slab_add()`): its name when nothing may merge
+/// into it, else its unique id.
+fn sysfs_name(m: &Machine, s: &KmemCache) -> String {
+    if slab_unmergeable(s, m.slab_nomerge) {
+        s.name.clone()
+    } else {
+        create_unique_id(s)
+    }
+}
+
+/// The entries of `/sys/kernel/slab/`, sorted by name in byte order (`LC_ALL=C ls`): each live
+/// cache's directory and the symlinks to it. A name taken twice keeps its first entry, in
+/// creation order.
+pub fn sysfs_slab_dir(m: &Machine) -> Result<Vec<SlabDirEntry>, SysfsError> {
+    if m.allocator == crate::scenario::Allocator::Slab {
+        return Err(SysfsError::NotSlub);
+    }
+    let mut entries: BTreeMap<String, Option<String>> = BTreeMap::new();
+    for s in m.caches.iter().filter(|s| !s.destroyed) {
+        let dir = sysfs_name(m, s);
+        entries.entry(dir.clone()).or_insert(None);
+        if dir != s.name {
+            entries
+                .entry(s.name.clone())
+                .or_insert_with(|| Some(dir.clone()));
+        }
+        for alias in &s.aliases {
+            entries
+                .entry(alias.clone())
+                .or_insert_with(|| Some(dir.clone()));
+        }
+    }
+    Ok(entries
+        .into_iter()
+        .map(|(name, target)| SlabDirEntry { name, target })
+        .collect())
+}
+
+/// `ls -l`-style lines of [`sysfs_slab_dir`]: `name/` for a directory, `name -> target` for a
+/// symlink.
+pub fn sysfs_slab_dir_text(entries: &[SlabDirEntry]) -> String {
+    let mut out = String::new();
+    for e in entries {
+        match &e.target {
+            None => out.push_str(&format!("{}/\n", e.name)),
+            Some(t) => out.push_str(&format!("{} -> {t}\n", e.name)),
+        }
+    }
+    out
+}
+
+/// A flag file: `!!(s->flags & FLAG)`.
+fn bit(on: bool) -> String {
+    format!("{}\n", u8::from(on))
+}
+
 /// One show function.
 fn show(m: &Machine, s: &KmemCache, attr: Attr) -> String {
     let g = &s.geometry;
+    let f = &s.flags;
     match attr {
+        // cache_dma_show(), destroy_by_rcu_show(), hwcache_align_show(), poison_show(),
+        // reclaim_account_show(), red_zone_show(), sanity_checks_show(), store_user_show():
+        // one bit of s->flags each.
+        Attr::CacheDma => bit(f.cache_dma),
+        Attr::DestroyByRcu => bit(f.typesafe_by_rcu),
+        Attr::HwcacheAlign => bit(f.hwcache_align),
+        Attr::Poison => bit(f.poison),
+        Attr::ReclaimAccount => bit(f.reclaim_account),
+        Attr::RedZone => bit(f.red_zone),
+        Attr::SanityChecks => bit(f.consistency_checks),
+        Attr::StoreUser => bit(f.store_user),
+        // trace_show(): SLAB_TRACE (slub_debug=T), which no scenario can set.
+        Attr::Trace => bit(false),
+        // usersize_show(): s->usersize.
+        Attr::Usersize => format!("{}\n", s.usersize),
+        // remote_node_defrag_ratio_show(): a tenth of s->remote_node_defrag_ratio.
+        Attr::RemoteNodeDefragRatio => format!("{}\n", s.remote_node_defrag_ratio / 10),
         // aliases_show(): s->refcount - 1. The creator holds one reference and every merged
         // kmem_cache_create() one more; the simulator keeps the merged names, one per reference.
         Attr::Aliases => format!("{}\n", s.aliases.len()),
@@ -344,10 +485,13 @@ flush_cpu_slab(bar) on cpu2
         let expected = [
             ("aliases", "1\n"),
             ("align", "8\n"),
+            ("cache_dma", "0\n"),
             ("cpu_partial", "52\n"),
             // cpu0: its cpu slab and a stack of one. cpu3 has a stack but no cpu slab, and
             // show_slab_objects() skips such a CPU whole.
             ("cpu_slabs", "2 N0=2\n"),
+            ("destroy_by_rcu", "0\n"),
+            ("hwcache_align", "0\n"),
             ("min_partial", "5\n"),
             ("object_size", "256\n"),
             // All 80 but the free objects of node-partial slabs: 4 of S0, 12 of T1.
@@ -356,11 +500,20 @@ flush_cpu_slab(bar) on cpu2
             ("objs_per_slab", "16\n"),
             ("order", "0\n"),
             ("partial", "2 N0=1 N1=1\n"),
+            ("poison", "0\n"),
+            ("reclaim_account", "0\n"),
+            ("red_zone", "0\n"),
+            // kmem_cache_open(): 1000, shown in tenths.
+            ("remote_node_defrag_ratio", "100\n"),
+            ("sanity_checks", "0\n"),
             ("slab_size", "256\n"),
             ("slabs", "5 N0=3 N1=2\n"),
             // One slab on cpu0's stack and one on cpu3's, each estimated at 16 / 2 objects.
             ("slabs_cpu_partial", "16(2) C0=8(1) C3=8(1)\n"),
+            ("store_user", "0\n"),
             ("total_objects", "80 N0=48 N1=32\n"),
+            ("trace", "0\n"),
+            ("usersize", "0\n"),
         ];
         let got: Vec<(&str, &str)> = dir.iter().map(|(a, v)| (*a, v.as_str())).collect();
         assert_eq!(got, expected);
@@ -447,7 +600,110 @@ kmem_cache_destroy(gone)
         sorted.sort_unstable();
         sorted.dedup();
         assert_eq!(names, sorted);
-        assert_eq!(names.len(), 15);
+        assert_eq!(names.len(), 26);
+    }
+
+    /// The flag files print one bit of `s->flags` each. The kmalloc caches' values are those a
+    /// Debian 6.12 kernel shows for them (its show functions are 6.6's): dma-kmalloc-* have
+    /// cache_dma 1, kmalloc-rcl-* reclaim_account 1, every kmalloc cache a usersize of its
+    /// object size and, under SLUB, hwcache_align 0.
+    #[test]
+    fn flag_files_read_the_cache_flags() {
+        let m = machine(
+            "slabscope-scenario 1
+machine cpus=1 nodes=1 memory=1M
+slub_debug ZU
+cache r size=100 flags=hwcache_align,reclaim_account,typesafe_by_rcu
+cache d size=64 flags=cache_dma usersize=16 useroffset=8
+",
+        );
+        let read = |cache, attr| sysfs_attribute(&m, cache, attr).unwrap();
+        let flags = |cache| {
+            [
+                "cache_dma",
+                "destroy_by_rcu",
+                "hwcache_align",
+                "poison",
+                "reclaim_account",
+                "red_zone",
+                "sanity_checks",
+                "store_user",
+                "trace",
+                "usersize",
+                "remote_node_defrag_ratio",
+            ]
+            .map(|a| read(cache, a).trim_end().to_string())
+            .join(" ")
+        };
+        // slub_debug=ZU reaches every cache's flags (kmem_cache_flags()).
+        assert_eq!(flags("r"), "0 1 1 0 1 1 0 1 0 0 100");
+        assert_eq!(flags("d"), "1 0 0 0 0 1 0 1 0 16 100");
+        assert_eq!(flags("dma-kmalloc-64"), "1 0 0 0 0 1 0 1 0 64 100");
+        assert_eq!(flags("kmalloc-rcl-64"), "0 0 0 0 1 1 0 1 0 64 100");
+        assert_eq!(flags("kmalloc-cg-96"), "0 0 0 0 0 1 0 1 0 96 100");
+    }
+
+    /// `sysfs_slab_add()`: a cache another may merge into gets a directory named by
+    /// `create_unique_id()` and a symlink by its name. `anon_vma_chain -> :A-0000064` and
+    /// `buffer_head -> :a-0000104` are what a Debian 6.12 kernel lists for those two caches
+    /// (`SLAB_ACCOUNT`, and `SLAB_RECLAIM_ACCOUNT` with 104-byte slots).
+    #[test]
+    fn the_slab_directory_lists_unique_ids_and_symlinks() {
+        let text = "slabscope-scenario 1
+machine cpus=1 nodes=1 memory=1M
+cache anon_vma_chain size=64 flags=account
+cache buffer_head size=104 flags=reclaim_account
+cache foo size=256
+cache bar size=256
+cache withctor size=256 ctor
+cache dmacache size=200 flags=cache_dma
+cache both size=300 flags=account,reclaim_account
+cache copy size=512 usersize=64
+";
+        let m = machine(text);
+        let entries = sysfs_slab_dir(&m).unwrap();
+        let listing = sysfs_slab_dir_text(&entries);
+        let ours: Vec<&str> = listing
+            .lines()
+            .filter(|l| !l.contains("kmalloc-"))
+            .collect();
+        assert_eq!(
+            ours,
+            [
+                ":0000256/",
+                ":A-0000064/",
+                ":a-0000104/",
+                ":aA-0000304/",
+                ":d-0000200/",
+                "anon_vma_chain -> :A-0000064",
+                "bar -> :0000256",
+                "both -> :aA-0000304",
+                "buffer_head -> :a-0000104",
+                "copy/",
+                "dmacache -> :d-0000200",
+                "foo -> :0000256",
+                "withctor/",
+            ]
+        );
+        // Every kmalloc cache has a usercopy region, so a directory of its own name.
+        assert_eq!(
+            listing.lines().filter(|l| l.contains("kmalloc-")).count(),
+            52
+        );
+        assert!(listing.contains("\nkmalloc-cg-64/\n"), "{listing}");
+        assert!(listing.contains("\ndma-kmalloc-8k/\n"), "{listing}");
+        // The unique id leads to the same directory as the names.
+        assert_eq!(
+            sysfs_dir(&m, ":0000256").unwrap(),
+            sysfs_dir(&m, "bar").unwrap()
+        );
+        assert_eq!(sysfs_attribute(&m, ":A-0000064", "aliases").unwrap(), "0\n");
+        // slab_nomerge makes every cache unmergeable: plain names only.
+        let m = machine(&text.replace("cache anon", "switch slab_nomerge on\ncache anon"));
+        let entries = sysfs_slab_dir(&m).unwrap();
+        assert!(entries.iter().all(|e| e.target.is_none()));
+        assert!(entries.iter().any(|e| e.name == "bar"));
+        assert!(sysfs_dir(&m, ":0000256").is_err());
     }
 
     /// `total N<a>=<x> ...`, written from per-node counts the way the tests expect it.

@@ -15,6 +15,8 @@ fn flags() -> impl Strategy<Value = SlabFlags> {
         red_zone: b[3],
         store_user: b[4],
         consistency_checks: b[5],
+        // The merge flags (account, reclaim_account, DMA, no_merge) do not change SLUB's layout.
+        ..SlabFlags::default()
     })
 }
 

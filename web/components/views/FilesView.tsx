@@ -1,6 +1,9 @@
 // The kernel's files at the cursor, exactly as the simulator wrote them: /proc/slabinfo, the
-// shown cache's /sys/kernel/slab/<cache>/ directory (attribute → value), /proc/buddyinfo.
-// Text only, stacked sections with the file path as heading; nothing is parsed or rewrapped.
+// shown cache's /sys/kernel/slab/<cache>/ directory (attribute → value), the entries of
+// /sys/kernel/slab/ itself (`name/` for a directory, `name -> target` for a symlink, as the
+// simulator lists them), /proc/buddyinfo. Text only, stacked sections with the file path as
+// heading; nothing is rewrapped. The one thing read from the listing is whether the shown
+// cache's name is a symlink, and to which directory.
 // Above them, the scenario's `print` lines: each a button that takes the player to the point
 // where that line reads its file (the one at the cursor is marked).
 
@@ -47,6 +50,7 @@ export function FilesView({ files, cacheName, prints = [], cursor, onPrint }: Pr
     );
   }
   const sysfsPath = `/sys/kernel/slab/${cacheName ?? '…'}/`;
+  const link = 'Ok' in files.slab_dir && cacheName ? symlinkTarget(files.slab_dir.Ok, cacheName) : null;
   return (
     <section className="files-view" data-testid="files-view">
       <h3>{t('filesView.title')}</h3>
@@ -60,6 +64,7 @@ export function FilesView({ files, cacheName, prints = [], cursor, onPrint }: Pr
       <section aria-labelledby={`${base}-sysfs`}>
         <h4 id={`${base}-sysfs`}>
           <code>{sysfsPath}</code>
+          {link && <span data-testid="files-sysfs-link"> ({t('filesView.symlink', { target: link })})</span>}
         </h4>
         {!cacheName ? (
           <p data-testid="files-sysfs-missing">{t('filesView.noCache')}</p>
@@ -89,6 +94,16 @@ export function FilesView({ files, cacheName, prints = [], cursor, onPrint }: Pr
           </table>
         )}
       </section>
+      <section aria-labelledby={`${base}-slab-dir`}>
+        <h4 id={`${base}-slab-dir`}>
+          <code>/sys/kernel/slab/</code>
+        </h4>
+        {'Ok' in files.slab_dir ? (
+          <pre data-testid="files-slab-dir">{files.slab_dir.Ok}</pre>
+        ) : (
+          <p data-testid="files-slab-dir-missing">{t('filesView.sysfsMissing', { reason: files.slab_dir.Err })}</p>
+        )}
+      </section>
       <section aria-labelledby={`${base}-buddyinfo`}>
         <h4 id={`${base}-buddyinfo`}>
           <code>/proc/buddyinfo</code>
@@ -97,4 +112,11 @@ export function FilesView({ files, cacheName, prints = [], cursor, onPrint }: Pr
       </section>
     </section>
   );
+}
+
+/** The directory `name` is a symlink to in a listing of /sys/kernel/slab/, if it is one. */
+export function symlinkTarget(listing: string, name: string): string | null {
+  const prefix = `${name} -> `;
+  const line = listing.split('\n').find((l) => l.startsWith(prefix));
+  return line ? line.slice(prefix.length) : null;
 }

@@ -208,6 +208,7 @@ describe('FrameMapView', () => {
 });
 
 describe('FilesView', () => {
+  const listing = ':0000064/\nc -> :0000064\nkmalloc-64/\n';
   const files: KernelFiles = {
     slabinfo:
       'slabinfo - version: 2.1\n# name            <active_objs> <num_objs>\nc                     64     64     64   64    1 : tunables    0    0    0 : slabdata      1      1      0\n',
@@ -218,6 +219,7 @@ describe('FilesView', () => {
         ['cpu_slabs', '1 N0=1'],
       ],
     },
+    slab_dir: { Ok: listing },
   };
   const renderFiles = (f: KernelFiles | null, cacheName: string | null) => renderToStaticMarkup(createElement(FilesView, { files: f, cacheName }));
 
@@ -227,6 +229,10 @@ describe('FilesView', () => {
     expect(html).toContain(`<pre data-testid="files-buddyinfo">${files.buddyinfo}</pre>`);
     expect(html).toContain('<code>/sys/kernel/slab/c/</code>');
     expect(rows(html, 'files-sysfs', 'files-sysfs-row')).toEqual(['aliases 0', 'cpu_slabs 1 N0=1']);
+    expect(html).toContain(`<pre data-testid="files-slab-dir">${listing.replace(/>/g, '&gt;')}</pre>`);
+    // c is a mergeable cache: its name is a symlink to its unique id.
+    expect(byTestId(html, 'files-sysfs-link')).toBe('(a symlink to :0000064)');
+    expect(renderFiles(files, 'kmalloc-64')).not.toContain('files-sysfs-link');
   });
 
   it("lists the scenario's print lines, marking the one that reads its file at the cursor", () => {
@@ -245,8 +251,9 @@ describe('FilesView', () => {
   });
 
   it('gives the reason when there is no sysfs directory, and a message without files', () => {
-    const html = renderFiles({ ...files, sysfs: { Err: 'SLAB has no /sys/kernel/slab' } }, 'c');
+    const html = renderFiles({ ...files, sysfs: { Err: 'SLAB has no /sys/kernel/slab' }, slab_dir: { Err: 'SLAB has no /sys/kernel/slab' } }, 'c');
     expect(byTestId(html, 'files-sysfs-missing')).toBe('No such directory: SLAB has no /sys/kernel/slab');
+    expect(byTestId(html, 'files-slab-dir-missing')).toBe('No such directory: SLAB has no /sys/kernel/slab');
     expect(byTestId(renderFiles(null, null), 'files-none')).toBe('No kernel files at this step.');
   });
 });

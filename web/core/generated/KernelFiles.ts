@@ -7,4 +7,9 @@ export type KernelFiles = { slabinfo: string, buddyinfo: string,
 /**
  * `/sys/kernel/slab/<cache>/`: (attribute, contents), or why there is none.
  */
-sysfs: { Ok : Array<[string, string]> } | { Err : string }, };
+sysfs: { Ok : Array<[string, string]> } | { Err : string }, 
+/**
+ * `/sys/kernel/slab/` itself, one entry a line (`name/` for a directory, `name -> target`
+ * for a symlink), or why there is none (SLAB has no /sys/kernel/slab).
+ */
+slab_dir: { Ok : string } | { Err : string }, };

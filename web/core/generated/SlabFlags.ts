@@ -27,4 +27,29 @@ store_user: boolean,
 /**
  * `SLAB_CONSISTENCY_CHECKS` (`slub_debug=F`): no layout change, but a debug cache.
  */
-consistency_checks: boolean, };
+consistency_checks: boolean, 
+/**
+ * `SLAB_ACCOUNT`: objects are charged to the allocating memory cgroup (the kmalloc-cg-*
+ * caches have it). Memory cgroups are not modelled; the flag matters to merging and to
+ * the sysfs id (`A`).
+ */
+account: boolean, 
+/**
+ * `SLAB_RECLAIM_ACCOUNT`: objects count as reclaimable (the kmalloc-rcl-* caches have
+ * it). Under SLAB it also keeps the slab order at the lowest acceptable one.
+ */
+reclaim_account: boolean, 
+/**
+ * `SLAB_CACHE_DMA`: slabs from `ZONE_DMA` (the dma-kmalloc-* caches have it). The machine
+ * has one zone per node, so such slabs come from the same pages as any other.
+ */
+cache_dma: boolean, 
+/**
+ * `SLAB_CACHE_DMA32`: slabs from `ZONE_DMA32`; modelled like `cache_dma`.
+ */
+cache_dma32: boolean, 
+/**
+ * `SLAB_NO_MERGE` (v6.5+): never merge this cache with another. The normal and random
+ * kmalloc caches have it (`new_kmalloc_cache()` with `CONFIG_MEMCG_KMEM`).
+ */
+no_merge: boolean, };

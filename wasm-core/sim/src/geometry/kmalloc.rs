@@ -32,14 +32,15 @@ pub enum KmallocTarget {
 /// One kmalloc cache.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KmallocClass {
-    /// Index in `kmalloc_caches[KMALLOC_NORMAL][]` (1 = 96 bytes, 2 = 192 bytes, else `2^index`).
+    /// Index in `kmalloc_caches[type][]` (1 = 96 bytes, 2 = 192 bytes, else `2^index`).
     pub index: u32,
     /// The cache's object size.
     pub size: u32,
 }
 
 impl KmallocClass {
-    fn from_index(index: u32) -> Self {
+    /// The class at `index` of `kmalloc_info[]`.
+    pub fn from_index(index: u32) -> Self {
         let size = match index {
             1 => 96,
             2 => 192,
@@ -51,10 +52,15 @@ impl KmallocClass {
     /// The name `/proc/slabinfo` prints, e.g. `kmalloc-96`, `kmalloc-1k` (`kmalloc_info[]`:
     /// sizes from 1024 up are named in KiB).
     pub fn name(&self) -> String {
+        format!("kmalloc-{}", self.short_size())
+    }
+
+    /// The size as `kmalloc_info[]` writes it in every type's name: `96`, `1k`, `8k`.
+    pub fn short_size(&self) -> String {
         if self.size >= 1024 {
-            format!("kmalloc-{}k", self.size / 1024)
+            format!("{}k", self.size / 1024)
         } else {
-            format!("kmalloc-{}", self.size)
+            self.size.to_string()
         }
     }
 }
@@ -84,8 +90,8 @@ pub fn kmalloc_target(page: &PageGeometry, size: u64) -> Result<KmallocTarget, G
     Ok(KmallocTarget::Cache(KmallocClass::from_index(index)))
 }
 
-/// Every kmalloc cache `create_kmalloc_caches()` makes, in creation order (96 right after 64,
-/// 192 right after 128).
+/// Every kmalloc class, in the order `create_kmalloc_caches()` makes one type's caches (96
+/// right after 64, 192 right after 128).
 pub fn kmalloc_classes(page: &PageGeometry) -> Vec<KmallocClass> {
     let high = page.page_shift + 1;
     let mut out = Vec::new();

@@ -31,6 +31,21 @@ pub struct SlabFlags {
     pub store_user: bool,
     /// `SLAB_CONSISTENCY_CHECKS` (`slub_debug=F`): no layout change, but a debug cache.
     pub consistency_checks: bool,
+    /// `SLAB_ACCOUNT`: objects are charged to the allocating memory cgroup (the kmalloc-cg-*
+    /// caches have it). Memory cgroups are not modelled; the flag matters to merging and to
+    /// the sysfs id (`A`).
+    pub account: bool,
+    /// `SLAB_RECLAIM_ACCOUNT`: objects count as reclaimable (the kmalloc-rcl-* caches have
+    /// it). Under SLAB it also keeps the slab order at the lowest acceptable one.
+    pub reclaim_account: bool,
+    /// `SLAB_CACHE_DMA`: slabs from `ZONE_DMA` (the dma-kmalloc-* caches have it). The machine
+    /// has one zone per node, so such slabs come from the same pages as any other.
+    pub cache_dma: bool,
+    /// `SLAB_CACHE_DMA32`: slabs from `ZONE_DMA32`; modelled like `cache_dma`.
+    pub cache_dma32: bool,
+    /// `SLAB_NO_MERGE` (v6.5+): never merge this cache with another. The normal and random
+    /// kmalloc caches have it (`new_kmalloc_cache()` with `CONFIG_MEMCG_KMEM`).
+    pub no_merge: bool,
 }
 
 impl SlabFlags {
@@ -40,10 +55,22 @@ impl SlabFlags {
     }
 
     /// The flags of `SLAB_NEVER_MERGE` (mm/slab_common.c, v6.6) this model has: red zones,
-    /// poisoning, user tracking and `SLAB_TYPESAFE_BY_RCU`. `SLAB_CONSISTENCY_CHECKS` is not
-    /// among them, so `slub_debug=F` alone does not stop `find_mergeable()`.
+    /// poisoning, user tracking, `SLAB_TYPESAFE_BY_RCU` and `SLAB_NO_MERGE`.
+    /// `SLAB_CONSISTENCY_CHECKS` is not among them, so `slub_debug=F` alone does not stop
+    /// `find_mergeable()`.
     pub fn never_merge(&self) -> bool {
-        self.red_zone || self.poison || self.store_user || self.typesafe_by_rcu
+        self.red_zone || self.poison || self.store_user || self.typesafe_by_rcu || self.no_merge
+    }
+
+    /// The flags of `SLAB_MERGE_SAME`, which two caches must share to merge: reclaim-account,
+    /// DMA, DMA32 and account.
+    pub fn merge_same(&self) -> (bool, bool, bool, bool) {
+        (
+            self.reclaim_account,
+            self.cache_dma,
+            self.cache_dma32,
+            self.account,
+        )
     }
 }
 

@@ -33,7 +33,8 @@ mod kmalloc;
 
 use kmalloc::kmalloc_freelist_caches;
 pub use kmalloc::{
-    slab_kmalloc_caches, slab_kmalloc_classes, slab_kmalloc_index, slab_kmalloc_request,
+    slab_kmalloc_boot, slab_kmalloc_caches, slab_kmalloc_classes, slab_kmalloc_index,
+    slab_kmalloc_request, slab_kmalloc_type_request,
 };
 
 /// `SLAB_MAX_ORDER_LO`: the default `slab_max_order` on machines with 32 MiB of RAM or less.
@@ -110,11 +111,13 @@ pub struct SlabCacheRequest {
     pub object_size: u32,
     /// The `align` argument; 0 for none.
     pub align: u32,
-    /// Creation flags; only `hwcache_align` and `typesafe_by_rcu` matter to SLAB here.
+    /// Creation flags; only `hwcache_align`, `typesafe_by_rcu` and `reclaim_account` matter to
+    /// SLAB's layout.
     pub flags: SlabFlags,
     /// Whether the cache has a constructor (rules out `OBJFREELIST`).
     pub ctor: bool,
-    /// `SLAB_RECLAIM_ACCOUNT`: stay at the lowest acceptable order.
+    /// `SLAB_RECLAIM_ACCOUNT`: stay at the lowest acceptable order (as `flags.reclaim_account`
+    /// does; either one is enough).
     pub reclaim_account: bool,
 }
 
@@ -354,7 +357,7 @@ fn layout_cache(
             req.object_size,
             size,
             layout,
-            req.reclaim_account,
+            req.reclaim_account || req.flags.reclaim_account,
             kmalloc,
         )
     };

@@ -94,6 +94,7 @@ impl Machine {
                     rand_core::Rng::next_u32(&mut self.rng);
                 }
             }
+            Event::RandomKmallocSeedSet { seed } => self.random_kmalloc_seed = Some(seed),
             Event::ListLockTaken { node, .. } => self.list_lock_taken[node as usize] += 1,
             Event::DamageRecorded(ref d) => self.damage.push((**d).clone()),
             Event::Slab(ref e) => self.apply_slab(e),

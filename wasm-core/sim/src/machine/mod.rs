@@ -26,6 +26,7 @@ pub use slabs::SlabTable;
 
 use crate::geometry::platform::PageGeometry;
 use crate::page_alloc::zonelist::{self, DistanceError};
+use crate::kmalloc_caches::KmallocCaches;
 use crate::scenario::Allocator;
 use crate::slab::state::SlabAllocator;
 use crate::slub::state::KmemCache;
@@ -122,8 +123,14 @@ pub struct Machine {
     pub pcp: Vec<PerCpuPages>,
     /// `slab_caches`, oldest first (slabinfo prints newest first).
     pub caches: Vec<KmemCache>,
-    /// `kmalloc_caches[KMALLOC_NORMAL][index]`: the cache id of each kmalloc class.
-    pub kmalloc_caches: Vec<Option<u32>>,
+    /// `kmalloc_caches[type][index]`: the cache id of each kmalloc cache.
+    pub kmalloc_caches: KmallocCaches,
+    /// The `slab_nomerge` boot parameter: no cache merges, and every cache's sysfs directory
+    /// has its own name.
+    pub slab_nomerge: bool,
+    /// `random_kmalloc_seed`, with `CONFIG_RANDOM_KMALLOC_CACHES` (set at boot by
+    /// `create_kmalloc_caches()`, under SLUB).
+    pub random_kmalloc_seed: Option<u64>,
     /// Every slab, by its first page.
     pub slabs: SlabTable,
     /// Objects handed out and not yet freed (the sum of `Slab::allocated`).
@@ -234,7 +241,9 @@ impl Machine {
             zones,
             pcp,
             caches: Vec::new(),
-            kmalloc_caches: Vec::new(),
+            kmalloc_caches: KmallocCaches::default(),
+            slab_nomerge: false,
+            random_kmalloc_seed: None,
             slabs: SlabTable::new(frames_len),
             live_objects: 0,
             rng: Pcg32::seed_from_u64(seed),

@@ -1,6 +1,7 @@
 //! What a parsed scenario says, before anything runs.
 
 use crate::geometry::SlabFlags;
+use crate::gfp::Gfp;
 use crate::machine::MachineConfig;
 use serde::Serialize;
 
@@ -39,6 +40,9 @@ pub struct Switches {
     pub freelist_hardened: bool,
     /// `slab_nomerge`.
     pub slab_nomerge: bool,
+    /// `CONFIG_RANDOM_KMALLOC_CACHES` (SLUB only): 15 copies of every normal kmalloc cache,
+    /// one of 16 picked per call site.
+    pub random_kmalloc_caches: bool,
     /// `slub_debug=` letters (F, Z, P, U) applied to every cache.
     pub slub_debug: SlabFlags,
     pub slub_min_objects: u32,
@@ -51,7 +55,8 @@ pub struct Switches {
     pub slab_legacy_refill: bool,
 }
 
-/// `kmem_cache_create(name, size, align, flags, ctor)`.
+/// `kmem_cache_create_usercopy(name, size, align, flags, useroffset, usersize, ctor)`
+/// (`kmem_cache_create()` when `usersize` is 0).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CacheDecl {
     pub name: String,
@@ -59,6 +64,10 @@ pub struct CacheDecl {
     pub align: u32,
     pub flags: SlabFlags,
     pub ctor: bool,
+    /// The usercopy region (`CONFIG_HARDENED_USERCOPY`): `usersize` bytes from `useroffset`.
+    /// A cache with one is never merged.
+    pub useroffset: u32,
+    pub usersize: u32,
     pub line: u32,
 }
 
@@ -163,9 +172,14 @@ impl PrintFile {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Op {
+    /// `kmalloc(size, gfp)` / `kmalloc_node(size, gfp, node)`, called from `site` (a name for
+    /// the caller, whose address `kmalloc_type()` hashes with random kmalloc caches; `None` is
+    /// the line's own site).
     Kmalloc {
         size: u64,
         node: Option<u32>,
+        gfp: Gfp,
+        site: Option<String>,
     },
     Kfree {
         obj: Ref,

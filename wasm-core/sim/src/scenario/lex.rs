@@ -8,7 +8,7 @@ pub(super) enum Tok {
     Word(String),
     /// A number, decimal or `0x` hex, with an optional `K`/`M`/`G` multiplier.
     Num(u64),
-    /// One of `= ( ) , [ ] :`.
+    /// One of `= ( ) , [ ] : |`.
     Sym(char),
     /// `..` in a slice.
     DotDot,
@@ -120,7 +120,7 @@ pub(super) fn lex(text: &str, line: u32) -> Result<Vec<Token>, ParseError> {
                 col,
             });
             i += 2;
-        } else if "=(),[]:".contains(c) {
+        } else if "=(),[]:|".contains(c) {
             out.push(Token {
                 tok: Tok::Sym(c),
                 col,

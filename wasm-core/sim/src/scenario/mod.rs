@@ -13,6 +13,7 @@ mod lists;
 mod parse;
 mod print;
 mod run;
+mod site;
 
 pub use ast::{
     Allocator, CacheDecl, ListExpr, Op, OpLine, PrintFile, Ref, Scenario, Statement, StatementLine,
@@ -23,6 +24,7 @@ pub use lists::MAX_LIST_ELEMENTS;
 pub use parse::{parse, MAGIC, MAX_BULK, MAX_REPEAT, MAX_TEXT, PROFILES, VERSION, VERSIONS};
 pub use print::{print_heading, print_text, sysfs_text, PrintMark};
 pub use run::{run, run_with_summary, RunError, RunSummary, Value, MAX_RUN_OPS, MAX_RUN_STEPS};
+pub use site::{call_site_address, call_site_name};
 
 #[cfg(test)]
 mod tests;

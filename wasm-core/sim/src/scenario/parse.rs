@@ -15,6 +15,7 @@ use super::error::{closest, ParseError};
 use super::lex::{lex, Tok, Token};
 use crate::geometry::platform::MAX_CPUS;
 use crate::geometry::SlabFlags;
+use crate::gfp::{Gfp, GfpRefusal, GFP_KERNEL, GFP_NAMES, GFP_REFUSED};
 use crate::machine::config::{MAX_NODES, MAX_PAGES_PER_NODE};
 use crate::machine::{ConfigError, MachineConfig};
 use std::collections::BTreeSet;
@@ -110,6 +111,101 @@ const ORDER: NumberSlot = NumberSlot {
     missing: "scenario.expected_order",
     too_big: "scenario.order_too_big",
 };
+
+/// The flags a `cache` line may give, as its error's hint lists them.
+const CACHE_FLAGS_HINT: &str = "flags: hwcache_align, typesafe_by_rcu, account, reclaim_account, cache_dma, cache_dma32, no_merge (debug flags come from slub_debug)";
+
+/// Whether `name` is one of the kmalloc caches boot creates (kmalloc-*, kmalloc-cg-*,
+/// kmalloc-rcl-*, kmalloc-rnd-NN-*, dma-kmalloc-*): they exist without a `cache` line, and a
+/// `cache` line may not take such a name.
+fn is_kmalloc_name(name: &str) -> bool {
+    name.starts_with("kmalloc-") || name.starts_with("dma-kmalloc-")
+}
+
+/// `at SITE` after a kmalloc call (before or after `on cpuN`): the name of the call site, whose
+/// address `kmalloc_type()` hashes with random kmalloc caches.
+fn call_site(line: &mut Line, op: &mut Op) -> Result<(), ParseError> {
+    if line.peek() != Some(&Tok::Word("at".into())) {
+        return Ok(());
+    }
+    let Op::Kmalloc {
+        site: site @ None, ..
+    } = op
+    else {
+        if matches!(op, Op::Kmalloc { .. }) {
+            // A second `at`: finish() reports the rest of the line.
+            return Ok(());
+        }
+        return Err(line
+            .err(
+                "scenario.site_not_kmalloc",
+                format!(
+                    "only kmalloc and kmalloc_node take a call site, not {}",
+                    op.name()
+                ),
+            )
+            .arg("operation", op.name())
+            .hint("remove `at ...`"));
+    };
+    line.pos += 1;
+    *site = Some(line.word("scenario.expected_site", "a call site name such as site_a")?);
+    Ok(())
+}
+
+/// gfp flags: kernel names joined by `|` (`GFP_KERNEL_ACCOUNT`, `GFP_KERNEL | __GFP_RECLAIMABLE`).
+fn gfp_flags(line: &mut Line) -> Result<Gfp, ParseError> {
+    let mut gfp = Gfp(0);
+    loop {
+        let col = line.col();
+        let name = line.word(
+            "scenario.expected_gfp",
+            "gfp flags such as GFP_KERNEL or GFP_KERNEL_ACCOUNT",
+        )?;
+        if let Some(g) = Gfp::from_name(&name) {
+            gfp = gfp | g;
+        } else if let Some((_, why)) = GFP_REFUSED.iter().find(|(n, _)| *n == name) {
+            let (key, message) = match why {
+                GfpRefusal::SlabBugMask => (
+                    "scenario.gfp_slab_bug_mask",
+                    format!("kmalloc() must not be given {name}: it asks for pages slabs never use (GFP_SLAB_BUG_MASK)"),
+                ),
+                GfpRefusal::Movable => (
+                    "scenario.gfp_movable",
+                    format!("{name}: slab pages are never movable"),
+                ),
+                GfpRefusal::ThisNode => (
+                    "scenario.gfp_thisnode",
+                    format!("{name} is not modelled: kmalloc_node() here may fall back to another node"),
+                ),
+            };
+            return Err(ParseError::new(line.number, col, key, message)
+                .arg("flag", &name)
+                .hint(
+                    "use GFP_KERNEL, GFP_KERNEL_ACCOUNT, GFP_ATOMIC, GFP_DMA or __GFP_RECLAIMABLE",
+                ));
+        } else {
+            let known: Vec<&str> = GFP_NAMES.iter().map(|(n, _)| *n).collect();
+            let message = format!("unknown gfp flag '{name}'");
+            return Err(match closest(&name, &known) {
+                Some(k) => ParseError::new(
+                    line.number,
+                    col,
+                    "scenario.unknown_gfp_did_you_mean",
+                    message,
+                )
+                .arg("flag", &name)
+                .arg("suggestion", k)
+                .hint(format!("did you mean {k}?")),
+                None => ParseError::new(line.number, col, "scenario.unknown_gfp", message)
+                    .arg("flag", &name)
+                    .hint("gfp flags: GFP_KERNEL, GFP_KERNEL_ACCOUNT, GFP_ATOMIC, GFP_NOWAIT, GFP_DMA, __GFP_ACCOUNT, __GFP_RECLAIMABLE, ... joined with |"),
+            });
+        }
+        if !line.eat_sym('|') {
+            return Ok(gfp);
+        }
+    }
+}
 
 /// A machine the scenario describes but that cannot be built: one key per reason, with the
 /// English text of `ConfigError`.
@@ -367,6 +463,8 @@ struct Parser {
     statements: Vec<StatementLine>,
     names: BTreeSet<String>,
     lists: BTreeSet<String>,
+    /// Where `switch random_kmalloc_caches on` is, to refuse it under SLAB at the end.
+    random_kmalloc_line: Option<(u32, u32)>,
 }
 
 fn single_num(
@@ -499,8 +597,13 @@ impl Parser {
                     "freelist_hardened",
                     "slab_nomerge",
                     "slab_legacy_refill",
+                    "random_kmalloc_caches",
                 ];
                 match name.as_str() {
+                    "random_kmalloc_caches" => {
+                        self.switches.random_kmalloc_caches = on;
+                        self.random_kmalloc_line = on.then_some((line.number, col));
+                    }
                     "freelist_random" => self.switches.freelist_random = on,
                     "freelist_hardened" => self.switches.freelist_hardened = on,
                     "slab_nomerge" => self.switches.slab_nomerge = on,
@@ -740,7 +843,7 @@ impl Parser {
     fn cache_line(&mut self, line: &mut Line) -> Result<(), ParseError> {
         let col = line.col();
         let name = line.word("scenario.expected_cache_name", "the cache name")?;
-        if self.caches.iter().any(|c| c.name == name) || name.starts_with("kmalloc-") {
+        if self.caches.iter().any(|c| c.name == name) || is_kmalloc_name(&name) {
             return Err(ParseError::new(
                 line.number,
                 col,
@@ -756,20 +859,38 @@ impl Parser {
             align: 0,
             flags: SlabFlags::default(),
             ctor: false,
+            useroffset: 0,
+            usersize: 0,
             line: line.number,
         };
+        let mut usercopy_col = col;
         for (key, col, value) in line.pairs()? {
             match key.as_str() {
                 "size" => decl.size = single_num(line, &key, col, &value, 4 << 20)? as u32,
                 "align" => decl.align = single_num(line, &key, col, &value, 1 << 20)? as u32,
                 "ctor" if value.is_empty() => decl.ctor = true,
+                "usersize" | "useroffset" => {
+                    let n = single_num(line, &key, col, &value, 4 << 20)? as u32;
+                    if key == "usersize" {
+                        decl.usersize = n;
+                    } else {
+                        decl.useroffset = n;
+                    }
+                    usercopy_col = col;
+                }
                 "flags" => {
                     for t in &value {
+                        let f = &mut decl.flags;
                         match t {
-                            Tok::Word(w) if w == "hwcache_align" => decl.flags.hwcache_align = true,
+                            Tok::Word(w) if w == "hwcache_align" => f.hwcache_align = true,
                             Tok::Word(w) if w == "typesafe_by_rcu" || w == "rcu" => {
-                                decl.flags.typesafe_by_rcu = true
+                                f.typesafe_by_rcu = true
                             }
+                            Tok::Word(w) if w == "account" => f.account = true,
+                            Tok::Word(w) if w == "reclaim_account" => f.reclaim_account = true,
+                            Tok::Word(w) if w == "cache_dma" => f.cache_dma = true,
+                            Tok::Word(w) if w == "cache_dma32" => f.cache_dma32 = true,
+                            Tok::Word(w) if w == "no_merge" => f.no_merge = true,
                             _ => {
                                 let flag = match t {
                                     Tok::Word(w) => w.clone(),
@@ -785,7 +906,7 @@ impl Parser {
                                     format!("unknown cache flag '{flag}'"),
                                 )
                                 .arg("flag", flag)
-                                .hint("flags: hwcache_align, typesafe_by_rcu (debug flags come from slub_debug)"));
+                                .hint(CACHE_FLAGS_HINT));
                             }
                         }
                     }
@@ -799,7 +920,7 @@ impl Parser {
                     )
                     .arg("setting", &key)
                     .hint(
-                        "cache NAME size=N [align=N] [flags=hwcache_align,typesafe_by_rcu] [ctor]",
+                        "cache NAME size=N [align=N] [flags=hwcache_align,typesafe_by_rcu,...] [ctor] [usersize=N useroffset=N]",
                     ))
                 }
             }
@@ -811,6 +932,26 @@ impl Parser {
                 "scenario.missing_size",
                 "a cache needs size=N (at least 1)".into(),
             ));
+        }
+        // kmem_cache_create_usercopy(), v6.6: a region that does not fit in the object is
+        // dropped with a WARN; here it is a mistake to fix.
+        if (decl.usersize == 0 && decl.useroffset != 0)
+            || decl.size < decl.usersize
+            || decl.size - decl.usersize < decl.useroffset
+        {
+            return Err(ParseError::new(
+                line.number,
+                usercopy_col,
+                "scenario.usercopy",
+                format!(
+                    "the usercopy region (useroffset={} usersize={}) does not fit in size={}",
+                    decl.useroffset, decl.usersize, decl.size
+                ),
+            )
+            .arg("useroffset", decl.useroffset)
+            .arg("usersize", decl.usersize)
+            .arg("size", decl.size)
+            .hint("useroffset + usersize must be at most size, and useroffset needs a usersize (the kernel WARNs and drops such a region)"));
         }
         if decl.align != 0 && !decl.align.is_power_of_two() {
             return Err(ParseError::new(
@@ -899,8 +1040,9 @@ impl Parser {
             });
         }
         line.expect_sym('(')?;
-        let op = self.call(&name, line, &machine)?;
+        let mut op = self.call(&name, line, &machine)?;
         line.expect_sym(')')?;
+        call_site(line, &mut op)?;
         let cpu = if line.peek() == Some(&Tok::Word("on".into())) {
             line.pos += 1;
             let col = line.col();
@@ -937,6 +1079,7 @@ impl Parser {
         } else {
             None
         };
+        call_site(line, &mut op)?;
         line.finish()?;
         let needs_cpu = !matches!(
             op,
@@ -1010,7 +1153,7 @@ impl Parser {
         let col = line.col();
         let name = line.word("scenario.expected_cache", "a cache name")?;
         // kmalloc caches exist from boot; their names are checked when the scenario runs.
-        if !name.starts_with("kmalloc-") && !self.caches.iter().any(|c| c.name == name) {
+        if !is_kmalloc_name(&name) && !self.caches.iter().any(|c| c.name == name) {
             let known: Vec<&str> = self.caches.iter().map(|c| c.name.as_str()).collect();
             let message = format!("no cache named '{name}' was declared");
             return Err(match closest(&name, &known) {
@@ -1120,16 +1263,40 @@ impl Parser {
             Ok(n)
         };
         Ok(match name {
-            "kmalloc" => Op::Kmalloc {
-                size: line.bounded(&SIZE, 1 << 40)?,
-                node: None,
-            },
+            "kmalloc" => {
+                let size = line.bounded(&SIZE, 1 << 40)?;
+                let gfp = if line.eat_sym(',') {
+                    gfp_flags(line)?
+                } else {
+                    GFP_KERNEL
+                };
+                Op::Kmalloc {
+                    size,
+                    node: None,
+                    gfp,
+                    site: None,
+                }
+            }
             "kmalloc_node" => {
+                // kmalloc_node(size, flags, node) as in the kernel; kmalloc_node(size, node)
+                // is the older form, with GFP_KERNEL. A second argument that is not a gfp
+                // name is a bad node, as it always was.
                 let size = line.bounded(&SIZE, 1 << 40)?;
                 line.expect_sym(',')?;
+                let gfp_next = matches!(line.peek(),
+                    Some(Tok::Word(w)) if w.starts_with("GFP_") || w.starts_with("__GFP_"));
+                let gfp = if gfp_next {
+                    let gfp = gfp_flags(line)?;
+                    line.expect_sym(',')?;
+                    gfp
+                } else {
+                    GFP_KERNEL
+                };
                 Op::Kmalloc {
                     size,
                     node: Some(node(line)?),
+                    gfp,
+                    site: None,
                 }
             }
             "kfree" => Op::Kfree {
@@ -1217,10 +1384,22 @@ impl Parser {
             )
             .hint("add e.g. `machine cpus=2 nodes=1 memory=16M` after the first line")
         })?;
+        let allocator = self.allocator.unwrap_or(Allocator::Slub);
+        if let (Allocator::Slab, Some((line, col))) = (allocator, self.random_kmalloc_line) {
+            // mm/Kconfig, v6.6: RANDOM_KMALLOC_CACHES depends on SLUB && !SLUB_TINY.
+            return Err(ParseError::new(
+                line,
+                col,
+                "scenario.random_kmalloc_caches_slab",
+                "random_kmalloc_caches needs SLUB: CONFIG_RANDOM_KMALLOC_CACHES depends on SLUB"
+                    .into(),
+            )
+            .hint("remove the switch, or use `allocator slub`"));
+        }
         Ok(Scenario {
             version: self.version,
             profile: self.profile.unwrap_or_else(|| PROFILES[0].to_string()),
-            allocator: self.allocator.unwrap_or(Allocator::Slub),
+            allocator,
             machine,
             switches: self.switches,
             seed: self.seed,

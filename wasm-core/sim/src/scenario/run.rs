@@ -18,13 +18,14 @@
 use super::ast::{Allocator, Op, OpLine, Ref, Scenario, Statement, StatementLine, Target};
 use super::lists::{eval_list, MAX_LIST_ELEMENTS};
 use super::print::PrintMark;
+use super::site::{call_site_address, call_site_name};
 use crate::geometry::platform::MAX_CPUS;
 use crate::machine::config::{MAX_NODES, MAX_PAGES_PER_NODE};
 use crate::machine::{ConfigError, Machine, Owner, Pfn};
 use crate::page_alloc::{alloc_pages, drain_local_pages, free_pages, PageAllocError};
 use crate::slab;
 use crate::slub::{
-    create_kmalloc_caches, flush_cpu_slab, kfree, kmalloc, kmem_cache_alloc_bulk,
+    create_kmalloc_caches, do_kmalloc_node, flush_cpu_slab, kfree, kmem_cache_alloc_bulk,
     kmem_cache_create, kmem_cache_free_bulk, slab_alloc_node,
 };
 use crate::slub::{kmem_cache_destroy, kmem_cache_shrink};
@@ -260,6 +261,7 @@ pub fn run_with_summary(
         .with_allocator(scenario.allocator);
     let sw = &scenario.switches;
     machine.slab.legacy_refill = sw.slab_legacy_refill;
+    machine.slab_nomerge = sw.slab_nomerge;
     let mut rec = Recorder::new(machine, record);
     let boot = match scenario.allocator {
         Allocator::Slub => create_kmalloc_caches(&mut rec, sw),
@@ -541,11 +543,19 @@ fn step(
         }
     };
     match &line.op {
-        Op::Kmalloc { size, node } => Ok(object(if slub {
-            kmalloc(rec, *size, cpu, *node)
-        } else {
-            slab::kmalloc(rec, *size, cpu, *node)
-        })),
+        Op::Kmalloc {
+            size,
+            node,
+            gfp,
+            site,
+        } => {
+            let caller = call_site_address(&call_site_name(site.as_deref(), line.line));
+            Ok(object(if slub {
+                do_kmalloc_node(rec, *size, *gfp, caller, cpu, *node)
+            } else {
+                slab::do_kmalloc_node(rec, *size, *gfp, cpu, *node)
+            }))
+        }
         Op::KmemCacheAlloc { cache, node } => {
             let id = lookup_cache(rec, caches, line.line, cache)?;
             Ok(object(if slub {

@@ -678,3 +678,52 @@ for x in [t[0], t[2]]: kmem_cache_free(foo, x) on cpu0
     ));
     assert_eq!((e.line, e.key), (6, "scenario.expected_list"));
 }
+
+#[test]
+fn gfp_flags_and_call_sites_follow_the_kernels_argument_order() {
+    use crate::gfp::{Gfp, GFP_DMA, GFP_KERNEL, GFP_KERNEL_ACCOUNT};
+    let s = parse(&format!(
+        "{HEADER}a = kmalloc(64, GFP_KERNEL_ACCOUNT) on cpu0
+b = kmalloc(64, GFP_KERNEL | __GFP_RECLAIMABLE|__GFP_ZERO) at site_a on cpu1
+c = kmalloc_node(64, GFP_DMA, 0) on cpu0 at s2
+d = kmalloc_node(64, 0) on cpu0
+e = kmalloc(8) on cpu0
+"
+    ))
+    .unwrap();
+    let kmalloc = |size, node, gfp, site: Option<&str>| Op::Kmalloc {
+        size,
+        node,
+        gfp,
+        site: site.map(str::to_string),
+    };
+    let ops: Vec<Op> = s.ops.iter().map(|o| o.op.clone()).collect();
+    assert_eq!(
+        ops,
+        [
+            kmalloc(64, None, GFP_KERNEL_ACCOUNT, None),
+            kmalloc(64, None, Gfp(GFP_KERNEL.0 | 0x10 | 0x100), Some("site_a")),
+            kmalloc(64, Some(0), GFP_DMA, Some("s2")),
+            // The older kmalloc_node(size, node) keeps working, with GFP_KERNEL.
+            kmalloc(64, Some(0), GFP_KERNEL, None),
+            kmalloc(8, None, GFP_KERNEL, None),
+        ]
+    );
+    assert_eq!(s.ops[1].cpu, Some(1));
+    assert_eq!(s.ops[2].cpu, Some(0));
+}
+
+#[test]
+fn cache_lines_take_the_merge_flags_and_a_usercopy_region() {
+    let s = parse(&format!(
+        "{HEADER}cache a size=64 flags=account,reclaim_account,cache_dma,cache_dma32,no_merge
+cache b size=128 usersize=64 useroffset=16
+"
+    ))
+    .unwrap();
+    let f = s.caches[0].flags;
+    assert!(f.account && f.reclaim_account && f.cache_dma && f.cache_dma32 && f.no_merge);
+    assert!(!f.hwcache_align);
+    assert_eq!((s.caches[1].usersize, s.caches[1].useroffset), (64, 16));
+    assert_eq!((s.caches[0].usersize, s.caches[0].useroffset), (0, 0));
+}

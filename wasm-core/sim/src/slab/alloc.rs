@@ -2,25 +2,40 @@
 //! `cache_alloc_refill()`, `____cache_alloc_node()`, `fallback_alloc()` and growing a cache
 //! (`cache_grow_begin()`/`cache_grow_end()`), mm/slab.c v6.6; spec 3.5, 3.6.
 
-use super::create::kmalloc_cache_for;
+use super::create::kmalloc_slab;
 use super::event::{SlabEvent, SlabNew};
 use super::state::{AcRef, SlabList, BATCHREFILL_LIMIT};
 use super::{cpu_ac, emit, lock, shared_ac};
 use crate::geometry::slab::FreelistLayout;
+use crate::gfp::{Gfp, GFP_KERNEL};
 use crate::machine::{Owner, Pfn};
 use crate::page_alloc::{alloc_pages, alloc_pages_thisnode, free_pages, zonelist};
 use crate::slub::random::draw_below;
 use crate::slub::state::ZERO_SIZE_PTR;
 use crate::trace::{End, Recorder};
 
-/// `kmalloc()`/`kmalloc_node()` under SLAB: an object of at least `size` bytes, or NULL (0).
+/// `kmalloc(size, GFP_KERNEL)`/`kmalloc_node()` under SLAB: an object of at least `size`
+/// bytes, or NULL (0).
 pub fn kmalloc(rec: &mut Recorder, size: u64, cpu: u32, node: Option<u32>) -> u64 {
+    do_kmalloc_node(rec, size, GFP_KERNEL, cpu, node)
+}
+
+/// `__do_kmalloc_node()` under SLAB: the cache `kmalloc_slab()` picks for the size and the
+/// gfp flags' type (reclaimable, DMA, cgroup or normal), or the page allocator above
+/// `KMALLOC_MAX_CACHE_SIZE`.
+pub fn do_kmalloc_node(
+    rec: &mut Recorder,
+    size: u64,
+    flags: Gfp,
+    cpu: u32,
+    node: Option<u32>,
+) -> u64 {
     if size == 0 {
         rec.begin("kmalloc", "size 0", "step.kmalloc_zero");
         rec.end();
         return ZERO_SIZE_PTR;
     }
-    match kmalloc_cache_for(rec.machine(), size) {
+    match kmalloc_slab(rec.machine(), size, flags) {
         Some(Ok(cache)) => slab_alloc_node(rec, cache, cpu, node),
         Some(Err(order)) => {
             // __kmalloc_large_node(): straight to the page allocator.

@@ -17,19 +17,17 @@ impl Machine {
                     geometry: g,
                     flags,
                     ctor,
-                    kmalloc_index,
+                    kmalloc,
+                    usersize,
+                    useroffset,
                     hardened,
                     random_seq,
                     freelist_cache,
                     next_reap,
                 } = &**new;
                 debug_assert_eq!(*id as usize, sl.caches.len());
-                if let Some(i) = kmalloc_index {
-                    let i = *i as usize;
-                    if sl.kmalloc_caches.len() <= i {
-                        sl.kmalloc_caches.resize(i + 1, None);
-                    }
-                    sl.kmalloc_caches[i] = Some(*id);
+                if let Some(slot) = kmalloc {
+                    sl.kmalloc_caches.set(*slot, *id);
                 }
                 let nodes = self.config.nodes;
                 let node = (0..nodes)
@@ -58,7 +56,9 @@ impl Machine {
                     object_size: g.object_size,
                     flags: *flags,
                     ctor: *ctor,
-                    kmalloc_index: *kmalloc_index,
+                    kmalloc: *kmalloc,
+                    usersize: *usersize,
+                    useroffset: *useroffset,
                     hardened: *hardened,
                     random_seq: random_seq.clone(),
                     freelist_cache: *freelist_cache,
@@ -86,8 +86,8 @@ impl Machine {
             SlabEvent::CacheDestroyed { id } => {
                 let s = &mut sl.caches[*id as usize];
                 s.destroyed = true;
-                if let Some(i) = s.kmalloc_index {
-                    sl.kmalloc_caches[i as usize] = None;
+                if let Some(slot) = s.kmalloc {
+                    sl.kmalloc_caches.clear(slot);
                 }
             }
             SlabEvent::SlabCreated(new) => {

@@ -1,20 +1,23 @@
 //! Creating SLAB caches: `create_kmalloc_caches()` at boot (with `SLAB_HWCACHE_ALIGN`, from
-//! kmalloc-32 up) and `kmem_cache_create()` with `find_mergeable()` (mm/slab_common.c and
-//! mm/slab.c, v6.6; spec 1.5, 3.2-3.4).
+//! kmalloc-32 up, every type but the random copies, which need SLUB) and
+//! `kmem_cache_create_usercopy()` with `find_mergeable()` (mm/slab_common.c and mm/slab.c,
+//! v6.6; spec 1.2, 1.5, 3.2-3.4).
 
 use super::emit;
 use super::event::{SlabEvent, SlabNewCache};
-use super::state::REAPTIMEOUT_NODE;
+use super::state::{KmemCache, REAPTIMEOUT_NODE};
 use crate::geometry::layout::calculate_alignment;
 use crate::geometry::platform::WORD;
 use crate::geometry::slab::{
-    slab_cache_geometry, slab_kmalloc_classes, slab_kmalloc_index, FreelistLayout,
-    SlabCacheGeometry, SlabCacheRequest, SlabParams,
+    slab_cache_geometry, slab_kmalloc_boot, slab_kmalloc_index, FreelistLayout, SlabCacheGeometry,
+    SlabCacheRequest, SlabParams,
 };
 use crate::geometry::{GeometryError, SlabFlags};
+use crate::gfp::{Gfp, GFP_KERNEL};
+use crate::kmalloc_caches::{kmalloc_type, KmallocSlot, KmallocType};
 use crate::machine::Machine;
 use crate::scenario::{CacheDecl, Switches};
-use crate::slub::random::freelist_randomize;
+use crate::slub::random::{freelist_randomize, BootStream};
 use crate::trace::Recorder;
 
 fn params(m: &Machine, switches: &Switches) -> SlabParams {
@@ -30,36 +33,48 @@ fn params(m: &Machine, switches: &Switches) -> SlabParams {
     )
 }
 
-/// The cache `kmalloc(size)` uses under SLAB (`Ok`), or the page order of a large kmalloc
-/// (`Err`); `None` past `KMALLOC_MAX_SIZE`. `size` is not 0.
+/// The cache `kmalloc(size, GFP_KERNEL)` uses under SLAB (`Ok`), or the page order of a large
+/// kmalloc (`Err`); `None` past `KMALLOC_MAX_SIZE`. `size` is not 0.
 pub(crate) fn kmalloc_cache_for(m: &Machine, size: u64) -> Option<Result<u32, u8>> {
+    kmalloc_slab(m, size, GFP_KERNEL)
+}
+
+/// `kmalloc_slab()` under SLAB: [`kmalloc_cache_for`] with the cache type `flags` choose (no
+/// random copies: they need SLUB).
+pub(crate) fn kmalloc_slab(m: &Machine, size: u64, flags: Gfp) -> Option<Result<u32, u8>> {
+    let ty = kmalloc_type(flags, 0, None);
     match slab_kmalloc_index(&m.page, size).map(|c| c.index) {
-        Some(index) => m
-            .slab
-            .kmalloc_caches
-            .get(index as usize)
-            .copied()
-            .flatten()
-            .map(Ok),
+        Some(index) => m.slab.kmalloc_caches.get(ty, index).map(Ok),
         None if size <= m.page.kmalloc_max_size() => Some(Err(m.page.get_order(size) as u8)),
         None => None,
     }
 }
 
-/// Records a new cache.
+/// What a new cache is, beside its geometry.
+struct Identity {
+    name: String,
+    flags: SlabFlags,
+    ctor: bool,
+    kmalloc: Option<KmallocSlot>,
+    usersize: u32,
+    useroffset: u32,
+}
+
+/// Records a new cache. `boot_stream` is where a kmalloc cache other than a normal one draws
+/// its random sequence (see `crate::slub::random`); every other cache draws from the machine.
 fn create(
     rec: &mut Recorder,
     switches: &Switches,
-    name: String,
+    who: Identity,
     geometry: SlabCacheGeometry,
-    flags: SlabFlags,
-    ctor: bool,
-    kmalloc_index: Option<u32>,
+    boot_stream: Option<&mut BootStream>,
 ) -> u32 {
     let id = rec.machine().slab.caches.len() as u32;
     // enable_cpucache() → init_cache_random_seq(): only for slabs of 2 or more objects.
-    let random_seq = (switches.freelist_random && geometry.num >= 2)
-        .then(|| freelist_randomize(rec, geometry.num));
+    let random_seq = (switches.freelist_random && geometry.num >= 2).then(|| match boot_stream {
+        Some(stream) => stream.freelist_randomize(geometry.num),
+        None => freelist_randomize(rec, geometry.num),
+    });
     let freelist_cache = (geometry.layout == FreelistLayout::OffSlab)
         .then(|| kmalloc_cache_for(rec.machine(), u64::from(geometry.freelist_size)))
         .flatten()
@@ -71,11 +86,13 @@ fn create(
         rec,
         SlabEvent::CacheCreated(Box::new(SlabNewCache {
             id,
-            name,
+            name: who.name,
             geometry,
-            flags,
-            ctor,
-            kmalloc_index,
+            flags: who.flags,
+            ctor: who.ctor,
+            kmalloc: who.kmalloc,
+            usersize: who.usersize,
+            useroffset: who.useroffset,
             hardened: switches.freelist_hardened,
             random_seq,
             freelist_cache,
@@ -85,9 +102,12 @@ fn create(
     id
 }
 
-/// `create_kmalloc_caches()` under SLAB: kmalloc-32 up to `KMALLOC_MAX_CACHE_SIZE` (96 after
-/// 64, 192 after 128), all `SLAB_HWCACHE_ALIGN`; also each CPU's first reap node
-/// (`init_reap_node()`).
+/// `kmem_cache_init()` and `create_kmalloc_caches()` under SLAB, one step: kmalloc-128 (it
+/// holds `struct kmem_cache_node`), the other normal caches from kmalloc-32 up to
+/// `KMALLOC_MAX_CACHE_SIZE` (96 after 64, 192 after 128), then the reclaimable, DMA and cgroup
+/// types the same way; all `SLAB_HWCACHE_ALIGN` with natural alignment for power-of-two
+/// sizes (`create_boot_cache()`), each type's flags and a usercopy region of the whole object.
+/// Also each CPU's first reap node (`init_reap_node()`).
 pub fn create_kmalloc_caches(rec: &mut Recorder, switches: &Switches) -> Result<(), GeometryError> {
     rec.begin(
         "create_kmalloc_caches",
@@ -101,29 +121,25 @@ pub fn create_kmalloc_caches(rec: &mut Recorder, switches: &Switches) -> Result<
     }
     let p = params(rec.machine(), switches);
     let page = rec.machine().page;
-    for class in slab_kmalloc_classes(&page) {
-        let flags = SlabFlags {
-            hwcache_align: true,
-            ..SlabFlags::default()
-        };
-        let req = SlabCacheRequest {
-            name: class.name(),
-            object_size: class.size,
-            align: 0,
-            flags,
+    let mut boot_stream = None;
+    for (ty, class, geometry) in slab_kmalloc_boot(&page, &p) {
+        let who = Identity {
+            name: geometry.name.clone(),
+            flags: SlabFlags {
+                hwcache_align: true,
+                ..ty.flags()
+            },
             ctor: false,
-            reclaim_account: false,
+            kmalloc: Some(KmallocSlot {
+                ty,
+                index: class.index,
+            }),
+            usersize: class.size,
+            useroffset: 0,
         };
-        let geometry = slab_cache_geometry(&page, &p, &req)?;
-        create(
-            rec,
-            switches,
-            req.name,
-            geometry,
-            flags,
-            false,
-            Some(class.index),
-        );
+        let stream = (ty != KmallocType::Normal)
+            .then(|| boot_stream.get_or_insert_with(|| BootStream::new(rec.machine())));
+        create(rec, switches, who, geometry, stream);
     }
     rec.end();
     Ok(())
@@ -143,10 +159,13 @@ pub fn kmem_cache_create(
         align: decl.align,
         flags: decl.flags,
         ctor: decl.ctor,
-        reclaim_account: false,
+        reclaim_account: decl.flags.reclaim_account,
     };
     let geometry = slab_cache_geometry(&rec.machine().page, &p, &req)?;
-    if let Some(id) = find_mergeable(rec.machine(), switches, decl) {
+    let alias = (decl.usersize == 0)
+        .then(|| find_mergeable(rec.machine(), switches, decl))
+        .flatten();
+    if let Some(id) = alias {
         let object_size = rec.machine().slab.caches[id as usize]
             .object_size
             .max(decl.size);
@@ -165,25 +184,30 @@ pub fn kmem_cache_create(
     rec.arg("size", geometry.size);
     rec.arg("objs_per_slab", geometry.num);
     rec.arg("order", geometry.gfporder);
-    let id = create(
-        rec,
-        switches,
-        decl.name.clone(),
-        geometry,
-        decl.flags,
-        decl.ctor,
-        None,
-    );
+    let who = Identity {
+        name: decl.name.clone(),
+        flags: decl.flags,
+        ctor: decl.ctor,
+        kmalloc: None,
+        usersize: decl.usersize,
+        useroffset: decl.useroffset,
+    };
+    let id = create(rec, switches, who, geometry, None);
     rec.end();
     Ok(id)
 }
 
-/// `find_mergeable()` with SLAB's extra alignment rule: the oldest live cache whose slot fits
-/// the new object within a word and whose alignment is a multiple of the new one. kmalloc
-/// caches never qualify (`SLAB_NO_MERGE` with `CONFIG_MEMCG_KMEM`).
+/// `slab_unmergeable()` under SLAB (see the SLUB one): merging off, a `SLAB_NEVER_MERGE`
+/// flag, a constructor or a usercopy region (every kmalloc cache has one).
+fn slab_unmergeable(s: &KmemCache, switches: &Switches) -> bool {
+    switches.slab_nomerge || s.flags.never_merge() || s.ctor || s.usersize != 0
+}
+
+/// `find_mergeable()` with SLAB's extra alignment rule: the oldest live cache with the same
+/// `SLAB_MERGE_SAME` flags whose slot fits the new object within a word and whose alignment
+/// is a multiple of the new one.
 fn find_mergeable(m: &Machine, switches: &Switches, decl: &CacheDecl) -> Option<u32> {
-    let never = decl.ctor || decl.flags.never_merge();
-    if switches.slab_nomerge || never {
+    if switches.slab_nomerge || decl.ctor || decl.flags.never_merge() {
         return None;
     }
     let align = calculate_alignment(&decl.flags, decl.align, decl.size);
@@ -194,9 +218,8 @@ fn find_mergeable(m: &Machine, switches: &Switches, decl: &CacheDecl) -> Option<
         .find(|s| {
             let g = &s.geometry;
             !s.destroyed
-                && s.kmalloc_index.is_none()
-                && !s.ctor
-                && !s.flags.never_merge() // slab_unmergeable()
+                && !slab_unmergeable(s, switches)
+                && s.flags.merge_same() == decl.flags.merge_same()
                 && g.size >= size
                 && g.size % align == 0
                 && g.size - size < WORD

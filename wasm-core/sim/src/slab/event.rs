@@ -4,6 +4,7 @@
 use super::state::{AcRef, SlabList};
 use crate::geometry::slab::SlabCacheGeometry;
 use crate::geometry::SlabFlags;
+use crate::kmalloc_caches::KmallocSlot;
 use crate::machine::Pfn;
 use crate::trace::End;
 use serde::Serialize;
@@ -112,7 +113,11 @@ pub struct SlabNewCache {
     pub geometry: SlabCacheGeometry,
     pub flags: SlabFlags,
     pub ctor: bool,
-    pub kmalloc_index: Option<u32>,
+    /// Its place in `kmalloc_caches[type][index]`, for a kmalloc cache.
+    pub kmalloc: Option<KmallocSlot>,
+    /// `cachep->usersize` and `cachep->useroffset`.
+    pub usersize: u32,
+    pub useroffset: u32,
     pub hardened: bool,
     pub random_seq: Option<Vec<u32>>,
     pub freelist_cache: Option<u32>,

@@ -49,6 +49,8 @@ fn hardening_redirects_a_free_to_the_wrong_cache() {
             flags: Default::default(),
             ctor: false,
             line: 0,
+            useroffset: 0,
+            usersize: 0,
         },
         &switches,
     )

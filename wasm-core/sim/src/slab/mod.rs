@@ -31,7 +31,7 @@ mod free;
 mod reap;
 pub mod state;
 
-pub use alloc::{kmalloc, kmem_cache_alloc_bulk, slab_alloc_node};
+pub use alloc::{do_kmalloc_node, kmalloc, kmem_cache_alloc_bulk, slab_alloc_node};
 pub use create::{create_kmalloc_caches, kmem_cache_create};
 pub use free::{kfree, kmem_cache_free_bulk};
 pub use reap::{cache_reap, kmem_cache_destroy, kmem_cache_shrink};

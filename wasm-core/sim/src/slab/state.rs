@@ -9,6 +9,7 @@
 
 use crate::geometry::slab::SlabCacheGeometry;
 use crate::geometry::SlabFlags;
+use crate::kmalloc_caches::{KmallocCaches, KmallocSlot};
 use crate::machine::Pfn;
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
@@ -27,8 +28,8 @@ pub const BATCHREFILL_LIMIT: u32 = 16;
 pub struct SlabAllocator {
     /// `slab_caches`, oldest first (slabinfo prints newest first).
     pub caches: Vec<KmemCache>,
-    /// `kmalloc_caches[KMALLOC_NORMAL][index]`: the cache id of each kmalloc class.
-    pub kmalloc_caches: Vec<Option<u32>>,
+    /// `kmalloc_caches[type][index]`: the cache id of each kmalloc cache.
+    pub kmalloc_caches: KmallocCaches,
     /// Every slab by its first page.
     pub slabs: BTreeMap<Pfn, Slab>,
     /// `jiffies`: advanced only by `cache_reap` operations (the 2 s timer is not simulated).
@@ -52,8 +53,11 @@ pub struct KmemCache {
     pub object_size: u32,
     pub flags: SlabFlags,
     pub ctor: bool,
-    /// Its slot in `kmalloc_caches[KMALLOC_NORMAL][]`, for a kmalloc cache.
-    pub kmalloc_index: Option<u32>,
+    /// Its place in `kmalloc_caches[type][index]`, for a kmalloc cache.
+    pub kmalloc: Option<KmallocSlot>,
+    /// `cachep->usersize` and `cachep->useroffset` (`CONFIG_HARDENED_USERCOPY`).
+    pub usersize: u32,
+    pub useroffset: u32,
     /// `CONFIG_SLAB_FREELIST_HARDENED`: `__free_one()` refuses an object equal to the top of
     /// the array.
     pub hardened: bool,

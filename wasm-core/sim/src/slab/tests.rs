@@ -52,6 +52,8 @@ fn decl(name: &str, size: u32, ctor: bool) -> CacheDecl {
         align: 0,
         flags: Default::default(),
         ctor,
+        useroffset: 0,
+        usersize: 0,
         line: 0,
     }
 }
@@ -524,7 +526,7 @@ proptest! {
         let mut ids: Vec<u32> = sizes.iter().enumerate().map(|(i, &s)| {
             kmem_cache_create(&mut rec, &decl(&format!("c{i}"), s, ctor && i == 0), &switches).unwrap()
         }).collect();
-        ids.push(rec.machine().slab.kmalloc_caches[5].unwrap());
+        ids.push(rec.machine().slab.kmalloc_caches.get(crate::kmalloc_caches::KmallocType::Normal, 5).unwrap());
         let mut live: Vec<u64> = Vec::new();
         for op in ops {
             let from = rec.cursor();

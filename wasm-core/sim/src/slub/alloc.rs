@@ -2,20 +2,48 @@
 //! `get_partial_node()`, `acquire_slab()`, `new_slab()`/`allocate_slab()` and kmalloc
 //! (mm/slub.c and mm/slab_common.c, v6.6; spec 2.5, 2.6).
 
-use super::create::kmalloc_cache_for;
+use super::create::kmalloc_slab;
 use super::partial::{flush_slab, put_cpu_partial};
 use super::random::{draw_below, shuffle_freelist};
 use super::state::ZERO_SIZE_PTR;
 use super::{get_freepointer, object_allocated, set_cpu_freelist, take_object};
 use crate::geometry::kmalloc::KmallocTarget;
+use crate::gfp::{Gfp, GFP_KERNEL};
+use crate::kmalloc_caches::{hash_64, kmalloc_type, KmallocType};
 use crate::machine::{Owner, Pfn};
 use crate::page_alloc::{alloc_pages, zonelist};
 use crate::trace::{End, Event, Recorder};
 
-/// `kmalloc()`/`kmalloc_node()`: an object of at least `size` bytes, or NULL (0).
+/// `kmalloc(size, GFP_KERNEL)`/`kmalloc_node()` from an unnamed caller (address 0): an
+/// object of at least `size` bytes, or NULL (0).
 pub fn kmalloc(rec: &mut Recorder, size: u64, cpu: u32, node: Option<u32>) -> u64 {
-    match kmalloc_cache_for(rec, size) {
-        Ok(Ok(cache)) => slab_alloc_node(rec, cache, cpu, node),
+    do_kmalloc_node(rec, size, GFP_KERNEL, 0, cpu, node)
+}
+
+/// `__do_kmalloc_node()`, v6.6: `kmalloc_slab()` picks the cache from the size, the gfp flags
+/// and, with random kmalloc caches, the caller's address (`_RET_IP_`); then
+/// `slab_alloc_node()`. Above `KMALLOC_MAX_CACHE_SIZE` the pages come straight from the page
+/// allocator (`__kmalloc_large_node()`).
+pub fn do_kmalloc_node(
+    rec: &mut Recorder,
+    size: u64,
+    flags: Gfp,
+    caller: u64,
+    cpu: u32,
+    node: Option<u32>,
+) -> u64 {
+    match kmalloc_slab(rec, size, flags, caller) {
+        Ok(Ok(cache)) => {
+            if let Some(seed) = rec.machine().random_kmalloc_seed {
+                if matches!(
+                    kmalloc_type(flags, caller, Some(seed)),
+                    KmallocType::Normal | KmallocType::Random(_)
+                ) {
+                    random_kmalloc_step(rec, cache, caller, seed);
+                }
+            }
+            slab_alloc_node(rec, cache, cpu, node)
+        }
         Ok(Err(KmallocTarget::ZeroSizePtr)) => {
             rec.begin("kmalloc", "size 0", "step.kmalloc_zero");
             rec.end();
@@ -35,6 +63,21 @@ pub fn kmalloc(rec: &mut Recorder, size: u64, cpu: u32, node: Option<u32>) -> u6
             0
         }
     }
+}
+
+/// The choice `kmalloc_type()` makes among the normal cache and its 15 random copies, shown
+/// as a step of its own (the kernel computes it inline): `hash_64(caller ^
+/// random_kmalloc_seed, 4)` is the copy, 0 being the normal cache.
+fn random_kmalloc_step(rec: &mut Recorder, cache: u32, caller: u64, seed: u64) {
+    rec.begin(
+        "kmalloc_slab",
+        "random kmalloc cache",
+        "step.kmalloc_random",
+    );
+    rec.arg_addr("caller", caller);
+    rec.arg("copy", hash_64(caller ^ seed, 4));
+    rec.arg_cache("cache", cache);
+    rec.end();
 }
 
 /// `slab_alloc_node()`: `cache`'s next object for `cpu`, from `node` if given.

@@ -79,18 +79,16 @@ impl Machine {
                     geometry,
                     flags,
                     ctor,
-                    kmalloc_index,
+                    kmalloc,
+                    usersize,
+                    useroffset,
                     hardened,
                     random,
                     random_seq,
                 } = &**new;
                 debug_assert_eq!(*id as usize, self.caches.len());
-                if let Some(i) = kmalloc_index {
-                    let i = *i as usize;
-                    if self.kmalloc_caches.len() <= i {
-                        self.kmalloc_caches.resize(i + 1, None);
-                    }
-                    self.kmalloc_caches[i] = Some(*id);
+                if let Some(slot) = kmalloc {
+                    self.kmalloc_caches.set(*slot, *id);
                 }
                 self.caches.push(KmemCache {
                     id: *id,
@@ -99,6 +97,9 @@ impl Machine {
                     geometry: geometry.clone(),
                     flags: *flags,
                     ctor: *ctor,
+                    kmalloc: *kmalloc,
+                    usersize: *usersize,
+                    useroffset: *useroffset,
                     hardened: *hardened,
                     // kmem_cache_open(), v6.6.
                     remote_node_defrag_ratio: 1000,

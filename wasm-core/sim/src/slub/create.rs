@@ -1,10 +1,13 @@
-//! Creating caches: `create_kmalloc_caches()` at boot and `kmem_cache_create()` with
-//! `find_mergeable()` (mm/slab_common.c, v6.6; spec 1.5).
+//! Creating caches: `create_kmalloc_caches()` at boot and `kmem_cache_create_usercopy()` with
+//! `find_mergeable()` (mm/slab_common.c, v6.6; spec 1.2, 1.5).
 
-use super::random::{freelist_randomize, get_random_long};
+use super::random::{freelist_randomize, get_random_long, BootStream};
+use super::state::KmemCache;
 use crate::geometry::kmalloc::{kmalloc_classes, kmalloc_target, KmallocTarget};
 use crate::geometry::platform::WORD;
 use crate::geometry::{kmem_cache_geometry, CacheRequest, CacheSource, GeometryError, SlabFlags};
+use crate::gfp::{Gfp, GFP_KERNEL};
+use crate::kmalloc_caches::{kmalloc_type, KmallocSlot, KmallocType};
 use crate::scenario::{CacheDecl, Switches};
 use crate::trace::{Event, NewCache, Recorder};
 
@@ -37,39 +40,69 @@ fn request(
     }
 }
 
-/// `create_kmalloc_caches()`: the normal kmalloc caches, smallest first (96 after 64, 192
-/// after 128). The `-rcl`, `-cg` and `dma-` variants are not modelled.
+/// `create_kmalloc_caches()`, one step: every type in the kernel's order (normal, the random
+/// copies with the switch on, reclaimable, DMA, cgroup), each from kmalloc-8 up (96 after 64,
+/// 192 after 128), each with its type's flags (`new_kmalloc_cache()`) and a usercopy region
+/// of the whole object (`create_kmalloc_cache()`); then `random_kmalloc_seed` with the switch
+/// on (`get_random_u64()`, drawn only then, so that nothing else moves without it).
 pub fn create_kmalloc_caches(rec: &mut Recorder, switches: &Switches) -> Result<(), GeometryError> {
     rec.begin(
         "create_kmalloc_caches",
         "boot",
         "step.create_kmalloc_caches",
     );
-    for class in kmalloc_classes(&rec.machine().page) {
-        let req = request(
-            rec,
-            switches,
-            CacheSource::Kmalloc {
-                request_size: class.size,
-            },
-            0,
-            SlabFlags::default(),
-            false,
-        );
-        let geometry = kmem_cache_geometry(&req)?;
-        let id = rec.machine().caches.len() as u32;
-        let (random, random_seq) = kmem_cache_open_random(rec, switches, geometry.objs_per_slab);
-        rec.emit(Event::CacheCreated(Box::new(NewCache {
-            id,
-            name: class.name(),
-            geometry,
-            flags: req.flags,
-            ctor: false,
-            kmalloc_index: Some(class.index),
-            hardened: switches.freelist_hardened,
-            random,
-            random_seq,
-        })));
+    let mut boot_stream = None;
+    for ty in KmallocType::all(switches.random_kmalloc_caches) {
+        for class in kmalloc_classes(&rec.machine().page) {
+            let req = request(
+                rec,
+                switches,
+                CacheSource::Kmalloc {
+                    request_size: class.size,
+                },
+                0,
+                ty.flags(),
+                false,
+            );
+            let mut geometry = kmem_cache_geometry(&req)?;
+            let name = ty.cache_name(&class);
+            geometry.cache = Some(name.clone());
+            let id = rec.machine().caches.len() as u32;
+            let objs = geometry.objs_per_slab;
+            let (random, random_seq) = if ty == KmallocType::Normal {
+                kmem_cache_open_random(rec, switches, objs)
+            } else {
+                let stream = boot_stream.get_or_insert_with(|| BootStream::new(rec.machine()));
+                let random = if switches.freelist_hardened {
+                    stream.get_random_long()
+                } else {
+                    0
+                };
+                let seq = (switches.freelist_random && objs >= 2)
+                    .then(|| stream.freelist_randomize(objs));
+                (random, seq)
+            };
+            rec.emit(Event::CacheCreated(Box::new(NewCache {
+                id,
+                name,
+                geometry,
+                flags: req.flags,
+                ctor: false,
+                kmalloc: Some(KmallocSlot {
+                    ty,
+                    index: class.index,
+                }),
+                usersize: class.size,
+                useroffset: 0,
+                hardened: switches.freelist_hardened,
+                random,
+                random_seq,
+            })));
+        }
+    }
+    if switches.random_kmalloc_caches {
+        let seed = get_random_long(rec);
+        rec.emit(Event::RandomKmallocSeedSet { seed });
     }
     rec.end();
     Ok(())
@@ -93,25 +126,37 @@ fn kmem_cache_open_random(
     (random, seq)
 }
 
-/// The cache `kmalloc(size)` uses, or where the request goes instead.
+/// The cache `kmalloc(size, GFP_KERNEL)` uses, or where the request goes instead.
 pub fn kmalloc_cache_for(
     rec: &Recorder,
     size: u64,
 ) -> Result<Result<u32, KmallocTarget>, GeometryError> {
-    match kmalloc_target(&rec.machine().page, size)? {
-        KmallocTarget::Cache(class) => Ok(rec
-            .machine()
-            .kmalloc_caches
-            .get(class.index as usize)
-            .copied()
-            .flatten()
-            .ok_or(KmallocTarget::Cache(class))),
+    kmalloc_slab(rec, size, GFP_KERNEL, 0)
+}
+
+/// `kmalloc_slab()`: the cache `kmalloc(size, flags)` called from `caller` uses, or where the
+/// request goes instead.
+pub fn kmalloc_slab(
+    rec: &Recorder,
+    size: u64,
+    flags: Gfp,
+    caller: u64,
+) -> Result<Result<u32, KmallocTarget>, GeometryError> {
+    let m = rec.machine();
+    match kmalloc_target(&m.page, size)? {
+        KmallocTarget::Cache(class) => {
+            let ty = kmalloc_type(flags, caller, m.random_kmalloc_seed);
+            Ok(m.kmalloc_caches
+                .get(ty, class.index)
+                .ok_or(KmallocTarget::Cache(class)))
+        }
         other => Ok(Err(other)),
     }
 }
 
-/// `kmem_cache_create()`: merges into a compatible older cache (`find_mergeable()`) unless
-/// merging is off, else creates a new cache. Returns the id the name now refers to.
+/// `kmem_cache_create_usercopy()`: merges into a compatible older cache (`__kmem_cache_alias()`
+/// → `find_mergeable()`) unless merging is off or the cache has a usercopy region, else
+/// creates a new cache. Returns the id the name now refers to.
 ///
 /// Differs from v6.6: `__kmem_cache_alias()` also widens the surviving cache's `object_size`
 /// and `inuse` to the new size; the simulator keeps the first cache's values (slot size,
@@ -132,7 +177,10 @@ pub fn kmem_cache_create(
         decl.ctor,
     );
     let geometry = kmem_cache_geometry(&req)?;
-    if let Some(id) = find_mergeable(rec, switches, &req, geometry.align) {
+    let alias = (decl.usersize == 0)
+        .then(|| find_mergeable(rec, switches, &req, geometry.align))
+        .flatten();
+    if let Some(id) = alias {
         rec.begin("__kmem_cache_alias", "merged", "step.cache_aliased");
         rec.arg("cache", decl.name.clone());
         rec.arg_cache("into", id);
@@ -156,7 +204,9 @@ pub fn kmem_cache_create(
         geometry,
         flags: req.flags,
         ctor: req.ctor,
-        kmalloc_index: None,
+        kmalloc: None,
+        usersize: decl.usersize,
+        useroffset: decl.useroffset,
         hardened: switches.freelist_hardened,
         random,
         random_seq,
@@ -165,18 +215,24 @@ pub fn kmem_cache_create(
     Ok(id)
 }
 
-/// `find_mergeable()`: the oldest live cache that can host objects of this request. kmalloc
-/// caches never qualify (`SLAB_NO_MERGE` with `CONFIG_MEMCG_KMEM`). Under `slub_debug=F` both
-/// caches carry `SLAB_CONSISTENCY_CHECKS`, which is not in `SLAB_NEVER_MERGE`: they merge.
+/// `slab_unmergeable()`, v6.6 with `CONFIG_HARDENED_USERCOPY`: no cache merges into `s` when
+/// merging is off, when `s` has a `SLAB_NEVER_MERGE` flag, a constructor or a usercopy region.
+/// Every kmalloc cache has such a region, and the normal ones also `SLAB_NO_MERGE`.
+pub(crate) fn slab_unmergeable(s: &KmemCache, slab_nomerge: bool) -> bool {
+    slab_nomerge || s.flags.never_merge() || s.ctor || s.usersize != 0
+}
+
+/// `find_mergeable()`: the oldest live cache that can host objects of this request: same
+/// `SLAB_MERGE_SAME` flags, a slot at least as large, aligned for the request and less than a
+/// word larger. Under `slub_debug=F` both caches carry `SLAB_CONSISTENCY_CHECKS`, which is not
+/// in `SLAB_NEVER_MERGE`: they merge.
 fn find_mergeable(
     rec: &Recorder,
     switches: &Switches,
     req: &CacheRequest,
     align: u32,
 ) -> Option<u32> {
-    // kmem_cache_flags() has already added the slub_debug letters to `req.flags`.
-    let never = req.ctor || req.flags.never_merge();
-    if switches.slab_nomerge || never {
+    if switches.slab_nomerge || req.ctor || req.flags.never_merge() {
         return None;
     }
     let CacheSource::Object { object_size } = req.source else {
@@ -190,10 +246,9 @@ fn find_mergeable(
         .find(|s| {
             let g = &s.geometry;
             !s.destroyed
-                && g.cache.is_none() // kmalloc caches carry SLAB_NO_MERGE
-                && !s.ctor
-                && !s.flags.never_merge() // slab_unmergeable()
+                && !slab_unmergeable(s, switches.slab_nomerge)
                 && g.size >= size
+                && s.flags.merge_same() == req.flags.merge_same()
                 && g.size % align == 0
                 && g.size - size < WORD
         })

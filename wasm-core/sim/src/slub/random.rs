@@ -13,10 +13,22 @@
 //!   `ptr ^ s->random ^ swab(ptr_addr)` where `ptr_addr` is the address of the free pointer
 //!   itself (`freelist_ptr_encode()`); reading it applies the same XOR
 //!   (`freelist_ptr_decode()`).
+//! - The kmalloc caches other than the normal ones (kmalloc-cg-*, kmalloc-rcl-*, dma-kmalloc-*,
+//!   kmalloc-rnd-*) draw from [`BootStream`], a distant stretch of the same generator, and
+//!   record what they drew in their creation event. They joined the simulator after scenarios
+//!   had been written against the normal caches alone; this way every number a scenario's own
+//!   caches and slabs draw stays what it was. The kernel draws them all from one generator in
+//!   creation order, and which numbers come out is no more predictable there.
 
 use super::state::KmemCache;
+use crate::machine::Machine;
 use crate::trace::{Event, Recorder};
 use rand_core::Rng;
+use rand_pcg::Pcg32;
+
+/// How far ahead of the machine's generator [`BootStream`] starts, in 32-bit draws: more than
+/// any run can use (a run's draws are bounded by its steps and objects).
+const BOOT_STREAM_AHEAD: u64 = 1 << 48;
 
 /// `n` fresh 32-bit random numbers from the machine's generator (recorded as drawn).
 fn draw(rec: &mut Recorder, n: u32) -> Vec<u32> {
@@ -37,7 +49,7 @@ pub(crate) fn draw_below(rec: &mut Recorder, ceil: u32) -> u32 {
     below(draw(rec, 1)[0], ceil)
 }
 
-/// `get_random_long()`.
+/// `get_random_long()` (and `get_random_u64()`, the same on a 64-bit kernel).
 pub(crate) fn get_random_long(rec: &mut Recorder) -> u64 {
     let v = draw(rec, 2);
     u64::from(v[0]) << 32 | u64::from(v[1])
@@ -45,16 +57,45 @@ pub(crate) fn get_random_long(rec: &mut Recorder) -> u64 {
 
 /// `freelist_randomize()`: a Fisher-Yates shuffle of `0..count`.
 pub(crate) fn freelist_randomize(rec: &mut Recorder, count: u32) -> Vec<u32> {
-    let mut list: Vec<u32> = (0..count).collect();
     if count < 2 {
-        return list;
+        return (0..count).collect();
     }
     let values = draw(rec, count - 1);
+    shuffle(count, values)
+}
+
+/// The shuffle of `freelist_randomize()`, one drawn value per swap (`count - 1` of them).
+fn shuffle(count: u32, values: Vec<u32>) -> Vec<u32> {
+    let mut list: Vec<u32> = (0..count).collect();
     for (i, value) in (1..count).rev().zip(values) {
         let j = below(value, i + 1);
         list.swap(i as usize, j as usize);
     }
     list
+}
+
+/// The generator the kmalloc caches beyond the normal ones draw from at boot (see the module
+/// rules): the machine's generator, [`BOOT_STREAM_AHEAD`] draws on. Nothing it draws moves
+/// the machine's own generator.
+pub(crate) struct BootStream(Pcg32);
+
+impl BootStream {
+    pub(crate) fn new(m: &Machine) -> Self {
+        let mut rng = m.rng.clone();
+        rng.advance(BOOT_STREAM_AHEAD);
+        BootStream(rng)
+    }
+
+    /// `get_random_long()`.
+    pub(crate) fn get_random_long(&mut self) -> u64 {
+        u64::from(self.0.next_u32()) << 32 | u64::from(self.0.next_u32())
+    }
+
+    /// `freelist_randomize()`.
+    pub(crate) fn freelist_randomize(&mut self, count: u32) -> Vec<u32> {
+        let values = (1..count).map(|_| self.0.next_u32()).collect();
+        shuffle(count, values)
+    }
 }
 
 /// `shuffle_freelist()`: the free objects of a new slab of `objects` objects, in freelist

@@ -5,6 +5,7 @@
 //! as on x86_64, so a kernel engineer reads them as they would in a crash dump. NULL is 0.
 
 use crate::geometry::{CacheGeometry, SlabFlags};
+use crate::kmalloc_caches::KmallocSlot;
 use crate::machine::Pfn;
 use serde::Serialize;
 
@@ -29,6 +30,13 @@ pub struct KmemCache {
     pub flags: SlabFlags,
     /// Whether the cache has a constructor.
     pub ctor: bool,
+    /// Its place in `kmalloc_caches[type][index]`, for a kmalloc cache.
+    pub kmalloc: Option<KmallocSlot>,
+    /// `s->usersize` and `s->useroffset`: the region `CONFIG_HARDENED_USERCOPY` lets
+    /// `copy_to_user()`/`copy_from_user()` touch (`kmem_cache_create_usercopy()`; a kmalloc
+    /// cache's is the whole object).
+    pub usersize: u32,
+    pub useroffset: u32,
     /// `CONFIG_SLAB_FREELIST_HARDENED`: stored free pointers are encoded.
     pub hardened: bool,
     /// `s->random`: the hardening key (0 without hardening).

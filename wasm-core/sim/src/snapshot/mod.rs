@@ -18,6 +18,7 @@ mod buddy;
 mod slab;
 mod slub;
 
+use crate::kmalloc_caches::KmallocType;
 use crate::machine::{Machine, Pfn};
 use crate::scenario::Allocator;
 use crate::trace::{Event, Splice};
@@ -95,7 +96,8 @@ pub struct CacheBrief {
     /// Objects held by callers.
     pub live_objects: u32,
     pub slabs: u32,
-    pub kmalloc: bool,
+    /// The kmalloc type of a kmalloc cache (`None` for a cache the scenario declared).
+    pub kmalloc: Option<KmallocType>,
     pub destroyed: bool,
 }
 

@@ -38,7 +38,7 @@ pub(super) fn briefs(m: &Machine) -> Vec<CacheBrief> {
             order: c.geometry.gfporder,
             live_objects: live[c.id as usize],
             slabs: slabs[c.id as usize],
-            kmalloc: c.kmalloc_index.is_some(),
+            kmalloc: c.kmalloc.map(|k| k.ty),
             destroyed: c.destroyed,
         })
         .collect()

@@ -29,7 +29,7 @@ pub(super) fn briefs(m: &Machine) -> Vec<CacheBrief> {
             order: s.geometry.order,
             live_objects: live[s.id as usize],
             slabs: slabs[s.id as usize],
-            kmalloc: m.kmalloc_caches.contains(&Some(s.id)),
+            kmalloc: s.kmalloc.map(|k| k.ty),
             destroyed: s.destroyed,
         })
         .collect()

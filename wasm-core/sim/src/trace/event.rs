@@ -3,6 +3,7 @@
 
 use crate::geometry::{CacheGeometry, SlabFlags};
 use crate::machine::{Damage, Owner, Pfn};
+use crate::kmalloc_caches::KmallocSlot;
 use crate::slab::event::SlabEvent;
 use serde::Serialize;
 
@@ -91,6 +92,9 @@ pub enum Event {
     SlabUncounted { cache: u32, node: u32, objects: u32 },
     /// The machine's random generator gave `draws` 32-bit numbers (`get_random_u32()`).
     RandomDrawn { draws: u32 },
+    /// `random_kmalloc_seed` was set at the end of `create_kmalloc_caches()`
+    /// (`CONFIG_RANDOM_KMALLOC_CACHES`).
+    RandomKmallocSeedSet { seed: u64 },
     /// The slab's `freelist` and counters changed together (`slab_update_freelist()`,
     /// `acquire_slab()`, `get_freelist()`).
     SlabStateSet {
@@ -187,8 +191,11 @@ pub struct NewCache {
     pub geometry: CacheGeometry,
     pub flags: SlabFlags,
     pub ctor: bool,
-    /// Its slot in `kmalloc_caches[KMALLOC_NORMAL][]`, for a kmalloc cache.
-    pub kmalloc_index: Option<u32>,
+    /// Its place in `kmalloc_caches[type][index]`, for a kmalloc cache.
+    pub kmalloc: Option<KmallocSlot>,
+    /// `s->usersize` and `s->useroffset` (`CONFIG_HARDENED_USERCOPY`).
+    pub usersize: u32,
+    pub useroffset: u32,
     /// `CONFIG_SLAB_FREELIST_HARDENED` and `s->random`.
     pub hardened: bool,
     pub random: u64,
@@ -252,6 +259,7 @@ impl Event {
             | Event::SlabCounted { .. }
             | Event::SlabUncounted { .. }
             | Event::RandomDrawn { .. }
+            | Event::RandomKmallocSeedSet { .. }
             | Event::SlabStateSet { .. }
             | Event::FreePointerSet { .. }
             | Event::CpuFreelistSet { .. }

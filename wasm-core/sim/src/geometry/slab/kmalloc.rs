@@ -11,6 +11,7 @@ use super::{
 use crate::geometry::kmalloc::KmallocClass;
 use crate::geometry::layout::SlabFlags;
 use crate::geometry::platform::{PageGeometry, ARCH_KMALLOC_MINALIGN};
+use crate::kmalloc_caches::KmallocType;
 
 /// `sizeof(struct kmem_cache_node)` with SLAB on a 64-bit machine without spinlock debugging:
 /// lock 4 (+4 padding), three list heads 48, `total_slabs`/`free_slabs`/`free_objects` 24,
@@ -50,28 +51,62 @@ pub fn slab_kmalloc_index(page: &PageGeometry, size: u64) -> Option<KmallocClass
     Some(class(index))
 }
 
+/// The classes of one type in `create_kmalloc_caches()` order: `KMALLOC_SHIFT_LOW` up to
+/// `KMALLOC_SHIFT_HIGH`, kmalloc-96 right after kmalloc-64 and kmalloc-192 after kmalloc-128
+/// (`KMALLOC_MIN_SIZE` is 32, at most 32 and 64 as those need).
+fn create_order(page: &PageGeometry) -> Vec<KmallocClass> {
+    let mut out = Vec::new();
+    for index in KMALLOC_SHIFT_LOW..=page.page_shift + 1 {
+        out.push(class(index));
+        if index == 6 {
+            out.push(class(1));
+        }
+        if index == 7 {
+            out.push(class(2));
+        }
+    }
+    out
+}
+
 /// SLAB's normal kmalloc caches in creation order. `kmem_cache_init()` first makes the one
 /// that holds `struct kmem_cache_node` (`INDEX_NODE`: kmalloc-128 on 64-bit), then
-/// `create_kmalloc_caches()` makes the rest from `KMALLOC_SHIFT_LOW` up to
-/// `KMALLOC_SHIFT_HIGH`, kmalloc-96 right after kmalloc-64 and kmalloc-192 after kmalloc-128.
+/// `create_kmalloc_caches()` makes the rest in [`create_order`].
 pub fn slab_kmalloc_classes(page: &PageGeometry) -> Vec<KmallocClass> {
     let index_node = slab_kmalloc_index(page, KMEM_CACHE_NODE_SIZE)
         .expect("struct kmem_cache_node fits a kmalloc cache");
     let mut out = vec![index_node.clone()];
-    for index in KMALLOC_SHIFT_LOW..=page.page_shift + 1 {
-        let mut add = |c: KmallocClass| {
-            if c != index_node {
-                out.push(c);
-            }
-        };
-        add(class(index));
-        // KMALLOC_MIN_SIZE <= 32 and <= 64 respectively.
-        if index == 6 {
-            add(class(1));
+    out.extend(create_order(page).into_iter().filter(|c| *c != index_node));
+    out
+}
+
+/// Every kmalloc cache SLAB's boot makes, in order, with its geometry: the normal ones of
+/// [`slab_kmalloc_classes`], then `create_kmalloc_caches()`'s other types (reclaimable, DMA,
+/// cgroup), each in [`create_order`]. Each is laid out while only the caches before it exist;
+/// an `OFF_SLAB` index array always comes from a normal cache (`kmalloc_slab(size, 0, ...)`).
+pub fn slab_kmalloc_boot(
+    page: &PageGeometry,
+    params: &SlabParams,
+) -> Vec<(KmallocType, KmallocClass, SlabCacheGeometry)> {
+    let mut order: Vec<(KmallocType, KmallocClass)> = slab_kmalloc_classes(page)
+        .into_iter()
+        .map(|c| (KmallocType::Normal, c))
+        .collect();
+    for ty in KmallocType::all(false).into_iter().skip(1) {
+        order.extend(create_order(page).into_iter().map(|c| (ty, c)));
+    }
+    let mut made: Vec<FreelistCache> = Vec::new();
+    let mut out = Vec::new();
+    for (ty, class) in order {
+        let g = layout_cache(page, params, &slab_kmalloc_type_request(&class, ty), &made)
+            .expect("every kmalloc class fits a slab");
+        if ty == KmallocType::Normal {
+            made.push(FreelistCache {
+                index: class.index,
+                size: g.size,
+                off_slab: g.layout == FreelistLayout::OffSlab,
+            });
         }
-        if index == 7 {
-            add(class(2));
-        }
+        out.push((ty, class, g));
     }
     out
 }
@@ -80,26 +115,32 @@ pub fn slab_kmalloc_classes(page: &PageGeometry) -> Vec<KmallocClass> {
 /// for power-of-two sizes (`create_boot_cache()`), `ARCH_KMALLOC_FLAGS = SLAB_HWCACHE_ALIGN`,
 /// and `SLAB_RECLAIM_ACCOUNT` for the kmalloc-rcl-* copy.
 pub fn slab_kmalloc_request(class: &KmallocClass, reclaim_account: bool) -> SlabCacheRequest {
-    let name = if reclaim_account {
-        class.name().replacen("kmalloc-", "kmalloc-rcl-", 1)
+    let ty = if reclaim_account {
+        KmallocType::Reclaim
     } else {
-        class.name()
+        KmallocType::Normal
     };
+    slab_kmalloc_type_request(class, ty)
+}
+
+/// [`slab_kmalloc_request`] for a cache of any type: its name and its type's flags
+/// (`new_kmalloc_cache()`).
+pub fn slab_kmalloc_type_request(class: &KmallocClass, ty: KmallocType) -> SlabCacheRequest {
     let align = if class.size.is_power_of_two() {
         class.size
     } else {
         ARCH_KMALLOC_MINALIGN
     };
     SlabCacheRequest {
-        name,
+        name: ty.cache_name(class),
         object_size: class.size,
         align,
         flags: SlabFlags {
             hwcache_align: true,
-            ..SlabFlags::default()
+            ..ty.flags()
         },
         ctor: false,
-        reclaim_account,
+        reclaim_account: ty == KmallocType::Reclaim,
     }
 }
 
