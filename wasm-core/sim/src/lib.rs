@@ -17,6 +17,7 @@ pub mod compare;
 pub mod geometry;
 pub mod machine;
 pub mod page_alloc;
+pub mod rcu;
 pub mod scenario;
 pub mod session;
 pub mod slab;

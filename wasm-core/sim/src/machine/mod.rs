@@ -22,6 +22,7 @@ pub use list::ListHead;
 pub use slabs::SlabTable;
 
 use crate::geometry::platform::PageGeometry;
+use crate::rcu::state::RcuState;
 use crate::scenario::Allocator;
 use crate::slab::state::SlabAllocator;
 use crate::slub::state::KmemCache;
@@ -46,6 +47,13 @@ pub enum Owner {
     LargeKmalloc,
     /// Any other user of the page allocator (a scenario's `alloc_pages`).
     Pages,
+    /// A slab of this `SLAB_TYPESAFE_BY_RCU` cache, freed by its cache and waiting for its
+    /// RCU callback (`rcu_free_slab()`, `kmem_rcu_free()`): still a slab's pages to the page
+    /// allocator, no longer on the cache's lists or in its counters.
+    SlabRcu { cache: u32 },
+    /// A page of `kfree_rcu()` pointers (`struct kvfree_rcu_bulk_data`) of this CPU's `krc`,
+    /// in use or in its page cache.
+    KfreeRcu { cpu: u16 },
 }
 
 /// What a page frame is, seen from `struct page`.
@@ -133,6 +141,8 @@ pub struct Machine {
     pub slab: SlabAllocator,
     /// Per node: acquisitions of any cache's `n->list_lock` so far.
     pub list_lock_taken: Vec<u64>,
+    /// Grace periods, `call_rcu()` callbacks and `kfree_rcu()` batches.
+    pub rcu: RcuState,
 }
 
 impl Machine {
@@ -209,6 +219,7 @@ impl Machine {
             }
         }
         let frames_len = frames.len();
+        let cpus = config.cpus;
         let nodes_count = zones.len();
         Ok(Machine {
             config,
@@ -226,6 +237,7 @@ impl Machine {
             allocator: Allocator::Slub,
             slab: SlabAllocator::default(),
             list_lock_taken: vec![0; nodes_count],
+            rcu: RcuState::new(cpus),
         })
     }
 

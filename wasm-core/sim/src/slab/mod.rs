@@ -16,9 +16,10 @@
 //!   a switch), `____cache_alloc_node()`, `fallback_alloc()`, `cache_flusharray()`,
 //!   `free_block()`, `__drain_alien_cache()`, `cache_reap()` as an explicit operation,
 //!   `kmem_cache_shrink()`, `kmem_cache_destroy()`, kmalloc caches and large kmalloc, bulk
-//!   allocation and free. Not modelled: `DEBUG_SLAB` (red zones, poisoning and the statistics
+//!   allocation and free, and the RCU delay of `SLAB_TYPESAFE_BY_RCU` slab freeing
+//!   (`crate::rcu`). Not modelled: `DEBUG_SLAB` (red zones, poisoning and the statistics
 //!   columns), pfmemalloc slabs, memory policies and cpusets (`alternate_node_alloc()`), CPU
-//!   hotplug, and the RCU delay of `SLAB_TYPESAFE_BY_RCU` slab freeing.
+//!   hotplug.
 
 mod alloc;
 mod apply;

@@ -10,7 +10,8 @@
 //!   free fast path, `__slab_free()`, `put_cpu_partial()`, `__unfreeze_partials()`, `deactivate_slab()`, `flush_cpu_slab()`, `discard_slab()`.
 //!   `kmem_cache_alloc_bulk()` and `kmem_cache_free_bulk()`/`kfree_bulk()` with
 //!   `build_detached_freelist()`.
-//!   `kmem_cache_shrink()` and `kmem_cache_destroy()`.
+//!   `kmem_cache_shrink()` and `kmem_cache_destroy()`. `free_slab()` of a
+//!   `SLAB_TYPESAFE_BY_RCU` cache through `call_rcu()` (`crate::rcu`).
 //!   Freelist randomisation and pointer hardening (`random.rs`). Debug caches' locked
 //!   single-object paths (`alloc_single_from_partial()`, `free_to_partial_list()`, `n->full`);
 //!   object contents are not simulated, so poison and red-zone checks always pass.

@@ -491,6 +491,7 @@ impl HeapBytes for Machine {
             + self.slabs.heap_bytes()
             + self.cpu_node.heap_bytes()
             + self.slab.heap_bytes()
+            + self.rcu.heap_bytes()
     }
 }
 
