@@ -142,3 +142,19 @@ pub fn check_rcu(m: &Machine) -> Vec<String> {
     }
     bad
 }
+
+/// Between operations no `kfree_rcu()` work is half done: the work lists are empty.
+pub fn check_rcu_settled(m: &Machine) -> Vec<String> {
+    m.rcu
+        .krc
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| !k.work.is_empty())
+        .map(|(cpu, k)| {
+            format!(
+                "cpu{cpu}: kfree_rcu work still holds {} pointers between operations",
+                k.work.objects()
+            )
+        })
+        .collect()
+}

@@ -316,37 +316,31 @@ fn monitor(rec: &mut Recorder, cpu: u32) {
     let objects = krc.queued.objects() as u32;
     // need_wait_for_krwp_work(): a batch is free once kfree_rcu_work() has taken its lists.
     let free = krc.krw_arr.iter().position(|b| b.is_empty());
-    let (path, key) = match (objects, free) {
-        (0, _) => ("nothing queued", "step.krc_monitor_empty"),
-        (_, Some(_)) => ("queue_rcu_work", "step.krc_batch"),
-        (_, None) => ("both batches busy: rearm", "step.krc_rearm"),
-    };
-    rec.begin("kfree_rcu_monitor", path, key);
-    rec.arg("cpu", cpu);
-    rec.arg("objects", objects);
-    match (objects, free) {
-        (0, _) => emit(
-            rec,
-            RcuEvent::KrcMonitorSet {
-                cpu,
-                pending: false,
-            },
-        ),
-        (_, Some(batch)) => {
-            let batch = batch as u8;
-            rec.arg("batch", batch);
-            emit(
-                rec,
-                RcuEvent::KrcMonitorSet {
-                    cpu,
-                    pending: false,
-                },
-            );
+    // kvfree_call_rcu() arms the monitor only with something queued, and every run that
+    // empties the queue disarms it: a pending monitor finds pointers here.
+    debug_assert!(objects > 0);
+    if let Some(batch) = free {
+        let batch = batch as u8;
+        rec.begin("kfree_rcu_monitor", "queue_rcu_work", "step.krc_batch");
+        rec.arg("cpu", cpu);
+        rec.arg("objects", objects);
+        rec.arg("batch", batch);
+        let pending = false;
+        emit(rec, RcuEvent::KrcMonitorSet { cpu, pending });
+        if objects > 0 {
             emit(rec, RcuEvent::KrcBatchDetached { cpu, batch });
             call_rcu(rec, cpu, RcuFunc::KfreeRcuWork { batch });
         }
+    } else {
+        rec.begin(
+            "kfree_rcu_monitor",
+            "both batches busy: rearm",
+            "step.krc_rearm",
+        );
+        rec.arg("cpu", cpu);
+        rec.arg("objects", objects);
         // schedule_delayed_monitor_work() again: the work stays pending.
-        (_, None) => emit(rec, RcuEvent::KrcMonitorSet { cpu, pending: true }),
+        emit(rec, RcuEvent::KrcMonitorSet { cpu, pending: true });
     }
     rec.end();
 }
