@@ -1,7 +1,7 @@
 // Completion for the scenario editor: what may come at a place in a half-written scenario,
 // worked out from the text alone (no editor, no simulator), so it can be tested directly.
 
-import { CACHE_CALLS, CALLS, DIRECTIVES, KEYWORDS, KMALLOC_CACHES, MAGIC, SWITCHES, declared } from './vocabulary';
+import { CACHE_CALLS, CALLS, DIRECTIVES, KEYWORDS, KMALLOC_CACHES, MAGIC, NO_CPU_CALLS, SWITCHES, declared } from './vocabulary';
 
 export interface Suggestion {
   label: string;
@@ -65,8 +65,9 @@ export function completionsAt(text: string, pos: number): Completions | null {
   const atStart = /^\s*$/.test(head);
   const afterPrefix = /(?:=\s*|^\s*repeat\s+\S+\s+|:\s*)$/.test(head);
   if (!atStart && !afterPrefix) {
-    // After a call: `on`.
-    if (/\)\s+$/.test(head)) return { from, options: [{ label: 'on', type: 'keyword' }] };
+    // After a call: `on`, unless the call runs on no one CPU.
+    const done = /\b([a-z_]+)\([^()]*\)\s+$/.exec(head);
+    if (done && !NO_CPU_CALLS.has(done[1])) return { from, options: [{ label: 'on', type: 'keyword' }] };
     return null;
   }
   const calls = CALLS.map<Suggestion>((c) => ({

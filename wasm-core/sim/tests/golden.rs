@@ -110,7 +110,7 @@ const REQUIRED_PATHS: &[(&str, &str)] = &[
     ("kvfree_call_rcu", "record in the newest page"),
     ("kvfree_call_rcu", "no cached page: __get_free_page()"),
     ("kvfree_call_rcu", "no page: synchronize_rcu() and kvfree()"),
-    ("kvfree_call_rcu", "not an allocated object"),
+    ("kvfree_call_rcu", "not the start of an allocated object"),
     ("kvfree_call_rcu", "queued twice"),
     ("kfree_rcu", "NULL"),
     ("fill_page_cache_func", "refill the page cache"),

@@ -113,7 +113,7 @@ pub fn kvfree_call_rcu(
     if !live_object(m, addr) {
         refused(
             rec,
-            "not an allocated object",
+            "not the start of an allocated object",
             "step.kfree_rcu_invalid",
             addr,
             cpu,
