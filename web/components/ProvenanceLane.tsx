@@ -23,6 +23,10 @@ function ownerText(t: (k: string, o?: Record<string, unknown>) => string, owner:
       return t('lane.owner.slab', { cache: caches.find((c) => c.id === owner.cache)?.name ?? `#${owner.cache}`, order: owner.order });
     case 'pcp':
       return t('lane.owner.pcp', { cpu: owner.cpu, order: owner.order });
+    case 'slab_rcu':
+      return t('lane.owner.slab_rcu', { cache: caches.find((c) => c.id === owner.cache)?.name ?? `#${owner.cache}`, order: owner.order });
+    case 'kfree_rcu':
+      return t('lane.owner.kfree_rcu', { cpu: owner.cpu, order: owner.order });
     case 'hole':
       return t('lane.owner.hole');
     default:

@@ -53,7 +53,10 @@ describe('completion', () => {
 
   it('offers `on` after a call, the version line on line 1, and nothing in a comment', () => {
     expect(labels(at('kfree(a) |'))).toEqual(['on']);
-    expect(labels(completionsAt('slab', 4))).toEqual(['slabscope-scenario 2', 'slabscope-scenario 1']);
+    expect(labels(at('kfree_rcu(a) |'))).toEqual(['on']);
+    expect(at('rcu_barrier() |')).toBeNull();
+    expect(at('synchronize_rcu() |')).toBeNull();
+        expect(labels(completionsAt('slab', 4))).toEqual(['slabscope-scenario 2', 'slabscope-scenario 1']);
     expect(at('# kfree(|')).toBeNull();
     expect(labels(at('switch |'))).toContain('freelist_hardened');
     expect(labels(at('switch |'))).toContain('random_kmalloc_caches');

@@ -1,7 +1,7 @@
 // Completion for the scenario editor: what may come at a place in a half-written scenario,
 // worked out from the text alone (no editor, no simulator), so it can be tested directly.
 
-import { BOOT_CACHES, CACHE_CALLS, CALLS, DIRECTIVES, FORMAT_VERSION, GFP_NAMES, KEYWORDS, LIST_FUNCTIONS, MAGIC, PRINT, PRINT_FILES, SWITCHES, declared } from './vocabulary';
+import { BOOT_CACHES, CACHE_CALLS, CALLS, DIRECTIVES, FORMAT_VERSION, GFP_NAMES, KEYWORDS, LIST_FUNCTIONS, MAGIC, NO_CPU_CALLS, PRINT, PRINT_FILES, SWITCHES, declared } from './vocabulary';
 
 export interface Suggestion {
   label: string;
@@ -89,10 +89,13 @@ export function completionsAt(text: string, pos: number): Completions | null {
   const atStart = /^\s*$/.test(head);
   const afterPrefix = /(?:=\s*|^\s*repeat\s+\S+\s+|:\s*)$/.test(head);
   if (!atStart && !afterPrefix) {
-    // After a call: `on`, and `at` (a call site) after a kmalloc.
-    if (/\)\s+$/.test(head)) {
-      const kmalloc = /\bkmalloc(?:_node)?\(/.test(head);
-      return { from, options: (kmalloc ? ['on', 'at'] : ['on']).map((k) => ({ label: k, type: 'keyword' as const })) };
+    // After a call: `on` (unless the call runs on no one CPU), and `at` (a call site) after a
+    // kmalloc.
+    const done = /\b([a-z_]+)\([^()]*\)\s+$/.exec(head);
+    if (done) {
+      const kmalloc = done[1] === 'kmalloc' || done[1] === 'kmalloc_node';
+      const words = [...(NO_CPU_CALLS.has(done[1]) ? [] : ['on']), ...(kmalloc ? ['at'] : [])];
+      return words.length ? { from, options: words.map((k) => ({ label: k, type: 'keyword' as const })) } : null;
     }
     return null;
   }

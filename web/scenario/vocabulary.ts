@@ -42,7 +42,15 @@ export const CALLS: readonly { name: string; args: string; signature?: string }[
   { name: 'kmem_cache_shrink', args: 'CACHE' },
   { name: 'kmem_cache_destroy', args: 'CACHE' },
   { name: 'cache_reap', args: '' },
+  { name: 'kfree_rcu', args: 'OBJ' },
+  { name: 'kfree_rcu_mightsleep', args: 'OBJ' },
+  { name: 'kfree_rcu_monitor', args: '' },
+  { name: 'synchronize_rcu', args: '' },
+  { name: 'rcu_barrier', args: '' },
 ];
+
+/** Calls that run on no one CPU: a grace period belongs to no CPU (the parser refuses `on cpuN`). */
+export const NO_CPU_CALLS: ReadonlySet<string> = new Set(['synchronize_rcu', 'rcu_barrier']);
 
 /** Calls whose first argument names a cache. */
 export const CACHE_CALLS: ReadonlySet<string> = new Set(

@@ -157,3 +157,45 @@ describe('layoutCpuPanel, SLAB', () => {
     expect(s.marks.boxes).toEqual([]);
   });
 });
+
+describe('layoutCpuPanel, RCU', () => {
+  const scene = layoutCpuPanel(fixture('rcu-waiting'));
+
+  it("lists each CPU's kfree_rcu() pointers, its batches, page cache and call_rcu callbacks below the cache's own", () => {
+    // cpu0: three kmalloc-64 objects kfree_rcu()d, the first chained through its rcu_head (the
+    // page cache was empty), the others in a page; cpu1 ran the shrink that queued sighand's slab.
+    const [cpu0, cpu1] = scene.columns.map((c) => c.rcu!);
+    expect(cpu0.queued.shown.map((o) => [o.addr, o.chained])).toEqual([
+      ['0xffff888000008040', false],
+      ['0xffff888000008080', false],
+      ['0xffff888000008000', true],
+    ]);
+    expect(cpu0).toMatchObject({ objects: 3, inPages: 2, pages: 1, chained: 1, cachedPages: 4, monitorPending: true, callbacks: 0 });
+    expect(cpu1).toMatchObject({ objects: 0, callbacks: 1, readyCallbacks: 0, monitorPending: false });
+    expect(scene.marks.texts.find((t) => t.id === 'cpu-1-rcu-callbacks')?.label).toEqual({
+      key: 'cpuView.rcuCallbacks',
+      args: { count: 1, ready: 0 },
+    });
+    expect(scene.marks.texts.some((t) => t.id === 'cpu-0-krc-monitor')).toBe(true);
+    expect(scene.marks.texts.some((t) => t.id === 'cpu-1-krc-monitor')).toBe(false);
+    // The section starts at the same height in both columns, below everything else.
+    const y0 = scene.marks.texts.find((t) => t.id === 'cpu-0-krc-label')!.y;
+    expect(scene.marks.texts.find((t) => t.id === 'cpu-1-krc-label')!.y).toBe(y0);
+    const above = scene.marks.boxes.filter((b) => b.kind !== 'frame' && b.kind !== 'rcu');
+    expect(above.every((b) => b.y + b.h <= y0)).toBe(true);
+    expectWellFormed(scene.marks);
+  });
+
+  it('leaves the section out when RCU holds nothing, or the snapshot predates it', () => {
+    const quiet = fixture('rcu-waiting');
+    for (const c of quiet.rcu.cpus) {
+      c.callbacks = [];
+      c.krc = { ...c.krc, queued: { pages: [], head: [], head_count: 0, objects: 0 }, cached_pages: [], monitor_pending: false };
+    }
+    const s = layoutCpuPanel(quiet);
+    expect(s.columns.every((c) => c.rcu === null)).toBe(true);
+    expect(s.marks.texts.some((t) => t.id.includes('krc'))).toBe(false);
+    const old = layoutCpuPanel(fixture('slub-numa-300'));
+    expect(old.columns.every((c) => c.rcu === null)).toBe(true);
+  });
+});

@@ -11,16 +11,23 @@
 // - SLAB (`struct array_cache`): the entries as a stack drawn top first; `entry[avail-1]` is
 //   the hottest, the next object out. avail/limit, batchcount, touched.
 // What the step touched (`transient.slabs`, `transient.objects`) is highlighted.
+// - RCU, per CPU and for every cache (`snapshot.rcu`), under both allocators, only when some
+//   CPU has any: the CPU's `krc` (`kfree_rcu()` pointers queued in pages and chained through
+//   their `rcu_head`, the batches waiting for a grace period, the page cache, the monitor) and
+//   its `call_rcu()` callbacks waiting to run. This section lines up across columns below the
+//   cache's own.
 //
 // Ids: `cpu-N` for a column, `slab-PFN` for a slab wherever it sits in the panel (so a slab
 // leaving the partial stack for `c->slab` moves), `cpu-N-obj-ADDR` for objects.
 // Labels are i18n keys under `cpuView` with arguments (see marks.ts).
 
 import type { Snapshot } from '../core/generated/Snapshot';
+import type { CacheView } from '../core/generated/CacheView';
 import type { CpuView } from '../core/generated/CpuView';
+import type { RcuView } from '../core/generated/RcuView';
 import type { BoxMark, Capped, Marks } from './marks';
-import { batchcountText, boxMark, capList, emptyMarks, label, literal, shortAddr } from './marks';
-import { frozenStroke, markStroke, slotStyle } from './palette';
+import { batchcountText, boxMark, capList, emptyMarks, label, literal, shortAddr, type Label } from './marks';
+import { frozenStroke, markStroke, rcuStyle, slotStyle } from './palette';
 
 export interface CpuPanelOptions {
   /** Objects of `c->freelist` drawn before "+N more". */
@@ -29,6 +36,8 @@ export interface CpuPanelOptions {
   maxPartial?: number;
   /** Array cache entries drawn (from the top) before "+N more". */
   maxEntries?: number;
+  /** `kfree_rcu()` pointers drawn before "+N more". */
+  maxRcu?: number;
 }
 
 export interface ObjectItem {
@@ -69,6 +78,8 @@ export interface SlubCpuColumn {
   slab: SlabItem | null;
   /** `c->partial`, from the top. */
   partial: Capped<PartialItem>;
+  /** The CPU's RCU state; null when no CPU has any (the section is not drawn). */
+  rcu: RcuColumn | null;
 }
 
 export interface SlabCpuColumn {
@@ -83,6 +94,27 @@ export interface SlabCpuColumn {
   /** `ac->entry[]` in kernel order (bottom first); the last shown is the next out. Capped from
    * the bottom: `more` entries below the first shown are left out. */
   entries: Capped<EntryItem>;
+  /** The CPU's RCU state; null when no CPU has any (the section is not drawn). */
+  rcu: RcuColumn | null;
+}
+
+/** A CPU's `kfree_rcu()` and `call_rcu()` state (`snapshot.rcu`). */
+export interface RcuColumn {
+  /** Pointers `kfree_rcu()` queued here: those in pages (newest page first), then those chained
+   * through their `rcu_head` (newest first). */
+  queued: Capped<ObjectItem & { chained: boolean }>;
+  objects: number;
+  inPages: number;
+  pages: number;
+  chained: number;
+  /** Pointers in each `krw_arr[]` batch (waiting for a grace period). */
+  batches: number[];
+  /** `bkvcache`: empty pages kept for reuse. */
+  cachedPages: number;
+  monitorPending: boolean;
+  /** `call_rcu()` callbacks waiting to run here, and how many of them may run now. */
+  callbacks: number;
+  readyCallbacks: number;
 }
 
 export type CpuColumn = SlubCpuColumn | SlabCpuColumn;
@@ -108,6 +140,7 @@ export function layoutCpuPanel(snapshot: Snapshot, options: CpuPanelOptions = {}
   const maxFreelist = options.maxFreelist ?? 10;
   const maxPartial = options.maxPartial ?? 8;
   const maxEntries = options.maxEntries ?? 10;
+  const maxRcu = options.maxRcu ?? 6;
   const cache = snapshot.cache;
   const scene: CpuPanelScene = {
     allocator: snapshot.allocator,
@@ -126,7 +159,13 @@ export function layoutCpuPanel(snapshot: Snapshot, options: CpuPanelOptions = {}
     highlight: touchedObjects.has(addr),
   });
 
-  scene.columns = cache.cpus.map((c: CpuView): CpuColumn => {
+  const rcu = rcuColumns(snapshot, touchedObjects, maxRcu);
+  scene.columns = cache.cpus.map((c) => column(c, cache));
+
+  placeColumns(scene);
+  return scene;
+
+  function column(c: CpuView, cache: CacheView): CpuColumn {
     if (c.kind === 'slub') {
       const s = c.slab === null ? undefined : brief.get(c.slab);
       return {
@@ -160,6 +199,7 @@ export function layoutCpuPanel(snapshot: Snapshot, options: CpuPanelOptions = {}
           })),
           maxPartial,
         ),
+        rcu: rcu?.[c.cpu] ?? null,
       };
     }
     const ac = c.ac;
@@ -178,11 +218,40 @@ export function layoutCpuPanel(snapshot: Snapshot, options: CpuPanelOptions = {}
         maxEntries,
         'last',
       ),
+      rcu: rcu?.[c.cpu] ?? null,
+    };
+  }
+}
+
+/** Every CPU's RCU column, or null when no CPU has anything RCU holds. Snapshots written before
+ * RCU was modelled have no `rcu`. */
+function rcuColumns(snapshot: Snapshot, touched: ReadonlySet<string>, max: number): RcuColumn[] | null {
+  const rcu = snapshot.rcu as RcuView | undefined;
+  if (!rcu) return null;
+  const columns = rcu.cpus.map((c): RcuColumn => {
+    const q = c.krc.queued;
+    const item = (addr: string, chained: boolean) => ({
+      id: `cpu-${c.cpu}-krc-${addr}`,
+      addr,
+      highlight: touched.has(addr),
+      chained,
+    });
+    const inPages = q.pages.reduce((n, p) => n + p.nr_records, 0);
+    return {
+      queued: capList([...q.pages.flatMap((p) => p.records.map((a) => item(a, false))), ...q.head.map((a) => item(a, true))], max),
+      objects: q.objects,
+      inPages,
+      pages: q.pages.length,
+      chained: q.head_count,
+      batches: c.krc.batches.map((b) => b.objects),
+      cachedPages: c.krc.cached_pages.length,
+      monitorPending: c.krc.monitor_pending,
+      callbacks: c.callbacks.length,
+      readyCallbacks: c.callbacks.filter((cb) => cb.ready).length,
     };
   });
-
-  placeColumns(scene);
-  return scene;
+  const any = columns.some((c) => c.objects + c.batches.reduce((a, b) => a + b, 0) + c.cachedPages + c.callbacks > 0);
+  return any ? columns : null;
 }
 
 function slabBox(item: SlabItem, x: number, y: number): BoxMark {
@@ -385,7 +454,41 @@ function placeColumns(scene: CpuPanelScene): void {
     }
     bottom = Math.max(bottom, y + PAD);
   });
+  if (cols.some((c) => c.rcu)) bottom = placeRcu(scene, bottom);
   for (const b of m.boxes) if (b.kind === 'frame') b.h = bottom;
   m.width = Math.max(COLUMN_WIDTH, cols.length * (COLUMN_WIDTH + GAP) - GAP);
   m.height = bottom;
+}
+
+/** The RCU section of every column, from `top` on; returns the new bottom. */
+function placeRcu(scene: CpuPanelScene, top: number): number {
+  const m = scene.marks;
+  let bottom = top;
+  scene.columns.forEach((col, i) => {
+    const r = col.rcu;
+    if (!r) return;
+    const x = i * (COLUMN_WIDTH + GAP) + PAD;
+    let y = top;
+    const text = (id: string, l: Label, role = 'value') => {
+      m.texts.push({ id: `${col.id}-${id}`, x, y: y + 12, label: l, anchor: 'start', role });
+      y += LINE;
+    };
+    text('krc-label', literal('krc (kfree_rcu)'), 'label');
+    text('krc-queued', label('cpuView.krcQueued', { objects: r.objects, inPages: r.inPages, pages: r.pages, chained: r.chained }));
+    y += 4;
+    r.queued.shown.forEach((o) => {
+      m.boxes.push(objectBox(o, x, y, 'rcu', rcuStyle.fill, o.chained ? rcuStyle.chainedMark : rcuStyle.mark));
+      m.texts.push({ id: `${o.id}-addr`, x: x + 6, y: y + 13, label: literal(shortAddr(o.addr, 8)), anchor: 'start', role: 'mono' });
+      y += OBJ_H + 4;
+    });
+    if (r.queued.more) text('krc-more', label('cpuView.more', { count: r.queued.more }), 'more');
+    r.batches.forEach((objects, batch) => {
+      if (objects > 0) text(`krc-batch-${batch}`, label('cpuView.krcBatch', { batch, objects }));
+    });
+    text('krc-cache', label('cpuView.krcCache', { pages: r.cachedPages }));
+    if (r.monitorPending) text('krc-monitor', label('cpuView.krcMonitor'), 'note');
+    text('rcu-callbacks', label('cpuView.rcuCallbacks', { count: r.callbacks, ready: r.readyCallbacks }));
+    bottom = Math.max(bottom, y + PAD);
+  });
+  return bottom;
 }

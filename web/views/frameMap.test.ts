@@ -4,15 +4,16 @@ import type { BlockView } from '../core/generated/BlockView';
 import type { Snapshot } from '../core/generated/Snapshot';
 import buddyMerge from './fixtures/buddy-merge.json';
 import slab300 from './fixtures/slab-300.json';
+import rcuWaiting from './fixtures/rcu-waiting.json';
 import remote104 from './fixtures/slub-remote-free-104.json';
 import { layoutFrameMap, pfnAt, runAt, runRects } from './frameMap';
-import { buddyOrderColour, cacheColour } from './palette';
+import { buddyOrderColour, cacheColour, ownerColour } from './palette';
 
 const snap = (s: unknown) => s as Snapshot;
 
 describe('layoutFrameMap', () => {
   it('covers all memory up to the last node\'s end, with runs in pfn order that tile it exactly', () => {
-    for (const fixture of [buddyMerge, slab300, remote104]) {
+    for (const fixture of [buddyMerge, slab300, remote104, rcuWaiting]) {
       const s = snap(fixture);
       const scene = layoutFrameMap(s);
       const blocks = s.buddy.blocks;
@@ -73,6 +74,24 @@ describe('layoutFrameMap', () => {
     const slabs = s300.legend.filter((l) => l.kind === 'slab');
     expect(slabs.length).toBeGreaterThan(0);
     expect(slabs.every((l) => l.cacheName !== null && l.colour === cacheColour(l.cache!))).toBe(true);
+  });
+
+  it('shows a slab waiting for its RCU grace period in its own striped colour, and kfree_rcu pointer pages', () => {
+    // rcu-waiting: sighand (SLAB_TYPESAFE_BY_RCU) emptied and shrunk on cpu1, three kmalloc-64
+    // objects kfree_rcu()d on cpu0 (one chained, two in a page; four pages still cached).
+    const scene = layoutFrameMap(snap(rcuWaiting));
+    const waiting = scene.runs.find((r) => r.owner.kind === 'slab_rcu')!;
+    expect(waiting).toMatchObject({ pfn: 0, pages: 4, blocks: 1, cacheName: 'sighand', pattern: 'stripes' });
+    expect(waiting.colour).toBe(ownerColour.slab_rcu);
+    // Not a slab of the cache any more: no run of sighand's own colour.
+    expect(scene.runs.some((r) => r.owner.kind === 'slab' && r.cacheName === 'sighand')).toBe(false);
+    const pointers = scene.runs.filter((r) => r.owner.kind === 'kfree_rcu');
+    expect(pointers.map((r) => [r.pfn, r.pages, r.blocks])).toEqual([[9, 5, 5]]);
+    expect(scene.legend.filter((l) => l.kind === 'slab_rcu' || l.kind === 'kfree_rcu')).toEqual([
+      { key: 'slab_rcu', kind: 'slab_rcu', order: null, cache: null, cacheName: null, colour: ownerColour.slab_rcu, pattern: 'stripes', pages: 4 },
+      { key: 'kfree_rcu', kind: 'kfree_rcu', order: null, cache: null, cacheName: null, colour: ownerColour.kfree_rcu, pattern: 'none', pages: 5 },
+    ]);
+    expect(scene.totals.map((t) => t.kind)).toEqual(['buddy', 'pcp', 'slab', 'slab_rcu', 'kfree_rcu']);
   });
 
   it('finds the pfn under a point and nothing outside the map', () => {

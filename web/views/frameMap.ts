@@ -9,14 +9,15 @@
 // - The map ends with the last node's memory: the hole that rounds its span up to a MAX_ORDER
 //   block is not drawn (holes between nodes are).
 // - Colour is never alone: buddy blocks are greys by order, pcp pages hatched, holes crossed,
-//   large kmalloc pages dotted, and the legend and table name every owner.
+//   large kmalloc pages dotted, slabs waiting for an RCU grace period striped, and the legend
+//   and table name every owner.
 
 import type { BlockOwner } from '../core/generated/BlockOwner';
 import type { Snapshot } from '../core/generated/Snapshot';
 import { buddyOrderColour, cacheColour, ownerColour } from './palette';
 
 export type OwnerKind = BlockOwner['kind'];
-export type RunPattern = 'none' | 'hatch' | 'cross' | 'dots';
+export type RunPattern = 'none' | 'hatch' | 'cross' | 'dots' | 'stripes';
 
 /** Runs listed in the text alternative at most. */
 export const MAX_TABLE_RUNS = 200;
@@ -37,7 +38,7 @@ export interface FrameRun {
   blocks: number;
   owner: BlockOwner;
   node: number;
-  /** Name of the cache, for slab runs. */
+  /** Name of the cache, for slab runs (and slabs waiting for RCU). */
   cacheName: string | null;
   /** The legend entry it belongs to. */
   legend: string;
@@ -47,7 +48,7 @@ export interface FrameRun {
 }
 
 export interface LegendItem {
-  /** `buddy-<order>`, `slab-<cache>`, or the owner kind. */
+  /** `buddy-<order>`, `slab-<cache>`, or the owner kind (one `slab_rcu` entry for every cache). */
   key: string;
   kind: OwnerKind;
   order: number | null;
@@ -94,7 +95,7 @@ export interface FrameMapScene {
   nodes: NodeMark[];
 }
 
-const KIND_ORDER: OwnerKind[] = ['buddy', 'pcp', 'slab', 'large_kmalloc', 'pages', 'detached', 'hole'];
+const KIND_ORDER: OwnerKind[] = ['buddy', 'pcp', 'slab', 'slab_rcu', 'large_kmalloc', 'kfree_rcu', 'pages', 'detached', 'hole'];
 
 function ownerKey(o: BlockOwner): string {
   switch (o.kind) {
@@ -104,6 +105,10 @@ function ownerKey(o: BlockOwner): string {
       return `pcp-${o.cpu}-${o.order}`;
     case 'slab':
       return `slab-${o.cache}-${o.order}`;
+    case 'slab_rcu':
+      return `slab_rcu-${o.cache}-${o.order}`;
+    case 'kfree_rcu':
+      return `kfree_rcu-${o.cpu}-${o.order}`;
     default:
       return `${o.kind}-${o.order}`;
   }
@@ -121,6 +126,8 @@ function legendOf(o: BlockOwner, maxOrder: number): Pick<LegendItem, 'key' | 'or
       return { key: o.kind, order: null, cache: null, colour: ownerColour.large_kmalloc, pattern: 'dots' };
     case 'hole':
       return { key: o.kind, order: null, cache: null, colour: ownerColour.hole, pattern: 'cross' };
+    case 'slab_rcu':
+      return { key: o.kind, order: null, cache: null, colour: ownerColour.slab_rcu, pattern: 'stripes' };
     default:
       return { key: o.kind, order: null, cache: null, colour: ownerColour[o.kind], pattern: 'none' };
   }
@@ -178,7 +185,7 @@ export function layoutFrameMap(snapshot: Snapshot, options: FrameMapOptions = {}
       blocks: 1,
       owner: b.owner,
       node,
-      cacheName: b.owner.kind === 'slab' ? (cacheNames.get(b.owner.cache) ?? null) : null,
+      cacheName: b.owner.kind === 'slab' || b.owner.kind === 'slab_rcu' ? (cacheNames.get(b.owner.cache) ?? null) : null,
       legend: legend.key,
       colour: legend.colour,
       pattern: legend.pattern,
@@ -195,7 +202,11 @@ export function layoutFrameMap(snapshot: Snapshot, options: FrameMapOptions = {}
   for (const r of runs) {
     const item = legendByKey.get(r.legend);
     if (item) item.pages += r.pages;
-    else legendByKey.set(r.legend, { ...legendOf(r.owner, maxOrder), kind: r.owner.kind, cacheName: r.cacheName, pages: r.pages });
+    else {
+      // One legend entry stands for every cache's waiting slabs: it names no cache.
+      const cacheName = r.owner.kind === 'slab' ? r.cacheName : null;
+      legendByKey.set(r.legend, { ...legendOf(r.owner, maxOrder), kind: r.owner.kind, cacheName, pages: r.pages });
+    }
     const t = totals.get(r.owner.kind) ?? { kind: r.owner.kind, pages: 0, runs: 0 };
     t.pages += r.pages;
     t.runs += 1;

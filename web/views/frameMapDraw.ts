@@ -40,6 +40,8 @@ function tile(pattern: RunPattern, ctx: Context2D): CanvasPattern | null {
     g.moveTo(6, 0);
     g.lineTo(0, 6);
     g.stroke();
+  } else if (pattern === 'stripes') {
+    g.fillRect(0, 0, 6, 2);
   } else {
     g.fillRect(2, 2, 2, 2);
   }
@@ -118,6 +120,8 @@ export function swatchBackground(item: Pick<LegendItem, 'colour' | 'pattern'>): 
       return `repeating-linear-gradient(45deg, rgba(0,0,0,0.25) 0 1px, transparent 1px 4px), repeating-linear-gradient(-45deg, rgba(0,0,0,0.25) 0 1px, transparent 1px 4px), ${item.colour}`;
     case 'dots':
       return `radial-gradient(rgba(0,0,0,0.55) 1px, transparent 1.2px) 0 0 / 4px 4px, ${item.colour}`;
+    case 'stripes':
+      return `repeating-linear-gradient(0deg, rgba(0,0,0,0.55) 0 1px, transparent 1px 4px), ${item.colour}`;
     default:
       return item.colour;
   }

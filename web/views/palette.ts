@@ -28,6 +28,10 @@ export const slotStyle = {
 
 export type SlotKind = keyof typeof slotStyle;
 
+/** An object `kfree_rcu()` queued: still allocated, waiting for a grace period. Its mark says
+ * where it waits: in a page of pointers, or chained through its own `rcu_head`. */
+export const rcuStyle = { fill: '#b8a9d9', mark: '◷', chainedMark: '⛓' } as const;
+
 /** A frozen slab's outline: dashed, in orange. */
 export const frozenStroke = { stroke: okabeIto.orange, dash: '4 2', width: 2 } as const;
 
@@ -37,6 +41,10 @@ export const ownerColour = {
   pcp: okabeIto.yellow,
   large_kmalloc: okabeIto.vermillion,
   pages: okabeIto.reddishPurple,
+  /** A slab freed through `call_rcu()`, waiting for its grace period: a light violet, striped. */
+  slab_rcu: rcuStyle.fill,
+  /** A page of a CPU's `kfree_rcu()` pointers. */
+  kfree_rcu: '#8c6d3f',
   detached: okabeIto.black,
   hole: '#ffffff',
 } as const;

@@ -19,6 +19,7 @@ pub mod gfp;
 pub mod kmalloc_caches;
 pub mod machine;
 pub mod page_alloc;
+pub mod rcu;
 pub mod scenario;
 pub mod session;
 pub mod slab;

@@ -12,6 +12,8 @@
 
 use crate::buddyinfo::buddyinfo;
 use crate::machine::{Machine, Pfn};
+use crate::rcu::event::RcuEvent;
+use crate::rcu::state::RcuFunc;
 use crate::scenario::{
     parse, run_with_summary, Allocator, ParseError, PrintFile, RunError, RunSummary,
 };
@@ -422,6 +424,15 @@ impl Session {
                         order,
                         owner,
                     } if covers(p, order) => (p, owner_block(order, owner)),
+                    Event::Rcu(RcuEvent::CallbackQueued {
+                        func:
+                            RcuFunc::FreeSlab {
+                                cache,
+                                pfn: p,
+                                order,
+                            },
+                        ..
+                    }) if covers(p, order) => (p, BlockOwner::SlabRcu { cache, order }),
                     _ => continue,
                 };
                 let last = spans.last().expect("the boot span is there");

@@ -102,6 +102,40 @@ const REQUIRED_PATHS: &[(&str, &str)] = &[
     ("do_drain", "empty the per-CPU array"),
     ("drain_freelist", "free slab"),
     ("kfree", "double free caught by WARN_ON_ONCE in __free_one"),
+    // RCU: SLAB_TYPESAFE_BY_RCU slabs, grace periods and kfree_rcu() (SLUB's discard_slab()
+    // runs inside its caller's step; rcu.golden shows its call_rcu()).
+    ("slab_destroy", "SLAB_TYPESAFE_BY_RCU: call_rcu"),
+    ("synchronize_rcu", "grace period"),
+    ("rcu_barrier", "wait for a grace period"),
+    ("rcu_barrier", "callbacks already ready"),
+    ("rcu_barrier", "no callbacks"),
+    ("rcu_do_batch", "rcu_free_slab"),
+    ("rcu_do_batch", "kmem_rcu_free"),
+    (
+        "slab_caches_to_rcu_destroy_workfn",
+        "rcu_barrier before release",
+    ),
+    ("kvfree_call_rcu", "no page: chain through the rcu_head"),
+    ("kvfree_call_rcu", "new page from the page cache"),
+    ("kvfree_call_rcu", "record in the newest page"),
+    ("kvfree_call_rcu", "no cached page: __get_free_page()"),
+    ("kvfree_call_rcu", "no page: synchronize_rcu() and kvfree()"),
+    ("kvfree_call_rcu", "not the start of an allocated object"),
+    ("kvfree_call_rcu", "queued twice"),
+    ("kfree_rcu", "NULL"),
+    ("fill_page_cache_func", "refill the page cache"),
+    ("kfree_rcu_monitor", "queue_rcu_work"),
+    ("kfree_rcu_monitor", "both batches busy: rearm"),
+    ("kfree_rcu_monitor", "not pending"),
+    (
+        "kvfree_rcu_drain_ready",
+        "grace period over: free without a batch",
+    ),
+    ("kfree_rcu_work", "after the grace period"),
+    ("kvfree_rcu_bulk", "page back to the page cache"),
+    ("kvfree_rcu_bulk", "page freed"),
+    ("kvfree_rcu_bulk", "pointer freed since kfree_rcu()"),
+    ("kvfree_rcu_list", "kvfree"),
 ];
 
 /// Scenarios of docs/scenarios kept as golden traces too (their `.golden` is in tests/golden).

@@ -25,6 +25,7 @@ const KEYS: &[&str] = &[
     "scenario.cache_flag",
     "scenario.count_too_big",
     "scenario.cpu",
+    "scenario.cpu_not_wanted",
     "scenario.duplicate_cache",
     "scenario.duplicate_machine",
     "scenario.empty",
@@ -430,6 +431,28 @@ const CASES: &[(&str, &str, &str)] = &[
         "a = kmalloc(8) on cpu0 extra\n",
     ),
     ("scenario.no_cpu", HEADER, "a = kmalloc(64)\n"),
+    ("scenario.no_cpu", WITH_LIST, "kfree_rcu(t[0])\n"),
+    ("scenario.cpu_not_wanted", HEADER, "rcu_barrier() on cpu0\n"),
+    (
+        "scenario.cpu_not_wanted",
+        HEADER,
+        "synchronize_rcu() on cpu1\n",
+    ),
+    (
+        "scenario.no_result",
+        HEADER,
+        "a = kfree_rcu_monitor() on cpu0\n",
+    ),
+    (
+        "scenario.unknown_operation_did_you_mean",
+        HEADER,
+        "rcu_barier()\n",
+    ),
+    (
+        "scenario.expected_object",
+        WITH_LIST,
+        "kfree_rcu(t) on cpu0\n",
+    ),
     ("scenario.no_result", HEADER, "a = drain_pages() on cpu0\n"),
     // Arguments of the calls.
     ("scenario.expected_size", HEADER, "a = kmalloc(x) on cpu0\n"),

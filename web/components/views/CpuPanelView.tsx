@@ -2,7 +2,7 @@
 // as a table (one row per CPU) for screen readers and end-to-end tests.
 
 import { memo, useCallback, useMemo } from 'react';
-import { layoutCpuPanel, type CpuColumn, type PartialItem, type SlabItem } from '../../views/cpuPanel';
+import { layoutCpuPanel, type CpuColumn, type PartialItem, type RcuColumn, type SlabItem } from '../../views/cpuPanel';
 import { drawCpuPanel } from '../../views/cpuPanelDraw';
 import type { Capped, Target, Translate } from '../../views/marks';
 import { ObjectButton, SlabButton, useActivate, useTranslate, ViewFigure, type StructViewProps } from './ViewFigure';
@@ -18,6 +18,7 @@ function CpuPanel({ snapshot, motion, onSelectSlab, onFollowObject }: StructView
   );
   const cache = scene.cacheName ?? '';
   const slub = scene.allocator === 'slub';
+  const rcu = scene.columns.some((c) => c.rcu);
 
   return (
     <ViewFigure
@@ -47,6 +48,7 @@ function CpuPanel({ snapshot, motion, onSelectSlab, onFollowObject }: StructView
                   <th scope="col">{t('cpuView.colEntries')}</th>
                 </>
               )}
+              {rcu && <th scope="col">{t('cpuView.colRcu')}</th>}
             </tr>
           </thead>
           <tbody>
@@ -62,6 +64,7 @@ function CpuPanel({ snapshot, motion, onSelectSlab, onFollowObject }: StructView
 
 function CpuRow({ column: c, t, activate }: { column: CpuColumn; t: Translate; activate: (x: Target) => void }) {
   const head = <th scope="row">{t('cpuView.cpuLabel', { cpu: c.cpu, node: c.node })}</th>;
+  const rcu = c.rcu && <RcuCell cpu={c.cpu} rcu={c.rcu} t={t} activate={activate} />;
   if (c.kind === 'slub') {
     return (
       <tr data-testid={`cpu-${c.cpu}`}>
@@ -87,6 +90,7 @@ function CpuRow({ column: c, t, activate }: { column: CpuColumn; t: Translate; a
             </ol>
           )}
         </td>
+        {rcu}
       </tr>
     );
   }
@@ -113,7 +117,33 @@ function CpuRow({ column: c, t, activate }: { column: CpuColumn; t: Translate; a
         )}
         {c.entries.more > 0 && <p>{t('cpuView.moreBelow', { count: c.entries.more })}</p>}
       </td>
+      {rcu}
     </tr>
+  );
+}
+
+/** A CPU's `kfree_rcu()` pointers and `call_rcu()` callbacks. */
+function RcuCell({ cpu, rcu: r, t, activate }: { cpu: number; rcu: RcuColumn; t: Translate; activate: (x: Target) => void }) {
+  return (
+    <td data-testid={`cpu-${cpu}-rcu`}>
+      <p>{t('cpuView.krcQueued', { objects: r.objects, inPages: r.inPages, pages: r.pages, chained: r.chained })}</p>
+      {r.queued.shown.length > 0 && (
+        <ol data-testid={`cpu-${cpu}-krc`}>
+          {r.queued.shown.map((o) => (
+            <li key={o.id}>
+              <ObjectButton addr={o.addr} onSelect={activate} />
+              {o.chained && <> ({t('cpuView.krcChained')})</>}
+              {o.highlight && <strong> ({t('cpuView.touchedStep')})</strong>}
+            </li>
+          ))}
+          {r.queued.more > 0 && <li>{t('cpuView.more', { count: r.queued.more })}</li>}
+        </ol>
+      )}
+      {r.batches.map((objects, batch) => objects > 0 && <p key={batch}>{t('cpuView.krcBatch', { batch, objects })}</p>)}
+      <p>{t('cpuView.krcCache', { pages: r.cachedPages })}</p>
+      {r.monitorPending && <p>{t('cpuView.krcMonitor')}</p>}
+      <p>{t('cpuView.rcuCallbacks', { count: r.callbacks, ready: r.readyCallbacks })}</p>
+    </td>
   );
 }
 

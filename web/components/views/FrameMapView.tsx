@@ -20,6 +20,10 @@ export function ownerText(t: TFunction, run: FrameRun): string {
       return t('frameMap.owner.pcp', { cpu: o.cpu, order: o.order });
     case 'slab':
       return t('frameMap.owner.slab', { cache: run.cacheName ?? t('frameMap.unknownCache', { id: o.cache }), order: o.order });
+    case 'slab_rcu':
+      return t('frameMap.owner.slab_rcu', { cache: run.cacheName ?? t('frameMap.unknownCache', { id: o.cache }), order: o.order });
+    case 'kfree_rcu':
+      return t('frameMap.owner.kfree_rcu', { cpu: o.cpu, order: o.order });
     default:
       return t(`frameMap.owner.${o.kind}`, { order: o.order });
   }

@@ -55,6 +55,20 @@ describe('CpuPanelView text alternative', () => {
     expect(html).toContain('<caption>');
   });
 
+  it("adds each CPU's kfree_rcu() pointers and call_rcu() callbacks when RCU holds any", () => {
+    const html = render(CpuPanelView, fixture('rcu-waiting'));
+    expect(html).toContain('<th scope="col">kfree_rcu (krc) and call_rcu</th>');
+    expect(items(byTestId(html, 'cpu-0-krc'))).toEqual([
+      '0xffff888000008040',
+      '0xffff888000008080',
+      '0xffff888000008000 (chained through its rcu_head)',
+    ]);
+    const cpu1 = text(byTestId(html, 'cpu-1-rcu'));
+    expect(cpu1).toContain('call_rcu callbacks: 1, 0 after their grace period');
+    expect(text(byTestId(html, 'cpu-0-rcu'))).toContain('queued 3: 2 in pointer pages (1), 1 chained');
+    expect(render(CpuPanelView, fixture('slub-numa-300'))).not.toContain('kfree_rcu');
+  });
+
   it('hides the table visually until asked, behind a real button', () => {
     const html = render(CpuPanelView, fixture('slub-remote-free-104'));
     expect(html).toMatch(/<button[^>]*aria-expanded="false"[^>]*>Show as table<\/button>/);

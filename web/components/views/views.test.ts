@@ -19,6 +19,7 @@ import hardened from '../../views/fixtures/slub-hardened.json';
 import numa300 from '../../views/fixtures/slub-numa-300.json';
 import remote104 from '../../views/fixtures/slub-remote-free-104.json';
 import remote120 from '../../views/fixtures/slub-remote-free-120.json';
+import rcuWaiting from '../../views/fixtures/rcu-waiting.json';
 import { BuddyAllocatorView } from './BuddyAllocatorView';
 import { FilesView } from './FilesView';
 import { FrameMapView } from './FrameMapView';
@@ -198,6 +199,14 @@ describe('FrameMapView', () => {
       '12–15 4 1 free in buddy, order 2 0',
     ]);
     expect(html).toMatch(/<canvas aria-hidden="true"[^>]*data-testid="frame-map-canvas"/);
+  });
+
+  it('names a slab waiting for RCU by its cache, and a CPU\'s kfree_rcu pointer pages', () => {
+    const html = render(FrameMapView, rcuWaiting);
+    const runs = rows(html, 'frame-map-runs', 'frame-run');
+    expect(runs[0]).toBe('0–3 4 1 slab of sighand waiting for an RCU grace period (call_rcu), order 2 0');
+    expect(runs).toContain('9–13 5 5 kfree_rcu() pointers of CPU 0 (kvfree_rcu_bulk_data), order 0 0');
+    expect(byTestId(html, 'frame-map-legend')).toContain('slab waiting for RCU: 4 pages');
   });
 
   it('names slab owners by cache and marks the nodes', () => {

@@ -3,4 +3,4 @@
 /**
  * Who holds a block.
  */
-export type BlockOwner = { "kind": "buddy", order: number, } | { "kind": "pcp", cpu: number, order: number, } | { "kind": "slab", cache: number, order: number, } | { "kind": "large_kmalloc", order: number, } | { "kind": "pages", order: number, } | { "kind": "detached", order: number, } | { "kind": "hole" };
+export type BlockOwner = { "kind": "buddy", order: number, } | { "kind": "pcp", cpu: number, order: number, } | { "kind": "slab", cache: number, order: number, } | { "kind": "large_kmalloc", order: number, } | { "kind": "pages", order: number, } | { "kind": "slab_rcu", cache: number, order: number, } | { "kind": "kfree_rcu", cpu: number, order: number, } | { "kind": "detached", order: number, } | { "kind": "hole" };

@@ -3,6 +3,7 @@ import type { Allocator } from "./Allocator";
 import type { BuddyView } from "./BuddyView";
 import type { CacheBrief } from "./CacheBrief";
 import type { CacheView } from "./CacheView";
+import type { RcuView } from "./RcuView";
 import type { Transient } from "./Transient";
 
 /**
@@ -20,4 +21,8 @@ caches: Array<CacheBrief>,
 /**
  * The cache shown in full.
  */
-cache: CacheView | null, buddy: BuddyView, transient: Transient, };
+cache: CacheView | null, buddy: BuddyView, 
+/**
+ * Grace periods, callbacks waiting to run, and each CPU's `kfree_rcu()` pointers.
+ */
+rcu: RcuView, transient: Transient, };

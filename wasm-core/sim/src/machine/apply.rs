@@ -98,6 +98,7 @@ impl Machine {
             Event::ListLockTaken { node, .. } => self.list_lock_taken[node as usize] += 1,
             Event::DamageRecorded(ref d) => self.damage.push((**d).clone()),
             Event::Slab(ref e) => self.apply_slab(e),
+            Event::Rcu(ref e) => self.apply_rcu(e),
             ref slub_event => self.apply_slub(slub_event),
         }
     }

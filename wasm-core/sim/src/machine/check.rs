@@ -13,6 +13,7 @@ pub fn check_machine(m: &Machine) -> Vec<String> {
         crate::scenario::Allocator::Slub => bad.extend(crate::slub::check::check_slub(m)),
         crate::scenario::Allocator::Slab => bad.extend(crate::slab::check::check_slab(m)),
     }
+    bad.extend(crate::rcu::check::check_rcu(m));
     bad
 }
 

@@ -27,6 +27,7 @@ pub use slabs::SlabTable;
 use crate::geometry::platform::PageGeometry;
 use crate::page_alloc::zonelist::{self, DistanceError};
 use crate::kmalloc_caches::KmallocCaches;
+use crate::rcu::state::RcuState;
 use crate::scenario::Allocator;
 use crate::slab::state::SlabAllocator;
 use crate::slub::state::KmemCache;
@@ -51,6 +52,13 @@ pub enum Owner {
     LargeKmalloc,
     /// Any other user of the page allocator (a scenario's `alloc_pages`).
     Pages,
+    /// A slab of this `SLAB_TYPESAFE_BY_RCU` cache, freed by its cache and waiting for its
+    /// RCU callback (`rcu_free_slab()`, `kmem_rcu_free()`): still a slab's pages to the page
+    /// allocator, no longer on the cache's lists or in its counters.
+    SlabRcu { cache: u32 },
+    /// A page of `kfree_rcu()` pointers (`struct kvfree_rcu_bulk_data`) of this CPU's `krc`,
+    /// in use or in its page cache.
+    KfreeRcu { cpu: u16 },
 }
 
 /// What a page frame is, seen from `struct page`.
@@ -152,6 +160,8 @@ pub struct Machine {
     pub zonelists: Vec<Vec<u32>>,
     /// What unchecked bad operations did to the kernel's structures (`damage.rs`).
     pub damage: Vec<Damage>,
+    /// Grace periods, `call_rcu()` callbacks and `kfree_rcu()` batches.
+    pub rcu: RcuState,
 }
 
 impl Machine {
@@ -228,6 +238,7 @@ impl Machine {
             }
         }
         let frames_len = frames.len();
+        let cpus = config.cpus;
         let nodes_count = zones.len();
         let node_distance = zonelist::uniform_distance(config.nodes);
         // cpumask_of_node() is still empty for every node when x86_64 builds the lists.
@@ -253,6 +264,7 @@ impl Machine {
             node_distance,
             zonelists,
             damage: Vec::new(),
+            rcu: RcuState::new(cpus),
         })
     }
 

@@ -187,8 +187,9 @@ pub fn free_pages(rec: &mut Recorder, cpu: u32, pfn: Pfn) -> Result<(), PageAllo
         return Err(PageAllocError::NotAllocated { pfn, state });
     };
     // free_page_is_bad(): a page still marked as a slab is refused. free_slab() clears the
-    // mark (SlabReleased) before it frees a slab's pages.
-    if let Owner::Slab { cache } = owner {
+    // mark (SlabDiscarded) before it frees a slab's pages; a slab waiting for its RCU callback
+    // keeps it until the callback runs.
+    if let Owner::Slab { cache } | Owner::SlabRcu { cache } = owner {
         return Err(PageAllocError::PageSlab { pfn, cache });
     }
     let node = m.node_of(pfn);

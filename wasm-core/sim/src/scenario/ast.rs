@@ -225,6 +225,17 @@ pub enum Op {
     },
     /// SLAB's `cache_reap()`: 2 s pass and the reap timer runs, on one CPU or on all.
     CacheReap,
+    /// `kfree_rcu(obj, rhf)`, or `kfree_rcu_mightsleep(obj)`: queued on the CPU's `krc`.
+    KfreeRcu {
+        obj: Ref,
+        mightsleep: bool,
+    },
+    /// `kfree_rcu_monitor()`: the monitor's delayed work expires, on one CPU or on all.
+    KfreeRcuMonitor,
+    /// `synchronize_rcu()`: a grace period ends; no callback runs.
+    SynchronizeRcu,
+    /// `rcu_barrier()`: every callback queued so far runs, on the CPU that queued it.
+    RcuBarrier,
 }
 
 impl Op {
@@ -248,6 +259,15 @@ impl Op {
             Op::KmemCacheShrink { .. } => "kmem_cache_shrink",
             Op::KmemCacheDestroy { .. } => "kmem_cache_destroy",
             Op::CacheReap => "cache_reap",
+            Op::KfreeRcu {
+                mightsleep: false, ..
+            } => "kfree_rcu",
+            Op::KfreeRcu {
+                mightsleep: true, ..
+            } => "kfree_rcu_mightsleep",
+            Op::KfreeRcuMonitor => "kfree_rcu_monitor",
+            Op::SynchronizeRcu => "synchronize_rcu",
+            Op::RcuBarrier => "rcu_barrier",
         }
     }
 }

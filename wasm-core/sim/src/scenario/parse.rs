@@ -66,6 +66,11 @@ const OPS: &[&str] = &[
     "kmem_cache_shrink",
     "kmem_cache_destroy",
     "cache_reap",
+    "kfree_rcu",
+    "kfree_rcu_mightsleep",
+    "kfree_rcu_monitor",
+    "synchronize_rcu",
+    "rcu_barrier",
 ];
 
 /// A number an operation or directive needs: its English name and the keys of its two errors
@@ -230,6 +235,25 @@ fn machine_error(line: u32, e: &ConfigError) -> ParseError {
             .arg("node", node),
         ConfigError::NodeWithoutCpu(n) => error("scenario.machine_node_without_cpu").arg("node", n),
     }
+}
+
+/// `on cpuN` after an operation that no one CPU runs: a grace period belongs to no CPU, and
+/// the callbacks `rcu_barrier()` waits for run on the CPUs that queued them.
+fn no_cpu_wanted(op: &Op, name: &str, line: u32, col: u32) -> Result<(), ParseError> {
+    if !matches!(op, Op::SynchronizeRcu | Op::RcuBarrier) {
+        return Ok(());
+    }
+    Err(ParseError::new(
+        line,
+        col,
+        "scenario.cpu_not_wanted",
+        format!(
+            "{name} does not run on one CPU: a grace period belongs to no CPU, and callbacks \
+             run on the CPUs that queued them"
+        ),
+    )
+    .arg("operation", name)
+    .hint("remove `on cpuN`"))
 }
 
 /// Parses a scenario, or says where and why it cannot.
@@ -1043,6 +1067,7 @@ impl Parser {
         let mut op = self.call(&name, line, &machine)?;
         line.expect_sym(')')?;
         call_site(line, &mut op)?;
+        let on_col = line.col();
         let cpu = if line.peek() == Some(&Tok::Word("on".into())) {
             line.pos += 1;
             let col = line.col();
@@ -1081,12 +1106,18 @@ impl Parser {
         };
         call_site(line, &mut op)?;
         line.finish()?;
+        if cpu.is_some() {
+            no_cpu_wanted(&op, &name, line.number, on_col)?;
+        }
         let needs_cpu = !matches!(
             op,
             Op::FlushAll { .. }
                 | Op::KmemCacheShrink { .. }
                 | Op::KmemCacheDestroy { .. }
                 | Op::CacheReap
+                | Op::KfreeRcuMonitor
+                | Op::SynchronizeRcu
+                | Op::RcuBarrier
         );
         if needs_cpu && cpu.is_none() {
             return Err(ParseError::new(
@@ -1370,6 +1401,13 @@ impl Parser {
                 cache: self.cache_ref(line)?,
             },
             "cache_reap" => Op::CacheReap,
+            "kfree_rcu" | "kfree_rcu_mightsleep" => Op::KfreeRcu {
+                obj: self.obj_ref(line, false)?,
+                mightsleep: name == "kfree_rcu_mightsleep",
+            },
+            "kfree_rcu_monitor" => Op::KfreeRcuMonitor,
+            "synchronize_rcu" => Op::SynchronizeRcu,
+            "rcu_barrier" => Op::RcuBarrier,
             _ => unreachable!("checked against OPS"),
         })
     }

@@ -23,6 +23,7 @@ use crate::geometry::platform::MAX_CPUS;
 use crate::machine::config::{MAX_NODES, MAX_PAGES_PER_NODE};
 use crate::machine::{ConfigError, Machine, Owner, Pfn};
 use crate::page_alloc::{alloc_pages, drain_local_pages, free_pages, PageAllocError};
+use crate::rcu;
 use crate::slab;
 use crate::slub::{
     create_kmalloc_caches, do_kmalloc_node, flush_cpu_slab, kfree, kmem_cache_alloc_bulk,
@@ -637,6 +638,23 @@ fn step(
                 return Err(wrong());
             }
             slab::cache_reap(rec, line.cpu);
+            Ok(None)
+        }
+        Op::KfreeRcu { obj, mightsleep } => {
+            let addr = addr_of(rec, &resolve(line.line, obj, names, lists)?);
+            rcu::kvfree_call_rcu(rec, addr, cpu, *mightsleep);
+            Ok(None)
+        }
+        Op::KfreeRcuMonitor => {
+            rcu::kfree_rcu_monitor(rec, line.cpu);
+            Ok(None)
+        }
+        Op::SynchronizeRcu => {
+            rcu::synchronize_rcu(rec);
+            Ok(None)
+        }
+        Op::RcuBarrier => {
+            rcu::rcu_barrier(rec);
             Ok(None)
         }
         Op::KmemCacheAllocBulk { .. } => unreachable!("run_op handles bulk allocation"),

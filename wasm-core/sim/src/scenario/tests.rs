@@ -727,3 +727,54 @@ cache b size=128 usersize=64 useroffset=16
     assert_eq!((s.caches[1].usersize, s.caches[1].useroffset), (64, 16));
     assert_eq!((s.caches[0].usersize, s.caches[0].useroffset), (0, 0));
 }
+
+#[test]
+fn rcu_operations_parse_with_their_cpus_and_run_under_both_allocators() {
+    let text = "cache sig size=200 flags=typesafe_by_rcu
+a = kmalloc(64) on cpu0
+b = kmalloc(64) on cpu1
+kfree_rcu(a) on cpu0
+kfree_rcu_mightsleep(b) on cpu1
+kfree_rcu_monitor()
+kfree_rcu_monitor() on cpu1
+synchronize_rcu()
+rcu_barrier()
+";
+    let s = parse(&format!("{HEADER}{text}")).unwrap();
+    let ops: Vec<(&str, Option<u32>)> = s.ops.iter().map(|o| (o.op.name(), o.cpu)).collect();
+    assert_eq!(
+        ops[2..],
+        [
+            ("kfree_rcu", Some(0)),
+            ("kfree_rcu_mightsleep", Some(1)),
+            ("kfree_rcu_monitor", None),
+            ("kfree_rcu_monitor", Some(1)),
+            ("synchronize_rcu", None),
+            ("rcu_barrier", None),
+        ]
+    );
+    assert_eq!(
+        s.ops[2].op,
+        Op::KfreeRcu {
+            obj: Ref::Name { name: "a".into() },
+            mightsleep: false
+        }
+    );
+    // A grace period belongs to no CPU: `on cpuN` is refused where it would mean nothing.
+    let e = err(&format!("{HEADER}rcu_barrier() on cpu1\n"));
+    assert_eq!(
+        (e.key, e.line, e.column),
+        ("scenario.cpu_not_wanted", 3, 15)
+    );
+    assert!(e.hint.is_some());
+    for allocator in ["slub", "slab"] {
+        let s = parse(&format!("{HEADER}allocator {allocator}\n{text}")).unwrap();
+        let (rec, summary) = run_with_summary(&s, true).unwrap();
+        assert_eq!(rec.machine().live_objects, 0, "{allocator}");
+        assert_eq!(summary.ops["rcu_barrier"], 1);
+        for cursor in 1..=rec.cursor() {
+            let bad = crate::machine::check::check_machine(&rec.snapshot_at(cursor).unwrap());
+            assert!(bad.is_empty(), "{allocator}, step {cursor}: {bad:?}");
+        }
+    }
+}

@@ -95,7 +95,8 @@ pub enum SlabEvent {
         pfn: Pfn,
         index: u32,
     },
-    /// `slab_destroy()`: the slab is gone; its pages are freed next.
+    /// `slab_destroy()`: the slab is gone; its pages are freed next, or, for a
+    /// `SLAB_TYPESAFE_BY_RCU` cache, wait for a grace period (`RcuEvent::CallbackQueued`).
     SlabDestroyed { cache: u32, pfn: Pfn },
     /// `spin_lock(&alien->lock)` of node `node`'s alien cache for node `remote`.
     AlienLockTaken { cache: u32, node: u32, remote: u32 },

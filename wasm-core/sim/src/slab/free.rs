@@ -404,18 +404,33 @@ pub(crate) fn drain_alien_cache(
     list
 }
 
-/// `slabs_destroy()` → `slab_destroy()`: each slab's pages go back to the page allocator; an
-/// OFF_SLAB index array is freed to its kmalloc cache.
+/// `slabs_destroy()` → `slab_destroy()`: each slab's pages go back to the page allocator, or,
+/// for a `SLAB_TYPESAFE_BY_RCU` cache, wait for a grace period (`call_rcu(&slab->rcu_head,
+/// kmem_rcu_free)`); an OFF_SLAB index array is freed to its kmalloc cache at once either way.
 pub(crate) fn slabs_destroy(rec: &mut Recorder, cache: u32, cpu: u32, list: Vec<Pfn>) {
     for pfn in list {
-        let mgmt = rec.machine().slab.slabs[&pfn].freelist_addr;
-        let off_slab =
-            rec.machine().slab.caches[cache as usize].geometry.layout == FreelistLayout::OffSlab;
-        rec.begin("slab_destroy", "free slab", "step.slab_destroy");
+        let slab = &rec.machine().slab.slabs[&pfn];
+        let (mgmt, order) = (slab.freelist_addr, slab.order);
+        let s = &rec.machine().slab.caches[cache as usize];
+        let off_slab = s.geometry.layout == FreelistLayout::OffSlab;
+        let rcu = s.flags.typesafe_by_rcu;
+        if rcu {
+            rec.begin(
+                "slab_destroy",
+                "SLAB_TYPESAFE_BY_RCU: call_rcu",
+                "step.slab_destroy_rcu",
+            );
+        } else {
+            rec.begin("slab_destroy", "free slab", "step.slab_destroy");
+        }
         rec.arg_cache("cache", cache);
         rec.arg("pfn", pfn);
         emit(rec, SlabEvent::SlabDestroyed { cache, pfn });
-        let _ = free_pages(rec, cpu, pfn);
+        if rcu {
+            crate::rcu::free_slab_rcu(rec, cpu, cache, pfn, order);
+        } else {
+            let _ = free_pages(rec, cpu, pfn);
+        }
         rec.end();
         if off_slab {
             kfree(rec, mgmt, cpu, None);

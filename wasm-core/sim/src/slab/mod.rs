@@ -18,9 +18,10 @@
 //!   `kmem_cache_shrink()`, `kmem_cache_destroy()`, kmalloc caches and large kmalloc, bulk
 //!   allocation and free, frees to the wrong cache that `cache_from_obj()` does not check (the
 //!   pointer joins the named cache's array; its `free_block()` is where the simulator stops
-//!   following the kernel, see `free.rs`). Not modelled: `DEBUG_SLAB` (red zones, poisoning and the statistics
+//!   following the kernel, see `free.rs`), and the RCU delay of `SLAB_TYPESAFE_BY_RCU` slab
+//!   freeing (`crate::rcu`). Not modelled: `DEBUG_SLAB` (red zones, poisoning and the statistics
 //!   columns), pfmemalloc slabs, memory policies and cpusets (`alternate_node_alloc()`), CPU
-//!   hotplug, and the RCU delay of `SLAB_TYPESAFE_BY_RCU` slab freeing.
+//!   hotplug.
 
 mod alloc;
 mod apply;

@@ -308,5 +308,12 @@ pub fn kmem_cache_destroy(
     rec.arg_cache("cache", cache);
     emit(rec, SlabEvent::CacheDestroyed { id: cache });
     rec.end();
+    if rec.machine().slab.caches[cache as usize]
+        .flags
+        .typesafe_by_rcu
+    {
+        // shutdown_cache(): released by slab_caches_to_rcu_destroy_workfn() after rcu_barrier().
+        crate::rcu::slab_caches_to_rcu_destroy_workfn(rec, cache);
+    }
     DestroyOutcome::Destroyed
 }

@@ -485,6 +485,16 @@ enum Op {
         cpu: u32,
         picks: Vec<usize>,
     },
+    KfreeRcu {
+        cpu: u32,
+        pick: usize,
+        mightsleep: bool,
+    },
+    KfreeRcuMonitor {
+        cpu: Option<u32>,
+    },
+    SynchronizeRcu,
+    RcuBarrier,
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -495,6 +505,10 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0u32..3, 0usize..4).prop_map(|(cpu, cache)| Op::Shrink { cpu, cache }),
         1 => (0u32..3, 0usize..4, 1u32..40).prop_map(|(cpu, cache, n)| Op::AllocBulk { cpu, cache, n }),
         1 => (0u32..3, prop::collection::vec(any::<usize>(), 1..16)).prop_map(|(cpu, picks)| Op::FreeBulk { cpu, picks }),
+        2 => (0u32..3, any::<usize>(), prop::bool::weighted(0.2)).prop_map(|(cpu, pick, mightsleep)| Op::KfreeRcu { cpu, pick, mightsleep }),
+        1 => prop::option::of(0u32..3).prop_map(|cpu| Op::KfreeRcuMonitor { cpu }),
+        1 => Just(Op::SynchronizeRcu),
+        1 => Just(Op::RcuBarrier),
     ]
 }
 
@@ -505,8 +519,9 @@ proptest! {
 
     /// Random allocations (some for a given node), local and remote frees, reaps, shrinks and
     /// bulk operations on random small machines, with and without randomisation, hardening
-    /// and the pre-4.7 refill: after every step the invariants hold, between operations no
-    /// slab is in transit, and snapshots replay to the live state.
+    /// and the pre-4.7 refill, in caches with and without SLAB_TYPESAFE_BY_RCU, with
+    /// kfree_rcu() and grace periods between them: after every step the invariants hold,
+    /// between operations no slab is in transit, and snapshots replay to the live state.
     #[test]
     fn random_slab_operations_keep_every_invariant(
         cpus in 1u32..=3,
@@ -517,6 +532,7 @@ proptest! {
         freelist_random in any::<bool>(),
         freelist_hardened in any::<bool>(),
         slab_legacy_refill in any::<bool>(),
+        typesafe_by_rcu in prop::array::uniform3(any::<bool>()),
         seed in any::<u64>(),
         ops in prop::collection::vec(op(), 1..600),
     ) {
@@ -524,7 +540,9 @@ proptest! {
         let switches = Switches { freelist_random, freelist_hardened, slab_legacy_refill, ..Switches::default() };
         let mut rec = boot_with(cpus, nodes, pages, &switches, seed);
         let mut ids: Vec<u32> = sizes.iter().enumerate().map(|(i, &s)| {
-            kmem_cache_create(&mut rec, &decl(&format!("c{i}"), s, ctor && i == 0), &switches).unwrap()
+            let mut d = decl(&format!("c{i}"), s, ctor && i == 0);
+            d.flags.typesafe_by_rcu = typesafe_by_rcu[i];
+            kmem_cache_create(&mut rec, &d, &switches).unwrap()
         }).collect();
         ids.push(rec.machine().slab.kmalloc_caches.get(crate::kmalloc_caches::KmallocType::Normal, 5).unwrap());
         let mut live: Vec<u64> = Vec::new();
@@ -563,21 +581,34 @@ proptest! {
                         kmem_cache_free_bulk(&mut rec, None, &batch, cpu % cpus);
                     }
                 }
+                Op::KfreeRcu { cpu, pick, mightsleep } => {
+                    if !live.is_empty() {
+                        let obj = live.swap_remove(pick % live.len());
+                        crate::rcu::kvfree_call_rcu(&mut rec, obj, cpu % cpus, mightsleep);
+                    }
+                }
+                Op::KfreeRcuMonitor { cpu } => crate::rcu::kfree_rcu_monitor(&mut rec, cpu.map(|c| c % cpus)),
+                Op::SynchronizeRcu => crate::rcu::synchronize_rcu(&mut rec),
+                Op::RcuBarrier => crate::rcu::rcu_barrier(&mut rec),
             }
             prop_assert!(rec.is_idle(), "an operation left a step open");
             for cursor in from + 1..=rec.cursor() {
                 let snap = rec.snapshot_at(cursor).unwrap();
                 let mut bad = check_slab(&snap);
                 bad.extend(check_page_allocator(&snap));
+                bad.extend(crate::rcu::check::check_rcu(&snap));
                 prop_assert!(bad.is_empty(), "after step {} ({} {}): {:?}", cursor, rec.steps()[cursor - 1].function, rec.steps()[cursor - 1].path, bad);
             }
-            let settled = check_slab_settled(rec.machine());
+            let mut settled = check_slab_settled(rec.machine());
+            settled.extend(crate::rcu::check::check_rcu_settled(rec.machine()));
             prop_assert!(settled.is_empty(), "{:?}", settled);
-            // Callers hold `live`, plus OFF_SLAB index arrays held by the slab layer.
+            // Callers hold `live`, plus OFF_SLAB index arrays held by the slab layer, plus what
+            // kfree_rcu() has not freed yet.
             let arrays = rec.machine().slab.slabs.values().filter(|s| {
                 rec.machine().slab.caches[s.cache as usize].geometry.layout == FreelistLayout::OffSlab
             }).count();
-            prop_assert_eq!(rec.machine().live_objects as usize, live.len() + arrays);
+            let queued: usize = rec.machine().rcu.krc.iter().map(|k| k.waiting()).sum();
+            prop_assert_eq!(rec.machine().live_objects as usize, live.len() + arrays + queued);
         }
         prop_assert_eq!(&rec.snapshot_at(rec.cursor()).unwrap(), rec.machine());
     }

@@ -12,7 +12,8 @@
 //!   `build_detached_freelist()` and `slab_free_freelist_hook()`'s reversal of each list.
 //!   Frees to the wrong cache that `cache_from_obj()` does not check, which run the named
 //!   cache's code on another cache's slab and leave known damage (`machine::damage`).
-//!   `kmem_cache_shrink()` and `kmem_cache_destroy()`.
+//!   `kmem_cache_shrink()` and `kmem_cache_destroy()`. `free_slab()` of a
+//!   `SLAB_TYPESAFE_BY_RCU` cache through `call_rcu()` (`crate::rcu`).
 //!   Freelist randomisation and pointer hardening (`random.rs`). Debug caches' locked
 //!   single-object paths (`alloc_single_from_partial()`, `free_to_partial_list()`, `n->full`);
 //!   object contents are not simulated, so poison and red-zone checks always pass.

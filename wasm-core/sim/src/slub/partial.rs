@@ -166,9 +166,21 @@ pub(crate) fn deactivate_slab(
 /// it can be another cache than the slab's own: the kernel's `dec_slabs_node(cache)` then
 /// takes the slab off counters that never counted it. The simulator takes it off the slab's
 /// own cache and records that damage.
+///
+/// `free_slab()` of a `SLAB_TYPESAFE_BY_RCU` cache frees them through `call_rcu()` instead:
+/// they wait for a grace period (`dec_slabs_node()` has already run, so no count shows them).
 pub(crate) fn discard_slab(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn) {
     let slab = rec.machine().slabs[&pfn].fields();
-    rec.begin("discard_slab", "empty slab", "step.discard_slab");
+    let rcu = rec.machine().caches[cache as usize].flags.typesafe_by_rcu;
+    if rcu {
+        rec.begin(
+            "discard_slab",
+            "SLAB_TYPESAFE_BY_RCU: call_rcu",
+            "step.discard_slab_rcu",
+        );
+    } else {
+        rec.begin("discard_slab", "empty slab", "step.discard_slab");
+    }
     rec.arg_cache("cache", cache);
     rec.arg("pfn", pfn);
     if slab.cache != cache {
@@ -188,7 +200,11 @@ pub(crate) fn discard_slab(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn) {
         objects: slab.objects,
     });
     rec.emit(Event::SlabDiscarded { cache, pfn });
-    let _ = free_pages(rec, cpu, pfn);
+    if rcu {
+        crate::rcu::free_slab_rcu(rec, cpu, cache, pfn, slab.order);
+    } else {
+        let _ = free_pages(rec, cpu, pfn);
+    }
     rec.end();
 }
 

@@ -138,6 +138,10 @@ pub fn kmem_cache_destroy(
     }
     rec.emit(Event::CacheDestroyed { id: cache });
     rec.end();
+    if rec.machine().caches[cache as usize].flags.typesafe_by_rcu {
+        // shutdown_cache(): released by slab_caches_to_rcu_destroy_workfn() after rcu_barrier().
+        crate::rcu::slab_caches_to_rcu_destroy_workfn(rec, cache);
+    }
     DestroyOutcome::Destroyed
 }
 

@@ -574,6 +574,16 @@ enum Op {
         cpu: u32,
         cache: usize,
     },
+    KfreeRcu {
+        cpu: u32,
+        pick: usize,
+        mightsleep: bool,
+    },
+    KfreeRcuMonitor {
+        cpu: Option<u32>,
+    },
+    SynchronizeRcu,
+    RcuBarrier,
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -584,6 +594,10 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0u32..3, 0usize..3).prop_map(|(cpu, cache)| Op::Shrink { cpu, cache }),
         1 => (0u32..3, 0usize..3, 1u32..24).prop_map(|(cpu, cache, n)| Op::AllocBulk { cpu, cache, n }),
         1 => (0u32..3, prop::collection::vec(any::<usize>(), 1..16)).prop_map(|(cpu, picks)| Op::FreeBulk { cpu, picks }),
+        2 => (0u32..3, any::<usize>(), prop::bool::weighted(0.2)).prop_map(|(cpu, pick, mightsleep)| Op::KfreeRcu { cpu, pick, mightsleep }),
+        1 => prop::option::of(0u32..3).prop_map(|cpu| Op::KfreeRcuMonitor { cpu }),
+        1 => Just(Op::SynchronizeRcu),
+        1 => Just(Op::RcuBarrier),
     ]
 }
 
@@ -593,8 +607,10 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     /// Random allocations, local and remote frees and flushes on random small machines, with
-    /// and without freelist randomisation and hardening: after every step both allocators'
-    /// invariants hold, and snapshots replay to the live state.
+    /// and without freelist randomisation and hardening, in caches with and without
+    /// SLAB_TYPESAFE_BY_RCU, with kfree_rcu() and grace periods between them: after every
+    /// step the invariants hold (the page allocator's, SLUB's and RCU's), and snapshots replay
+    /// to the live state.
     #[test]
     fn random_slub_operations_keep_every_invariant(
         cpus in 1u32..=3,
@@ -604,6 +620,7 @@ proptest! {
         freelist_random in any::<bool>(),
         freelist_hardened in any::<bool>(),
         debug in prop_oneof![3 => Just(0u8), 1 => 1u8..16],
+        typesafe_by_rcu in prop::array::uniform3(any::<bool>()),
         seed in any::<u64>(),
         ops in prop::collection::vec(op(), 1..800),
     ) {
@@ -618,7 +635,11 @@ proptest! {
         };
         let switches = Switches { freelist_random, freelist_hardened, slub_debug, ..Switches::default() };
         let mut rec = boot_with(cpus, nodes, pages, &switches, seed);
-        let ids: Vec<u32> = sizes.iter().enumerate().map(|(i, &s)| cache_with(&mut rec, &format!("c{i}"), s, &switches)).collect();
+        let ids: Vec<u32> = sizes.iter().enumerate().map(|(i, &s)| {
+            let mut decl = CacheDecl { name: format!("c{i}"), size: s, align: 0, flags: Default::default(), ctor: false, line: 0, useroffset: 0, usersize: 0 };
+            decl.flags.typesafe_by_rcu = typesafe_by_rcu[i];
+            kmem_cache_create(&mut rec, &decl, &switches).unwrap()
+        }).collect();
         let mut live: Vec<u64> = Vec::new();
         for op in ops {
             let from = rec.cursor();
@@ -654,15 +675,29 @@ proptest! {
                         prop_assert_eq!(kmem_cache_free_bulk(&mut rec, None, &batch, cpu % cpus), FreeOutcome::Freed);
                     }
                 }
+                Op::KfreeRcu { cpu, pick, mightsleep } => {
+                    if !live.is_empty() {
+                        let obj = live.swap_remove(pick % live.len());
+                        crate::rcu::kvfree_call_rcu(&mut rec, obj, cpu % cpus, mightsleep);
+                    }
+                }
+                Op::KfreeRcuMonitor { cpu } => crate::rcu::kfree_rcu_monitor(&mut rec, cpu.map(|c| c % cpus)),
+                Op::SynchronizeRcu => crate::rcu::synchronize_rcu(&mut rec),
+                Op::RcuBarrier => crate::rcu::rcu_barrier(&mut rec),
             }
             prop_assert!(rec.is_idle(), "an operation left a step open");
             for cursor in from + 1..=rec.cursor() {
                 let snap = rec.snapshot_at(cursor).unwrap();
                 let mut bad = check_slub(&snap);
                 bad.extend(check_page_allocator(&snap));
+                bad.extend(crate::rcu::check::check_rcu(&snap));
                 prop_assert!(bad.is_empty(), "after step {} ({}): {:?}", cursor, rec.steps()[cursor - 1].function, bad);
             }
-            prop_assert_eq!(rec.machine().live_objects as usize, live.len());
+            let settled = crate::rcu::check::check_rcu_settled(rec.machine());
+            prop_assert!(settled.is_empty(), "{:?}", settled);
+            // Callers hold `live`; kfree_rcu() holds what it has not freed yet.
+            let queued: usize = rec.machine().rcu.krc.iter().map(|k| k.waiting()).sum();
+            prop_assert_eq!(rec.machine().live_objects as usize, live.len() + queued);
         }
         prop_assert_eq!(&rec.snapshot_at(rec.cursor()).unwrap(), rec.machine());
     }

@@ -81,6 +81,16 @@ pub enum BlockOwner {
     Pages {
         order: u8,
     },
+    /// A slab of a `SLAB_TYPESAFE_BY_RCU` cache waiting for its RCU callback.
+    SlabRcu {
+        cache: u32,
+        order: u8,
+    },
+    /// A page of a CPU's `kfree_rcu()` pointers.
+    KfreeRcu {
+        cpu: u16,
+        order: u8,
+    },
     /// Between two events of one step (never at a step boundary).
     Detached {
         order: u8,
@@ -103,6 +113,8 @@ pub fn owner_block(order: u8, owner: Owner) -> BlockOwner {
         Owner::Slab { cache } => BlockOwner::Slab { cache, order },
         Owner::LargeKmalloc => BlockOwner::LargeKmalloc { order },
         Owner::Pages => BlockOwner::Pages { order },
+        Owner::SlabRcu { cache } => BlockOwner::SlabRcu { cache, order },
+        Owner::KfreeRcu { cpu } => BlockOwner::KfreeRcu { cpu, order },
     }
 }
 
@@ -134,6 +146,8 @@ fn block_pages(owner: BlockOwner) -> u32 {
         | BlockOwner::Slab { order, .. }
         | BlockOwner::LargeKmalloc { order }
         | BlockOwner::Pages { order }
+        | BlockOwner::SlabRcu { order, .. }
+        | BlockOwner::KfreeRcu { order, .. }
         | BlockOwner::Detached { order } => 1 << order,
         BlockOwner::Hole => 1,
     }

@@ -15,11 +15,14 @@
 //!   of a bulk free, buddy pairs merged or split, locks taken): the views show it once.
 
 mod buddy;
+mod rcu;
 mod slab;
 mod slub;
 
 use crate::kmalloc_caches::KmallocType;
 use crate::machine::{Machine, Pfn};
+use crate::rcu::event::RcuEvent;
+use crate::rcu::state::RcuFunc;
 use crate::scenario::Allocator;
 use crate::trace::{Event, Splice};
 use serde::{Deserialize, Serialize};
@@ -27,6 +30,7 @@ use serde::{Deserialize, Serialize};
 pub use buddy::{
     block_owner_at, owner_block, BlockOwner, BlockView, BuddyView, FreeAreaView, PcpView, ZoneView,
 };
+pub use rcu::{KrcListsView, KrcPageView, KrcView, RcuCallbackView, RcuCpuView, RcuView};
 
 /// What the viewer asks to see in full.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
@@ -80,6 +84,8 @@ pub struct Snapshot {
     /// The cache shown in full.
     pub cache: Option<CacheView>,
     pub buddy: BuddyView,
+    /// Grace periods, callbacks waiting to run, and each CPU's `kfree_rcu()` pointers.
+    pub rcu: RcuView,
     pub transient: Transient,
 }
 
@@ -439,6 +445,7 @@ pub fn snapshot(
         caches,
         cache,
         buddy: buddy::buddy_view(m),
+        rcu: rcu::rcu_view(m),
         transient,
     }
 }
@@ -544,6 +551,16 @@ fn transient(m: &Machine, events: &[Event]) -> Transient {
                     array: d.array.iter().map(|&a| hex(a)).collect(),
                     done_from: d.done_from,
                 });
+            }
+            Event::Rcu(RcuEvent::CallbackQueued {
+                func: RcuFunc::FreeSlab { cache, .. },
+                ..
+            })
+            | Event::Rcu(RcuEvent::CallbackInvoked {
+                func: RcuFunc::FreeSlab { cache, .. },
+                ..
+            }) => {
+                t.cache.get_or_insert(*cache);
             }
             Event::Slab(e) => match e {
                 SlabEvent::ObjectAllocated {

@@ -87,3 +87,64 @@ fn hardened_free_pointers_are_shown_encoded_and_decoded() {
     };
     assert_eq!(freelist.len(), free.len());
 }
+
+#[test]
+fn pages_waiting_for_rcu_and_queued_kfree_rcu_pointers_are_shown() {
+    let text = "slabscope-scenario 1\nmachine cpus=2 nodes=1 memory=1M\ncache sig size=1000 flags=typesafe_by_rcu
+repeat 4 s[] = kmem_cache_alloc(sig) on cpu0
+for x in s: kmem_cache_free(sig, x) on cpu0
+kmem_cache_shrink(sig) on cpu1
+a = kmalloc(64) on cpu0
+b = kmalloc(64) on cpu0
+kfree_rcu(a) on cpu0
+kfree_rcu(b) on cpu0
+";
+    let rec = recorded(text);
+    let show = |cursor: usize| {
+        let m = rec.snapshot_at(cursor).expect("snapshot");
+        snapshot(
+            &m,
+            cursor,
+            rec.step_events(cursor - 1),
+            &SnapshotQuery::default(),
+            &NoHistory,
+        )
+    };
+    let s = show(rec.cursor());
+    let waiting: Vec<&BlockView> = s
+        .buddy
+        .blocks
+        .iter()
+        .filter(|b| matches!(b.owner, BlockOwner::SlabRcu { .. }))
+        .collect();
+    assert_eq!(waiting.len(), 1);
+    let cb = &s.rcu.cpus[1].callbacks[0];
+    assert_eq!(
+        (cb.func.as_str(), cb.pfn, cb.ready, cb.gp),
+        ("rcu_free_slab", Some(waiting[0].pfn), false, 1)
+    );
+    assert_eq!(cb.pages, waiting[0].pages);
+    assert!(s.caches.iter().all(|c| c.name != "sig" || c.slabs == 0));
+    let krc = &s.rcu.cpus[0].krc;
+    assert!(krc.monitor_pending);
+    assert_eq!(krc.queued.objects, 2);
+    assert_eq!(krc.queued.head_count, 1);
+    assert_eq!(krc.queued.pages[0].records.len(), 1);
+    assert_eq!(krc.cached_pages.len(), 4);
+    let pointer_pages = s
+        .buddy
+        .blocks
+        .iter()
+        .filter(|b| matches!(b.owner, BlockOwner::KfreeRcu { cpu: 0, .. }))
+        .count();
+    assert_eq!(pointer_pages, 5);
+    // The shrink's step is about the cache whose slab it queued.
+    let shrink = (0..rec.step_count())
+        .find(|&i| {
+            rec.step(i)
+                .is_some_and(|s| s.function == "__kmem_cache_do_shrink")
+        })
+        .unwrap();
+    let at = show(shrink + 1);
+    assert_eq!(at.cache.map(|c| c.name), Some("sig".to_string()));
+}

@@ -4,6 +4,7 @@
 use crate::geometry::{CacheGeometry, SlabFlags};
 use crate::machine::{Damage, Owner, Pfn};
 use crate::kmalloc_caches::KmallocSlot;
+use crate::rcu::event::RcuEvent;
 use crate::slab::event::SlabEvent;
 use serde::Serialize;
 
@@ -143,8 +144,9 @@ pub enum Event {
     NodeFullAdded { cache: u32, node: u32, pfn: Pfn },
     /// `remove_full()`.
     NodeFullRemoved { cache: u32, node: u32, pfn: Pfn },
-    /// The slab is gone (`discard_slab()` → `free_slab()`: `__folio_clear_slab()`); its pages
-    /// are ordinary pages again, freed next.
+    /// The slab is gone from its cache (`discard_slab()` → `free_slab()`). Its pages are
+    /// ordinary pages again (`__free_slab()`: `__folio_clear_slab()`), freed next; or, for a
+    /// `SLAB_TYPESAFE_BY_RCU` cache, they wait for a grace period (`RcuEvent::CallbackQueued`).
     SlabDiscarded { cache: u32, pfn: Pfn },
     /// `build_detached_freelist()` gathered `objects` (head first) of one slab from the array
     /// of a bulk free, scanning `scanned` entries with `lookahead_left` misses to spare; the
@@ -181,6 +183,10 @@ pub enum Event {
     // --- SLAB -----------------------------------------------------------------------------
     /// A SLAB fact (mm/slab.c).
     Slab(SlabEvent),
+
+    // --- RCU ------------------------------------------------------------------------------
+    /// An RCU fact (kernel/rcu/tree.c): callbacks, grace periods, `kfree_rcu()`.
+    Rcu(RcuEvent),
 }
 
 /// What `CacheCreated` records.
@@ -273,7 +279,8 @@ impl Event {
             | Event::SlabDiscarded { .. }
             | Event::ObjectAllocated { .. }
             | Event::ObjectFreed { .. }
-            | Event::ListLockTaken { .. } => false,
+            | Event::ListLockTaken { .. }
+            | Event::Rcu(_) => false,
             Event::Slab(e) => matches!(
                 e,
                 SlabEvent::CacheCreated(_)

@@ -540,6 +540,7 @@ impl HeapBytes for Machine {
             + self.cpu_node.heap_bytes()
             + self.slab.heap_bytes()
             + self.damage.heap_bytes()
+            + self.rcu.heap_bytes()
     }
 }
 
