@@ -19,6 +19,13 @@ function at(line: string) {
 
 const labels = (c: ReturnType<typeof completionsAt>) => c?.options.map((o) => o.label) ?? [];
 
+/** The same as `at`, in the scenario above as a format 2 file. */
+function atV2(line: string) {
+  const cursor = line.lastIndexOf('|');
+  const text = SCENARIO.replace('scenario 1', 'scenario 2') + line.slice(0, cursor) + line.slice(cursor + 1);
+  return completionsAt(text, SCENARIO.length + cursor);
+}
+
 describe('what the scenario declares', () => {
   it('reads the CPUs, nodes, caches and result names of a half-written text', () => {
     expect(declared(SCENARIO)).toEqual({ version: 1, cpus: 4, nodes: 2, caches: ['dentry'], names: ['objs', 'a', 'x'] });
@@ -53,23 +60,39 @@ describe('completion', () => {
 
   it('offers `on` after a call, the version line on line 1, and nothing in a comment', () => {
     expect(labels(at('kfree(a) |'))).toEqual(['on']);
-    expect(labels(at('kfree_rcu(a) |'))).toEqual(['on']);
-    expect(at('rcu_barrier() |')).toBeNull();
-    expect(at('synchronize_rcu() |')).toBeNull();
-        expect(labels(completionsAt('slab', 4))).toEqual(['slabscope-scenario 2', 'slabscope-scenario 1']);
+    expect(labels(atV2('kfree_rcu(a) |'))).toEqual(['on']);
+    expect(atV2('rcu_barrier() |')).toBeNull();
+    expect(atV2('synchronize_rcu() |')).toBeNull();
+    expect(labels(completionsAt('slab', 4))).toEqual(['slabscope-scenario 2', 'slabscope-scenario 1']);
     expect(at('# kfree(|')).toBeNull();
     expect(labels(at('switch |'))).toContain('freelist_hardened');
-    expect(labels(at('switch |'))).toContain('random_kmalloc_caches');
+    expect(labels(atV2('switch |'))).toContain('random_kmalloc_caches');
   });
 
-  it('offers gfp flags after a kmalloc size and after `|`, and `at` after a kmalloc', () => {
-    expect(labels(at('a = kmalloc(64, GFP_K|')).slice(0, 2)).toEqual(['GFP_KERNEL', 'GFP_KERNEL_ACCOUNT']);
-    expect(labels(at('a = kmalloc(64, GFP_KERNEL | __|'))).toContain('__GFP_RECLAIMABLE');
-    expect(labels(at('a = kmalloc_node(64, |'))).toContain('GFP_DMA');
-    expect(labels(at('a = kmalloc_node(64, GFP_DMA, |'))).not.toContain('GFP_DMA');
-    expect(labels(at('a = kmalloc(64) |'))).toEqual(['on', 'at']);
+  it('offers gfp flags after a kmalloc size and after `|`, and `at` after a kmalloc (format 2)', () => {
+    expect(labels(atV2('a = kmalloc(64, GFP_K|')).slice(0, 2)).toEqual(['GFP_KERNEL', 'GFP_KERNEL_ACCOUNT']);
+    expect(labels(atV2('a = kmalloc(64, GFP_KERNEL | __|'))).toContain('__GFP_RECLAIMABLE');
+    expect(labels(atV2('a = kmalloc_node(64, |'))).toContain('GFP_DMA');
+    expect(labels(atV2('a = kmalloc_node(64, GFP_DMA, |'))).not.toContain('GFP_DMA');
+    expect(labels(atV2('a = kmalloc(64) |'))).toEqual(['on', 'at']);
+    expect(atV2('b = km|')?.options.find((o) => o.label === 'kmalloc')?.detail).toBe('(SIZE[, GFP])');
     expect(labels(at('flush_cpu_slab(|'))).toContain('kmalloc-cg-64');
     expect(labels(at('flush_cpu_slab(|'))).toContain('dma-kmalloc-8k');
+  });
+
+  it('offers gfp flags, `at`, the RCU calls and random_kmalloc_caches in a format 2 file only', () => {
+    expect(labels(at('a = kmalloc(64, |'))).not.toContain('GFP_KERNEL');
+    expect(labels(at('a = kmalloc_node(64, |'))).not.toContain('GFP_DMA');
+    expect(labels(at('a = kmalloc(64) |'))).toEqual(['on']);
+    expect(labels(at('a = kmalloc_node(64, 0) |'))).toEqual(['on']);
+    expect(at('b = km|')?.options.find((o) => o.label === 'kmalloc')?.detail).toBe('(SIZE)');
+    const rcu = ['kfree_rcu', 'kfree_rcu_mightsleep', 'kfree_rcu_monitor', 'synchronize_rcu', 'rcu_barrier'];
+    for (const line of ['|', 'b = |', 'repeat 2 |']) {
+      expect(labels(atV2(line))).toEqual(expect.arrayContaining(rcu));
+      for (const call of rcu) expect(labels(at(line))).not.toContain(call);
+    }
+    expect(labels(at('switch |'))).not.toContain('random_kmalloc_caches');
+    expect(labels(at('switch |'))).toContain('slab_nomerge');
   });
 
   it('offers format 2 words in a format 2 file only: print and its files, reverse and interleave', () => {

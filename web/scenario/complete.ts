@@ -1,7 +1,7 @@
 // Completion for the scenario editor: what may come at a place in a half-written scenario,
 // worked out from the text alone (no editor, no simulator), so it can be tested directly.
 
-import { BOOT_CACHES, CACHE_CALLS, CALLS, DIRECTIVES, FORMAT_VERSION, GFP_NAMES, KEYWORDS, LIST_FUNCTIONS, MAGIC, NO_CPU_CALLS, PRINT, PRINT_FILES, SWITCHES, declared } from './vocabulary';
+import { BOOT_CACHES, CACHE_CALLS, CALLS, DIRECTIVES, FORMAT_VERSION, GFP_NAMES, KEYWORDS, LIST_FUNCTIONS, MAGIC, NO_CPU_CALLS, PRINT, PRINT_FILES, SWITCHES, SWITCHES_V2, declared } from './vocabulary';
 
 export interface Suggestion {
   label: string;
@@ -37,7 +37,8 @@ export function completionsAt(text: string, pos: number): Completions | null {
       options: Array.from({ length: FORMAT_VERSION }, (_, i) => ({ label: `${MAGIC} ${FORMAT_VERSION - i}`, type: 'keyword' as const })),
     };
   }
-  // Format 2 words are offered in a format 2 file only (format 1 refuses them).
+  // Format 2 words are offered in a format 2 file only (format 1 refuses them): list forms,
+  // print, gfp flags, `at SITE`, the RCU calls and random_kmalloc_caches.
   const v2 = decl.version >= 2;
   const caches = () => [...decl.caches, ...BOOT_CACHES].map((c) => ({ label: c, type: 'type' as const }));
   const listFunctions = () =>
@@ -59,15 +60,17 @@ export function completionsAt(text: string, pos: number): Completions | null {
     };
   }
   // `switch NAME`
-  if (/^\s*switch\s+$/.test(head)) return { from, options: SWITCHES.map((s) => ({ label: s, type: 'constant' as const })) };
+  if (/^\s*switch\s+$/.test(head)) {
+    return { from, options: SWITCHES.filter((s) => v2 || !SWITCHES_V2.has(s)).map((s) => ({ label: s, type: 'constant' as const })) };
+  }
   // `allocator slub|slab`
   if (/^\s*allocator\s+$/.test(head)) return { from, options: ['slub', 'slab'].map((s) => ({ label: s, type: 'constant' as const })) };
   if (/^\s*profile\s+$/.test(head)) return { from, options: [{ label: 'linux-6.6', type: 'constant' }] };
 
   // Inside a call's parentheses: caches first where the call takes one, then names; gfp flags
-  // after a kmalloc's size (and after each `|`).
+  // after a kmalloc's size (and after each `|`), in format 2.
   const call = /\b([a-z_]+)\(([^()]*)$/.exec(head);
-  if (call && (call[1] === 'kmalloc' || call[1] === 'kmalloc_node') && /,\s*(?:[\w]+\s*\|\s*)*$/.test(call[2])) {
+  if (v2 && call && (call[1] === 'kmalloc' || call[1] === 'kmalloc_node') && /,\s*(?:[\w]+\s*\|\s*)*$/.test(call[2])) {
     const commas = call[2].split(',').length - 1;
     if (call[1] === 'kmalloc' || commas === 1) return { from, options: GFP_NAMES.map((g) => ({ label: g, type: 'constant' as const })) };
   }
@@ -90,20 +93,20 @@ export function completionsAt(text: string, pos: number): Completions | null {
   const afterPrefix = /(?:=\s*|^\s*repeat\s+\S+\s+|:\s*)$/.test(head);
   if (!atStart && !afterPrefix) {
     // After a call: `on` (unless the call runs on no one CPU), and `at` (a call site) after a
-    // kmalloc.
+    // kmalloc, in format 2.
     const done = /\b([a-z_]+)\([^()]*\)\s+$/.exec(head);
     if (done) {
-      const kmalloc = done[1] === 'kmalloc' || done[1] === 'kmalloc_node';
+      const kmalloc = v2 && (done[1] === 'kmalloc' || done[1] === 'kmalloc_node');
       const words = [...(NO_CPU_CALLS.has(done[1]) ? [] : ['on']), ...(kmalloc ? ['at'] : [])];
       return words.length ? { from, options: words.map((k) => ({ label: k, type: 'keyword' as const })) } : null;
     }
     return null;
   }
-  const calls = CALLS.map<Suggestion>((c) => ({
+  const calls = CALLS.filter((c) => v2 || !c.v2).map<Suggestion>((c) => ({
     label: c.name,
     apply: `${c.name}(`,
     type: 'function',
-    detail: `(${c.signature ?? c.args})`,
+    detail: `(${(v2 && c.signature) || c.args})`,
   }));
   // After `NAME =` a list line may build a list instead (format 2).
   if (!atStart) return { from, options: /=\s*$/.test(head) ? [...calls, ...listFunctions()] : calls };

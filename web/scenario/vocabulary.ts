@@ -21,9 +21,10 @@ export const DIRECTIVES: readonly { word: string; template: string }[] = [
 
 /**
  * The calls an operation line can make, with their arguments' shape (the required ones, as the
- * palette fills them) and, where the call takes optional ones, the whole signature.
+ * palette fills them) and, where the call takes optional ones, the whole signature (the gfp
+ * flags are format 2). `v2`: the call is format 2 (format 1 refuses it).
  */
-export const CALLS: readonly { name: string; args: string; signature?: string }[] = [
+export const CALLS: readonly { name: string; args: string; signature?: string; v2?: true }[] = [
   { name: 'kmalloc', args: 'SIZE', signature: 'SIZE[, GFP]' },
   { name: 'kmalloc_node', args: 'SIZE, NODE', signature: 'SIZE[, GFP], NODE' },
   { name: 'kfree', args: 'OBJ' },
@@ -42,11 +43,11 @@ export const CALLS: readonly { name: string; args: string; signature?: string }[
   { name: 'kmem_cache_shrink', args: 'CACHE' },
   { name: 'kmem_cache_destroy', args: 'CACHE' },
   { name: 'cache_reap', args: '' },
-  { name: 'kfree_rcu', args: 'OBJ' },
-  { name: 'kfree_rcu_mightsleep', args: 'OBJ' },
-  { name: 'kfree_rcu_monitor', args: '' },
-  { name: 'synchronize_rcu', args: '' },
-  { name: 'rcu_barrier', args: '' },
+  { name: 'kfree_rcu', args: 'OBJ', v2: true },
+  { name: 'kfree_rcu_mightsleep', args: 'OBJ', v2: true },
+  { name: 'kfree_rcu_monitor', args: '', v2: true },
+  { name: 'synchronize_rcu', args: '', v2: true },
+  { name: 'rcu_barrier', args: '', v2: true },
 ];
 
 /** Calls that run on no one CPU: a grace period belongs to no CPU (the parser refuses `on cpuN`). */
@@ -57,6 +58,7 @@ export const CACHE_CALLS: ReadonlySet<string> = new Set(
   CALLS.filter((c) => c.args.startsWith('CACHE')).map((c) => c.name),
 );
 
+/** `at` (a kmalloc's call site) is format 2. */
 export const KEYWORDS = ['repeat', 'for', 'in', 'on', 'at'] as const;
 
 /** Format 2: the line that shows a kernel file at its point of the run, and what it shows. */
@@ -70,9 +72,11 @@ export const LIST_FUNCTIONS: readonly { name: string; args: string }[] = [
 ];
 
 export const SWITCHES = ['freelist_random', 'freelist_hardened', 'slab_nomerge', 'slab_legacy_refill', 'random_kmalloc_caches'] as const;
+/** The switches of format 2 (format 1 refuses them). */
+export const SWITCHES_V2: ReadonlySet<string> = new Set(['random_kmalloc_caches']);
 
 /**
- * The gfp flags a kmalloc call may pass, joined with `|` (wasm-core/sim/src/gfp.rs,
+ * The gfp flags a kmalloc call may pass (format 2), joined with `|` (wasm-core/sim/src/gfp.rs,
  * `GFP_NAMES`): composite names first.
  */
 export const GFP_NAMES = [

@@ -196,7 +196,7 @@ fn sysfs_prints_every_attribute_at_a_step() {
 fn sysfs_without_a_cache_lists_the_directory() {
     let file = temp(
         "sysfs-listing.slab",
-        "slabscope-scenario 1\nmachine cpus=1 nodes=1 memory=1M\ncache foo size=64 flags=account\ncache bar size=60 flags=account\n",
+        "slabscope-scenario 2\nmachine cpus=1 nodes=1 memory=1M\ncache foo size=64 flags=account\ncache bar size=60 flags=account\n",
     );
     let out = slabscope(&["run", &file, "--sysfs"]);
     assert!(

@@ -610,7 +610,7 @@ kmem_cache_destroy(gone)
     #[test]
     fn flag_files_read_the_cache_flags() {
         let m = machine(
-            "slabscope-scenario 1
+            "slabscope-scenario 2
 machine cpus=1 nodes=1 memory=1M
 slub_debug ZU
 cache r size=100 flags=hwcache_align,reclaim_account,typesafe_by_rcu
@@ -649,7 +649,7 @@ cache d size=64 flags=cache_dma usersize=16 useroffset=8
     /// (`SLAB_ACCOUNT`, and `SLAB_RECLAIM_ACCOUNT` with 104-byte slots).
     #[test]
     fn the_slab_directory_lists_unique_ids_and_symlinks() {
-        let text = "slabscope-scenario 1
+        let text = "slabscope-scenario 2
 machine cpus=1 nodes=1 memory=1M
 cache anon_vma_chain size=64 flags=account
 cache buffer_head size=104 flags=reclaim_account

@@ -112,7 +112,7 @@ fn slab_boot_starts_at_kmalloc_32_after_kmalloc_128() {
 fn gfp_flags_pick_the_cache_type() {
     for allocator in ["slub", "slab"] {
         let m = machine(&format!(
-            "slabscope-scenario 1
+            "slabscope-scenario 2
 allocator {allocator}
 machine cpus=2 nodes=2 memory=1M
 a = kmalloc(64, GFP_KERNEL_ACCOUNT) on cpu0
@@ -166,7 +166,7 @@ fn random_cache(caller: u64, seed: u64, size: &str) -> String {
 #[test]
 fn random_kmalloc_caches_spread_call_sites_by_hash_64() {
     let m = machine(
-        "slabscope-scenario 1
+        "slabscope-scenario 2
 machine cpus=1 nodes=1 memory=1M
 seed 7
 switch random_kmalloc_caches on
@@ -220,7 +220,7 @@ e = kmalloc(64, GFP_KERNEL_ACCOUNT) at site_a on cpu0
 #[test]
 fn without_the_switch_sites_do_not_matter_and_nothing_is_drawn() {
     let m = machine(
-        "slabscope-scenario 1
+        "slabscope-scenario 2
 machine cpus=1 nodes=1 memory=1M
 seed 7
 a = kmalloc(64) at site_a on cpu0
@@ -237,7 +237,7 @@ b = kmalloc(64) at site_b on cpu0
 fn merging_needs_the_same_account_flags_and_no_usercopy_region() {
     for allocator in ["slub", "slab"] {
         let m = machine(&format!(
-            "slabscope-scenario 1
+            "slabscope-scenario 2
 allocator {allocator}
 machine cpus=1 nodes=1 memory=1M
 cache plain size=64

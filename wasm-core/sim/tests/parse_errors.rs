@@ -128,6 +128,11 @@ const V1: &str = "slabscope-scenario 1\n";
 const HEADER: &str = "slabscope-scenario 1\nmachine cpus=2 nodes=1 memory=64K\n";
 /// A header with a cache `foo` and a list `t` of four objects.
 const WITH_LIST: &str = "slabscope-scenario 1\nmachine cpus=2 nodes=1 memory=64K\ncache foo size=8\nrepeat 4 t[] = kmalloc(8) on cpu0\n";
+/// The same three in format 2, for what format 1 refuses (gfp flags, `at SITE`, the RCU
+/// operations, kmalloc types' switch and cache options).
+const V2: &str = "slabscope-scenario 2\n";
+const HEADER_V2: &str = "slabscope-scenario 2\nmachine cpus=2 nodes=1 memory=64K\n";
+const WITH_LIST_V2: &str = "slabscope-scenario 2\nmachine cpus=2 nodes=1 memory=64K\ncache foo size=8\nrepeat 4 t[] = kmalloc(8) on cpu0\n";
 /// The same in format 2, with an object `a` too.
 const V2_LIST: &str = "slabscope-scenario 2\nmachine cpus=2 nodes=1 memory=64K\ncache foo size=8\nrepeat 4 t[] = kmalloc(8) on cpu0\na = kmalloc(8) on cpu0\n";
 
@@ -263,22 +268,22 @@ const CASES: &[(&str, &str, &str)] = &[
     ),
     (
         "scenario.usercopy",
-        HEADER,
+        HEADER_V2,
         "cache foo size=8 usersize=16\n",
     ),
     (
         "scenario.usercopy",
-        HEADER,
+        HEADER_V2,
         "cache foo size=64 useroffset=8\n",
     ),
     (
         "scenario.usercopy",
-        HEADER,
+        HEADER_V2,
         "cache foo size=64 usersize=32 useroffset=40\n",
     ),
     (
         "scenario.random_kmalloc_caches_slab",
-        V1,
+        V2,
         "switch random_kmalloc_caches on\nallocator slab\nmachine cpus=1\n",
     ),
     ("scenario.align", HEADER, "cache foo size=8 align=12\n"),
@@ -369,58 +374,58 @@ const CASES: &[(&str, &str, &str)] = &[
     // gfp flags and call sites.
     (
         "scenario.expected_gfp",
-        HEADER,
+        HEADER_V2,
         "a = kmalloc(64, 1) on cpu0\n",
     ),
     (
         "scenario.expected_gfp",
-        HEADER,
+        HEADER_V2,
         "a = kmalloc(64, GFP_KERNEL |) on cpu0\n",
     ),
     (
         "scenario.unknown_gfp",
-        HEADER,
+        HEADER_V2,
         "a = kmalloc(64, GFP_PLEASE) on cpu0\n",
     ),
     (
         "scenario.unknown_gfp_did_you_mean",
-        HEADER,
+        HEADER_V2,
         "a = kmalloc(64, GFP_KERNL) on cpu0\n",
     ),
     (
         "scenario.unknown_gfp_did_you_mean",
-        HEADER,
+        HEADER_V2,
         "a = kmalloc_node(64, GFP_ATOMC, 0) on cpu0\n",
     ),
     (
         "scenario.gfp_slab_bug_mask",
-        HEADER,
+        HEADER_V2,
         "a = kmalloc(64, GFP_KERNEL | __GFP_DMA32) on cpu0\n",
     ),
     (
         "scenario.gfp_movable",
-        HEADER,
+        HEADER_V2,
         "a = kmalloc(64, __GFP_MOVABLE) on cpu0\n",
     ),
     (
         "scenario.gfp_thisnode",
-        HEADER,
+        HEADER_V2,
         "a = kmalloc_node(64, GFP_KERNEL | __GFP_THISNODE, 0) on cpu0\n",
     ),
-    ("scenario.expected_site", HEADER, "a = kmalloc(64) at\n"),
+    ("scenario.expected_site", HEADER_V2, "a = kmalloc(64) at\n"),
     (
         "scenario.expected_site",
-        HEADER,
+        HEADER_V2,
         "a = kmalloc(64) on cpu0 at 7\n",
     ),
     (
         "scenario.site_not_kmalloc",
-        WITH_LIST,
+        WITH_LIST_V2,
         "kfree(t[0]) at site_a on cpu0\n",
     ),
     (
         "scenario.trailing",
-        HEADER,
+        HEADER_V2,
         "a = kmalloc(64) at x on cpu0 at y\n",
     ),
     ("scenario.bad_cpu", HEADER, "a = kmalloc(64) on core0\n"),
@@ -431,16 +436,20 @@ const CASES: &[(&str, &str, &str)] = &[
         "a = kmalloc(8) on cpu0 extra\n",
     ),
     ("scenario.no_cpu", HEADER, "a = kmalloc(64)\n"),
-    ("scenario.no_cpu", WITH_LIST, "kfree_rcu(t[0])\n"),
-    ("scenario.cpu_not_wanted", HEADER, "rcu_barrier() on cpu0\n"),
+    ("scenario.no_cpu", WITH_LIST_V2, "kfree_rcu(t[0])\n"),
     (
         "scenario.cpu_not_wanted",
-        HEADER,
+        HEADER_V2,
+        "rcu_barrier() on cpu0\n",
+    ),
+    (
+        "scenario.cpu_not_wanted",
+        HEADER_V2,
         "synchronize_rcu() on cpu1\n",
     ),
     (
         "scenario.no_result",
-        HEADER,
+        HEADER_V2,
         "a = kfree_rcu_monitor() on cpu0\n",
     ),
     (
@@ -450,7 +459,7 @@ const CASES: &[(&str, &str, &str)] = &[
     ),
     (
         "scenario.expected_object",
-        WITH_LIST,
+        WITH_LIST_V2,
         "kfree_rcu(t) on cpu0\n",
     ),
     ("scenario.no_result", HEADER, "a = drain_pages() on cpu0\n"),
@@ -560,8 +569,39 @@ const CASES: &[(&str, &str, &str)] = &[
         "a = kmalloc(8) on cpu0\nkfree_bulk(a) on cpu0\n",
     ),
     ("scenario.expected_object", WITH_LIST, "kfree(t) on cpu0\n"),
-    // Format 2: list lines, list forms in loops, print.
+    // Format 2: list lines, list forms in loops, print, and what kmalloc types and RCU added.
     ("scenario.needs_version", WITH_LIST, "print slabinfo\n"),
+    (
+        "scenario.needs_version",
+        HEADER,
+        "a = kmalloc(64, GFP_KERNEL_ACCOUNT) on cpu0\n",
+    ),
+    (
+        "scenario.needs_version",
+        HEADER,
+        "a = kmalloc(64) at site_a on cpu0\n",
+    ),
+    (
+        "scenario.needs_version",
+        V1,
+        "switch random_kmalloc_caches\n",
+    ),
+    (
+        "scenario.needs_version",
+        HEADER,
+        "cache foo size=64 usersize=32\n",
+    ),
+    (
+        "scenario.needs_version",
+        HEADER,
+        "cache foo size=64 flags=hwcache_align,account\n",
+    ),
+    (
+        "scenario.needs_version",
+        WITH_LIST,
+        "kfree_rcu(t[0]) on cpu0\n",
+    ),
+    ("scenario.needs_version", HEADER, "rcu_barrier()\n"),
     ("scenario.needs_version", WITH_LIST, "u = reverse(t)\n"),
     (
         "scenario.needs_version",

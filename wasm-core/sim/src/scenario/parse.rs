@@ -2,9 +2,13 @@
 //! one statement: a list line or a `print` (parse/statement.rs). See docs/scenario-format.md
 //! for the format.
 //!
-//! Versions: a file says its format on its first line. Format 2 only adds lines and list forms
-//! that format 1 refused; a format 1 file parses exactly as it always did, and the new forms in
-//! a format 1 file are refused with `scenario.needs_version`, naming the first line to write.
+//! Versions: a file says its format on its first line. Format 2 only adds what format 1
+//! refused: list lines and `print` (parse/statement.rs), gfp flags and `at SITE` on kmalloc
+//! calls, the RCU operations, `switch random_kmalloc_caches`, and the cache options
+//! `usersize=`/`useroffset=` and flags `account`, `reclaim_account`, `cache_dma`,
+//! `cache_dma32`, `no_merge`. A format 1 file parses exactly as it always did; each new form in
+//! a format 1 file is parsed (so a wrong name is still named as such) and then refused with
+//! `scenario.needs_version` where it stands, naming the first line to write.
 
 mod statement;
 
@@ -127,38 +131,8 @@ fn is_kmalloc_name(name: &str) -> bool {
     name.starts_with("kmalloc-") || name.starts_with("dma-kmalloc-")
 }
 
-/// `at SITE` after a kmalloc call (before or after `on cpuN`): the name of the call site, whose
-/// address `kmalloc_type()` hashes with random kmalloc caches.
-fn call_site(line: &mut Line, op: &mut Op) -> Result<(), ParseError> {
-    if line.peek() != Some(&Tok::Word("at".into())) {
-        return Ok(());
-    }
-    let Op::Kmalloc {
-        site: site @ None, ..
-    } = op
-    else {
-        if matches!(op, Op::Kmalloc { .. }) {
-            // A second `at`: finish() reports the rest of the line.
-            return Ok(());
-        }
-        return Err(line
-            .err(
-                "scenario.site_not_kmalloc",
-                format!(
-                    "only kmalloc and kmalloc_node take a call site, not {}",
-                    op.name()
-                ),
-            )
-            .arg("operation", op.name())
-            .hint("remove `at ...`"));
-    };
-    line.pos += 1;
-    *site = Some(line.word("scenario.expected_site", "a call site name such as site_a")?);
-    Ok(())
-}
-
 /// gfp flags: kernel names joined by `|` (`GFP_KERNEL_ACCOUNT`, `GFP_KERNEL | __GFP_RECLAIMABLE`).
-fn gfp_flags(line: &mut Line) -> Result<Gfp, ParseError> {
+fn gfp_names(line: &mut Line) -> Result<Gfp, ParseError> {
     let mut gfp = Gfp(0);
     loop {
         let col = line.col();
@@ -210,6 +184,22 @@ fn gfp_flags(line: &mut Line) -> Result<Gfp, ParseError> {
             return Ok(gfp);
         }
     }
+}
+
+/// The operations format 2 added, as `scenario.needs_version` names them.
+fn format_2_call(op: &Op) -> Option<&'static str> {
+    Some(match op {
+        Op::KfreeRcu {
+            mightsleep: false, ..
+        } => "kfree_rcu(…)",
+        Op::KfreeRcu {
+            mightsleep: true, ..
+        } => "kfree_rcu_mightsleep(…)",
+        Op::KfreeRcuMonitor => "kfree_rcu_monitor()",
+        Op::SynchronizeRcu => "synchronize_rcu()",
+        Op::RcuBarrier => "rcu_barrier()",
+        _ => return None,
+    })
 }
 
 /// A machine the scenario describes but that cannot be built: one key per reason, with the
@@ -441,7 +431,8 @@ impl Line<'_> {
         }
     }
     /// `key=value` pairs until the end of the line.
-    fn pairs(&mut self) -> Result<Vec<(String, u32, Vec<Tok>)>, ParseError> {
+    /// Each value keeps its column, so a value can be refused where it stands.
+    fn pairs(&mut self) -> Result<Vec<(String, u32, Vec<Token>)>, ParseError> {
         let mut out = Vec::new();
         while !self.at_end() {
             let col = self.col();
@@ -452,8 +443,12 @@ impl Line<'_> {
             }
             let mut value = Vec::new();
             loop {
+                let value_col = self.col();
                 match self.next() {
-                    Some(t @ (Tok::Num(_) | Tok::Word(_))) => value.push(t),
+                    Some(tok @ (Tok::Num(_) | Tok::Word(_))) => value.push(Token {
+                        tok,
+                        col: value_col,
+                    }),
                     _ => {
                         self.pos -= 1;
                         return Err(self
@@ -495,10 +490,11 @@ fn single_num(
     line: &Line,
     key: &str,
     col: u32,
-    value: &[Tok],
+    value: &[Token],
     max: u64,
 ) -> Result<u64, ParseError> {
-    match value {
+    let value: Vec<&Tok> = value.iter().map(|t| &t.tok).collect();
+    match value[..] {
         [Tok::Num(n)] if *n <= max => Ok(*n),
         [Tok::Num(n)] => Err(ParseError::new(
             line.number,
@@ -520,6 +516,37 @@ fn single_num(
 }
 
 impl Parser {
+    /// `at SITE` after a kmalloc call (before or after `on cpuN`): the name of the call site, whose
+    /// address `kmalloc_type()` hashes with random kmalloc caches.
+    fn call_site(&self, line: &mut Line, op: &mut Op) -> Result<(), ParseError> {
+        if line.peek() != Some(&Tok::Word("at".into())) {
+            return Ok(());
+        }
+        let Op::Kmalloc {
+            site: site @ None, ..
+        } = op
+        else {
+            if matches!(op, Op::Kmalloc { .. }) {
+                // A second `at`: finish() reports the rest of the line.
+                return Ok(());
+            }
+            return Err(line
+                .err(
+                    "scenario.site_not_kmalloc",
+                    format!(
+                        "only kmalloc and kmalloc_node take a call site, not {}",
+                        op.name()
+                    ),
+                )
+                .arg("operation", op.name())
+                .hint("remove `at ...`"));
+        };
+        self.require_version_2(line.number, line.col(), "at SITE")?;
+        line.pos += 1;
+        *site = Some(line.word("scenario.expected_site", "a call site name such as site_a")?);
+        Ok(())
+    }
+
     fn line(&mut self, line: &mut Line) -> Result<(), ParseError> {
         let Some(Tok::Word(first)) = line.peek().cloned() else {
             return Err(line.err(
@@ -625,6 +652,7 @@ impl Parser {
                 ];
                 match name.as_str() {
                     "random_kmalloc_caches" => {
+                        self.require_version_2(line.number, col, "switch random_kmalloc_caches")?;
                         self.switches.random_kmalloc_caches = on;
                         self.random_kmalloc_line = on.then_some((line.number, col));
                     }
@@ -764,8 +792,8 @@ impl Parser {
                 }
                 "cpu_node" => {
                     for t in &value {
-                        match t {
-                            Tok::Num(n) if *n < 4 => cpu_node.push(*n as u32),
+                        match t.tok {
+                            Tok::Num(n) if n < 4 => cpu_node.push(n as u32),
                             _ => {
                                 return Err(ParseError::new(
                                     line.number,
@@ -895,6 +923,7 @@ impl Parser {
                 "ctor" if value.is_empty() => decl.ctor = true,
                 "usersize" | "useroffset" => {
                     let n = single_num(line, &key, col, &value, 4 << 20)? as u32;
+                    self.require_version_2(line.number, col, &format!("{key}="))?;
                     if key == "usersize" {
                         decl.usersize = n;
                     } else {
@@ -905,18 +934,26 @@ impl Parser {
                 "flags" => {
                     for t in &value {
                         let f = &mut decl.flags;
-                        match t {
-                            Tok::Word(w) if w == "hwcache_align" => f.hwcache_align = true,
-                            Tok::Word(w) if w == "typesafe_by_rcu" || w == "rcu" => {
-                                f.typesafe_by_rcu = true
+                        // Format 1 knew hwcache_align and typesafe_by_rcu (or rcu); the
+                        // flags kmalloc types brought are format 2.
+                        let v2_flag = match &t.tok {
+                            Tok::Word(w) if w == "hwcache_align" => {
+                                f.hwcache_align = true;
+                                None
                             }
-                            Tok::Word(w) if w == "account" => f.account = true,
-                            Tok::Word(w) if w == "reclaim_account" => f.reclaim_account = true,
-                            Tok::Word(w) if w == "cache_dma" => f.cache_dma = true,
-                            Tok::Word(w) if w == "cache_dma32" => f.cache_dma32 = true,
-                            Tok::Word(w) if w == "no_merge" => f.no_merge = true,
-                            _ => {
-                                let flag = match t {
+                            Tok::Word(w) if w == "typesafe_by_rcu" || w == "rcu" => {
+                                f.typesafe_by_rcu = true;
+                                None
+                            }
+                            Tok::Word(w) if w == "account" => Some(&mut f.account),
+                            Tok::Word(w) if w == "reclaim_account" => {
+                                Some(&mut f.reclaim_account)
+                            }
+                            Tok::Word(w) if w == "cache_dma" => Some(&mut f.cache_dma),
+                            Tok::Word(w) if w == "cache_dma32" => Some(&mut f.cache_dma32),
+                            Tok::Word(w) if w == "no_merge" => Some(&mut f.no_merge),
+                            tok => {
+                                let flag = match tok {
                                     Tok::Word(w) => w.clone(),
                                     Tok::Num(n) => n.to_string(),
                                     // pairs() keeps only words and numbers in values.
@@ -932,6 +969,10 @@ impl Parser {
                                 .arg("flag", flag)
                                 .hint(CACHE_FLAGS_HINT));
                             }
+                        };
+                        if let (Some(set), Tok::Word(w)) = (v2_flag, &t.tok) {
+                            self.require_version_2(line.number, t.col, &format!("flags={w}"))?;
+                            *set = true;
                         }
                     }
                 }
@@ -1066,7 +1107,10 @@ impl Parser {
         line.expect_sym('(')?;
         let mut op = self.call(&name, line, &machine)?;
         line.expect_sym(')')?;
-        call_site(line, &mut op)?;
+        if let Some(what) = format_2_call(&op) {
+            self.require_version_2(line.number, col, what)?;
+        }
+        self.call_site(line, &mut op)?;
         let on_col = line.col();
         let cpu = if line.peek() == Some(&Tok::Word("on".into())) {
             line.pos += 1;
@@ -1104,7 +1148,7 @@ impl Parser {
         } else {
             None
         };
-        call_site(line, &mut op)?;
+        self.call_site(line, &mut op)?;
         line.finish()?;
         if cpu.is_some() {
             no_cpu_wanted(&op, &name, line.number, on_col)?;
@@ -1273,6 +1317,14 @@ impl Parser {
         Ok(Ref::Name { name })
     }
 
+    /// gfp flags (format 2), checked by name first, then refused in a format 1 file.
+    fn gfp_flags(&self, line: &mut Line) -> Result<Gfp, ParseError> {
+        let col = line.col();
+        let gfp = gfp_names(line)?;
+        self.require_version_2(line.number, col, "GFP flags")?;
+        Ok(gfp)
+    }
+
     fn call(&self, name: &str, line: &mut Line, machine: &MachineConfig) -> Result<Op, ParseError> {
         // A node number that must exist on this machine.
         let node = |line: &mut Line| -> Result<u32, ParseError> {
@@ -1297,7 +1349,7 @@ impl Parser {
             "kmalloc" => {
                 let size = line.bounded(&SIZE, 1 << 40)?;
                 let gfp = if line.eat_sym(',') {
-                    gfp_flags(line)?
+                    self.gfp_flags(line)?
                 } else {
                     GFP_KERNEL
                 };
@@ -1317,7 +1369,7 @@ impl Parser {
                 let gfp_next = matches!(line.peek(),
                     Some(Tok::Word(w)) if w.starts_with("GFP_") || w.starts_with("__GFP_"));
                 let gfp = if gfp_next {
-                    let gfp = gfp_flags(line)?;
+                    let gfp = self.gfp_flags(line)?;
                     line.expect_sym(',')?;
                     gfp
                 } else {

@@ -5,6 +5,8 @@ use crate::buddyinfo::buddyinfo;
 use crate::machine::check::check_page_allocator;
 
 const HEADER: &str = "slabscope-scenario 1\nmachine cpus=2 nodes=1 memory=64K\n";
+/// The same machine in format 2, for gfp flags, call sites, the new cache flags and RCU.
+const HEADER2: &str = "slabscope-scenario 2\nmachine cpus=2 nodes=1 memory=64K\n";
 
 fn err(text: &str) -> ParseError {
     parse(text).expect_err("should not parse")
@@ -559,6 +561,60 @@ fn format_2_forms_in_a_format_1_file_name_the_first_line_they_need() {
         ("l[] = a[1]", 7, "l[] = a[1]"),
         ("for x in reverse(a): kfree(x) on cpu0", 10, "reverse(…)"),
         ("for x in a[0..1]: kfree(x) on cpu0", 10, "a[0..1]"),
+        // gfp flags, call sites and kmalloc types' switch and cache options.
+        (
+            "b = kmalloc(64, GFP_KERNEL_ACCOUNT) on cpu0",
+            17,
+            "GFP flags",
+        ),
+        (
+            "b = kmalloc(64, __GFP_RECLAIMABLE|__GFP_ZERO) on cpu0",
+            17,
+            "GFP flags",
+        ),
+        ("b = kmalloc_node(64, GFP_DMA, 0) on cpu0", 22, "GFP flags"),
+        ("b = kmalloc(64) at site_a on cpu0", 17, "at SITE"),
+        ("b = kmalloc_node(64, 0) on cpu0 at site_a", 33, "at SITE"),
+        (
+            "switch random_kmalloc_caches",
+            8,
+            "switch random_kmalloc_caches",
+        ),
+        (
+            "switch random_kmalloc_caches off",
+            8,
+            "switch random_kmalloc_caches",
+        ),
+        ("cache c size=64 usersize=32", 17, "usersize="),
+        ("cache c size=64 useroffset=0 usersize=8", 17, "useroffset="),
+        (
+            "cache c size=64 flags=hwcache_align,account",
+            37,
+            "flags=account",
+        ),
+        (
+            "cache c size=64 flags=reclaim_account",
+            23,
+            "flags=reclaim_account",
+        ),
+        ("cache c size=64 flags=cache_dma", 23, "flags=cache_dma"),
+        ("cache c size=64 flags=cache_dma32", 23, "flags=cache_dma32"),
+        ("cache c size=64 flags=rcu,no_merge", 27, "flags=no_merge"),
+        // The RCU operations.
+        ("kfree_rcu(a[0]) on cpu0", 1, "kfree_rcu(…)"),
+        (
+            "kfree_rcu_mightsleep(a[1]) on cpu1",
+            1,
+            "kfree_rcu_mightsleep(…)",
+        ),
+        ("kfree_rcu_monitor()", 1, "kfree_rcu_monitor()"),
+        (
+            "repeat 2 kfree_rcu_monitor() on cpu1",
+            10,
+            "kfree_rcu_monitor()",
+        ),
+        ("synchronize_rcu()", 1, "synchronize_rcu()"),
+        ("rcu_barrier()", 1, "rcu_barrier()"),
     ] {
         let e = err(&format!("{v1}{line}\n"));
         assert_eq!(
@@ -587,6 +643,15 @@ fn format_2_forms_in_a_format_1_file_name_the_first_line_they_need() {
     assert_eq!(e.key, "scenario.unknown_operation_did_you_mean");
     let e = err(&format!("{v1}for x in b: kfree(x) on cpu0\n"));
     assert_eq!(e.key, "scenario.unknown_list");
+    let e = err(&format!("{v1}b = kmalloc(64, GFP_KERNEL_ACOUNT) on cpu0\n"));
+    assert_eq!(e.key, "scenario.unknown_gfp_did_you_mean");
+    let e = err(&format!("{v1}kfree_rcu(b) on cpu0\n"));
+    assert_eq!(e.key, "scenario.unknown_name");
+    // Format 1's own cache flags and kmalloc_node(size, node) stay format 1.
+    parse(&format!(
+        "{v1}cache c size=64 flags=hwcache_align,typesafe_by_rcu\ncache d size=8 flags=rcu\nb = kmalloc_node(64, 0) on cpu0\n"
+    ))
+    .unwrap();
     // `print` stays a name in both formats.
     parse(&format!(
         "{v1}print = kmalloc(8) on cpu0\nkfree(print) on cpu0\n"
@@ -683,7 +748,7 @@ for x in [t[0], t[2]]: kmem_cache_free(foo, x) on cpu0
 fn gfp_flags_and_call_sites_follow_the_kernels_argument_order() {
     use crate::gfp::{Gfp, GFP_DMA, GFP_KERNEL, GFP_KERNEL_ACCOUNT};
     let s = parse(&format!(
-        "{HEADER}a = kmalloc(64, GFP_KERNEL_ACCOUNT) on cpu0
+        "{HEADER2}a = kmalloc(64, GFP_KERNEL_ACCOUNT) on cpu0
 b = kmalloc(64, GFP_KERNEL | __GFP_RECLAIMABLE|__GFP_ZERO) at site_a on cpu1
 c = kmalloc_node(64, GFP_DMA, 0) on cpu0 at s2
 d = kmalloc_node(64, 0) on cpu0
@@ -716,7 +781,7 @@ e = kmalloc(8) on cpu0
 #[test]
 fn cache_lines_take_the_merge_flags_and_a_usercopy_region() {
     let s = parse(&format!(
-        "{HEADER}cache a size=64 flags=account,reclaim_account,cache_dma,cache_dma32,no_merge
+        "{HEADER2}cache a size=64 flags=account,reclaim_account,cache_dma,cache_dma32,no_merge
 cache b size=128 usersize=64 useroffset=16
 "
     ))
@@ -740,7 +805,7 @@ kfree_rcu_monitor() on cpu1
 synchronize_rcu()
 rcu_barrier()
 ";
-    let s = parse(&format!("{HEADER}{text}")).unwrap();
+    let s = parse(&format!("{HEADER2}{text}")).unwrap();
     let ops: Vec<(&str, Option<u32>)> = s.ops.iter().map(|o| (o.op.name(), o.cpu)).collect();
     assert_eq!(
         ops[2..],
@@ -761,14 +826,14 @@ rcu_barrier()
         }
     );
     // A grace period belongs to no CPU: `on cpuN` is refused where it would mean nothing.
-    let e = err(&format!("{HEADER}rcu_barrier() on cpu1\n"));
+    let e = err(&format!("{HEADER2}rcu_barrier() on cpu1\n"));
     assert_eq!(
         (e.key, e.line, e.column),
         ("scenario.cpu_not_wanted", 3, 15)
     );
     assert!(e.hint.is_some());
     for allocator in ["slub", "slab"] {
-        let s = parse(&format!("{HEADER}allocator {allocator}\n{text}")).unwrap();
+        let s = parse(&format!("{HEADER2}allocator {allocator}\n{text}")).unwrap();
         let (rec, summary) = run_with_summary(&s, true).unwrap();
         assert_eq!(rec.machine().live_objects, 0, "{allocator}");
         assert_eq!(summary.ops["rcu_barrier"], 1);

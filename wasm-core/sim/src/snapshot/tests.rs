@@ -90,7 +90,7 @@ fn hardened_free_pointers_are_shown_encoded_and_decoded() {
 
 #[test]
 fn pages_waiting_for_rcu_and_queued_kfree_rcu_pointers_are_shown() {
-    let text = "slabscope-scenario 1\nmachine cpus=2 nodes=1 memory=1M\ncache sig size=1000 flags=typesafe_by_rcu
+    let text = "slabscope-scenario 2\nmachine cpus=2 nodes=1 memory=1M\ncache sig size=1000 flags=typesafe_by_rcu
 repeat 4 s[] = kmem_cache_alloc(sig) on cpu0
 for x in s: kmem_cache_free(sig, x) on cpu0
 kmem_cache_shrink(sig) on cpu1

@@ -293,8 +293,9 @@ impl Parser {
     }
 
     /// Format 2's forms in a format 1 file: refused, naming the first line that allows them
-    /// (`what` is the form as written, e.g. `print` or `reverse(…)`). Any later addition to
-    /// the language that an older build would misread can call it the same way.
+    /// (`what` is the form as written, e.g. `print`, `reverse(…)`, `GFP flags`, `at SITE`,
+    /// `kfree_rcu(…)` or `flags=account`). Any later addition to the language that an older
+    /// build would misread calls it the same way.
     pub(super) fn require_version_2(
         &self,
         line: u32,
