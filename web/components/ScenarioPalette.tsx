@@ -34,7 +34,7 @@ export function ScenarioPalette({ draft, onChange }: { draft: string; onChange: 
             setArgs([]);
           }}
         >
-          {CALLS.map((c) => (
+          {CALLS.filter((c) => !c.v2 || decl.version >= 2).map((c) => (
             <option key={c.name} value={c.name}>
               {c.name}({c.args})
             </option>

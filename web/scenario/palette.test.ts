@@ -11,6 +11,10 @@ describe('the palette', () => {
     });
     expect(paletteLine({ call: 'kmem_cache_shrink', args: ['kmalloc-64'], cpu: null, target: '', repeat: 1 })).toEqual({ ok: true, line: 'kmem_cache_shrink(kmalloc-64)' });
     expect(paletteLine({ call: 'drain_pages', args: [], cpu: 0, target: '', repeat: 1 })).toEqual({ ok: true, line: 'drain_pages() on cpu0' });
+    // A grace period belongs to no CPU: the parser refuses `rcu_barrier() on cpu0`.
+    expect(paletteLine({ call: 'rcu_barrier', args: [], cpu: null, target: '', repeat: 1 })).toEqual({ ok: true, line: 'rcu_barrier()' });
+    expect(paletteLine({ call: 'synchronize_rcu', args: [], cpu: null, target: '', repeat: 1 })).toEqual({ ok: true, line: 'synchronize_rcu()' });
+    expect(paletteLine({ call: 'kfree_rcu_monitor', args: [], cpu: null, target: '', repeat: 1 })).toEqual({ ok: true, line: 'kfree_rcu_monitor()' });
   });
 
   it('says which part is missing or wrong instead of writing a broken line', () => {

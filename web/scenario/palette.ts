@@ -4,8 +4,20 @@
 
 import { CALLS } from './vocabulary';
 
-/** Calls that run without a CPU (docs/scenario-format.md, "Operations"). */
-export const NO_CPU_CALLS: ReadonlySet<string> = new Set(['flush_all', 'kmem_cache_shrink', 'kmem_cache_destroy', 'cache_reap']);
+/**
+ * Calls the palette writes without a CPU (docs/scenario-format.md, "Operations"): the ones that
+ * run on every CPU when none is named, and the grace-period calls, which belong to no CPU (the
+ * parser refuses `rcu_barrier() on cpu0`).
+ */
+export const NO_CPU_CALLS: ReadonlySet<string> = new Set([
+  'flush_all',
+  'kmem_cache_shrink',
+  'kmem_cache_destroy',
+  'cache_reap',
+  'kfree_rcu_monitor',
+  'synchronize_rcu',
+  'rcu_barrier',
+]);
 /** Calls whose result is a list: their target is always `NAME` (the call fills it). */
 const LIST_RESULT = new Set(['kmem_cache_alloc_bulk']);
 /** Calls that return something worth naming. */
