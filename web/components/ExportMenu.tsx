@@ -24,8 +24,10 @@ export function ExportMenu({ cursor, steps, showStep, save }: ExportMenuProps) {
   const [to, setTo] = useState<number | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const start = from ?? cursor;
-  const end = to ?? Math.min(steps, cursor + 10);
+  // Until a step is typed, the range is the ten steps after the cursor, or, at the end of the
+  // run, the ten before it (a range must hold two steps at least).
+  const start = from ?? (cursor < steps ? cursor : Math.max(0, steps - 10));
+  const end = to ?? Math.min(steps, start + 10);
 
   const element = () => document.getElementById(`view-${view}`);
   const run = async (what: string, work: (el: HTMLElement, lib: typeof import('../views/exportView')) => Promise<void>) => {
