@@ -113,24 +113,17 @@ fn settle_caches(t: &mut Touched, cache_now: impl Fn(u32) -> Option<u32>) {
 }
 
 fn check_pages(m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<String>) {
-    // Walk each run of touched pages once.
+    // Walk each run of overlapping touched ranges once (a block never crosses a node).
     t.ranges.sort_unstable();
-    let mut run: Option<(u32, u32)> = None;
-    for &(from, to) in t
-        .ranges
-        .iter()
-        .chain(std::iter::once(&(u32::MAX, u32::MAX)))
-    {
-        match run {
-            Some((a, b)) if from <= b && from != u32::MAX => run = Some((a, b.max(to))),
-            _ => {
-                if let Some((a, b)) = run {
-                    if let Some(zone) = m.zones.get(m.node_of(a) as usize) {
-                        pages::check_blocks(m, zone, a, b, bad);
-                    }
-                }
-                run = Some((from, to));
-            }
+    let mut next = 0;
+    while let Some(&(from, mut to)) = t.ranges.get(next) {
+        next += 1;
+        while let Some(&(_, b)) = t.ranges.get(next).filter(|r| r.0 < to) {
+            to = to.max(b);
+            next += 1;
+        }
+        if let Some(zone) = m.zones.get(m.node_of(from) as usize) {
+            pages::check_blocks(m, zone, from, to, bad);
         }
     }
     dedup(&mut t.entries);

@@ -100,12 +100,8 @@ impl Naming<'_> {
         }
         self.t.ranges.push((pfn, end));
         for at in pfn..end {
-            if self.t.frame_stamp[at as usize] == self.t.stamp {
-                continue;
-            }
-            self.t.frame_stamp[at as usize] = self.t.stamp;
-            self.totals.frame(m, at, -1);
-            self.t.frames.push(at);
+            // Each time: a block added earlier in the step may be taken off its list now,
+            // relinking the entries around it.
             if let Some(id) = ListId::of_frame(m, at) {
                 self.t.lists.push(id);
                 self.t.entries.push(at);
@@ -115,6 +111,11 @@ impl Naming<'_> {
                         self.t.entries.push(near);
                     }
                 }
+            }
+            if self.t.frame_stamp[at as usize] != self.t.stamp {
+                self.t.frame_stamp[at as usize] = self.t.stamp;
+                self.totals.frame(m, at, -1);
+                self.t.frames.push(at);
             }
         }
     }
