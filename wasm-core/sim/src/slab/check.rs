@@ -22,8 +22,10 @@ pub(crate) struct SlabPlace {
     pub parked: u32,
 }
 
-/// How a check finds where slabs are: an index of every slab built in one pass (a full
-/// check), or a scan of one slab's cache (a local check). Both report the same facts.
+/// How a check finds where slabs are in their own cache: an index of every slab built in one
+/// pass (a full check), or a scan of one slab's cache (a local check). Both report the same
+/// facts; a slab on another cache's list or in its arrays is reported by that list's or
+/// array's own check.
 pub(crate) enum SlabPlaces {
     Index(BTreeMap<Pfn, SlabPlace>),
     Scan,
@@ -80,16 +82,17 @@ impl SlabPlaces {
     pub(crate) fn index(m: &Machine) -> SlabPlaces {
         let mut index: BTreeMap<Pfn, SlabPlace> = BTreeMap::new();
         for s in &m.slab.caches {
+            let mine = |pfn: Pfn| m.slab.slabs.get(&pfn).is_some_and(|sl| sl.cache == s.id);
             for n in &s.node {
                 for which in LISTS {
-                    for &pfn in list_of(n, which) {
+                    for &pfn in list_of(n, which).iter().filter(|&&pfn| mine(pfn)) {
                         index.entry(pfn).or_default().on[list_slot(which)] += 1;
                     }
                 }
             }
             for r in arrays(s) {
                 for &obj in &s.ac(r).expect("listed array").entry {
-                    if let Some(p) = place_of(m, obj).filter(|p| p.offset == 0) {
+                    if let Some(p) = place_of(m, obj).filter(|p| p.offset == 0 && mine(p.pfn)) {
                         index.entry(p.pfn).or_default().parked += 1;
                     }
                 }

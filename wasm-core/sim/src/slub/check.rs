@@ -33,8 +33,9 @@ impl SlubPlace {
     }
 }
 
-/// How a check finds where slabs are held: an index of every slab built in one pass (a full
-/// check), or a scan of one slab's cache (a local check). Both report the same facts.
+/// How a check finds where slabs are held in their own cache: an index of every slab built in
+/// one pass (a full check), or a scan of one slab's cache (a local check). Both report the
+/// same facts; a slab held by another cache is reported by that holder's own check.
 pub(crate) enum SlubPlaces {
     Index(BTreeMap<Pfn, SlubPlace>),
     Scan,
@@ -45,21 +46,22 @@ impl SlubPlaces {
     pub(crate) fn index(m: &Machine) -> SlubPlaces {
         let mut index: BTreeMap<Pfn, SlubPlace> = BTreeMap::new();
         for s in &m.caches {
+            let mine = |pfn: &Pfn| m.slabs.get(pfn).is_some_and(|sl| sl.cache == s.id);
             for (cpu, c) in s.cpu.iter().enumerate() {
-                if let Some(pfn) = c.slab {
+                if let Some(pfn) = c.slab.filter(mine) {
                     index.entry(pfn).or_default().cpu_slab |= 1 << cpu;
                 }
-                for pfn in cpu_partial(m, c) {
+                for pfn in cpu_partial(m, c).filter(mine) {
                     let place = index.entry(pfn).or_default();
                     place.cpu_partial += 1;
                     place.cpu_partial_of |= 1 << cpu;
                 }
             }
             for n in &s.node {
-                for &pfn in &n.partial {
+                for &pfn in n.partial.iter().filter(|p| mine(p)) {
                     index.entry(pfn).or_default().node_partial += 1;
                 }
-                for &pfn in &n.full {
+                for &pfn in n.full.iter().filter(|p| mine(p)) {
                     index.entry(pfn).or_default().node_full += 1;
                 }
             }

@@ -11,7 +11,7 @@
 
 use super::pages::{self, ListId};
 use super::totals::{check_live, Totals};
-use super::touched::{touches, Naming, Touched};
+use super::touched::{slab_home, touches, Naming, Touched};
 use crate::machine::Machine;
 use crate::scenario::Allocator;
 use crate::slab::check::{self as slab_check, SlabPlaces};
@@ -76,11 +76,7 @@ impl Checker {
         }
         for &(pfn, _) in &t.slabs {
             self.totals.slab(m, pfn, 1);
-            let found = match m.allocator {
-                Allocator::Slub => m.slabs.get(&pfn).map(|s| (s.cache, s.node)),
-                Allocator::Slab => m.slab.slabs.get(&pfn).map(|s| (s.cache, s.node)),
-            };
-            t.nodes.extend(found);
+            t.nodes.extend(slab_home(m, pfn));
         }
         let mut bad = Vec::new();
         check_pages(m, t, &self.totals, &mut bad);
@@ -102,10 +98,10 @@ fn dedup<T: Ord>(v: &mut Vec<T>) {
 /// Gathers every slab to check into `held`, once each, with the cache it is of after the
 /// step (a slab that is gone keeps each cache it was named with: a pfn can be a slab of one
 /// cache, discarded, and a slab of another within one step).
-fn settle_caches(t: &mut Touched, cache_now: impl Fn(u32) -> Option<u32>) {
+fn settle_caches(m: &Machine, t: &mut Touched) {
     t.held.append(&mut t.slabs);
     for (pfn, cache) in &mut t.held {
-        if let Some(now) = cache_now(*pfn) {
+        if let Some((now, _)) = slab_home(m, *pfn) {
             *cache = now;
         }
     }
@@ -168,7 +164,7 @@ fn check_slub(m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<Strin
             t.held.extend(c.slab.map(|pfn| (pfn, cache)));
         }
     }
-    settle_caches(t, |pfn| m.slabs.get(&pfn).map(|s| s.cache));
+    settle_caches(m, t);
     for &(pfn, cache) in &t.held {
         let place = SlubPlaces::Scan.get(m, cache, pfn);
         slub_check::check_slab(m, pfn, place, bad);
@@ -218,7 +214,7 @@ fn check_slab(m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<Strin
         // Repeats across arrays show in the slab's count of parked objects.
         slab_check::check_array(m, cache, r, &mut BTreeSet::new(), bad);
     }
-    settle_caches(t, |pfn| m.slab.slabs.get(&pfn).map(|s| s.cache));
+    settle_caches(m, t);
     for &(pfn, cache) in &t.held {
         slab_check::check_one_slab(m, pfn, SlabPlaces::Scan.get(m, cache, pfn), bad);
     }

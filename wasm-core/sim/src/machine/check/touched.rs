@@ -130,10 +130,7 @@ impl Naming<'_> {
             return;
         }
         *stamp = self.t.stamp;
-        let found = match m.allocator {
-            Allocator::Slub => m.slabs.get(&pfn).map(|s| (s.cache, s.node)),
-            Allocator::Slab => m.slab.slabs.get(&pfn).map(|s| (s.cache, s.node)),
-        };
+        let found = slab_home(m, pfn);
         if let Some((cache, node)) = found {
             self.totals.slab(m, pfn, -1);
             self.t.nodes.push((cache, node));
@@ -182,6 +179,14 @@ impl Naming<'_> {
     /// The node of the slab at `pfn` (a slab lies on the node of its pages).
     fn node_of(&self, pfn: Pfn) -> u32 {
         self.m.node_of(pfn)
+    }
+}
+
+/// The cache and node of the slab at `pfn`, under the machine's allocator.
+pub(crate) fn slab_home(m: &Machine, pfn: Pfn) -> Option<(u32, u32)> {
+    match m.allocator {
+        Allocator::Slub => m.slabs.get(&pfn).map(|s| (s.cache, s.node)),
+        Allocator::Slab => m.slab.slabs.get(&pfn).map(|s| (s.cache, s.node)),
     }
 }
 
