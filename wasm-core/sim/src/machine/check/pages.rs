@@ -28,7 +28,11 @@ impl ListId {
                 node: m.node_of(pfn),
                 order,
             }),
-            _ => None,
+            // Exhaustive, so a new frame state says whether it puts a block on a list.
+            FrameState::Allocated { .. }
+            | FrameState::Detached { .. }
+            | FrameState::Tail { .. }
+            | FrameState::Hole => None,
         }
     }
 
@@ -126,7 +130,8 @@ pub(crate) fn check_blocks(m: &Machine, zone: &Zone, from: Pfn, to: Pfn, bad: &m
                 bad.push(format!("pfn {pfn:#x} is detached at a step boundary"));
                 0
             }
-            other => {
+            // Exhaustive, so a new frame state says whether it heads a block.
+            other @ (FrameState::Tail { .. } | FrameState::Hole) => {
                 bad.push(format!(
                     "pfn {pfn:#x} should start a block but is {other:?}"
                 ));
