@@ -25,8 +25,8 @@ pub use list::ListHead;
 pub use slabs::SlabTable;
 
 use crate::geometry::platform::PageGeometry;
-use crate::page_alloc::zonelist::{self, DistanceError};
 use crate::kmalloc_caches::KmallocCaches;
+use crate::page_alloc::zonelist::{self, DistanceError};
 use crate::rcu::state::RcuState;
 use crate::scenario::Allocator;
 use crate::slab::state::SlabAllocator;

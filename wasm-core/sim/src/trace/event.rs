@@ -2,8 +2,8 @@
 //! in order, to the state before the step yields the state after it (`Machine::apply`).
 
 use crate::geometry::{CacheGeometry, SlabFlags};
-use crate::machine::{Damage, Owner, Pfn};
 use crate::kmalloc_caches::KmallocSlot;
+use crate::machine::{Damage, Owner, Pfn};
 use crate::rcu::event::RcuEvent;
 use crate::slab::event::SlabEvent;
 use serde::Serialize;
