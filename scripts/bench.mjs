@@ -7,6 +7,10 @@
 // (both builds), with the trace off and on; median of SIM_ROUNDS runs. Memory: the trace's
 // own account of its bytes (steps, events, arguments, keyframes), per million steps.
 // `npm run bench -- --sim` runs only this part.
+// Also `slabscope run docs/scenarios/large.slab` without and with `--check` (the invariant
+// check of the whole run): median wall time of CHECK_ROUNDS runs of the release binary,
+// process start included. `npm run bench -- --native` runs only the native figures (no wasm
+// builds needed).
 //
 // Part 3, the visualizer in headless Chromium (scripts/bench-web.mjs): JavaScript before the
 // first view, frame times while playing the large scenario, scrubbing latency.
@@ -21,6 +25,15 @@
 
 import { execFileSync } from 'node:child_process';
 
+if (process.argv.includes('--help')) {
+  console.log(`npm run bench [-- OPTION]: prints figures, asserts nothing (docs/bench.md).
+  (none)    every part: the simulator (native and wasm), the geometry sweep, the visualizer
+  --sim     the simulator only: the standard workload natively and in wasm, and --check
+  --native  the native figures of the simulator only: the standard workload and --check on
+            the large scenario (needs no wasm build)
+  --web     the visualizer in headless Chromium only`);
+  process.exit(0);
+}
 if (process.argv.includes('--web')) {
   await import('./bench-web.mjs');
   process.exit(0);
@@ -71,6 +84,30 @@ for (const trace of [false, true]) {
   }
   simReport(`native, trace ${trace ? 'on' : 'off'}`, runs);
 }
+
+// `slabscope run --check` on the large scenario beside the same run without it.
+const CHECK_ROUNDS = 7;
+{
+  const run = (extra) => {
+    const t0 = performance.now();
+    execFileSync('wasm-core/target/release/slabscope', ['run', 'docs/scenarios/large.slab', ...extra], { stdio: 'pipe' });
+    return performance.now() - t0;
+  };
+  const figures = {};
+  for (const [name, extra] of [['without --check', []], ['with --check', ['--check']]]) {
+    run(extra);
+    const ms = [];
+    for (let i = 0; i < CHECK_ROUNDS; i++) ms.push(run(extra));
+    figures[name] = median(ms);
+  }
+  const steps = execFileSync('wasm-core/target/release/slabscope', ['run', 'docs/scenarios/large.slab'], { encoding: 'utf8' }).trim();
+  console.log(`\nslabscope run docs/scenarios/large.slab (${steps}), median of ${CHECK_ROUNDS}, process included:`);
+  console.log(`  without --check ${figures['without --check'].toFixed(1).padStart(8)} ms`);
+  console.log(`  with --check    ${figures['with --check'].toFixed(1).padStart(8)} ms  (${(figures['with --check'] / figures['without --check']).toFixed(2)}x)`);
+  console.log('target: --check within 3x of the run without it\n');
+}
+if (process.argv.includes('--native')) process.exit(0);
+
 for (const build of ['st', 'mt']) {
   const glue = await import(new URL(`web/wasm/pkg-${build}/slabscope.js`, root));
   glue.initSync({ module: new WebAssembly.Module(readFileSync(`web/wasm/pkg-${build}/slabscope_bg.wasm`)) });

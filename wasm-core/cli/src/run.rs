@@ -1,7 +1,8 @@
 //! `slabscope run FILE`: parses a scenario, runs it, and prints the trace and the kernel files
 //! (`/proc/buddyinfo`, `/proc/slabinfo`, a cache's `/sys/kernel/slab/<cache>/` attributes) at
 //! the end or at one or more steps, with the files the scenario's own `print` lines ask for at
-//! their points of the same run. `--check` validates the invariants after every step.
+//! their points of the same run. `--check` replays the run checking what each step touched
+//! after it, and everything at every keyframe and at the end (`machine::check::check_trace`).
 //!
 //! Output order: the points of the run (every `--at`, every `print` line) in cursor order, a
 //! `print` before the `--at` files of the same cursor; with `--trace text` each point's files
@@ -10,7 +11,7 @@
 
 use clap::{Args, ValueEnum};
 use slabscope_sim::buddyinfo::buddyinfo;
-use slabscope_sim::machine::check::check_machine;
+use slabscope_sim::machine::check::{check_trace, FullChecks};
 use slabscope_sim::scenario::{
     parse, print_heading, print_text, run_with_summary, sysfs_text, PrintMark,
 };
@@ -53,7 +54,9 @@ pub struct RunArgs {
     /// Leave out what the scenario's `print` lines show.
     #[arg(long)]
     no_print: bool,
-    /// Check the invariants after every step; exit 1 at the first violation.
+    /// Check the invariants: what each step touched after it, everything at every keyframe and
+    /// at the end; exit 1 at the first violation (known damage included), naming the step
+    /// after which it was found.
     #[arg(long)]
     check: bool,
 }
@@ -143,17 +146,7 @@ pub fn run(args: RunArgs) -> Result<(), String> {
     // A print comes before the --at files of its cursor (stable: prints keep their order).
     points.sort_by_key(|p| (p.cursor(), matches!(p, Point::At { .. })));
     if args.check {
-        for cursor in 0..=end {
-            let machine = rec.snapshot_at(cursor).ok_or("no snapshot")?;
-            let bad = check_machine(&machine);
-            if !bad.is_empty() {
-                return Err(format!(
-                    "invariant violated after step {cursor}:\n  {}",
-                    bad.join("\n  ")
-                ));
-            }
-        }
-        eprintln!("check: {} steps, every invariant held after each", end);
+        eprintln!("{}", check(&rec)?);
     }
     // Everything goes through one buffered writer; a reader that stops early (`| head`) ends
     // the output quietly instead of a panic on the broken pipe.
@@ -163,6 +156,17 @@ pub fn run(args: RunArgs) -> Result<(), String> {
         Err(e) => Err(e.to_string()),
         Ok(()) => Ok(()),
     }
+}
+
+/// `--check`: the line to print when every invariant held, or the first violation with the
+/// step after which it was found.
+fn check(rec: &Recorder) -> Result<String, String> {
+    let summary = check_trace(rec, FullChecks::Keyframes).map_err(|v| v.to_string())?;
+    Ok(format!(
+        "check: {} steps, every invariant held after each (what each step touched, after it; \
+         everything {} times: at the start, every keyframe and the end)",
+        summary.steps, summary.full_checks
+    ))
 }
 
 fn write_output(
@@ -235,4 +239,41 @@ fn write_output(
         writeln!(out, "{end} steps")?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check;
+    use slabscope_sim::machine::{FrameState, Owner};
+    use slabscope_sim::scenario::{parse, run};
+    use slabscope_sim::trace::Event;
+
+    /// A run whose last step breaks the page allocator: `--check` names that step.
+    #[test]
+    fn check_names_the_step_after_which_an_invariant_broke() {
+        let text = "slabscope-scenario 1\nmachine cpus=1 nodes=1 memory=64K\n\
+                    p = alloc_pages(0) on cpu0\nfree_pages(p) on cpu0\n";
+        let mut rec = run(&parse(text).unwrap(), true).unwrap();
+        assert!(check(&rec).unwrap().contains("every invariant held"));
+        // A block handed out while it is still on its free list.
+        let (pfn, order) = (0..rec.machine().frames.len() as u32)
+            .find_map(|pfn| match rec.machine().frames[pfn as usize].state {
+                FrameState::Buddy { order } => Some((pfn, order)),
+                _ => None,
+            })
+            .expect("a free block");
+        rec.begin("test", "", "step.internal");
+        rec.emit(Event::PagesAllocated {
+            pfn,
+            order,
+            owner: Owner::Pages,
+        });
+        rec.end();
+        let err = check(&rec).unwrap_err();
+        let step = rec.cursor();
+        assert!(
+            err.starts_with(&format!("invariant violated after step {step}:\n  ")),
+            "{err}"
+        );
+    }
 }

@@ -399,3 +399,40 @@ fn print_lines_show_their_files_where_they_stand() {
         "{text}"
     );
 }
+
+/// `--check` of a run that frees to the wrong cache unchecked fails at the step that does it
+/// (the `cache_from_obj()` step the trace shows), with the known damage as the first problem.
+#[test]
+fn check_reports_known_damage_at_the_step_that_does_it() {
+    for name in ["wrong-cache.slab", "slab-wrong-cache.slab"] {
+        let file = format!("{}/../sim/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
+        let traced = slabscope(&["run", &file, "--trace", "text"]);
+        assert!(traced.status.success(), "{name}");
+        let trace = String::from_utf8_lossy(&traced.stdout);
+        let step: usize = trace
+            .lines()
+            .find(|l| l.contains("cache_from_obj [wrong cache, not checked"))
+            .and_then(|l| l.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{name}: no unchecked wrong-cache step in\n{trace}"));
+        let out = slabscope(&["run", &file, "--check"]);
+        assert_eq!(out.status.code(), Some(1), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let mut lines = err.lines();
+        assert_eq!(
+            lines.next(),
+            Some(format!("error: invariant violated after step {step}:").as_str()),
+            "{name}: {err}"
+        );
+        assert!(
+            lines
+                .next()
+                .is_some_and(|l| l.starts_with("  known damage: ")),
+            "{name}: {err}"
+        );
+        assert!(
+            out.stdout.is_empty(),
+            "{name}: nothing printed before the check"
+        );
+    }
+}

@@ -2,16 +2,17 @@
 //! `DOC_SCENARIOS`) runs from boot and its whole trace (text form), what its `print` lines
 //! show at their points, and the final /proc/slabinfo and /proc/buddyinfo must equal
 //! `tests/golden/<name>.golden`, byte for byte.
-//! Every invariant is checked after every step, and together the scenarios must take every
-//! path listed in `REQUIRED_PATHS`, so a path that stops being reached fails here. A scenario
-//! that frees to the wrong cache unchecked (`wrong-cache.slab`) is the exception: from that
-//! step on the checker must report the known damage (and may report what it did).
+//! Every invariant is checked after every step (what the step touched and the whole machine,
+//! `FullChecks::EVERY_STEP`), and together the scenarios must take every path listed in
+//! `REQUIRED_PATHS`, so a path that stops being reached fails here. A scenario that frees to
+//! the wrong cache unchecked (`wrong-cache.slab`) is the exception: from that step on both
+//! checks must report the known damage first (and may report what it did).
 //!
 //! After an intended change of behaviour, regenerate and review the diff:
 //!   SLABSCOPE_UPDATE_GOLDEN=1 cargo test -p slabscope-sim --test golden
 
 use slabscope_sim::buddyinfo::buddyinfo;
-use slabscope_sim::machine::check::check_machine;
+use slabscope_sim::machine::check::{FullChecks, TraceCheck};
 use slabscope_sim::scenario::{parse, print_heading, print_text, run_with_summary};
 use slabscope_sim::slabinfo::slabinfo;
 use slabscope_sim::trace::text::format_step;
@@ -175,29 +176,35 @@ fn render(path: &Path) -> (String, BTreeSet<(String, String)>, bool) {
             out.push_str(&print_text(&m, &mark.file).unwrap_or_else(|e| format!("{e}\n")));
         }
     };
+    let mut check = TraceCheck::new(&rec, FullChecks::EVERY_STEP)
+        .unwrap_or_else(|v| panic!("{}: {v}", path.display()));
     for i in 0..rec.step_count() {
         print_to(&mut out, i);
         let step = rec.step(i).expect("recorded step");
         out.push_str(&format_step(i + 1, &step));
         paths.insert((step.function.to_string(), step.path.to_string()));
-        let snap = rec.snapshot_at(i + 1).expect("snapshot of a recorded step");
-        let bad = check_machine(&snap);
-        assert_eq!(
-            bad.first().is_some_and(|l| l.starts_with("known damage: ")),
-            !snap.damage.is_empty(),
-            "{}: after step {} ({}): known damage {:?}, reported {bad:?}",
-            path.display(),
-            i + 1,
-            step.function,
-            snap.damage
-        );
-        assert!(
-            bad.is_empty() || !snap.damage.is_empty(),
-            "{}: after step {} ({}): {bad:?}",
-            path.display(),
-            i + 1,
-            step.function
-        );
+        let found = check.check_step(&rec).expect("a recorded step");
+        let damage = &check.machine().damage;
+        for (which, bad) in
+            std::iter::once(("local", &found.local)).chain(found.full.as_ref().map(|b| ("full", b)))
+        {
+            assert_eq!(
+                bad.first().is_some_and(|l| l.starts_with("known damage: ")),
+                !damage.is_empty(),
+                "{}: {which} check after step {} ({}): known damage {damage:?}, reported {bad:?}",
+                path.display(),
+                i + 1,
+                step.function,
+            );
+            assert!(
+                bad.is_empty() || !damage.is_empty(),
+                "{}: {which} check after step {} ({}): {bad:?}",
+                path.display(),
+                i + 1,
+                step.function
+            );
+        }
+        assert!(found.full.is_some(), "a full check after every step");
     }
     print_to(&mut out, rec.step_count());
     let damaged = !rec.machine().damage.is_empty();

@@ -5,7 +5,7 @@
 //! off its topic (say, the node-partial preset no longer reaching `get_partial_node`) fails
 //! here. Every `.slab` file of the directory needs an entry, and every entry a file.
 
-use slabscope_sim::machine::check::check_machine;
+use slabscope_sim::machine::check::{check_trace, FullChecks};
 use slabscope_sim::scenario::{parse, run, Allocator, Scenario};
 use slabscope_sim::trace::{Event, Recorder, Shown, Step};
 use std::collections::{BTreeMap, BTreeSet};
@@ -305,7 +305,9 @@ const PRESETS: &[(&str, &[Need])] = &[
     ),
 ];
 
-/// Runs longer than this are checked every `SPARSE_CHECK` steps and at the end.
+/// Every run is checked after every step for what the step touched; runs up to this long
+/// are also checked whole after every step, longer ones every `SPARSE_CHECK` steps, at the
+/// recorder's keyframes and at the end.
 const CHECK_EVERY_STEP_UP_TO: usize = 5_000;
 const SPARSE_CHECK: usize = 2_000;
 
@@ -449,15 +451,14 @@ fn load(id: &str) -> Scenario {
 /// Runs `scenario` recorded and checks the invariants after its steps.
 fn run_checked(id: &str, scenario: &Scenario) -> Recorder {
     let rec = run(scenario, true).unwrap_or_else(|e| panic!("{id}: {e}"));
-    let n = rec.step_count();
-    for i in 1..=n {
-        if n > CHECK_EVERY_STEP_UP_TO && i % SPARSE_CHECK != 0 && i != n {
-            continue;
-        }
-        let snap = rec.snapshot_at(i).expect("snapshot of a recorded step");
-        let bad = check_machine(&snap);
-        let function = rec.step(i - 1).expect("recorded step").function;
-        assert!(bad.is_empty(), "{id}: after step {i} ({function}): {bad:?}");
+    let full = if rec.step_count() > CHECK_EVERY_STEP_UP_TO {
+        FullChecks::Every(SPARSE_CHECK)
+    } else {
+        FullChecks::EVERY_STEP
+    };
+    if let Err(v) = check_trace(&rec, full) {
+        let function = rec.step(v.step.max(1) - 1).map_or("", |s| s.function);
+        panic!("{id}: {v} ({function})");
     }
     rec
 }

@@ -12,9 +12,12 @@
 //!   pointer stored at another offset, counters of the wrong cache): it follows the kernel's
 //!   path as far as its model can, and each record says what the kernel has instead, so that
 //!   nothing later panics and nothing else is lost.
-//! - `report` words every record for a person, with what the structures show now (another
-//!   cache's slab on a cache's per-CPU lists); `check_slub()`/`check_slab()` add what they
-//!   find on the node lists and arrays.
+//! - `check_records` words every record for a person; `check_cpu` adds what one SLUB
+//!   `kmem_cache_cpu` shows now (another cache's slab on its per-CPU lists), and
+//!   `check_slub()`/`check_slab()` what they find on the node lists and arrays. Both are item
+//!   checks of `machine::check`: every check, full or of what a step touched, reports every
+//!   record first (there are few, and the run stays damaged from the step that did it on), and
+//!   the per-CPU lists of the CPUs it checks.
 
 use super::{Machine, Pfn};
 use crate::scenario::Allocator;
@@ -62,107 +65,98 @@ pub enum Damage {
     },
 }
 
-/// Every record, worded, then another cache's slabs found on a cache's per-CPU lists (SLUB).
-/// Empty when nothing is known to be damaged.
-pub fn report(m: &Machine) -> Vec<String> {
-    if m.damage.is_empty() {
-        return Vec::new();
-    }
+/// Every record, worded, into `bad`: nothing when nothing is known to be damaged.
+pub fn check_records(m: &Machine, bad: &mut Vec<String>) {
     let name = |id: u32| m.cache_name(id).unwrap_or("?").to_string();
-    let mut out: Vec<String> = m
-        .damage
-        .iter()
-        .map(|d| match *d {
-            Damage::WrongCacheFree {
-                cache,
-                slab_cache,
-                addr,
-                pfn,
-                offsets,
-            } => {
-                let (s, t) = (name(cache), name(slab_cache));
-                let mut text = format!(
-                    "known damage: {addr:#x}, an object of {t} (slab {pfn:#x}), was freed with \
+    bad.extend(m.damage.iter().map(|d| match *d {
+        Damage::WrongCacheFree {
+            cache,
+            slab_cache,
+            addr,
+            pfn,
+            offsets,
+        } => {
+            let (s, t) = (name(cache), name(slab_cache));
+            let mut text = format!(
+                "known damage: {addr:#x}, an object of {t} (slab {pfn:#x}), was freed with \
                      {s}'s code; cache_from_obj() does not look without \
                      CONFIG_SLAB_FREELIST_HARDENED or slub_debug=F, so the kernel did not notice"
-                );
-                match offsets {
-                    Some((at, read)) if at != read => text.push_str(&format!(
-                        "; the free pointer went to offset {at} of the object, where {t} reads \
+            );
+            match offsets {
+                Some((at, read)) if at != read => text.push_str(&format!(
+                    "; the free pointer went to offset {at} of the object, where {t} reads \
                          offset {read}: {t}'s freelist goes on from it through whatever those \
                          bytes held (the simulator links it as if stored at offset {read})"
-                    )),
-                    Some(_) => {}
-                    None => text.push_str(&format!(
-                        "; the pointer sits in {s}'s arrays, so {s} hands the object out as its \
+                )),
+                Some(_) => {}
+                None => text.push_str(&format!(
+                    "; the pointer sits in {s}'s arrays, so {s} hands the object out as its \
                          own"
-                    )),
-                }
-                text
+                )),
             }
-            Damage::ForeignSlabDiscarded {
-                cache,
-                slab_cache,
-                pfn,
-                node,
-                objects,
-            } => {
-                let (s, t) = (name(cache), name(slab_cache));
-                format!(
-                    "known damage: {s}'s discard_slab() freed slab {pfn:#x} of {t}: the kernel \
+            text
+        }
+        Damage::ForeignSlabDiscarded {
+            cache,
+            slab_cache,
+            pfn,
+            node,
+            objects,
+        } => {
+            let (s, t) = (name(cache), name(slab_cache));
+            format!(
+                "known damage: {s}'s discard_slab() freed slab {pfn:#x} of {t}: the kernel \
                      took 1 slab and {objects} objects off {s}'s node {node} counters, which \
                      never counted them, and {t}'s still count them (the simulator takes them \
                      off {t}'s)"
-                )
-            }
-            Damage::ForeignObjectFreed {
-                cache,
-                slab_cache,
-                addr,
-                pfn,
-                node,
-            } => {
-                let (s, t) = (name(cache), name(slab_cache));
-                format!(
-                    "known damage: {s}'s free_block() took back {addr:#x}, an object of {t}: the \
+            )
+        }
+        Damage::ForeignObjectFreed {
+            cache,
+            slab_cache,
+            addr,
+            pfn,
+            node,
+        } => {
+            let (s, t) = (name(cache), name(slab_cache));
+            format!(
+                "known damage: {s}'s free_block() took back {addr:#x}, an object of {t}: the \
                      kernel puts an index computed with {s}'s object size into slab {pfn:#x} and \
                      moves that slab onto {s}'s node {node} lists (the simulator returns the \
                      object to {t}'s slab and lists)"
-                )
-            }
-        })
-        .collect();
-    if m.allocator == Allocator::Slub {
-        out.extend(foreign_per_cpu_slabs(m));
-    }
-    out
+            )
+        }
+    }));
 }
 
-/// SLUB: slabs of another cache that a cache's CPUs hold as their cpu slab or on their per-CPU
-/// partial stack (the node lists are `check_slub()`'s).
-fn foreign_per_cpu_slabs(m: &Machine) -> Vec<String> {
-    let mut out = Vec::new();
-    for s in &m.caches {
-        for (cpu, c) in s.cpu.iter().enumerate() {
-            let mut held: Vec<(Pfn, &str)> = c.slab.map(|p| (p, "cpu slab")).into_iter().collect();
-            let mut at = c.partial;
-            while let Some(pfn) = at {
-                if held.len() > m.slabs.len() {
-                    break; // a cycle: check_slub() says so
-                }
-                held.push((pfn, "per-CPU partial stack"));
-                at = m.slabs.get(&pfn).and_then(|sl| sl.next);
-            }
-            for (pfn, place) in held {
-                if let Some(sl) = m.slabs.get(&pfn).filter(|sl| sl.cache != s.id) {
-                    out.push(format!(
-                        "{}: cpu{cpu}'s {place} holds slab {pfn:#x} of {}, whose objects {} now \
-                         hands out as its own",
-                        s.name, m.caches[sl.cache as usize].name, s.name
-                    ));
-                }
-            }
+/// SLUB, once damage is known: slabs of another cache that CPU `cpu` of cache `cache` holds as
+/// its cpu slab or on its per-CPU partial stack (the node lists are `check_slub()`'s).
+pub fn check_cpu(m: &Machine, cache: u32, cpu: u32, bad: &mut Vec<String>) {
+    if m.damage.is_empty() || m.allocator != Allocator::Slub {
+        return;
+    }
+    let Some(s) = m.caches.get(cache as usize) else {
+        return;
+    };
+    let Some(c) = s.cpu.get(cpu as usize) else {
+        return;
+    };
+    let mut held: Vec<(Pfn, &str)> = c.slab.map(|p| (p, "cpu slab")).into_iter().collect();
+    let mut at = c.partial;
+    while let Some(pfn) = at {
+        if held.len() > m.slabs.len() {
+            break; // a cycle: check_slub() says so
+        }
+        held.push((pfn, "per-CPU partial stack"));
+        at = m.slabs.get(&pfn).and_then(|sl| sl.next);
+    }
+    for (pfn, place) in held {
+        if let Some(sl) = m.slabs.get(&pfn).filter(|sl| sl.cache != s.id) {
+            bad.push(format!(
+                "{}: cpu{cpu}'s {place} holds slab {pfn:#x} of {}, whose objects {} now hands \
+                 out as its own",
+                s.name, m.caches[sl.cache as usize].name, s.name
+            ));
         }
     }
-    out
 }

@@ -1,16 +1,118 @@
-//! RCU invariants, checked after every step with the rest of the machine (`check_machine`):
-//! every page RCU holds is accounted for exactly once (a slab waiting for its callback, a
-//! `kfree_rcu()` pointer page), callbacks wait in grace-period order, each `kfree_rcu()` batch
-//! has its callback, and what is queued has a monitor to hand it on.
+//! RCU invariants, one item at a time, like every invariant of `machine::check`: a callback
+//! (it waits in grace-period order after the one before it; a slab's pages waiting are no
+//! slab any more; a `kfree_rcu()` batch's callback has its batch), a CPU's `krc` (its page
+//! cache, its pages of pointers, a monitor for what is queued), a `krc` batch (it has its
+//! callback exactly when it holds anything), a pointer queued by `kfree_rcu()` (queued once),
+//! and a page frame (the pages RCU holds are exactly the blocks whose owner says so, each held
+//! once). `check_all` applies them to every item; the incremental checker
+//! (`machine::check::incremental`) to the items a step touched (`touched.rs`).
+//!
+//! Who holds a page is found, as for slabs, from an index built in one pass for a full check
+//! or from a scan of RCU's lists for a local one (`RcuHolders`).
 
-use super::state::{kvfree_bulk_max_entr, RcuFunc, RCU_MIN_CACHED_OBJS};
+use super::state::{kvfree_bulk_max_entr, RcuFunc, KFREE_N_BATCHES, RCU_MIN_CACHED_OBJS};
 use crate::machine::{FrameState, Machine, Owner, Pfn};
 use crate::scenario::Allocator;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Every violation found, worded for a person; empty when the state is consistent.
+/// How a check finds what in RCU holds a page: every holder indexed by pfn in one pass (a full
+/// check), or a scan of every callback list and `krc` (a local one).
+pub(crate) enum RcuHolders {
+    Index(BTreeMap<Pfn, Vec<(u8, Owner)>>),
+    Scan,
+}
+
+impl RcuHolders {
+    /// Every page every callback and every `krc` holds.
+    pub(crate) fn index(m: &Machine) -> RcuHolders {
+        let mut index: BTreeMap<Pfn, Vec<(u8, Owner)>> = BTreeMap::new();
+        each_holder(m, |pfn, held| index.entry(pfn).or_default().push(held));
+        RcuHolders::Index(index)
+    }
+
+    /// What holds the page at `pfn`, as `(order, owner)` (more than one: held twice).
+    pub(crate) fn get(&self, m: &Machine, pfn: Pfn) -> Vec<(u8, Owner)> {
+        match self {
+            RcuHolders::Index(index) => index.get(&pfn).cloned().unwrap_or_default(),
+            RcuHolders::Scan => {
+                let mut found = Vec::new();
+                each_holder(m, |at, held| {
+                    if at == pfn {
+                        found.push(held)
+                    }
+                });
+                found
+            }
+        }
+    }
+}
+
+/// Calls `f` with each page RCU holds and how: a slab's pages waiting for their callback, and
+/// each CPU's pages of `kfree_rcu()` pointers, wherever they are.
+fn each_holder(m: &Machine, mut f: impl FnMut(Pfn, (u8, Owner))) {
+    for list in &m.rcu.cblist {
+        for cb in list {
+            if let RcuFunc::FreeSlab { cache, pfn, order } = cb.func {
+                f(pfn, (order, Owner::SlabRcu { cache }));
+            }
+        }
+    }
+    for (cpu, krc) in m.rcu.krc.iter().enumerate() {
+        for pfn in krc.pages() {
+            f(pfn, (0, Owner::KfreeRcu { cpu: cpu as u16 }));
+        }
+    }
+}
+
+/// Every RCU invariant of the machine.
+pub(crate) fn check_all(m: &Machine, bad: &mut Vec<String>) {
+    if !check_shape(m, bad) {
+        return;
+    }
+    let rcu = &m.rcu;
+    for (cpu, list) in rcu.cblist.iter().enumerate() {
+        for i in 0..list.len() {
+            check_callback(m, cpu as u32, i, bad);
+        }
+    }
+    let mut queued = BTreeSet::new();
+    for (cpu, krc) in rcu.krc.iter().enumerate() {
+        check_krc(m, cpu as u32, bad);
+        for batch in 0..KFREE_N_BATCHES as u8 {
+            check_batch(m, cpu as u32, batch, bad);
+        }
+        for addr in waiting_objects(krc) {
+            if !queued.insert(addr) {
+                bad.push(queued_twice(addr));
+            }
+        }
+    }
+    // Both sides of the account: the blocks whose owner says RCU, and the pages RCU holds.
+    let holders = RcuHolders::index(m);
+    for (pfn, frame) in m.frames.iter().enumerate() {
+        if rcu_owned(frame.state).is_some() {
+            check_frame(m, pfn as Pfn, &holders, bad);
+        }
+    }
+    if let RcuHolders::Index(index) = &holders {
+        for &pfn in index.keys() {
+            if m.frame(pfn).and_then(|f| rcu_owned(f.state)).is_none() {
+                check_frame(m, pfn, &holders, bad);
+            }
+        }
+    }
+}
+
+/// Every RCU invariant, worded for a person; empty when the state is consistent.
 pub fn check_rcu(m: &Machine) -> Vec<String> {
     let mut bad = Vec::new();
+    check_all(m, &mut bad);
+    bad
+}
+
+/// RCU keeps one callback list and one `krc` per CPU; the other checks index by CPU and run
+/// only if so.
+pub(crate) fn check_shape(m: &Machine, bad: &mut Vec<String>) -> bool {
     let rcu = &m.rcu;
     let cpus = m.config.cpus as usize;
     if rcu.cblist.len() != cpus || rcu.krc.len() != cpus {
@@ -19,128 +121,173 @@ pub fn check_rcu(m: &Machine) -> Vec<String> {
             rcu.cblist.len(),
             rcu.krc.len()
         ));
-        return bad;
+        return false;
     }
-    let next = rcu.next_gp();
-    // Pages RCU holds, by first pfn, with what holds them.
-    let mut held: BTreeMap<Pfn, (u8, Owner)> = BTreeMap::new();
-    let mut hold = |bad: &mut Vec<String>, pfn: Pfn, order: u8, owner: Owner| {
-        if held.insert(pfn, (order, owner)).is_some() {
-            bad.push(format!("pfn {pfn:#x} is held twice by RCU"));
-        }
-    };
-    for (cpu, list) in rcu.cblist.iter().enumerate() {
-        let mut last = 0;
-        for cb in list {
-            if cb.gp < last || cb.gp > next {
-                bad.push(format!(
-                    "cpu{cpu}: a callback waits for grace period {} after one for {last} \
-                     ({} have ended)",
-                    cb.gp, rcu.completed
-                ));
-            }
-            last = cb.gp;
-            match cb.func {
-                RcuFunc::FreeSlab { cache, pfn, order } => {
-                    hold(&mut bad, pfn, order, Owner::SlabRcu { cache });
-                    let still_slab = match m.allocator {
-                        Allocator::Slub => m.slabs.contains_key(&pfn),
-                        Allocator::Slab => m.slab.slabs.contains_key(&pfn),
-                    };
-                    if still_slab {
-                        bad.push(format!(
-                            "slab {pfn:#x} waits for RCU but is still a slab of its cache"
-                        ));
-                    }
-                }
-                RcuFunc::KfreeRcuWork { batch } => {
-                    if rcu.krc[cpu].krw_arr[batch as usize].is_empty() {
-                        bad.push(format!(
-                            "cpu{cpu}: the callback of kfree_rcu batch {batch} has no batch"
-                        ));
-                    }
-                }
-            }
-        }
-    }
-    let max = kvfree_bulk_max_entr(m.page.page_size) as usize;
-    let mut waiting = BTreeSet::new();
-    for (cpu, krc) in rcu.krc.iter().enumerate() {
-        let owner = Owner::KfreeRcu { cpu: cpu as u16 };
-        for pfn in krc.pages() {
-            hold(&mut bad, pfn, 0, owner);
-        }
-        if krc.bkvcache.len() > RCU_MIN_CACHED_OBJS {
-            bad.push(format!(
-                "cpu{cpu}: {} pages in the kfree_rcu page cache, over {RCU_MIN_CACHED_OBJS}",
-                krc.bkvcache.len()
-            ));
-        }
-        for (batch, lists) in krc.krw_arr.iter().enumerate() {
-            let callbacks = rcu.cblist[cpu]
-                .iter()
-                .filter(|c| c.func == RcuFunc::KfreeRcuWork { batch: batch as u8 })
-                .count();
-            if callbacks != usize::from(!lists.is_empty()) {
-                bad.push(format!(
-                    "cpu{cpu}: kfree_rcu batch {batch} holds {} pointers and has {callbacks} \
-                     callbacks",
-                    lists.objects()
-                ));
-            }
-        }
-        for lists in std::iter::once(&krc.queued).chain(krc.krw_arr.iter()) {
-            for page in &lists.bulk {
-                if page.records.is_empty() || page.records.len() > max || page.gp > next {
-                    bad.push(format!(
-                        "cpu{cpu}: kfree_rcu page {:#x} holds {} pointers (1 to {max}) for \
-                         grace period {}",
-                        page.pfn,
-                        page.records.len(),
-                        page.gp
-                    ));
-                }
-            }
-            if lists.head_gp > next {
-                bad.push(format!(
-                    "cpu{cpu}: chained kfree_rcu objects wait for grace period {}",
-                    lists.head_gp
-                ));
-            }
-            for addr in lists.iter_objects() {
-                if !waiting.insert(addr) {
-                    bad.push(format!("{addr:#x} is queued by kfree_rcu() twice"));
-                }
-            }
-        }
-        if !krc.queued.is_empty() && !krc.monitor_pending {
-            bad.push(format!(
-                "cpu{cpu}: kfree_rcu() pointers are queued but no monitor work is pending"
-            ));
-        }
-    }
-    // Conservation: the pages RCU holds are exactly the blocks whose owner says so.
-    for (pfn, frame) in m.frames.iter().enumerate() {
-        let pfn = pfn as Pfn;
-        if let FrameState::Allocated {
+    true
+}
+
+/// The `(order, owner)` of a block whose owner says RCU holds it.
+fn rcu_owned(state: FrameState) -> Option<(u8, Owner)> {
+    match state {
+        FrameState::Allocated {
             order,
             owner: owner @ (Owner::SlabRcu { .. } | Owner::KfreeRcu { .. }),
-        } = frame.state
-        {
-            if held.remove(&pfn) != Some((order, owner)) {
+        } => Some((order, owner)),
+        _ => None,
+    }
+}
+
+/// Callback `i` of `cpu`'s list waits for a grace period no earlier than the one before it
+/// and no later than the next; a slab whose pages it frees is no slab of its cache any more;
+/// a `kfree_rcu()` batch's callback has a batch to free.
+pub(crate) fn check_callback(m: &Machine, cpu: u32, i: usize, bad: &mut Vec<String>) {
+    let rcu = &m.rcu;
+    let Some(list) = rcu.cblist.get(cpu as usize) else {
+        return;
+    };
+    let Some(cb) = list.get(i) else {
+        return;
+    };
+    let last = i.checked_sub(1).map_or(0, |p| list[p].gp);
+    if cb.gp < last || cb.gp > rcu.next_gp() {
+        bad.push(format!(
+            "cpu{cpu}: a callback waits for grace period {} after one for {last} \
+             ({} have ended)",
+            cb.gp, rcu.completed
+        ));
+    }
+    match cb.func {
+        RcuFunc::FreeSlab { pfn, .. } => {
+            let still_slab = match m.allocator {
+                Allocator::Slub => m.slabs.contains_key(&pfn),
+                Allocator::Slab => m.slab.slabs.contains_key(&pfn),
+            };
+            if still_slab {
                 bad.push(format!(
-                    "pfn {pfn:#x} is {owner:?} of order {order}, but RCU does not hold it so"
+                    "slab {pfn:#x} waits for RCU but is still a slab of its cache"
+                ));
+            }
+        }
+        RcuFunc::KfreeRcuWork { batch } => {
+            let krc = &rcu.krc[cpu as usize];
+            if krc.krw_arr.get(batch as usize).is_none_or(|b| b.is_empty()) {
+                bad.push(format!(
+                    "cpu{cpu}: the callback of kfree_rcu batch {batch} has no batch"
                 ));
             }
         }
     }
-    for (pfn, (order, owner)) in held {
+}
+
+/// A CPU's `krc`: its page cache keeps at most `rcu_min_cached_objs` pages; each page of
+/// pointers queued or in a batch holds 1 to `KVFREE_BULK_MAX_ENTR` of them and waits for no
+/// grace period past the next, as do its chained objects; what is queued has a monitor.
+pub(crate) fn check_krc(m: &Machine, cpu: u32, bad: &mut Vec<String>) {
+    let Some(krc) = m.rcu.krc.get(cpu as usize) else {
+        return;
+    };
+    let next = m.rcu.next_gp();
+    let max = kvfree_bulk_max_entr(m.page.page_size) as usize;
+    if krc.bkvcache.len() > RCU_MIN_CACHED_OBJS {
         bad.push(format!(
-            "RCU holds pfn {pfn:#x} as {owner:?} of order {order}, but the page is {:?}",
-            m.frame(pfn).map(|f| f.state)
+            "cpu{cpu}: {} pages in the kfree_rcu page cache, over {RCU_MIN_CACHED_OBJS}",
+            krc.bkvcache.len()
         ));
     }
-    bad
+    for lists in std::iter::once(&krc.queued).chain(krc.krw_arr.iter()) {
+        for page in &lists.bulk {
+            if page.records.is_empty() || page.records.len() > max || page.gp > next {
+                bad.push(format!(
+                    "cpu{cpu}: kfree_rcu page {:#x} holds {} pointers (1 to {max}) for \
+                     grace period {}",
+                    page.pfn,
+                    page.records.len(),
+                    page.gp
+                ));
+            }
+        }
+        if lists.head_gp > next {
+            bad.push(format!(
+                "cpu{cpu}: chained kfree_rcu objects wait for grace period {}",
+                lists.head_gp
+            ));
+        }
+    }
+    if !krc.queued.is_empty() && !krc.monitor_pending {
+        bad.push(format!(
+            "cpu{cpu}: kfree_rcu() pointers are queued but no monitor work is pending"
+        ));
+    }
+}
+
+/// `krw_arr[batch]` of a CPU has its one callback on that CPU's list exactly when it holds
+/// anything.
+pub(crate) fn check_batch(m: &Machine, cpu: u32, batch: u8, bad: &mut Vec<String>) {
+    let (Some(krc), Some(list)) = (m.rcu.krc.get(cpu as usize), m.rcu.cblist.get(cpu as usize))
+    else {
+        return;
+    };
+    let Some(lists) = krc.krw_arr.get(batch as usize) else {
+        return;
+    };
+    let callbacks = list
+        .iter()
+        .filter(|c| c.func == RcuFunc::KfreeRcuWork { batch })
+        .count();
+    if callbacks != usize::from(!lists.is_empty()) {
+        bad.push(format!(
+            "cpu{cpu}: kfree_rcu batch {batch} holds {} pointers and has {callbacks} callbacks",
+            lists.objects()
+        ));
+    }
+}
+
+/// The pointers a `krc` waits to free: queued and in its batches (not the work lists, which
+/// are empty between operations: `check_rcu_settled`).
+fn waiting_objects(krc: &super::state::KfreeRcuCpu) -> impl Iterator<Item = u64> + '_ {
+    std::iter::once(&krc.queued)
+        .chain(krc.krw_arr.iter())
+        .flat_map(|l| l.iter_objects())
+}
+
+fn queued_twice(addr: u64) -> String {
+    format!("{addr:#x} is queued by kfree_rcu() twice")
+}
+
+/// A pointer `kfree_rcu()` queued waits in one place only (a scan of every `krc`, as
+/// `kvfree_call_rcu()`'s own refusal of a pointer queued twice makes).
+pub(crate) fn check_queued(m: &Machine, addr: u64, bad: &mut Vec<String>) {
+    let times: usize = m
+        .rcu
+        .krc
+        .iter()
+        .map(|k| waiting_objects(k).filter(|&a| a == addr).count())
+        .sum();
+    if times > 1 {
+        bad.push(queued_twice(addr));
+    }
+}
+
+/// The page at `pfn` is held by RCU exactly when its block's owner says so, once, with the
+/// block's order and owner.
+pub(crate) fn check_frame(m: &Machine, pfn: Pfn, holders: &RcuHolders, bad: &mut Vec<String>) {
+    let state = m.frame(pfn).map(|f| f.state);
+    let held = holders.get(m, pfn);
+    match state.and_then(rcu_owned) {
+        Some(own) if held == [own] => {}
+        Some(_) if held.len() > 1 => bad.push(format!("pfn {pfn:#x} is held twice by RCU")),
+        Some((order, owner)) => bad.push(format!(
+            "pfn {pfn:#x} is {owner:?} of order {order}, but RCU does not hold it so"
+        )),
+        None => {
+            for (order, owner) in held {
+                bad.push(format!(
+                    "RCU holds pfn {pfn:#x} as {owner:?} of order {order}, but the page is \
+                     {state:?}"
+                ));
+            }
+        }
+    }
 }
 
 /// Between operations no `kfree_rcu()` work is half done: the work lists are empty.

@@ -5,7 +5,7 @@
 use super::check::check_rcu;
 use super::state::{kvfree_bulk_max_entr, RcuFunc, RCU_MIN_CACHED_OBJS};
 use super::*;
-use crate::machine::check::check_machine;
+use crate::machine::check::{check_trace, FullChecks};
 use crate::machine::{FrameState, Machine, MachineConfig, Owner};
 use crate::scenario::{CacheDecl, Switches};
 use crate::slabinfo::slabinfo;
@@ -87,12 +87,11 @@ fn shrink(rec: &mut Recorder, cache: u32, cpu: u32) {
     }
 }
 
-/// Every invariant holds after every step recorded so far, and the live machine replays.
+/// Every invariant holds after every step recorded so far (what the step touched, and
+/// everything), and the live machine replays.
 fn consistent(rec: &Recorder) {
-    for cursor in 1..=rec.cursor() {
-        let snap = rec.snapshot_at(cursor).unwrap();
-        let bad = check_machine(&snap);
-        assert!(bad.is_empty(), "after step {cursor}: {bad:#?}");
+    if let Err(v) = check_trace(rec, FullChecks::EVERY_STEP) {
+        panic!("{v}");
     }
     assert_eq!(&rec.snapshot_at(rec.cursor()).unwrap(), rec.machine());
 }

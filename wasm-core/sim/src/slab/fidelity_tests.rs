@@ -139,8 +139,8 @@ proptest! {
         let mut rec = boot_with(cpus, nodes, 2048, &Switches::default(), 0);
         let ids: Vec<u32> = sizes.iter().enumerate().map(|(i, &s)| cache(&mut rec, &format!("c{i}"), s)).collect();
         let mut live: Vec<u64> = Vec::new();
+        let mut check = crate::machine::check::TraceCheck::new(&rec, crate::machine::check::FullChecks::EVERY_STEP).unwrap();
         for op in ops {
-            let from = rec.cursor();
             match op {
                 Op::Alloc { cpu, cache } => {
                     let obj = slab_alloc_node(&mut rec, ids[cache], cpu % cpus, None);
@@ -161,10 +161,14 @@ proptest! {
                 }
             }
             prop_assert!(rec.is_idle(), "an operation left a step open");
-            for cursor in from + 1..=rec.cursor() {
-                let snap = rec.snapshot_at(cursor).unwrap();
-                let bad = check_machine(&snap);
-                prop_assert_eq!(bad.is_empty(), snap.damage.is_empty(), "after step {}: {:?}", cursor, bad);
+            // What each step touched, and everything, after every step: both report nothing
+            // until known damage is recorded, and the damage first from then on.
+            while let Some(found) = check.check_step(&rec) {
+                let damaged = !check.machine().damage.is_empty();
+                for bad in std::iter::once(&found.local).chain(found.full.as_ref()) {
+                    prop_assert_eq!(bad.is_empty(), !damaged, "after step {}: {:?}", found.step, bad);
+                    prop_assert_eq!(bad.first().is_some_and(|l| l.starts_with("known damage: ")), damaged, "after step {}: {:?}", found.step, bad);
+                }
             }
             prop_assert_eq!(rec.machine().live_objects as usize, live.len());
         }

@@ -7,7 +7,7 @@ use super::check::{check_slab, check_slab_settled};
 use super::state::BATCHREFILL_LIMIT;
 use super::*;
 use crate::geometry::slab::FreelistLayout;
-use crate::machine::check::check_page_allocator;
+use crate::machine::check::{check_page_allocator, FullChecks, TraceCheck};
 use crate::machine::{Machine, MachineConfig, Owner};
 use crate::page_alloc::{alloc_pages, alloc_pages_thisnode, free_pages};
 use crate::scenario::{Allocator, CacheDecl, Switches};
@@ -546,8 +546,8 @@ proptest! {
         }).collect();
         ids.push(rec.machine().slab.kmalloc_caches.get(crate::kmalloc_caches::KmallocType::Normal, 5).unwrap());
         let mut live: Vec<u64> = Vec::new();
+        let mut check = TraceCheck::new(&rec, FullChecks::EVERY_STEP).unwrap();
         for op in ops {
-            let from = rec.cursor();
             match op {
                 Op::Alloc { cpu, cache, node } => {
                     let obj = slab_alloc_node(&mut rec, ids[cache], cpu % cpus, node.map(|n| n % nodes));
@@ -592,12 +592,10 @@ proptest! {
                 Op::RcuBarrier => crate::rcu::rcu_barrier(&mut rec),
             }
             prop_assert!(rec.is_idle(), "an operation left a step open");
-            for cursor in from + 1..=rec.cursor() {
-                let snap = rec.snapshot_at(cursor).unwrap();
-                let mut bad = check_slab(&snap);
-                bad.extend(check_page_allocator(&snap));
-                bad.extend(crate::rcu::check::check_rcu(&snap));
-                prop_assert!(bad.is_empty(), "after step {} ({} {}): {:?}", cursor, rec.steps()[cursor - 1].function, rec.steps()[cursor - 1].path, bad);
+            // Every invariant after every step: what the step touched, and everything.
+            if let Err(v) = check.advance(&rec, rec.cursor()) {
+                let step = &rec.steps()[v.step - 1];
+                prop_assert!(false, "{} ({} {})", v, step.function, step.path);
             }
             let mut settled = check_slab_settled(rec.machine());
             settled.extend(crate::rcu::check::check_rcu_settled(rec.machine()));
@@ -610,6 +608,7 @@ proptest! {
             let queued: usize = rec.machine().rcu.krc.iter().map(|k| k.waiting()).sum();
             prop_assert_eq!(rec.machine().live_objects as usize, live.len() + arrays + queued);
         }
+        prop_assert_eq!(check.machine(), rec.machine());
         prop_assert_eq!(&rec.snapshot_at(rec.cursor()).unwrap(), rec.machine());
     }
 }

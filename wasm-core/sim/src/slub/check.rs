@@ -1,21 +1,163 @@
 //! SLUB invariants (the kernel's `validate_slab()`/`on_freelist()` ideas and the state table of
-//! spec 2.6), checked after every step by tests and `slabscope run --check`.
+//! spec 2.6), one item at a time: a slab, a CPU's `kmem_cache_cpu`, an entry of a node's
+//! partial or full list, a node's counters. `check_all` applies them to every item; the
+//! incremental checker (`machine::check`) to the items a step touched.
 
-use super::state::Slab;
+use super::state::{KmemCacheCpu, Slab};
+use crate::machine::check::Totals;
 use crate::machine::{FrameState, Machine, Owner, Pfn};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-/// Walks a freelist from `head`, requiring every object to be a free slot of slab `pfn`.
+/// Where a slab is held in its cache.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SlubPlace {
+    /// The CPUs whose `c->slab` it is, one bit each.
+    pub cpu_slab: u64,
+    /// Per-CPU partial stacks that hold it (counted, so a slab on two shows).
+    pub cpu_partial: u32,
+    /// The CPUs whose partial stack holds it, one bit each.
+    pub cpu_partial_of: u64,
+    /// Times it is on a node partial list of its cache.
+    pub node_partial: u32,
+    /// Times it is on a node full list of its cache.
+    pub node_full: u32,
+}
+
+impl SlubPlace {
+    fn held(self) -> bool {
+        self != SlubPlace::default()
+    }
+
+    fn per_cpu(self) -> u32 {
+        self.cpu_slab.count_ones() + self.cpu_partial
+    }
+}
+
+/// How a check finds where slabs are held in their own cache: an index of every slab built in
+/// one pass (a full check), or a scan of one slab's cache (a local check). Both report the
+/// same facts; a slab held by another cache is reported by that holder's own check.
+pub(crate) enum SlubPlaces {
+    Index(BTreeMap<Pfn, SlubPlace>),
+    Scan,
+}
+
+impl SlubPlaces {
+    /// Every holder of every cache, indexed by slab.
+    pub(crate) fn index(m: &Machine) -> SlubPlaces {
+        let mut index: BTreeMap<Pfn, SlubPlace> = BTreeMap::new();
+        for s in &m.caches {
+            let mine = |pfn: &Pfn| m.slabs.get(pfn).is_some_and(|sl| sl.cache == s.id);
+            for (cpu, c) in s.cpu.iter().enumerate() {
+                if let Some(pfn) = c.slab.filter(mine) {
+                    index.entry(pfn).or_default().cpu_slab |= 1 << cpu;
+                }
+                for pfn in cpu_partial(m, c).filter(mine) {
+                    let place = index.entry(pfn).or_default();
+                    place.cpu_partial += 1;
+                    place.cpu_partial_of |= 1 << cpu;
+                }
+            }
+            for n in &s.node {
+                for &pfn in n.partial.iter().filter(|p| mine(p)) {
+                    index.entry(pfn).or_default().node_partial += 1;
+                }
+                for &pfn in n.full.iter().filter(|p| mine(p)) {
+                    index.entry(pfn).or_default().node_full += 1;
+                }
+            }
+        }
+        SlubPlaces::Index(index)
+    }
+
+    /// Where the slab at `pfn` of cache `cache` is held.
+    pub(crate) fn get(&self, m: &Machine, cache: u32, pfn: Pfn) -> SlubPlace {
+        match self {
+            SlubPlaces::Index(index) => index.get(&pfn).copied().unwrap_or_default(),
+            SlubPlaces::Scan => {
+                let mut place = SlubPlace::default();
+                let Some(s) = m.caches.get(cache as usize) else {
+                    return place;
+                };
+                let count = |list: &[Pfn]| list.iter().filter(|&&at| at == pfn).count() as u32;
+                for (cpu, c) in s.cpu.iter().enumerate() {
+                    if c.slab == Some(pfn) {
+                        place.cpu_slab |= 1 << cpu;
+                    }
+                    let on_stack = cpu_partial(m, c).filter(|&at| at == pfn).count() as u32;
+                    if on_stack > 0 {
+                        place.cpu_partial += on_stack;
+                        place.cpu_partial_of |= 1 << cpu;
+                    }
+                }
+                for n in &s.node {
+                    place.node_partial += count(&n.partial);
+                    place.node_full += count(&n.full);
+                }
+                place
+            }
+        }
+    }
+}
+
+/// The slabs of a CPU's partial stack, top first, stopping at a slab that does not exist or
+/// after as many links as there are slabs (a cycle; `check_cpu` reports both).
+pub(crate) fn cpu_partial<'a>(m: &'a Machine, c: &KmemCacheCpu) -> impl Iterator<Item = Pfn> + 'a {
+    let mut at = c.partial;
+    let mut left = m.slabs.len() + 1;
+    std::iter::from_fn(move || {
+        let pfn = at.filter(|_| left > 0)?;
+        left -= 1;
+        at = m.slabs.get(&pfn).and_then(|s| s.next);
+        Some(pfn)
+    })
+}
+
+/// Every SLUB invariant of the machine.
+pub(crate) fn check_all(m: &Machine, totals: &Totals, bad: &mut Vec<String>) {
+    let places = SlubPlaces::index(m);
+    for s in &m.caches {
+        for cpu in 0..s.cpu.len() as u32 {
+            check_cpu(m, s.id, cpu, bad);
+        }
+        for node in 0..s.node.len() as u32 {
+            let n = &s.node[node as usize];
+            for &pfn in &n.partial {
+                check_node_entry(m, s.id, node, false, pfn, bad);
+            }
+            for &pfn in &n.full {
+                check_node_entry(m, s.id, node, true, pfn, bad);
+            }
+            check_node_counters(m, s.id, node, totals, bad);
+        }
+    }
+    for (pfn, slab) in m.slabs.iter() {
+        check_slab(m, pfn, places.get(m, slab.cache, pfn), bad);
+    }
+}
+
+/// The SLUB invariants with the sums computed here (for tests that check SLUB alone).
+pub fn check_slub(m: &Machine) -> Vec<String> {
+    let totals = Totals::of(m);
+    let mut bad = Vec::new();
+    check_all(m, &totals, &mut bad);
+    crate::machine::check::check_live(m, &totals, &mut bad);
+    bad
+}
+
+/// Walks a freelist from `head`, requiring every object to be a free slot of slab `pfn` seen
+/// on no other freelist of the slab (`seen`, one bit per object). Returns its length.
 fn walk(
     m: &Machine,
     pfn: Pfn,
     slab: &Slab,
     head: u64,
     what: &str,
-    seen: &mut BTreeSet<u64>,
+    seen: &mut [u64],
     bad: &mut Vec<String>,
 ) -> u32 {
-    let size = m.caches[slab.cache as usize].geometry.size;
+    let s = &m.caches[slab.cache as usize];
+    let size = u64::from(s.geometry.size);
+    let start = m.object_addr(pfn, s.geometry.size, 0);
     let mut n = 0;
     let mut at = head;
     while at != 0 {
@@ -23,210 +165,226 @@ fn walk(
             bad.push(format!("{what} of slab {pfn:#x} has a cycle"));
             break;
         }
-        let start = m.object_addr(pfn, size, 0);
-        let index = at.wrapping_sub(start) / u64::from(size);
-        if at < start || index >= u64::from(slab.objects) || (at - start) % u64::from(size) != 0 {
+        let index = at.wrapping_sub(start) / size;
+        if at < start || index >= u64::from(slab.objects) || (at - start) % size != 0 {
             bad.push(format!(
                 "{what} of slab {pfn:#x} points outside it: {at:#x}"
             ));
             break;
         }
-        if !seen.insert(at) {
+        let (word, bit) = (index as usize / 64, 1u64 << (index % 64));
+        if seen[word] & bit != 0 {
             bad.push(format!(
                 "object {at:#x} is on two freelists (or twice on one)"
             ));
         }
-        if m.is_live(at) {
+        seen[word] |= bit;
+        if slab.allocated[index as usize] {
             bad.push(format!(
                 "object {at:#x} is both free ({what}) and allocated"
             ));
         }
         n += 1;
-        let s = &m.caches[slab.cache as usize];
         at = s.freelist_ptr_decode(slab.words[index as usize], s.freeptr_addr(at));
     }
     n
 }
 
-pub fn check_slub(m: &Machine) -> Vec<String> {
-    let mut bad = Vec::new();
-    let mut seen = BTreeSet::new();
-    // Where each slab is: cpu slab / cpu partial (frozen) or node partial.
-    let mut frozen_home: BTreeMap<Pfn, String> = BTreeMap::new();
-    let mut on_node: BTreeSet<Pfn> = BTreeSet::new();
-    let mut on_full: BTreeSet<Pfn> = BTreeSet::new();
-    for s in &m.caches {
-        for (cpu, c) in s.cpu.iter().enumerate() {
-            if let Some(pfn) = c.slab {
-                frozen_home.insert(pfn, format!("cpu{cpu} slab"));
-                match m.slabs.get(&pfn) {
-                    Some(slab) => {
-                        walk(m, pfn, slab, c.freelist, "c->freelist", &mut seen, &mut bad);
-                    }
-                    None => bad.push(format!(
-                        "{}: cpu{cpu}'s slab {pfn:#x} does not exist",
-                        s.name
-                    )),
-                }
-            } else if c.freelist != 0 {
-                bad.push(format!(
-                    "{}: cpu{cpu} has a freelist but no cpu slab",
-                    s.name
-                ));
-            }
-            let mut at = c.partial;
-            let mut expect_slabs = None;
-            while let Some(pfn) = at {
-                if frozen_home
-                    .insert(pfn, format!("cpu{cpu} partial"))
-                    .is_some()
-                {
-                    bad.push(format!(
-                        "{}: slab {pfn:#x} is in two per-CPU places",
-                        s.name
-                    ));
-                    break;
-                }
-                let Some(slab) = m.slabs.get(&pfn) else {
-                    bad.push(format!(
-                        "{}: cpu{cpu} partial slab {pfn:#x} does not exist",
-                        s.name
-                    ));
-                    break;
-                };
-                if let Some(e) = expect_slabs {
-                    if slab.slabs != e {
-                        bad.push(format!(
-                            "{}: cpu{cpu} partial stack depth {} where {e} expected",
-                            s.name, slab.slabs
-                        ));
-                    }
-                }
-                expect_slabs = slab.slabs.checked_sub(1);
-                at = slab.next;
-            }
+/// One slab: its pages are a slab of its cache; its freelist and the freelists of the CPUs
+/// whose cpu slab it is hold free objects of its own, once each; `inuse` counts what is not on
+/// its own freelist, objects held plus those on cpu freelists; and where it is held agrees
+/// with `frozen` and the state table of spec 2.6. A slab that is gone is held nowhere.
+pub(crate) fn check_slab(m: &Machine, pfn: Pfn, place: SlubPlace, bad: &mut Vec<String>) {
+    let Some(slab) = m.slabs.get(&pfn) else {
+        if place.held() {
+            bad.push(format!("slab {pfn:#x} is gone but still held: {place:?}"));
         }
-        for (node, n) in s.node.iter().enumerate() {
-            for &pfn in &n.full {
-                let ok = m.slabs.get(&pfn).is_some_and(|sl| {
-                    sl.node as usize == node && sl.cache == s.id && sl.freelist == 0
-                });
-                if !ok || !on_full.insert(pfn) || !s.flags.store_user {
-                    bad.push(format!(
-                        "{}: node {node} full list holds {pfn:#x}, not a full slab of its own \
-                         (or twice, or without SLAB_STORE_USER)",
-                        s.name
-                    ));
-                }
-            }
-            for &pfn in &n.partial {
-                if !on_node.insert(pfn) {
-                    bad.push(format!(
-                        "{}: slab {pfn:#x} twice on node partial lists",
-                        s.name
-                    ));
-                }
-                if m.slabs
-                    .get(&pfn)
-                    .is_none_or(|sl| sl.node as usize != node || sl.cache != s.id)
-                {
-                    bad.push(format!(
-                        "{}: node {node} partial list holds {pfn:#x}, not its slab",
-                        s.name
-                    ));
-                }
-            }
-            let mine: Vec<&Slab> = m
-                .slabs
-                .values()
-                .filter(|sl| sl.cache == s.id && sl.node as usize == node)
-                .collect();
-            if n.nr_slabs != mine.len() as u64
-                || n.total_objects != mine.iter().map(|sl| u64::from(sl.objects)).sum::<u64>()
-            {
-                bad.push(format!(
-                    "{}: node {node} counts {} slabs/{} objects, but has {}",
-                    s.name,
-                    n.nr_slabs,
-                    n.total_objects,
-                    mine.len()
-                ));
-            }
-        }
+        return;
+    };
+    let head = m.frame(pfn).map(|f| f.state);
+    if head
+        != Some(FrameState::Allocated {
+            order: slab.order,
+            owner: Owner::Slab { cache: slab.cache },
+        })
+    {
+        bad.push(format!("slab {pfn:#x}'s pages are {head:?}"));
     }
-    let counted: u64 = m
-        .slabs
-        .values()
-        .map(|s| s.allocated.iter().filter(|&&a| a).count() as u64)
-        .sum();
-    if counted != m.live_objects {
+    let s = &m.caches[slab.cache as usize];
+    let mut seen = vec![0u64; (slab.objects as usize).div_ceil(64)];
+    let free = walk(
+        m,
+        pfn,
+        slab,
+        slab.freelist,
+        "slab->freelist",
+        &mut seen,
+        bad,
+    );
+    if slab.inuse + free != slab.objects {
         bad.push(format!(
-            "{counted} objects marked allocated, but live_objects is {}",
-            m.live_objects
+            "slab {pfn:#x}: inuse {} + {free} free != {} objects",
+            slab.inuse, slab.objects
         ));
     }
-    for (pfn, slab) in m.slabs.iter() {
-        let head = m.frame(pfn).map(|f| f.state);
-        if head
-            != Some(FrameState::Allocated {
-                order: slab.order,
-                owner: Owner::Slab { cache: slab.cache },
-            })
-        {
-            bad.push(format!("slab {pfn:#x}'s pages are {head:?}"));
-        }
-        let free = walk(
-            m,
-            pfn,
-            slab,
-            slab.freelist,
-            "slab->freelist",
-            &mut seen,
-            &mut bad,
-        );
-        if slab.inuse + free != slab.objects {
-            bad.push(format!(
-                "slab {pfn:#x}: inuse {} + {free} free != {} objects",
-                slab.inuse, slab.objects
-            ));
-        }
-        let cpu_free = m.caches[slab.cache as usize]
-            .cpu
-            .iter()
-            .filter(|c| c.slab == Some(pfn))
-            .map(|c| super::freelist_len(m, c.freelist))
-            .sum::<u32>();
-        let live = slab.allocated.iter().filter(|&&a| a).count() as u32;
-        if live + cpu_free != slab.inuse {
-            bad.push(format!(
-                "slab {pfn:#x}: {live} allocated + {cpu_free} on a cpu freelist != inuse {}",
-                slab.inuse
-            ));
-        }
-        // The state table of spec 2.6; debug caches never freeze a slab, and keep their full
-        // slabs on n->full with SLAB_STORE_USER.
-        let s = &m.caches[slab.cache as usize];
-        if s.debug() && slab.frozen {
-            bad.push(format!("slab {pfn:#x} of debug cache {} is frozen", s.name));
-        }
-        let full_listed = on_full.contains(&pfn);
-        if slab.freelist == 0 && s.debug() && s.flags.store_user != full_listed {
-            bad.push(format!(
-                "slab {pfn:#x}: full, and on n->full = {full_listed} with SLAB_STORE_USER = {}",
-                s.flags.store_user
-            ));
-        }
-        match (
-            slab.frozen,
-            frozen_home.contains_key(&pfn),
-            on_node.contains(&pfn),
-        ) {
-            (true, true, false) | (false, false, true) => {}
-            (false, false, false) if slab.freelist == 0 => {} // full, on no list (or n->full)
-            other => bad.push(format!(
-                "slab {pfn:#x}: frozen/per-CPU/node-partial = {other:?} (free {free})"
-            )),
+    let mut cpu_free = 0;
+    for (cpu, c) in s.cpu.iter().enumerate() {
+        if place.cpu_slab & (1 << cpu) != 0 {
+            cpu_free += walk(m, pfn, slab, c.freelist, "c->freelist", &mut seen, bad);
         }
     }
-    bad
+    let live = slab.allocated.iter().filter(|&&a| a).count() as u32;
+    if live + cpu_free != slab.inuse {
+        bad.push(format!(
+            "slab {pfn:#x}: {live} allocated + {cpu_free} on a cpu freelist != inuse {}",
+            slab.inuse
+        ));
+    }
+    if place.per_cpu() > 1 || place.node_partial > 1 || place.node_full > 1 {
+        bad.push(format!(
+            "{}: slab {pfn:#x} is held more than once: {place:?}",
+            s.name
+        ));
+    }
+    // The state table of spec 2.6; debug caches never freeze a slab, and keep their full
+    // slabs on n->full with SLAB_STORE_USER.
+    if s.debug() && slab.frozen {
+        bad.push(format!("slab {pfn:#x} of debug cache {} is frozen", s.name));
+    }
+    let full_listed = place.node_full > 0;
+    if slab.freelist == 0 && s.debug() && s.flags.store_user != full_listed {
+        bad.push(format!(
+            "slab {pfn:#x}: full, and on n->full = {full_listed} with SLAB_STORE_USER = {}",
+            s.flags.store_user
+        ));
+    }
+    match (slab.frozen, place.per_cpu() > 0, place.node_partial > 0) {
+        (true, true, false) | (false, false, true) => {}
+        (false, false, false) if slab.freelist == 0 => {} // full, on no list (or n->full)
+        other => bad.push(format!(
+            "slab {pfn:#x}: frozen/per-CPU/node-partial = {other:?} (free {free})"
+        )),
+    }
+}
+
+/// One CPU's `kmem_cache_cpu`: its cpu slab is a slab of the cache (and without one it has
+/// no freelist); its partial stack links slabs of the cache whose `slabs` count down by one.
+pub(crate) fn check_cpu(m: &Machine, cache: u32, cpu: u32, bad: &mut Vec<String>) {
+    let Some(s) = m.caches.get(cache as usize) else {
+        return;
+    };
+    let c = &s.cpu[cpu as usize];
+    let mine = |pfn: Pfn| m.slabs.get(&pfn).is_some_and(|sl| sl.cache == cache);
+    match c.slab {
+        Some(pfn) if !mine(pfn) => bad.push(format!(
+            "{}: cpu{cpu}'s slab {pfn:#x} is not a slab of the cache",
+            s.name
+        )),
+        None if c.freelist != 0 => bad.push(format!(
+            "{}: cpu{cpu} has a freelist but no cpu slab",
+            s.name
+        )),
+        _ => {}
+    }
+    let mut expect_slabs = None;
+    let mut links = 0;
+    for pfn in cpu_partial(m, c) {
+        links += 1;
+        let Some(slab) = m.slabs.get(&pfn).filter(|_| mine(pfn)) else {
+            bad.push(format!(
+                "{}: cpu{cpu} partial slab {pfn:#x} is not a slab of the cache",
+                s.name
+            ));
+            return;
+        };
+        if let Some(e) = expect_slabs {
+            if slab.slabs != e {
+                bad.push(format!(
+                    "{}: cpu{cpu} partial stack depth {} where {e} expected",
+                    s.name, slab.slabs
+                ));
+                return;
+            }
+        }
+        expect_slabs = slab.slabs.checked_sub(1);
+    }
+    if links > m.slabs.len() {
+        bad.push(format!("{}: cpu{cpu}'s partial stack has a cycle", s.name));
+    }
+}
+
+/// An entry of a node's partial list (`full` false) or full list (`full` true) is a slab of
+/// the cache on that node; a full list (kept only with `SLAB_STORE_USER`) holds full slabs.
+pub(crate) fn check_node_entry(
+    m: &Machine,
+    cache: u32,
+    node: u32,
+    full: bool,
+    pfn: Pfn,
+    bad: &mut Vec<String>,
+) {
+    let Some(s) = m.caches.get(cache as usize) else {
+        return;
+    };
+    let slab = m.slabs.get(&pfn);
+    let belongs = slab.is_some_and(|sl| sl.node == node && sl.cache == cache);
+    if !full && !belongs {
+        bad.push(format!(
+            "{}: node {node} partial list holds {pfn:#x}, not its slab",
+            s.name
+        ));
+    }
+    if full && !(belongs && slab.is_some_and(|sl| sl.freelist == 0) && s.flags.store_user) {
+        bad.push(format!(
+            "{}: node {node} full list holds {pfn:#x}, not a full slab of its own \
+             (or without SLAB_STORE_USER)",
+            s.name
+        ));
+    }
+}
+
+/// `check_node_entry` wherever `pfn` is on the node's lists.
+pub(crate) fn check_node_entries_of(
+    m: &Machine,
+    cache: u32,
+    node: u32,
+    pfn: Pfn,
+    bad: &mut Vec<String>,
+) {
+    let Some(n) = m
+        .caches
+        .get(cache as usize)
+        .and_then(|s| s.node.get(node as usize))
+    else {
+        return;
+    };
+    if n.partial.contains(&pfn) {
+        check_node_entry(m, cache, node, false, pfn, bad);
+    }
+    if n.full.contains(&pfn) {
+        check_node_entry(m, cache, node, true, pfn, bad);
+    }
+}
+
+/// A node's `nr_slabs` and `total_objects` count every slab of the cache on the node.
+pub(crate) fn check_node_counters(
+    m: &Machine,
+    cache: u32,
+    node: u32,
+    totals: &Totals,
+    bad: &mut Vec<String>,
+) {
+    let Some(s) = m.caches.get(cache as usize) else {
+        return;
+    };
+    let Some(n) = s.node.get(node as usize) else {
+        return;
+    };
+    let [slabs, objects] = totals.node(m, cache, node);
+    if n.nr_slabs as i64 != slabs || n.total_objects as i64 != objects {
+        bad.push(format!(
+            "{}: node {node} counts {} slabs/{} objects, but has {slabs}/{objects}",
+            s.name, n.nr_slabs, n.total_objects
+        ));
+    }
 }

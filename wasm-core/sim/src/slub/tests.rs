@@ -3,7 +3,7 @@
 
 use super::check::check_slub;
 use super::*;
-use crate::machine::check::check_page_allocator;
+use crate::machine::check::{check_page_allocator, FullChecks, TraceCheck};
 use crate::machine::{Machine, MachineConfig};
 use crate::scenario::{CacheDecl, Switches};
 use crate::slabinfo::slabinfo;
@@ -641,8 +641,8 @@ proptest! {
             kmem_cache_create(&mut rec, &decl, &switches).unwrap()
         }).collect();
         let mut live: Vec<u64> = Vec::new();
+        let mut check = TraceCheck::new(&rec, FullChecks::EVERY_STEP).unwrap();
         for op in ops {
-            let from = rec.cursor();
             match op {
                 Op::Alloc { cpu, cache, node } => {
                     let obj = slab_alloc_node(&mut rec, ids[cache], cpu % cpus, node.map(|n| n % nodes));
@@ -686,12 +686,9 @@ proptest! {
                 Op::RcuBarrier => crate::rcu::rcu_barrier(&mut rec),
             }
             prop_assert!(rec.is_idle(), "an operation left a step open");
-            for cursor in from + 1..=rec.cursor() {
-                let snap = rec.snapshot_at(cursor).unwrap();
-                let mut bad = check_slub(&snap);
-                bad.extend(check_page_allocator(&snap));
-                bad.extend(crate::rcu::check::check_rcu(&snap));
-                prop_assert!(bad.is_empty(), "after step {} ({}): {:?}", cursor, rec.steps()[cursor - 1].function, bad);
+            // Every invariant after every step: what the step touched, and everything.
+            if let Err(v) = check.advance(&rec, rec.cursor()) {
+                prop_assert!(false, "{} ({})", v, rec.steps()[v.step - 1].function);
             }
             let settled = crate::rcu::check::check_rcu_settled(rec.machine());
             prop_assert!(settled.is_empty(), "{:?}", settled);
@@ -699,6 +696,7 @@ proptest! {
             let queued: usize = rec.machine().rcu.krc.iter().map(|k| k.waiting()).sum();
             prop_assert_eq!(rec.machine().live_objects as usize, live.len() + queued);
         }
+        prop_assert_eq!(check.machine(), rec.machine());
         prop_assert_eq!(&rec.snapshot_at(rec.cursor()).unwrap(), rec.machine());
     }
 }

@@ -442,6 +442,29 @@ impl Recorder {
         }
     }
 
+    /// Applies recorded step `i` to `machine`, which must be the machine at cursor `i`,
+    /// showing `inspect` each event with the machine just before the event is applied (the
+    /// invariant checker reads there what an event is about to change: the old `c->slab`, the
+    /// neighbours a list entry is taken from).
+    pub fn replay_step_inspecting(
+        &self,
+        machine: &mut Machine,
+        i: usize,
+        mut inspect: impl FnMut(&Machine, &Event),
+    ) {
+        for event in self.step_events(i) {
+            inspect(machine, event);
+            machine.apply(event);
+        }
+    }
+
+    /// Whether a keyframe was taken at `cursor` (when, is this file's private policy).
+    pub fn is_keyframe(&self, cursor: usize) -> bool {
+        self.keyframes
+            .binary_search_by_key(&cursor, |(at, _)| *at)
+            .is_ok()
+    }
+
     /// The cursor of the keyframe `snapshot_at(cursor)` starts from.
     pub fn keyframe_before(&self, cursor: usize) -> usize {
         let k = self.keyframes.partition_point(|(at, _)| *at <= cursor);

@@ -1,0 +1,473 @@
+//! The incremental checker against the full one: a corruption of anything a step touched is
+//! reported by the check of that step, as the full check reports it; a corruption of what no
+//! step touches waits for the next full check. Each corruption is made on the replayed
+//! machine right after the step, before the step's check.
+
+use super::{check_machine, Checker, FullChecks, TraceCheck};
+use crate::machine::{FrameState, Machine, Owner, Pfn};
+use crate::rcu::event::RcuEvent;
+use crate::rcu::state::RcuFunc;
+use crate::scenario::{parse, run};
+use crate::slab::event::SlabEvent;
+use crate::slab::state::SlabList;
+use crate::trace::{Event, Recorder};
+
+/// SLUB over the page allocator: slabs filled on cpu0, freed from cpu1 (`__slab_free()`, cpu
+/// partial stacks, node partial lists, discards), and page blocks through pcp and buddy lists.
+const SLUB: &str = "slabscope-scenario 1
+machine cpus=2 nodes=1 memory=1M
+pcp batch=7 high=28
+repeat 48 a[] = kmalloc(512) on cpu0
+for x in a: kfree(x) on cpu1
+repeat 12 b[] = kmalloc(512) on cpu0
+flush_cpu_slab(kmalloc-512) on cpu1
+p = alloc_pages(2) on cpu0
+free_pages(p) on cpu0
+repeat 20 q[] = alloc_pages(0) on cpu1
+for x in q: free_pages(x) on cpu1
+drain_pages() on cpu1
+";
+
+/// SLAB: array refills and flushes, slabs moving between the node lists.
+const SLAB: &str = "slabscope-scenario 1
+allocator slab
+machine cpus=2 nodes=1 memory=2M
+repeat 200 a[] = kmalloc(100) on cpu0
+for x in a: kfree(x) on cpu1
+repeat 50 b[] = kmalloc(100) on cpu0
+";
+
+fn recorded(text: &str) -> Recorder {
+    run(&parse(text).expect("parses"), true).expect("runs")
+}
+
+/// Every step (index) with an event `pick` accepts, and what it returned.
+fn steps_with<T>(rec: &Recorder, pick: impl Fn(&Event) -> Option<T>) -> Vec<(usize, T)> {
+    (0..rec.step_count())
+        .filter_map(|i| rec.step_events(i).iter().find_map(&pick).map(|t| (i, t)))
+        .collect()
+}
+
+/// Step `i` of `rec` through a checker, then `corrupt` on the machine after it (given the
+/// machine and what it picked). Returns what the check of the step and the full check report;
+/// the step itself, uncorrupted, must check clean.
+fn check_step_corrupted<T>(
+    rec: &Recorder,
+    i: usize,
+    picked: T,
+    corrupt: impl FnOnce(&mut Machine, T),
+) -> (Vec<String>, Vec<String>) {
+    let mut m = rec.snapshot_at(i).expect("recorded");
+    let (mut checker, bad) = Checker::new(&m);
+    assert!(bad.is_empty(), "{bad:?}");
+    checker.begin(&m);
+    rec.replay_step_inspecting(&mut m, i, |before, e| checker.before_event(before, e));
+    let clean = checker.clone().end(&m);
+    assert!(clean.is_empty(), "step {} checks clean: {clean:?}", i + 1);
+    corrupt(&mut m, picked);
+    (checker.end(&m), check_machine(&m))
+}
+
+/// The first step `pick` accepts whose corruption `corrupt` makes (it may decline a step by
+/// returning false) is reported by both checks, the local one with `needle` in a line.
+fn caught<T: Clone>(
+    text: &str,
+    needle: &str,
+    pick: impl Fn(&Event) -> Option<T>,
+    corrupt: impl Fn(&mut Machine, T) -> bool,
+) {
+    let rec = recorded(text);
+    for (i, picked) in steps_with(&rec, pick) {
+        let mut made = false;
+        let (local, full) = check_step_corrupted(&rec, i, picked, |m, t| made = corrupt(m, t));
+        if !made {
+            continue;
+        }
+        assert!(
+            local.iter().any(|l| l.contains(needle)),
+            "step {}: the local check missed it ({needle}): {local:?}",
+            i + 1
+        );
+        assert!(!full.is_empty(), "the full check sees it too");
+        return;
+    }
+    panic!("no step to corrupt for {needle}");
+}
+
+/// The first free object of a SLUB slab: on its own freelist, else on a cpu freelist.
+fn a_free_object(m: &Machine, pfn: Pfn) -> Option<u64> {
+    let slab = m.slabs.get(&pfn)?;
+    let s = &m.caches[slab.cache as usize];
+    Some(slab.freelist).filter(|&f| f != 0).or_else(|| {
+        s.cpu
+            .iter()
+            .find(|c| c.slab == Some(pfn) && c.freelist != 0)
+            .map(|c| c.freelist)
+    })
+}
+
+#[test]
+fn a_broken_freelist_of_a_touched_slab_is_caught_at_its_step() {
+    let freed = |e: &Event| match *e {
+        Event::ObjectFreed { pfn, .. } => Some(pfn),
+        _ => None,
+    };
+    caught(SLUB, "on two freelists", freed, |m, pfn| {
+        let Some(obj) = a_free_object(m, pfn) else {
+            return false;
+        };
+        // The object's free pointer now points at itself: a cycle.
+        let index = crate::slub::place_of(m, obj).expect("an object").index;
+        let s = &m.caches[m.slabs[&pfn].cache as usize];
+        let word = s.freelist_ptr_encode(obj, s.freeptr_addr(obj));
+        m.slabs.get_mut(&pfn).unwrap().words[index as usize] = word;
+        true
+    });
+    caught(SLUB, "inuse", freed, |m, pfn| {
+        m.slabs.get_mut(&pfn).unwrap().inuse += 1;
+        true
+    });
+}
+
+#[test]
+fn a_broken_cpu_structure_or_partial_stack_is_caught_at_its_step() {
+    let cpu_freelist = |e: &Event| match *e {
+        Event::CpuFreelistSet { cache, cpu, .. } => Some((cache, cpu)),
+        _ => None,
+    };
+    caught(
+        SLUB,
+        "has a freelist but no cpu slab",
+        cpu_freelist,
+        |m, (cache, cpu)| {
+            let c = &mut m.caches[cache as usize].cpu[cpu as usize];
+            if c.freelist == 0 {
+                return false;
+            }
+            c.slab = None;
+            true
+        },
+    );
+    let pushed = |e: &Event| match *e {
+        Event::CpuPartialSet { top: Some(top), .. } => Some(top),
+        _ => None,
+    };
+    caught(SLUB, "frozen/per-CPU/node-partial", pushed, |m, top| {
+        match m.slabs.get_mut(&top) {
+            Some(slab) if slab.frozen => slab.frozen = false,
+            _ => return false,
+        }
+        true
+    });
+}
+
+#[test]
+fn a_broken_node_list_or_node_counter_is_caught_at_its_step() {
+    let added = |e: &Event| match *e {
+        Event::NodePartialAdded {
+            cache, node, pfn, ..
+        } => Some((cache, node, pfn)),
+        _ => None,
+    };
+    caught(
+        SLUB,
+        "held more than once",
+        added,
+        |m, (cache, node, pfn)| {
+            let list = &mut m.caches[cache as usize].node[node as usize].partial;
+            if !list.contains(&pfn) {
+                return false;
+            }
+            list.push(pfn);
+            true
+        },
+    );
+    let counted = |e: &Event| match *e {
+        Event::SlabCounted { cache, node, .. } => Some((cache, node)),
+        _ => None,
+    };
+    caught(SLUB, "counts", counted, |m, (cache, node)| {
+        m.caches[cache as usize].node[node as usize].nr_slabs += 1;
+        true
+    });
+    let allocated = |e: &Event| match *e {
+        Event::ObjectAllocated { .. } => Some(()),
+        _ => None,
+    };
+    caught(SLUB, "live_objects", allocated, |m, ()| {
+        m.live_objects += 1;
+        true
+    });
+}
+
+#[test]
+fn broken_pages_lists_and_counts_are_caught_at_their_step() {
+    let pages = |e: &Event| match *e {
+        Event::PagesAllocated { pfn, .. } => Some(pfn),
+        _ => None,
+    };
+    caught(SLUB, "detached at a step boundary", pages, |m, pfn| {
+        let FrameState::Allocated { order, .. } = m.frames[pfn as usize].state else {
+            return false;
+        };
+        m.frames[pfn as usize].state = FrameState::Detached { order };
+        true
+    });
+    let freed = |e: &Event| match *e {
+        Event::FreeBlockAdded {
+            node, pfn, order, ..
+        } => Some((node, pfn, order)),
+        _ => None,
+    };
+    let still_free = |m: &Machine, pfn: Pfn, order: u8| {
+        m.frames[pfn as usize].state == FrameState::Buddy { order }
+    };
+    caught(SLUB, "links around", freed, |m, (_, pfn, order)| {
+        if !still_free(m, pfn, order) {
+            return false;
+        }
+        m.frames[pfn as usize].next = pfn;
+        true
+    });
+    // Page conservation: the block leaves its list (length and NR_FREE_PAGES agree) but its
+    // frame still says it is free, so its pages are counted nowhere.
+    caught(
+        SLUB,
+        "blocks are in its state",
+        freed,
+        |m, (node, pfn, order)| {
+            if !still_free(m, pfn, order) {
+                return false;
+            }
+            let zone = &mut m.zones[node as usize];
+            zone.free_area[order as usize].remove(&mut m.frames, pfn);
+            zone.free_pages -= 1 << order;
+            true
+        },
+    );
+    caught(SLUB, "NR_FREE_PAGES", freed, |m, (node, ..)| {
+        m.zones[node as usize].free_pages += 1;
+        true
+    });
+    let pcp = |e: &Event| match *e {
+        Event::PcpBlockAdded { cpu, node, .. } => Some((cpu, node)),
+        _ => None,
+    };
+    caught(SLUB, "pcp count", pcp, |m, (cpu, node)| {
+        let i = m.pcp_index(cpu, node);
+        m.pcp[i].count += 1;
+        true
+    });
+}
+
+#[test]
+fn broken_slab_arrays_slabs_and_lists_are_caught_at_their_step() {
+    let pushed = |e: &Event| match *e {
+        Event::Slab(SlabEvent::AcPushed { addr, .. }) => Some(addr),
+        _ => None,
+    };
+    caught(SLAB, "and allocated", pushed, |m, addr| {
+        let Some(p) = crate::slab::place_of(m, addr) else {
+            return false;
+        };
+        let slab = m.slab.slabs.get_mut(&p.pfn).unwrap();
+        if slab.allocated[p.index as usize] {
+            return false;
+        }
+        slab.allocated[p.index as usize] = true;
+        true
+    });
+    let got = |e: &Event| match *e {
+        Event::Slab(SlabEvent::ObjGot { pfn }) => Some(pfn),
+        _ => None,
+    };
+    caught(SLAB, "active but callers hold", got, |m, pfn| {
+        m.slab.slabs.get_mut(&pfn).unwrap().active -= 1;
+        true
+    });
+    let listed = |e: &Event| match *e {
+        Event::Slab(SlabEvent::SlabListed { pfn, .. }) => Some(pfn),
+        _ => None,
+    };
+    caught(SLAB, "says it is on", listed, |m, pfn| {
+        let Some(slab) = m.slab.slabs.get_mut(&pfn) else {
+            return false;
+        };
+        slab.list = match slab.list {
+            Some(SlabList::Free) => Some(SlabList::Partial),
+            Some(_) => Some(SlabList::Free),
+            None => return false,
+        };
+        true
+    });
+    let counts = |e: &Event| match *e {
+        Event::Slab(SlabEvent::NodeCounts { cache, node, .. }) => Some((cache, node)),
+        _ => None,
+    };
+    caught(SLAB, "free_objects", counts, |m, (cache, node)| {
+        m.slab.caches[cache as usize].node[node as usize].free_objects += 1;
+        true
+    });
+}
+
+/// RCU under SLUB: a `SLAB_TYPESAFE_BY_RCU` cache's slabs waiting for a grace period, and
+/// `kfree_rcu()` through its page cache, its batches and their callbacks.
+const RCU: &str = include_str!("../../../tests/golden/rcu.slab");
+
+#[test]
+fn broken_rcu_callbacks_batches_and_pages_are_caught_at_their_step() {
+    // A slab's pages handed to call_rcu() whose frame no longer says so.
+    let queued_slab = |e: &Event| match *e {
+        Event::Rcu(RcuEvent::CallbackQueued {
+            func: RcuFunc::FreeSlab { pfn, .. },
+            ..
+        }) => Some(pfn),
+        _ => None,
+    };
+    caught(RCU, "but the page is", queued_slab, |m, pfn| {
+        let FrameState::Allocated { order, .. } = m.frames[pfn as usize].state else {
+            return false;
+        };
+        m.frames[pfn as usize].state = FrameState::Allocated {
+            order,
+            owner: Owner::Pages,
+        };
+        true
+    });
+    // A pointer page held twice (the page cache takes a page it already has).
+    let cached = |e: &Event| match *e {
+        Event::Rcu(RcuEvent::KrcPageCached { cpu, pfn }) => Some((cpu, pfn)),
+        _ => None,
+    };
+    caught(RCU, "held twice by RCU", cached, |m, (cpu, pfn)| {
+        m.rcu.krc[cpu as usize]
+            .queued
+            .bulk
+            .push(crate::rcu::state::BulkData {
+                pfn,
+                gp: 0,
+                records: vec![0x1000],
+            });
+        true
+    });
+    // A pointer queued, with no monitor armed, or queued on another CPU as well.
+    let recorded = |e: &Event| match *e {
+        Event::Rcu(RcuEvent::KrcPointerRecorded { cpu, addr, .. }) => Some((cpu, addr)),
+        _ => None,
+    };
+    caught(
+        RCU,
+        "no monitor work is pending",
+        recorded,
+        |m, (cpu, _)| {
+            m.rcu.krc[cpu as usize].monitor_pending = false;
+            true
+        },
+    );
+    caught(
+        RCU,
+        "queued by kfree_rcu() twice",
+        recorded,
+        |m, (cpu, addr)| {
+            let other = (cpu as usize + 1) % m.rcu.krc.len();
+            m.rcu.krc[other].krw_arr[1].head.push(addr);
+            true
+        },
+    );
+    // A batch handed to RCU whose callback is lost.
+    let detached = |e: &Event| match *e {
+        Event::Rcu(RcuEvent::KrcBatchDetached { cpu, batch }) => Some((cpu, batch)),
+        _ => None,
+    };
+    caught(RCU, "0 callbacks", detached, |m, (cpu, batch)| {
+        m.rcu.cblist[cpu as usize].retain(|c| c.func != RcuFunc::KfreeRcuWork { batch });
+        true
+    });
+    // A callback queued for a grace period before the one ahead of it.
+    let queued = |e: &Event| match *e {
+        Event::Rcu(RcuEvent::CallbackQueued { cpu, .. }) => Some(cpu),
+        _ => None,
+    };
+    caught(RCU, "waits for grace period", queued, |m, cpu| {
+        let list = &mut m.rcu.cblist[cpu as usize];
+        if list.len() < 2 {
+            return false;
+        }
+        let last = list.len() - 1;
+        list[last].gp = list[last - 1].gp.saturating_sub(1);
+        list[last].gp < list[last - 1].gp
+    });
+}
+
+#[test]
+fn known_damage_is_reported_first_from_the_step_that_does_it() {
+    for name in ["wrong-cache", "slab-wrong-cache"] {
+        let text = std::fs::read_to_string(format!(
+            "{}/tests/golden/{name}.slab",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .expect("readable scenario");
+        let rec = recorded(&text);
+        let first = steps_with(&rec, |e| {
+            matches!(e, Event::DamageRecorded(_)).then_some(())
+        })
+        .first()
+        .expect("a step records damage")
+        .0;
+        // Keyframes only: the local check of that step is what reports it.
+        let v = super::check_trace(&rec, FullChecks::Keyframes).expect_err("damage");
+        assert_eq!(v.step, first + 1, "{name}: {v}");
+        assert!(v.problems[0].starts_with("known damage: "), "{name}: {v}");
+        // Every later step's check, local and full, reports it first.
+        let mut check = TraceCheck::new(&rec, FullChecks::EVERY_STEP).expect("boots clean");
+        while let Some(found) = check.check_step(&rec) {
+            let damaged = found.step > first;
+            for bad in std::iter::once(&found.local).chain(found.full.as_ref()) {
+                assert_eq!(
+                    bad.first().is_some_and(|l| l.starts_with("known damage: ")),
+                    damaged,
+                    "{name}: step {}: {bad:?}",
+                    found.step
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_corruption_no_step_touches_waits_for_the_next_full_check() {
+    let rec = recorded(SLUB);
+    const EVERY: usize = 20;
+    let mut check = TraceCheck::new(&rec, FullChecks::Every(EVERY)).expect("boots clean");
+    let at = EVERY + 1;
+    check.advance(&rec, at).expect("clean so far");
+    // kmalloc-8k: a cache no step of the scenario uses.
+    let m = check.machine_mut();
+    let id = m
+        .caches
+        .iter()
+        .position(|c| c.name == "kmalloc-8k")
+        .unwrap();
+    m.caches[id].node[0].nr_slabs += 1;
+    check
+        .advance(&rec, at + 1)
+        .expect("the next step does not touch it");
+    let next_full = (at + 2..=rec.step_count())
+        .find(|&c| c % EVERY == 0 || rec.is_keyframe(c) || c == rec.step_count())
+        .unwrap();
+    let v = check.finish(&rec).expect_err("the full check sees it");
+    assert_eq!(v.step, next_full);
+    assert!(v.problems.iter().any(|p| p.contains("kmalloc-8k")), "{v}");
+}
+
+#[test]
+fn the_scenarios_check_clean_step_by_step_and_keyframe_by_keyframe() {
+    for text in [SLUB, SLAB, RCU] {
+        let rec = recorded(text);
+        let every = super::check_trace(&rec, FullChecks::EVERY_STEP).expect("clean");
+        assert_eq!(every.steps, rec.step_count());
+        assert_eq!(every.full_checks, rec.step_count() + 1);
+        let sparse = super::check_trace(&rec, FullChecks::Keyframes).expect("clean");
+        assert!(sparse.full_checks >= 2, "the start and the end at least");
+    }
+}
