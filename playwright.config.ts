@@ -3,6 +3,7 @@ import { defineConfig, devices } from '@playwright/test';
 // End-to-end tests in a real Chromium. On machines where Playwright cannot download its own
 // browser, the system Chromium is used (CHROMIUM_PATH, else /usr/bin/chromium when present).
 import { existsSync } from 'node:fs';
+import { DEV, DEV_PORT, ISOLATED, ISOLATED_PORT, PLAIN, PLAIN_PORT } from './e2e/servers';
 
 const executablePath =
   process.env.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
@@ -34,20 +35,20 @@ export default defineConfig({
   webServer: [
     {
       // Cross-origin isolated: Vite's preview server sends COOP/COEP/CSP.
-      command: 'npx vite preview --port 4173 --strictPort',
-      url: 'http://localhost:4173/',
+      command: `npx vite preview --port ${ISOLATED_PORT} --strictPort`,
+      url: ISOLATED,
       reuseExistingServer: false,
     },
     {
       // The dev server: same headers as preview, modules served unbundled.
-      command: 'npx vite --port 5173 --strictPort',
-      url: 'http://localhost:5173/',
+      command: `npx vite --port ${DEV_PORT} --strictPort`,
+      url: DEV,
       reuseExistingServer: false,
     },
     {
       // A static host without special headers.
-      command: 'node scripts/serve-static.mjs --port 4174 dist',
-      url: 'http://127.0.0.1:4174/',
+      command: `node scripts/serve-static.mjs --port ${PLAIN_PORT} dist`,
+      url: PLAIN,
       reuseExistingServer: false,
     },
   ],

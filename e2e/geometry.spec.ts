@@ -1,8 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { cliGeometry } from './cli';
+import { DEV, ISOLATED, PLAIN } from './servers';
 
-const ISOLATED = 'http://localhost:4173/';
-const PLAIN = 'http://127.0.0.1:4174/';
 const COLUMNS = ['size', 'offset', 'order', 'objs_per_slab', 'slab_size', 'waste', 'min_partial', 'cpu_partial', 'cpu_partial_slabs'];
 
 async function waitForSweep(page: Page) {
@@ -109,7 +108,7 @@ test('the dev server is isolated too, under a CSP that allows no inline script',
   page.on('console', (m) => {
     if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
   });
-  const response = await page.goto('http://localhost:5173/?page=geometry');
+  const response = await page.goto(`${DEV}?page=geometry`);
   const headers = response!.headers();
   expect(headers['cross-origin-opener-policy']).toBe('same-origin');
   expect(headers['cross-origin-embedder-policy']).toBe('require-corp');

@@ -2,11 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { variantIndex } from '../web/lessons/variant';
+import { PLAIN } from './servers';
 
 // The lessons page: the index, a lesson's text beside the player, and its anchors moving the
 // player; in English and Korean.
 
-const PLAIN = 'http://127.0.0.1:4174/';
 const lessons = readdirSync('lessons', { withFileTypes: true })
   .filter((d) => d.isDirectory() && existsSync(`lessons/${d.name}/lesson.json`))
   .map((d) => JSON.parse(readFileSync(`lessons/${d.name}/lesson.json`, 'utf8')) as { id: string; sections: { id: string; anchor: { cursor: number } | null }[] });

@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { encodeScenario } from '../web/scenario/link';
 import { cliTrace } from './cli';
+import { PLAIN } from './servers';
 
 // The scenario editor, share links, files and the saved draft, in a real Chromium against the
 // built app (the plain server: no cross-origin isolation, so the single-threaded build).
 
-const PLAIN = 'http://127.0.0.1:4174/';
 
 const BAD = `slabscope-scenario 1
 machine cpus=2 nodes=1 memory=1M

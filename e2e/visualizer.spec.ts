@@ -1,4 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
+import { ISOLATED, PLAIN } from './servers';
 
 // The visualizer in a real Chromium, read through the views' text alternatives (the tables a
 // screen reader navigates), at steps whose state is known from the simulator's own tests:
@@ -6,8 +7,6 @@ import { expect, test, type Page } from '@playwright/test';
 // kmalloc-128 sits frozen on cpu1's partial stack with 31 of 32 objects in use; at the end it is
 // on node 0's partial list with 16 in use.
 
-const PLAIN = 'http://127.0.0.1:4174/';
-const ISOLATED = 'http://localhost:4173/';
 
 async function open(page: Page, query: string) {
   await page.emulateMedia({ reducedMotion: 'reduce' });
