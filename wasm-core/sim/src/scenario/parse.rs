@@ -1321,7 +1321,7 @@ impl Parser {
     fn gfp_flags(&self, line: &mut Line) -> Result<Gfp, ParseError> {
         let col = line.col();
         let gfp = gfp_names(line)?;
-        self.require_version_2(line.number, col, "GFP flags")?;
+        self.require_version_2(line.number, col, "kmalloc(SIZE, GFP)")?;
         Ok(gfp)
     }
 

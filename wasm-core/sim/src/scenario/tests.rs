@@ -565,14 +565,18 @@ fn format_2_forms_in_a_format_1_file_name_the_first_line_they_need() {
         (
             "b = kmalloc(64, GFP_KERNEL_ACCOUNT) on cpu0",
             17,
-            "GFP flags",
+            "kmalloc(SIZE, GFP)",
         ),
         (
             "b = kmalloc(64, __GFP_RECLAIMABLE|__GFP_ZERO) on cpu0",
             17,
-            "GFP flags",
+            "kmalloc(SIZE, GFP)",
         ),
-        ("b = kmalloc_node(64, GFP_DMA, 0) on cpu0", 22, "GFP flags"),
+        (
+            "b = kmalloc_node(64, GFP_DMA, 0) on cpu0",
+            22,
+            "kmalloc(SIZE, GFP)",
+        ),
         ("b = kmalloc(64) at site_a on cpu0", 17, "at SITE"),
         ("b = kmalloc_node(64, 0) on cpu0 at site_a", 33, "at SITE"),
         (
