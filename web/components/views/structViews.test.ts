@@ -64,8 +64,8 @@ describe('CpuPanelView text alternative', () => {
       '0xffff888000008000 (chained through its rcu_head)',
     ]);
     const cpu1 = text(byTestId(html, 'cpu-1-rcu'));
-    expect(cpu1).toContain('call_rcu callbacks: 1, 0 after their grace period');
-    expect(text(byTestId(html, 'cpu-0-rcu'))).toContain('queued 3: 2 in pointer pages (1), 1 chained');
+    expect(cpu1).toContain('call_rcu: 1 queued, 0 ready to run');
+    expect(text(byTestId(html, 'cpu-0-rcu'))).toContain('queued 3: 2 in 1 page(s), 1 chained');
     expect(render(CpuPanelView, fixture('slub-numa-300'))).not.toContain('kfree_rcu');
   });
 
