@@ -7,12 +7,11 @@
 //! `free_to_partial_list()`) frees it, as a `kfree()` would.
 
 use super::alloc::slab_alloc_slow;
-use super::free::{do_slab_free, free_path, FreeOutcome};
+use super::free::{cache_from_obj_unchecked, do_slab_free, free_path, FreeOutcome};
 use super::state::TID_STEP;
 use super::{get_freepointer, obj_to_index, place_of, set_freepointer};
 use crate::machine::{FrameState, Owner};
 use crate::page_alloc::free_pages;
-use crate::slab_common::{cache_from_obj_checks, wrong_cache_unchecked};
 use crate::trace::{DetachedFreelist, Event, Recorder};
 use std::collections::BTreeSet;
 
@@ -163,26 +162,7 @@ fn build_detached_freelist(
     // which without hardening or slub_debug=F keeps the named cache whatever the slab is.
     let df_cache = match cache {
         Some(named) if named != slab_cache => {
-            let n = &rec.machine().caches[named as usize];
-            if cache_from_obj_checks(n.hardened, n.flags.consistency_checks) {
-                slab_cache
-            } else {
-                let offsets = (
-                    n.geometry.offset,
-                    rec.machine().caches[slab_cache as usize].geometry.offset,
-                );
-                wrong_cache_unchecked(
-                    rec,
-                    "wrong cache, not checked",
-                    "step.wrong_cache_unchecked",
-                    named,
-                    slab_cache,
-                    object,
-                    slab,
-                    Some(offsets),
-                );
-                named
-            }
+            cache_from_obj_unchecked(rec, named, slab_cache, object, slab).unwrap_or(slab_cache)
         }
         _ => slab_cache,
     };

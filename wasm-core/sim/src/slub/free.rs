@@ -82,32 +82,48 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
     }
     let mut s = slab_cache;
     if let Some(named) = cache.filter(|&c| c != slab_cache) {
-        let n = &m.caches[named as usize];
-        if cache_from_obj_checks(n.hardened, n.flags.consistency_checks) {
-            wrong_cache(rec, named, slab_cache);
-        } else {
-            // slab_free(s, virt_to_slab(x), x, ...) with the named cache: its do_slab_free()
-            // and __slab_free() work on the other cache's slab with the named cache's offset,
-            // per-CPU lists, node lists and limits.
-            let offsets = (
-                n.geometry.offset,
-                m.caches[slab_cache as usize].geometry.offset,
-            );
-            wrong_cache_unchecked(
-                rec,
-                "wrong cache, not checked",
-                "step.wrong_cache_unchecked",
-                named,
-                slab_cache,
-                addr,
-                place.pfn,
-                Some(offsets),
-            );
-            s = named;
+        match cache_from_obj_unchecked(rec, named, slab_cache, addr, place.pfn) {
+            Some(named) => s = named,
+            None => wrong_cache(rec, named, slab_cache),
         }
     }
     slab_free(rec, s, place.pfn, addr, place.index, cpu);
     FreeOutcome::Freed
+}
+
+/// `cache_from_obj(named, x)` (mm/slab.h, v6.6) for an object `addr` of `slab_cache`'s slab at
+/// `pfn`, when `named` is another cache. Without its checks (neither hardening nor
+/// `slub_debug=F` on `named`) it does not look: `slab_free()` goes on with the named cache's
+/// code, offset, per-CPU and node lists on the other cache's slab; the damage is recorded and
+/// `Some(named)` returned. With its checks, `None`: the caller reports "Wrong slab cache" and
+/// frees to the object's own cache.
+pub(super) fn cache_from_obj_unchecked(
+    rec: &mut Recorder,
+    named: u32,
+    slab_cache: u32,
+    addr: u64,
+    pfn: u32,
+) -> Option<u32> {
+    let m = rec.machine();
+    let n = &m.caches[named as usize];
+    if cache_from_obj_checks(n.hardened, n.flags.consistency_checks) {
+        return None;
+    }
+    let offsets = (
+        n.geometry.offset,
+        m.caches[slab_cache as usize].geometry.offset,
+    );
+    wrong_cache_unchecked(
+        rec,
+        "wrong cache, not checked",
+        "step.wrong_cache_unchecked",
+        named,
+        slab_cache,
+        addr,
+        pfn,
+        Some(offsets),
+    );
+    Some(named)
 }
 
 /// `slab_free()` for one object, object `index` of the slab at `pfn`. Its

@@ -80,7 +80,7 @@ pub(crate) fn unfreeze_partials(rec: &mut Recorder, cache: u32, cpu: u32, list: 
             .partial
             .len() as u64;
         if slab.inuse == 0 && nr_partial >= min_partial {
-            discard.insert(0, pfn);
+            discard.push(pfn);
         } else {
             rec.emit(Event::NodePartialAdded {
                 cache,
@@ -90,7 +90,8 @@ pub(crate) fn unfreeze_partials(rec: &mut Recorder, cache: u32, cpu: u32, list: 
             });
         }
     }
-    for pfn in discard {
+    // Pushed on the head of the discard list, freed from its head: the last one first.
+    for pfn in discard.into_iter().rev() {
         discard_slab(rec, cache, cpu, pfn);
     }
 }

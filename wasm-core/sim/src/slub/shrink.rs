@@ -26,7 +26,7 @@ pub fn kmem_cache_shrink(rec: &mut Recorder, cache: u32, cpu: u32) {
             let slab = &rec.machine().slabs[&pfn];
             let free = slab.objects - slab.inuse;
             if free == slab.objects {
-                discard.insert(0, pfn);
+                discard.push(pfn);
             } else if free <= SHRINK_PROMOTE_MAX {
                 buckets[free as usize - 1].insert(0, pfn);
             } else {
@@ -49,7 +49,8 @@ pub fn kmem_cache_shrink(rec: &mut Recorder, cache: u32, cpu: u32) {
                 end: End::Tail,
             });
         }
-        for pfn in discard {
+        // list_move() to the head of the discard list, freed from its head: the last first.
+        for pfn in discard.into_iter().rev() {
             discard_slab(rec, cache, cpu, pfn);
         }
         rec.end();
@@ -159,10 +160,11 @@ fn free_partial(rec: &mut Recorder, cache: u32, cpu: u32, node: u32) {
     for pfn in list {
         if rec.machine().slabs[&pfn].inuse == 0 {
             rec.emit(Event::NodePartialRemoved { cache, node, pfn });
-            discard.insert(0, pfn);
+            discard.push(pfn);
         }
     }
-    for pfn in discard {
+    // Pushed on the head of the discard list, freed from its head: the last one first.
+    for pfn in discard.into_iter().rev() {
         discard_slab(rec, cache, cpu, pfn);
     }
 }
