@@ -186,6 +186,20 @@ describe('layoutCpuPanel, RCU', () => {
     expectWellFormed(scene.marks);
   });
 
+  it('counts the pointers it leaves out from the queue, not from the part the snapshot lists', () => {
+    // A full page holds 507 pointers; the snapshot lists 64 of them.
+    const full = fixture('rcu-waiting');
+    const q = full.rcu.cpus[0].krc.queued;
+    const records = Array.from({ length: 64 }, (_, i) => `0xffff8880000${(0x10000 + i * 64).toString(16)}`);
+    q.pages = [{ ...q.pages[0], nr_records: 507, records }];
+    q.head = [];
+    q.head_count = 0;
+    q.objects = 507;
+    const cpu0 = layoutCpuPanel(full, { maxRcu: 3 }).columns[0].rcu!;
+    expect(cpu0.queued.shown).toHaveLength(3);
+    expect(cpu0.queued.more).toBe(504);
+  });
+
   it('leaves the section out when RCU holds nothing, or the snapshot predates it', () => {
     const quiet = fixture('rcu-waiting');
     for (const c of quiet.rcu.cpus) {

@@ -237,8 +237,11 @@ function rcuColumns(snapshot: Snapshot, touched: ReadonlySet<string>, max: numbe
       chained,
     });
     const inPages = q.pages.reduce((n, p) => n + p.nr_records, 0);
+    // The snapshot lists at most 64 pointers a page and 64 chained objects: what is left out is
+    // counted from the queue's own total, not from the list.
+    const listed = capList([...q.pages.flatMap((p) => p.records.map((a) => item(a, false))), ...q.head.map((a) => item(a, true))], max);
     return {
-      queued: capList([...q.pages.flatMap((p) => p.records.map((a) => item(a, false))), ...q.head.map((a) => item(a, true))], max),
+      queued: { shown: listed.shown, more: q.objects - listed.shown.length },
       objects: q.objects,
       inPages,
       pages: q.pages.length,
