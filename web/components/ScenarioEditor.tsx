@@ -14,6 +14,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ParseError } from '../core/client';
 import { completionsAt } from '../scenario/complete';
+import { FORMAT_VERSION, MAGIC } from '../scenario/vocabulary';
 import { scenarioLanguage } from '../scenario/highlight';
 import { parseErrorText } from '../scenario/parseErrorText';
 
@@ -123,7 +124,7 @@ export default function ScenarioEditor({ value, onChange, check, onRun, activeLi
           autocompletion({ override: [complete] }),
           lintGutter(),
           lintCompartment.current.of(lint),
-          placeholder('slabscope-scenario 2'),
+          placeholder(`${MAGIC} ${FORMAT_VERSION}`),
           runLine,
           keymap.of([
             { key: 'Mod-Enter', run: () => (latest.current.onRun(), true) },

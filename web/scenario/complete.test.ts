@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { completionsAt } from './complete';
-import { declared } from './vocabulary';
+import { declared, GFP_NAMES } from './vocabulary';
 
 const SCENARIO = `slabscope-scenario 1
 machine cpus=4 nodes=2 memory=1M
@@ -109,5 +110,15 @@ describe('completion', () => {
     expect(v2('l = |')).toEqual(expect.arrayContaining(['kmalloc', 'reverse', 'interleave']));
     expect(v2('l = [objs[0], |')).toEqual(['objs', 'a', 'x']);
     expect(v2('l = interleave(|')).toContain('objs');
+  });
+});
+
+describe('the gfp names the editor offers', () => {
+  it('are the simulator’s, in its order (wasm-core/sim/src/gfp.rs, GFP_NAMES)', () => {
+    const source = readFileSync('wasm-core/sim/src/gfp.rs', 'utf8');
+    const table = source.slice(source.indexOf('pub const GFP_NAMES'));
+    const names = [...table.slice(0, table.indexOf('];')).matchAll(/\("([A-Z_]+)",/g)].map((m) => m[1]);
+    expect(names.length).toBeGreaterThanOrEqual(20);
+    expect([...GFP_NAMES]).toEqual(names);
   });
 });

@@ -1,7 +1,7 @@
 // Completion for the scenario editor: what may come at a place in a half-written scenario,
 // worked out from the text alone (no editor, no simulator), so it can be tested directly.
 
-import { BOOT_CACHES, CACHE_CALLS, CALLS, DIRECTIVES, FORMAT_VERSION, GFP_NAMES, KEYWORDS, LIST_FUNCTIONS, MAGIC, NO_CPU_CALLS, PRINT, PRINT_FILES, SWITCHES, SWITCHES_V2, declared } from './vocabulary';
+import { BOOT_CACHES, CACHE_CALLS, CALLS, DIRECTIVES, FORMAT_VERSION, GFP_NAMES, KEYWORDS, LIST_FUNCTIONS, MAGIC, CPU_REFUSED_CALLS, PRINT, PRINT_FILES, SWITCHES, SWITCHES_V2, declared } from './vocabulary';
 
 export interface Suggestion {
   label: string;
@@ -97,7 +97,7 @@ export function completionsAt(text: string, pos: number): Completions | null {
     const done = /\b([a-z_]+)\([^()]*\)\s+$/.exec(head);
     if (done) {
       const kmalloc = v2 && (done[1] === 'kmalloc' || done[1] === 'kmalloc_node');
-      const words = [...(NO_CPU_CALLS.has(done[1]) ? [] : ['on']), ...(kmalloc ? ['at'] : [])];
+      const words = [...(CPU_REFUSED_CALLS.has(done[1]) ? [] : ['on']), ...(kmalloc ? ['at'] : [])];
       return words.length ? { from, options: words.map((k) => ({ label: k, type: 'keyword' as const })) } : null;
     }
     return null;

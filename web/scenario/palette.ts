@@ -2,7 +2,7 @@
 // the CPU and a name for the result become one operation line of the scenario format. The line
 // is checked by the simulator's parser like any typed line; this only assembles it.
 
-import { CALLS } from './vocabulary';
+import { CALLS, CPU_REFUSED_CALLS } from './vocabulary';
 
 /**
  * Calls the palette writes without a CPU (docs/scenario-format.md, "Operations"): the ones that
@@ -15,8 +15,7 @@ export const NO_CPU_CALLS: ReadonlySet<string> = new Set([
   'kmem_cache_destroy',
   'cache_reap',
   'kfree_rcu_monitor',
-  'synchronize_rcu',
-  'rcu_barrier',
+  ...CPU_REFUSED_CALLS,
 ]);
 /** Calls whose result is a list: their target is always `NAME` (the call fills it). */
 const LIST_RESULT = new Set(['kmem_cache_alloc_bulk']);

@@ -51,7 +51,7 @@ export const CALLS: readonly { name: string; args: string; signature?: string; v
 ];
 
 /** Calls that run on no one CPU: a grace period belongs to no CPU (the parser refuses `on cpuN`). */
-export const NO_CPU_CALLS: ReadonlySet<string> = new Set(['synchronize_rcu', 'rcu_barrier']);
+export const CPU_REFUSED_CALLS: ReadonlySet<string> = new Set(['synchronize_rcu', 'rcu_barrier']);
 
 /** Calls whose first argument names a cache. */
 export const CACHE_CALLS: ReadonlySet<string> = new Set(
