@@ -81,7 +81,7 @@ pub(crate) fn check_all(m: &Machine, bad: &mut Vec<String>) {
         for batch in 0..KFREE_N_BATCHES as u8 {
             check_batch(m, cpu as u32, batch, bad);
         }
-        for addr in waiting_objects(krc) {
+        for addr in krc.waiting_objects() {
             if !queued.insert(addr) {
                 bad.push(queued_twice(addr));
             }
@@ -242,14 +242,6 @@ pub(crate) fn check_batch(m: &Machine, cpu: u32, batch: u8, bad: &mut Vec<String
     }
 }
 
-/// The pointers a `krc` waits to free: queued and in its batches (not the work lists, which
-/// are empty between operations: `check_rcu_settled`).
-fn waiting_objects(krc: &super::state::KfreeRcuCpu) -> impl Iterator<Item = u64> + '_ {
-    std::iter::once(&krc.queued)
-        .chain(krc.krw_arr.iter())
-        .flat_map(|l| l.iter_objects())
-}
-
 fn queued_twice(addr: u64) -> String {
     format!("{addr:#x} is queued by kfree_rcu() twice")
 }
@@ -261,7 +253,7 @@ pub(crate) fn check_queued(m: &Machine, addr: u64, bad: &mut Vec<String>) {
         .rcu
         .krc
         .iter()
-        .map(|k| waiting_objects(k).filter(|&a| a == addr).count())
+        .map(|k| k.waiting_objects().filter(|&a| a == addr).count())
         .sum();
     if times > 1 {
         bad.push(queued_twice(addr));

@@ -1,8 +1,9 @@
 //! `kfree_rcu()` (kernel/rcu/tree.c, v6.6): `kvfree_call_rcu()` queues a pointer on the
 //! calling CPU's `krc`, `kfree_rcu_monitor()` hands the queue to RCU as a batch, and after the
 //! grace period `kfree_rcu_work()` frees it: each page of pointers with one `kfree_bulk()`
-//! (newest page first; `kfree_bulk()` itself works from the end of the array), then the
-//! objects chained through their own `rcu_head`, newest first, one `kvfree()` each.
+//! (newest page first; SLUB's `kfree_bulk()` works from the end of the array, SLAB's from its
+//! start), then the objects chained through their own `rcu_head`, newest first, one
+//! `kvfree()` each.
 //!
 //! Where the pointers live:
 //! - `kfree_rcu(ptr, rhf)` (the scenario's `kfree_rcu`) records the pointer in a page of
@@ -62,11 +63,10 @@ fn live_object(m: &Machine, addr: u64) -> bool {
 
 /// Whether some CPU's `krc` still waits to free `addr`.
 fn queued(m: &Machine, addr: u64) -> bool {
-    m.rcu.krc.iter().any(|k| {
-        std::iter::once(&k.queued)
-            .chain(k.krw_arr.iter())
-            .any(|l| l.iter_objects().any(|a| a == addr))
-    })
+    m.rcu
+        .krc
+        .iter()
+        .any(|k| k.waiting_objects().any(|a| a == addr))
 }
 
 /// `kfree()` under the machine's allocator.
@@ -275,7 +275,8 @@ fn monitor(rec: &mut Recorder, cpu: u32) {
         .take_while(|b| m.rcu.elapsed(b.gp))
         .count();
     let head = !queued.head.is_empty() && m.rcu.elapsed(queued.head_gp);
-    let rest = queued.bulk.len() - pages + if head { 0 } else { queued.head.len() };
+    // Whether anything stays queued after the drain.
+    let rest = pages < queued.bulk.len() || (!head && !queued.head.is_empty());
     if pages > 0 || head {
         let ready: usize = queued.bulk[queued.bulk.len() - pages..]
             .iter()
@@ -297,7 +298,7 @@ fn monitor(rec: &mut Recorder, cpu: u32) {
                 head,
             },
         );
-        if rest == 0 {
+        if !rest {
             emit(
                 rec,
                 RcuEvent::KrcMonitorSet {
@@ -308,7 +309,7 @@ fn monitor(rec: &mut Recorder, cpu: u32) {
         }
         rec.end();
         free_work(rec, cpu);
-        if rest == 0 {
+        if !rest {
             return;
         }
     }
@@ -325,12 +326,15 @@ fn monitor(rec: &mut Recorder, cpu: u32) {
         rec.arg("cpu", cpu);
         rec.arg("objects", objects);
         rec.arg("batch", batch);
-        let pending = false;
-        emit(rec, RcuEvent::KrcMonitorSet { cpu, pending });
-        if objects > 0 {
-            emit(rec, RcuEvent::KrcBatchDetached { cpu, batch });
-            call_rcu(rec, cpu, RcuFunc::KfreeRcuWork { batch });
-        }
+        emit(
+            rec,
+            RcuEvent::KrcMonitorSet {
+                cpu,
+                pending: false,
+            },
+        );
+        emit(rec, RcuEvent::KrcBatchDetached { cpu, batch });
+        call_rcu(rec, cpu, RcuFunc::KfreeRcuWork { batch });
     } else {
         rec.begin(
             "kfree_rcu_monitor",

@@ -15,6 +15,10 @@
 //!   within the operation that queued it: nothing else could run in between.
 //! - Callbacks run on the CPU that queued them (no `rcu_nocbs=` CPUs), oldest first, so the
 //!   pages of a slab go back to that CPU's pcp lists.
+//! - A CPU's `kfree_rcu()` monitor runs on that CPU (`kfree_rcu_monitor() on cpuN`, or on each
+//!   CPU in turn). Differs from v6.6 on purpose: the kernel's monitor is delayed work on an
+//!   unbound `system_wq` and may fire on any CPU, whose `call_rcu()`, `kfree_rcu_work()` and
+//!   `kfree_bulk()` then run there; pinning it keeps a scenario's pages where it can say.
 //! - `synchronize_rcu()` waits for a grace period and runs no callback; `rcu_barrier()` waits
 //!   until every callback queued before it has run, which needs at most one grace period;
 //!   neither waits for `kfree_rcu()` pointers that no monitor has handed to RCU yet (6.6 has

@@ -122,7 +122,15 @@ impl KfreeRcuCpu {
             .chain(std::iter::once(&self.work))
     }
 
-    /// Pointers waiting to be freed (not those the work lists are freeing).
+    /// The pointers waiting to be freed: queued and in the batches (not those the work lists
+    /// are freeing, which are empty between operations).
+    pub fn waiting_objects(&self) -> impl Iterator<Item = u64> + '_ {
+        std::iter::once(&self.queued)
+            .chain(self.krw_arr.iter())
+            .flat_map(KrcLists::iter_objects)
+    }
+
+    /// How many pointers wait to be freed (`waiting_objects()`).
     pub fn waiting(&self) -> usize {
         self.queued.objects() + self.krw_arr.iter().map(KrcLists::objects).sum::<usize>()
     }

@@ -202,7 +202,8 @@ pub(crate) fn discard_slab(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn) {
     });
     rec.emit(Event::SlabDiscarded { cache, pfn });
     if rcu {
-        crate::rcu::free_slab_rcu(rec, cpu, cache, pfn, slab.order);
+        // rcu_free_slab() frees through slab->slab_cache, the slab's own cache.
+        crate::rcu::free_slab_rcu(rec, cpu, slab.cache, pfn, slab.order);
     } else {
         let _ = free_pages(rec, cpu, pfn);
     }
