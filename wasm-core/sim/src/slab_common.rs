@@ -2,6 +2,7 @@
 //! `kfree()` and `kmem_cache_free()` that come before the allocator's own free path
 //! (`cache_from_obj()`), and the diagnostic steps of bad frees.
 
+use crate::geometry::SlabFlags;
 use crate::machine::{Damage, FrameState, Owner, Pfn};
 use crate::page_alloc::free_pages;
 use crate::slub::state::ZERO_SIZE_PTR;
@@ -131,4 +132,19 @@ pub(crate) fn wrong_cache_unchecked(
         offsets,
     })));
     rec.end();
+}
+
+/// `slab_unmergeable()` (mm/slab_common.c, v6.6, `CONFIG_HARDENED_USERCOPY`), for both
+/// allocators: nothing merges into a cache when merging is off (`slab_nomerge`), or the cache
+/// has a `SLAB_NEVER_MERGE` flag, a constructor or a usercopy region (every kmalloc cache has
+/// one). `find_mergeable()` refuses a new request by the same test (its usersize is 0: a
+/// request with one is never offered for merging). The kernel's `s->refcount < 0` test
+/// (a boot cache not yet set up) has nothing to match here.
+pub(crate) fn slab_unmergeable(
+    flags: &SlabFlags,
+    ctor: bool,
+    usersize: u32,
+    slab_nomerge: bool,
+) -> bool {
+    slab_nomerge || flags.never_merge() || ctor || usersize != 0
 }

@@ -5,7 +5,7 @@
 
 use super::emit;
 use super::event::{SlabEvent, SlabNewCache};
-use super::state::{KmemCache, REAPTIMEOUT_NODE};
+use super::state::REAPTIMEOUT_NODE;
 use crate::geometry::layout::calculate_alignment;
 use crate::geometry::platform::WORD;
 use crate::geometry::slab::{
@@ -17,6 +17,7 @@ use crate::gfp::{Gfp, GFP_KERNEL};
 use crate::kmalloc_caches::{kmalloc_type, KmallocSlot, KmallocType};
 use crate::machine::Machine;
 use crate::scenario::{CacheDecl, Switches};
+use crate::slab_common::slab_unmergeable;
 use crate::slub::random::{freelist_randomize, BootStream};
 use crate::trace::Recorder;
 
@@ -197,17 +198,11 @@ pub fn kmem_cache_create(
     Ok(id)
 }
 
-/// `slab_unmergeable()` under SLAB (see the SLUB one): merging off, a `SLAB_NEVER_MERGE`
-/// flag, a constructor or a usercopy region (every kmalloc cache has one).
-fn slab_unmergeable(s: &KmemCache, switches: &Switches) -> bool {
-    switches.slab_nomerge || s.flags.never_merge() || s.ctor || s.usersize != 0
-}
-
 /// `find_mergeable()` with SLAB's extra alignment rule: the oldest live cache with the same
 /// `SLAB_MERGE_SAME` flags whose slot fits the new object within a word and whose alignment
 /// is a multiple of the new one.
 fn find_mergeable(m: &Machine, switches: &Switches, decl: &CacheDecl) -> Option<u32> {
-    if switches.slab_nomerge || decl.ctor || decl.flags.never_merge() {
+    if slab_unmergeable(&decl.flags, decl.ctor, 0, switches.slab_nomerge) {
         return None;
     }
     let align = calculate_alignment(&decl.flags, decl.align, decl.size);
@@ -218,7 +213,7 @@ fn find_mergeable(m: &Machine, switches: &Switches, decl: &CacheDecl) -> Option<
         .find(|s| {
             let g = &s.geometry;
             !s.destroyed
-                && !slab_unmergeable(s, switches)
+                && !slab_unmergeable(&s.flags, s.ctor, s.usersize, switches.slab_nomerge)
                 && s.flags.merge_same() == decl.flags.merge_same()
                 && g.size >= size
                 && g.size % align == 0

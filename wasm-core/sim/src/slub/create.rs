@@ -2,13 +2,13 @@
 //! `find_mergeable()` (mm/slab_common.c, v6.6; spec 1.2, 1.5).
 
 use super::random::{freelist_randomize, get_random_long, BootStream};
-use super::state::KmemCache;
 use crate::geometry::kmalloc::{kmalloc_classes, kmalloc_target, KmallocTarget};
 use crate::geometry::platform::WORD;
 use crate::geometry::{kmem_cache_geometry, CacheRequest, CacheSource, GeometryError, SlabFlags};
 use crate::gfp::{Gfp, GFP_KERNEL};
 use crate::kmalloc_caches::{kmalloc_type, KmallocSlot, KmallocType};
 use crate::scenario::{CacheDecl, Switches};
+use crate::slab_common::slab_unmergeable;
 use crate::trace::{Event, NewCache, Recorder};
 
 fn request(
@@ -215,13 +215,6 @@ pub fn kmem_cache_create(
     Ok(id)
 }
 
-/// `slab_unmergeable()`, v6.6 with `CONFIG_HARDENED_USERCOPY`: no cache merges into `s` when
-/// merging is off, when `s` has a `SLAB_NEVER_MERGE` flag, a constructor or a usercopy region.
-/// Every kmalloc cache has such a region, and the normal ones also `SLAB_NO_MERGE`.
-pub(crate) fn slab_unmergeable(s: &KmemCache, slab_nomerge: bool) -> bool {
-    slab_nomerge || s.flags.never_merge() || s.ctor || s.usersize != 0
-}
-
 /// `find_mergeable()`: the oldest live cache that can host objects of this request: same
 /// `SLAB_MERGE_SAME` flags, a slot at least as large, aligned for the request and less than a
 /// word larger. Under `slub_debug=F` both caches carry `SLAB_CONSISTENCY_CHECKS`, which is not
@@ -232,7 +225,7 @@ fn find_mergeable(
     req: &CacheRequest,
     align: u32,
 ) -> Option<u32> {
-    if switches.slab_nomerge || req.ctor || req.flags.never_merge() {
+    if slab_unmergeable(&req.flags, req.ctor, 0, switches.slab_nomerge) {
         return None;
     }
     let CacheSource::Object { object_size } = req.source else {
@@ -246,7 +239,7 @@ fn find_mergeable(
         .find(|s| {
             let g = &s.geometry;
             !s.destroyed
-                && !slab_unmergeable(s, switches.slab_nomerge)
+                && !slab_unmergeable(&s.flags, s.ctor, s.usersize, switches.slab_nomerge)
                 && g.size >= size
                 && s.flags.merge_same() == req.flags.merge_same()
                 && g.size % align == 0

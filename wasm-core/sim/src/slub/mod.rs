@@ -41,7 +41,6 @@ pub mod state;
 
 pub use alloc::{do_kmalloc_node, kmalloc, slab_alloc_node};
 pub use bulk::{kmem_cache_alloc_bulk, kmem_cache_free_bulk};
-pub(crate) use create::slab_unmergeable;
 pub use create::{create_kmalloc_caches, kmalloc_cache_for, kmalloc_slab, kmem_cache_create};
 pub use free::{kfree, FreeOutcome};
 pub use partial::flush_cpu_slab;
