@@ -190,7 +190,7 @@ pub(crate) fn check_array(
     let node = array_node(m, r);
     if ac.avail() > ac.limit {
         bad.push(format!(
-            "{}: {r:?} holds {} pointers, over its limit {}",
+            "{}: {r} holds {} pointers, over its limit {}",
             s.name,
             ac.avail(),
             ac.limit
@@ -202,28 +202,28 @@ pub(crate) fn check_array(
             continue;
         }
         let Some(p) = place_of(m, obj).filter(|p| p.offset == 0) else {
-            bad.push(format!("{}: {r:?} holds {obj:#x}, not an object", s.name));
+            bad.push(format!("{}: {r} holds {obj:#x}, not an object", s.name));
             continue;
         };
         let slab = &sl.slabs[&p.pfn];
         if slab.cache != s.id {
-            bad.push(format!("{}: {r:?} holds {obj:#x} of another cache", s.name));
+            bad.push(format!("{}: {r} holds {obj:#x} of another cache", s.name));
         }
         if slab.allocated[p.index as usize] {
             bad.push(format!(
-                "{}: object {obj:#x} is both in {r:?} and allocated",
+                "{}: object {obj:#x} is both in {r} and allocated",
                 s.name
             ));
         }
         if slab.freelist[(slab.active as usize).min(slab.freelist.len())..].contains(&p.index) {
             bad.push(format!(
-                "{}: object {obj:#x} is in {r:?} but still free in its slab",
+                "{}: object {obj:#x} is in {r} but still free in its slab",
                 s.name
             ));
         }
         if node.is_some_and(|n| n != slab.node) {
             bad.push(format!(
-                "{}: {r:?} holds {obj:#x} of node {}",
+                "{}: {r} holds {obj:#x} of node {}",
                 s.name, slab.node
             ));
         }

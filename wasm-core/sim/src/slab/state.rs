@@ -176,6 +176,19 @@ pub enum AcRef {
     Alien { node: u8, remote: u8 },
 }
 
+impl std::fmt::Display for AcRef {
+    /// The array as the kernel names it, for the checker's messages.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            AcRef::Cpu { cpu } => write!(f, "cpu{cpu}'s cpu_cache"),
+            AcRef::Shared { node } => write!(f, "node {node}'s shared array"),
+            AcRef::Alien { node, remote } => {
+                write!(f, "node {node}'s alien array for node {remote}")
+            }
+        }
+    }
+}
+
 impl KmemCache {
     /// The array an `AcRef` names.
     pub fn ac(&self, r: AcRef) -> Option<&ArrayCache> {
