@@ -127,7 +127,7 @@ pub(crate) fn check_shape(m: &Machine, bad: &mut Vec<String>) -> bool {
 }
 
 /// The `(order, owner)` of a block whose owner says RCU holds it.
-fn rcu_owned(state: FrameState) -> Option<(u8, Owner)> {
+pub(crate) fn rcu_owned(state: FrameState) -> Option<(u8, Owner)> {
     match state {
         FrameState::Allocated {
             order,

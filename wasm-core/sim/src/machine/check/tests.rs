@@ -462,12 +462,28 @@ fn a_corruption_no_step_touches_waits_for_the_next_full_check() {
 
 #[test]
 fn the_scenarios_check_clean_step_by_step_and_keyframe_by_keyframe() {
-    for text in [SLUB, SLAB, RCU] {
+    // Long enough for the recorder to take keyframes.
+    let long = "slabscope-scenario 1
+machine cpus=1 nodes=1 memory=256K
+repeat 3000 a[] = kmalloc(64) on cpu0
+for x in a: kfree(x) on cpu0
+";
+    let mut keyframes_seen = 0;
+    for text in [SLUB, SLAB, RCU, long] {
         let rec = recorded(text);
         let every = super::check_trace(&rec, FullChecks::EVERY_STEP).expect("clean");
         assert_eq!(every.steps, rec.step_count());
         assert_eq!(every.full_checks, rec.step_count() + 1);
         let sparse = super::check_trace(&rec, FullChecks::Keyframes).expect("clean");
-        assert!(sparse.full_checks >= 2, "the start and the end at least");
+        // The start, every keyframe inside the run, and the end.
+        let keyframes = (1..rec.step_count())
+            .filter(|&c| rec.is_keyframe(c))
+            .count();
+        assert_eq!(sparse.full_checks, keyframes + 2);
+        keyframes_seen += keyframes;
     }
+    assert!(
+        keyframes_seen > 0,
+        "a scenario long enough to take a keyframe"
+    );
 }

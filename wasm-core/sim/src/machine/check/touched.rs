@@ -15,7 +15,7 @@
 
 use super::pages::ListId;
 use super::totals::Totals;
-use crate::machine::{FrameState, Machine, Owner, Pfn, NIL};
+use crate::machine::{Machine, Pfn, NIL};
 use crate::rcu::event::RcuEvent;
 use crate::rcu::state::RcuFunc;
 use crate::scenario::Allocator;
@@ -210,13 +210,10 @@ impl Naming<'_> {
 
 /// Whether the frame at `pfn` heads a block whose owner says RCU holds it.
 pub(crate) fn rcu_owned(m: &Machine, pfn: Pfn) -> bool {
-    matches!(
-        m.frames.get(pfn as usize).map(|f| f.state),
-        Some(FrameState::Allocated {
-            owner: Owner::SlabRcu { .. } | Owner::KfreeRcu { .. },
-            ..
-        })
-    )
+    m.frames
+        .get(pfn as usize)
+        .and_then(|f| crate::rcu::check::rcu_owned(f.state))
+        .is_some()
 }
 
 /// The cache and node of the slab at `pfn`, under the machine's allocator.
