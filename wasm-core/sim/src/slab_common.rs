@@ -3,8 +3,9 @@
 //! (`cache_from_obj()`), and the diagnostic steps of bad frees.
 
 use crate::geometry::SlabFlags;
-use crate::machine::{Damage, FrameState, Owner, Pfn};
+use crate::machine::{Damage, FrameState, Machine, Owner, Pfn};
 use crate::page_alloc::free_pages;
+use crate::scenario::Allocator;
 use crate::slub::state::ZERO_SIZE_PTR;
 use crate::trace::{Event, Recorder};
 
@@ -56,6 +57,19 @@ pub(crate) fn free_prologue(
     Some(FreeOutcome::Refused)
 }
 
+/// Whether `addr` is the start of a large kmalloc (`__kmalloc_large_node()`'s pages).
+pub(crate) fn is_large_kmalloc(m: &Machine, addr: u64) -> bool {
+    m.addr_pfn(addr).is_some_and(|pfn| {
+        matches!(
+            m.frame(pfn).map(|f| f.state),
+            Some(FrameState::Allocated {
+                owner: Owner::LargeKmalloc,
+                ..
+            })
+        ) && m.object_addr(pfn, 1, 0) == addr
+    })
+}
+
 /// A free of an address in no slab: the first page of a large kmalloc goes back to the page
 /// allocator (`free_large_kmalloc()`, only through `kfree()`); anything else is recorded as the
 /// bad free it is (the kernel would WARN in `free_large_kmalloc()` or oops).
@@ -65,19 +79,13 @@ pub(crate) fn free_outside_slabs(
     cpu: u32,
     cache: Option<u32>,
 ) -> FreeOutcome {
-    let m = rec.machine();
-    if let Some(pfn) = m.addr_pfn(addr) {
-        let large = matches!(
-            m.frame(pfn).map(|f| f.state),
-            Some(FrameState::Allocated {
-                owner: Owner::LargeKmalloc,
-                ..
-            })
-        );
-        if large && m.object_addr(pfn, 1, 0) == addr && cache.is_none() {
-            let _ = free_pages(rec, cpu, pfn);
-            return FreeOutcome::Freed;
-        }
+    if cache.is_none() && is_large_kmalloc(rec.machine(), addr) {
+        let pfn = rec
+            .machine()
+            .addr_pfn(addr)
+            .expect("a large kmalloc is in memory");
+        let _ = free_pages(rec, cpu, pfn);
+        return FreeOutcome::Freed;
     }
     diagnostic(rec, "not an allocated object", "step.kfree_invalid", addr)
 }
@@ -147,4 +155,24 @@ pub(crate) fn slab_unmergeable(
     slab_nomerge: bool,
 ) -> bool {
     slab_nomerge || flags.never_merge() || ctor || usersize != 0
+}
+
+/// `kfree()` (or, with `cache`, `kmem_cache_free()`) of `addr` on `cpu`, under the slab
+/// allocator the machine was built with.
+pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> FreeOutcome {
+    match rec.machine().allocator {
+        Allocator::Slub => crate::slub::kfree(rec, addr, cpu, cache),
+        Allocator::Slab => crate::slab::kfree(rec, addr, cpu, cache),
+    }
+}
+
+/// `kmem_cache_free_bulk()` (or, without `cache`, `kfree_bulk()`) of `objs` on `cpu`, under the
+/// slab allocator the machine was built with.
+pub fn kmem_cache_free_bulk(rec: &mut Recorder, cache: Option<u32>, objs: &[u64], cpu: u32) {
+    match rec.machine().allocator {
+        Allocator::Slub => {
+            crate::slub::kmem_cache_free_bulk(rec, cache, objs, cpu);
+        }
+        Allocator::Slab => crate::slab::kmem_cache_free_bulk(rec, cache, objs, cpu),
+    }
 }

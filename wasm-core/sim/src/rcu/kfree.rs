@@ -23,9 +23,10 @@
 use super::event::RcuEvent;
 use super::state::{kvfree_bulk_max_entr, RcuFunc, RCU_MIN_CACHED_OBJS};
 use super::{call_rcu, emit, grace_period};
-use crate::machine::{FrameState, Machine, Owner, Pfn};
+use crate::machine::{Machine, Owner, Pfn};
 use crate::page_alloc::{alloc_pages, free_pages};
 use crate::scenario::Allocator;
+use crate::slab_common;
 use crate::trace::Recorder;
 
 /// What `kvfree_call_rcu()` did with a pointer.
@@ -49,16 +50,7 @@ fn live_object(m: &Machine, addr: u64) -> bool {
         Allocator::Slab => crate::slab::place_of(m, addr)
             .is_some_and(|p| p.offset == 0 && m.slab.slabs[&p.pfn].allocated[p.index as usize]),
     };
-    slab_object
-        || m.addr_pfn(addr).is_some_and(|pfn| {
-            matches!(
-                m.frame(pfn).map(|f| f.state),
-                Some(FrameState::Allocated {
-                    owner: Owner::LargeKmalloc,
-                    ..
-                })
-            ) && m.object_addr(pfn, 1, 0) == addr
-        })
+    slab_object || slab_common::is_large_kmalloc(m, addr)
 }
 
 /// Whether some CPU's `krc` still waits to free `addr`.
@@ -67,24 +59,6 @@ fn queued(m: &Machine, addr: u64) -> bool {
         .krc
         .iter()
         .any(|k| k.waiting_objects().any(|a| a == addr))
-}
-
-/// `kfree()` under the machine's allocator.
-fn kfree(rec: &mut Recorder, addr: u64, cpu: u32) {
-    match rec.machine().allocator {
-        Allocator::Slub => crate::slub::kfree(rec, addr, cpu, None),
-        Allocator::Slab => crate::slab::kfree(rec, addr, cpu, None),
-    };
-}
-
-/// `kfree_bulk()` under the machine's allocator.
-fn kfree_bulk(rec: &mut Recorder, objs: &[u64], cpu: u32) {
-    match rec.machine().allocator {
-        Allocator::Slub => {
-            crate::slub::kmem_cache_free_bulk(rec, None, objs, cpu);
-        }
-        Allocator::Slab => crate::slab::kmem_cache_free_bulk(rec, None, objs, cpu),
-    }
 }
 
 /// A refused `kfree_rcu()` of `addr`, as a step with this path and caption key.
@@ -207,7 +181,7 @@ pub fn kvfree_call_rcu(
         rec.arg_addr("object", addr);
         grace_period(rec);
         rec.end();
-        kfree(rec, addr, cpu);
+        slab_common::kfree(rec, addr, cpu, None);
     }
     outcome
 }
@@ -381,7 +355,7 @@ fn free_work(rec: &mut Recorder, cpu: u32) {
         rec.arg_addr("object", addr);
         emit(rec, RcuEvent::KrcObjectUnchained { cpu, addr });
         rec.end();
-        kfree(rec, addr, cpu);
+        slab_common::kfree(rec, addr, cpu, None);
     }
 }
 
@@ -405,7 +379,7 @@ fn kvfree_rcu_bulk(rec: &mut Recorder, cpu: u32, pfn: Pfn, records: &[u64]) {
         }
     }
     if !live.is_empty() {
-        kfree_bulk(rec, &live, cpu);
+        slab_common::kmem_cache_free_bulk(rec, None, &live, cpu);
     }
     let cached = rec.machine().rcu.krc[cpu as usize].bkvcache.len() < RCU_MIN_CACHED_OBJS;
     rec.begin(

@@ -25,9 +25,10 @@ use crate::machine::{ConfigError, Machine, Owner, Pfn};
 use crate::page_alloc::{alloc_pages, drain_local_pages, free_pages, PageAllocError};
 use crate::rcu;
 use crate::slab;
+use crate::slab_common;
 use crate::slub::{
-    create_kmalloc_caches, do_kmalloc_node, flush_cpu_slab, kfree, kmem_cache_alloc_bulk,
-    kmem_cache_create, kmem_cache_free_bulk, slab_alloc_node,
+    create_kmalloc_caches, do_kmalloc_node, flush_cpu_slab, kmem_cache_alloc_bulk,
+    kmem_cache_create, slab_alloc_node,
 };
 use crate::slub::{kmem_cache_destroy, kmem_cache_shrink};
 use crate::trace::Recorder;
@@ -530,18 +531,10 @@ fn step(
         allocator,
     };
     let free = |rec: &mut Recorder, addr: u64, cache: Option<u32>| {
-        if slub {
-            kfree(rec, addr, cpu, cache);
-        } else {
-            slab::kfree(rec, addr, cpu, cache);
-        }
+        slab_common::kfree(rec, addr, cpu, cache);
     };
     let free_bulk = |rec: &mut Recorder, cache: Option<u32>, addrs: &[u64]| {
-        if slub {
-            kmem_cache_free_bulk(rec, cache, addrs, cpu);
-        } else {
-            slab::kmem_cache_free_bulk(rec, cache, addrs, cpu);
-        }
+        slab_common::kmem_cache_free_bulk(rec, cache, addrs, cpu);
     };
     match &line.op {
         Op::Kmalloc {

@@ -10,8 +10,8 @@ use super::alloc::slab_alloc_slow;
 use super::free::{cache_from_obj_unchecked, do_slab_free, free_path, FreeOutcome};
 use super::state::TID_STEP;
 use super::{get_freepointer, obj_to_index, place_of, set_freepointer};
-use crate::machine::{FrameState, Owner};
 use crate::page_alloc::free_pages;
+use crate::slab_common::is_large_kmalloc;
 use crate::trace::{DetachedFreelist, Event, Recorder};
 use std::collections::BTreeSet;
 
@@ -111,26 +111,13 @@ fn first_bad(rec: &Recorder, cache: Option<u32>, objs: &[u64]) -> Option<u64> {
         if !seen.insert(o) {
             return true;
         }
-        if cache.is_none() && is_large_kmalloc(rec, o) {
+        if cache.is_none() && is_large_kmalloc(rec.machine(), o) {
             return false;
         }
         match place_of(m, o) {
             Some(p) => p.offset != 0 || !m.is_live(o),
             None => true,
         }
-    })
-}
-
-fn is_large_kmalloc(rec: &Recorder, addr: u64) -> bool {
-    let m = rec.machine();
-    m.addr_pfn(addr).is_some_and(|pfn| {
-        matches!(
-            m.frame(pfn).map(|f| f.state),
-            Some(FrameState::Allocated {
-                owner: Owner::LargeKmalloc,
-                ..
-            })
-        ) && m.object_addr(pfn, 1, 0) == addr
     })
 }
 
@@ -148,7 +135,7 @@ fn build_detached_freelist(
 ) -> usize {
     let mut size = size - 1;
     let object = p[size];
-    if cache.is_none() && is_large_kmalloc(rec, object) {
+    if cache.is_none() && is_large_kmalloc(rec.machine(), object) {
         rec.begin("kfree_bulk", "large kmalloc", "step.free_large_kmalloc");
         let pfn = rec.machine().addr_pfn(object).expect("checked");
         let _ = free_pages(rec, cpu, pfn);
