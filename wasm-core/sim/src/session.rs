@@ -91,10 +91,37 @@ pub struct KernelFiles {
     pub slabinfo: String,
     pub buddyinfo: String,
     /// `/sys/kernel/slab/<cache>/`: (attribute, contents), or why there is none.
-    pub sysfs: Result<Vec<(String, String)>, String>,
+    pub sysfs: Result<Vec<(String, String)>, SysfsMissing>,
     /// `/sys/kernel/slab/` itself, one entry a line (`name/` for a directory, `name -> target`
     /// for a symlink), or why there is none (SLAB has no /sys/kernel/slab).
-    pub slab_dir: Result<String, String>,
+    pub slab_dir: Result<String, SysfsMissing>,
+}
+
+/// Why a /sys/kernel/slab file is not there: a key the web app words in the reader's language
+/// (`SysfsError::key_args`), the cache it names, and the English wording.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct SysfsMissing {
+    pub key: &'static str,
+    pub cache: Option<String>,
+    pub message: String,
+}
+
+impl std::fmt::Display for SysfsMissing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<crate::sysfs::SysfsError> for SysfsMissing {
+    fn from(e: crate::sysfs::SysfsError) -> Self {
+        let (key, cache) = e.key_args();
+        SysfsMissing {
+            key,
+            cache: cache.map(str::to_string),
+            message: e.to_string(),
+        }
+    }
 }
 
 /// One allocation or free of an object.
@@ -342,14 +369,18 @@ impl Session {
     pub fn files(&self, cursor: usize, cache: Option<&str>) -> Option<KernelFiles> {
         let m = self.machine_at(cursor)?;
         let sysfs = match cache {
-            None => Err("no cache chosen".to_string()),
+            None => Err(SysfsMissing {
+                key: "sysfs.no_cache",
+                cache: None,
+                message: "no cache chosen".to_string(),
+            }),
             Some(name) => sysfs_dir(&m, name)
                 .map(|d| d.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
-                .map_err(|e| e.to_string()),
+                .map_err(SysfsMissing::from),
         };
         let slab_dir = sysfs_slab_dir(&m)
             .map(|entries| sysfs_slab_dir_text(&entries))
-            .map_err(|e| e.to_string());
+            .map_err(SysfsMissing::from);
         Some(KernelFiles {
             slabinfo: slabinfo(&m),
             buddyinfo: buddyinfo(&m),

@@ -111,6 +111,22 @@ pub enum SysfsError {
     NotSlub,
 }
 
+impl SysfsError {
+    /// A stable key for the kind of error (`sysfs.<kind>`) and the cache it names, so the web
+    /// app can word it in the reader's language (the English wording is `Display`).
+    pub fn key_args(&self) -> (&'static str, Option<&str>) {
+        match self {
+            SysfsError::UnknownCache {
+                name,
+                destroyed: true,
+            } => ("sysfs.destroyed", Some(name)),
+            SysfsError::UnknownCache { name, .. } => ("sysfs.unknown_cache", Some(name)),
+            SysfsError::UnknownAttribute { cache, .. } => ("sysfs.unknown_attribute", Some(cache)),
+            SysfsError::NotSlub => ("sysfs.not_slub", None),
+        }
+    }
+}
+
 impl fmt::Display for SysfsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -11,6 +11,7 @@ import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { KernelFiles } from '../../core/generated/KernelFiles';
 import type { PrintInfo } from '../../core/generated/PrintInfo';
+import type { SysfsMissing } from '../../core/generated/SysfsMissing';
 import { printPath } from '../../scenario/print';
 
 interface Props {
@@ -23,7 +24,13 @@ interface Props {
 }
 
 export function FilesView({ files, cacheName, prints = [], cursor, onPrint }: Props) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
+  // Why a /sys/kernel/slab file is not there, in the reader's language (the simulator's
+  // English for a key this build does not know).
+  const missing = (why: SysfsMissing) => {
+    const key = `filesView.missing.${why.key.replace(/^sysfs\./, '')}`;
+    return i18n.exists(key) ? t(key, { cache: why.cache ?? '' }) : t('filesView.sysfsMissing', { reason: why.message });
+  };
   const base = useId();
   const printList =
     prints.length > 0 ? (
@@ -69,7 +76,7 @@ export function FilesView({ files, cacheName, prints = [], cursor, onPrint }: Pr
         {!cacheName ? (
           <p data-testid="files-sysfs-missing">{t('filesView.noCache')}</p>
         ) : 'Err' in files.sysfs ? (
-          <p data-testid="files-sysfs-missing">{t('filesView.sysfsMissing', { reason: files.sysfs.Err })}</p>
+          <p data-testid="files-sysfs-missing">{missing(files.sysfs.Err)}</p>
         ) : (
           <table data-testid="files-sysfs">
             <caption>{t('filesView.caption', { path: sysfsPath })}</caption>
@@ -101,7 +108,7 @@ export function FilesView({ files, cacheName, prints = [], cursor, onPrint }: Pr
         {'Ok' in files.slab_dir ? (
           <pre data-testid="files-slab-dir">{files.slab_dir.Ok}</pre>
         ) : (
-          <p data-testid="files-slab-dir-missing">{t('filesView.sysfsMissing', { reason: files.slab_dir.Err })}</p>
+          <p data-testid="files-slab-dir-missing">{missing(files.slab_dir.Err)}</p>
         )}
       </section>
       <section aria-labelledby={`${base}-buddyinfo`}>

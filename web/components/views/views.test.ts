@@ -2,6 +2,7 @@
 // drawings run in useLayoutEffect, which the server renderer skips). What an end-to-end test or
 // a screen reader finds must match the scene: the numbers are checked here.
 
+import { readFileSync } from 'node:fs';
 import i18next from 'i18next';
 import { createElement, type FunctionComponent } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
@@ -259,11 +260,33 @@ describe('FilesView', () => {
     expect(renderFiles(files, 'c')).not.toContain('files-prints');
   });
 
-  it('gives the reason when there is no sysfs directory, and a message without files', () => {
-    const html = renderFiles({ ...files, sysfs: { Err: 'SLAB has no /sys/kernel/slab' }, slab_dir: { Err: 'SLAB has no /sys/kernel/slab' } }, 'c');
-    expect(byTestId(html, 'files-sysfs-missing')).toBe('No such directory: SLAB has no /sys/kernel/slab');
-    expect(byTestId(html, 'files-slab-dir-missing')).toBe('No such directory: SLAB has no /sys/kernel/slab');
+  it('gives the reason when there is no sysfs directory, in the reader\'s language, and a message without files', async () => {
+    const notSlub = { key: 'sysfs.not_slub', cache: null, message: '/sys/kernel/slab exists only under SLUB; SLAB shows its tunables in /proc/slabinfo' };
+    const gone = { key: 'sysfs.destroyed', cache: 'c', message: 'cache c was destroyed (kmem_cache_destroy), so /sys/kernel/slab/c is gone' };
+    let html = renderFiles({ ...files, sysfs: { Err: gone }, slab_dir: { Err: notSlub } }, 'c');
+    expect(byTestId(html, 'files-sysfs-missing')).toBe('c was destroyed (kmem_cache_destroy), so /sys/kernel/slab/c is gone.');
+    expect(byTestId(html, 'files-slab-dir-missing')).toBe('/sys/kernel/slab exists only under SLUB; SLAB shows its tunables in /proc/slabinfo.');
+    try {
+      await i18next.changeLanguage('ko');
+      html = renderFiles({ ...files, sysfs: { Err: gone }, slab_dir: { Err: notSlub } }, 'c');
+      expect(byTestId(html, 'files-slab-dir-missing')).toContain('SLUB에만 있습니다');
+      expect(byTestId(html, 'files-sysfs-missing')).not.toContain('was destroyed');
+    } finally {
+      await i18next.changeLanguage('en');
+    }
+    // A key this build does not know: the simulator's English.
+    html = renderFiles({ ...files, sysfs: { Err: { key: 'sysfs.new_kind', cache: null, message: 'something new' } } }, 'c');
+    expect(byTestId(html, 'files-sysfs-missing')).toBe('No such directory: something new');
     expect(byTestId(renderFiles(null, null), 'files-none')).toBe('No kernel files at this step.');
+  });
+
+  it('has words in both languages for every reason the simulator can give', () => {
+    const source = readFileSync('wasm-core/sim/src/sysfs.rs', 'utf8') + readFileSync('wasm-core/sim/src/session.rs', 'utf8');
+    const keys = [...new Set([...source.matchAll(/"sysfs\.([a-z_]+)"/g)].map((m) => m[1]))];
+    expect(keys.length).toBeGreaterThanOrEqual(5);
+    for (const lng of ['en', 'ko'] as const) {
+      for (const k of keys) expect(i18next.exists(`filesView.missing.${k}`, { lng }), `${lng}: ${k}`).toBe(true);
+    }
   });
 });
 

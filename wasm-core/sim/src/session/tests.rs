@@ -239,7 +239,19 @@ fn sysfs_is_refused_under_slab_with_the_reason() {
     let session = open("slab-paths", SCENARIOS[6].1);
     let files = session.files(10, Some("kmalloc-64")).expect("files");
     let reason = files.sysfs.expect_err("SLAB has no /sys/kernel/slab");
-    assert!(reason.contains("only under SLUB"), "{reason}");
+    assert_eq!(reason.key, "sysfs.not_slub");
+    assert!(reason.message.contains("only under SLUB"), "{reason:?}");
+    assert_eq!(
+        files.slab_dir.expect_err("nor a listing").key,
+        "sysfs.not_slub"
+    );
+    let slub = open(SCENARIOS[0].0, SCENARIOS[0].1);
+    let missing = slub.files(0, Some("nope")).expect("files").sysfs;
+    let reason = missing.expect_err("no cache is called nope");
+    assert_eq!(
+        (reason.key, reason.cache.as_deref()),
+        ("sysfs.unknown_cache", Some("nope"))
+    );
     assert!(files.slabinfo.contains(": tunables"));
 }
 
