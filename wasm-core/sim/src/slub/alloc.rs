@@ -9,7 +9,7 @@ use super::state::ZERO_SIZE_PTR;
 use super::{get_freepointer, object_allocated, set_cpu_freelist, take_object};
 use crate::geometry::kmalloc::KmallocTarget;
 use crate::gfp::{Gfp, GFP_KERNEL};
-use crate::kmalloc_caches::{hash_64, kmalloc_type, KmallocType};
+use crate::kmalloc_caches::KmallocType;
 use crate::machine::{Owner, Pfn};
 use crate::page_alloc::{alloc_pages, zonelist};
 use crate::trace::{End, Event, Recorder};
@@ -33,14 +33,15 @@ pub fn do_kmalloc_node(
     node: Option<u32>,
 ) -> u64 {
     match kmalloc_slab(rec, size, flags, caller) {
-        Ok(Ok(cache)) => {
-            if let Some(seed) = rec.machine().random_kmalloc_seed {
-                if matches!(
-                    kmalloc_type(flags, caller, Some(seed)),
-                    KmallocType::Normal | KmallocType::Random(_)
-                ) {
-                    random_kmalloc_step(rec, cache, caller, seed);
-                }
+        Ok(Ok((cache, ty))) => {
+            // With random kmalloc caches, a normal request's copy (0 is the normal cache).
+            let copy = match ty {
+                KmallocType::Normal => Some(0),
+                KmallocType::Random(n) => Some(n),
+                _ => None,
+            };
+            if let Some(copy) = copy.filter(|_| rec.machine().random_kmalloc_seed.is_some()) {
+                random_kmalloc_step(rec, cache, caller, copy);
             }
             slab_alloc_node(rec, cache, cpu, node)
         }
@@ -68,14 +69,14 @@ pub fn do_kmalloc_node(
 /// The choice `kmalloc_type()` makes among the normal cache and its 15 random copies, shown
 /// as a step of its own (the kernel computes it inline): `hash_64(caller ^
 /// random_kmalloc_seed, 4)` is the copy, 0 being the normal cache.
-fn random_kmalloc_step(rec: &mut Recorder, cache: u32, caller: u64, seed: u64) {
+fn random_kmalloc_step(rec: &mut Recorder, cache: u32, caller: u64, copy: u8) {
     rec.begin(
         "kmalloc_slab",
         "random kmalloc cache",
         "step.kmalloc_random",
     );
     rec.arg_addr("caller", caller);
-    rec.arg("copy", hash_64(caller ^ seed, 4));
+    rec.arg("copy", copy);
     rec.arg_cache("cache", cache);
     rec.end();
 }

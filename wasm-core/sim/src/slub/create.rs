@@ -131,7 +131,7 @@ pub fn kmalloc_cache_for(
     rec: &Recorder,
     size: u64,
 ) -> Result<Result<u32, KmallocTarget>, GeometryError> {
-    kmalloc_slab(rec, size, GFP_KERNEL, 0)
+    kmalloc_slab(rec, size, GFP_KERNEL, 0).map(|r| r.map(|(cache, _)| cache))
 }
 
 /// `kmalloc_slab()`: the cache `kmalloc(size, flags)` called from `caller` uses, or where the
@@ -141,13 +141,14 @@ pub fn kmalloc_slab(
     size: u64,
     flags: Gfp,
     caller: u64,
-) -> Result<Result<u32, KmallocTarget>, GeometryError> {
+) -> Result<Result<(u32, KmallocType), KmallocTarget>, GeometryError> {
     let m = rec.machine();
     match kmalloc_target(&m.page, size)? {
         KmallocTarget::Cache(class) => {
             let ty = kmalloc_type(flags, caller, m.random_kmalloc_seed);
             Ok(m.kmalloc_caches
                 .get(ty, class.index)
+                .map(|cache| (cache, ty))
                 .ok_or(KmallocTarget::Cache(class)))
         }
         other => Ok(Err(other)),
