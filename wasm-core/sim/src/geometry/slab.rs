@@ -111,14 +111,11 @@ pub struct SlabCacheRequest {
     pub object_size: u32,
     /// The `align` argument; 0 for none.
     pub align: u32,
-    /// Creation flags; only `hwcache_align`, `typesafe_by_rcu` and `reclaim_account` matter to
-    /// SLAB's layout.
+    /// Creation flags; only `hwcache_align`, `typesafe_by_rcu` and `reclaim_account`
+    /// (`SLAB_RECLAIM_ACCOUNT`: stay at the lowest acceptable order) matter to SLAB's layout.
     pub flags: SlabFlags,
     /// Whether the cache has a constructor (rules out `OBJFREELIST`).
     pub ctor: bool,
-    /// `SLAB_RECLAIM_ACCOUNT`: stay at the lowest acceptable order (as `flags.reclaim_account`
-    /// does; either one is enough).
-    pub reclaim_account: bool,
 }
 
 impl SlabCacheRequest {
@@ -130,7 +127,6 @@ impl SlabCacheRequest {
             align: 0,
             flags: SlabFlags::default(),
             ctor: false,
-            reclaim_account: false,
         }
     }
 }
@@ -357,7 +353,7 @@ fn layout_cache(
             req.object_size,
             size,
             layout,
-            req.reclaim_account || req.flags.reclaim_account,
+            req.flags.reclaim_account,
             kmalloc,
         )
     };

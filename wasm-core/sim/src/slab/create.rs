@@ -160,7 +160,6 @@ pub fn kmem_cache_create(
         align: decl.align,
         flags: decl.flags,
         ctor: decl.ctor,
-        reclaim_account: decl.flags.reclaim_account,
     };
     let geometry = slab_cache_geometry(&rec.machine().page, &p, &req)?;
     let alias = (decl.usersize == 0)

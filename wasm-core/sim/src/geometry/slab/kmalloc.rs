@@ -140,7 +140,6 @@ pub fn slab_kmalloc_type_request(class: &KmallocClass, ty: KmallocType) -> SlabC
             ..ty.flags()
         },
         ctor: false,
-        reclaim_account: ty == KmallocType::Reclaim,
     }
 }
 

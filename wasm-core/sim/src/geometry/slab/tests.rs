@@ -96,7 +96,10 @@ fn waste_above_an_eighth_moves_to_order_1_and_gives_colours() {
 
     // SLAB_RECLAIM_ACCOUNT caches stay at the lowest acceptable order.
     let rcl = SlabCacheRequest {
-        reclaim_account: true,
+        flags: SlabFlags {
+            reclaim_account: true,
+            ..req.flags
+        },
         ..req
     };
     assert_eq!(cache(4096, &rcl).gfporder, 0);
@@ -344,7 +347,7 @@ fn kmalloc_caches_in_creation_order() {
     assert_eq!(slab_kmalloc_classes(&page(65536)).len(), 15);
     let rcl = slab_kmalloc_request(&slab_kmalloc_index(&page(4096), 96).unwrap(), true);
     assert_eq!(
-        (rcl.name.as_str(), rcl.reclaim_account),
+        (rcl.name.as_str(), rcl.flags.reclaim_account),
         ("kmalloc-rcl-96", true)
     );
 }
@@ -383,10 +386,10 @@ mod props {
                     flags: SlabFlags {
                         hwcache_align: hw,
                         typesafe_by_rcu: rcu,
+                        reclaim_account: reclaim,
                         ..SlabFlags::default()
                     },
                     ctor,
-                    reclaim_account: reclaim,
                     ..SlabCacheRequest::new("p", object_size)
                 },
             )
@@ -438,7 +441,7 @@ mod props {
             let per_object = g.size + if g.layout == FreelistLayout::OnSlab { idx } else { 0 };
             let first_fit = g.gfporder == 0 || p.bytes(g.gfporder - 1) < u64::from(per_object);
             if g.layout != FreelistLayout::OffSlab
-                && (g.gfporder > params.slab_max_order || req.reclaim_account)
+                && (g.gfporder > params.slab_max_order || req.flags.reclaim_account)
             {
                 prop_assert!(first_fit, "order {} for {:?}", g.gfporder, g);
             }
