@@ -59,15 +59,23 @@ impl Parser {
             number: line.number,
             end_col: line.end_col,
         };
-        if built_list_ahead(&ahead) {
+        self.list_rhs_ahead(&ahead, true)
+    }
+
+    /// Whether what follows a target (`line` stands after `=`) is a list line's right-hand
+    /// side: a built list, or an earlier result's name that no call follows. With
+    /// `unknown_names`, a name not seen yet counts too when nothing or an index follows it (so
+    /// its own error can say it is unknown).
+    fn list_rhs_ahead(&self, line: &Line, unknown_names: bool) -> bool {
+        if built_list_ahead(line) {
             return true;
         }
-        match (ahead.peek(), ahead.tok_at(1)) {
+        match (line.peek(), line.tok_at(1)) {
             (Some(Tok::Word(w)), next) => {
                 let known = self.names.contains(w) || self.lists.contains(w);
                 !OPS.contains(&w.as_str())
                     && next != Some(&Tok::Sym('('))
-                    && (known || matches!(next, None | Some(Tok::Sym('['))))
+                    && (known || (unknown_names && matches!(next, None | Some(Tok::Sym('[')))))
             }
             _ => false,
         }
@@ -262,12 +270,7 @@ impl Parser {
         if !prefixed {
             return Ok(());
         }
-        let list = target
-            && (built_list_ahead(line)
-                || matches!((line.peek(), line.tok_at(1)), (Some(Tok::Word(w)), next)
-                    if (self.names.contains(w) || self.lists.contains(w))
-                        && !OPS.contains(&w.as_str())
-                        && next != Some(&Tok::Sym('('))));
+        let list = target && self.list_rhs_ahead(line, false);
         if list {
             return Err(ParseError::new(
                 line.number,
