@@ -28,7 +28,7 @@ function Explain({ outline, cursor, step }: ExplainPanelProps) {
       <h2 id="explain-heading">{t('explain.heading')}</h2>
       <p className="explain-op" data-testid="explain-op" data-line={line ?? ''} data-op={op ?? ''}>
         {op !== null && opInfo
-          ? t('explain.operation', { n: op + 1, total: outline.ops.length, line: line ?? opInfo.line })
+          ? t('explain.operation', { n: op + 1, total: outline.ops.length, line: opInfo.line })
           : line !== null
             ? t('explain.cacheLine', { line })
             : cursor === 0
