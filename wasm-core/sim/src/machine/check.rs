@@ -44,14 +44,7 @@ fn check_with(m: &Machine, totals: &Totals) -> Vec<String> {
     super::damage::check_records(m, &mut bad);
     pages::check_all(m, totals, &mut bad);
     match m.allocator {
-        Allocator::Slub => {
-            for s in &m.caches {
-                for cpu in 0..s.cpu.len() as u32 {
-                    super::damage::check_cpu(m, s.id, cpu, &mut bad);
-                }
-            }
-            crate::slub::check::check_all(m, totals, &mut bad)
-        }
+        Allocator::Slub => crate::slub::check::check_all(m, totals, &mut bad),
         Allocator::Slab => crate::slab::check::check_all(m, totals, &mut bad),
     }
     crate::rcu::check::check_all(m, &mut bad);

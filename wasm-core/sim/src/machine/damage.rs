@@ -20,7 +20,6 @@
 //!   the per-CPU lists of the CPUs it checks.
 
 use super::{Machine, Pfn};
-use crate::scenario::Allocator;
 use serde::Serialize;
 
 /// One piece of known damage.
@@ -127,36 +126,4 @@ pub fn check_records(m: &Machine, bad: &mut Vec<String>) {
             )
         }
     }));
-}
-
-/// SLUB, once damage is known: slabs of another cache that CPU `cpu` of cache `cache` holds as
-/// its cpu slab or on its per-CPU partial stack (the node lists are `check_slub()`'s).
-pub fn check_cpu(m: &Machine, cache: u32, cpu: u32, bad: &mut Vec<String>) {
-    if m.damage.is_empty() || m.allocator != Allocator::Slub {
-        return;
-    }
-    let Some(s) = m.caches.get(cache as usize) else {
-        return;
-    };
-    let Some(c) = s.cpu.get(cpu as usize) else {
-        return;
-    };
-    let mut held: Vec<(Pfn, &str)> = c.slab.map(|p| (p, "cpu slab")).into_iter().collect();
-    let mut at = c.partial;
-    while let Some(pfn) = at {
-        if held.len() > m.slabs.len() {
-            break; // a cycle: check_slub() says so
-        }
-        held.push((pfn, "per-CPU partial stack"));
-        at = m.slabs.get(&pfn).and_then(|sl| sl.next);
-    }
-    for (pfn, place) in held {
-        if let Some(sl) = m.slabs.get(&pfn).filter(|sl| sl.cache != s.id) {
-            bad.push(format!(
-                "{}: cpu{cpu}'s {place} holds slab {pfn:#x} of {}, whose objects {} now hands \
-                 out as its own",
-                s.name, m.caches[sl.cache as usize].name, s.name
-            ));
-        }
-    }
 }

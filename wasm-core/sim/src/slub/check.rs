@@ -275,10 +275,20 @@ pub(crate) fn check_cpu(m: &Machine, cache: u32, cpu: u32, bad: &mut Vec<String>
     };
     let c = &s.cpu[cpu as usize];
     let mine = |pfn: Pfn| m.slabs.get(&pfn).is_some_and(|sl| sl.cache == cache);
+    // Whose slab it is instead: after an unchecked free to the wrong cache (known damage), a
+    // slab of another cache whose objects this cache now hands out as its own.
+    let whose = |pfn: Pfn| match m.slabs.get(&pfn) {
+        Some(sl) => format!(
+            "a slab of {}",
+            m.cache_name(sl.cache).unwrap_or("another cache")
+        ),
+        None => "no slab".to_string(),
+    };
     match c.slab {
         Some(pfn) if !mine(pfn) => bad.push(format!(
-            "{}: cpu{cpu}'s slab {pfn:#x} is not a slab of the cache",
-            s.name
+            "{}: cpu{cpu}'s cpu slab {pfn:#x} is {}, not of the cache",
+            s.name,
+            whose(pfn)
         )),
         None if c.freelist != 0 => bad.push(format!(
             "{}: cpu{cpu} has a freelist but no cpu slab",
@@ -292,8 +302,9 @@ pub(crate) fn check_cpu(m: &Machine, cache: u32, cpu: u32, bad: &mut Vec<String>
         links += 1;
         let Some(slab) = m.slabs.get(&pfn).filter(|_| mine(pfn)) else {
             bad.push(format!(
-                "{}: cpu{cpu} partial slab {pfn:#x} is not a slab of the cache",
-                s.name
+                "{}: cpu{cpu}'s per-CPU partial slab {pfn:#x} is {}, not of the cache",
+                s.name,
+                whose(pfn)
             ));
             return;
         };

@@ -322,7 +322,8 @@ fn an_unchecked_free_to_the_wrong_cache_runs_the_named_caches_code() {
     assert!(bad[0].contains("offset 32 of the object, where kmalloc-128 reads offset 64"));
     assert!(bad
         .iter()
-        .any(|l| l.starts_with("foo: cpu0's per-CPU partial stack holds slab")));
+        .any(|l| l.starts_with("foo: cpu0's per-CPU partial slab 0x")
+            && l.ends_with("is a slab of kmalloc-128, not of the cache")));
     // foo now hands out kmalloc-128's slot as one of its own objects.
     assert_eq!(slab_alloc_node(&mut rec, foo, 0, None), x);
     assert_eq!(rec.machine().caches[foo as usize].cpu[0].slab, Some(slab));

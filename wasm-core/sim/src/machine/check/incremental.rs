@@ -189,7 +189,6 @@ fn check_slub(m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<Strin
             .get(cache as usize)
             .is_some_and(|s| (cpu as usize) < s.cpu.len())
         {
-            damage::check_cpu(m, cache, cpu, bad);
             slub_check::check_cpu(m, cache, cpu, bad);
         }
     }
