@@ -12,12 +12,10 @@
 //!   pointer stored at another offset, counters of the wrong cache): it follows the kernel's
 //!   path as far as its model can, and each record says what the kernel has instead, so that
 //!   nothing later panics and nothing else is lost.
-//! - `check_records` words every record for a person; `check_cpu` adds what one SLUB
-//!   `kmem_cache_cpu` shows now (another cache's slab on its per-CPU lists), and
-//!   `check_slub()`/`check_slab()` what they find on the node lists and arrays. Both are item
-//!   checks of `machine::check`: every check, full or of what a step touched, reports every
-//!   record first (there are few, and the run stays damaged from the step that did it on), and
-//!   the per-CPU lists of the CPUs it checks.
+//! - `check_records` words every record for a person, and the allocators' own checks say what
+//!   the damage left where (`slub::check::check_cpu`: another cache's slab on a CPU's lists;
+//!   the node lists; SLAB's arrays). Every check, full or of what a step touched, reports every
+//!   record first (there are few, and the run stays damaged from the step that did it on).
 
 use super::{Machine, Pfn};
 use serde::Serialize;
