@@ -2,10 +2,10 @@
 //! `kfree()` and `kmem_cache_free()` that come before the allocator's own free path
 //! (`cache_from_obj()`), and the diagnostic steps of bad frees.
 
+use crate::boot::Allocator;
 use crate::geometry::SlabFlags;
 use crate::machine::{Damage, FrameState, Machine, Owner, Pfn};
 use crate::page_alloc::free_pages;
-use crate::scenario::Allocator;
 use crate::slub::state::ZERO_SIZE_PTR;
 use crate::trace::{Event, Recorder};
 

@@ -36,7 +36,7 @@ pub fn slabinfo_line(
 
 /// The whole file: live caches, newest first, aliases not listed under their own names.
 pub fn slabinfo(m: &Machine) -> String {
-    if m.allocator == crate::scenario::Allocator::Slab {
+    if m.allocator == crate::boot::Allocator::Slab {
         return slabinfo_slab(m);
     }
     let mut out = String::from(HEADER);

@@ -191,7 +191,7 @@ pub fn sysfs_dir(m: &Machine, cache: &str) -> Result<Vec<(&'static str, String)>
 /// The live cache a directory name leads to: its own name first, then an alias symlink, then
 /// a unique id.
 fn find_cache<'m>(m: &'m Machine, name: &str) -> Result<&'m KmemCache, SysfsError> {
-    if m.allocator == crate::scenario::Allocator::Slab {
+    if m.allocator == crate::boot::Allocator::Slab {
         return Err(SysfsError::NotSlub);
     }
     let live = || m.caches.iter().filter(|s| !s.destroyed);
@@ -255,7 +255,7 @@ fn sysfs_name(m: &Machine, s: &KmemCache) -> String {
 /// cache's directory and the symlinks to it. A name taken twice keeps its first entry, in
 /// creation order.
 pub fn sysfs_slab_dir(m: &Machine) -> Result<Vec<SlabDirEntry>, SysfsError> {
-    if m.allocator == crate::scenario::Allocator::Slab {
+    if m.allocator == crate::boot::Allocator::Slab {
         return Err(SysfsError::NotSlub);
     }
     let mut entries: BTreeMap<String, Option<String>> = BTreeMap::new();

@@ -13,10 +13,10 @@
 //!   operations in four allocate, above the upper bound one in four does, else one in two.
 //!
 //! The workload's own choices come from a PCG32 seeded with `seed`; the machine's randomness
-//! (none with the default switches) is separate.
+//! (none with the default boot options) is separate.
 
+use crate::boot::BootOptions;
 use crate::machine::{Machine, MachineConfig};
-use crate::scenario::Switches;
 use crate::slub::{create_kmalloc_caches, kfree, kmalloc, FreeOutcome};
 use crate::trace::Recorder;
 use rand_core::{Rng, SeedableRng};
@@ -53,7 +53,7 @@ pub fn standard_machine() -> MachineConfig {
 pub fn standard_recorder(record: bool) -> Recorder {
     let machine = Machine::new(standard_machine()).expect("the standard machine is valid");
     let mut rec = Recorder::new(machine, record);
-    create_kmalloc_caches(&mut rec, &Switches::default()).expect("kmalloc caches fit");
+    create_kmalloc_caches(&mut rec, &BootOptions::default()).expect("kmalloc caches fit");
     rec
 }
 

@@ -30,7 +30,7 @@ pub use trace::{check_trace, FullChecks, StepCheck, TraceCheck, TraceSummary, Vi
 pub(crate) use totals::{check_live, Totals};
 
 use super::Machine;
-use crate::scenario::Allocator;
+use crate::boot::Allocator;
 
 /// Every invariant of the machine: the known damage an unchecked bad operation did
 /// (`damage.rs`) first, then the page allocator's, its slab allocator's and RCU's.

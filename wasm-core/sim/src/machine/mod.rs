@@ -24,11 +24,11 @@ pub use damage::Damage;
 pub use list::ListHead;
 pub use slabs::SlabTable;
 
+use crate::boot::Allocator;
 use crate::geometry::platform::PageGeometry;
 use crate::kmalloc_caches::KmallocCaches;
 use crate::page_alloc::zonelist::{self, DistanceError};
 use crate::rcu::state::RcuState;
-use crate::scenario::Allocator;
 use crate::slab::state::SlabAllocator;
 use crate::slub::state::KmemCache;
 use rand_core::SeedableRng;

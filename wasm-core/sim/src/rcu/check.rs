@@ -11,8 +11,8 @@
 //! or from a scan of RCU's lists for a local one (`RcuHolders`).
 
 use super::state::{kvfree_bulk_max_entr, RcuFunc, KFREE_N_BATCHES, RCU_MIN_CACHED_OBJS};
+use crate::boot::Allocator;
 use crate::machine::{FrameState, Machine, Owner, Pfn};
-use crate::scenario::Allocator;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How a check finds what in RCU holds a page: every holder indexed by pfn in one pass (a full

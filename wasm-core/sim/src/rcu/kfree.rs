@@ -23,9 +23,9 @@
 use super::event::RcuEvent;
 use super::state::{kvfree_bulk_max_entr, RcuFunc, RCU_MIN_CACHED_OBJS};
 use super::{call_rcu, emit, grace_period};
+use crate::boot::Allocator;
 use crate::machine::{Machine, Owner, Pfn};
 use crate::page_alloc::{alloc_pages, free_pages};
-use crate::scenario::Allocator;
 use crate::slab_common;
 use crate::trace::Recorder;
 

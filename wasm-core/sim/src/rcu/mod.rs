@@ -35,9 +35,9 @@ pub mod state;
 
 pub use kfree::{kfree_rcu_monitor, kvfree_call_rcu, KfreeRcuOutcome};
 
+use crate::boot::Allocator;
 use crate::machine::Pfn;
 use crate::page_alloc::free_pages;
-use crate::scenario::Allocator;
 use crate::trace::{Event, Recorder};
 use event::RcuEvent;
 use state::RcuFunc;

@@ -5,9 +5,10 @@
 use super::check::check_rcu;
 use super::state::{kvfree_bulk_max_entr, RcuFunc, RCU_MIN_CACHED_OBJS};
 use super::*;
+use crate::boot::BootOptions;
+use crate::geometry::SlabFlags;
 use crate::machine::check::{check_trace, FullChecks};
 use crate::machine::{FrameState, Machine, MachineConfig, Owner};
-use crate::scenario::{CacheDecl, Switches};
 use crate::slabinfo::slabinfo;
 
 fn boot(allocator: Allocator, cpus: u32, pages: u32) -> Recorder {
@@ -27,28 +28,22 @@ fn boot(allocator: Allocator, cpus: u32, pages: u32) -> Recorder {
     .with_allocator(allocator);
     let mut rec = Recorder::new(m, true);
     match allocator {
-        Allocator::Slub => crate::slub::create_kmalloc_caches(&mut rec, &Switches::default()),
-        Allocator::Slab => crate::slab::create_kmalloc_caches(&mut rec, &Switches::default()),
+        Allocator::Slub => crate::slub::create_kmalloc_caches(&mut rec, &BootOptions::default()),
+        Allocator::Slab => crate::slab::create_kmalloc_caches(&mut rec, &BootOptions::default()),
     }
     .unwrap();
     rec
 }
 
 fn rcu_cache(rec: &mut Recorder, name: &str, size: u32) -> u32 {
-    let mut decl = CacheDecl {
-        name: name.into(),
-        size,
-        align: 0,
-        flags: Default::default(),
-        ctor: false,
-        line: 0,
-        useroffset: 0,
-        usersize: 0,
+    let flags = SlabFlags {
+        typesafe_by_rcu: true,
+        ..SlabFlags::default()
     };
-    decl.flags.typesafe_by_rcu = true;
+    let boot = BootOptions::default();
     match rec.machine().allocator {
-        Allocator::Slub => crate::slub::kmem_cache_create(rec, &decl, &Switches::default()),
-        Allocator::Slab => crate::slab::kmem_cache_create(rec, &decl, &Switches::default()),
+        Allocator::Slub => crate::slub::kmem_cache_create(rec, name, size, 0, flags, false, &boot),
+        Allocator::Slab => crate::slab::kmem_cache_create(rec, name, size, 0, flags, false, &boot),
     }
     .unwrap()
 }

@@ -1,5 +1,6 @@
 //! What a parsed scenario says, before anything runs.
 
+pub use crate::boot::Allocator;
 use crate::geometry::SlabFlags;
 use crate::gfp::Gfp;
 use crate::machine::MachineConfig;
@@ -21,14 +22,6 @@ pub struct Scenario {
     /// The lines that run no kernel code (format 2): list building and `print`, each placed
     /// between two operation lines by `after_ops`.
     pub statements: Vec<StatementLine>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
-#[serde(rename_all = "snake_case")]
-pub enum Allocator {
-    Slub,
-    Slab,
 }
 
 /// Kernel configuration and boot parameters the scenario turns on.

@@ -19,6 +19,7 @@ use super::ast::{Allocator, Op, OpLine, Ref, Scenario, Statement, StatementLine,
 use super::lists::{eval_list, MAX_LIST_ELEMENTS};
 use super::print::PrintMark;
 use super::site::{call_site_address, call_site_name};
+use crate::boot::BootOptions;
 use crate::geometry::platform::MAX_CPUS;
 use crate::machine::config::{MAX_NODES, MAX_PAGES_PER_NODE};
 use crate::machine::{ConfigError, Machine, Owner, Pfn};
@@ -28,7 +29,7 @@ use crate::slab;
 use crate::slab_common;
 use crate::slub::{
     create_kmalloc_caches, do_kmalloc_node, flush_cpu_slab, kmem_cache_alloc_bulk,
-    kmem_cache_create, slab_alloc_node,
+    kmem_cache_create_usercopy, slab_alloc_node,
 };
 use crate::slub::{kmem_cache_destroy, kmem_cache_shrink};
 use crate::trace::Recorder;
@@ -262,24 +263,47 @@ pub fn run_with_summary(
         .map_err(RunError::Machine)?
         .with_allocator(scenario.allocator);
     let sw = &scenario.switches;
-    machine.slab.legacy_refill = sw.slab_legacy_refill;
-    machine.slab_nomerge = sw.slab_nomerge;
-    let mut rec = Recorder::new(machine, record);
-    let boot = match scenario.allocator {
-        Allocator::Slub => create_kmalloc_caches(&mut rec, sw),
-        Allocator::Slab => slab::create_kmalloc_caches(&mut rec, sw),
+    let boot = BootOptions {
+        freelist_random: sw.freelist_random,
+        freelist_hardened: sw.freelist_hardened,
+        slab_nomerge: sw.slab_nomerge,
+        random_kmalloc_caches: sw.random_kmalloc_caches,
+        slub_debug: sw.slub_debug,
+        slub_min_objects: sw.slub_min_objects,
+        slub_max_order: sw.slub_max_order,
+        slub_min_order: sw.slub_min_order,
+        slab_max_order: sw.slab_max_order,
+        slab_legacy_refill: sw.slab_legacy_refill,
     };
-    boot.map_err(|e| RunError::Cache {
+    machine.slab.legacy_refill = boot.slab_legacy_refill;
+    machine.slab_nomerge = boot.slab_nomerge;
+    let mut rec = Recorder::new(machine, record);
+    let booted = match scenario.allocator {
+        Allocator::Slub => create_kmalloc_caches(&mut rec, &boot),
+        Allocator::Slab => slab::create_kmalloc_caches(&mut rec, &boot),
+    };
+    booted.map_err(|e| RunError::Cache {
         line: 1,
         message: e.to_string(),
     })?;
     let mut caches: BTreeMap<String, u32> = BTreeMap::new();
     for decl in &scenario.caches {
         rec.set_origin(Some(decl.line), None);
-        let id = match scenario.allocator {
-            Allocator::Slub => kmem_cache_create(&mut rec, decl, sw),
-            Allocator::Slab => slab::kmem_cache_create(&mut rec, decl, sw),
-        }
+        let create = match scenario.allocator {
+            Allocator::Slub => kmem_cache_create_usercopy,
+            Allocator::Slab => slab::kmem_cache_create_usercopy,
+        };
+        let id = create(
+            &mut rec,
+            &decl.name,
+            decl.size,
+            decl.align,
+            decl.flags,
+            decl.useroffset,
+            decl.usersize,
+            decl.ctor,
+            &boot,
+        )
         .map_err(|e| RunError::Cache {
             line: decl.line,
             message: e.to_string(),

@@ -164,7 +164,7 @@ pub fn check_slab(m: &Machine) -> Vec<String> {
     let totals = Totals::of(m);
     let mut bad = Vec::new();
     check_all(m, &totals, &mut bad);
-    if m.allocator == crate::scenario::Allocator::Slab {
+    if m.allocator == crate::boot::Allocator::Slab {
         crate::machine::check::check_live(m, &totals, &mut bad);
     }
     bad

@@ -6,6 +6,7 @@
 use super::emit;
 use super::event::{SlabEvent, SlabNewCache};
 use super::state::REAPTIMEOUT_NODE;
+use crate::boot::BootOptions;
 use crate::geometry::layout::calculate_alignment;
 use crate::geometry::platform::WORD;
 use crate::geometry::slab::{
@@ -16,12 +17,11 @@ use crate::geometry::{GeometryError, SlabFlags};
 use crate::gfp::{Gfp, GFP_KERNEL};
 use crate::kmalloc_caches::{kmalloc_type, KmallocSlot, KmallocType};
 use crate::machine::Machine;
-use crate::scenario::{CacheDecl, Switches};
 use crate::slab_common::slab_unmergeable;
 use crate::slub::random::{freelist_randomize, BootStream};
 use crate::trace::Recorder;
 
-fn params(m: &Machine, switches: &Switches) -> SlabParams {
+fn params(m: &Machine, boot: &BootOptions) -> SlabParams {
     let memory = u64::from(m.config.pages_per_node)
         * u64::from(m.config.nodes)
         * u64::from(m.config.page_size);
@@ -30,7 +30,7 @@ fn params(m: &Machine, switches: &Switches) -> SlabParams {
         m.config.cpus,
         m.config.nodes,
         memory,
-        switches.slab_max_order,
+        boot.slab_max_order,
     )
 }
 
@@ -65,14 +65,14 @@ struct Identity {
 /// its random sequence (see `crate::slub::random`); every other cache draws from the machine.
 fn create(
     rec: &mut Recorder,
-    switches: &Switches,
+    boot: &BootOptions,
     who: Identity,
     geometry: SlabCacheGeometry,
     boot_stream: Option<&mut BootStream>,
 ) -> u32 {
     let id = rec.machine().slab.caches.len() as u32;
     // enable_cpucache() → init_cache_random_seq(): only for slabs of 2 or more objects.
-    let random_seq = (switches.freelist_random && geometry.num >= 2).then(|| match boot_stream {
+    let random_seq = (boot.freelist_random && geometry.num >= 2).then(|| match boot_stream {
         Some(stream) => stream.freelist_randomize(geometry.num),
         None => freelist_randomize(rec, geometry.num),
     });
@@ -94,7 +94,7 @@ fn create(
             kmalloc: who.kmalloc,
             usersize: who.usersize,
             useroffset: who.useroffset,
-            hardened: switches.freelist_hardened,
+            hardened: boot.freelist_hardened,
             random_seq,
             freelist_cache,
             next_reap,
@@ -109,7 +109,7 @@ fn create(
 /// types the same way; all `SLAB_HWCACHE_ALIGN` with natural alignment for power-of-two
 /// sizes (`create_boot_cache()`), each type's flags and a usercopy region of the whole object.
 /// Also each CPU's first reap node (`init_reap_node()`).
-pub fn create_kmalloc_caches(rec: &mut Recorder, switches: &Switches) -> Result<(), GeometryError> {
+pub fn create_kmalloc_caches(rec: &mut Recorder, boot: &BootOptions) -> Result<(), GeometryError> {
     rec.begin(
         "create_kmalloc_caches",
         "boot",
@@ -120,7 +120,7 @@ pub fn create_kmalloc_caches(rec: &mut Recorder, switches: &Switches) -> Result<
         let node = (rec.machine().cpu_node[cpu as usize] + 1) % nodes;
         emit(rec, SlabEvent::ReapNode { cpu, node });
     }
-    let p = params(rec.machine(), switches);
+    let p = params(rec.machine(), boot);
     let page = rec.machine().page;
     let mut boot_stream = None;
     for (ty, class, geometry) in slab_kmalloc_boot(&page, &p) {
@@ -140,80 +140,105 @@ pub fn create_kmalloc_caches(rec: &mut Recorder, switches: &Switches) -> Result<
         };
         let stream = (ty != KmallocType::Normal)
             .then(|| boot_stream.get_or_insert_with(|| BootStream::new(rec.machine())));
-        create(rec, switches, who, geometry, stream);
+        create(rec, boot, who, geometry, stream);
     }
     rec.end();
     Ok(())
 }
 
-/// `kmem_cache_create()` under SLAB: merges into a compatible older cache unless merging is
+/// `kmem_cache_create_usercopy()` under SLAB: merges into a compatible older cache unless merging is
 /// off, else creates one. Returns the id the name now refers to.
-pub fn kmem_cache_create(
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the kernel's seven arguments, in its order, after the recorder and before the boot options"
+)]
+pub fn kmem_cache_create_usercopy(
     rec: &mut Recorder,
-    decl: &CacheDecl,
-    switches: &Switches,
+    name: &str,
+    size: u32,
+    align: u32,
+    flags: SlabFlags,
+    useroffset: u32,
+    usersize: u32,
+    ctor: bool,
+    boot: &BootOptions,
 ) -> Result<u32, GeometryError> {
-    let p = params(rec.machine(), switches);
+    let p = params(rec.machine(), boot);
     let req = SlabCacheRequest {
-        name: decl.name.clone(),
-        object_size: decl.size,
-        align: decl.align,
-        flags: decl.flags,
-        ctor: decl.ctor,
+        name: name.to_string(),
+        object_size: size,
+        align,
+        flags,
+        ctor,
     };
     let geometry = slab_cache_geometry(&rec.machine().page, &p, &req)?;
-    let alias = (decl.usersize == 0)
-        .then(|| find_mergeable(rec.machine(), switches, decl))
+    let alias = (usersize == 0)
+        .then(|| find_mergeable(rec.machine(), boot, &req))
         .flatten();
     if let Some(id) = alias {
-        let object_size = rec.machine().slab.caches[id as usize]
-            .object_size
-            .max(decl.size);
+        let object_size = rec.machine().slab.caches[id as usize].object_size.max(size);
         rec.begin("__kmem_cache_alias", "merged", "step.cache_aliased");
-        rec.arg("cache", decl.name.clone());
+        rec.arg("cache", name.to_string());
         rec.arg_cache("into", id);
         emit(
             rec,
-            SlabEvent::CacheAliased(Box::new((id, decl.name.clone(), object_size))),
+            SlabEvent::CacheAliased(Box::new((id, name.to_string(), object_size))),
         );
         rec.end();
         return Ok(id);
     }
     rec.begin("kmem_cache_create", "new cache", "step.cache_created");
-    rec.arg("cache", decl.name.clone());
+    rec.arg("cache", name.to_string());
     rec.arg("size", geometry.size);
     rec.arg("objs_per_slab", geometry.num);
     rec.arg("order", geometry.gfporder);
     let who = Identity {
-        name: decl.name.clone(),
-        flags: decl.flags,
-        ctor: decl.ctor,
+        name: name.to_string(),
+        flags,
+        ctor,
         kmalloc: None,
-        usersize: decl.usersize,
-        useroffset: decl.useroffset,
+        usersize,
+        useroffset,
     };
-    let id = create(rec, switches, who, geometry, None);
+    let id = create(rec, boot, who, geometry, None);
     rec.end();
     Ok(id)
+}
+
+/// `kmem_cache_create(name, size, align, flags, ctor)`: [`kmem_cache_create_usercopy`]
+/// without a usercopy region.
+pub fn kmem_cache_create(
+    rec: &mut Recorder,
+    name: &str,
+    size: u32,
+    align: u32,
+    flags: SlabFlags,
+    ctor: bool,
+    boot: &BootOptions,
+) -> Result<u32, GeometryError> {
+    kmem_cache_create_usercopy(rec, name, size, align, flags, 0, 0, ctor, boot)
 }
 
 /// `find_mergeable()` with SLAB's extra alignment rule: the oldest live cache with the same
 /// `SLAB_MERGE_SAME` flags whose slot fits the new object within a word and whose alignment
 /// is a multiple of the new one.
-fn find_mergeable(m: &Machine, switches: &Switches, decl: &CacheDecl) -> Option<u32> {
-    if slab_unmergeable(&decl.flags, decl.ctor, 0, switches.slab_nomerge) {
+fn find_mergeable(m: &Machine, boot: &BootOptions, req: &SlabCacheRequest) -> Option<u32> {
+    if slab_unmergeable(&req.flags, req.ctor, 0, boot.slab_nomerge) {
         return None;
     }
-    let align = calculate_alignment(&decl.flags, decl.align, decl.size);
-    let size = decl.size.next_multiple_of(WORD).next_multiple_of(align);
+    let align = calculate_alignment(&req.flags, req.align, req.object_size);
+    let size = req
+        .object_size
+        .next_multiple_of(WORD)
+        .next_multiple_of(align);
     m.slab
         .caches
         .iter()
         .find(|s| {
             let g = &s.geometry;
             !s.destroyed
-                && !slab_unmergeable(&s.flags, s.ctor, s.usersize, switches.slab_nomerge)
-                && s.flags.merge_same() == decl.flags.merge_same()
+                && !slab_unmergeable(&s.flags, s.ctor, s.usersize, boot.slab_nomerge)
+                && s.flags.merge_same() == req.flags.merge_same()
                 && g.size >= size
                 && g.size % align == 0
                 && g.size - size < WORD

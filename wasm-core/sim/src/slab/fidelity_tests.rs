@@ -3,9 +3,9 @@
 
 use super::tests::{boot, boot_with, cache, consistent};
 use super::*;
+use crate::boot::BootOptions;
 use crate::machine::check::check_machine;
 use crate::machine::Damage;
-use crate::scenario::Switches;
 use crate::slub::FreeOutcome;
 use proptest::prelude::*;
 
@@ -35,26 +35,13 @@ fn an_unchecked_free_to_the_wrong_cache_parks_the_object_in_the_named_caches_arr
 
 #[test]
 fn hardening_redirects_a_free_to_the_wrong_cache() {
-    let switches = Switches {
+    let switches = BootOptions {
         freelist_hardened: true,
-        ..Switches::default()
+        ..BootOptions::default()
     };
     let mut rec = boot_with(1, 1, 16384, &switches, 0);
-    let foo = kmem_cache_create(
-        &mut rec,
-        &crate::scenario::CacheDecl {
-            name: "foo".into(),
-            size: 64,
-            align: 0,
-            flags: Default::default(),
-            ctor: false,
-            line: 0,
-            useroffset: 0,
-            usersize: 0,
-        },
-        &switches,
-    )
-    .unwrap();
+    let foo =
+        kmem_cache_create(&mut rec, "foo", 64, 0, Default::default(), false, &switches).unwrap();
     let x = kmalloc(&mut rec, 128, 0, None);
     let from = rec.steps().len();
     assert_eq!(kfree(&mut rec, x, 0, Some(foo)), FreeOutcome::Freed);
@@ -136,7 +123,7 @@ proptest! {
         ops in prop::collection::vec(op(), 1..300),
     ) {
         let nodes = nodes.min(cpus);
-        let mut rec = boot_with(cpus, nodes, 2048, &Switches::default(), 0);
+        let mut rec = boot_with(cpus, nodes, 2048, &BootOptions::default(), 0);
         let ids: Vec<u32> = sizes.iter().enumerate().map(|(i, &s)| cache(&mut rec, &format!("c{i}"), s)).collect();
         let mut live: Vec<u64> = Vec::new();
         let mut check = crate::machine::check::TraceCheck::new(&rec, crate::machine::check::FullChecks::EVERY_STEP).unwrap();

@@ -33,7 +33,7 @@ mod reap;
 pub mod state;
 
 pub use alloc::{do_kmalloc_node, kmalloc, kmem_cache_alloc_bulk, slab_alloc_node};
-pub use create::{create_kmalloc_caches, kmem_cache_create};
+pub use create::{create_kmalloc_caches, kmem_cache_create, kmem_cache_create_usercopy};
 pub use free::{kfree, kmem_cache_free_bulk};
 pub use reap::{cache_reap, kmem_cache_destroy, kmem_cache_shrink};
 

@@ -6,11 +6,11 @@
 use super::check::{check_slab, check_slab_settled};
 use super::state::BATCHREFILL_LIMIT;
 use super::*;
+use crate::boot::{Allocator, BootOptions};
 use crate::geometry::slab::FreelistLayout;
 use crate::machine::check::{check_page_allocator, FullChecks, TraceCheck};
 use crate::machine::{Machine, MachineConfig, Owner};
 use crate::page_alloc::{alloc_pages, alloc_pages_thisnode, free_pages};
-use crate::scenario::{Allocator, CacheDecl, Switches};
 use crate::slub::FreeOutcome;
 use proptest::prelude::*;
 
@@ -18,7 +18,7 @@ pub(super) fn boot_with(
     cpus: u32,
     nodes: u32,
     pages: u32,
-    switches: &Switches,
+    switches: &BootOptions,
     seed: u64,
 ) -> Recorder {
     let mut m = Machine::new_seeded(
@@ -42,24 +42,20 @@ pub(super) fn boot_with(
 }
 
 pub(super) fn boot(cpus: u32, nodes: u32) -> Recorder {
-    boot_with(cpus, nodes, 16384, &Switches::default(), 0)
-}
-
-fn decl(name: &str, size: u32, ctor: bool) -> CacheDecl {
-    CacheDecl {
-        name: name.into(),
-        size,
-        align: 0,
-        flags: Default::default(),
-        ctor,
-        useroffset: 0,
-        usersize: 0,
-        line: 0,
-    }
+    boot_with(cpus, nodes, 16384, &BootOptions::default(), 0)
 }
 
 pub(super) fn cache(rec: &mut Recorder, name: &str, size: u32) -> u32 {
-    kmem_cache_create(rec, &decl(name, size, false), &Switches::default()).unwrap()
+    kmem_cache_create(
+        rec,
+        name,
+        size,
+        0,
+        Default::default(),
+        false,
+        &BootOptions::default(),
+    )
+    .unwrap()
 }
 
 pub(super) fn consistent(rec: &Recorder) {
@@ -105,12 +101,21 @@ fn first_allocation_grows_without_the_node_lock_and_fills_a_cold_array() {
 
 #[test]
 fn before_4_7_a_growing_refill_takes_the_node_lock_twice() {
-    let legacy = Switches {
+    let legacy = BootOptions {
         slab_legacy_refill: true,
-        ..Switches::default()
+        ..BootOptions::default()
     };
     let mut rec = boot_with(2, 1, 16384, &legacy, 0);
-    let id = kmem_cache_create(&mut rec, &decl("obj100", 100, false), &legacy).unwrap();
+    let id = kmem_cache_create(
+        &mut rec,
+        "obj100",
+        100,
+        0,
+        Default::default(),
+        false,
+        &legacy,
+    )
+    .unwrap();
     let before = locks(&rec);
     slab_alloc_node(&mut rec, id, 0, None);
     consistent(&rec);
@@ -281,8 +286,16 @@ fn slabs_of_a_node_take_successive_colours() {
 #[test]
 fn an_off_slab_cache_takes_its_index_arrays_from_a_kmalloc_cache() {
     let mut rec = boot(1, 1);
-    let id =
-        kmem_cache_create(&mut rec, &decl("ctor512", 512, true), &Switches::default()).unwrap();
+    let id = kmem_cache_create(
+        &mut rec,
+        "ctor512",
+        512,
+        0,
+        Default::default(),
+        true,
+        &BootOptions::default(),
+    )
+    .unwrap();
     let s = rec.machine().slab.caches[id as usize].clone();
     assert_eq!(s.geometry.layout, FreelistLayout::OffSlab);
     let fc = s.freelist_cache.expect("a freelist cache");
@@ -400,12 +413,21 @@ fn free_slabs_are_destroyed_from_the_tail_of_slabs_free() {
 
 #[test]
 fn bad_frees_are_diagnosed_and_change_nothing() {
-    let hardened = Switches {
+    let hardened = BootOptions {
         freelist_hardened: true,
-        ..Switches::default()
+        ..BootOptions::default()
     };
     let mut rec = boot_with(1, 1, 16384, &hardened, 0);
-    let id = kmem_cache_create(&mut rec, &decl("obj64", 64, false), &hardened).unwrap();
+    let id = kmem_cache_create(
+        &mut rec,
+        "obj64",
+        64,
+        0,
+        Default::default(),
+        false,
+        &hardened,
+    )
+    .unwrap();
     let a = slab_alloc_node(&mut rec, id, 0, None);
     let b = slab_alloc_node(&mut rec, id, 0, None);
     assert_eq!(kfree(&mut rec, a + 8, 0, None), FreeOutcome::Refused);
@@ -537,12 +559,11 @@ proptest! {
         ops in prop::collection::vec(op(), 1..600),
     ) {
         let nodes = nodes.min(cpus);
-        let switches = Switches { freelist_random, freelist_hardened, slab_legacy_refill, ..Switches::default() };
+        let switches = BootOptions { freelist_random, freelist_hardened, slab_legacy_refill, ..BootOptions::default() };
         let mut rec = boot_with(cpus, nodes, pages, &switches, seed);
         let mut ids: Vec<u32> = sizes.iter().enumerate().map(|(i, &s)| {
-            let mut d = decl(&format!("c{i}"), s, ctor && i == 0);
-            d.flags.typesafe_by_rcu = typesafe_by_rcu[i];
-            kmem_cache_create(&mut rec, &d, &switches).unwrap()
+            let flags = crate::geometry::SlabFlags { typesafe_by_rcu: typesafe_by_rcu[i], ..Default::default() };
+            kmem_cache_create(&mut rec, &format!("c{i}"), s, 0, flags, ctor && i == 0, &switches).unwrap()
         }).collect();
         ids.push(rec.machine().slab.kmalloc_caches.get(crate::kmalloc_caches::KmallocType::Normal, 5).unwrap());
         let mut live: Vec<u64> = Vec::new();
@@ -637,7 +658,7 @@ fn fallback_alloc_walks_the_local_zonelist() {
     // Three nodes, cpuN on node N. Node 1's zonelist is 1 2 0: with node 1 out of memory,
     // fallback_alloc() on cpu1 takes an object from node 2's lists although node 0 has free
     // objects too.
-    let mut rec = boot_with(3, 3, 256, &Switches::default(), 0);
+    let mut rec = boot_with(3, 3, 256, &BootOptions::default(), 0);
     let id = cache(&mut rec, "obj64", 64);
     for cpu in [0, 2] {
         slab_alloc_node(&mut rec, id, cpu, None);
@@ -653,7 +674,7 @@ fn fallback_alloc_walks_the_local_zonelist() {
     );
     // No node with free objects: the new slab comes from the page allocator, which walks the
     // same zonelist (cache_grow_begin() without __GFP_THISNODE) and finds node 2.
-    let mut rec = boot_with(3, 3, 256, &Switches::default(), 0);
+    let mut rec = boot_with(3, 3, 256, &BootOptions::default(), 0);
     let id = cache(&mut rec, "obj64", 64);
     exhaust_node(&mut rec, 1, 1);
     let obj = slab_alloc_node(&mut rec, id, 1, None);
@@ -680,9 +701,17 @@ fn colour_next_advances_before_the_off_slab_index_array_is_allocated() {
     .unwrap()
     .with_allocator(Allocator::Slab);
     let mut rec = Recorder::new(m, true);
-    create_kmalloc_caches(&mut rec, &Switches::default()).unwrap();
-    let id =
-        kmem_cache_create(&mut rec, &decl("ctor600", 600, true), &Switches::default()).unwrap();
+    create_kmalloc_caches(&mut rec, &BootOptions::default()).unwrap();
+    let id = kmem_cache_create(
+        &mut rec,
+        "ctor600",
+        600,
+        0,
+        Default::default(),
+        true,
+        &BootOptions::default(),
+    )
+    .unwrap();
     let g = rec.machine().slab.caches[id as usize].geometry.clone();
     assert_eq!((g.layout, g.colour), (FreelistLayout::OffSlab, 2));
     // Every page taken, and kmalloc-256 with nothing left to give.

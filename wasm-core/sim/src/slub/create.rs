@@ -2,25 +2,25 @@
 //! `find_mergeable()` (mm/slab_common.c, v6.6; spec 1.2, 1.5).
 
 use super::random::{freelist_randomize, get_random_long, BootStream};
+use crate::boot::BootOptions;
 use crate::geometry::kmalloc::{kmalloc_classes, kmalloc_target, KmallocTarget};
 use crate::geometry::platform::WORD;
 use crate::geometry::{kmem_cache_geometry, CacheRequest, CacheSource, GeometryError, SlabFlags};
 use crate::gfp::{Gfp, GFP_KERNEL};
 use crate::kmalloc_caches::{kmalloc_type, KmallocSlot, KmallocType};
-use crate::scenario::{CacheDecl, Switches};
 use crate::slab_common::slab_unmergeable;
 use crate::trace::{Event, NewCache, Recorder};
 
 fn request(
     rec: &Recorder,
-    switches: &Switches,
+    boot: &BootOptions,
     source: CacheSource,
     align: u32,
     flags: SlabFlags,
     ctor: bool,
 ) -> CacheRequest {
     let m = rec.machine();
-    let debug = switches.slub_debug;
+    let debug = boot.slub_debug;
     CacheRequest {
         source,
         align,
@@ -34,9 +34,9 @@ fn request(
         ctor,
         page_size: m.config.page_size,
         cpus: m.config.cpus,
-        slub_min_objects: switches.slub_min_objects,
-        slub_max_order: switches.slub_max_order,
-        slub_min_order: switches.slub_min_order,
+        slub_min_objects: boot.slub_min_objects,
+        slub_max_order: boot.slub_max_order,
+        slub_min_order: boot.slub_min_order,
     }
 }
 
@@ -45,18 +45,18 @@ fn request(
 /// 192 after 128), each with its type's flags (`new_kmalloc_cache()`) and a usercopy region
 /// of the whole object (`create_kmalloc_cache()`); then `random_kmalloc_seed` with the switch
 /// on (`get_random_u64()`, drawn only then, so that nothing else moves without it).
-pub fn create_kmalloc_caches(rec: &mut Recorder, switches: &Switches) -> Result<(), GeometryError> {
+pub fn create_kmalloc_caches(rec: &mut Recorder, boot: &BootOptions) -> Result<(), GeometryError> {
     rec.begin(
         "create_kmalloc_caches",
         "boot",
         "step.create_kmalloc_caches",
     );
     let mut boot_stream = None;
-    for ty in KmallocType::all(switches.random_kmalloc_caches) {
+    for ty in KmallocType::all(boot.random_kmalloc_caches) {
         for class in kmalloc_classes(&rec.machine().page) {
             let req = request(
                 rec,
-                switches,
+                boot,
                 CacheSource::Kmalloc {
                     request_size: class.size,
                 },
@@ -70,16 +70,16 @@ pub fn create_kmalloc_caches(rec: &mut Recorder, switches: &Switches) -> Result<
             let id = rec.machine().caches.len() as u32;
             let objs = geometry.objs_per_slab;
             let (random, random_seq) = if ty == KmallocType::Normal {
-                kmem_cache_open_random(rec, switches, objs)
+                kmem_cache_open_random(rec, boot, objs)
             } else {
                 let stream = boot_stream.get_or_insert_with(|| BootStream::new(rec.machine()));
-                let random = if switches.freelist_hardened {
+                let random = if boot.freelist_hardened {
                     stream.get_random_long()
                 } else {
                     0
                 };
-                let seq = (switches.freelist_random && objs >= 2)
-                    .then(|| stream.freelist_randomize(objs));
+                let seq =
+                    (boot.freelist_random && objs >= 2).then(|| stream.freelist_randomize(objs));
                 (random, seq)
             };
             rec.emit(Event::CacheCreated(Box::new(NewCache {
@@ -94,13 +94,13 @@ pub fn create_kmalloc_caches(rec: &mut Recorder, switches: &Switches) -> Result<
                 }),
                 usersize: class.size,
                 useroffset: 0,
-                hardened: switches.freelist_hardened,
+                hardened: boot.freelist_hardened,
                 random,
                 random_seq,
             })));
         }
     }
-    if switches.random_kmalloc_caches {
+    if boot.random_kmalloc_caches {
         let seed = get_random_long(rec);
         rec.emit(Event::RandomKmallocSeedSet { seed });
     }
@@ -113,15 +113,15 @@ pub fn create_kmalloc_caches(rec: &mut Recorder, switches: &Switches) -> Result<
 /// slabs of fewer than 2 objects, as `cache_random_seq_create()` decides).
 fn kmem_cache_open_random(
     rec: &mut Recorder,
-    switches: &Switches,
+    boot: &BootOptions,
     objs_per_slab: u32,
 ) -> (u64, Option<Vec<u32>>) {
-    let random = if switches.freelist_hardened {
+    let random = if boot.freelist_hardened {
         get_random_long(rec)
     } else {
         0
     };
-    let seq = (switches.freelist_random && objs_per_slab >= 2)
+    let seq = (boot.freelist_random && objs_per_slab >= 2)
         .then(|| freelist_randomize(rec, objs_per_slab));
     (random, seq)
 }
@@ -162,58 +162,80 @@ pub fn kmalloc_slab(
 /// Differs from v6.6: `__kmem_cache_alias()` also widens the surviving cache's `object_size`
 /// and `inuse` to the new size; the simulator keeps the first cache's values (slot size,
 /// order and free pointer offset, which the kernel does not change either, are the same).
-pub fn kmem_cache_create(
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the kernel's seven arguments, in its order, after the recorder and before the boot options"
+)]
+pub fn kmem_cache_create_usercopy(
     rec: &mut Recorder,
-    decl: &CacheDecl,
-    switches: &Switches,
+    name: &str,
+    size: u32,
+    align: u32,
+    flags: SlabFlags,
+    useroffset: u32,
+    usersize: u32,
+    ctor: bool,
+    boot: &BootOptions,
 ) -> Result<u32, GeometryError> {
     let req = request(
         rec,
-        switches,
-        CacheSource::Object {
-            object_size: decl.size,
-        },
-        decl.align,
-        decl.flags,
-        decl.ctor,
+        boot,
+        CacheSource::Object { object_size: size },
+        align,
+        flags,
+        ctor,
     );
     let geometry = kmem_cache_geometry(&req)?;
-    let alias = (decl.usersize == 0)
-        .then(|| find_mergeable(rec, switches, &req, geometry.align))
+    let alias = (usersize == 0)
+        .then(|| find_mergeable(rec, boot, &req, geometry.align))
         .flatten();
     if let Some(id) = alias {
         rec.begin("__kmem_cache_alias", "merged", "step.cache_aliased");
-        rec.arg("cache", decl.name.clone());
+        rec.arg("cache", name.to_string());
         rec.arg_cache("into", id);
         rec.emit(Event::CacheAliased {
             id,
-            alias: decl.name.clone(),
+            alias: name.to_string(),
         });
         rec.end();
         return Ok(id);
     }
     rec.begin("kmem_cache_create", "new cache", "step.cache_created");
-    rec.arg("cache", decl.name.clone());
+    rec.arg("cache", name.to_string());
     rec.arg("size", geometry.size);
     rec.arg("objs_per_slab", geometry.objs_per_slab);
     rec.arg("order", geometry.order);
     let id = rec.machine().caches.len() as u32;
-    let (random, random_seq) = kmem_cache_open_random(rec, switches, geometry.objs_per_slab);
+    let (random, random_seq) = kmem_cache_open_random(rec, boot, geometry.objs_per_slab);
     rec.emit(Event::CacheCreated(Box::new(NewCache {
         id,
-        name: decl.name.clone(),
+        name: name.to_string(),
         geometry,
         flags: req.flags,
         ctor: req.ctor,
         kmalloc: None,
-        usersize: decl.usersize,
-        useroffset: decl.useroffset,
-        hardened: switches.freelist_hardened,
+        usersize,
+        useroffset,
+        hardened: boot.freelist_hardened,
         random,
         random_seq,
     })));
     rec.end();
     Ok(id)
+}
+
+/// `kmem_cache_create(name, size, align, flags, ctor)`: [`kmem_cache_create_usercopy`]
+/// without a usercopy region.
+pub fn kmem_cache_create(
+    rec: &mut Recorder,
+    name: &str,
+    size: u32,
+    align: u32,
+    flags: SlabFlags,
+    ctor: bool,
+    boot: &BootOptions,
+) -> Result<u32, GeometryError> {
+    kmem_cache_create_usercopy(rec, name, size, align, flags, 0, 0, ctor, boot)
 }
 
 /// `find_mergeable()`: the oldest live cache that can host objects of this request: same
@@ -222,11 +244,11 @@ pub fn kmem_cache_create(
 /// in `SLAB_NEVER_MERGE`: they merge.
 fn find_mergeable(
     rec: &Recorder,
-    switches: &Switches,
+    boot: &BootOptions,
     req: &CacheRequest,
     align: u32,
 ) -> Option<u32> {
-    if slab_unmergeable(&req.flags, req.ctor, 0, switches.slab_nomerge) {
+    if slab_unmergeable(&req.flags, req.ctor, 0, boot.slab_nomerge) {
         return None;
     }
     let CacheSource::Object { object_size } = req.source else {
@@ -240,7 +262,7 @@ fn find_mergeable(
         .find(|s| {
             let g = &s.geometry;
             !s.destroyed
-                && !slab_unmergeable(&s.flags, s.ctor, s.usersize, switches.slab_nomerge)
+                && !slab_unmergeable(&s.flags, s.ctor, s.usersize, boot.slab_nomerge)
                 && g.size >= size
                 && s.flags.merge_same() == req.flags.merge_same()
                 && g.size % align == 0

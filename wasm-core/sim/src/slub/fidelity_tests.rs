@@ -5,13 +5,13 @@
 
 use super::tests::{boot_with, cache_with, consistent};
 use super::*;
+use crate::boot::BootOptions;
 use crate::geometry::SlabFlags;
-use crate::scenario::Switches;
 use crate::slabinfo::slabinfo;
 use crate::sysfs::sysfs_attribute;
 use crate::trace::{Shown, Splice};
 
-fn slub_debug(letters: &str) -> Switches {
+fn slub_debug(letters: &str) -> BootOptions {
     let mut flags = SlabFlags::default();
     for c in letters.chars() {
         match c {
@@ -22,9 +22,9 @@ fn slub_debug(letters: &str) -> Switches {
             _ => unreachable!("a slub_debug letter"),
         }
     }
-    Switches {
+    BootOptions {
         slub_debug: flags,
-        ..Switches::default()
+        ..BootOptions::default()
     }
 }
 
@@ -60,7 +60,7 @@ fn debug_checks_come_before_the_hardened_bug_on() {
     // already free" and the free is abandoned, so BUG_ON(object == fp) is never reached even
     // when the object heads the slab's freelist.
     for hardened in [false, true] {
-        let switches = Switches {
+        let switches = BootOptions {
             freelist_hardened: hardened,
             ..slub_debug("F")
         };
@@ -85,7 +85,7 @@ fn debug_checks_come_before_the_hardened_bug_on() {
     // a slab with nothing allocated is "Slab has 0 allocated objects but 1 are to be freed",
     // with or without F, before any hardened check.
     for letters in ["U", "F"] {
-        let switches = Switches {
+        let switches = BootOptions {
             freelist_hardened: true,
             ..slub_debug(letters)
         };
@@ -120,7 +120,7 @@ fn unfreeze_partials_discards_the_empty_slabs_last_in_first_out() {
     // __unfreeze_partials() (mm/slub.c, v6.6) pushes each empty slab on slab_to_discard
     // through slab->next and frees that list from its head after dropping the lock: the
     // empty slab it met last is discarded first.
-    let switches = Switches::default();
+    let switches = BootOptions::default();
     let mut rec = boot_with(1, 1, 1024, &switches, 0);
     let id = cache_with(&mut rec, "obj512", 512, &switches);
     let g = rec.machine().caches[id as usize].geometry.clone();
@@ -168,7 +168,7 @@ fn destroy_frees_the_empty_partial_slabs_last_in_first_out() {
     // free_partial() (mm/slub.c, v6.6), from kmem_cache_destroy(): every empty slab of the
     // node partial list is moved with list_add() to the head of a local discard list under
     // list_lock, and the list is freed from its head afterwards: the last one first.
-    let switches = Switches::default();
+    let switches = BootOptions::default();
     let mut rec = boot_with(1, 1, 1024, &switches, 0);
     let id = cache_with(&mut rec, "obj512", 512, &switches);
     let per = rec.machine().caches[id as usize].geometry.objs_per_slab as usize;
@@ -199,7 +199,7 @@ fn destroy_frees_the_empty_partial_slabs_last_in_first_out() {
 fn a_busy_destroy_stops_at_the_first_node_that_keeps_slabs() {
     // __kmem_cache_shutdown() (mm/slub.c, v6.6) returns at the first node whose partial list or
     // slab count is not empty after free_partial(): the empty slabs of later nodes stay.
-    let switches = Switches::default();
+    let switches = BootOptions::default();
     let mut rec = boot_with(2, 2, 1024, &switches, 0);
     let id = cache_with(&mut rec, "obj512", 512, &switches);
     let _kept = slab_alloc_node(&mut rec, id, 0, None);
@@ -223,7 +223,7 @@ fn a_bulk_free_hands_each_group_back_in_the_order_it_was_gathered() {
     // list do_slab_free() links in is reversed, the entry build_detached_freelist() took first
     // (the last of the array) at its head.
     for (free_cpu, splice) in [(0, Splice::CpuFreelist), (1, Splice::SlabFreelist)] {
-        let switches = Switches::default();
+        let switches = BootOptions::default();
         let mut rec = boot_with(2, 1, 1024, &switches, 0);
         let id = cache_with(&mut rec, "obj512", 512, &switches);
         // One full slab, cpu0's cpu slab with an empty c->freelist; four of its objects go.
@@ -274,7 +274,7 @@ fn freeing_one_object_records_no_reversal() {
     // For one object the hook's pass leaves the list as it was (it stores NULL in the object's
     // free pointer, which do_slab_free() overwrites at once): no step for it, neither in
     // kfree() nor for a bulk free's group of one.
-    let switches = Switches::default();
+    let switches = BootOptions::default();
     let mut rec = boot_with(1, 1, 1024, &switches, 0);
     let a = kmalloc(&mut rec, 64, 0, None);
     let b = kmalloc(&mut rec, 512, 0, None);
@@ -297,7 +297,7 @@ fn an_unchecked_free_to_the_wrong_cache_runs_the_named_caches_code() {
     // SLAB_CONSISTENCY_CHECKS. Without both, kmem_cache_free(foo, x) of a kmalloc-128 object
     // runs foo's slab_free() on kmalloc-128's slab: foo's free pointer offset (32, where
     // kmalloc-128 reads 64), and here foo's per-CPU partial stack.
-    let switches = Switches::default();
+    let switches = BootOptions::default();
     let mut rec = boot_with(1, 1, 1024, &switches, 0);
     let foo = cache_with(&mut rec, "foo", 64, &switches);
     let k128 = kmalloc_cache_for(&rec, 128).unwrap().unwrap();
@@ -332,9 +332,9 @@ fn an_unchecked_free_to_the_wrong_cache_runs_the_named_caches_code() {
 #[test]
 fn hardening_or_consistency_checks_redirect_a_free_to_the_wrong_cache() {
     for switches in [
-        Switches {
+        BootOptions {
             freelist_hardened: true,
-            ..Switches::default()
+            ..BootOptions::default()
         },
         slub_debug("F"),
     ] {
@@ -352,7 +352,7 @@ fn hardening_or_consistency_checks_redirect_a_free_to_the_wrong_cache() {
 #[test]
 fn a_bulk_free_naming_the_wrong_cache_frees_the_group_with_that_cache() {
     // build_detached_freelist(): df->s = cache_from_obj(s, object), unchecked here.
-    let switches = Switches::default();
+    let switches = BootOptions::default();
     let mut rec = boot_with(1, 1, 1024, &switches, 0);
     let foo = cache_with(&mut rec, "foo", 64, &switches);
     let p: Vec<u64> = (0..3).map(|_| kmalloc(&mut rec, 128, 0, None)).collect();
@@ -379,7 +379,7 @@ fn discarding_another_caches_slab_is_recorded_and_the_counts_still_add_up() {
     // foo empties a kmalloc-128 slab on its per-CPU partial stack and flushes it while its
     // node keeps min_partial slabs: its __unfreeze_partials() discards the slab, and the
     // kernel's discard_slab() runs dec_slabs_node(foo).
-    let switches = Switches::default();
+    let switches = BootOptions::default();
     let mut rec = boot_with(1, 1, 1024, &switches, 0);
     let foo = cache_with(&mut rec, "foo", 64, &switches);
     let k128 = kmalloc_cache_for(&rec, 128).unwrap().unwrap();

@@ -41,7 +41,10 @@ pub mod state;
 
 pub use alloc::{do_kmalloc_node, kmalloc, slab_alloc_node};
 pub use bulk::{kmem_cache_alloc_bulk, kmem_cache_free_bulk};
-pub use create::{create_kmalloc_caches, kmalloc_cache_for, kmalloc_slab, kmem_cache_create};
+pub use create::{
+    create_kmalloc_caches, kmalloc_cache_for, kmalloc_slab, kmem_cache_create,
+    kmem_cache_create_usercopy,
+};
 pub use free::{kfree, FreeOutcome};
 pub use partial::flush_cpu_slab;
 pub use shrink::{kmem_cache_destroy, kmem_cache_shrink, DestroyOutcome};

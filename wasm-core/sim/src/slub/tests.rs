@@ -3,22 +3,22 @@
 
 use super::check::check_slub;
 use super::*;
+use crate::boot::BootOptions;
 use crate::machine::check::{check_page_allocator, FullChecks, TraceCheck};
 use crate::machine::{Machine, MachineConfig};
-use crate::scenario::{CacheDecl, Switches};
 use crate::slabinfo::slabinfo;
 use crate::trace::Splice;
 use proptest::prelude::*;
 
 pub(super) fn boot(cpus: u32, nodes: u32, pages: u32) -> Recorder {
-    boot_with(cpus, nodes, pages, &Switches::default(), 0)
+    boot_with(cpus, nodes, pages, &BootOptions::default(), 0)
 }
 
 pub(super) fn boot_with(
     cpus: u32,
     nodes: u32,
     pages: u32,
-    switches: &Switches,
+    switches: &BootOptions,
     seed: u64,
 ) -> Recorder {
     let m = Machine::new_seeded(
@@ -40,21 +40,11 @@ pub(super) fn boot_with(
 }
 
 pub(super) fn cache(rec: &mut Recorder, name: &str, size: u32) -> u32 {
-    cache_with(rec, name, size, &Switches::default())
+    cache_with(rec, name, size, &BootOptions::default())
 }
 
-pub(super) fn cache_with(rec: &mut Recorder, name: &str, size: u32, switches: &Switches) -> u32 {
-    let decl = CacheDecl {
-        name: name.into(),
-        size,
-        align: 0,
-        flags: Default::default(),
-        ctor: false,
-        useroffset: 0,
-        usersize: 0,
-        line: 0,
-    };
-    kmem_cache_create(rec, &decl, switches).unwrap()
+pub(super) fn cache_with(rec: &mut Recorder, name: &str, size: u32, switches: &BootOptions) -> u32 {
+    kmem_cache_create(rec, name, size, 0, Default::default(), false, switches).unwrap()
 }
 
 pub(super) fn consistent(rec: &Recorder) {
@@ -292,36 +282,28 @@ fn compatible_caches_merge_unless_told_not_to() {
     let c = cache(&mut rec, "c", 90);
     assert_ne!(a, c, "96 would waste a word of a's 104: not merged");
     assert_eq!(rec.machine().caches[a as usize].aliases, ["b"]);
-    let decl = CacheDecl {
-        name: "d".into(),
-        size: 100,
-        align: 0,
-        flags: Default::default(),
-        ctor: true,
-        useroffset: 0,
-        usersize: 0,
-        line: 0,
-    };
     assert_ne!(
-        kmem_cache_create(&mut rec, &decl, &Switches::default()).unwrap(),
+        kmem_cache_create(
+            &mut rec,
+            "d",
+            100,
+            0,
+            Default::default(),
+            true,
+            &BootOptions::default()
+        )
+        .unwrap(),
         a,
         "ctor never merges"
     );
-    let nomerge = Switches {
+    let nomerge = BootOptions {
         slab_nomerge: true,
-        ..Switches::default()
+        ..BootOptions::default()
     };
-    let decl = CacheDecl {
-        name: "e".into(),
-        size: 100,
-        align: 0,
-        flags: Default::default(),
-        ctor: false,
-        useroffset: 0,
-        usersize: 0,
-        line: 0,
-    };
-    assert_ne!(kmem_cache_create(&mut rec, &decl, &nomerge).unwrap(), a);
+    assert_ne!(
+        kmem_cache_create(&mut rec, "e", 100, 0, Default::default(), false, &nomerge).unwrap(),
+        a
+    );
 }
 
 #[test]
@@ -633,12 +615,11 @@ proptest! {
             store_user: debug & 8 != 0,
             ..Default::default()
         };
-        let switches = Switches { freelist_random, freelist_hardened, slub_debug, ..Switches::default() };
+        let switches = BootOptions { freelist_random, freelist_hardened, slub_debug, ..BootOptions::default() };
         let mut rec = boot_with(cpus, nodes, pages, &switches, seed);
         let ids: Vec<u32> = sizes.iter().enumerate().map(|(i, &s)| {
-            let mut decl = CacheDecl { name: format!("c{i}"), size: s, align: 0, flags: Default::default(), ctor: false, line: 0, useroffset: 0, usersize: 0 };
-            decl.flags.typesafe_by_rcu = typesafe_by_rcu[i];
-            kmem_cache_create(&mut rec, &decl, &switches).unwrap()
+            let flags = crate::geometry::SlabFlags { typesafe_by_rcu: typesafe_by_rcu[i], ..Default::default() };
+            kmem_cache_create(&mut rec, &format!("c{i}"), s, 0, flags, false, &switches).unwrap()
         }).collect();
         let mut live: Vec<u64> = Vec::new();
         let mut check = TraceCheck::new(&rec, FullChecks::EVERY_STEP).unwrap();
@@ -711,9 +692,9 @@ proptest! {
 
 #[test]
 fn freelist_randomisation_shuffles_each_new_slab_from_the_cache_sequence() {
-    let switches = Switches {
+    let switches = BootOptions {
         freelist_random: true,
-        ..Switches::default()
+        ..BootOptions::default()
     };
     let run = |seed: u64| {
         let mut rec = boot_with(1, 1, 1024, &switches, seed);
@@ -754,9 +735,9 @@ fn freelist_randomisation_shuffles_each_new_slab_from_the_cache_sequence() {
 
 #[test]
 fn hardened_free_pointers_are_stored_encoded() {
-    let switches = Switches {
+    let switches = BootOptions {
         freelist_hardened: true,
-        ..Switches::default()
+        ..BootOptions::default()
     };
     let mut rec = boot_with(1, 1, 1024, &switches, 9);
     let id = cache_with(&mut rec, "obj48", 48, &switches);
@@ -786,9 +767,9 @@ fn hardened_free_pointers_are_stored_encoded() {
 #[test]
 fn hardening_catches_only_the_naive_double_free() {
     for hardened in [false, true] {
-        let switches = Switches {
+        let switches = BootOptions {
             freelist_hardened: hardened,
-            ..Switches::default()
+            ..BootOptions::default()
         };
         let mut rec = boot_with(1, 1, 1024, &switches, 3);
         let id = cache_with(&mut rec, "obj48", 48, &switches);
@@ -923,7 +904,7 @@ fn get_any_partial_follows_the_zonelist_of_the_distance_table() {
     .with_node_distance(ring)
     .unwrap();
     let mut rec = Recorder::new(m, true);
-    create_kmalloc_caches(&mut rec, &Switches::default()).unwrap();
+    create_kmalloc_caches(&mut rec, &BootOptions::default()).unwrap();
     let id = cache(&mut rec, "obj512", 512);
     let spare = rec.machine().caches[id as usize].geometry.min_partial as usize + 1;
     partial_slabs_on(&mut rec, id, &[0, 2, 3], spare);
@@ -973,13 +954,13 @@ fn a_new_slab_on_a_full_node_comes_from_the_next_node_of_its_zonelist() {
 #[test]
 fn debug_caches_take_the_locked_single_object_paths() {
     for store_user in [false, true] {
-        let switches = Switches {
+        let switches = BootOptions {
             slub_debug: crate::geometry::SlabFlags {
                 consistency_checks: true,
                 store_user,
                 ..Default::default()
             },
-            ..Switches::default()
+            ..BootOptions::default()
         };
         let mut rec = boot_with(2, 1, 1024, &switches, 0);
         let id = cache_with(&mut rec, "dbg", 200, &switches);

@@ -19,11 +19,11 @@ mod rcu;
 mod slab;
 mod slub;
 
+use crate::boot::Allocator;
 use crate::kmalloc_caches::KmallocType;
 use crate::machine::{Machine, Pfn};
 use crate::rcu::event::RcuEvent;
 use crate::rcu::state::RcuFunc;
-use crate::scenario::Allocator;
 use crate::trace::{Event, Splice};
 use serde::{Deserialize, Serialize};
 

@@ -3,9 +3,9 @@
 //! the `kfree_rcu()` pointers its `krc` holds.
 
 use super::hex;
+use crate::boot::Allocator;
 use crate::machine::{Machine, Pfn};
 use crate::rcu::state::{KrcLists, RcuFunc};
-use crate::scenario::Allocator;
 use serde::Serialize;
 
 /// Pointers of one page or list listed in full up to this many (the count is always exact).

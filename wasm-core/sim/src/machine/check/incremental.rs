@@ -14,9 +14,9 @@
 use super::pages::{self, ListId};
 use super::totals::{check_live, Totals};
 use super::touched::{rcu_owned, slab_home, touches, Naming, Touched};
+use crate::boot::Allocator;
 use crate::machine::{damage, Machine};
 use crate::rcu::check::{self as rcu_check, RcuHolders};
-use crate::scenario::Allocator;
 use crate::slab::check::{self as slab_check, SlabPlaces};
 use crate::slab::state::AcRef;
 use crate::slub::check::{self as slub_check, SlubPlaces};

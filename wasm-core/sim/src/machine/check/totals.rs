@@ -4,8 +4,8 @@
 //! new share back after the step. The share of an item is one function either way.
 
 use super::pages::ListId;
+use crate::boot::Allocator;
 use crate::machine::{Machine, Pfn};
-use crate::scenario::Allocator;
 
 /// Sums over frames and slabs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -15,10 +15,10 @@
 
 use super::pages::ListId;
 use super::totals::Totals;
+use crate::boot::Allocator;
 use crate::machine::{Machine, Pfn, NIL};
 use crate::rcu::event::RcuEvent;
 use crate::rcu::state::RcuFunc;
-use crate::scenario::Allocator;
 use crate::slab::event::SlabEvent;
 use crate::slab::state::AcRef;
 use crate::trace::Event;
