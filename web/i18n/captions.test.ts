@@ -3,10 +3,11 @@
 // key, every fixed word it passes has a translation, and captionText renders real steps.
 //
 // Where the facts come from (read with node fs, no build and no CLI needed):
-//  - caption keys and fixed words: the Rust source itself (wasm-core/sim/src, test code
-//    excluded), by a small lexer that knows Rust comments and string literals;
+//  - caption keys and fixed words: the Rust source itself (wasm-core/sim/src and the runner's
+//    wasm-core/run/src, test code excluded), by a small lexer that knows Rust comments and
+//    string literals;
 //  - the arguments each key is recorded with: the golden traces
-//    (wasm-core/sim/tests/golden/*.golden, one `N  function [path]  name=value ...` line per
+//    (wasm-core/run/tests/golden/*.golden, one `N  function [path]  name=value ...` line per
 //    step). They are the simulator's real output and the Rust golden test keeps them current,
 //    so they show which arguments are passed *every* time, which no reading of the source can
 //    do reliably (arguments are added by helpers such as load_freelist() or free_one_page(),
@@ -31,8 +32,8 @@ import stepsKo from './steps.ko.json';
 import fixture from './steps.fixture.json';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const SIM_SRC = join(ROOT, 'wasm-core/sim/src');
-const GOLDEN = join(ROOT, 'wasm-core/sim/tests/golden');
+const RUST_SRC = [join(ROOT, 'wasm-core/sim/src'), join(ROOT, 'wasm-core/run/src')];
+const GOLDEN = join(ROOT, 'wasm-core/run/tests/golden');
 
 type Steps = Record<string, unknown> & { words: Record<string, Record<string, string>> };
 const STEPS: Record<'en' | 'ko', Steps> = { en: stepsEn, ko: stepsKo };
@@ -177,8 +178,8 @@ class RustSource {
   readonly files: RustFile[];
   readonly fns: RustFn[] = [];
 
-  constructor(dir: string) {
-    this.files = rustFiles(dir);
+  constructor(dirs: string[]) {
+    this.files = dirs.flatMap((dir) => rustFiles(dir));
     for (const file of this.files) {
       for (const m of file.masked.matchAll(/\bfn\s+([A-Za-z_]\w*)/g)) {
         const params = file.masked.indexOf('(', m.index);
@@ -249,7 +250,7 @@ class RustSource {
   }
 }
 
-const rust = new RustSource(SIM_SRC);
+const rust = new RustSource(RUST_SRC);
 const sites = rust.keySites();
 const sourceKeys = [...new Set(sites.map((s) => s.key))].sort();
 

@@ -1,5 +1,5 @@
 // Reading an exercise's answer out of the simulator's state, and grading a student's answer
-// against it: the same rules as the Rust check of every lesson (wasm-core/sim/tests/exercises.rs),
+// against it: the same rules as the Rust check of every lesson (wasm-core/run/tests/exercises.rs),
 // which keeps the answers stored in lesson.json equal to what the simulator computes.
 //
 // A path is fields separated by dots, each followed by any number of `[n]` (the n-th element)

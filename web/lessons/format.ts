@@ -32,7 +32,7 @@ export interface LessonMeta {
 }
 
 /** Where the simulator's state answers an exercise, and the answer stored for it (checked
- *  against the simulator by wasm-core/sim/tests/exercises.rs; read by answer.ts). */
+ *  against the simulator by wasm-core/run/tests/exercises.rs; read by answer.ts). */
 export type AnswerSpec =
   | { from: 'snapshot'; cache?: string; path: string; value: unknown }
   | { from: 'slabinfo'; cache: string; field: string; value: unknown }

@@ -1,6 +1,6 @@
 // Every lesson of lessons/ loads in both languages with the sections and exercises its
 // lesson.json lists (the anchors' steps are checked against the simulator by the Rust test
-// wasm-core/sim/tests/lessons.rs).
+// wasm-core/run/tests/lessons.rs).
 
 import { describe, expect, it } from 'vitest';
 import { isPresetId } from '../scenario/presets';

@@ -3,7 +3,7 @@
 // An exercise may list `variants` in lesson.json: each is a list of edits `[from, to]` to the
 // lesson's scenario, where `from` is a piece of text found exactly once in it. A variant keeps
 // every step up to the exercise's `answer_at` on the same kernel path (checked for every
-// variant by wasm-core/sim/tests/exercises.rs), so the question stays true, but it moves the
+// variant by wasm-core/run/tests/exercises.rs), so the question stays true, but it moves the
 // answer: another object is freed, another CPU runs a call, another seed shuffles a freelist.
 // The answer is never stored for a variant: the grader computes it by running the edited
 // scenario in the simulator, as it does for the lesson's own.

@@ -114,8 +114,8 @@ describe('completion', () => {
 });
 
 describe('the gfp names the editor offers', () => {
-  it('are the simulator’s, in its order (wasm-core/sim/src/gfp.rs, GFP_NAMES)', () => {
-    const source = readFileSync('wasm-core/sim/src/gfp.rs', 'utf8');
+  it('are the parser’s, in its order (wasm-core/scenario/src/gfp.rs, GFP_NAMES)', () => {
+    const source = readFileSync('wasm-core/scenario/src/gfp.rs', 'utf8');
     const table = source.slice(source.indexOf('pub const GFP_NAMES'));
     const names = [...table.slice(0, table.indexOf('];')).matchAll(/\("([A-Z_]+)",/g)].map((m) => m[1]);
     expect(names.length).toBeGreaterThanOrEqual(20);

@@ -28,7 +28,7 @@ describe('run errors in the reader’s language', () => {
   });
 
   it('has words in both languages for every key the simulator can give', async () => {
-    const source = readFileSync('wasm-core/sim/src/scenario/run.rs', 'utf8');
+    const source = readFileSync('wasm-core/run/src/run.rs', 'utf8');
     const keys = [...new Set([...source.matchAll(/"run\.([a-z_]+)"/g)].map((m) => m[1]))];
     expect(keys.length).toBeGreaterThanOrEqual(10);
     for (const lng of ['en', 'ko'] as const) {

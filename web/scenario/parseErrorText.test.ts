@@ -1,6 +1,6 @@
 // Parse errors worded from their key and arguments, against the simulator itself: the fixture
 // holds a bad scenario for every key with the error the Rust parser gives for it (a Rust test,
-// wasm-core/sim/tests/parse_errors.rs, keeps it current). English must come out exactly as the
+// wasm-core/scenario/tests/parse_errors.rs, keeps it current). English must come out exactly as the
 // simulator's English; Korean must be complete.
 
 import { createInstance } from 'i18next';

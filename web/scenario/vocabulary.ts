@@ -1,5 +1,5 @@
 // The words of the scenario format, versions 1 and 2 (docs/scenario-format.md; the parser is
-// wasm-core/sim/src/scenario/parse.rs), for the editor's highlighting and completion. The
+// wasm-core/scenario/src/parse/), for the editor's highlighting and completion. The
 // parser decides what is valid; these lists only help a person type it.
 
 export const MAGIC = 'slabscope-scenario';
@@ -76,7 +76,7 @@ export const SWITCHES = ['freelist_random', 'freelist_hardened', 'slab_nomerge',
 export const SWITCHES_V2: ReadonlySet<string> = new Set(['random_kmalloc_caches']);
 
 /**
- * The gfp flags a kmalloc call may pass (format 2), joined with `|` (wasm-core/sim/src/gfp.rs,
+ * The gfp flags a kmalloc call may pass (format 2), joined with `|` (wasm-core/scenario/src/gfp.rs,
  * `GFP_NAMES`): composite names first.
  */
 export const GFP_NAMES = [

@@ -38,7 +38,7 @@ const MAX_STEP_DIGITS = 12;
 /** Longest cache name accepted (the kernel's own names are far shorter). */
 export const MAX_CACHE_NAME = 64;
 /**
- * A cache name as the scenario format spells it (wasm-core/sim/src/scenario/lex.rs, `Word`): a
+ * A cache name as the scenario format spells it (wasm-core/scenario/src/lex.rs, `Word`): a
  * letter or `_`, then letters, digits, `_`, `-`, and `.` not followed by another `.`.
  */
 const CACHE_NAME = /^[\p{Alphabetic}_](?:[\p{Alphabetic}\p{N}_-]|\.(?!\.))*$/u;

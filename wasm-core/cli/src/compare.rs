@@ -3,8 +3,8 @@
 //! operation, steps by path), then both /proc/slabinfo files.
 
 use clap::Args;
-use slabscope_sim::compare::{compare, render};
-use slabscope_sim::scenario::parse;
+use slabscope_run::compare::{compare, render};
+use slabscope_scenario::parse;
 use std::io::Write;
 use std::path::PathBuf;
 

@@ -10,11 +10,10 @@
 //! there is more than one point, so one `--at` (or none) prints exactly as it always did.
 
 use clap::{Args, ValueEnum};
+use slabscope_run::{print_heading, print_text, run_with_summary, sysfs_text, PrintMark};
+use slabscope_scenario::parse;
 use slabscope_sim::buddyinfo::buddyinfo;
 use slabscope_sim::machine::check::{check_trace, FullChecks};
-use slabscope_sim::scenario::{
-    parse, print_heading, print_text, run_with_summary, sysfs_text, PrintMark,
-};
 use slabscope_sim::slabinfo::slabinfo;
 use slabscope_sim::sysfs::{sysfs_slab_dir, sysfs_slab_dir_text};
 use slabscope_sim::trace::text::format_step;
@@ -62,7 +61,7 @@ pub struct RunArgs {
 }
 
 /// A parse error as `FILE:LINE:COLUMN: message`, with its hint on the next line.
-pub fn located(shown: &str, e: &slabscope_sim::scenario::ParseError) -> String {
+pub fn located(shown: &str, e: &slabscope_scenario::ParseError) -> String {
     let mut s = format!("{shown}:{}:{}: {}", e.line, e.column, e.message);
     if let Some(hint) = &e.hint {
         s.push_str(&format!("\n  hint: {hint}"));
@@ -109,7 +108,7 @@ pub fn run(args: RunArgs) -> Result<(), String> {
     let mut points = Vec::new();
     for &cursor in &at {
         let sysfs = match &args.sysfs {
-            Some(_) if scenario.allocator == slabscope_sim::scenario::Allocator::Slab => {
+            Some(_) if scenario.allocator == slabscope_scenario::Allocator::Slab => {
                 // Refused before printing anything, as any sysfs error is.
                 return Err(format!(
                     "--sysfs: {}",
@@ -244,8 +243,9 @@ fn write_output(
 #[cfg(test)]
 mod tests {
     use super::check;
+    use slabscope_run::run;
+    use slabscope_scenario::parse;
     use slabscope_sim::machine::{FrameState, Owner};
-    use slabscope_sim::scenario::{parse, run};
     use slabscope_sim::trace::Event;
 
     /// A run whose last step breaks the page allocator: `--check` names that step.

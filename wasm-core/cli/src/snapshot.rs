@@ -2,7 +2,7 @@
 //! same `Snapshot` the web app draws), or the life of one object or page frame.
 
 use clap::Args;
-use slabscope_sim::session::{Session, SessionError};
+use slabscope_run::session::{Session, SessionError};
 use slabscope_sim::snapshot::{parse_addr, SnapshotQuery};
 use std::io::Write;
 use std::path::PathBuf;

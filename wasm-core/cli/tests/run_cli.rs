@@ -405,7 +405,7 @@ fn print_lines_show_their_files_where_they_stand() {
 #[test]
 fn check_reports_known_damage_at_the_step_that_does_it() {
     for name in ["wrong-cache.slab", "slab-wrong-cache.slab"] {
-        let file = format!("{}/../sim/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
+        let file = format!("{}/../run/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
         let traced = slabscope(&["run", &file, "--trace", "text"]);
         assert!(traced.status.success(), "{name}");
         let trace = String::from_utf8_lossy(&traced.stdout);

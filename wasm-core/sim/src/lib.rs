@@ -14,15 +14,12 @@
 
 pub mod boot;
 pub mod buddyinfo;
-pub mod compare;
 pub mod geometry;
 pub mod gfp;
 pub mod kmalloc_caches;
 pub mod machine;
 pub mod page_alloc;
 pub mod rcu;
-pub mod scenario;
-pub mod session;
 pub mod slab;
 pub mod slab_common;
 pub mod slabinfo;

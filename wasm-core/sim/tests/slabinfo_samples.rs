@@ -3,10 +3,13 @@
 //! objsize -> (objperslab, pagesperslab), with the CPU count the file's header states or infers;
 //! and the kmalloc caches of a real boot against the ones the simulator's boot creates.
 
+use slabscope_sim::boot::BootOptions;
 use slabscope_sim::geometry::order::{calculate_order, order_objects};
 use slabscope_sim::geometry::platform::{PageGeometry, SlubParams};
-use slabscope_sim::scenario::{parse, run};
+use slabscope_sim::machine::{Machine, MachineConfig};
 use slabscope_sim::slabinfo::slabinfo;
+use slabscope_sim::slub::create_kmalloc_caches;
+use slabscope_sim::trace::Recorder;
 use std::collections::{BTreeMap, BTreeSet};
 
 struct Line {
@@ -169,11 +172,20 @@ fn a_real_boots_kmalloc_caches_are_the_simulators() {
     let theirs = kmalloc_lines(&sample.lines);
     assert_eq!(theirs.len(), 52);
     let cpus = header_cpus(&sample);
-    let scenario = parse(&format!(
-        "slabscope-scenario 1\nmachine cpus={cpus} nodes=1 memory=1M\n"
-    ))
+    // A booted SLUB machine of that many CPUs, one node of 1 MiB, distro boot options.
+    let machine = Machine::new(MachineConfig {
+        cpus,
+        nodes: 1,
+        cpu_node: Vec::new(),
+        page_size: 4096,
+        pages_per_node: 256,
+        pcp_batch: None,
+        pcp_high: None,
+    })
     .unwrap();
-    let text = slabinfo(run(&scenario, false).unwrap().machine());
+    let mut rec = Recorder::new(machine, false);
+    create_kmalloc_caches(&mut rec, &BootOptions::default()).unwrap();
+    let text = slabinfo(rec.machine());
     let ours: Vec<Line> = text
         .lines()
         .skip(2)

@@ -1,15 +1,17 @@
 //! The wasm boundary, and nothing else: JSON in, JSON or typed arrays out, big state behind
-//! opaque handles. The types that cross are defined in `slabscope-sim` and exported to
-//! TypeScript from there.
+//! opaque handles. The types that cross are defined in `slabscope-sim`, `slabscope-scenario`
+//! and `slabscope-run`, and exported to TypeScript from there.
 //!
 //! Threading: the same source builds single-threaded and, with `+atomics` and shared memory,
 //! threaded. In the threaded build several Web Workers instantiate this module over one
 //! `WebAssembly.Memory`; a sweep registered by one of them is found by the others through
 //! `SWEEPS` and worked on with `work_on_sweep(id)`.
 
-use slabscope_sim::compare::{measure, run_as};
+use slabscope_run::compare::{measure, run_as};
+use slabscope_run::RunSummary;
+use slabscope_scenario::parse;
+use slabscope_sim::boot::Allocator;
 use slabscope_sim::geometry::{kmem_cache_geometry, CacheRequest};
-use slabscope_sim::scenario::{parse, Allocator, RunSummary};
 use slabscope_sim::slabinfo::slabinfo;
 use slabscope_sim::sweep::{SweepGrid, SweepJob, SWEEP_COLUMNS};
 use slabscope_sim::trace::Recorder;
@@ -160,7 +162,7 @@ impl Comparison {
     /// The side-by-side figures at the end of both runs (`slabscope compare --json`).
     pub fn summary(&self) -> String {
         let [slub, slab] = &self.runs;
-        let c = slabscope_sim::compare::Comparison {
+        let c = slabscope_run::compare::Comparison {
             slub: measure(&slub.0, slub.1.clone()),
             slab: measure(&slab.0, slab.1.clone()),
         };
@@ -172,7 +174,7 @@ impl Comparison {
 /// and the kernel files at any cursor, and the life of an object or a page.
 #[wasm_bindgen]
 pub struct Session {
-    inner: slabscope_sim::session::Session,
+    inner: slabscope_run::session::Session,
 }
 
 #[wasm_bindgen]
@@ -182,8 +184,8 @@ impl Session {
     /// arguments and English message.
     #[wasm_bindgen(constructor)]
     pub fn new(scenario: &str) -> Result<Session, JsError> {
-        use slabscope_sim::session::SessionError;
-        slabscope_sim::session::Session::open(scenario)
+        use slabscope_run::session::SessionError;
+        slabscope_run::session::Session::open(scenario)
             .map(|inner| Session { inner })
             .map_err(|e| match e {
                 SessionError::Parse(p) => {
@@ -349,7 +351,7 @@ mod tests {
 
     #[test]
     fn a_comparison_steps_both_allocators_operation_by_operation() {
-        let text = include_str!("../../sim/tests/golden/slab-refill-4.7.slab");
+        let text = include_str!("../../run/tests/golden/slab-refill-4.7.slab");
         let c = Comparison::new(text).unwrap_or_else(|_| panic!("the scenario runs"));
         assert_eq!(c.operations(), 80);
         let ends: Vec<Vec<u32>> = (0..80).map(|i| c.op_end(i)).collect();

@@ -281,7 +281,7 @@ describe('FilesView', () => {
   });
 
   it('has words in both languages for every reason the simulator can give', () => {
-    const source = readFileSync('wasm-core/sim/src/sysfs.rs', 'utf8') + readFileSync('wasm-core/sim/src/session.rs', 'utf8');
+    const source = readFileSync('wasm-core/sim/src/sysfs.rs', 'utf8') + readFileSync('wasm-core/run/src/session.rs', 'utf8');
     const keys = [...new Set([...source.matchAll(/"sysfs\.([a-z_]+)"/g)].map((m) => m[1]))];
     expect(keys.length).toBeGreaterThanOrEqual(5);
     for (const lng of ['en', 'ko'] as const) {

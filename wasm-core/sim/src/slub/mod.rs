@@ -183,7 +183,7 @@ pub(crate) fn set_cpu_freelist(rec: &mut Recorder, cache: u32, cpu: u32, freelis
 }
 
 /// Number of objects on a freelist starting at `head`.
-pub(crate) fn freelist_len(m: &Machine, head: u64) -> u32 {
+pub fn freelist_len(m: &Machine, head: u64) -> u32 {
     let mut n = 0;
     let mut at = head;
     while at != 0 {

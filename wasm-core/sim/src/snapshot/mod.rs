@@ -595,6 +595,3 @@ fn transient(m: &Machine, events: &[Event]) -> Transient {
     }
     t
 }
-
-#[cfg(test)]
-mod tests;

@@ -4,41 +4,118 @@
 //! machine right after the step, before the step's check.
 
 use super::{check_machine, Checker, FullChecks, TraceCheck};
-use crate::machine::{FrameState, Machine, Owner, Pfn};
+use crate::boot::{Allocator, BootOptions};
+use crate::geometry::SlabFlags;
+use crate::gfp::GFP_KERNEL;
+use crate::machine::{FrameState, Machine, MachineConfig, Owner, Pfn};
+use crate::page_alloc::{alloc_pages, drain_local_pages, free_pages};
+use crate::rcu;
 use crate::rcu::event::RcuEvent;
 use crate::rcu::state::RcuFunc;
-use crate::scenario::{parse, run};
 use crate::slab::event::SlabEvent;
 use crate::slab::state::SlabList;
+use crate::slab_common::kfree;
 use crate::trace::{Event, Recorder};
+
+/// A booted machine of `cpus` CPUs on one node of `pages` pages, with pcp `batch` and `high`,
+/// under `allocator`, its kmalloc caches created.
+fn boot(allocator: Allocator, cpus: u32, pages: u32, pcp: (u32, u32)) -> Recorder {
+    let config = MachineConfig {
+        cpus,
+        nodes: 1,
+        cpu_node: Vec::new(),
+        page_size: 4096,
+        pages_per_node: pages,
+        pcp_batch: Some(pcp.0),
+        pcp_high: Some(pcp.1),
+    };
+    let m = Machine::new(config).unwrap().with_allocator(allocator);
+    let mut rec = Recorder::new(m, true);
+    match allocator {
+        Allocator::Slub => crate::slub::create_kmalloc_caches(&mut rec, &BootOptions::default()),
+        Allocator::Slab => crate::slab::create_kmalloc_caches(&mut rec, &BootOptions::default()),
+    }
+    .unwrap();
+    rec
+}
 
 /// SLUB over the page allocator: slabs filled on cpu0, freed from cpu1 (`__slab_free()`, cpu
 /// partial stacks, node partial lists, discards), and page blocks through pcp and buddy lists.
-const SLUB: &str = "slabscope-scenario 1
-machine cpus=2 nodes=1 memory=1M
-pcp batch=7 high=28
-repeat 48 a[] = kmalloc(512) on cpu0
-for x in a: kfree(x) on cpu1
-repeat 12 b[] = kmalloc(512) on cpu0
-flush_cpu_slab(kmalloc-512) on cpu1
-p = alloc_pages(2) on cpu0
-free_pages(p) on cpu0
-repeat 20 q[] = alloc_pages(0) on cpu1
-for x in q: free_pages(x) on cpu1
-drain_pages() on cpu1
-";
+fn slub_workload() -> Recorder {
+    let mut rec = boot(Allocator::Slub, 2, 256, (7, 28));
+    let a: Vec<u64> = (0..48)
+        .map(|_| crate::slub::kmalloc(&mut rec, 512, 0, None))
+        .collect();
+    for x in a {
+        kfree(&mut rec, x, 1, None);
+    }
+    for _ in 0..12 {
+        crate::slub::kmalloc(&mut rec, 512, 0, None);
+    }
+    let cache = crate::slub::kmalloc_cache_for(&rec, 512).unwrap().unwrap();
+    crate::slub::flush_cpu_slab(&mut rec, cache, 1);
+    let p = alloc_pages(&mut rec, 0, None, 2, Owner::Pages).unwrap();
+    free_pages(&mut rec, 0, p).unwrap();
+    let q: Vec<Pfn> = (0..20)
+        .map(|_| alloc_pages(&mut rec, 1, None, 0, Owner::Pages).unwrap())
+        .collect();
+    for pfn in q {
+        free_pages(&mut rec, 1, pfn).unwrap();
+    }
+    drain_local_pages(&mut rec, 1).unwrap();
+    rec
+}
 
 /// SLAB: array refills and flushes, slabs moving between the node lists.
-const SLAB: &str = "slabscope-scenario 1
-allocator slab
-machine cpus=2 nodes=1 memory=2M
-repeat 200 a[] = kmalloc(100) on cpu0
-for x in a: kfree(x) on cpu1
-repeat 50 b[] = kmalloc(100) on cpu0
-";
+fn slab_workload() -> Recorder {
+    let mut rec = boot(Allocator::Slab, 2, 512, (7, 28));
+    let kmalloc = |rec: &mut Recorder| crate::slab::do_kmalloc_node(rec, 100, GFP_KERNEL, 0, None);
+    let a: Vec<u64> = (0..200).map(|_| kmalloc(&mut rec)).collect();
+    for x in a {
+        kfree(&mut rec, x, 1, None);
+    }
+    for _ in 0..50 {
+        kmalloc(&mut rec);
+    }
+    rec
+}
 
-fn recorded(text: &str) -> Recorder {
-    run(&parse(text).expect("parses"), true).expect("runs")
+/// RCU under SLUB: a `SLAB_TYPESAFE_BY_RCU` cache's empty slabs handed to `call_rcu()` by a
+/// shrink, and `kfree_rcu()` pointers through the page cache, two batches and their callbacks.
+fn rcu_workload() -> Recorder {
+    let mut rec = boot(Allocator::Slub, 3, 64, (3, 12));
+    let flags = SlabFlags {
+        typesafe_by_rcu: true,
+        ..SlabFlags::default()
+    };
+    let boot = BootOptions::default();
+    let sighand = crate::slub::kmem_cache_create(&mut rec, "sighand", 512, 0, flags, false, &boot);
+    let sighand = sighand.unwrap();
+    let s: Vec<u64> = (0..16)
+        .map(|_| crate::slub::slab_alloc_node(&mut rec, sighand, 0, None))
+        .collect();
+    for x in s {
+        kfree(&mut rec, x, 0, Some(sighand));
+    }
+    crate::slub::kmem_cache_shrink(&mut rec, sighand, 1);
+    rcu::synchronize_rcu(&mut rec);
+    rcu::rcu_barrier(&mut rec);
+    let k: Vec<u64> = (0..7)
+        .map(|_| crate::slub::kmalloc(&mut rec, 64, 0, None))
+        .collect();
+    for &x in &k[..4] {
+        rcu::kvfree_call_rcu(&mut rec, x, 0, false);
+    }
+    rcu::kfree_rcu_monitor(&mut rec, None);
+    rcu::kvfree_call_rcu(&mut rec, k[4], 0, false);
+    rcu::kfree_rcu_monitor(&mut rec, Some(0));
+    rcu::kvfree_call_rcu(&mut rec, k[5], 0, false);
+    rcu::kfree_rcu_monitor(&mut rec, Some(0));
+    rcu::kfree_rcu_monitor(&mut rec, Some(1));
+    rcu::synchronize_rcu(&mut rec);
+    rcu::kfree_rcu_monitor(&mut rec, None);
+    rcu::rcu_barrier(&mut rec);
+    rec
 }
 
 /// Every step (index) with an event `pick` accepts, and what it returned.
@@ -71,12 +148,12 @@ fn check_step_corrupted<T>(
 /// The first step `pick` accepts whose corruption `corrupt` makes (it may decline a step by
 /// returning false) is reported by both checks, the local one with `needle` in a line.
 fn caught<T: Clone>(
-    text: &str,
+    workload: fn() -> Recorder,
     needle: &str,
     pick: impl Fn(&Event) -> Option<T>,
     corrupt: impl Fn(&mut Machine, T) -> bool,
 ) {
-    let rec = recorded(text);
+    let rec = workload();
     for (i, picked) in steps_with(&rec, pick) {
         let mut made = false;
         let (local, full) = check_step_corrupted(&rec, i, picked, |m, t| made = corrupt(m, t));
@@ -112,7 +189,7 @@ fn a_broken_freelist_of_a_touched_slab_is_caught_at_its_step() {
         Event::ObjectFreed { pfn, .. } => Some(pfn),
         _ => None,
     };
-    caught(SLUB, "on two freelists", freed, |m, pfn| {
+    caught(slub_workload, "on two freelists", freed, |m, pfn| {
         let Some(obj) = a_free_object(m, pfn) else {
             return false;
         };
@@ -123,7 +200,7 @@ fn a_broken_freelist_of_a_touched_slab_is_caught_at_its_step() {
         m.slabs.get_mut(&pfn).unwrap().words[index as usize] = word;
         true
     });
-    caught(SLUB, "inuse", freed, |m, pfn| {
+    caught(slub_workload, "inuse", freed, |m, pfn| {
         m.slabs.get_mut(&pfn).unwrap().inuse += 1;
         true
     });
@@ -136,7 +213,7 @@ fn a_broken_cpu_structure_or_partial_stack_is_caught_at_its_step() {
         _ => None,
     };
     caught(
-        SLUB,
+        slub_workload,
         "has a freelist but no cpu slab",
         cpu_freelist,
         |m, (cache, cpu)| {
@@ -152,13 +229,18 @@ fn a_broken_cpu_structure_or_partial_stack_is_caught_at_its_step() {
         Event::CpuPartialSet { top: Some(top), .. } => Some(top),
         _ => None,
     };
-    caught(SLUB, "frozen/per-CPU/node-partial", pushed, |m, top| {
-        match m.slabs.get_mut(&top) {
-            Some(slab) if slab.frozen => slab.frozen = false,
-            _ => return false,
-        }
-        true
-    });
+    caught(
+        slub_workload,
+        "frozen/per-CPU/node-partial",
+        pushed,
+        |m, top| {
+            match m.slabs.get_mut(&top) {
+                Some(slab) if slab.frozen => slab.frozen = false,
+                _ => return false,
+            }
+            true
+        },
+    );
 }
 
 #[test]
@@ -170,7 +252,7 @@ fn a_broken_node_list_or_node_counter_is_caught_at_its_step() {
         _ => None,
     };
     caught(
-        SLUB,
+        slub_workload,
         "held more than once",
         added,
         |m, (cache, node, pfn)| {
@@ -186,7 +268,7 @@ fn a_broken_node_list_or_node_counter_is_caught_at_its_step() {
         Event::SlabCounted { cache, node, .. } => Some((cache, node)),
         _ => None,
     };
-    caught(SLUB, "counts", counted, |m, (cache, node)| {
+    caught(slub_workload, "counts", counted, |m, (cache, node)| {
         m.caches[cache as usize].node[node as usize].nr_slabs += 1;
         true
     });
@@ -194,7 +276,7 @@ fn a_broken_node_list_or_node_counter_is_caught_at_its_step() {
         Event::ObjectAllocated { .. } => Some(()),
         _ => None,
     };
-    caught(SLUB, "live_objects", allocated, |m, ()| {
+    caught(slub_workload, "live_objects", allocated, |m, ()| {
         m.live_objects += 1;
         true
     });
@@ -206,13 +288,18 @@ fn broken_pages_lists_and_counts_are_caught_at_their_step() {
         Event::PagesAllocated { pfn, .. } => Some(pfn),
         _ => None,
     };
-    caught(SLUB, "detached at a step boundary", pages, |m, pfn| {
-        let FrameState::Allocated { order, .. } = m.frames[pfn as usize].state else {
-            return false;
-        };
-        m.frames[pfn as usize].state = FrameState::Detached { order };
-        true
-    });
+    caught(
+        slub_workload,
+        "detached at a step boundary",
+        pages,
+        |m, pfn| {
+            let FrameState::Allocated { order, .. } = m.frames[pfn as usize].state else {
+                return false;
+            };
+            m.frames[pfn as usize].state = FrameState::Detached { order };
+            true
+        },
+    );
     let freed = |e: &Event| match *e {
         Event::FreeBlockAdded {
             node, pfn, order, ..
@@ -222,17 +309,22 @@ fn broken_pages_lists_and_counts_are_caught_at_their_step() {
     let still_free = |m: &Machine, pfn: Pfn, order: u8| {
         m.frames[pfn as usize].state == FrameState::Buddy { order }
     };
-    caught(SLUB, "links around", freed, |m, (_, pfn, order)| {
-        if !still_free(m, pfn, order) {
-            return false;
-        }
-        m.frames[pfn as usize].next = pfn;
-        true
-    });
+    caught(
+        slub_workload,
+        "links around",
+        freed,
+        |m, (_, pfn, order)| {
+            if !still_free(m, pfn, order) {
+                return false;
+            }
+            m.frames[pfn as usize].next = pfn;
+            true
+        },
+    );
     // Page conservation: the block leaves its list (length and NR_FREE_PAGES agree) but its
     // frame still says it is free, so its pages are counted nowhere.
     caught(
-        SLUB,
+        slub_workload,
         "blocks are in its state",
         freed,
         |m, (node, pfn, order)| {
@@ -245,7 +337,7 @@ fn broken_pages_lists_and_counts_are_caught_at_their_step() {
             true
         },
     );
-    caught(SLUB, "NR_FREE_PAGES", freed, |m, (node, ..)| {
+    caught(slub_workload, "NR_FREE_PAGES", freed, |m, (node, ..)| {
         m.zones[node as usize].free_pages += 1;
         true
     });
@@ -253,7 +345,7 @@ fn broken_pages_lists_and_counts_are_caught_at_their_step() {
         Event::PcpBlockAdded { cpu, node, .. } => Some((cpu, node)),
         _ => None,
     };
-    caught(SLUB, "pcp count", pcp, |m, (cpu, node)| {
+    caught(slub_workload, "pcp count", pcp, |m, (cpu, node)| {
         let i = m.pcp_index(cpu, node);
         m.pcp[i].count += 1;
         true
@@ -266,7 +358,7 @@ fn broken_slab_arrays_slabs_and_lists_are_caught_at_their_step() {
         Event::Slab(SlabEvent::AcPushed { addr, .. }) => Some(addr),
         _ => None,
     };
-    caught(SLAB, "and allocated", pushed, |m, addr| {
+    caught(slab_workload, "and allocated", pushed, |m, addr| {
         let Some(p) = crate::slab::place_of(m, addr) else {
             return false;
         };
@@ -281,7 +373,7 @@ fn broken_slab_arrays_slabs_and_lists_are_caught_at_their_step() {
         Event::Slab(SlabEvent::ObjGot { pfn }) => Some(pfn),
         _ => None,
     };
-    caught(SLAB, "active but callers hold", got, |m, pfn| {
+    caught(slab_workload, "active but callers hold", got, |m, pfn| {
         m.slab.slabs.get_mut(&pfn).unwrap().active -= 1;
         true
     });
@@ -289,7 +381,7 @@ fn broken_slab_arrays_slabs_and_lists_are_caught_at_their_step() {
         Event::Slab(SlabEvent::SlabListed { pfn, .. }) => Some(pfn),
         _ => None,
     };
-    caught(SLAB, "says it is on", listed, |m, pfn| {
+    caught(slab_workload, "says it is on", listed, |m, pfn| {
         let Some(slab) = m.slab.slabs.get_mut(&pfn) else {
             return false;
         };
@@ -304,7 +396,7 @@ fn broken_slab_arrays_slabs_and_lists_are_caught_at_their_step() {
         Event::Slab(SlabEvent::NodeCounts { cache, node, .. }) => Some((cache, node)),
         _ => None,
     };
-    caught(SLAB, "free_objects", counts, |m, (cache, node)| {
+    caught(slab_workload, "free_objects", counts, |m, (cache, node)| {
         m.slab.caches[cache as usize].node[node as usize].free_objects += 1;
         true
     });
@@ -312,8 +404,6 @@ fn broken_slab_arrays_slabs_and_lists_are_caught_at_their_step() {
 
 /// RCU under SLUB: a `SLAB_TYPESAFE_BY_RCU` cache's slabs waiting for a grace period, and
 /// `kfree_rcu()` through its page cache, its batches and their callbacks.
-const RCU: &str = include_str!("../../../tests/golden/rcu.slab");
-
 #[test]
 fn broken_rcu_callbacks_batches_and_pages_are_caught_at_their_step() {
     // A slab's pages handed to call_rcu() whose frame no longer says so.
@@ -324,7 +414,7 @@ fn broken_rcu_callbacks_batches_and_pages_are_caught_at_their_step() {
         }) => Some(pfn),
         _ => None,
     };
-    caught(RCU, "but the page is", queued_slab, |m, pfn| {
+    caught(rcu_workload, "but the page is", queued_slab, |m, pfn| {
         let FrameState::Allocated { order, .. } = m.frames[pfn as usize].state else {
             return false;
         };
@@ -339,24 +429,29 @@ fn broken_rcu_callbacks_batches_and_pages_are_caught_at_their_step() {
         Event::Rcu(RcuEvent::KrcPageCached { cpu, pfn }) => Some((cpu, pfn)),
         _ => None,
     };
-    caught(RCU, "held twice by RCU", cached, |m, (cpu, pfn)| {
-        m.rcu.krc[cpu as usize]
-            .queued
-            .bulk
-            .push(crate::rcu::state::BulkData {
-                pfn,
-                gp: 0,
-                records: vec![0x1000],
-            });
-        true
-    });
+    caught(
+        rcu_workload,
+        "held twice by RCU",
+        cached,
+        |m, (cpu, pfn)| {
+            m.rcu.krc[cpu as usize]
+                .queued
+                .bulk
+                .push(crate::rcu::state::BulkData {
+                    pfn,
+                    gp: 0,
+                    records: vec![0x1000],
+                });
+            true
+        },
+    );
     // A pointer queued, with no monitor armed, or queued on another CPU as well.
     let recorded = |e: &Event| match *e {
         Event::Rcu(RcuEvent::KrcPointerRecorded { cpu, addr, .. }) => Some((cpu, addr)),
         _ => None,
     };
     caught(
-        RCU,
+        rcu_workload,
         "no monitor work is pending",
         recorded,
         |m, (cpu, _)| {
@@ -365,7 +460,7 @@ fn broken_rcu_callbacks_batches_and_pages_are_caught_at_their_step() {
         },
     );
     caught(
-        RCU,
+        rcu_workload,
         "queued by kfree_rcu() twice",
         recorded,
         |m, (cpu, addr)| {
@@ -379,7 +474,7 @@ fn broken_rcu_callbacks_batches_and_pages_are_caught_at_their_step() {
         Event::Rcu(RcuEvent::KrcBatchDetached { cpu, batch }) => Some((cpu, batch)),
         _ => None,
     };
-    caught(RCU, "0 callbacks", detached, |m, (cpu, batch)| {
+    caught(rcu_workload, "0 callbacks", detached, |m, (cpu, batch)| {
         m.rcu.cblist[cpu as usize].retain(|c| c.func != RcuFunc::KfreeRcuWork { batch });
         true
     });
@@ -388,7 +483,7 @@ fn broken_rcu_callbacks_batches_and_pages_are_caught_at_their_step() {
         Event::Rcu(RcuEvent::CallbackQueued { cpu, .. }) => Some(cpu),
         _ => None,
     };
-    caught(RCU, "waits for grace period", queued, |m, cpu| {
+    caught(rcu_workload, "waits for grace period", queued, |m, cpu| {
         let list = &mut m.rcu.cblist[cpu as usize];
         if list.len() < 2 {
             return false;
@@ -400,43 +495,8 @@ fn broken_rcu_callbacks_batches_and_pages_are_caught_at_their_step() {
 }
 
 #[test]
-fn known_damage_is_reported_first_from_the_step_that_does_it() {
-    for name in ["wrong-cache", "slab-wrong-cache"] {
-        let text = std::fs::read_to_string(format!(
-            "{}/tests/golden/{name}.slab",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .expect("readable scenario");
-        let rec = recorded(&text);
-        let first = steps_with(&rec, |e| {
-            matches!(e, Event::DamageRecorded(_)).then_some(())
-        })
-        .first()
-        .expect("a step records damage")
-        .0;
-        // Keyframes only: the local check of that step is what reports it.
-        let v = super::check_trace(&rec, FullChecks::Keyframes).expect_err("damage");
-        assert_eq!(v.step, first + 1, "{name}: {v}");
-        assert!(v.problems[0].starts_with("known damage: "), "{name}: {v}");
-        // Every later step's check, local and full, reports it first.
-        let mut check = TraceCheck::new(&rec, FullChecks::EVERY_STEP).expect("boots clean");
-        while let Some(found) = check.check_step(&rec) {
-            let damaged = found.step > first;
-            for bad in std::iter::once(&found.local).chain(found.full.as_ref()) {
-                assert_eq!(
-                    bad.first().is_some_and(|l| l.starts_with("known damage: ")),
-                    damaged,
-                    "{name}: step {}: {bad:?}",
-                    found.step
-                );
-            }
-        }
-    }
-}
-
-#[test]
 fn a_corruption_no_step_touches_waits_for_the_next_full_check() {
-    let rec = recorded(SLUB);
+    let rec = slub_workload();
     const EVERY: usize = 20;
     let mut check = TraceCheck::new(&rec, FullChecks::Every(EVERY)).expect("boots clean");
     let at = EVERY + 1;
@@ -458,32 +518,4 @@ fn a_corruption_no_step_touches_waits_for_the_next_full_check() {
     let v = check.finish(&rec).expect_err("the full check sees it");
     assert_eq!(v.step, next_full);
     assert!(v.problems.iter().any(|p| p.contains("kmalloc-8k")), "{v}");
-}
-
-#[test]
-fn the_scenarios_check_clean_step_by_step_and_keyframe_by_keyframe() {
-    // Long enough for the recorder to take keyframes.
-    let long = "slabscope-scenario 1
-machine cpus=1 nodes=1 memory=256K
-repeat 3000 a[] = kmalloc(64) on cpu0
-for x in a: kfree(x) on cpu0
-";
-    let mut keyframes_seen = 0;
-    for text in [SLUB, SLAB, RCU, long] {
-        let rec = recorded(text);
-        let every = super::check_trace(&rec, FullChecks::EVERY_STEP).expect("clean");
-        assert_eq!(every.steps, rec.step_count());
-        assert_eq!(every.full_checks, rec.step_count() + 1);
-        let sparse = super::check_trace(&rec, FullChecks::Keyframes).expect("clean");
-        // The start, every keyframe inside the run, and the end.
-        let keyframes = (1..rec.step_count())
-            .filter(|&c| rec.is_keyframe(c))
-            .count();
-        assert_eq!(sparse.full_checks, keyframes + 2);
-        keyframes_seen += keyframes;
-    }
-    assert!(
-        keyframes_seen > 0,
-        "a scenario long enough to take a keyframe"
-    );
 }

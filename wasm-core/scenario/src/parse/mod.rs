@@ -12,16 +12,18 @@
 
 mod statement;
 
-use super::ast::{
-    Allocator, CacheDecl, Op, OpLine, Ref, Scenario, StatementLine, Switches, Target,
+use crate::ast::{
+    Allocator, CacheDecl, CacheFlags, Op, OpLine, Ref, Scenario, SlubDebug, StatementLine,
+    Switches, Target,
 };
-use super::error::{closest, ParseError};
-use super::lex::{lex, Tok, Token};
-use crate::geometry::platform::MAX_CPUS;
-use crate::geometry::SlabFlags;
+use crate::error::{closest, ParseError};
 use crate::gfp::{Gfp, GfpRefusal, GFP_KERNEL, GFP_NAMES, GFP_REFUSED};
-use crate::machine::config::{MAX_NODES, MAX_PAGES_PER_NODE};
-use crate::machine::{ConfigError, MachineConfig};
+use crate::lex::{lex, Tok, Token};
+use crate::limits::{
+    MAX_BULK, MAX_CPUS, MAX_MIN_OBJECTS, MAX_NODES, MAX_ORDER, MAX_PAGES_PER_NODE, MAX_REPEAT,
+    MAX_TEXT,
+};
+use crate::machine::{MachineDecl, MachineError};
 use std::collections::BTreeSet;
 
 /// The first line of every scenario, before the version number.
@@ -32,11 +34,6 @@ pub const VERSION: u32 = 2;
 pub const VERSIONS: &[u32] = &[1, 2];
 /// Kernel profiles this build replays.
 pub const PROFILES: &[&str] = &["linux-6.6"];
-/// Largest scenario text accepted, in bytes.
-pub const MAX_TEXT: usize = 1 << 20;
-/// Largest `repeat` count and bulk count.
-pub const MAX_REPEAT: u64 = 1_000_000;
-pub const MAX_BULK: u64 = 65_536;
 
 const DIRECTIVES: &[&str] = &[
     "profile",
@@ -203,27 +200,29 @@ fn format_2_call(op: &Op) -> Option<&'static str> {
 }
 
 /// A machine the scenario describes but that cannot be built: one key per reason, with the
-/// English text of `ConfigError`.
-fn machine_error(line: u32, e: &ConfigError) -> ParseError {
+/// English text of `MachineError`.
+fn machine_error(line: u32, e: &MachineError) -> ParseError {
     let error = |key| ParseError::new(line, 1, key, e.to_string());
     match *e {
-        ConfigError::Cpus(n) => error("scenario.machine_cpus")
+        MachineError::Cpus(n) => error("scenario.machine_cpus")
             .arg("cpus", n)
             .arg("max", MAX_CPUS),
-        ConfigError::Nodes(n) => error("scenario.machine_nodes")
+        MachineError::Nodes(n) => error("scenario.machine_nodes")
             .arg("nodes", n)
             .arg("max", MAX_NODES),
-        ConfigError::PageSize(p) => error("scenario.machine_page_size").arg("page_size", p),
-        ConfigError::Pages(p) => error("scenario.machine_pages")
+        MachineError::PageSize(p) => error("scenario.machine_page_size").arg("page_size", p),
+        MachineError::Pages(p) => error("scenario.machine_pages")
             .arg("pages", p)
             .arg("max", MAX_PAGES_PER_NODE),
-        ConfigError::CpuNodeLength { expected, got } => error("scenario.machine_cpu_node_length")
+        MachineError::CpuNodeLength { expected, got } => error("scenario.machine_cpu_node_length")
             .arg("entries", got)
             .arg("cpus", expected),
-        ConfigError::CpuNode { cpu, node } => error("scenario.machine_cpu_node")
+        MachineError::CpuNode { cpu, node } => error("scenario.machine_cpu_node")
             .arg("cpu", cpu)
             .arg("node", node),
-        ConfigError::NodeWithoutCpu(n) => error("scenario.machine_node_without_cpu").arg("node", n),
+        MachineError::NodeWithoutCpu(n) => {
+            error("scenario.machine_node_without_cpu").arg("node", n)
+        }
     }
 }
 
@@ -474,7 +473,7 @@ struct Parser {
     version: u32,
     profile: Option<String>,
     allocator: Option<Allocator>,
-    machine: Option<MachineConfig>,
+    machine: Option<MachineDecl>,
     switches: Switches,
     seed: u64,
     caches: Vec<CacheDecl>,
@@ -694,7 +693,7 @@ impl Parser {
                     "scenario.expected_slub_debug",
                     "slub_debug letters such as FZPU, or off",
                 )?;
-                let mut flags = SlabFlags::default();
+                let mut flags = SlubDebug::default();
                 if letters != "off" {
                     for c in letters.chars() {
                         match c.to_ascii_uppercase() {
@@ -724,19 +723,19 @@ impl Parser {
                     match key.as_str() {
                         "slub_min_objects" => {
                             self.switches.slub_min_objects =
-                                single_num(line, &key, col, &value, 32767)? as u32
+                                single_num(line, &key, col, &value, MAX_MIN_OBJECTS)? as u32
                         }
                         "slub_max_order" => {
                             self.switches.slub_max_order =
-                                Some(single_num(line, &key, col, &value, 13)? as u32)
+                                Some(single_num(line, &key, col, &value, MAX_ORDER)? as u32)
                         }
                         "slub_min_order" => {
                             self.switches.slub_min_order =
-                                single_num(line, &key, col, &value, 13)? as u32
+                                single_num(line, &key, col, &value, MAX_ORDER)? as u32
                         }
                         "slab_max_order" => {
                             self.switches.slab_max_order =
-                                Some(single_num(line, &key, col, &value, 13)? as u32)
+                                Some(single_num(line, &key, col, &value, MAX_ORDER)? as u32)
                         }
                         _ => {
                             return Err(ParseError::new(
@@ -783,17 +782,23 @@ impl Parser {
             (None, 1u32, 4096u32, None, None, Vec::new());
         for (key, col, value) in line.pairs()? {
             match key.as_str() {
-                "cpus" => cpus = Some(single_num(line, &key, col, &value, 64)? as u32),
-                "nodes" => nodes = single_num(line, &key, col, &value, 4)? as u32,
+                "cpus" => {
+                    cpus = Some(single_num(line, &key, col, &value, u64::from(MAX_CPUS))? as u32)
+                }
+                "nodes" => {
+                    nodes = single_num(line, &key, col, &value, u64::from(MAX_NODES))? as u32
+                }
                 "page_size" => page_size = single_num(line, &key, col, &value, 1 << 20)? as u32,
                 "memory" => memory = Some((single_num(line, &key, col, &value, 1 << 40)?, col)),
                 "pages_per_node" => {
-                    pages = Some(single_num(line, &key, col, &value, 1 << 20)? as u32)
+                    pages = Some(
+                        single_num(line, &key, col, &value, u64::from(MAX_PAGES_PER_NODE))? as u32,
+                    )
                 }
                 "cpu_node" => {
                     for t in &value {
                         match t.tok {
-                            Tok::Num(n) if n < 4 => cpu_node.push(n as u32),
+                            Tok::Num(n) if n < u64::from(MAX_NODES) => cpu_node.push(n as u32),
                             _ => {
                                 return Err(ParseError::new(
                                     line.number,
@@ -858,7 +863,7 @@ impl Parser {
             (Some((bytes, col)), None) => {
                 if page_size == 0
                     || bytes % u64::from(page_size) != 0
-                    || bytes / u64::from(page_size) > 1 << 20
+                    || bytes / u64::from(page_size) > u64::from(MAX_PAGES_PER_NODE)
                     || bytes == 0
                 {
                     return Err(ParseError::new(
@@ -876,7 +881,7 @@ impl Parser {
             (None, Some(p)) => p,
             (None, None) => 4096,
         };
-        let config = MachineConfig {
+        let config = MachineDecl {
             cpus,
             nodes,
             cpu_node,
@@ -909,7 +914,7 @@ impl Parser {
             name,
             size: 0,
             align: 0,
-            flags: SlabFlags::default(),
+            flags: CacheFlags::default(),
             ctor: false,
             useroffset: 0,
             usersize: 0,
@@ -1325,7 +1330,7 @@ impl Parser {
         Ok(gfp)
     }
 
-    fn call(&self, name: &str, line: &mut Line, machine: &MachineConfig) -> Result<Op, ParseError> {
+    fn call(&self, name: &str, line: &mut Line, machine: &MachineDecl) -> Result<Op, ParseError> {
         // A node number that must exist on this machine.
         let node = |line: &mut Line| -> Result<u32, ParseError> {
             let col = line.col();
@@ -1425,14 +1430,14 @@ impl Parser {
                 objs: self.obj_ref(line, true)?,
             },
             "alloc_pages" => Op::AllocPages {
-                order: line.bounded(&ORDER, 13)? as u8,
+                order: line.bounded(&ORDER, MAX_ORDER)? as u8,
                 node: None,
             },
             "alloc_pages_node" => {
                 let n = node(line)?;
                 line.expect_sym(',')?;
                 Op::AllocPages {
-                    order: line.bounded(&ORDER, 13)? as u8,
+                    order: line.bounded(&ORDER, MAX_ORDER)? as u8,
                     node: Some(n),
                 }
             }

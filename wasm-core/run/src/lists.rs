@@ -7,15 +7,15 @@
 //! short text cannot double a list line after line into gigabytes. A loop over a plain list or
 //! slice (format 1's loop) costs nothing here: its operations are bounded by `MAX_RUN_OPS`.
 
-use super::ast::{ListExpr, Ref};
-use super::run::{resolve, resolve_list, RunError, Value};
+use crate::run::{resolve, resolve_list, RunError, Value};
+use slabscope_scenario::{ListExpr, Ref};
 use std::collections::BTreeMap;
 
 /// The most elements list lines (and loops over built lists) may put together in one run.
 pub const MAX_LIST_ELEMENTS: usize = 2_000_000;
 
 /// The values of `expr`. `copy`: a plain list or slice is charged too (a list line copies it).
-pub(super) fn eval_list(
+pub(crate) fn eval_list(
     line: u32,
     expr: &ListExpr,
     names: &BTreeMap<String, Value>,

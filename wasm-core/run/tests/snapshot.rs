@@ -1,13 +1,18 @@
-use super::*;
-use crate::scenario::{parse, run};
+//! Snapshots of recorded scenarios: what the views are given about a bulk free, a buddy merge
+//! or split, and the machine at a cursor.
 
-fn recorded(text: &str) -> crate::trace::Recorder {
+use slabscope_run::run;
+use slabscope_scenario::parse;
+use slabscope_sim::snapshot::*;
+use slabscope_sim::trace::Recorder;
+
+fn recorded(text: &str) -> Recorder {
     run(&parse(text).expect("parses"), true).expect("runs")
 }
 
 #[test]
 fn a_bulk_free_step_shows_its_detached_freelist() {
-    let rec = recorded(include_str!("../../tests/golden/bulk-and-lifecycle.slab"));
+    let rec = recorded(include_str!("golden/bulk-and-lifecycle.slab"));
     let step = (0..rec.step_count())
         .find(|&i| {
             rec.step(i)
@@ -33,7 +38,7 @@ fn a_bulk_free_step_shows_its_detached_freelist() {
 #[test]
 fn merges_and_splits_name_both_buddies() {
     let rec = recorded(include_str!(
-        "../../../../docs/scenarios/buddy-split-merge.slab"
+        "../../../docs/scenarios/buddy-split-merge.slab"
     ));
     let mut merges = 0;
     for i in 0..rec.step_count() {

@@ -10,11 +10,12 @@
 //! damage did) is written into the golden text wherever it changes.
 //!
 //! After an intended change of behaviour, regenerate and review the diff:
-//!   SLABSCOPE_UPDATE_GOLDEN=1 cargo test -p slabscope-sim --test golden
+//!   SLABSCOPE_UPDATE_GOLDEN=1 cargo test -p slabscope-run --test golden
 
+use slabscope_run::{print_heading, print_text, run_with_summary};
+use slabscope_scenario::parse;
 use slabscope_sim::buddyinfo::buddyinfo;
 use slabscope_sim::machine::check::{FullChecks, TraceCheck};
-use slabscope_sim::scenario::{parse, print_heading, print_text, run_with_summary};
 use slabscope_sim::slabinfo::slabinfo;
 use slabscope_sim::trace::text::format_step;
 use std::collections::BTreeSet;
@@ -291,8 +292,7 @@ fn refilling_through_a_new_slab_takes_the_node_lock_less_often() {
     let locks = |name: &str| -> (u64, u64) {
         let text = fs::read_to_string(golden_dir().join(name)).expect("readable scenario");
         let scenario = parse(&text).expect("valid scenario");
-        let (rec, summary) =
-            slabscope_sim::scenario::run_with_summary(&scenario, true).expect("runs");
+        let (rec, summary) = slabscope_run::run_with_summary(&scenario, true).expect("runs");
         let grows = rec
             .steps()
             .iter()

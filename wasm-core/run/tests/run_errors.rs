@@ -6,7 +6,8 @@
 
 mod common;
 
-use slabscope_sim::scenario::{parse, run_with_summary};
+use slabscope_run::run_with_summary;
+use slabscope_scenario::parse;
 
 const CASES: &[&str] = &[
     "slabscope-scenario 1\nmachine cpus=1\nflush_cpu_slab(kmalloc-100) on cpu0\n",

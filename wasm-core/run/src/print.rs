@@ -6,12 +6,12 @@
 //! that cannot be read there (the cache destroyed, SLAB) prints why, as the kernel's missing
 //! directory would.
 
-use super::ast::PrintFile;
-use crate::buddyinfo::buddyinfo;
-use crate::machine::Machine;
-use crate::slabinfo::slabinfo;
-use crate::sysfs::{sysfs_dir, SysfsError};
 use serde::Serialize;
+use slabscope_scenario::PrintFile;
+use slabscope_sim::buddyinfo::buddyinfo;
+use slabscope_sim::machine::Machine;
+use slabscope_sim::slabinfo::slabinfo;
+use slabscope_sim::sysfs::{sysfs_dir, SysfsError};
 
 /// Where a `print` line falls in a run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

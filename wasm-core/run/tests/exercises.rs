@@ -16,7 +16,7 @@
 mod common;
 
 use serde_json::Value;
-use slabscope_sim::session::Session;
+use slabscope_run::session::Session;
 use slabscope_sim::snapshot::SnapshotQuery;
 
 /// The value at `path` in `value`, or None.

@@ -10,21 +10,22 @@
 //! - Stepping forward continues from the last machine built when that is shorter than the
 //!   replay from a keyframe, so playing costs one step's events per frame.
 
-use crate::buddyinfo::buddyinfo;
-use crate::machine::{Machine, Pfn};
-use crate::rcu::event::RcuEvent;
-use crate::rcu::state::RcuFunc;
-use crate::scenario::{
-    parse, run_with_summary, Allocator, ParseError, PrintFile, RunError, RunSummary,
-};
-use crate::slab::event::SlabEvent;
-use crate::slabinfo::slabinfo;
-use crate::snapshot::{
+use crate::run::{run_with_summary, RunError, RunSummary};
+use crate::translate;
+use serde::Serialize;
+use slabscope_scenario::{parse, ParseError, PrintFile};
+use slabscope_sim::boot::Allocator;
+use slabscope_sim::buddyinfo::buddyinfo;
+use slabscope_sim::machine::{Machine, Pfn};
+use slabscope_sim::rcu::event::RcuEvent;
+use slabscope_sim::rcu::state::RcuFunc;
+use slabscope_sim::slab::event::SlabEvent;
+use slabscope_sim::slabinfo::slabinfo;
+use slabscope_sim::snapshot::{
     block_owner_at, hex, owner_block, snapshot, BlockOwner, History, Mark, Snapshot, SnapshotQuery,
 };
-use crate::sysfs::{sysfs_dir, sysfs_slab_dir, sysfs_slab_dir_text};
-use crate::trace::{Event, Recorder};
-use serde::Serialize;
+use slabscope_sim::sysfs::{sysfs_dir, sysfs_slab_dir, sysfs_slab_dir_text};
+use slabscope_sim::trace::{Event, Recorder};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -113,8 +114,8 @@ impl std::fmt::Display for SysfsMissing {
     }
 }
 
-impl From<crate::sysfs::SysfsError> for SysfsMissing {
-    fn from(e: crate::sysfs::SysfsError) -> Self {
+impl From<slabscope_sim::sysfs::SysfsError> for SysfsMissing {
+    fn from(e: slabscope_sim::sysfs::SysfsError) -> Self {
         let (key, cache) = e.key_args();
         SysfsMissing {
             key,
@@ -309,7 +310,7 @@ impl Session {
             .collect();
         let m = rec.machine();
         let outline = RunOutline {
-            allocator: scenario.allocator,
+            allocator: translate::allocator(scenario.allocator),
             steps: rec.step_count() as u32,
             cpus: m.config.cpus,
             nodes: m.config.nodes,

@@ -8,9 +8,9 @@
 //! stands, so `repeat` and `for` in front of one are refused by name.
 
 use super::{Line, Parser, OPS};
-use crate::scenario::ast::{ListExpr, PrintFile, Ref, Statement, StatementLine, Target};
-use crate::scenario::error::ParseError;
-use crate::scenario::lex::Tok;
+use crate::ast::{ListExpr, PrintFile, Ref, Statement, StatementLine, Target};
+use crate::error::ParseError;
+use crate::lex::Tok;
 
 /// Functions that build a list (not kernel calls).
 const LIST_FUNCTIONS: &[&str] = &["reverse", "interleave"];

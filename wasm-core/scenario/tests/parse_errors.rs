@@ -2,16 +2,49 @@
 //! web app turns them into English or Korean (web/i18n, `scenarioError.*`) without reading the
 //! English message. This test keeps three things in step:
 //!
-//! - `KEYS`, every key the parser can give, against the keys named in parse.rs and lex.rs;
+//! - `KEYS`, every key the parser can give, against the keys named in the crate's source;
 //! - `CASES`, a small bad scenario for every key (and for most of the places that give one);
 //! - web/scenario/fixtures/parse-errors.json, the cases with the errors they give, serialised
 //!   as the simulator sends them to the web app. The web tests render each one in both
-//!   languages. `UPDATE_FIXTURES=1 cargo test -p slabscope-sim --test parse_errors` rewrites it.
+//!   languages. `UPDATE_FIXTURES=1 cargo test -p slabscope-scenario --test parse_errors`
+//!   rewrites it.
 
-mod common;
-
-use slabscope_sim::scenario::{parse, ParseError, MAX_TEXT};
+use slabscope_scenario::{parse, ParseError, MAX_TEXT};
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Compares `text` with the checked-in fixture at `path` (relative to the repository root),
+/// first writing it there when `UPDATE_FIXTURES` is set.
+fn check_fixture(path: &str, text: &str) {
+    let full = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(path);
+    if std::env::var_os("UPDATE_FIXTURES").is_some() {
+        std::fs::write(&full, text).unwrap();
+    }
+    let stored = std::fs::read_to_string(&full)
+        .unwrap_or_else(|_| panic!("{path} is missing: run with UPDATE_FIXTURES=1 to write it"));
+    assert!(
+        stored == text,
+        "{path} is stale: run with UPDATE_FIXTURES=1"
+    );
+}
+
+/// The text of every Rust file under `dir`, depth first.
+fn sources(dir: &Path, out: &mut Vec<String>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(std::fs::read_to_string(&path).unwrap());
+        }
+    }
+}
 
 /// Every key a parse error can have.
 const KEYS: &[&str] = &[
@@ -670,11 +703,15 @@ fn keys_in(source: &str) -> BTreeSet<String> {
 
 #[test]
 fn every_parse_error_key_is_listed() {
-    let mut in_source = keys_in(include_str!("../src/scenario/parse.rs"));
-    in_source.extend(keys_in(include_str!("../src/scenario/lex.rs")));
-    in_source.extend(keys_in(include_str!("../src/scenario/parse/statement.rs")));
-    in_source.extend(keys_in(include_str!("../src/scenario/mod.rs")));
-    in_source.extend(keys_in(include_str!("../src/scenario/error.rs")));
+    let mut texts = Vec::new();
+    sources(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut texts,
+    );
+    let mut in_source = BTreeSet::new();
+    for text in &texts {
+        in_source.extend(keys_in(text));
+    }
     let listed: BTreeSet<String> = KEYS.iter().map(|k| k.to_string()).collect();
     assert_eq!(listed.len(), KEYS.len(), "a key is listed twice");
     let unlisted: Vec<_> = in_source.difference(&listed).collect();
@@ -726,5 +763,5 @@ fn parse_errors_match_the_web_fixture() {
     // Kept short: the text is `text` repeated `repeat` times.
     cases.push(serde_json::json!({ "text": "x", "repeat": MAX_TEXT + 1, "error": error }));
     let text = serde_json::to_string_pretty(&cases).unwrap() + "\n";
-    common::check_fixture("web/scenario/fixtures/parse-errors.json", &text);
+    check_fixture("web/scenario/fixtures/parse-errors.json", &text);
 }

@@ -5,8 +5,9 @@
 //! off its topic (say, the node-partial preset no longer reaching `get_partial_node`) fails
 //! here. Every `.slab` file of the directory needs an entry, and every entry a file.
 
+use slabscope_run::run;
+use slabscope_scenario::{parse, Allocator, Scenario};
 use slabscope_sim::machine::check::{check_trace, FullChecks};
-use slabscope_sim::scenario::{parse, run, Allocator, Scenario};
 use slabscope_sim::trace::{Event, Recorder, Shown, Step};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;

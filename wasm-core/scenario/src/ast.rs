@@ -1,9 +1,9 @@
-//! What a parsed scenario says, before anything runs.
+//! What a parsed scenario says, before anything runs, in the language's own terms: the names
+//! a scenario writes (allocators, flags, gfp names, the machine's settings), never the
+//! simulator's types. The runner translates each into the kernel-level value it stands for.
 
-pub use crate::boot::Allocator;
-use crate::geometry::SlabFlags;
 use crate::gfp::Gfp;
-use crate::machine::MachineConfig;
+use crate::machine::MachineDecl;
 use serde::Serialize;
 
 /// A whole scenario file.
@@ -14,7 +14,7 @@ pub struct Scenario {
     /// Kernel profile, e.g. `linux-6.6`.
     pub profile: String,
     pub allocator: Allocator,
-    pub machine: MachineConfig,
+    pub machine: MachineDecl,
     pub switches: Switches,
     pub seed: u64,
     pub caches: Vec<CacheDecl>,
@@ -22,6 +22,14 @@ pub struct Scenario {
     /// The lines that run no kernel code (format 2): list building and `print`, each placed
     /// between two operation lines by `after_ops`.
     pub statements: Vec<StatementLine>,
+}
+
+/// `allocator slub` or `allocator slab` (SLUB when the line is missing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Allocator {
+    Slub,
+    Slab,
 }
 
 /// Kernel configuration and boot parameters the scenario turns on.
@@ -37,15 +45,50 @@ pub struct Switches {
     /// one of 16 picked per call site.
     pub random_kmalloc_caches: bool,
     /// `slub_debug=` letters (F, Z, P, U) applied to every cache.
-    pub slub_debug: SlabFlags,
+    pub slub_debug: SlubDebug,
+    /// `slub_min_objects=`; 0 when not given.
     pub slub_min_objects: u32,
+    /// `slub_max_order=`; `None` when not given.
     pub slub_max_order: Option<u32>,
+    /// `slub_min_order=`; 0 when not given.
     pub slub_min_order: u32,
     /// `slab_max_order=` (SLAB); `None` keeps the kernel's choice.
     pub slab_max_order: Option<u32>,
     /// SLAB's `cache_alloc_refill()` as before Linux 4.7 ("mm/slab: refill cpu cache through
     /// a new slab without holding a node lock" reverted).
     pub slab_legacy_refill: bool,
+}
+
+/// The letters of a `slub_debug` line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SlubDebug {
+    /// `F`: consistency checks.
+    pub consistency_checks: bool,
+    /// `Z`: red zones.
+    pub red_zone: bool,
+    /// `P`: poisoning.
+    pub poison: bool,
+    /// `U`: user tracking.
+    pub store_user: bool,
+}
+
+/// The names a `cache` line's `flags=` may give, each standing for one `SLAB_*` flag.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct CacheFlags {
+    /// `hwcache_align`: `SLAB_HWCACHE_ALIGN`.
+    pub hwcache_align: bool,
+    /// `typesafe_by_rcu` (or `rcu`): `SLAB_TYPESAFE_BY_RCU`.
+    pub typesafe_by_rcu: bool,
+    /// `account` (format 2): `SLAB_ACCOUNT`.
+    pub account: bool,
+    /// `reclaim_account` (format 2): `SLAB_RECLAIM_ACCOUNT`.
+    pub reclaim_account: bool,
+    /// `cache_dma` (format 2): `SLAB_CACHE_DMA`.
+    pub cache_dma: bool,
+    /// `cache_dma32` (format 2): `SLAB_CACHE_DMA32`.
+    pub cache_dma32: bool,
+    /// `no_merge` (format 2): `SLAB_NO_MERGE`.
+    pub no_merge: bool,
 }
 
 /// `kmem_cache_create_usercopy(name, size, align, flags, useroffset, usersize, ctor)`
@@ -55,7 +98,7 @@ pub struct CacheDecl {
     pub name: String,
     pub size: u32,
     pub align: u32,
-    pub flags: SlabFlags,
+    pub flags: CacheFlags,
     pub ctor: bool,
     /// The usercopy region (`CONFIG_HARDENED_USERCOPY`): `usersize` bytes from `useroffset`.
     /// A cache with one is never merged.

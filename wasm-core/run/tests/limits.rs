@@ -1,7 +1,8 @@
 //! A scenario cannot keep the simulator busy without end: the run stops with an error naming
 //! the line once it passes the operation limit, however the operations were multiplied.
 
-use slabscope_sim::scenario::{parse, run_with_summary, RunError, MAX_RUN_OPS};
+use slabscope_run::{run_with_summary, RunError, MAX_RUN_OPS};
+use slabscope_scenario::parse;
 
 #[test]
 fn a_loop_over_a_long_list_stops_at_the_operation_limit() {

@@ -8,11 +8,14 @@
 //! Lockstep: `op_ends[i]` is the cursor after the `i`-th operation in each run, so a viewer
 //! can step both traces operation by operation.
 
-use crate::machine::Machine;
-use crate::scenario::{run_with_summary, Allocator, RunError, RunSummary, Scenario};
-use crate::slabinfo::slabinfo;
-use crate::trace::Recorder;
+use crate::run::{run_with_summary, RunError, RunSummary};
+use crate::translate;
 use serde::Serialize;
+use slabscope_scenario::Scenario;
+use slabscope_sim::boot::Allocator;
+use slabscope_sim::machine::Machine;
+use slabscope_sim::slabinfo::slabinfo;
+use slabscope_sim::trace::Recorder;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -70,7 +73,7 @@ pub fn run_as(
     allocator: Allocator,
 ) -> Result<(Recorder, RunSummary), RunError> {
     let mut s = scenario.clone();
-    s.allocator = allocator;
+    s.allocator = translate::allocator_line(allocator);
     run_with_summary(&s, true)
 }
 
@@ -141,9 +144,9 @@ fn slub_figures(m: &Machine) -> Figures {
     let mut cached = vec![0u64; m.config.cpus as usize];
     for s in &m.caches {
         for (cpu, c) in s.cpu.iter().enumerate() {
-            let mut n = u64::from(crate::slub::freelist_len(m, c.freelist));
+            let mut n = u64::from(slabscope_sim::slub::freelist_len(m, c.freelist));
             if let Some(pfn) = c.slab {
-                n += u64::from(crate::slub::freelist_len(m, m.slabs[&pfn].freelist));
+                n += u64::from(slabscope_sim::slub::freelist_len(m, m.slabs[&pfn].freelist));
             }
             let mut at = c.partial;
             while let Some(pfn) = at {

@@ -1,7 +1,7 @@
 //! Runs a parsed scenario through the recorder.
 //!
-//! Every operation runs under the scenario's allocator: SLUB (`crate::slub`) or SLAB
-//! (`crate::slab`), over the same page allocator. Operations that exist in one allocator only
+//! Every operation runs under the scenario's allocator: SLUB (`slabscope_sim::slub`) or SLAB
+//! (`slabscope_sim::slab`), over the same page allocator. Operations that exist in one allocator only
 //! (`flush_cpu_slab`/`flush_all` in SLUB, `cache_reap` in SLAB) are refused under the other with
 //! `RunError::WrongAllocator`.
 //!
@@ -15,25 +15,26 @@
 //! Bad operations are steps, not failures: freeing what is not allocated records the kernel's
 //! diagnostic and the run goes on; a failed allocation yields NULL.
 
-use super::ast::{Allocator, Op, OpLine, Ref, Scenario, Statement, StatementLine, Target};
-use super::lists::{eval_list, MAX_LIST_ELEMENTS};
-use super::print::PrintMark;
-use super::site::{call_site_address, call_site_name};
-use crate::boot::BootOptions;
-use crate::geometry::platform::MAX_CPUS;
-use crate::machine::config::{MAX_NODES, MAX_PAGES_PER_NODE};
-use crate::machine::{ConfigError, Machine, Owner, Pfn};
-use crate::page_alloc::{alloc_pages, drain_local_pages, free_pages, PageAllocError};
-use crate::rcu;
-use crate::slab;
-use crate::slab_common;
-use crate::slub::{
+use crate::lists::{eval_list, MAX_LIST_ELEMENTS};
+use crate::print::PrintMark;
+use crate::site::{call_site_address, call_site_name};
+use crate::translate;
+use serde::Serialize;
+use slabscope_scenario::{Op, OpLine, Ref, Scenario, Statement, StatementLine, Target};
+use slabscope_sim::boot::Allocator;
+use slabscope_sim::geometry::platform::MAX_CPUS;
+use slabscope_sim::machine::config::{MAX_NODES, MAX_PAGES_PER_NODE};
+use slabscope_sim::machine::{ConfigError, Machine, Owner, Pfn};
+use slabscope_sim::page_alloc::{alloc_pages, drain_local_pages, free_pages, PageAllocError};
+use slabscope_sim::rcu;
+use slabscope_sim::slab;
+use slabscope_sim::slab_common;
+use slabscope_sim::slub::{
     create_kmalloc_caches, do_kmalloc_node, flush_cpu_slab, kmem_cache_alloc_bulk,
     kmem_cache_create_usercopy, slab_alloc_node,
 };
-use crate::slub::{kmem_cache_destroy, kmem_cache_shrink};
-use crate::trace::Recorder;
-use serde::Serialize;
+use slabscope_sim::slub::{kmem_cache_destroy, kmem_cache_shrink};
+use slabscope_sim::trace::Recorder;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -259,26 +260,16 @@ pub fn run_with_summary(
     scenario: &Scenario,
     record: bool,
 ) -> Result<(Recorder, RunSummary), RunError> {
-    let mut machine = Machine::new_seeded(scenario.machine.clone(), scenario.seed)
-        .map_err(RunError::Machine)?
-        .with_allocator(scenario.allocator);
-    let sw = &scenario.switches;
-    let boot = BootOptions {
-        freelist_random: sw.freelist_random,
-        freelist_hardened: sw.freelist_hardened,
-        slab_nomerge: sw.slab_nomerge,
-        random_kmalloc_caches: sw.random_kmalloc_caches,
-        slub_debug: sw.slub_debug,
-        slub_min_objects: sw.slub_min_objects,
-        slub_max_order: sw.slub_max_order,
-        slub_min_order: sw.slub_min_order,
-        slab_max_order: sw.slab_max_order,
-        slab_legacy_refill: sw.slab_legacy_refill,
-    };
+    let allocator = translate::allocator(scenario.allocator);
+    let mut machine =
+        Machine::new_seeded(translate::machine_config(&scenario.machine), scenario.seed)
+            .map_err(RunError::Machine)?
+            .with_allocator(allocator);
+    let boot = translate::boot_options(&scenario.switches);
     machine.slab.legacy_refill = boot.slab_legacy_refill;
     machine.slab_nomerge = boot.slab_nomerge;
     let mut rec = Recorder::new(machine, record);
-    let booted = match scenario.allocator {
+    let booted = match allocator {
         Allocator::Slub => create_kmalloc_caches(&mut rec, &boot),
         Allocator::Slab => slab::create_kmalloc_caches(&mut rec, &boot),
     };
@@ -289,7 +280,7 @@ pub fn run_with_summary(
     let mut caches: BTreeMap<String, u32> = BTreeMap::new();
     for decl in &scenario.caches {
         rec.set_origin(Some(decl.line), None);
-        let create = match scenario.allocator {
+        let create = match allocator {
             Allocator::Slub => kmem_cache_create_usercopy,
             Allocator::Slab => slab::kmem_cache_create_usercopy,
         };
@@ -298,7 +289,7 @@ pub fn run_with_summary(
             &decl.name,
             decl.size,
             decl.align,
-            decl.flags,
+            translate::cache_flags(decl.flags),
             decl.useroffset,
             decl.usersize,
             decl.ctor,
@@ -470,7 +461,7 @@ fn lookup_cache(
 }
 
 /// The values a list reference names: a whole list or a slice of one.
-pub(super) fn resolve_list(
+pub(crate) fn resolve_list(
     line: u32,
     r: &Ref,
     names: &BTreeMap<String, Value>,
@@ -493,7 +484,7 @@ pub(super) fn resolve_list(
     }
 }
 
-pub(super) fn resolve(
+pub(crate) fn resolve(
     line: u32,
     r: &Ref,
     names: &BTreeMap<String, Value>,
@@ -569,9 +560,9 @@ fn step(
         } => {
             let caller = call_site_address(&call_site_name(site.as_deref(), line.line));
             Ok(object(if slub {
-                do_kmalloc_node(rec, *size, *gfp, caller, cpu, *node)
+                do_kmalloc_node(rec, *size, translate::gfp(*gfp), caller, cpu, *node)
             } else {
-                slab::do_kmalloc_node(rec, *size, *gfp, cpu, *node)
+                slab::do_kmalloc_node(rec, *size, translate::gfp(*gfp), cpu, *node)
             }))
         }
         Op::KmemCacheAlloc { cache, node } => {

@@ -5,9 +5,10 @@
 
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
+use slabscope_run::run;
+use slabscope_scenario::parse;
 use slabscope_sim::machine::check::check_machine;
 use slabscope_sim::machine::Machine;
-use slabscope_sim::scenario::{parse, run};
 use slabscope_sim::slabinfo::slabinfo;
 
 fn machine(text: &str) -> Machine {

@@ -6,8 +6,9 @@
 
 mod common;
 
+use slabscope_run::run_with_summary;
+use slabscope_scenario::parse;
 use slabscope_sim::geometry::{kmem_cache_geometry, CacheRequest, CacheSource, SlabFlags};
-use slabscope_sim::scenario::{parse, run_with_summary};
 use std::collections::{BTreeMap, BTreeSet};
 
 fn cursors(value: &serde_json::Value, out: &mut Vec<(String, u64)>, at: &str) {

@@ -2,8 +2,9 @@
 //! every one still parses and runs with the machine's invariants, whatever scenario format it
 //! says on its first line, so a link made by any release opens to a run, not an error.
 
+use slabscope_run::run;
+use slabscope_scenario::{parse, VERSIONS};
 use slabscope_sim::machine::check::check_machine;
-use slabscope_sim::scenario::{parse, run, VERSIONS};
 use std::collections::BTreeSet;
 use std::path::Path;
 

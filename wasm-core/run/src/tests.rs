@@ -1,8 +1,9 @@
-//! Scenario parser and runner tests.
+//! Scenario runner tests: scenarios parsed and run, their steps, lists, prints and checks.
 
 use super::*;
-use crate::buddyinfo::buddyinfo;
-use crate::machine::check::check_page_allocator;
+use slabscope_scenario::*;
+use slabscope_sim::buddyinfo::buddyinfo;
+use slabscope_sim::machine::check::check_page_allocator;
 
 const HEADER: &str = "slabscope-scenario 1\nmachine cpus=2 nodes=1 memory=64K\n";
 /// The same machine in format 2, for gfp flags, call sites, the new cache flags and RCU.
@@ -175,7 +176,9 @@ drain_pages() on cpu1
 "
     ))
     .unwrap();
-    let booted = buddyinfo(&crate::machine::Machine::new(s.machine.clone()).unwrap());
+    let booted = buddyinfo(
+        &slabscope_sim::machine::Machine::new(translate::machine_config(&s.machine)).unwrap(),
+    );
     let rec = run(&s, true).unwrap();
     assert_eq!(buddyinfo(rec.machine()), booted);
     for cursor in 0..=rec.cursor() {
@@ -207,7 +210,7 @@ kfree(o) on cpu0
     assert_eq!(keys.iter().filter(|k| **k == "step.bad_page").count(), 2);
     assert_eq!(rec.steps().last().unwrap().function, "do_slab_free");
     assert!((rec.machine().live_objects == 0));
-    assert!(crate::slub::check::check_slub(rec.machine()).is_empty());
+    assert!(slabscope_sim::slub::check::check_slub(rec.machine()).is_empty());
 }
 
 #[test]
@@ -284,7 +287,7 @@ x = kmem_cache_alloc(foo) on cpu0
     let rec = run(&s, true).unwrap();
     for cursor in 0..=rec.cursor() {
         let m = rec.snapshot_at(cursor).unwrap();
-        let mut bad = crate::slub::check::check_slub(&m);
+        let mut bad = slabscope_sim::slub::check::check_slub(&m);
         bad.extend(check_page_allocator(&m));
         assert!(bad.is_empty(), "step {cursor}: {bad:?}");
     }
@@ -310,7 +313,7 @@ x = kmem_cache_alloc(foo) on cpu0
         .steps()
         .iter()
         .any(|s| s.caption.key == "step.wrong_cache"));
-    let info = crate::slabinfo::slabinfo(rec.machine());
+    let info = slabscope_sim::slabinfo::slabinfo(rec.machine());
     assert!(!info.contains("\nfoo "), "destroyed: {info}");
     assert!(!info.contains("\nbar "), "aliases are never listed: {info}");
     assert_eq!(
@@ -322,13 +325,13 @@ x = kmem_cache_alloc(foo) on cpu0
 const V2: &str = "slabscope-scenario 2\nmachine cpus=2 nodes=1 memory=1M\ncache foo size=256\n";
 
 /// The addresses of the objects the run allocated and freed, in step order.
-fn object_events(rec: &crate::trace::Recorder) -> (Vec<u64>, Vec<u64>) {
+fn object_events(rec: &slabscope_sim::trace::Recorder) -> (Vec<u64>, Vec<u64>) {
     let (mut allocated, mut freed) = (Vec::new(), Vec::new());
     for step in rec.steps() {
         for e in step.events {
             match e {
-                crate::trace::Event::ObjectAllocated { addr, .. } => allocated.push(*addr),
-                crate::trace::Event::ObjectFreed { addr, .. } => freed.push(*addr),
+                slabscope_sim::trace::Event::ObjectAllocated { addr, .. } => allocated.push(*addr),
+                slabscope_sim::trace::Event::ObjectFreed { addr, .. } => freed.push(*addr),
                 _ => {}
             }
         }
@@ -492,7 +495,10 @@ print buddyinfo
         ("0".to_string(), "64".to_string())
     );
     let sysfs_lines: Vec<String> = at(2).lines().map(str::to_string).collect();
-    assert_eq!(sysfs_lines.len(), crate::sysfs::attribute_names().count());
+    assert_eq!(
+        sysfs_lines.len(),
+        slabscope_sim::sysfs::attribute_names().count()
+    );
     assert!(sysfs_lines
         .iter()
         .all(|l| l.starts_with("/sys/kernel/slab/kmalloc-64/")));
@@ -528,15 +534,15 @@ for x in l: kmem_cache_free(foo, x) on cpu1
         start = end;
     }
     assert_eq!(summary.op_lines, [5, 5, 7, 7]);
-    let text = crate::trace::text::format_step(1, &steps[0]);
+    let text = slabscope_sim::trace::text::format_step(1, &steps[0]);
     assert!(text.starts_with("    1  create_kmalloc_caches [boot]  (boot)\n"));
-    let text = crate::trace::text::format_step(3, &steps[2]);
+    let text = slabscope_sim::trace::text::format_step(3, &steps[2]);
     assert!(
         text.lines().next().unwrap().ends_with("  (line 4)"),
         "{text}"
     );
     let last = steps.len() - 1;
-    let text = crate::trace::text::format_step(last + 1, &steps[last]);
+    let text = slabscope_sim::trace::text::format_step(last + 1, &steps[last]);
     assert!(
         text.lines().next().unwrap().ends_with("  (line 7, op 4)"),
         "{text}"
@@ -693,7 +699,7 @@ fn list_lines_and_prints_run_once_where_they_stand() {
 fn format_2_reads_format_1_files_the_same() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut files = Vec::new();
-    for dir in ["docs/scenarios", "wasm-core/sim/tests/golden"] {
+    for dir in ["docs/scenarios", "wasm-core/run/tests/golden"] {
         for e in std::fs::read_dir(root.join(dir)).unwrap() {
             let path = e.unwrap().path();
             if path.extension().is_some_and(|x| x == "slab") {
@@ -750,7 +756,8 @@ for x in [t[0], t[2]]: kmem_cache_free(foo, x) on cpu0
 
 #[test]
 fn gfp_flags_and_call_sites_follow_the_kernels_argument_order() {
-    use crate::gfp::{Gfp, GFP_DMA, GFP_KERNEL, GFP_KERNEL_ACCOUNT};
+    use slabscope_scenario::gfp::{Gfp, GFP_KERNEL};
+    let named = |name: &str| Gfp::from_name(name).expect("a gfp name");
     let s = parse(&format!(
         "{HEADER2}a = kmalloc(64, GFP_KERNEL_ACCOUNT) on cpu0
 b = kmalloc(64, GFP_KERNEL | __GFP_RECLAIMABLE|__GFP_ZERO) at site_a on cpu1
@@ -770,9 +777,9 @@ e = kmalloc(8) on cpu0
     assert_eq!(
         ops,
         [
-            kmalloc(64, None, GFP_KERNEL_ACCOUNT, None),
+            kmalloc(64, None, named("GFP_KERNEL_ACCOUNT"), None),
             kmalloc(64, None, Gfp(GFP_KERNEL.0 | 0x10 | 0x100), Some("site_a")),
-            kmalloc(64, Some(0), GFP_DMA, Some("s2")),
+            kmalloc(64, Some(0), named("GFP_DMA"), Some("s2")),
             // The older kmalloc_node(size, node) keeps working, with GFP_KERNEL.
             kmalloc(64, Some(0), GFP_KERNEL, None),
             kmalloc(8, None, GFP_KERNEL, None),
@@ -842,7 +849,8 @@ rcu_barrier()
         assert_eq!(rec.machine().live_objects, 0, "{allocator}");
         assert_eq!(summary.ops["rcu_barrier"], 1);
         for cursor in 1..=rec.cursor() {
-            let bad = crate::machine::check::check_machine(&rec.snapshot_at(cursor).unwrap());
+            let bad =
+                slabscope_sim::machine::check::check_machine(&rec.snapshot_at(cursor).unwrap());
             assert!(bad.is_empty(), "{allocator}, step {cursor}: {bad:?}");
         }
     }

@@ -1,5 +1,5 @@
 use super::*;
-use crate::snapshot::{CpuView, NodeView, SlabPlace, SlotState};
+use slabscope_sim::snapshot::{CpuView, NodeView, SlabPlace, SlotState};
 
 const SCENARIOS: &[(&str, &str)] = &[
     (
@@ -214,7 +214,7 @@ fn a_page_lane_follows_a_frame_from_buddy_to_slab() {
     let steps: Vec<u32> = lane.page.iter().filter_map(|s| s.step).collect();
     assert!(steps.windows(2).all(|w| w[0] <= w[1]));
     let object = &slab.slots[0].addr;
-    let addr = crate::snapshot::parse_addr(object).expect("hex");
+    let addr = slabscope_sim::snapshot::parse_addr(object).expect("hex");
     let lane = session.object_lane(addr).expect("object lane");
     assert!(!lane.marks.is_empty());
     // An object's life alternates: allocated, freed, allocated, ...
@@ -257,7 +257,7 @@ fn sysfs_is_refused_under_slab_with_the_reason() {
 
 #[test]
 fn addresses_cross_as_hex_and_come_back() {
-    use crate::snapshot::{hex, parse_addr};
+    use slabscope_sim::snapshot::{hex, parse_addr};
     let a = 0xffff_8880_0012_3040;
     assert_eq!(parse_addr(&hex(a)), Some(a));
     assert_eq!(parse_addr("123040"), Some(0x12_3040));

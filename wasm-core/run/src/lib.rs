@@ -1,0 +1,29 @@
+//! Runs scenarios on the simulator: the one crate that sees both the scenario language
+//! (`slabscope-scenario`) and the simulator core (`slabscope-sim`).
+//!
+//! Role: a parsed scenario's syntax tree becomes kernel-level calls — the machine, the boot
+//! options, `kmem_cache_create()`, `kmalloc()`, ... (`translate.rs` for each value, `run.rs`
+//! for each line) — recorded step by step; on a recorded run stand the visualizer's session
+//! and the comparison of both allocators.
+//!
+//! Rules:
+//! - Neither crate below knows the other: the simulator never sees a syntax tree, the language
+//!   never a kernel type, so every crossing is written here.
+//! - A run is deterministic: the same scenario text gives the same steps, byte for byte
+//!   (tests/golden.rs).
+
+pub mod compare;
+mod lists;
+pub mod print;
+mod run;
+pub mod session;
+pub mod site;
+pub mod translate;
+
+pub use lists::MAX_LIST_ELEMENTS;
+pub use print::{print_heading, print_text, sysfs_text, PrintMark};
+pub use run::{run, run_with_summary, RunError, RunSummary, Value, MAX_RUN_OPS, MAX_RUN_STEPS};
+pub use site::{call_site_address, call_site_name};
+
+#[cfg(test)]
+mod tests;
