@@ -249,58 +249,18 @@ pub fn run(scenario: &Scenario, record: bool) -> Result<Recorder, RunError> {
     run_with_summary(scenario, record).map(|(rec, _)| rec)
 }
 
-/// `run`, with the summary of operations and lock acquisitions.
 /// The most operations one scenario may run (a `repeat` of 1,000,000 inside a loop over a
 /// long list would otherwise keep the simulator busy for hours).
 pub const MAX_RUN_OPS: usize = 1_000_000;
 /// The most steps a recorded run may keep (about 300 MiB of trace in the wasm build).
 pub const MAX_RUN_STEPS: usize = 1_500_000;
 
+/// `run`, with the summary of operations and lock acquisitions.
 pub fn run_with_summary(
     scenario: &Scenario,
     record: bool,
 ) -> Result<(Recorder, RunSummary), RunError> {
-    let allocator = translate::allocator(scenario.allocator);
-    let mut machine =
-        Machine::new_seeded(translate::machine_config(&scenario.machine), scenario.seed)
-            .map_err(RunError::Machine)?
-            .with_allocator(allocator);
-    let boot = translate::boot_options(&scenario.switches);
-    machine.slab.legacy_refill = boot.slab_legacy_refill;
-    machine.slab_nomerge = boot.slab_nomerge;
-    let mut rec = Recorder::new(machine, record);
-    let booted = match allocator {
-        Allocator::Slub => create_kmalloc_caches(&mut rec, &boot),
-        Allocator::Slab => slab::create_kmalloc_caches(&mut rec, &boot),
-    };
-    booted.map_err(|e| RunError::Cache {
-        line: 1,
-        message: e.to_string(),
-    })?;
-    let mut caches: BTreeMap<String, u32> = BTreeMap::new();
-    for decl in &scenario.caches {
-        rec.set_origin(Some(decl.line), None);
-        let create = match allocator {
-            Allocator::Slub => kmem_cache_create_usercopy,
-            Allocator::Slab => slab::kmem_cache_create_usercopy,
-        };
-        let id = create(
-            &mut rec,
-            &decl.name,
-            decl.size,
-            decl.align,
-            translate::cache_flags(decl.flags),
-            decl.useroffset,
-            decl.usersize,
-            decl.ctor,
-            &boot,
-        )
-        .map_err(|e| RunError::Cache {
-            line: decl.line,
-            message: e.to_string(),
-        })?;
-        caches.insert(decl.name.clone(), id);
-    }
+    let (mut rec, caches) = boot(scenario, record)?;
     let mut summary = RunSummary {
         ops_start: rec.cursor(),
         ..RunSummary::default()
@@ -374,6 +334,54 @@ pub fn run_with_summary(
     }
     rec.set_origin(None, None);
     Ok((rec, summary))
+}
+
+/// Boots the scenario's machine under its allocator and boot options, with the kmalloc caches
+/// and then each `cache` line's cache (each step tagged with its line): the recorder, and the
+/// id each declared name refers to.
+fn boot(scenario: &Scenario, record: bool) -> Result<(Recorder, BTreeMap<String, u32>), RunError> {
+    let allocator = translate::allocator(scenario.allocator);
+    let mut machine =
+        Machine::new_seeded(translate::machine_config(&scenario.machine), scenario.seed)
+            .map_err(RunError::Machine)?
+            .with_allocator(allocator);
+    let boot = translate::boot_options(&scenario.switches);
+    machine.slab.legacy_refill = boot.slab_legacy_refill;
+    machine.slab_nomerge = boot.slab_nomerge;
+    let mut rec = Recorder::new(machine, record);
+    let booted = match allocator {
+        Allocator::Slub => create_kmalloc_caches(&mut rec, &boot),
+        Allocator::Slab => slab::create_kmalloc_caches(&mut rec, &boot),
+    };
+    booted.map_err(|e| RunError::Cache {
+        line: 1,
+        message: e.to_string(),
+    })?;
+    let mut caches: BTreeMap<String, u32> = BTreeMap::new();
+    for decl in &scenario.caches {
+        rec.set_origin(Some(decl.line), None);
+        let create = match allocator {
+            Allocator::Slub => kmem_cache_create_usercopy,
+            Allocator::Slab => slab::kmem_cache_create_usercopy,
+        };
+        let id = create(
+            &mut rec,
+            &decl.name,
+            decl.size,
+            decl.align,
+            translate::cache_flags(decl.flags),
+            decl.useroffset,
+            decl.usersize,
+            decl.ctor,
+            &boot,
+        )
+        .map_err(|e| RunError::Cache {
+            line: decl.line,
+            message: e.to_string(),
+        })?;
+        caches.insert(decl.name.clone(), id);
+    }
+    Ok((rec, caches))
 }
 
 /// Runs a list line or marks a print (format 2): no kernel code, no step.
@@ -528,6 +536,10 @@ fn object(addr: u64) -> Option<Value> {
 }
 
 /// Runs one operation once; returns the value it produces, if it produces one.
+#[allow(
+    clippy::too_many_lines,
+    reason = "one arm per operation, each the kernel calls it stands for under either allocator"
+)]
 fn step(
     rec: &mut Recorder,
     line: &OpLine,

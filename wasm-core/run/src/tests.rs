@@ -645,6 +645,12 @@ fn format_2_forms_in_a_format_1_file_name_the_first_line_they_need() {
         ))
         .unwrap();
     }
+}
+
+/// In a format 1 file, what is wrong in format 1 too is named before the version a form needs.
+#[test]
+fn format_1_files_keep_their_own_mistakes_and_forms() {
+    let v1 = "slabscope-scenario 1\nmachine cpus=2\nrepeat 2 a[] = kmalloc(8) on cpu0\n";
     // A name is checked before the version: a wrong one is named as such.
     let e = err(&format!("{v1}l = reverse(b)\n"));
     assert_eq!(e.key, "scenario.unknown_name");

@@ -32,69 +32,8 @@ pub(super) fn lex(text: &str, line: u32) -> Result<Vec<Token>, ParseError> {
         if c.is_whitespace() {
             i += 1;
         } else if c.is_ascii_digit() {
-            let start = i;
-            let (radix, digits_from) =
-                if c == '0' && chars.get(i + 1).is_some_and(|n| *n == 'x' || *n == 'X') {
-                    (16, i + 2)
-                } else {
-                    (10, i)
-                };
-            i = digits_from;
-            while i < chars.len() && chars[i].is_digit(radix) {
-                i += 1;
-            }
-            let digits: String = chars[digits_from..i].iter().collect();
-            let mut value = u64::from_str_radix(&digits, radix).map_err(|_| {
-                let text: String = chars[start..i].iter().collect();
-                ParseError::new(
-                    line,
-                    col,
-                    "scenario.number_overflow",
-                    format!("'{text}' is not a number that fits in 64 bits"),
-                )
-                .arg("text", text)
-            })?;
-            if let Some(shift) = chars.get(i).and_then(|s| match s {
-                'K' | 'k' => Some(10),
-                'M' | 'm' => Some(20),
-                'G' | 'g' => Some(30),
-                _ => None,
-            }) {
-                if !chars
-                    .get(i + 1)
-                    .is_some_and(|n| n.is_alphanumeric() || *n == '_')
-                {
-                    value = value
-                        .checked_shl(shift)
-                        .filter(|v| v >> shift == value)
-                        .ok_or_else(|| {
-                            ParseError::new(
-                                line,
-                                col,
-                                "scenario.number_too_large",
-                                "the number is too large".to_string(),
-                            )
-                        })?;
-                    i += 1;
-                }
-            }
-            if chars
-                .get(i)
-                .is_some_and(|n| n.is_alphanumeric() || *n == '_')
-            {
-                let word: String = chars[start..]
-                    .iter()
-                    .take_while(|c| !c.is_whitespace())
-                    .collect();
-                return Err(ParseError::new(
-                    line,
-                    col,
-                    "scenario.bad_number",
-                    format!("'{word}' is not a number"),
-                )
-                .arg("text", word)
-                .hint("write numbers as 64, 0x40, 16K or 4M"));
-            }
+            let (value, end) = number(&chars, i, line, col)?;
+            i = end;
             out.push(Token {
                 tok: Tok::Num(value),
                 col,
@@ -137,4 +76,72 @@ pub(super) fn lex(text: &str, line: u32) -> Result<Vec<Token>, ParseError> {
         }
     }
     Ok(out)
+}
+
+/// The number that starts at `chars[start]` (decimal or `0x` hex, with an optional `K`/`M`/`G`
+/// multiplier) and the index after it; `col` is its column, for errors.
+fn number(chars: &[char], start: usize, line: u32, col: u32) -> Result<(u64, usize), ParseError> {
+    let (radix, digits_from) =
+        if chars[start] == '0' && chars.get(start + 1).is_some_and(|n| *n == 'x' || *n == 'X') {
+            (16, start + 2)
+        } else {
+            (10, start)
+        };
+    let mut i = digits_from;
+    while i < chars.len() && chars[i].is_digit(radix) {
+        i += 1;
+    }
+    let digits: String = chars[digits_from..i].iter().collect();
+    let mut value = u64::from_str_radix(&digits, radix).map_err(|_| {
+        let text: String = chars[start..i].iter().collect();
+        ParseError::new(
+            line,
+            col,
+            "scenario.number_overflow",
+            format!("'{text}' is not a number that fits in 64 bits"),
+        )
+        .arg("text", text)
+    })?;
+    if let Some(shift) = chars.get(i).and_then(|s| match s {
+        'K' | 'k' => Some(10),
+        'M' | 'm' => Some(20),
+        'G' | 'g' => Some(30),
+        _ => None,
+    }) {
+        if !chars
+            .get(i + 1)
+            .is_some_and(|n| n.is_alphanumeric() || *n == '_')
+        {
+            value = value
+                .checked_shl(shift)
+                .filter(|v| v >> shift == value)
+                .ok_or_else(|| {
+                    ParseError::new(
+                        line,
+                        col,
+                        "scenario.number_too_large",
+                        "the number is too large".to_string(),
+                    )
+                })?;
+            i += 1;
+        }
+    }
+    if chars
+        .get(i)
+        .is_some_and(|n| n.is_alphanumeric() || *n == '_')
+    {
+        let word: String = chars[start..]
+            .iter()
+            .take_while(|c| !c.is_whitespace())
+            .collect();
+        return Err(ParseError::new(
+            line,
+            col,
+            "scenario.bad_number",
+            format!("'{word}' is not a number"),
+        )
+        .arg("text", word)
+        .hint("write numbers as 64, 0x40, 16K or 4M"));
+    }
+    Ok((value, i))
 }

@@ -5,7 +5,7 @@ use super::line::{single_num, Line};
 use super::Parser;
 use crate::ast::{CacheDecl, CacheFlags};
 use crate::error::{closest, ParseError};
-use crate::lex::Tok;
+use crate::lex::{Tok, Token};
 
 /// The flags a `cache` line may give, as its error's hint lists them.
 const CACHE_FLAGS_HINT: &str = "flags: hwcache_align, typesafe_by_rcu, account, reclaim_account, cache_dma, cache_dma32, no_merge (debug flags come from slub_debug)";
@@ -57,51 +57,7 @@ impl Parser {
                     }
                     usercopy_col = col;
                 }
-                "flags" => {
-                    for t in &value {
-                        let f = &mut decl.flags;
-                        // Format 1 knew hwcache_align and typesafe_by_rcu (or rcu); the
-                        // flags kmalloc types brought are format 2.
-                        let v2_flag = match &t.tok {
-                            Tok::Word(w) if w == "hwcache_align" => {
-                                f.hwcache_align = true;
-                                None
-                            }
-                            Tok::Word(w) if w == "typesafe_by_rcu" || w == "rcu" => {
-                                f.typesafe_by_rcu = true;
-                                None
-                            }
-                            Tok::Word(w) if w == "account" => Some(&mut f.account),
-                            Tok::Word(w) if w == "reclaim_account" => {
-                                Some(&mut f.reclaim_account)
-                            }
-                            Tok::Word(w) if w == "cache_dma" => Some(&mut f.cache_dma),
-                            Tok::Word(w) if w == "cache_dma32" => Some(&mut f.cache_dma32),
-                            Tok::Word(w) if w == "no_merge" => Some(&mut f.no_merge),
-                            tok => {
-                                let flag = match tok {
-                                    Tok::Word(w) => w.clone(),
-                                    Tok::Num(n) => n.to_string(),
-                                    // pairs() keeps only words and numbers in values.
-                                    Tok::Sym(c) => c.to_string(),
-                                    Tok::DotDot => "..".to_string(),
-                                };
-                                return Err(ParseError::new(
-                                    line.number,
-                                    col,
-                                    "scenario.cache_flag",
-                                    format!("unknown cache flag '{flag}'"),
-                                )
-                                .arg("flag", flag)
-                                .hint(CACHE_FLAGS_HINT));
-                            }
-                        };
-                        if let (Some(set), Tok::Word(w)) = (v2_flag, &t.tok) {
-                            self.require_version_2(line.number, t.col, &format!("flags={w}"))?;
-                            *set = true;
-                        }
-                    }
-                }
+                "flags" => self.cache_flags(line, col, &value, &mut decl.flags)?,
                 _ => {
                     return Err(ParseError::new(
                         line.number,
@@ -180,5 +136,57 @@ impl Parser {
             });
         }
         Ok(name)
+    }
+
+    /// `flags=a,b,...` on a cache line, each name setting its flag in `flags`.
+    fn cache_flags(
+        &self,
+        line: &Line,
+        col: u32,
+        value: &[Token],
+        flags: &mut CacheFlags,
+    ) -> Result<(), ParseError> {
+        for t in value {
+            let f = &mut *flags;
+            // Format 1 knew hwcache_align and typesafe_by_rcu (or rcu); the
+            // flags kmalloc types brought are format 2.
+            let v2_flag = match &t.tok {
+                Tok::Word(w) if w == "hwcache_align" => {
+                    f.hwcache_align = true;
+                    None
+                }
+                Tok::Word(w) if w == "typesafe_by_rcu" || w == "rcu" => {
+                    f.typesafe_by_rcu = true;
+                    None
+                }
+                Tok::Word(w) if w == "account" => Some(&mut f.account),
+                Tok::Word(w) if w == "reclaim_account" => Some(&mut f.reclaim_account),
+                Tok::Word(w) if w == "cache_dma" => Some(&mut f.cache_dma),
+                Tok::Word(w) if w == "cache_dma32" => Some(&mut f.cache_dma32),
+                Tok::Word(w) if w == "no_merge" => Some(&mut f.no_merge),
+                tok => {
+                    let flag = match tok {
+                        Tok::Word(w) => w.clone(),
+                        Tok::Num(n) => n.to_string(),
+                        // pairs() keeps only words and numbers in values.
+                        Tok::Sym(c) => c.to_string(),
+                        Tok::DotDot => "..".to_string(),
+                    };
+                    return Err(ParseError::new(
+                        line.number,
+                        col,
+                        "scenario.cache_flag",
+                        format!("unknown cache flag '{flag}'"),
+                    )
+                    .arg("flag", flag)
+                    .hint(CACHE_FLAGS_HINT));
+                }
+            };
+            if let (Some(set), Tok::Word(w)) = (v2_flag, &t.tok) {
+                self.require_version_2(line.number, t.col, &format!("flags={w}"))?;
+                *set = true;
+            }
+        }
+        Ok(())
     }
 }

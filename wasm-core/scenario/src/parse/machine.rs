@@ -35,6 +35,46 @@ fn machine_error(line: u32, e: &MachineError) -> ParseError {
     }
 }
 
+/// Pages per node from `memory=` (bytes, with its column) or `pages_per_node=`, at most one of
+/// them; 4096 pages when neither is given.
+fn pages_per_node(
+    line: u32,
+    memory: Option<(u64, u32)>,
+    pages: Option<u32>,
+    page_size: u32,
+) -> Result<u32, ParseError> {
+    Ok(match (memory, pages) {
+        (Some(_), Some(_)) => {
+            return Err(ParseError::new(
+                line,
+                1,
+                "scenario.memory_and_pages",
+                "give memory= or pages_per_node=, not both".into(),
+            ))
+        }
+        (Some((bytes, col)), None) => {
+            if page_size == 0
+                || bytes % u64::from(page_size) != 0
+                || bytes / u64::from(page_size) > u64::from(MAX_PAGES_PER_NODE)
+                || bytes == 0
+            {
+                return Err(ParseError::new(
+                    line,
+                    col,
+                    "scenario.memory",
+                    format!(
+                        "memory={bytes} is not a whole number of pages (at most 2^20 pages a node)"
+                    ),
+                )
+                .arg("memory", bytes));
+            }
+            (bytes / u64::from(page_size)) as u32
+        }
+        (None, Some(p)) => p,
+        (None, None) => 4096,
+    })
+}
+
 impl Parser {
     pub(super) fn machine_line(&mut self, line: &mut Line) -> Result<(), ParseError> {
         if self.machine.is_some() {
@@ -116,36 +156,7 @@ impl Parser {
             )
             .hint("e.g. machine cpus=2 nodes=1 memory=16M")
         })?;
-        let pages_per_node = match (memory, pages) {
-            (Some(_), Some(_)) => {
-                return Err(ParseError::new(
-                    line.number,
-                    1,
-                    "scenario.memory_and_pages",
-                    "give memory= or pages_per_node=, not both".into(),
-                ))
-            }
-            (Some((bytes, col)), None) => {
-                if page_size == 0
-                    || bytes % u64::from(page_size) != 0
-                    || bytes / u64::from(page_size) > u64::from(MAX_PAGES_PER_NODE)
-                    || bytes == 0
-                {
-                    return Err(ParseError::new(
-                        line.number,
-                        col,
-                        "scenario.memory",
-                        format!(
-                            "memory={bytes} is not a whole number of pages (at most 2^20 pages a node)"
-                        ),
-                    )
-                    .arg("memory", bytes));
-                }
-                (bytes / u64::from(page_size)) as u32
-            }
-            (None, Some(p)) => p,
-            (None, None) => 4096,
-        };
+        let pages_per_node = pages_per_node(line.number, memory, pages, page_size)?;
         let config = MachineDecl {
             cpus,
             nodes,

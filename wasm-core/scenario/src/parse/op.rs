@@ -4,7 +4,7 @@
 
 use super::line::{Line, COUNT, INDEX, NODE, ORDER, RANGE_END, REPEAT_COUNT, SIZE};
 use super::{Parser, DIRECTIVES};
-use crate::ast::{Op, OpLine, Ref, Target};
+use crate::ast::{ListExpr, Op, OpLine, Ref, Target};
 use crate::error::{closest, ParseError};
 use crate::gfp::{Gfp, GfpRefusal, GFP_KERNEL, GFP_NAMES, GFP_REFUSED};
 use crate::lex::Tok;
@@ -166,72 +166,12 @@ impl Parser {
                 "operations must come after the machine line",
             )
         })?;
-        let mut repeat = 1;
-        if line.peek() == Some(&Tok::Word("repeat".into())) {
-            line.pos += 1;
-            repeat = line.bounded(&REPEAT_COUNT, MAX_REPEAT)? as u32;
-            if repeat == 0 {
-                return Err(line
-                    .err("scenario.repeat_zero", "repeat 0 runs nothing")
-                    .hint("remove the line or use a count of 1 or more"));
-            }
-        }
-        let mut for_each = None;
-        if line.peek() == Some(&Tok::Word("for".into())) {
-            line.pos += 1;
-            let var = line.word("scenario.expected_loop_name", "a name for each element")?;
-            if line.peek() != Some(&Tok::Word("in".into())) {
-                return Err(line.err("scenario.expected_in", "expected `in`"));
-            }
-            line.pos += 1;
-            let list = self.loop_list(line)?;
-            line.expect_sym(':')?;
-            self.names.insert(var.clone());
-            for_each = Some((var, list));
-        }
+        let (repeat, for_each) = self.op_prefix(line)?;
         // Target: `a =` or `a[] =`.
-        let mut target = None;
-        if let (Some(Tok::Word(w)), Some(next)) = (
-            line.peek().cloned(),
-            line.toks.get(line.pos + 1).map(|t| &t.tok),
-        ) {
-            if *next == Tok::Sym('=') {
-                line.pos += 2;
-                target = Some(Target::Name(w));
-            } else if *next == Tok::Sym('[')
-                && line.toks.get(line.pos + 2).map(|t| &t.tok) == Some(&Tok::Sym(']'))
-            {
-                line.pos += 3;
-                line.expect_sym('=')?;
-                target = Some(Target::Append(w));
-            }
-        }
+        let target = op_target(line)?;
         // A list line or a `print` after `repeat`/`for`: refused here, by name.
         self.statement_after_prefix(line, target.is_some())?;
-        let col = line.col();
-        let name = line.word(
-            "scenario.expected_operation",
-            "an operation such as kmalloc(64)",
-        )?;
-        if !OPS.contains(&name.as_str()) {
-            let message = format!("unknown operation or directive '{name}'");
-            let mut known: Vec<&str> = OPS.to_vec();
-            known.extend_from_slice(DIRECTIVES);
-            return Err(match closest(&name, &known) {
-                Some(k) => ParseError::new(
-                    line.number,
-                    col,
-                    "scenario.unknown_operation_did_you_mean",
-                    message,
-                )
-                .arg("name", &name)
-                .arg("suggestion", k)
-                .hint(format!("did you mean {k}?")),
-                None => ParseError::new(line.number, col, "scenario.unknown_operation", message)
-                    .arg("name", &name)
-                    .hint("see docs/scenario-format.md for the operations"),
-            });
-        }
+        let (name, col) = op_name(line)?;
         line.expect_sym('(')?;
         let mut op = self.call(&name, line, &machine)?;
         line.expect_sym(')')?;
@@ -240,42 +180,7 @@ impl Parser {
         }
         self.call_site(line, &mut op)?;
         let on_col = line.col();
-        let cpu = if line.peek() == Some(&Tok::Word("on".into())) {
-            line.pos += 1;
-            let col = line.col();
-            let w = line.word("scenario.expected_cpu", "a CPU such as cpu0")?;
-            let cpu = w
-                .strip_prefix("cpu")
-                .and_then(|n| n.parse::<u32>().ok())
-                .ok_or_else(|| {
-                    ParseError::new(
-                        line.number,
-                        col,
-                        "scenario.bad_cpu",
-                        format!("'{w}' is not a CPU"),
-                    )
-                    .arg("cpu", &w)
-                    .hint("write cpu0, cpu1, ...")
-                })?;
-            if cpu >= machine.cpus {
-                return Err(ParseError::new(
-                    line.number,
-                    col,
-                    "scenario.cpu",
-                    format!(
-                        "cpu{cpu} does not exist: the machine has {} CPUs",
-                        machine.cpus
-                    ),
-                )
-                .arg("cpu", cpu)
-                .arg("cpus", machine.cpus)
-                .arg("last", machine.cpus - 1)
-                .hint(format!("use cpu0 to cpu{}", machine.cpus - 1)));
-            }
-            Some(cpu)
-        } else {
-            None
-        };
+        let cpu = on_cpu(line, &machine)?;
         self.call_site(line, &mut op)?;
         line.finish()?;
         if cpu.is_some() {
@@ -301,46 +206,7 @@ impl Parser {
             .arg("operation", &name)
             .hint("add `on cpu0` (or another CPU) at the end of the line"));
         }
-        let returns = matches!(
-            op,
-            Op::Kmalloc { .. }
-                | Op::KmemCacheAlloc { .. }
-                | Op::KmemCacheAllocBulk { .. }
-                | Op::AllocPages { .. }
-        );
-        match &target {
-            Some(_) if !returns => {
-                return Err(ParseError::new(
-                    line.number,
-                    1,
-                    "scenario.no_result",
-                    format!("{name} returns nothing to name"),
-                )
-                .arg("operation", &name))
-            }
-            Some(Target::Name(n)) => {
-                if repeat > 1 || matches!(op, Op::KmemCacheAllocBulk { .. }) {
-                    if matches!(op, Op::KmemCacheAllocBulk { .. }) {
-                        self.lists.insert(n.clone());
-                    } else {
-                        return Err(ParseError::new(
-                            line.number,
-                            1,
-                            "scenario.repeat_name",
-                            format!("repeat would overwrite '{n}' each time"),
-                        )
-                        .arg("name", n)
-                        .hint(format!("append to a list instead: {n}[] = ...")));
-                    }
-                } else {
-                    self.names.insert(n.clone());
-                }
-            }
-            Some(Target::Append(n)) => {
-                self.lists.insert(n.clone());
-            }
-            None => {}
-        }
+        self.name_result(line, target.as_ref(), repeat, &op, &name)?;
         self.ops.push(OpLine {
             line: line.number,
             repeat,
@@ -428,6 +294,10 @@ impl Parser {
         Ok(gfp)
     }
 
+    #[allow(
+        clippy::too_many_lines,
+        reason = "one arm per operation, each reading that kernel function's arguments in its order"
+    )]
     pub(super) fn call(
         &self,
         name: &str,
@@ -571,4 +441,179 @@ impl Parser {
             _ => unreachable!("checked against OPS"),
         })
     }
+
+    /// `repeat N` and `for x in LIST:` before an operation: the count (1 without `repeat`) and
+    /// the loop, whose name is known from here on.
+    fn op_prefix(
+        &mut self,
+        line: &mut Line,
+    ) -> Result<(u32, Option<(String, ListExpr)>), ParseError> {
+        let mut repeat = 1;
+        if line.peek() == Some(&Tok::Word("repeat".into())) {
+            line.pos += 1;
+            repeat = line.bounded(&REPEAT_COUNT, MAX_REPEAT)? as u32;
+            if repeat == 0 {
+                return Err(line
+                    .err("scenario.repeat_zero", "repeat 0 runs nothing")
+                    .hint("remove the line or use a count of 1 or more"));
+            }
+        }
+        let mut for_each = None;
+        if line.peek() == Some(&Tok::Word("for".into())) {
+            line.pos += 1;
+            let var = line.word("scenario.expected_loop_name", "a name for each element")?;
+            if line.peek() != Some(&Tok::Word("in".into())) {
+                return Err(line.err("scenario.expected_in", "expected `in`"));
+            }
+            line.pos += 1;
+            let list = self.loop_list(line)?;
+            line.expect_sym(':')?;
+            self.names.insert(var.clone());
+            for_each = Some((var, list));
+        }
+        Ok((repeat, for_each))
+    }
+
+    /// Checks what `target` names with this operation's result and records the name (a list
+    /// after `a[] =`, after a bulk allocation).
+    fn name_result(
+        &mut self,
+        line: &Line,
+        target: Option<&Target>,
+        repeat: u32,
+        op: &Op,
+        name: &str,
+    ) -> Result<(), ParseError> {
+        let returns = matches!(
+            op,
+            Op::Kmalloc { .. }
+                | Op::KmemCacheAlloc { .. }
+                | Op::KmemCacheAllocBulk { .. }
+                | Op::AllocPages { .. }
+        );
+        match target {
+            Some(_) if !returns => {
+                return Err(ParseError::new(
+                    line.number,
+                    1,
+                    "scenario.no_result",
+                    format!("{name} returns nothing to name"),
+                )
+                .arg("operation", name))
+            }
+            Some(Target::Name(n)) => {
+                if repeat > 1 || matches!(op, Op::KmemCacheAllocBulk { .. }) {
+                    if matches!(op, Op::KmemCacheAllocBulk { .. }) {
+                        self.lists.insert(n.clone());
+                    } else {
+                        return Err(ParseError::new(
+                            line.number,
+                            1,
+                            "scenario.repeat_name",
+                            format!("repeat would overwrite '{n}' each time"),
+                        )
+                        .arg("name", n)
+                        .hint(format!("append to a list instead: {n}[] = ...")));
+                    }
+                } else {
+                    self.names.insert(n.clone());
+                }
+            }
+            Some(Target::Append(n)) => {
+                self.lists.insert(n.clone());
+            }
+            None => {}
+        }
+        Ok(())
+    }
+}
+
+/// `a =` or `a[] =` at the start of an operation (after any `repeat` and `for`).
+fn op_target(line: &mut Line) -> Result<Option<Target>, ParseError> {
+    let mut target = None;
+    if let (Some(Tok::Word(w)), Some(next)) = (
+        line.peek().cloned(),
+        line.toks.get(line.pos + 1).map(|t| &t.tok),
+    ) {
+        if *next == Tok::Sym('=') {
+            line.pos += 2;
+            target = Some(Target::Name(w));
+        } else if *next == Tok::Sym('[')
+            && line.toks.get(line.pos + 2).map(|t| &t.tok) == Some(&Tok::Sym(']'))
+        {
+            line.pos += 3;
+            line.expect_sym('=')?;
+            target = Some(Target::Append(w));
+        }
+    }
+    Ok(target)
+}
+
+/// The operation's name, one of `OPS`, and its column.
+fn op_name(line: &mut Line) -> Result<(String, u32), ParseError> {
+    let col = line.col();
+    let name = line.word(
+        "scenario.expected_operation",
+        "an operation such as kmalloc(64)",
+    )?;
+    if !OPS.contains(&name.as_str()) {
+        let message = format!("unknown operation or directive '{name}'");
+        let mut known: Vec<&str> = OPS.to_vec();
+        known.extend_from_slice(DIRECTIVES);
+        return Err(match closest(&name, &known) {
+            Some(k) => ParseError::new(
+                line.number,
+                col,
+                "scenario.unknown_operation_did_you_mean",
+                message,
+            )
+            .arg("name", &name)
+            .arg("suggestion", k)
+            .hint(format!("did you mean {k}?")),
+            None => ParseError::new(line.number, col, "scenario.unknown_operation", message)
+                .arg("name", &name)
+                .hint("see docs/scenario-format.md for the operations"),
+        });
+    }
+    Ok((name, col))
+}
+
+/// `on cpuN`, a CPU of `machine`, if the line says one.
+fn on_cpu(line: &mut Line, machine: &MachineDecl) -> Result<Option<u32>, ParseError> {
+    Ok(if line.peek() == Some(&Tok::Word("on".into())) {
+        line.pos += 1;
+        let col = line.col();
+        let w = line.word("scenario.expected_cpu", "a CPU such as cpu0")?;
+        let cpu = w
+            .strip_prefix("cpu")
+            .and_then(|n| n.parse::<u32>().ok())
+            .ok_or_else(|| {
+                ParseError::new(
+                    line.number,
+                    col,
+                    "scenario.bad_cpu",
+                    format!("'{w}' is not a CPU"),
+                )
+                .arg("cpu", &w)
+                .hint("write cpu0, cpu1, ...")
+            })?;
+        if cpu >= machine.cpus {
+            return Err(ParseError::new(
+                line.number,
+                col,
+                "scenario.cpu",
+                format!(
+                    "cpu{cpu} does not exist: the machine has {} CPUs",
+                    machine.cpus
+                ),
+            )
+            .arg("cpu", cpu)
+            .arg("cpus", machine.cpus)
+            .arg("last", machine.cpus - 1)
+            .hint(format!("use cpu0 to cpu{}", machine.cpus - 1)));
+        }
+        Some(cpu)
+    } else {
+        None
+    })
 }

@@ -109,6 +109,10 @@ pub struct CacheGeometry {
 }
 
 /// Computes one cache's geometry, or says why the kernel would refuse it.
+#[allow(
+    clippy::too_many_lines,
+    reason = "kmem_cache_open()'s sequence in the kernel's order (alignment, calculate_sizes(), calculate_order(), min_partial, set_cpu_partial()), read against mm/slub.c top to bottom"
+)]
 pub fn kmem_cache_geometry(req: &CacheRequest) -> Result<CacheGeometry, GeometryError> {
     let page = PageGeometry::new(req.page_size)?;
     let params = SlubParams::new(

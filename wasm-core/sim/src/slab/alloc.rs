@@ -500,6 +500,10 @@ fn fallback_alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
 /// As in v6.6, `n->colour_next` moves on as soon as the pages are there, before
 /// `alloc_slabmgmt()`: a slab whose OFF_SLAB index array cannot be had gives its pages back
 /// but leaves the colour advanced, while a failed `kmem_getpages()` leaves it untouched.
+#[allow(
+    clippy::too_many_lines,
+    reason = "mirrors cache_grow_begin() of mm/slab.c step by step, with its failure exits"
+)]
 pub(crate) fn cache_grow_begin(
     rec: &mut Recorder,
     cache: u32,

@@ -7,6 +7,10 @@ use crate::machine::{FrameState, Machine, Owner};
 use crate::trace::End;
 
 impl Machine {
+    #[allow(
+        clippy::too_many_lines,
+        reason = "one arm per SLAB event, each the state change that event records"
+    )]
     pub(crate) fn apply_slab(&mut self, event: &SlabEvent) {
         let sl = &mut self.slab;
         match event {

@@ -113,6 +113,10 @@ pub fn slab_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u3
 }
 
 /// `___slab_alloc()`.
+#[allow(
+    clippy::too_many_lines,
+    reason = "mirrors ___slab_alloc()'s labels (reread_slab, load_freelist, new_slab, ...) in the kernel's order"
+)]
 pub(crate) fn slab_alloc_slow(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
     if rec.machine().caches[cache as usize].debug() {
         return slab_alloc_debug(rec, cache, cpu, node);

@@ -70,6 +70,10 @@ impl Machine {
     }
 
     #[inline(always)]
+    #[allow(
+        clippy::too_many_lines,
+        reason = "one arm per SLUB event, each the state change that event records"
+    )]
     pub(crate) fn apply_slub(&mut self, event: &Event) {
         match event {
             Event::CacheCreated(new) => {

@@ -472,6 +472,10 @@ impl View<'_> {
     }
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "one arm per event kind that shows something only at its own step (a slab changed, an object, a lock, a merge or split, a detached freelist)"
+)]
 fn transient(m: &Machine, events: &[Event]) -> Transient {
     use crate::slab::event::SlabEvent;
     let mut t = Transient::default();
