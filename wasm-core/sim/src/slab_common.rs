@@ -27,9 +27,9 @@ pub(crate) fn diagnostic(
     key: &'static str,
     addr: u64,
 ) -> FreeOutcome {
-    rec.begin("kfree", path, key);
-    rec.arg_addr("addr", addr);
-    rec.end();
+    rec.call("kfree", path, key, |rec| {
+        rec.arg_addr("addr", addr);
+    });
     FreeOutcome::Refused
 }
 
@@ -42,18 +42,18 @@ pub(crate) fn free_prologue(
     destroyed_cache: Option<u32>,
 ) -> Option<FreeOutcome> {
     if addr == 0 || addr == ZERO_SIZE_PTR {
-        rec.begin("kfree", "NULL or ZERO_SIZE_PTR", "step.kfree_null");
-        rec.end();
+        rec.call("kfree", "NULL or ZERO_SIZE_PTR", "step.kfree_null", |_| {});
         return Some(FreeOutcome::Ignored);
     }
     let c = destroyed_cache?;
-    rec.begin(
+    rec.call(
         "kmem_cache_free",
         "destroyed cache",
         "step.use_destroyed_cache",
+        |rec| {
+            rec.arg_cache("cache", c);
+        },
     );
-    rec.arg_cache("cache", c);
-    rec.end();
     Some(FreeOutcome::Refused)
 }
 
@@ -108,10 +108,10 @@ pub(crate) fn cache_from_obj_checks(hardened: bool, consistency_checks: bool) ->
 /// %s but object is from %s" (with hardening or `slub_debug=F`, see `cache_from_obj_checks`),
 /// then the object's own cache is used.
 pub(crate) fn wrong_cache(rec: &mut Recorder, expected: u32, actual: u32) {
-    rec.begin("cache_from_obj", "wrong cache", "step.wrong_cache");
-    rec.arg_cache("expected", expected);
-    rec.arg_cache("actual", actual);
-    rec.end();
+    rec.call("cache_from_obj", "wrong cache", "step.wrong_cache", |rec| {
+        rec.arg_cache("expected", expected);
+        rec.arg_cache("actual", actual);
+    });
 }
 
 /// `cache_from_obj()` that does not look: the object `addr` of `actual` (slab `pfn`) is freed
@@ -128,18 +128,18 @@ pub(crate) fn wrong_cache_unchecked(
     pfn: Pfn,
     offsets: Option<(u32, u32)>,
 ) {
-    rec.begin("cache_from_obj", path, key);
-    rec.arg_cache("expected", expected);
-    rec.arg_cache("actual", actual);
-    rec.arg_addr("addr", addr);
-    rec.emit(Event::DamageRecorded(Box::new(Damage::WrongCacheFree {
-        cache: expected,
-        slab_cache: actual,
-        addr,
-        pfn,
-        offsets,
-    })));
-    rec.end();
+    rec.call("cache_from_obj", path, key, |rec| {
+        rec.arg_cache("expected", expected);
+        rec.arg_cache("actual", actual);
+        rec.arg_addr("addr", addr);
+        rec.emit(Event::DamageRecorded(Box::new(Damage::WrongCacheFree {
+            cache: expected,
+            slab_cache: actual,
+            addr,
+            pfn,
+            offsets,
+        })));
+    });
 }
 
 /// `slab_unmergeable()` (mm/slab_common.c, v6.6, `CONFIG_HARDENED_USERCOPY`), for both

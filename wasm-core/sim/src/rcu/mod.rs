@@ -71,18 +71,23 @@ fn grace_period(rec: &mut Recorder) {
 /// `synchronize_rcu()`: waits for a full grace period. Callbacks whose grace period ends here
 /// become ready, but none runs: that is RCU's softirq's work later (`rcu_barrier()` here).
 pub fn synchronize_rcu(rec: &mut Recorder) {
-    rec.begin("synchronize_rcu", "grace period", "step.synchronize_rcu");
-    grace_period(rec);
-    let m = rec.machine();
-    let ready = m
-        .rcu
-        .cblist
-        .iter()
-        .flatten()
-        .filter(|c| m.rcu.elapsed(c.gp))
-        .count() as u32;
-    rec.arg("ready", ready);
-    rec.end();
+    rec.call(
+        "synchronize_rcu",
+        "grace period",
+        "step.synchronize_rcu",
+        |rec| {
+            grace_period(rec);
+            let m = rec.machine();
+            let ready = m
+                .rcu
+                .cblist
+                .iter()
+                .flatten()
+                .filter(|c| m.rcu.elapsed(c.gp))
+                .count() as u32;
+            rec.arg("ready", ready);
+        },
+    );
 }
 
 /// `rcu_barrier()`: every callback queued before it, on every CPU, has run when it returns.
@@ -94,12 +99,16 @@ pub fn rcu_barrier(rec: &mut Recorder) {
     let counts: Vec<usize> = m.cblist.iter().map(Vec::len).collect();
     let total: usize = counts.iter().sum();
     if total == 0 {
-        rec.begin("rcu_barrier", "no callbacks", "step.rcu_barrier_idle");
-        rec.end();
+        rec.call(
+            "rcu_barrier",
+            "no callbacks",
+            "step.rcu_barrier_idle",
+            |_| {},
+        );
         return;
     }
     let waiting = m.cblist.iter().flatten().any(|c| !m.elapsed(c.gp));
-    rec.begin(
+    rec.call(
         "rcu_barrier",
         if waiting {
             "wait for a grace period"
@@ -107,12 +116,13 @@ pub fn rcu_barrier(rec: &mut Recorder) {
             "callbacks already ready"
         },
         "step.rcu_barrier",
+        |rec| {
+            rec.arg("callbacks", total as u32);
+            if waiting {
+                grace_period(rec);
+            }
+        },
     );
-    rec.arg("callbacks", total as u32);
-    if waiting {
-        grace_period(rec);
-    }
-    rec.end();
     for (cpu, n) in counts.into_iter().enumerate() {
         for _ in 0..n {
             rcu_do_batch(rec, cpu as u32);
@@ -128,7 +138,7 @@ fn rcu_do_batch(rec: &mut Recorder, cpu: u32) {
     match cb.func {
         RcuFunc::FreeSlab { cache, pfn, .. } => {
             let slub = rec.machine().allocator == Allocator::Slub;
-            rec.begin(
+            rec.call(
                 "rcu_do_batch",
                 if slub {
                     "rcu_free_slab"
@@ -136,13 +146,14 @@ fn rcu_do_batch(rec: &mut Recorder, cpu: u32) {
                     "kmem_rcu_free"
                 },
                 "step.rcu_free_slab",
+                |rec| {
+                    rec.arg_cache("cache", cache);
+                    rec.arg("cpu", cpu);
+                    rec.arg("pfn", pfn);
+                    emit(rec, RcuEvent::CallbackInvoked { cpu, func: cb.func });
+                    let _ = free_pages(rec, cpu, pfn);
+                },
             );
-            rec.arg_cache("cache", cache);
-            rec.arg("cpu", cpu);
-            rec.arg("pfn", pfn);
-            emit(rec, RcuEvent::CallbackInvoked { cpu, func: cb.func });
-            let _ = free_pages(rec, cpu, pfn);
-            rec.end();
         }
         // rcu_work_rcufn() queues kfree_rcu_work() on this CPU's system_wq pool; it runs at
         // once, in the same step.
@@ -155,13 +166,14 @@ fn rcu_do_batch(rec: &mut Recorder, cpu: u32) {
 /// scheduled; that work calls `rcu_barrier()`, so the pages of the slabs just freed are back
 /// before `kmem_cache_release()`. It runs within the operation.
 pub(crate) fn slab_caches_to_rcu_destroy_workfn(rec: &mut Recorder, cache: u32) {
-    rec.begin(
+    rec.call(
         "slab_caches_to_rcu_destroy_workfn",
         "rcu_barrier before release",
         "step.rcu_destroy_work",
+        |rec| {
+            rec.arg_cache("cache", cache);
+        },
     );
-    rec.arg_cache("cache", cache);
-    rec.end();
     rcu_barrier(rec);
 }
 

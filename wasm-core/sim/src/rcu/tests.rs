@@ -371,11 +371,16 @@ fn full_pages_of_pointers_are_freed_newest_first() {
         RCU_MIN_CACHED_OBJS - 2
     );
     // One more page in the cache, so that it is full when the second page comes back.
-    rec.begin("fill_page_cache_func", "test", "step.krc_fill_page_cache");
-    let owner = Owner::KfreeRcu { cpu: 0 };
-    let spare = crate::page_alloc::alloc_pages(&mut rec, 0, None, 0, owner).unwrap();
-    emit(&mut rec, RcuEvent::KrcPageCached { cpu: 0, pfn: spare });
-    rec.end();
+    rec.call(
+        "fill_page_cache_func",
+        "test",
+        "step.krc_fill_page_cache",
+        |rec| {
+            let owner = Owner::KfreeRcu { cpu: 0 };
+            let spare = crate::page_alloc::alloc_pages(rec, 0, None, 0, owner).unwrap();
+            emit(rec, RcuEvent::KrcPageCached { cpu: 0, pfn: spare });
+        },
+    );
     kfree_rcu_monitor(&mut rec, Some(0));
     rcu_barrier(&mut rec);
     assert_eq!(rec.machine().live_objects, 0);

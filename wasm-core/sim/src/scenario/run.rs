@@ -656,10 +656,15 @@ fn step(
                 Ok(pfn) => Ok(Some(Value::Pages { pfn })),
                 Err(PageAllocError::Order { order, max_order }) => {
                     // __alloc_pages(): WARN_ON_ONCE(order > MAX_ORDER) and return NULL.
-                    rec.begin("__alloc_pages", "order > MAX_ORDER", "step.bad_order");
-                    rec.arg("order", order);
-                    rec.arg("max_order", max_order);
-                    rec.end();
+                    rec.call(
+                        "__alloc_pages",
+                        "order > MAX_ORDER",
+                        "step.bad_order",
+                        |rec| {
+                            rec.arg("order", order);
+                            rec.arg("max_order", max_order);
+                        },
+                    );
                     Ok(Some(Value::Null))
                 }
                 Err(_) => Ok(Some(Value::Null)),
@@ -669,8 +674,7 @@ fn step(
             match resolve(line.line, pages, names, lists)? {
                 Value::Null => {
                     // free_pages(0) returns at once.
-                    rec.begin("free_pages", "NULL", "step.free_null");
-                    rec.end();
+                    rec.call("free_pages", "NULL", "step.free_null", |_| {});
                 }
                 v => {
                     // An object's address is not the first page of a block: "Bad page state".
@@ -681,9 +685,9 @@ fn step(
                     ) = free_pages(rec, cpu, pfn)
                     {
                         // bad_page(): "BUG: Bad page state"; the kernel reports it and leaks the page.
-                        rec.begin("free_pages", "bad page", "step.bad_page");
-                        rec.arg("pfn", pfn);
-                        rec.end();
+                        rec.call("free_pages", "bad page", "step.bad_page", |rec| {
+                            rec.arg("pfn", pfn);
+                        });
                     }
                 }
             }

@@ -110,39 +110,40 @@ fn create(
 /// sizes (`create_boot_cache()`), each type's flags and a usercopy region of the whole object.
 /// Also each CPU's first reap node (`init_reap_node()`).
 pub fn create_kmalloc_caches(rec: &mut Recorder, switches: &Switches) -> Result<(), GeometryError> {
-    rec.begin(
+    rec.call(
         "create_kmalloc_caches",
         "boot",
         "step.create_kmalloc_caches",
+        |rec| {
+            let nodes = rec.machine().config.nodes;
+            for cpu in 0..rec.machine().config.cpus {
+                let node = (rec.machine().cpu_node[cpu as usize] + 1) % nodes;
+                emit(rec, SlabEvent::ReapNode { cpu, node });
+            }
+            let p = params(rec.machine(), switches);
+            let page = rec.machine().page;
+            let mut boot_stream = None;
+            for (ty, class, geometry) in slab_kmalloc_boot(&page, &p) {
+                let who = Identity {
+                    name: geometry.name.clone(),
+                    flags: SlabFlags {
+                        hwcache_align: true,
+                        ..ty.flags()
+                    },
+                    ctor: false,
+                    kmalloc: Some(KmallocSlot {
+                        ty,
+                        index: class.index,
+                    }),
+                    usersize: class.size,
+                    useroffset: 0,
+                };
+                let stream = (ty != KmallocType::Normal)
+                    .then(|| boot_stream.get_or_insert_with(|| BootStream::new(rec.machine())));
+                create(rec, switches, who, geometry, stream);
+            }
+        },
     );
-    let nodes = rec.machine().config.nodes;
-    for cpu in 0..rec.machine().config.cpus {
-        let node = (rec.machine().cpu_node[cpu as usize] + 1) % nodes;
-        emit(rec, SlabEvent::ReapNode { cpu, node });
-    }
-    let p = params(rec.machine(), switches);
-    let page = rec.machine().page;
-    let mut boot_stream = None;
-    for (ty, class, geometry) in slab_kmalloc_boot(&page, &p) {
-        let who = Identity {
-            name: geometry.name.clone(),
-            flags: SlabFlags {
-                hwcache_align: true,
-                ..ty.flags()
-            },
-            ctor: false,
-            kmalloc: Some(KmallocSlot {
-                ty,
-                index: class.index,
-            }),
-            usersize: class.size,
-            useroffset: 0,
-        };
-        let stream = (ty != KmallocType::Normal)
-            .then(|| boot_stream.get_or_insert_with(|| BootStream::new(rec.machine())));
-        create(rec, switches, who, geometry, stream);
-    }
-    rec.end();
     Ok(())
 }
 
@@ -169,31 +170,41 @@ pub fn kmem_cache_create(
         let object_size = rec.machine().slab.caches[id as usize]
             .object_size
             .max(decl.size);
-        rec.begin("__kmem_cache_alias", "merged", "step.cache_aliased");
-        rec.arg("cache", decl.name.clone());
-        rec.arg_cache("into", id);
-        emit(
-            rec,
-            SlabEvent::CacheAliased(Box::new((id, decl.name.clone(), object_size))),
+        rec.call(
+            "__kmem_cache_alias",
+            "merged",
+            "step.cache_aliased",
+            |rec| {
+                rec.arg("cache", decl.name.clone());
+                rec.arg_cache("into", id);
+                emit(
+                    rec,
+                    SlabEvent::CacheAliased(Box::new((id, decl.name.clone(), object_size))),
+                );
+            },
         );
-        rec.end();
         return Ok(id);
     }
-    rec.begin("kmem_cache_create", "new cache", "step.cache_created");
-    rec.arg("cache", decl.name.clone());
-    rec.arg("size", geometry.size);
-    rec.arg("objs_per_slab", geometry.num);
-    rec.arg("order", geometry.gfporder);
-    let who = Identity {
-        name: decl.name.clone(),
-        flags: decl.flags,
-        ctor: decl.ctor,
-        kmalloc: None,
-        usersize: decl.usersize,
-        useroffset: decl.useroffset,
-    };
-    let id = create(rec, switches, who, geometry, None);
-    rec.end();
+    let id = rec.call(
+        "kmem_cache_create",
+        "new cache",
+        "step.cache_created",
+        |rec| {
+            rec.arg("cache", decl.name.clone());
+            rec.arg("size", geometry.size);
+            rec.arg("objs_per_slab", geometry.num);
+            rec.arg("order", geometry.gfporder);
+            let who = Identity {
+                name: decl.name.clone(),
+                flags: decl.flags,
+                ctor: decl.ctor,
+                kmalloc: None,
+                usersize: decl.usersize,
+                useroffset: decl.useroffset,
+            };
+            create(rec, switches, who, geometry, None)
+        },
+    );
     Ok(id)
 }
 

@@ -125,7 +125,7 @@ fn cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64, c
             .ac(alien)
             .expect("NUMA caches have alien caches");
         let full = ac.avail() >= ac.limit;
-        rec.begin(
+        let list = rec.call(
             "cache_free_alien",
             if full {
                 "alien cache full: drain it to its node first"
@@ -133,56 +133,59 @@ fn cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64, c
                 "to the alien cache"
             },
             "step.slab_free_alien",
-        );
-        rec.arg_cache("cache", cache);
-        rec.arg("cpu", cpu);
-        rec.arg("node", slab_node);
-        rec.arg_addr("object", addr);
-        emit(rec, freed);
-        lock_alien(rec, cache, local, slab_node);
-        let mut list = Vec::new();
-        if full {
-            list = drain_alien_cache(rec, cache, local, slab_node);
-        }
-        emit(
-            rec,
-            SlabEvent::AcPushed {
-                cache,
-                ac: alien,
-                addr,
+            |rec| {
+                rec.arg_cache("cache", cache);
+                rec.arg("cpu", cpu);
+                rec.arg("node", slab_node);
+                rec.arg_addr("object", addr);
+                emit(rec, freed);
+                lock_alien(rec, cache, local, slab_node);
+                let mut list = Vec::new();
+                if full {
+                    list = drain_alien_cache(rec, cache, local, slab_node);
+                }
+                emit(
+                    rec,
+                    SlabEvent::AcPushed {
+                        cache,
+                        ac: alien,
+                        addr,
+                    },
+                );
+                list
             },
         );
-        rec.end();
         slabs_destroy(rec, cache, cpu, list);
         return;
     }
     let ac = &m.slab.caches[cache as usize].cpu[cpu as usize];
     if ac.avail() < ac.limit {
-        rec.begin(
+        rec.call(
             "___cache_free",
             "to the per-CPU array",
             "step.slab_free_array",
-        );
-        rec.arg_cache("cache", cache);
-        rec.arg("cpu", cpu);
-        rec.arg_addr("object", addr);
-        emit(rec, freed);
-        emit(
-            rec,
-            SlabEvent::AcPushed {
-                cache,
-                ac: cpu_ac(cpu),
-                addr,
+            |rec| {
+                rec.arg_cache("cache", cache);
+                rec.arg("cpu", cpu);
+                rec.arg_addr("object", addr);
+                emit(rec, freed);
+                emit(
+                    rec,
+                    SlabEvent::AcPushed {
+                        cache,
+                        ac: cpu_ac(cpu),
+                        addr,
+                    },
+                );
             },
         );
-        rec.end();
         return;
     }
     let shared_room = m.slab.caches[cache as usize].node[local as usize]
         .shared
         .as_ref()
         .map_or(0, |sh| sh.limit - sh.avail());
-    rec.begin(
+    let list = rec.call(
         "cache_flusharray",
         if shared_room > 0 {
             "array full: oldest batch to the shared array"
@@ -190,21 +193,23 @@ fn cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64, c
             "array full: oldest batch back to the slabs"
         },
         "step.slab_flusharray",
-    );
-    rec.arg_cache("cache", cache);
-    rec.arg("cpu", cpu);
-    rec.arg_addr("object", addr);
-    emit(rec, freed);
-    let list = cache_flusharray(rec, cache, cpu);
-    emit(
-        rec,
-        SlabEvent::AcPushed {
-            cache,
-            ac: cpu_ac(cpu),
-            addr,
+        |rec| {
+            rec.arg_cache("cache", cache);
+            rec.arg("cpu", cpu);
+            rec.arg_addr("object", addr);
+            emit(rec, freed);
+            let list = cache_flusharray(rec, cache, cpu);
+            emit(
+                rec,
+                SlabEvent::AcPushed {
+                    cache,
+                    ac: cpu_ac(cpu),
+                    addr,
+                },
+            );
+            list
         },
     );
-    rec.end();
     slabs_destroy(rec, cache, cpu, list);
 }
 
@@ -414,24 +419,21 @@ pub(crate) fn slabs_destroy(rec: &mut Recorder, cache: u32, cpu: u32, list: Vec<
         let s = &rec.machine().slab.caches[cache as usize];
         let off_slab = s.geometry.layout == FreelistLayout::OffSlab;
         let rcu = s.flags.typesafe_by_rcu;
-        if rcu {
-            rec.begin(
-                "slab_destroy",
-                "SLAB_TYPESAFE_BY_RCU: call_rcu",
-                "step.slab_destroy_rcu",
-            );
+        let (path, key) = if rcu {
+            ("SLAB_TYPESAFE_BY_RCU: call_rcu", "step.slab_destroy_rcu")
         } else {
-            rec.begin("slab_destroy", "free slab", "step.slab_destroy");
-        }
-        rec.arg_cache("cache", cache);
-        rec.arg("pfn", pfn);
-        emit(rec, SlabEvent::SlabDestroyed { cache, pfn });
-        if rcu {
-            crate::rcu::free_slab_rcu(rec, cpu, cache, pfn, order);
-        } else {
-            let _ = free_pages(rec, cpu, pfn);
-        }
-        rec.end();
+            ("free slab", "step.slab_destroy")
+        };
+        rec.call("slab_destroy", path, key, |rec| {
+            rec.arg_cache("cache", cache);
+            rec.arg("pfn", pfn);
+            emit(rec, SlabEvent::SlabDestroyed { cache, pfn });
+            if rcu {
+                crate::rcu::free_slab_rcu(rec, cpu, cache, pfn, order);
+            } else {
+                let _ = free_pages(rec, cpu, pfn);
+            }
+        });
         if off_slab {
             kfree(rec, mgmt, cpu, None);
         }
@@ -440,12 +442,17 @@ pub(crate) fn slabs_destroy(rec: &mut Recorder, cache: u32, cpu: u32, list: Vec<
 
 /// `kmem_cache_free_bulk()`/`kfree_bulk()`: SLAB frees the objects one by one.
 pub fn kmem_cache_free_bulk(rec: &mut Recorder, cache: Option<u32>, objs: &[u64], cpu: u32) {
-    rec.begin("kmem_cache_free_bulk", "one by one", "step.slab_free_bulk");
-    if let Some(c) = cache {
-        rec.arg_cache("cache", c);
-    }
-    rec.arg("count", objs.len() as u64);
-    rec.end();
+    rec.call(
+        "kmem_cache_free_bulk",
+        "one by one",
+        "step.slab_free_bulk",
+        |rec| {
+            if let Some(c) = cache {
+                rec.arg_cache("cache", c);
+            }
+            rec.arg("count", objs.len() as u64);
+        },
+    );
     for &obj in objs {
         kfree(rec, obj, cpu, cache);
     }

@@ -46,11 +46,19 @@ fn request(
 /// of the whole object (`create_kmalloc_cache()`); then `random_kmalloc_seed` with the switch
 /// on (`get_random_u64()`, drawn only then, so that nothing else moves without it).
 pub fn create_kmalloc_caches(rec: &mut Recorder, switches: &Switches) -> Result<(), GeometryError> {
-    rec.begin(
+    rec.call(
         "create_kmalloc_caches",
         "boot",
         "step.create_kmalloc_caches",
-    );
+        |rec| create_kmalloc_caches_body(rec, switches),
+    )
+}
+
+/// The body of `create_kmalloc_caches()`, inside its step.
+fn create_kmalloc_caches_body(
+    rec: &mut Recorder,
+    switches: &Switches,
+) -> Result<(), GeometryError> {
     let mut boot_stream = None;
     for ty in KmallocType::all(switches.random_kmalloc_caches) {
         for class in kmalloc_classes(&rec.machine().page) {
@@ -104,7 +112,6 @@ pub fn create_kmalloc_caches(rec: &mut Recorder, switches: &Switches) -> Result<
         let seed = get_random_long(rec);
         rec.emit(Event::RandomKmallocSeedSet { seed });
     }
-    rec.end();
     Ok(())
 }
 
@@ -182,37 +189,49 @@ pub fn kmem_cache_create(
         .then(|| find_mergeable(rec, switches, &req, geometry.align))
         .flatten();
     if let Some(id) = alias {
-        rec.begin("__kmem_cache_alias", "merged", "step.cache_aliased");
-        rec.arg("cache", decl.name.clone());
-        rec.arg_cache("into", id);
-        rec.emit(Event::CacheAliased {
-            id,
-            alias: decl.name.clone(),
-        });
-        rec.end();
+        rec.call(
+            "__kmem_cache_alias",
+            "merged",
+            "step.cache_aliased",
+            |rec| {
+                rec.arg("cache", decl.name.clone());
+                rec.arg_cache("into", id);
+                rec.emit(Event::CacheAliased {
+                    id,
+                    alias: decl.name.clone(),
+                });
+            },
+        );
         return Ok(id);
     }
-    rec.begin("kmem_cache_create", "new cache", "step.cache_created");
-    rec.arg("cache", decl.name.clone());
-    rec.arg("size", geometry.size);
-    rec.arg("objs_per_slab", geometry.objs_per_slab);
-    rec.arg("order", geometry.order);
-    let id = rec.machine().caches.len() as u32;
-    let (random, random_seq) = kmem_cache_open_random(rec, switches, geometry.objs_per_slab);
-    rec.emit(Event::CacheCreated(Box::new(NewCache {
-        id,
-        name: decl.name.clone(),
-        geometry,
-        flags: req.flags,
-        ctor: req.ctor,
-        kmalloc: None,
-        usersize: decl.usersize,
-        useroffset: decl.useroffset,
-        hardened: switches.freelist_hardened,
-        random,
-        random_seq,
-    })));
-    rec.end();
+    let id = rec.call(
+        "kmem_cache_create",
+        "new cache",
+        "step.cache_created",
+        |rec| {
+            rec.arg("cache", decl.name.clone());
+            rec.arg("size", geometry.size);
+            rec.arg("objs_per_slab", geometry.objs_per_slab);
+            rec.arg("order", geometry.order);
+            let id = rec.machine().caches.len() as u32;
+            let (random, random_seq) =
+                kmem_cache_open_random(rec, switches, geometry.objs_per_slab);
+            rec.emit(Event::CacheCreated(Box::new(NewCache {
+                id,
+                name: decl.name.clone(),
+                geometry,
+                flags: req.flags,
+                ctor: req.ctor,
+                kmalloc: None,
+                usersize: decl.usersize,
+                useroffset: decl.useroffset,
+                hardened: switches.freelist_hardened,
+                random,
+                random_seq,
+            })));
+            id
+        },
+    );
     Ok(id)
 }
 

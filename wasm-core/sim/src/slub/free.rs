@@ -151,16 +151,16 @@ pub(crate) fn do_slab_free(
     }
     let (head, (_, tail_index)) = (objs[0].0, objs[objs.len() - 1]);
     let cpu_head = rec.machine().caches[cache as usize].cpu[cpu as usize].freelist;
-    rec.begin("do_slab_free", "fast path", "step.free_fast");
-    rec.arg_cache("cache", cache);
-    rec.arg("cpu", cpu);
-    rec.arg("count", objs.len() as u32);
-    set_freepointer_at(rec, pfn, tail_index, cpu_head);
-    set_cpu_freelist(rec, cache, cpu, head);
-    for &(addr, index) in objs {
-        object_freed(rec, cache, cpu, pfn, addr, index);
-    }
-    rec.end();
+    rec.call("do_slab_free", "fast path", "step.free_fast", |rec| {
+        rec.arg_cache("cache", cache);
+        rec.arg("cpu", cpu);
+        rec.arg("count", objs.len() as u32);
+        set_freepointer_at(rec, pfn, tail_index, cpu_head);
+        set_cpu_freelist(rec, cache, cpu, head);
+        for &(addr, index) in objs {
+            object_freed(rec, cache, cpu, pfn, addr, index);
+        }
+    });
 }
 
 /// The way `do_slab_free()` takes for objects of the slab at `pfn` freed on `cpu`: the fast
@@ -209,59 +209,57 @@ fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, u32)],
     } else {
         "full slab to node partial"
     };
-    rec.begin("__slab_free", path, "step.slab_free");
-    rec.arg_cache("cache", cache);
-    rec.arg("cpu", cpu);
-    rec.arg("inuse", inuse);
-    rec.arg("count", cnt);
-    if takes_node_lock {
-        // Taken before the cmpxchg that makes the slab empty or unfrozen-partial.
-        rec.emit(Event::ListLockTaken {
-            cache,
-            node: slab.node,
-        });
-    }
-    set_freepointer_at(rec, pfn, tail_index, prior);
-    rec.emit(Event::SlabStateSet {
-        pfn,
-        freelist: head,
-        inuse,
-        frozen,
-    });
-    for &(addr, index) in objs {
-        object_freed(rec, cache, cpu, pfn, addr, index);
-    }
-    if !takes_node_lock {
-        if !was_frozen && frozen {
-            put_cpu_partial(rec, cache, cpu, pfn, true); // CPU_PARTIAL_FREE
+    rec.call("__slab_free", path, "step.slab_free", |rec| {
+        rec.arg_cache("cache", cache);
+        rec.arg("cpu", cpu);
+        rec.arg("inuse", inuse);
+        rec.arg("count", cnt);
+        if takes_node_lock {
+            // Taken before the cmpxchg that makes the slab empty or unfrozen-partial.
+            rec.emit(Event::ListLockTaken {
+                cache,
+                node: slab.node,
+            });
         }
-        rec.end();
-        return;
-    }
-    let nr_partial = rec.machine().caches[cache as usize].node[slab.node as usize]
-        .partial
-        .len() as u64;
-    if inuse == 0 && nr_partial >= min_partial {
-        if prior != 0 {
-            rec.emit(Event::NodePartialRemoved {
+        set_freepointer_at(rec, pfn, tail_index, prior);
+        rec.emit(Event::SlabStateSet {
+            pfn,
+            freelist: head,
+            inuse,
+            frozen,
+        });
+        for &(addr, index) in objs {
+            object_freed(rec, cache, cpu, pfn, addr, index);
+        }
+        if !takes_node_lock {
+            if !was_frozen && frozen {
+                put_cpu_partial(rec, cache, cpu, pfn, true); // CPU_PARTIAL_FREE
+            }
+            return;
+        }
+        let nr_partial = rec.machine().caches[cache as usize].node[slab.node as usize]
+            .partial
+            .len() as u64;
+        if inuse == 0 && nr_partial >= min_partial {
+            if prior != 0 {
+                rec.emit(Event::NodePartialRemoved {
+                    cache,
+                    node: slab.node,
+                    pfn,
+                }); // FREE_REMOVE_PARTIAL
+            }
+            discard_slab(rec, cache, cpu, pfn);
+            return;
+        }
+        if !has_cpu_partial && prior == 0 {
+            rec.emit(Event::NodePartialAdded {
                 cache,
                 node: slab.node,
                 pfn,
-            }); // FREE_REMOVE_PARTIAL
+                end: End::Tail,
+            }); // FREE_ADD_PARTIAL
         }
-        discard_slab(rec, cache, cpu, pfn);
-        rec.end();
-        return;
-    }
-    if !has_cpu_partial && prior == 0 {
-        rec.emit(Event::NodePartialAdded {
-            cache,
-            node: slab.node,
-            pfn,
-            end: End::Tail,
-        }); // FREE_ADD_PARTIAL
-    }
-    rec.end();
+    })
 }
 
 /// `free_to_partial_list()`: how a debug cache frees (`__slab_free()` sends it here), under the
@@ -281,39 +279,44 @@ fn free_to_partial_list(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, 
         (true, false) => "debug cache: full slab to node partial",
         (false, false) => "debug cache: partial slab",
     };
-    rec.begin("free_to_partial_list", path, "step.free_to_partial_list");
-    rec.arg_cache("cache", cache);
-    rec.arg("cpu", cpu);
-    rec.arg("inuse", inuse);
-    rec.arg("count", cnt);
-    rec.emit(Event::ListLockTaken { cache, node });
-    set_freepointer_at(rec, pfn, tail_index, prior);
-    rec.emit(Event::SlabStateSet {
-        pfn,
-        freelist: head,
-        inuse,
-        frozen: false,
-    });
-    for &(addr, index) in objs {
-        object_freed(rec, cache, cpu, pfn, addr, index);
-    }
-    if prior == 0 {
-        if store_user {
-            rec.emit(Event::NodeFullRemoved { cache, node, pfn });
-        }
-        if !discard {
-            rec.emit(Event::NodePartialAdded {
-                cache,
-                node,
+    rec.call(
+        "free_to_partial_list",
+        path,
+        "step.free_to_partial_list",
+        |rec| {
+            rec.arg_cache("cache", cache);
+            rec.arg("cpu", cpu);
+            rec.arg("inuse", inuse);
+            rec.arg("count", cnt);
+            rec.emit(Event::ListLockTaken { cache, node });
+            set_freepointer_at(rec, pfn, tail_index, prior);
+            rec.emit(Event::SlabStateSet {
                 pfn,
-                end: End::Tail,
+                freelist: head,
+                inuse,
+                frozen: false,
             });
-        }
-    } else if discard {
-        rec.emit(Event::NodePartialRemoved { cache, node, pfn });
-    }
-    if discard {
-        discard_slab(rec, cache, cpu, pfn);
-    }
-    rec.end();
+            for &(addr, index) in objs {
+                object_freed(rec, cache, cpu, pfn, addr, index);
+            }
+            if prior == 0 {
+                if store_user {
+                    rec.emit(Event::NodeFullRemoved { cache, node, pfn });
+                }
+                if !discard {
+                    rec.emit(Event::NodePartialAdded {
+                        cache,
+                        node,
+                        pfn,
+                        end: End::Tail,
+                    });
+                }
+            } else if discard {
+                rec.emit(Event::NodePartialRemoved { cache, node, pfn });
+            }
+            if discard {
+                discard_slab(rec, cache, cpu, pfn);
+            }
+        },
+    );
 }

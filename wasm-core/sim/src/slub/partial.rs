@@ -173,41 +173,38 @@ pub(crate) fn deactivate_slab(
 pub(crate) fn discard_slab(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn) {
     let slab = rec.machine().slabs[&pfn].fields();
     let rcu = rec.machine().caches[cache as usize].flags.typesafe_by_rcu;
-    if rcu {
-        rec.begin(
-            "discard_slab",
-            "SLAB_TYPESAFE_BY_RCU: call_rcu",
-            "step.discard_slab_rcu",
-        );
+    let (path, key) = if rcu {
+        ("SLAB_TYPESAFE_BY_RCU: call_rcu", "step.discard_slab_rcu")
     } else {
-        rec.begin("discard_slab", "empty slab", "step.discard_slab");
-    }
-    rec.arg_cache("cache", cache);
-    rec.arg("pfn", pfn);
-    if slab.cache != cache {
-        rec.emit(Event::DamageRecorded(Box::new(
-            Damage::ForeignSlabDiscarded {
-                cache,
-                slab_cache: slab.cache,
-                pfn,
-                node: slab.node,
-                objects: slab.objects,
-            },
-        )));
-    }
-    rec.emit(Event::SlabUncounted {
-        cache: slab.cache,
-        node: slab.node,
-        objects: slab.objects,
+        ("empty slab", "step.discard_slab")
+    };
+    rec.call("discard_slab", path, key, |rec| {
+        rec.arg_cache("cache", cache);
+        rec.arg("pfn", pfn);
+        if slab.cache != cache {
+            rec.emit(Event::DamageRecorded(Box::new(
+                Damage::ForeignSlabDiscarded {
+                    cache,
+                    slab_cache: slab.cache,
+                    pfn,
+                    node: slab.node,
+                    objects: slab.objects,
+                },
+            )));
+        }
+        rec.emit(Event::SlabUncounted {
+            cache: slab.cache,
+            node: slab.node,
+            objects: slab.objects,
+        });
+        rec.emit(Event::SlabDiscarded { cache, pfn });
+        if rcu {
+            // rcu_free_slab() frees through slab->slab_cache, the slab's own cache.
+            crate::rcu::free_slab_rcu(rec, cpu, slab.cache, pfn, slab.order);
+        } else {
+            let _ = free_pages(rec, cpu, pfn);
+        }
     });
-    rec.emit(Event::SlabDiscarded { cache, pfn });
-    if rcu {
-        // rcu_free_slab() frees through slab->slab_cache, the slab's own cache.
-        crate::rcu::free_slab_rcu(rec, cpu, slab.cache, pfn, slab.order);
-    } else {
-        let _ = free_pages(rec, cpu, pfn);
-    }
-    rec.end();
 }
 
 /// `flush_slab()`: detach the cpu slab and the CPU's freelist (bumping tid), then
@@ -226,26 +223,32 @@ pub(crate) fn flush_slab(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, cpu
 pub fn flush_cpu_slab(rec: &mut Recorder, cache: u32, cpu: u32) {
     let c = rec.machine().caches[cache as usize].cpu[cpu as usize].clone();
     if let Some(pfn) = c.slab {
-        rec.begin("flush_slab", "deactivate cpu slab", "step.flush_slab");
-        rec.arg_cache("cache", cache);
-        rec.arg("cpu", cpu);
-        flush_slab(rec, cache, cpu, pfn, c.freelist);
-        rec.end();
+        rec.call(
+            "flush_slab",
+            "deactivate cpu slab",
+            "step.flush_slab",
+            |rec| {
+                rec.arg_cache("cache", cache);
+                rec.arg("cpu", cpu);
+                flush_slab(rec, cache, cpu, pfn, c.freelist);
+            },
+        );
     }
     if c.partial.is_some() {
-        rec.begin(
+        rec.call(
             "unfreeze_partials_cpu",
             "cpu partial to node",
             "step.unfreeze_partials",
+            |rec| {
+                rec.arg_cache("cache", cache);
+                rec.arg("cpu", cpu);
+                rec.emit(Event::CpuPartialSet {
+                    cache,
+                    cpu,
+                    top: None,
+                });
+                unfreeze_partials(rec, cache, cpu, c.partial);
+            },
         );
-        rec.arg_cache("cache", cache);
-        rec.arg("cpu", cpu);
-        rec.emit(Event::CpuPartialSet {
-            cache,
-            cpu,
-            top: None,
-        });
-        unfreeze_partials(rec, cache, cpu, c.partial);
-        rec.end();
     }
 }

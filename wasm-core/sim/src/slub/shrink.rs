@@ -33,27 +33,32 @@ pub fn kmem_cache_shrink(rec: &mut Recorder, cache: u32, cpu: u32) {
                 rest.push(pfn);
             }
         }
-        rec.begin("__kmem_cache_do_shrink", "sort and free", "step.shrink");
-        rec.arg_cache("cache", cache);
-        rec.arg("node", node);
-        rec.arg("freed", discard.len() as u32);
-        rec.emit(Event::ListLockTaken { cache, node });
-        for &pfn in &list {
-            rec.emit(Event::NodePartialRemoved { cache, node, pfn });
-        }
-        for pfn in buckets.into_iter().flatten().chain(rest) {
-            rec.emit(Event::NodePartialAdded {
-                cache,
-                node,
-                pfn,
-                end: End::Tail,
-            });
-        }
-        // list_move() to the head of the discard list, freed from its head: the last first.
-        for pfn in discard.into_iter().rev() {
-            discard_slab(rec, cache, cpu, pfn);
-        }
-        rec.end();
+        rec.call(
+            "__kmem_cache_do_shrink",
+            "sort and free",
+            "step.shrink",
+            |rec| {
+                rec.arg_cache("cache", cache);
+                rec.arg("node", node);
+                rec.arg("freed", discard.len() as u32);
+                rec.emit(Event::ListLockTaken { cache, node });
+                for &pfn in &list {
+                    rec.emit(Event::NodePartialRemoved { cache, node, pfn });
+                }
+                for pfn in buckets.into_iter().flatten().chain(rest) {
+                    rec.emit(Event::NodePartialAdded {
+                        cache,
+                        node,
+                        pfn,
+                        end: End::Tail,
+                    });
+                }
+                // list_move() to the head of the discard list, freed from its head: the last first.
+                for pfn in discard.into_iter().rev() {
+                    discard_slab(rec, cache, cpu, pfn);
+                }
+            },
+        );
     }
 }
 
@@ -84,61 +89,72 @@ pub fn kmem_cache_destroy(
             .iter()
             .any(|x| x == a)
     }) {
-        rec.begin("kmem_cache_destroy", "refcount", "step.cache_unreferenced");
-        rec.arg_cache("cache", cache);
-        rec.emit(Event::CacheUnaliased {
-            id: cache,
-            alias: alias.to_string(),
-        });
-        rec.end();
+        rec.call(
+            "kmem_cache_destroy",
+            "refcount",
+            "step.cache_unreferenced",
+            |rec| {
+                rec.arg_cache("cache", cache);
+                rec.emit(Event::CacheUnaliased {
+                    id: cache,
+                    alias: alias.to_string(),
+                });
+            },
+        );
         return DestroyOutcome::Unreferenced;
     }
     if !rec.machine().caches[cache as usize].aliases.is_empty() {
         // The creator's name goes first but the cache lives on for its aliases.
         let alias = rec.machine().caches[cache as usize].aliases[0].clone();
-        rec.begin("kmem_cache_destroy", "refcount", "step.cache_unreferenced");
-        rec.arg_cache("cache", cache);
-        rec.emit(Event::CacheUnaliased { id: cache, alias });
-        rec.end();
+        rec.call(
+            "kmem_cache_destroy",
+            "refcount",
+            "step.cache_unreferenced",
+            |rec| {
+                rec.arg_cache("cache", cache);
+                rec.emit(Event::CacheUnaliased { id: cache, alias });
+            },
+        );
         return DestroyOutcome::Unreferenced;
     }
     for c in 0..rec.machine().config.cpus {
         flush_cpu_slab(rec, cache, c);
     }
-    rec.begin(
+    // The slabs still counted when shutdown stops at a node that keeps some.
+    let busy = rec.call(
         "__kmem_cache_shutdown",
         "free empty slabs",
         "step.cache_shutdown",
+        |rec| {
+            rec.arg_cache("cache", cache);
+            for node in 0..rec.machine().config.nodes {
+                free_partial(rec, cache, cpu, node);
+                let n = &rec.machine().caches[cache as usize].node[node as usize];
+                if !n.partial.is_empty() || n.nr_slabs > 0 {
+                    let left: u64 = rec.machine().caches[cache as usize]
+                        .node
+                        .iter()
+                        .map(|n| n.nr_slabs)
+                        .sum();
+                    return Some(left);
+                }
+            }
+            rec.emit(Event::CacheDestroyed { id: cache });
+            None
+        },
     );
-    rec.arg_cache("cache", cache);
-    let mut busy = false;
-    for node in 0..rec.machine().config.nodes {
-        free_partial(rec, cache, cpu, node);
-        let n = &rec.machine().caches[cache as usize].node[node as usize];
-        if !n.partial.is_empty() || n.nr_slabs > 0 {
-            busy = true;
-            break;
-        }
-    }
-    if busy {
-        let left: u64 = rec.machine().caches[cache as usize]
-            .node
-            .iter()
-            .map(|n| n.nr_slabs)
-            .sum();
-        rec.end();
-        rec.begin(
+    if let Some(left) = busy {
+        rec.call(
             "kmem_cache_destroy",
             "still has objects",
             "step.destroy_busy",
+            |rec| {
+                rec.arg_cache("cache", cache);
+                rec.arg("slabs", left);
+            },
         );
-        rec.arg_cache("cache", cache);
-        rec.arg("slabs", left);
-        rec.end();
         return DestroyOutcome::StillHasObjects;
     }
-    rec.emit(Event::CacheDestroyed { id: cache });
-    rec.end();
     if rec.machine().caches[cache as usize].flags.typesafe_by_rcu {
         // shutdown_cache(): released by slab_caches_to_rcu_destroy_workfn() after rcu_barrier().
         crate::rcu::slab_caches_to_rcu_destroy_workfn(rec, cache);
