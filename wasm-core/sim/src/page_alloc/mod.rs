@@ -81,6 +81,7 @@ impl std::error::Error for PageAllocError {}
 /// `__alloc_pages()`: a block of `2^order` pages for `owner` from the zonelist of `node`
 /// (`alloc_pages_node()`, `__alloc_pages_node()`), or of the CPU's own node when `None`
 /// (`alloc_pages()` without a memory policy: `numa_node_id()`).
+#[doc(alias = "__alloc_pages")]
 pub fn alloc_pages(
     rec: &mut Recorder,
     cpu: u32,
@@ -184,6 +185,7 @@ fn zonelist_fallback(rec: &mut Recorder, zonelist: &[u32], failed: u32, next: u3
 }
 
 /// `__free_pages()`: gives back the block starting at `pfn`, freed on `cpu`.
+#[doc(alias = "__free_pages")]
 pub fn free_pages(rec: &mut Recorder, cpu: u32, pfn: Pfn) -> Result<(), PageAllocError> {
     let m = rec.machine();
     if cpu >= m.config.cpus {

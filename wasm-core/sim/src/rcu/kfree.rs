@@ -244,6 +244,7 @@ pub fn kfree_rcu_monitor(rec: &mut Recorder, cpu: Option<u32>) {
 /// (`kvfree_rcu_drain_ready()`), then hands what is still queued to a free batch
 /// (`queue_rcu_work()`: a callback for the next grace period), or rearms itself when both
 /// batches are busy. Its work reads pending until its last step.
+#[doc(alias = "kfree_rcu_monitor")]
 fn monitor(rec: &mut Recorder, cpu: u32) {
     let m = rec.machine();
     let queued = &m.rcu.krc[cpu as usize].queued;

@@ -57,6 +57,7 @@ pub(crate) fn call_rcu(rec: &mut Recorder, cpu: u32, func: RcuFunc) {
 
 /// `free_slab()` of a slab of a `SLAB_TYPESAFE_BY_RCU` cache (SLUB) or `slab_destroy()`
 /// (SLAB), inside the caller's step: `call_rcu(&slab->rcu_head, rcu_free_slab)`.
+#[doc(alias = "free_slab")]
 pub(crate) fn free_slab_rcu(rec: &mut Recorder, cpu: u32, cache: u32, pfn: Pfn, order: u8) {
     call_rcu(rec, cpu, RcuFunc::FreeSlab { cache, pfn, order });
 }

@@ -27,7 +27,7 @@ use crate::rcu;
 use crate::slab;
 use crate::slab_common;
 use crate::slub::{
-    create_kmalloc_caches, do_kmalloc_node, flush_cpu_slab, kmem_cache_alloc_bulk,
+    __do_kmalloc_node, create_kmalloc_caches, flush_cpu_slab, kmem_cache_alloc_bulk,
     kmem_cache_create, slab_alloc_node,
 };
 use crate::slub::{kmem_cache_destroy, kmem_cache_shrink};
@@ -545,9 +545,9 @@ fn step(
         } => {
             let caller = call_site_address(&call_site_name(site.as_deref(), line.line));
             Ok(object(if slub {
-                do_kmalloc_node(rec, *size, *gfp, caller, cpu, *node)
+                __do_kmalloc_node(rec, *size, *gfp, caller, cpu, *node)
             } else {
-                slab::do_kmalloc_node(rec, *size, *gfp, cpu, *node)
+                slab::__do_kmalloc_node(rec, *size, *gfp, cpu, *node)
             }))
         }
         Op::KmemCacheAlloc { cache, node } => {

@@ -17,13 +17,13 @@ use crate::trace::{End, Recorder};
 /// `kmalloc(size, GFP_KERNEL)`/`kmalloc_node()` under SLAB: an object of at least `size`
 /// bytes, or NULL (0).
 pub fn kmalloc(rec: &mut Recorder, size: u64, cpu: u32, node: Option<u32>) -> u64 {
-    do_kmalloc_node(rec, size, GFP_KERNEL, cpu, node)
+    __do_kmalloc_node(rec, size, GFP_KERNEL, cpu, node)
 }
 
 /// `__do_kmalloc_node()` under SLAB: the cache `kmalloc_slab()` picks for the size and the
 /// gfp flags' type (reclaimable, DMA, cgroup or normal), or the page allocator above
 /// `KMALLOC_MAX_CACHE_SIZE`.
-pub fn do_kmalloc_node(
+pub fn __do_kmalloc_node(
     rec: &mut Recorder,
     size: u64,
     flags: Gfp,
@@ -65,7 +65,7 @@ pub fn slab_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u3
         );
         return 0;
     }
-    let obj = do_cache_alloc(rec, cache, cpu, node);
+    let obj = __do_cache_alloc(rec, cache, cpu, node);
     if obj == 0 {
         rec.call("slab_alloc_node", "out of memory", "step.slab_oom", |rec| {
             rec.arg_cache("cache", cache);
@@ -77,15 +77,15 @@ pub fn slab_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u3
 
 /// `__do_cache_alloc()`: the local array unless another node is asked for; then the node
 /// lists of the wanted node; then any node.
-fn do_cache_alloc(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
+fn __do_cache_alloc(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
     let local = rec.machine().cpu_node[cpu as usize];
     let nodeid = node.unwrap_or(local);
     let mut obj = 0;
     if nodeid == local {
-        obj = cache_alloc(rec, cache, cpu);
+        obj = ____cache_alloc(rec, cache, cpu);
     }
     if obj == 0 {
-        obj = cache_alloc_node(rec, cache, cpu, nodeid, false);
+        obj = ____cache_alloc_node(rec, cache, cpu, nodeid, false);
     }
     obj
 }
@@ -134,7 +134,7 @@ fn pop(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
 }
 
 /// `____cache_alloc()`: the newest pointer of this CPU's array, else a refill.
-fn cache_alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
+fn ____cache_alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
     if rec.machine().slab.caches[cache as usize].cpu[cpu as usize].avail() > 0 {
         let obj = rec.call(
             "____cache_alloc",
@@ -400,7 +400,13 @@ fn fixup_slab_list(rec: &mut Recorder, cache: u32, pfn: Pfn) {
 
 /// `____cache_alloc_node()`: one object straight from node `nodeid`'s lists under its lock,
 /// else from a new slab there, else (unless `this_node`) `fallback_alloc()`.
-fn cache_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, nodeid: u32, this_node: bool) -> u64 {
+fn ____cache_alloc_node(
+    rec: &mut Recorder,
+    cache: u32,
+    cpu: u32,
+    nodeid: u32,
+    this_node: bool,
+) -> u64 {
     loop {
         let n = &rec.machine().slab.caches[cache as usize].node[nodeid as usize];
         let has = !n.slabs_partial.is_empty() || !n.slabs_free.is_empty();
@@ -486,7 +492,7 @@ fn fallback_alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
     loop {
         for &nid in &zonelist {
             if rec.machine().slab.caches[cache as usize].node[nid as usize].free_objects > 0 {
-                let obj = cache_alloc_node(rec, cache, cpu, nid, true);
+                let obj = ____cache_alloc_node(rec, cache, cpu, nid, true);
                 if obj != 0 {
                     return obj;
                 }
@@ -499,7 +505,7 @@ fn fallback_alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
             None => return 0,
         };
         let nid = rec.machine().node_of(pfn);
-        let obj = cache_alloc_node(rec, cache, cpu, nid, true);
+        let obj = ____cache_alloc_node(rec, cache, cpu, nid, true);
         if obj != 0 {
             return obj;
         }
@@ -710,7 +716,7 @@ pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: u32, count: u32, cpu: u3
     }
     let mut got = Vec::with_capacity(count as usize);
     for _ in 0..count {
-        let obj = do_cache_alloc(rec, cache, cpu, None);
+        let obj = __do_cache_alloc(rec, cache, cpu, None);
         if obj == 0 {
             rec.call(
                 "kmem_cache_alloc_bulk",

@@ -109,6 +109,7 @@ fn create(
 /// types the same way; all `SLAB_HWCACHE_ALIGN` with natural alignment for power-of-two
 /// sizes (`create_boot_cache()`), each type's flags and a usercopy region of the whole object.
 /// Also each CPU's first reap node (`init_reap_node()`).
+#[doc(alias = "kmem_cache_init")]
 pub fn create_kmalloc_caches(rec: &mut Recorder, switches: &Switches) -> Result<(), GeometryError> {
     rec.call(
         "create_kmalloc_caches",

@@ -100,13 +100,13 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
             s = named;
         }
     }
-    cache_free(rec, s, place.pfn, place.index, addr, cpu);
+    ___cache_free(rec, s, place.pfn, place.index, addr, cpu);
     FreeOutcome::Freed
 }
 
 /// `___cache_free()`: a remote node's object goes to the alien cache; a local one onto this
 /// CPU's array, flushing a batch first if the array is full.
-fn cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64, cpu: u32) {
+fn ___cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64, cpu: u32) {
     let m = rec.machine();
     let local = m.cpu_node[cpu as usize];
     let slab_node = m.slab.slabs[&pfn].node;
@@ -142,7 +142,7 @@ fn cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64, c
                 lock_alien(rec, cache, local, slab_node);
                 let mut list = Vec::new();
                 if full {
-                    list = drain_alien_cache(rec, cache, local, slab_node);
+                    list = __drain_alien_cache(rec, cache, local, slab_node);
                 }
                 emit(
                     rec,
@@ -378,7 +378,7 @@ fn free_foreign_object(rec: &mut Recorder, cache: u32, obj: u64, node: u32) {
 /// `__drain_alien_cache()` of node `node`'s alien cache for `remote`: under the remote node's
 /// lock, as many of its newest pointers as fit go to the remote shared array, the rest back
 /// to their slabs. Returns the slabs to destroy.
-pub(crate) fn drain_alien_cache(
+pub(crate) fn __drain_alien_cache(
     rec: &mut Recorder,
     cache: u32,
     node: u32,

@@ -32,7 +32,7 @@ mod free;
 mod reap;
 pub mod state;
 
-pub use alloc::{do_kmalloc_node, kmalloc, kmem_cache_alloc_bulk, slab_alloc_node};
+pub use alloc::{__do_kmalloc_node, kmalloc, kmem_cache_alloc_bulk, slab_alloc_node};
 pub use create::{create_kmalloc_caches, kmem_cache_create};
 pub use free::{kfree, kmem_cache_free_bulk};
 pub use reap::{cache_reap, kmem_cache_destroy, kmem_cache_shrink};
@@ -53,6 +53,7 @@ pub(crate) struct ObjectPlace {
 
 /// `virt_to_slab()` plus `obj_to_index()`: `None` when `addr` is not inside an object slot of
 /// a slab (outside slabs, in the colour area, or in the tail with the index array).
+#[doc(alias = "virt_to_slab")]
 pub(crate) fn place_of(m: &Machine, addr: u64) -> Option<ObjectPlace> {
     let pfn = m.addr_pfn(addr)?;
     let head = match m.frame(pfn)?.state {

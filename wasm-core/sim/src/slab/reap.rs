@@ -4,7 +4,7 @@
 
 use super::alloc::node_counts;
 use super::event::SlabEvent;
-use super::free::{drain_alien_cache, free_block, slabs_destroy};
+use super::free::{__drain_alien_cache, free_block, slabs_destroy};
 use super::state::{AcRef, REAPTIMEOUT_AC, REAPTIMEOUT_NODE};
 use super::{ac_entries, alien_ac, cpu_ac, emit, lock, lock_alien, shared_ac};
 use crate::machine::Pfn;
@@ -59,7 +59,7 @@ fn cache_reap_cpu(rec: &mut Recorder, cpu: u32) {
                     rec.arg("cpu", cpu);
                     rec.arg("node", reap_node);
                     lock_alien(rec, cache, node, reap_node);
-                    drain_alien_cache(rec, cache, node, reap_node)
+                    __drain_alien_cache(rec, cache, node, reap_node)
                 },
             );
             slabs_destroy(rec, cache, cpu, list);
@@ -247,7 +247,7 @@ fn drain_cpu_caches(rec: &mut Recorder, cache: u32, cpu: u32) {
                     rec.arg("node", node);
                     rec.arg("remote", remote);
                     lock_alien(rec, cache, node, remote);
-                    drain_alien_cache(rec, cache, node, remote)
+                    __drain_alien_cache(rec, cache, node, remote)
                 },
             );
             slabs_destroy(rec, cache, cpu, list);
@@ -277,6 +277,7 @@ fn drain_cpu_caches(rec: &mut Recorder, cache: u32, cpu: u32) {
 
 /// `__kmem_cache_shrink()`: drain every array, then destroy every free slab. Returns whether
 /// slabs with objects remain.
+#[doc(alias = "__kmem_cache_shrink")]
 pub fn kmem_cache_shrink(rec: &mut Recorder, cache: u32, cpu: u32) -> bool {
     drain_cpu_caches(rec, cache, cpu);
     let mut busy = false;

@@ -17,14 +17,14 @@ use crate::trace::{End, Event, Recorder};
 /// `kmalloc(size, GFP_KERNEL)`/`kmalloc_node()` from an unnamed caller (address 0): an
 /// object of at least `size` bytes, or NULL (0).
 pub fn kmalloc(rec: &mut Recorder, size: u64, cpu: u32, node: Option<u32>) -> u64 {
-    do_kmalloc_node(rec, size, GFP_KERNEL, 0, cpu, node)
+    __do_kmalloc_node(rec, size, GFP_KERNEL, 0, cpu, node)
 }
 
 /// `__do_kmalloc_node()`, v6.6: `kmalloc_slab()` picks the cache from the size, the gfp flags
 /// and, with random kmalloc caches, the caller's address (`_RET_IP_`); then
 /// `slab_alloc_node()`. Above `KMALLOC_MAX_CACHE_SIZE` the pages come straight from the page
 /// allocator (`__kmalloc_large_node()`).
-pub fn do_kmalloc_node(
+pub fn __do_kmalloc_node(
     rec: &mut Recorder,
     size: u64,
     flags: Gfp,
@@ -405,6 +405,7 @@ fn get_any_partial<R>(
 /// `___slab_alloc()` for a debug cache (`kmem_cache_debug()`): no cpu slab and no per-CPU
 /// partial stack; each object is taken under the node's `list_lock` from a node partial slab
 /// (`alloc_single_from_partial()`) or from a new slab (`alloc_single_from_new_slab()`).
+#[doc(alias = "___slab_alloc")]
 fn slab_alloc_debug(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
     let search = node.unwrap_or(rec.machine().cpu_node[cpu as usize]);
     let local = &rec.machine().caches[cache as usize].node[search as usize].partial;

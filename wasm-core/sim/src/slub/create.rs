@@ -169,6 +169,7 @@ pub fn kmalloc_slab(
 /// Differs from v6.6: `__kmem_cache_alias()` also widens the surviving cache's `object_size`
 /// and `inuse` to the new size; the simulator keeps the first cache's values (slot size,
 /// order and free pointer offset, which the kernel does not change either, are the same).
+#[doc(alias = "kmem_cache_create_usercopy")]
 pub fn kmem_cache_create(
     rec: &mut Recorder,
     decl: &CacheDecl,

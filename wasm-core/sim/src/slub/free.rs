@@ -146,7 +146,7 @@ pub(crate) fn do_slab_free(
 ) {
     match free_path(rec.machine(), cache, pfn, cpu) {
         Splice::CpuFreelist => {}
-        Splice::SlabFreelist => return slab_free_slow(rec, cache, pfn, objs, cpu),
+        Splice::SlabFreelist => return __slab_free(rec, cache, pfn, objs, cpu),
         Splice::ListLock => return free_to_partial_list(rec, cache, pfn, objs, cpu),
     }
     let (head, (_, tail_index)) = (objs[0].0, objs[objs.len() - 1]);
@@ -179,7 +179,7 @@ pub(crate) fn free_path(m: &Machine, cache: u32, pfn: u32, cpu: u32) -> Splice {
 
 /// `__slab_free()` for `cnt = objs.len()` objects of one slab (not of a debug cache), linked
 /// head to tail.
-fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, u32)], cpu: u32) {
+fn __slab_free(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, u32)], cpu: u32) {
     let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
     let s = &rec.machine().caches[cache as usize];
     let (has_cpu_partial, min_partial) = (s.has_cpu_partial(), u64::from(s.geometry.min_partial));

@@ -39,7 +39,7 @@ pub(crate) mod random;
 mod shrink;
 pub mod state;
 
-pub use alloc::{do_kmalloc_node, kmalloc, slab_alloc_node};
+pub use alloc::{__do_kmalloc_node, kmalloc, slab_alloc_node};
 pub use bulk::{kmem_cache_alloc_bulk, kmem_cache_free_bulk};
 pub use create::{create_kmalloc_caches, kmalloc_cache_for, kmalloc_slab, kmem_cache_create};
 pub use free::{kfree, FreeOutcome};
@@ -59,6 +59,7 @@ pub(crate) struct ObjectPlace {
 
 /// `virt_to_slab()` plus the object index: `None` when `addr` is not in a slab.
 #[inline]
+#[doc(alias = "virt_to_slab")]
 pub(crate) fn place_of(m: &Machine, addr: u64) -> Option<ObjectPlace> {
     let head = m.slabs.head_of(m.addr_pfn(addr)?)?;
     let slab = m.slabs.get(&head)?;
@@ -84,6 +85,7 @@ pub(crate) fn get_freepointer(m: &Machine, obj: u64) -> u64 {
 
 /// `get_freepointer()` for an object whose place is known.
 #[inline]
+#[doc(alias = "get_freepointer")]
 fn freepointer_at(m: &Machine, place: &ObjectPlace, obj: u64) -> u64 {
     let slab = &m.slabs[&place.pfn];
     let s = &m.caches[slab.cache as usize];
@@ -159,6 +161,7 @@ pub(crate) fn set_freepointer(rec: &mut Recorder, obj: u64, next: u64) {
 
 /// `set_freepointer()` of object `index` of the slab at `pfn`.
 #[inline]
+#[doc(alias = "set_freepointer")]
 pub(crate) fn set_freepointer_at(rec: &mut Recorder, pfn: Pfn, index: u32, next: u64) {
     rec.emit(Event::FreePointerSet {
         pfn,

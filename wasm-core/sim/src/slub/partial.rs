@@ -41,7 +41,7 @@ pub(crate) fn put_cpu_partial(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn
     if let Some(list) = spill {
         // CPU_PARTIAL_DRAIN
         rec.arg("drained", 1u32);
-        unfreeze_partials(rec, cache, cpu, Some(list));
+        __unfreeze_partials(rec, cache, cpu, Some(list));
     }
 }
 
@@ -49,7 +49,7 @@ pub(crate) fn put_cpu_partial(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn
 /// node's partial list, or discarded when empty and the node already keeps `min_partial`.
 /// The empty ones are pushed on `slab_to_discard` (through `slab->next`) and freed from its
 /// head once the lock is dropped: last met, first discarded (mm/slub.c, v6.6).
-pub(crate) fn unfreeze_partials(rec: &mut Recorder, cache: u32, cpu: u32, list: Option<Pfn>) {
+pub(crate) fn __unfreeze_partials(rec: &mut Recorder, cache: u32, cpu: u32, list: Option<Pfn>) {
     let min_partial = u64::from(rec.machine().caches[cache as usize].geometry.min_partial);
     let mut discard = Vec::new();
     let mut at = list;
@@ -247,7 +247,7 @@ pub fn flush_cpu_slab(rec: &mut Recorder, cache: u32, cpu: u32) {
                     cpu,
                     top: None,
                 });
-                unfreeze_partials(rec, cache, cpu, c.partial);
+                __unfreeze_partials(rec, cache, cpu, c.partial);
             },
         );
     }

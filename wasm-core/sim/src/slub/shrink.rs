@@ -11,6 +11,7 @@ const SHRINK_PROMOTE_MAX: u32 = 32;
 /// below `min_partial`), slabs with 1..=32 free objects move to the head of the list, fullest
 /// first, the rest stay behind them in their order. `list_move()` adds at the head of each
 /// bucket, so within one free count the order is reversed.
+#[doc(alias = "__kmem_cache_shrink")]
 pub fn kmem_cache_shrink(rec: &mut Recorder, cache: u32, cpu: u32) {
     for c in 0..rec.machine().config.cpus {
         flush_cpu_slab(rec, cache, c);
