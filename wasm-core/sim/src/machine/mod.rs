@@ -37,6 +37,10 @@ use serde::Serialize;
 
 /// A page frame number.
 pub type Pfn = u32;
+/// Where x86_64 maps all physical memory (`PAGE_OFFSET` without KASLR): objects are addresses
+/// in the direct map (`DIRECT_MAP_BASE + pfn * PAGE_SIZE + offset`), as a kernel engineer
+/// reads them in a crash dump. NULL is 0.
+pub const DIRECT_MAP_BASE: u64 = 0xffff_8880_0000_0000;
 /// The end of an intrusive list.
 pub const NIL: Pfn = u32::MAX;
 /// Orders that per-CPU page lists hold: 0..=PAGE_ALLOC_COSTLY_ORDER (no THP list modelled).
@@ -290,6 +294,20 @@ impl Machine {
             Allocator::Slub => self.caches.get(id as usize).map(|c| c.name.as_str()),
             Allocator::Slab => self.slab.caches.get(id as usize).map(|c| c.name.as_str()),
         }
+    }
+
+    /// The address of object `index` of the slab at `pfn`.
+    pub fn object_addr(&self, pfn: Pfn, size: u32, index: u32) -> u64 {
+        DIRECT_MAP_BASE
+            + (u64::from(pfn) << self.page.page_shift)
+            + u64::from(index) * u64::from(size)
+    }
+
+    /// The first page's pfn of the page holding `addr`, if `addr` is in simulated memory.
+    pub fn addr_pfn(&self, addr: u64) -> Option<Pfn> {
+        let offset = addr.checked_sub(DIRECT_MAP_BASE)?;
+        let pfn = offset >> self.page.page_shift;
+        (pfn < self.frames.len() as u64).then_some(pfn as Pfn)
     }
 
     /// The node whose memory holds `pfn`.

@@ -232,7 +232,7 @@ fn destroying_a_typesafe_by_rcu_cache_waits_for_rcu_barrier() {
             Allocator::Slub => crate::slub::kmem_cache_destroy(&mut rec, id, None, 0),
             Allocator::Slab => crate::slab::kmem_cache_destroy(&mut rec, id, None, 0),
         };
-        assert_eq!(outcome, crate::slub::DestroyOutcome::Destroyed);
+        assert_eq!(outcome, crate::slab_common::DestroyOutcome::Destroyed);
         assert_eq!(rec.machine().rcu.pending(), 0, "{allocator:?}");
         let waiting = rec
             .machine()

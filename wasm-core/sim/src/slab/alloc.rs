@@ -10,8 +10,8 @@ use crate::geometry::slab::FreelistLayout;
 use crate::gfp::{Gfp, GFP_KERNEL};
 use crate::machine::{Owner, Pfn};
 use crate::page_alloc::{alloc_pages, alloc_pages_thisnode, free_pages, zonelist};
-use crate::slub::random::draw_below;
-use crate::slub::state::ZERO_SIZE_PTR;
+use crate::slab_common::random::draw_below;
+use crate::slab_common::ZERO_SIZE_PTR;
 use crate::trace::{End, Recorder};
 
 /// `kmalloc(size, GFP_KERNEL)`/`kmalloc_node()` under SLAB: an object of at least `size`

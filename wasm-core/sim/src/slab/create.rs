@@ -17,8 +17,8 @@ use crate::gfp::{Gfp, GFP_KERNEL};
 use crate::kmalloc_caches::{kmalloc_type, KmallocSlot, KmallocType};
 use crate::machine::Machine;
 use crate::scenario::{CacheDecl, Switches};
+use crate::slab_common::random::{freelist_randomize, BootStream};
 use crate::slab_common::slab_unmergeable;
-use crate::slub::random::{freelist_randomize, BootStream};
 use crate::trace::Recorder;
 
 fn params(m: &Machine, switches: &Switches) -> SlabParams {

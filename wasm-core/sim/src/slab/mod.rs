@@ -37,8 +37,8 @@ pub use create::{create_kmalloc_caches, kmem_cache_create};
 pub use free::{kfree, kmem_cache_free_bulk};
 pub use reap::{cache_reap, kmem_cache_destroy, kmem_cache_shrink};
 
+use crate::machine::DIRECT_MAP_BASE;
 use crate::machine::{FrameState, Machine, Pfn};
-use crate::slub::state::DIRECT_MAP_BASE;
 use crate::trace::{Event, Recorder};
 use event::SlabEvent;
 use state::AcRef;

@@ -8,7 +8,7 @@ use super::free::{__drain_alien_cache, free_block, slabs_destroy};
 use super::state::{AcRef, REAPTIMEOUT_AC, REAPTIMEOUT_NODE};
 use super::{ac_entries, alien_ac, cpu_ac, emit, lock, lock_alien, shared_ac};
 use crate::machine::Pfn;
-use crate::slub::DestroyOutcome;
+use crate::slab_common::DestroyOutcome;
 use crate::trace::Recorder;
 
 /// `cache_reap` on `cpu` (or on every CPU in turn): the timer's 2 s have passed, then each

@@ -3,7 +3,7 @@
 //! `kmem_cache_node` (three slab lists, the shared array, alien caches), and SLAB's view of
 //! `struct slab` (the index array, `active`, `s_mem`).
 //!
-//! Objects are direct-map addresses, as under SLUB (`crate::slub::state::DIRECT_MAP_BASE`);
+//! Objects are direct-map addresses, as under SLUB (`crate::machine::DIRECT_MAP_BASE`);
 //! object `i` of a slab is at `s_mem + i * size`, where `s_mem` is the slab's first byte plus
 //! its colour offset.
 

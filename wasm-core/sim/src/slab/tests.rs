@@ -337,7 +337,7 @@ fn shrink_empties_every_array_and_destroy_refuses_a_cache_with_objects() {
     consistent(&rec);
     assert_eq!(
         kmem_cache_destroy(&mut rec, id, None, 0),
-        crate::slub::DestroyOutcome::StillHasObjects
+        crate::slab_common::DestroyOutcome::StillHasObjects
     );
     consistent(&rec);
     let s = &rec.machine().slab.caches[id as usize];
@@ -346,7 +346,7 @@ fn shrink_empties_every_array_and_destroy_refuses_a_cache_with_objects() {
     kfree(&mut rec, objs[0], 0, None);
     assert_eq!(
         kmem_cache_destroy(&mut rec, id, None, 0),
-        crate::slub::DestroyOutcome::Destroyed
+        crate::slab_common::DestroyOutcome::Destroyed
     );
     consistent(&rec);
     assert!(rec.machine().slab.slabs.values().all(|s| s.cache != id));

@@ -4,14 +4,15 @@
 
 use super::create::kmalloc_slab;
 use super::partial::{flush_slab, put_cpu_partial};
-use super::random::{draw_below, shuffle_freelist};
-use super::state::ZERO_SIZE_PTR;
+use super::random::shuffle_freelist;
 use super::{get_freepointer, object_allocated, set_cpu_freelist, take_object};
 use crate::geometry::kmalloc::KmallocTarget;
 use crate::gfp::{Gfp, GFP_KERNEL};
 use crate::kmalloc_caches::KmallocType;
 use crate::machine::{Owner, Pfn};
 use crate::page_alloc::{alloc_pages, zonelist};
+use crate::slab_common::random::draw_below;
+use crate::slab_common::ZERO_SIZE_PTR;
 use crate::trace::{End, Event, Recorder};
 
 /// `kmalloc(size, GFP_KERNEL)`/`kmalloc_node()` from an unnamed caller (address 0): an

@@ -1,26 +1,10 @@
 //! Applying SLUB events to the machine (the recorder's only way to change SLUB state).
 
-use super::state::{
-    KmemCache, KmemCacheCpu, KmemCacheNode, ReciprocalValue, Slab, DIRECT_MAP_BASE,
-};
-use crate::machine::{Machine, Pfn};
+use super::state::{KmemCache, KmemCacheCpu, KmemCacheNode, ReciprocalValue, Slab};
+use crate::machine::{Machine, Pfn, DIRECT_MAP_BASE};
 use crate::trace::{End, Event, NewCache};
 
 impl Machine {
-    /// The address of object `index` of the slab at `pfn`.
-    pub fn object_addr(&self, pfn: Pfn, size: u32, index: u32) -> u64 {
-        DIRECT_MAP_BASE
-            + (u64::from(pfn) << self.page.page_shift)
-            + u64::from(index) * u64::from(size)
-    }
-
-    /// The first page's pfn of the page holding `addr`, if `addr` is in simulated memory.
-    pub fn addr_pfn(&self, addr: u64) -> Option<Pfn> {
-        let offset = addr.checked_sub(DIRECT_MAP_BASE)?;
-        let pfn = offset >> self.page.page_shift;
-        (pfn < self.frames.len() as u64).then_some(pfn as Pfn)
-    }
-
     fn set_allocated(&mut self, pfn: Pfn, index: u32, allocated: bool) {
         let slot = &mut self.slabs.get_mut(&pfn).expect("slab exists").allocated[index as usize];
         debug_assert_ne!(*slot, allocated);

@@ -1,13 +1,13 @@
 //! Creating caches: `create_kmalloc_caches()` at boot and `kmem_cache_create_usercopy()` with
 //! `find_mergeable()` (mm/slab_common.c, v6.6; spec 1.2, 1.5).
 
-use super::random::{freelist_randomize, get_random_long, BootStream};
 use crate::geometry::kmalloc::{kmalloc_classes, kmalloc_target, KmallocTarget};
 use crate::geometry::platform::WORD;
 use crate::geometry::{kmem_cache_geometry, CacheRequest, CacheSource, GeometryError, SlabFlags};
 use crate::gfp::{Gfp, GFP_KERNEL};
 use crate::kmalloc_caches::{kmalloc_type, KmallocSlot, KmallocType};
 use crate::scenario::{CacheDecl, Switches};
+use crate::slab_common::random::{freelist_randomize, get_random_long, BootStream};
 use crate::slab_common::slab_unmergeable;
 use crate::trace::{Event, NewCache, Recorder};
 

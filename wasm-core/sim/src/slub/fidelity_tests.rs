@@ -7,6 +7,7 @@ use super::tests::{boot_with, cache_with, consistent};
 use super::*;
 use crate::geometry::SlabFlags;
 use crate::scenario::Switches;
+use crate::slab_common::DestroyOutcome;
 use crate::slabinfo::slabinfo;
 use crate::sysfs::sysfs_attribute;
 use crate::trace::{Shown, Splice};

@@ -44,7 +44,7 @@ pub use bulk::{kmem_cache_alloc_bulk, kmem_cache_free_bulk};
 pub use create::{create_kmalloc_caches, kmalloc_cache_for, kmalloc_slab, kmem_cache_create};
 pub use free::{kfree, FreeOutcome};
 pub use partial::flush_cpu_slab;
-pub use shrink::{kmem_cache_destroy, kmem_cache_shrink, DestroyOutcome};
+pub use shrink::{kmem_cache_destroy, kmem_cache_shrink};
 
 use crate::machine::{Machine, Pfn};
 use crate::trace::{Event, Recorder};

@@ -2,6 +2,7 @@
 //! spec 2.9).
 
 use super::partial::{discard_slab, flush_cpu_slab};
+use crate::slab_common::DestroyOutcome;
 use crate::trace::{End, Event, Recorder};
 
 /// `SHRINK_PROMOTE_MAX`: slabs with up to this many free objects are sorted to the front.
@@ -61,17 +62,6 @@ pub fn kmem_cache_shrink(rec: &mut Recorder, cache: u32, cpu: u32) {
             },
         );
     }
-}
-
-/// What `kmem_cache_destroy()` did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DestroyOutcome {
-    /// The last reference went and the cache is gone.
-    Destroyed,
-    /// Other names still use the merged cache; only a reference went.
-    Unreferenced,
-    /// Objects are still allocated: the kernel warns and leaks the cache.
-    StillHasObjects,
 }
 
 /// `kmem_cache_destroy()`: drops a reference; the last one shuts the cache down

@@ -9,10 +9,6 @@ use crate::kmalloc_caches::KmallocSlot;
 use crate::machine::Pfn;
 use serde::Serialize;
 
-/// Where x86_64 maps all physical memory (`PAGE_OFFSET` without KASLR).
-pub const DIRECT_MAP_BASE: u64 = 0xffff_8880_0000_0000;
-/// `ZERO_SIZE_PTR`: what `kmalloc(0)` returns.
-pub const ZERO_SIZE_PTR: u64 = 16;
 /// `TID_STEP` on a preemptible kernel is `roundup_pow_of_two(CONFIG_NR_CPUS)`; the simulator's
 /// CONFIG_NR_CPUS is its 64-CPU limit.
 pub const TID_STEP: u64 = 64;

@@ -6,6 +6,7 @@ use super::*;
 use crate::machine::check::{check_page_allocator, FullChecks, TraceCheck};
 use crate::machine::{Machine, MachineConfig};
 use crate::scenario::{CacheDecl, Switches};
+use crate::slab_common::DestroyOutcome;
 use crate::slabinfo::slabinfo;
 use crate::trace::Splice;
 use proptest::prelude::*;
@@ -235,9 +236,12 @@ fn empty_slabs_are_kept_up_to_min_partial_then_discarded() {
 #[test]
 fn kmalloc_classes_large_allocations_and_bad_frees() {
     let mut rec = boot(2, 1, 1024);
-    assert_eq!(kmalloc(&mut rec, 0, 0, None), state::ZERO_SIZE_PTR);
     assert_eq!(
-        kfree(&mut rec, state::ZERO_SIZE_PTR, 0, None),
+        kmalloc(&mut rec, 0, 0, None),
+        crate::slab_common::ZERO_SIZE_PTR
+    );
+    assert_eq!(
+        kfree(&mut rec, crate::slab_common::ZERO_SIZE_PTR, 0, None),
         FreeOutcome::Ignored
     );
     let big = kmalloc(&mut rec, 9000, 0, None);

@@ -6,8 +6,12 @@ use crate::geometry::SlabFlags;
 use crate::machine::{Damage, FrameState, Machine, Owner, Pfn};
 use crate::page_alloc::free_pages;
 use crate::scenario::Allocator;
-use crate::slub::state::ZERO_SIZE_PTR;
 use crate::trace::{Event, Recorder};
+
+pub mod random;
+
+/// `ZERO_SIZE_PTR` (include/linux/slab.h): what `kmalloc(0)` returns, under either allocator.
+pub const ZERO_SIZE_PTR: u64 = 16;
 
 /// What a free did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -175,4 +179,15 @@ pub fn kmem_cache_free_bulk(rec: &mut Recorder, cache: Option<u32>, objs: &[u64]
         }
         Allocator::Slab => crate::slab::kmem_cache_free_bulk(rec, cache, objs, cpu),
     }
+}
+
+/// What `kmem_cache_destroy()` did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DestroyOutcome {
+    /// The last reference went and the cache is gone.
+    Destroyed,
+    /// Other names still use the merged cache; only a reference went.
+    Unreferenced,
+    /// Objects are still allocated: the kernel warns and leaks the cache.
+    StillHasObjects,
 }
