@@ -43,7 +43,7 @@ fn check_with(m: &Machine, totals: &Totals) -> Vec<String> {
     let mut bad = Vec::new();
     super::damage::check_records(m, &mut bad);
     pages::check_all(m, totals, &mut bad);
-    match m.allocator {
+    match m.allocator() {
         Allocator::Slub => crate::slub::check::check_all(m, totals, &mut bad),
         Allocator::Slab => crate::slab::check::check_all(m, totals, &mut bad),
     }

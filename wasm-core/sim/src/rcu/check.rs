@@ -158,9 +158,9 @@ pub(crate) fn check_callback(m: &Machine, cpu: u32, i: usize, bad: &mut Vec<Stri
     }
     match cb.func {
         RcuFunc::FreeSlab { pfn, .. } => {
-            let still_slab = match m.allocator {
-                Allocator::Slub => m.slabs.contains_key(&pfn),
-                Allocator::Slab => m.slab.slabs.contains_key(&pfn),
+            let still_slab = match m.allocator() {
+                Allocator::Slub => m.slub().slabs.contains_key(&pfn),
+                Allocator::Slab => m.slab().slabs.contains_key(&pfn),
             };
             if still_slab {
                 bad.push(format!(

@@ -45,10 +45,10 @@ pub enum KfreeRcuOutcome {
 
 /// Whether `addr` is an object a caller holds (a slab object or a large kmalloc).
 fn live_object(m: &Machine, addr: u64) -> bool {
-    let slab_object = match m.allocator {
+    let slab_object = match m.allocator() {
         Allocator::Slub => m.is_live(addr),
         Allocator::Slab => crate::slab::place_of(m, addr)
-            .is_some_and(|p| p.offset == 0 && m.slab.slabs[&p.pfn].allocated[p.index as usize]),
+            .is_some_and(|p| p.offset == 0 && m.slab().slabs[&p.pfn].allocated[p.index as usize]),
     };
     slab_object || slab_common::is_large_kmalloc(m, addr)
 }

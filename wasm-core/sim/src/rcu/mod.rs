@@ -138,7 +138,7 @@ fn rcu_do_batch(rec: &mut Recorder, cpu: u32) {
     };
     match cb.func {
         RcuFunc::FreeSlab { cache, pfn, .. } => {
-            let slub = rec.machine().allocator == Allocator::Slub;
+            let slub = rec.machine().allocator() == Allocator::Slub;
             rec.call(
                 "rcu_do_batch",
                 if slub {

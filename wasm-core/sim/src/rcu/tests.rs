@@ -46,7 +46,7 @@ fn rcu_cache(rec: &mut Recorder, name: &str, size: u32) -> u32 {
         usersize: 0,
     };
     decl.flags.typesafe_by_rcu = true;
-    match rec.machine().allocator {
+    match rec.machine().allocator() {
         Allocator::Slub => crate::slub::kmem_cache_create(rec, &decl, &Switches::default()),
         Allocator::Slab => crate::slab::kmem_cache_create(rec, &decl, &Switches::default()),
     }
@@ -54,7 +54,7 @@ fn rcu_cache(rec: &mut Recorder, name: &str, size: u32) -> u32 {
 }
 
 fn alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
-    let obj = match rec.machine().allocator {
+    let obj = match rec.machine().allocator() {
         Allocator::Slub => crate::slub::slab_alloc_node(rec, cache, cpu, None),
         Allocator::Slab => crate::slab::slab_alloc_node(rec, cache, cpu, None),
     };
@@ -63,7 +63,7 @@ fn alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
 }
 
 fn kmalloc(rec: &mut Recorder, size: u64, cpu: u32) -> u64 {
-    let obj = match rec.machine().allocator {
+    let obj = match rec.machine().allocator() {
         Allocator::Slub => crate::slub::kmalloc(rec, size, cpu, None),
         Allocator::Slab => crate::slab::kmalloc(rec, size, cpu, None),
     };
@@ -72,14 +72,14 @@ fn kmalloc(rec: &mut Recorder, size: u64, cpu: u32) -> u64 {
 }
 
 fn free(rec: &mut Recorder, obj: u64, cpu: u32) {
-    match rec.machine().allocator {
+    match rec.machine().allocator() {
         Allocator::Slub => crate::slub::kfree(rec, obj, cpu, None),
         Allocator::Slab => crate::slab::kfree(rec, obj, cpu, None),
     };
 }
 
 fn shrink(rec: &mut Recorder, cache: u32, cpu: u32) {
-    match rec.machine().allocator {
+    match rec.machine().allocator() {
         Allocator::Slub => crate::slub::kmem_cache_shrink(rec, cache, cpu),
         Allocator::Slab => {
             crate::slab::kmem_cache_shrink(rec, cache, cpu);
@@ -111,7 +111,7 @@ fn slab_pfns(rec: &Recorder, objs: &[u64]) -> Vec<Pfn> {
     let m = rec.machine();
     let mut pfns: Vec<Pfn> = objs
         .iter()
-        .map(|&o| match m.allocator {
+        .map(|&o| match m.allocator() {
             Allocator::Slub => crate::slub::place_of(m, o).unwrap().pfn,
             Allocator::Slab => crate::slab::place_of(m, o).unwrap().pfn,
         })
@@ -335,10 +335,10 @@ fn kfree_rcu_frees_each_page_with_kfree_bulk_then_the_chained_objects() {
         let (m, t) = (rec.machine(), twin.machine());
         match allocator {
             Allocator::Slub => {
-                assert_eq!(m.caches, t.caches);
-                assert_eq!(m.slabs, t.slabs);
+                assert_eq!(m.slub().caches, t.slub().caches);
+                assert_eq!(m.slub().slabs, t.slub().slabs);
             }
-            Allocator::Slab => assert_eq!(m.slab, t.slab),
+            Allocator::Slab => assert_eq!(m.slab(), t.slab()),
         }
     }
 }
@@ -408,8 +408,8 @@ fn full_pages_of_pointers_are_freed_newest_first() {
     crate::slub::kmem_cache_free_bulk(&mut twin, None, &objs[max + 1..], 0);
     crate::slub::kmem_cache_free_bulk(&mut twin, None, &objs[1..max + 1], 0);
     crate::slub::kfree(&mut twin, objs[0], 0, None);
-    assert_eq!(rec.machine().caches, twin.machine().caches);
-    assert_eq!(rec.machine().slabs, twin.machine().slabs);
+    assert_eq!(rec.machine().slub().caches, twin.machine().slub().caches);
+    assert_eq!(rec.machine().slub().slabs, twin.machine().slub().slabs);
 }
 
 /// After `synchronize_rcu()`, the monitor frees the pages whose grace period is over at once

@@ -21,7 +21,7 @@ use super::print::PrintMark;
 use super::site::{call_site_address, call_site_name};
 use crate::geometry::platform::MAX_CPUS;
 use crate::machine::config::{MAX_NODES, MAX_PAGES_PER_NODE};
-use crate::machine::{ConfigError, Machine, Owner, Pfn};
+use crate::machine::{AllocatorState, ConfigError, Machine, Owner, Pfn};
 use crate::page_alloc::{alloc_pages, drain_local_pages, free_pages, PageAllocError};
 use crate::rcu;
 use crate::slab;
@@ -262,7 +262,9 @@ pub fn run_with_summary(
         .map_err(RunError::Machine)?
         .with_allocator(scenario.allocator);
     let sw = &scenario.switches;
-    machine.slab.legacy_refill = sw.slab_legacy_refill;
+    if let AllocatorState::Slab(slab) = &mut machine.alloc {
+        slab.legacy_refill = sw.slab_legacy_refill;
+    }
     machine.slab_nomerge = sw.slab_nomerge;
     let mut rec = Recorder::new(machine, record);
     let boot = match scenario.allocator {
@@ -407,7 +409,7 @@ fn run_op(
     };
     let id = lookup_cache(rec, caches, line.line, cache)?;
     let cpu = line.cpu.unwrap_or(0);
-    let got = match rec.machine().allocator {
+    let got = match rec.machine().allocator() {
         Allocator::Slub => kmem_cache_alloc_bulk(rec, id, *count, cpu),
         Allocator::Slab => slab::kmem_cache_alloc_bulk(rec, id, *count, cpu),
     };
@@ -433,9 +435,9 @@ fn lookup_cache(
         .get(name)
         .copied()
         .or_else(|| {
-            match m.allocator {
-                Allocator::Slub => m.caches.iter().position(|c| &c.name == name),
-                Allocator::Slab => m.slab.caches.iter().position(|c| &c.name == name),
+            match m.allocator() {
+                Allocator::Slub => m.slub().caches.iter().position(|c| &c.name == name),
+                Allocator::Slab => m.slab().caches.iter().position(|c| &c.name == name),
             }
             .map(|i| i as u32)
         })
@@ -523,7 +525,7 @@ fn step(
     // The parser guarantees a CPU for every operation that needs one, and declared caches;
     // kmalloc cache names are looked up here.
     let cpu = line.cpu.unwrap_or(0);
-    let allocator = rec.machine().allocator;
+    let allocator = rec.machine().allocator();
     let slub = allocator == Allocator::Slub;
     let wrong = || RunError::WrongAllocator {
         line: line.line,

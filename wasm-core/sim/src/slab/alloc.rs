@@ -54,7 +54,7 @@ pub fn __do_kmalloc_node(
 
 /// `kmem_cache_alloc()`/`kmem_cache_alloc_node()` → `slab_alloc_node()` → `__do_cache_alloc()`.
 pub fn slab_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
-    if rec.machine().slab.caches[cache as usize].destroyed {
+    if rec.machine().slab().caches[cache as usize].destroyed {
         rec.call(
             "kmem_cache_alloc",
             "destroyed cache",
@@ -108,7 +108,7 @@ fn give(rec: &mut Recorder, cache: u32, cpu: u32, obj: u64) -> u64 {
 
 /// `ac->touched = 1; return ac->entry[--ac->avail];` inside the open step.
 fn pop(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
-    let ac = &rec.machine().slab.caches[cache as usize].cpu[cpu as usize];
+    let ac = &rec.machine().slab().caches[cache as usize].cpu[cpu as usize];
     let (obj, touched) = (
         *ac.entry.last().expect("the array is not empty"),
         ac.touched,
@@ -135,7 +135,7 @@ fn pop(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
 
 /// `____cache_alloc()`: the newest pointer of this CPU's array, else a refill.
 fn ____cache_alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
-    if rec.machine().slab.caches[cache as usize].cpu[cpu as usize].avail() > 0 {
+    if rec.machine().slab().caches[cache as usize].cpu[cpu as usize].avail() > 0 {
         let obj = rec.call(
             "____cache_alloc",
             "array hit",
@@ -156,7 +156,7 @@ fn cache_alloc_refill(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
     let node = rec.machine().cpu_node[cpu as usize];
     loop {
         let m = rec.machine();
-        let s = &m.slab.caches[cache as usize];
+        let s = &m.slab().caches[cache as usize];
         let ac = &s.cpu[cpu as usize];
         let mut batch = i64::from(ac.batchcount);
         if !ac.touched && batch > i64::from(BATCHREFILL_LIMIT) {
@@ -205,12 +205,13 @@ fn cache_alloc_refill(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
                         fixup_slab_list(rec, cache, pfn);
                     }
                     // must_grow: n->free_objects -= ac->avail
-                    let avail = rec.machine().slab.caches[cache as usize].cpu[cpu as usize].avail();
+                    let avail =
+                        rec.machine().slab().caches[cache as usize].cpu[cpu as usize].avail();
                     if avail > 0 {
                         node_counts(rec, cache, node, 0, 0, -(avail as i32));
                     }
                 }
-                (rec.machine().slab.caches[cache as usize].cpu[cpu as usize].avail() > 0)
+                (rec.machine().slab().caches[cache as usize].cpu[cpu as usize].avail() > 0)
                     .then(|| pop(rec, cache, cpu))
             });
             if let Some(obj) = refilled {
@@ -218,7 +219,7 @@ fn cache_alloc_refill(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
             }
         }
         // direct_grow
-        let legacy = rec.machine().slab.legacy_refill;
+        let legacy = rec.machine().slab().legacy_refill;
         let slab = cache_grow_begin(rec, cache, cpu, node, true);
         if legacy {
             // Before 4.7: link the new slab first, then retry the refill under list_lock.
@@ -243,7 +244,7 @@ fn cache_alloc_refill(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
             );
         }
         cache_grow_end(rec, cache, slab);
-        if rec.machine().slab.caches[cache as usize].cpu[cpu as usize].avail() == 0 {
+        if rec.machine().slab().caches[cache as usize].cpu[cpu as usize].avail() == 0 {
             return 0;
         }
         let obj = rec.call(
@@ -269,7 +270,7 @@ pub(crate) fn transfer_objects(
     from: AcRef,
     max: u32,
 ) -> u32 {
-    let s = &rec.machine().slab.caches[cache as usize];
+    let s = &rec.machine().slab().caches[cache as usize];
     let (Some(t), Some(f)) = (s.ac(to), s.ac(from)) else {
         return 0;
     };
@@ -313,7 +314,7 @@ pub(crate) fn node_counts(
 /// `get_first_slab()`: the first partial slab, else the first free one (noting that free
 /// slabs were touched).
 fn get_first_slab(rec: &mut Recorder, cache: u32, node: u32) -> Option<Pfn> {
-    let n = &rec.machine().slab.caches[cache as usize].node[node as usize];
+    let n = &rec.machine().slab().caches[cache as usize].node[node as usize];
     if let Some(&pfn) = n.slabs_partial.front() {
         return Some(pfn);
     }
@@ -335,7 +336,7 @@ fn get_first_slab(rec: &mut Recorder, cache: u32, node: u32) -> Option<Pfn> {
 
 /// `slab_get_obj()`: the slab's next free object, `active` one more.
 fn slab_get_obj(rec: &mut Recorder, pfn: Pfn) -> u64 {
-    let slab = &rec.machine().slab.slabs[&pfn];
+    let slab = &rec.machine().slab().slabs[&pfn];
     let index = slab.freelist[slab.active as usize];
     let obj = rec.machine().slab_obj_addr(pfn, index);
     emit(rec, SlabEvent::ObjGot { pfn });
@@ -346,9 +347,9 @@ fn slab_get_obj(rec: &mut Recorder, pfn: Pfn) -> u64 {
 /// or `batch` is used up; returns what is left of `batch` (as the kernel's post-decrement
 /// loop leaves it, possibly -1).
 fn alloc_block(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, mut batch: i64) -> i64 {
-    let num = rec.machine().slab.caches[cache as usize].geometry.num;
+    let num = rec.machine().slab().caches[cache as usize].geometry.num;
     loop {
-        if rec.machine().slab.slabs[&pfn].active >= num {
+        if rec.machine().slab().slabs[&pfn].active >= num {
             break;
         }
         let before = batch;
@@ -373,8 +374,8 @@ fn alloc_block(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, mut batch: i6
 /// array went out with its last object), else to the head of `slabs_partial`.
 fn fixup_slab_list(rec: &mut Recorder, cache: u32, pfn: Pfn) {
     let m = rec.machine();
-    let s = &m.slab.caches[cache as usize];
-    let slab = &m.slab.slabs[&pfn];
+    let s = &m.slab().caches[cache as usize];
+    let slab = &m.slab().slabs[&pfn];
     let full = slab.active == s.geometry.num;
     let objfreelist = s.geometry.layout == FreelistLayout::ObjFreelist;
     if slab.list.is_some() {
@@ -408,7 +409,7 @@ fn ____cache_alloc_node(
     this_node: bool,
 ) -> u64 {
     loop {
-        let n = &rec.machine().slab.caches[cache as usize].node[nodeid as usize];
+        let n = &rec.machine().slab().caches[cache as usize].node[nodeid as usize];
         let has = !n.slabs_partial.is_empty() || !n.slabs_free.is_empty();
         let path = if has {
             "one object from the node's lists"
@@ -437,7 +438,7 @@ fn ____cache_alloc_node(
         }
         // must_grow
         let slab = cache_grow_begin(rec, cache, cpu, nodeid, true);
-        if rec.machine().slab.legacy_refill {
+        if rec.machine().slab().legacy_refill {
             let grew = slab.is_some();
             cache_grow_end(rec, cache, slab);
             if grew {
@@ -491,7 +492,7 @@ fn fallback_alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
     );
     loop {
         for &nid in &zonelist {
-            if rec.machine().slab.caches[cache as usize].node[nid as usize].free_objects > 0 {
+            if rec.machine().slab().caches[cache as usize].node[nid as usize].free_objects > 0 {
                 let obj = ____cache_alloc_node(rec, cache, cpu, nid, true);
                 if obj != 0 {
                     return obj;
@@ -525,7 +526,7 @@ pub(crate) fn cache_grow_begin(
     node: u32,
     this_node: bool,
 ) -> Option<Pfn> {
-    let g = rec.machine().slab.caches[cache as usize].geometry.clone();
+    let g = rec.machine().slab().caches[cache as usize].geometry.clone();
     let order = g.gfporder as u8;
     let owner = Owner::Slab { cache };
     // kmem_getpages()
@@ -540,7 +541,7 @@ pub(crate) fn cache_grow_begin(
     // The colour of the node the pages came from: colour_next is advanced (wrapping at
     // cachep->colour), then used.
     let mut colour =
-        rec.machine().slab.caches[cache as usize].node[slab_node as usize].colour_next + 1;
+        rec.machine().slab().caches[cache as usize].node[slab_node as usize].colour_next + 1;
     if colour >= g.colour {
         colour = 0;
     }
@@ -571,7 +572,7 @@ pub(crate) fn cache_grow_begin(
                     emit(rec, colour_next.clone());
                 },
             );
-            let fc = rec.machine().slab.caches[cache as usize]
+            let fc = rec.machine().slab().caches[cache as usize]
                 .freelist_cache
                 .expect("OFF_SLAB caches have a freelist cache");
             let mgmt = slab_alloc_node(rec, fc, cpu, Some(slab_node));
@@ -608,7 +609,9 @@ pub(crate) fn cache_grow_begin(
             let num = g.num;
             let obj_addr =
                 |i: u32| page_addr + u64::from(colour_off) + u64::from(i) * u64::from(g.size);
-            let seq = rec.machine().slab.caches[cache as usize].random_seq.clone();
+            let seq = rec.machine().slab().caches[cache as usize]
+                .random_seq
+                .clone();
             let freelist: Vec<u32> = match seq {
                 Some(seq) if num >= 2 => {
                     let mut pos = draw_below(rec, num) as usize;
@@ -664,8 +667,8 @@ pub(crate) fn cache_grow_end(rec: &mut Recorder, cache: u32, slab: Option<Pfn>) 
         return;
     };
     let m = rec.machine();
-    let (node, active) = (m.slab.slabs[&pfn].node, m.slab.slabs[&pfn].active);
-    let num = m.slab.caches[cache as usize].geometry.num;
+    let (node, active) = (m.slab().slabs[&pfn].node, m.slab().slabs[&pfn].active);
+    let num = m.slab().caches[cache as usize].geometry.num;
     rec.call(
         "cache_grow_end",
         if active == 0 {
@@ -710,7 +713,7 @@ pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: u32, count: u32, cpu: u3
             rec.arg("count", count);
         },
     );
-    if rec.machine().slab.caches[cache as usize].destroyed {
+    if rec.machine().slab().caches[cache as usize].destroyed {
         slab_alloc_node(rec, cache, cpu, None);
         return Vec::new();
     }

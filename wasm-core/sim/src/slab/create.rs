@@ -45,7 +45,7 @@ pub(crate) fn kmalloc_cache_for(m: &Machine, size: u64) -> Option<Result<u32, u8
 pub(crate) fn kmalloc_slab(m: &Machine, size: u64, flags: Gfp) -> Option<Result<u32, u8>> {
     let ty = kmalloc_type(flags, 0, None);
     match slab_kmalloc_index(&m.page, size).map(|c| c.index) {
-        Some(index) => m.slab.kmalloc_caches.get(ty, index).map(Ok),
+        Some(index) => m.slab().kmalloc_caches.get(ty, index).map(Ok),
         None if size <= m.page.kmalloc_max_size() => Some(Err(m.page.get_order(size) as u8)),
         None => None,
     }
@@ -70,7 +70,7 @@ fn create(
     geometry: SlabCacheGeometry,
     boot_stream: Option<&mut BootStream>,
 ) -> u32 {
-    let id = rec.machine().slab.caches.len() as u32;
+    let id = rec.machine().slab().caches.len() as u32;
     // enable_cpucache() → init_cache_random_seq(): only for slabs of 2 or more objects.
     let random_seq = (switches.freelist_random && geometry.num >= 2).then(|| match boot_stream {
         Some(stream) => stream.freelist_randomize(geometry.num),
@@ -82,7 +82,7 @@ fn create(
         .and_then(Result::ok);
     // n->next_reap: the kernel adds the cache's address modulo REAPTIMEOUT_NODE to spread
     // the caches' reaping; the simulator does not know that address.
-    let next_reap = rec.machine().slab.jiffies + REAPTIMEOUT_NODE;
+    let next_reap = rec.machine().slab().jiffies + REAPTIMEOUT_NODE;
     emit(
         rec,
         SlabEvent::CacheCreated(Box::new(SlabNewCache {
@@ -168,7 +168,7 @@ pub fn kmem_cache_create(
         .then(|| find_mergeable(rec.machine(), switches, decl))
         .flatten();
     if let Some(id) = alias {
-        let object_size = rec.machine().slab.caches[id as usize]
+        let object_size = rec.machine().slab().caches[id as usize]
             .object_size
             .max(decl.size);
         rec.call(
@@ -218,7 +218,7 @@ fn find_mergeable(m: &Machine, switches: &Switches, decl: &CacheDecl) -> Option<
     }
     let align = calculate_alignment(&decl.flags, decl.align, decl.size);
     let size = decl.size.next_multiple_of(WORD).next_multiple_of(align);
-    m.slab
+    m.slab()
         .caches
         .iter()
         .find(|s| {

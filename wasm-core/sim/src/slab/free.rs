@@ -19,7 +19,7 @@ use crate::trace::{End, Event, Recorder};
 /// `kfree()` of `addr` on `cpu`; with `cache`, `kmem_cache_free(cache, addr)`.
 pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> FreeOutcome {
     let m = rec.machine();
-    let destroyed = cache.filter(|&c| m.slab.caches[c as usize].destroyed);
+    let destroyed = cache.filter(|&c| m.slab().caches[c as usize].destroyed);
     if let Some(outcome) = free_prologue(rec, addr, destroyed) {
         return outcome;
     }
@@ -37,14 +37,14 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
             addr,
         );
     }
-    let slab = &m.slab.slabs[&place.pfn];
+    let slab = &m.slab().slabs[&place.pfn];
     let slab_cache = slab.cache;
     if !slab.allocated[place.index as usize] {
         // A double free. With CONFIG_SLAB_FREELIST_HARDENED, __free_one() refuses (WARN_ON_ONCE)
         // an object equal to the newest pointer of the array it would join; any other double
         // free goes unnoticed without DEBUG_SLAB: the pointer sits in an array twice and the
         // object is later handed to two callers.
-        let s = &m.slab.caches[slab_cache as usize];
+        let s = &m.slab().caches[slab_cache as usize];
         let local = m.cpu_node[cpu as usize];
         let target = if m.config.nodes > 1 && slab.node != local {
             alien_ac(local, slab.node)
@@ -82,7 +82,7 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
     let mut s = slab_cache;
     if let Some(named) = cache.filter(|&c| c != slab_cache) {
         // SLAB has no SLAB_CONSISTENCY_CHECKS: only hardening makes cache_from_obj() look.
-        if cache_from_obj_checks(m.slab.caches[named as usize].hardened, false) {
+        if cache_from_obj_checks(m.slab().caches[named as usize].hardened, false) {
             wrong_cache(rec, named, slab_cache);
         } else {
             // __cache_free(cachep, objp): the pointer joins the named cache's per-CPU array
@@ -109,7 +109,7 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
 fn ___cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64, cpu: u32) {
     let m = rec.machine();
     let local = m.cpu_node[cpu as usize];
-    let slab_node = m.slab.slabs[&pfn].node;
+    let slab_node = m.slab().slabs[&pfn].node;
     let freed = SlabEvent::ObjectFreed {
         cache,
         cpu,
@@ -121,7 +121,7 @@ fn ___cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64
         // every other node; the kernel's fallback without one (free_block() of the single
         // object under the remote node's lock) is never taken here.
         let alien = alien_ac(local, slab_node);
-        let ac = m.slab.caches[cache as usize]
+        let ac = m.slab().caches[cache as usize]
             .ac(alien)
             .expect("NUMA caches have alien caches");
         let full = ac.avail() >= ac.limit;
@@ -158,7 +158,7 @@ fn ___cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64
         slabs_destroy(rec, cache, cpu, list);
         return;
     }
-    let ac = &m.slab.caches[cache as usize].cpu[cpu as usize];
+    let ac = &m.slab().caches[cache as usize].cpu[cpu as usize];
     if ac.avail() < ac.limit {
         rec.call(
             "___cache_free",
@@ -181,7 +181,7 @@ fn ___cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64
         );
         return;
     }
-    let shared_room = m.slab.caches[cache as usize].node[local as usize]
+    let shared_room = m.slab().caches[cache as usize].node[local as usize]
         .shared
         .as_ref()
         .map_or(0, |sh| sh.limit - sh.avail());
@@ -219,7 +219,7 @@ fn ___cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64
 fn cache_flusharray(rec: &mut Recorder, cache: u32, cpu: u32) -> Vec<Pfn> {
     let m = rec.machine();
     let node = m.cpu_node[cpu as usize];
-    let s = &m.slab.caches[cache as usize];
+    let s = &m.slab().caches[cache as usize];
     let ac = &s.cpu[cpu as usize];
     let batch = ac.batchcount.min(ac.avail());
     let room = s.node[node as usize]
@@ -267,18 +267,18 @@ pub(crate) fn free_block(rec: &mut Recorder, cache: u32, objs: &[u64], node: u32
     let m = rec.machine();
     let own = |obj: u64| {
         let pfn = place_of(m, obj).expect("array entries are objects").pfn;
-        m.slab.slabs[&pfn].cache == cache
+        m.slab().slabs[&pfn].cache == cache
     };
     let count = objs.iter().filter(|&&obj| own(obj)).count();
     node_counts(rec, cache, node, 0, 0, count as i32);
     for &obj in objs {
         let place = place_of(rec.machine(), obj).expect("array entries are objects");
         let pfn = place.pfn;
-        if rec.machine().slab.slabs[&pfn].cache != cache {
+        if rec.machine().slab().slabs[&pfn].cache != cache {
             free_foreign_object(rec, cache, obj, node);
             continue;
         }
-        if rec.machine().slab.slabs[&pfn].list.is_some() {
+        if rec.machine().slab().slabs[&pfn].list.is_some() {
             emit(rec, SlabEvent::SlabUnlisted { cache, pfn });
         }
         emit(
@@ -288,7 +288,7 @@ pub(crate) fn free_block(rec: &mut Recorder, cache: u32, objs: &[u64], node: u32
                 index: place.index,
             },
         );
-        if rec.machine().slab.slabs[&pfn].active == 0 {
+        if rec.machine().slab().slabs[&pfn].active == 0 {
             emit(
                 rec,
                 SlabEvent::SlabListed {
@@ -313,7 +313,7 @@ pub(crate) fn free_block(rec: &mut Recorder, cache: u32, objs: &[u64], node: u32
     }
     let mut list = Vec::new();
     loop {
-        let s = &rec.machine().slab.caches[cache as usize];
+        let s = &rec.machine().slab().caches[cache as usize];
         let n = &s.node[node as usize];
         let num = s.geometry.num;
         if n.free_objects <= u64::from(n.free_limit) {
@@ -336,7 +336,7 @@ pub(crate) fn free_block(rec: &mut Recorder, cache: u32, objs: &[u64], node: u32
 fn free_foreign_object(rec: &mut Recorder, cache: u32, obj: u64, node: u32) {
     let place = place_of(rec.machine(), obj).expect("array entries are objects");
     let pfn = place.pfn;
-    let slab = &rec.machine().slab.slabs[&pfn];
+    let slab = &rec.machine().slab().slabs[&pfn];
     let (owner, slab_node, listed) = (slab.cache, slab.node, slab.list.is_some());
     rec.emit(Event::DamageRecorded(Box::new(
         Damage::ForeignObjectFreed {
@@ -358,7 +358,7 @@ fn free_foreign_object(rec: &mut Recorder, cache: u32, obj: u64, node: u32) {
             index: place.index,
         },
     );
-    let (list, end) = if rec.machine().slab.slabs[&pfn].active == 0 {
+    let (list, end) = if rec.machine().slab().slabs[&pfn].active == 0 {
         node_counts(rec, owner, slab_node, 0, 1, 0);
         (SlabList::Free, End::Head)
     } else {
@@ -389,7 +389,7 @@ pub(crate) fn __drain_alien_cache(
         return Vec::new();
     }
     lock(rec, cache, remote);
-    let limit = rec.machine().slab.caches[cache as usize]
+    let limit = rec.machine().slab().caches[cache as usize]
         .ac(alien)
         .expect("alien cache")
         .limit;
@@ -414,9 +414,9 @@ pub(crate) fn __drain_alien_cache(
 /// kmem_rcu_free)`); an OFF_SLAB index array is freed to its kmalloc cache at once either way.
 pub(crate) fn slabs_destroy(rec: &mut Recorder, cache: u32, cpu: u32, list: Vec<Pfn>) {
     for pfn in list {
-        let slab = &rec.machine().slab.slabs[&pfn];
+        let slab = &rec.machine().slab().slabs[&pfn];
         let (mgmt, order) = (slab.freelist_addr, slab.order);
-        let s = &rec.machine().slab.caches[cache as usize];
+        let s = &rec.machine().slab().caches[cache as usize];
         let off_slab = s.geometry.layout == FreelistLayout::OffSlab;
         let rcu = s.flags.typesafe_by_rcu;
         let (path, key) = if rcu {

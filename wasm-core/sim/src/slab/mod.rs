@@ -60,8 +60,8 @@ pub(crate) fn place_of(m: &Machine, addr: u64) -> Option<ObjectPlace> {
         FrameState::Tail { head } => head,
         _ => pfn,
     };
-    let slab = m.slab.slabs.get(&head)?;
-    let size = u64::from(m.slab.caches[slab.cache as usize].geometry.size);
+    let slab = m.slab().slabs.get(&head)?;
+    let size = u64::from(m.slab().caches[slab.cache as usize].geometry.size);
     let s_mem = m.object_addr(head, 1, 0) + u64::from(slab.colour_off);
     let delta = addr.checked_sub(s_mem)?;
     let index = delta / size;
@@ -78,8 +78,8 @@ pub(crate) fn place_of(m: &Machine, addr: u64) -> Option<ObjectPlace> {
 impl Machine {
     /// The address of object `index` of the SLAB slab at `pfn` (`index_to_obj()`).
     pub fn slab_obj_addr(&self, pfn: Pfn, index: u32) -> u64 {
-        let slab = &self.slab.slabs[&pfn];
-        let size = self.slab.caches[slab.cache as usize].geometry.size;
+        let slab = &self.slab().slabs[&pfn];
+        let size = self.slab().caches[slab.cache as usize].geometry.size;
         DIRECT_MAP_BASE
             + (u64::from(pfn) << self.page.page_shift)
             + u64::from(slab.colour_off)
@@ -129,7 +129,7 @@ pub(crate) fn alien_ac(node: u32, remote: u32) -> AcRef {
 
 /// The pointers an array holds (oldest first).
 pub(crate) fn ac_entries(m: &Machine, cache: u32, ac: AcRef) -> Vec<u64> {
-    m.slab.caches[cache as usize]
+    m.slab().caches[cache as usize]
         .ac(ac)
         .map(|a| a.entry.clone())
         .unwrap_or_default()

@@ -14,7 +14,7 @@ use crate::trace::Recorder;
 /// `cache_reap` on `cpu` (or on every CPU in turn): the timer's 2 s have passed, then each
 /// CPU's `cache_reap()` walks every cache, newest first.
 pub fn cache_reap(rec: &mut Recorder, cpu: Option<u32>) {
-    let now = rec.machine().slab.jiffies + REAPTIMEOUT_AC;
+    let now = rec.machine().slab().jiffies + REAPTIMEOUT_AC;
     rec.call(
         "cache_reap",
         "2 seconds later",
@@ -36,10 +36,15 @@ pub fn cache_reap(rec: &mut Recorder, cpu: Option<u32>) {
 fn cache_reap_cpu(rec: &mut Recorder, cpu: u32) {
     let m = rec.machine();
     let node = m.cpu_node[cpu as usize];
-    let now = m.slab.jiffies;
-    let reap_node = m.slab.reap_node.get(cpu as usize).copied().unwrap_or(node);
+    let now = m.slab().jiffies;
+    let reap_node = m
+        .slab()
+        .reap_node
+        .get(cpu as usize)
+        .copied()
+        .unwrap_or(node);
     let ids: Vec<u32> = m
-        .slab
+        .slab()
         .caches
         .iter()
         .rev()
@@ -65,7 +70,7 @@ fn cache_reap_cpu(rec: &mut Recorder, cpu: u32) {
             slabs_destroy(rec, cache, cpu, list);
         }
         drain_array(rec, cache, cpu, node, cpu_ac(cpu));
-        let n = &rec.machine().slab.caches[cache as usize].node[node as usize];
+        let n = &rec.machine().slab().caches[cache as usize].node[node as usize];
         if n.next_reap > now {
             continue;
         }
@@ -82,7 +87,7 @@ fn cache_reap_cpu(rec: &mut Recorder, cpu: u32) {
             );
         });
         drain_array(rec, cache, cpu, node, shared_ac(node));
-        let s = &rec.machine().slab.caches[cache as usize];
+        let s = &rec.machine().slab().caches[cache as usize];
         let n = &s.node[node as usize];
         if n.free_touched {
             rec.call(
@@ -128,7 +133,7 @@ fn cache_reap_cpu(rec: &mut Recorder, cpu: u32) {
 /// `drain_array()`: a recently used array is only marked unused; an unused one gives its
 /// oldest fifth of `limit` (or half of what it holds, if less) back to the slabs.
 fn drain_array(rec: &mut Recorder, cache: u32, cpu: u32, node: u32, ac: AcRef) {
-    let Some(a) = rec.machine().slab.caches[cache as usize].ac(ac) else {
+    let Some(a) = rec.machine().slab().caches[cache as usize].ac(ac) else {
         return;
     };
     if a.avail() == 0 {
@@ -193,7 +198,7 @@ fn drain_locked(rec: &mut Recorder, cache: u32, node: u32, ac: AcRef, objs: &[u6
 fn drain_freelist(rec: &mut Recorder, cache: u32, cpu: u32, node: u32, tofree: u32) -> u32 {
     let mut freed = 0;
     while freed < tofree {
-        let s = &rec.machine().slab.caches[cache as usize];
+        let s = &rec.machine().slab().caches[cache as usize];
         let num = s.geometry.num;
         let Some(&pfn) = s.node[node as usize].slabs_free.back() else {
             break;
@@ -254,7 +259,7 @@ fn drain_cpu_caches(rec: &mut Recorder, cache: u32, cpu: u32) {
         }
     }
     for node in 0..nodes {
-        if rec.machine().slab.caches[cache as usize].node[node as usize]
+        if rec.machine().slab().caches[cache as usize].node[node as usize]
             .shared
             .is_none()
         {
@@ -283,7 +288,7 @@ pub fn kmem_cache_shrink(rec: &mut Recorder, cache: u32, cpu: u32) -> bool {
     let mut busy = false;
     for node in 0..rec.machine().config.nodes {
         drain_freelist(rec, cache, cpu, node, u32::MAX);
-        let n = &rec.machine().slab.caches[cache as usize].node[node as usize];
+        let n = &rec.machine().slab().caches[cache as usize].node[node as usize];
         busy |= !n.slabs_full.is_empty() || !n.slabs_partial.is_empty();
     }
     busy
@@ -298,7 +303,7 @@ pub fn kmem_cache_destroy(
     alias: Option<&str>,
     cpu: u32,
 ) -> DestroyOutcome {
-    let aliases = rec.machine().slab.caches[cache as usize].aliases.clone();
+    let aliases = rec.machine().slab().caches[cache as usize].aliases.clone();
     let dropped = match alias {
         Some(a) if aliases.iter().any(|x| x == a) => Some(a.to_string()),
         // The creator's name goes first but the cache lives on for its aliases.
@@ -317,7 +322,7 @@ pub fn kmem_cache_destroy(
         return DestroyOutcome::Unreferenced;
     }
     if kmem_cache_shrink(rec, cache, cpu) {
-        let left: u64 = rec.machine().slab.caches[cache as usize]
+        let left: u64 = rec.machine().slab().caches[cache as usize]
             .node
             .iter()
             .map(|n| n.total_slabs)
@@ -342,7 +347,7 @@ pub fn kmem_cache_destroy(
             emit(rec, SlabEvent::CacheDestroyed { id: cache });
         },
     );
-    if rec.machine().slab.caches[cache as usize]
+    if rec.machine().slab().caches[cache as usize]
         .flags
         .typesafe_by_rcu
     {

@@ -164,7 +164,7 @@ pub(crate) fn slab_unmergeable(
 /// `kfree()` (or, with `cache`, `kmem_cache_free()`) of `addr` on `cpu`, under the slab
 /// allocator the machine was built with.
 pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> FreeOutcome {
-    match rec.machine().allocator {
+    match rec.machine().allocator() {
         Allocator::Slub => crate::slub::kfree(rec, addr, cpu, cache),
         Allocator::Slab => crate::slab::kfree(rec, addr, cpu, cache),
     }
@@ -173,7 +173,7 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
 /// `kmem_cache_free_bulk()` (or, without `cache`, `kfree_bulk()`) of `objs` on `cpu`, under the
 /// slab allocator the machine was built with.
 pub fn kmem_cache_free_bulk(rec: &mut Recorder, cache: Option<u32>, objs: &[u64], cpu: u32) {
-    match rec.machine().allocator {
+    match rec.machine().allocator() {
         Allocator::Slub => {
             crate::slub::kmem_cache_free_bulk(rec, cache, objs, cpu);
         }

@@ -84,7 +84,7 @@ fn random_kmalloc_step(rec: &mut Recorder, cache: u32, caller: u64, copy: u8) {
 /// `slab_alloc_node()`: `cache`'s next object for `cpu`, from `node` if given.
 pub fn slab_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
     let m = rec.machine();
-    if m.caches[cache as usize].destroyed {
+    if m.slub().caches[cache as usize].destroyed {
         // The kmem_cache structure is freed memory now: a use-after-free in the caller.
         return rec.call(
             "kmem_cache_alloc",
@@ -96,10 +96,10 @@ pub fn slab_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u3
             },
         );
     }
-    let c = &m.caches[cache as usize].cpu[cpu as usize];
+    let c = &m.slub().caches[cache as usize].cpu[cpu as usize];
     let (object, slab) = (c.freelist, c.slab);
     let node_ok = match (node, slab) {
-        (Some(n), Some(pfn)) => m.slabs[&pfn].node == n,
+        (Some(n), Some(pfn)) => m.slub().slabs[&pfn].node == n,
         _ => true,
     };
     if object != 0 && slab.is_some() && node_ok {
@@ -115,14 +115,14 @@ pub fn slab_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u3
 
 /// `___slab_alloc()`.
 pub(crate) fn ___slab_alloc(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
-    if rec.machine().caches[cache as usize].debug() {
+    if rec.machine().slub().caches[cache as usize].debug() {
         return slab_alloc_debug(rec, cache, cpu, node);
     }
     loop {
         // reread_slab / redo
-        let c = rec.machine().caches[cache as usize].cpu[cpu as usize].clone();
+        let c = rec.machine().slub().caches[cache as usize].cpu[cpu as usize].clone();
         if let Some(pfn) = c.slab {
-            let slab_node = rec.machine().slabs[&pfn].node;
+            let slab_node = rec.machine().slub().slabs[&pfn].node;
             if node.is_some_and(|n| n != slab_node) {
                 // ALLOC_NODE_MISMATCH: give the cpu slab back and look elsewhere.
                 rec.call(
@@ -149,7 +149,7 @@ pub(crate) fn ___slab_alloc(rec: &mut Recorder, cache: u32, cpu: u32, node: Opti
                 );
             } else {
                 // get_freelist(): take what other CPUs freed to this slab.
-                let slab = &rec.machine().slabs[&pfn];
+                let slab = &rec.machine().slub().slabs[&pfn];
                 let (taken, objects) = (slab.freelist, slab.objects);
                 let path = if taken != 0 {
                     "remote frees"
@@ -181,7 +181,7 @@ pub(crate) fn ___slab_alloc(rec: &mut Recorder, cache: u32, cpu: u32, node: Opti
                     return object;
                 }
             }
-            if rec.machine().caches[cache as usize].cpu[cpu as usize]
+            if rec.machine().slub().caches[cache as usize].cpu[cpu as usize]
                 .slab
                 .is_some()
             {
@@ -190,9 +190,9 @@ pub(crate) fn ___slab_alloc(rec: &mut Recorder, cache: u32, cpu: u32, node: Opti
         }
         // new_slab: no cpu slab now; the per-CPU partial stack first (read afresh: the branches
         // above may have changed this CPU's state).
-        let partial = rec.machine().caches[cache as usize].cpu[cpu as usize].partial;
+        let partial = rec.machine().slub().caches[cache as usize].cpu[cpu as usize].partial;
         if let Some(top) = partial {
-            let next = rec.machine().slabs[&top].next;
+            let next = rec.machine().slub().slabs[&top].next;
             rec.call(
                 "___slab_alloc",
                 "cpu partial pop",
@@ -235,7 +235,7 @@ pub(crate) fn ___slab_alloc(rec: &mut Recorder, cache: u32, cpu: u32, node: Opti
         let Some(new) = new_slab(rec, cache, cpu, node) else {
             return slab_out_of_memory(rec, cache);
         };
-        let freelist = rec.machine().caches[cache as usize].cpu[cpu as usize].freelist;
+        let freelist = rec.machine().slub().caches[cache as usize].cpu[cpu as usize].freelist;
         debug_assert_eq!(freelist, 0);
         return allocate_slab(rec, cache, cpu, new, |rec, pfn| {
             let freelist = take_new_slab_freelist(rec, cache, pfn);
@@ -284,7 +284,7 @@ fn get_partial_node<R>(
     node: u32,
     then: impl FnOnce(&mut Recorder, Pfn, u64) -> R,
 ) -> Option<R> {
-    let s = &rec.machine().caches[cache as usize];
+    let s = &rec.machine().slub().caches[cache as usize];
     if s.node[node as usize].partial.is_empty() {
         return None;
     }
@@ -318,12 +318,12 @@ fn take_partial_slabs(
     // The list in order, without a copy: each pass removes the slab at its head, and nothing
     // else here adds to or takes from this node's list.
     let head = |rec: &Recorder| {
-        let list = &rec.machine().caches[cache as usize].node[node as usize].partial;
+        let list = &rec.machine().slub().caches[cache as usize].node[node as usize].partial;
         list.first().copied()
     };
     while let Some(pfn) = head(rec) {
         // acquire_slab(): freeze it, take the freelist only for the first one.
-        let slab = &rec.machine().slabs[&pfn];
+        let slab = &rec.machine().slub().slabs[&pfn];
         let (freelist, inuse, objects) = (slab.freelist, slab.inuse, slab.objects);
         rec.emit(Event::NodePartialRemoved { cache, node, pfn });
         if object.is_none() {
@@ -369,7 +369,7 @@ fn get_any_partial<R>(
         return None; // the zonelist holds the local node only: nothing more to find
     }
     let m = rec.machine();
-    let s = &m.caches[cache as usize];
+    let s = &m.slub().caches[cache as usize];
     let (ratio, min_partial) = (s.remote_node_defrag_ratio, s.geometry.min_partial as usize);
     // The zonelist of mempolicy_slab_node(), the local node without a memory policy, as
     // build_zonelists() ordered it at boot. It starts with the local node itself, whose
@@ -409,13 +409,13 @@ fn get_any_partial<R>(
 #[doc(alias = "___slab_alloc")]
 fn slab_alloc_debug(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
     let search = node.unwrap_or(rec.machine().cpu_node[cpu as usize]);
-    let local = &rec.machine().caches[cache as usize].node[search as usize].partial;
+    let local = &rec.machine().slub().caches[cache as usize].node[search as usize].partial;
     if let Some(&pfn) = local.first() {
         return alloc_single_from_partial(rec, cache, cpu, search, pfn);
     }
     if node.is_none() {
         let found = get_any_partial(rec, cache, cpu, search, |rec, n| {
-            let pfn = rec.machine().caches[cache as usize].node[n as usize].partial[0];
+            let pfn = rec.machine().slub().caches[cache as usize].node[n as usize].partial[0];
             alloc_single_from_partial(rec, cache, cpu, n, pfn)
         });
         if let Some(object) = found {
@@ -433,9 +433,9 @@ fn slab_alloc_debug(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>)
 /// `alloc_single_from_new_slab()`, in the `allocate_slab` step: the first object of a new
 /// slab of a debug cache goes to the caller, and the slab onto the node's lists.
 fn alloc_single_from_new_slab(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn) -> u64 {
-    let s = &rec.machine().caches[cache as usize];
+    let s = &rec.machine().slub().caches[cache as usize];
     let store_user = s.flags.store_user;
-    let slab = rec.machine().slabs[&pfn].fields();
+    let slab = rec.machine().slub().slabs[&pfn].fields();
     let object = slab.freelist;
     let next = get_freepointer(rec.machine(), object);
     rec.emit(Event::SlabStateSet {
@@ -478,8 +478,8 @@ fn alloc_single_from_new_slab(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn
 /// `alloc_single_from_partial()`: one object from a node partial slab of a debug cache; a
 /// slab that becomes full leaves the partial list (for `n->full` with `SLAB_STORE_USER`).
 fn alloc_single_from_partial(rec: &mut Recorder, cache: u32, cpu: u32, node: u32, pfn: Pfn) -> u64 {
-    let store_user = rec.machine().caches[cache as usize].flags.store_user;
-    let slab = rec.machine().slabs[&pfn].fields();
+    let store_user = rec.machine().slub().caches[cache as usize].flags.store_user;
+    let slab = rec.machine().slub().slabs[&pfn].fields();
     let object = slab.freelist;
     let next = get_freepointer(rec.machine(), object);
     rec.call(
@@ -521,7 +521,7 @@ struct NewSlabPages {
 /// `new_slab()` → `allocate_slab()`, first half: pages of the preferred order, else of the
 /// minimum order (their page allocator steps come before the `allocate_slab` step).
 fn new_slab(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> Option<NewSlabPages> {
-    let g = rec.machine().caches[cache as usize].geometry.clone();
+    let g = rec.machine().slub().caches[cache as usize].geometry.clone();
     let mut order = g.order as u8;
     let mut objects = g.objs_per_slab;
     let pfn = match alloc_pages(rec, cpu, node, order, Owner::Slab { cache }) {
@@ -556,7 +556,7 @@ fn allocate_slab<R>(
         order,
         objects,
     } = new;
-    let path = if u32::from(order) == rec.machine().caches[cache as usize].geometry.order {
+    let path = if u32::from(order) == rec.machine().slub().caches[cache as usize].geometry.order {
         "preferred order"
     } else {
         "order fallback"
@@ -583,7 +583,7 @@ fn allocate_slab<R>(
 /// slab's whole freelist goes to the CPU, the slab is frozen with every object in use, and
 /// `inc_slabs_node()` counts it.
 fn take_new_slab_freelist(rec: &mut Recorder, cache: u32, pfn: Pfn) -> u64 {
-    let slab = &rec.machine().slabs[&pfn];
+    let slab = &rec.machine().slub().slabs[&pfn];
     let (freelist, objects, node) = (slab.freelist, slab.objects, slab.node);
     rec.emit(Event::SlabStateSet {
         pfn,

@@ -1,37 +1,15 @@
 //! Applying SLUB events to the machine (the recorder's only way to change SLUB state).
 
-use super::state::{KmemCache, KmemCacheCpu, KmemCacheNode, ReciprocalValue, Slab};
-use crate::machine::{Machine, Pfn, DIRECT_MAP_BASE};
+use super::state::{KmemCache, KmemCacheCpu, KmemCacheNode, ReciprocalValue, Slab, SlubState};
+use crate::machine::{FrameState, Machine, Owner, Pfn, DIRECT_MAP_BASE};
 use crate::trace::{End, Event, NewCache};
 
-impl Machine {
+impl SlubState {
+    /// Marks object `index` of the slab at `pfn` allocated or free.
     fn set_allocated(&mut self, pfn: Pfn, index: u32, allocated: bool) {
         let slot = &mut self.slabs.get_mut(&pfn).expect("slab exists").allocated[index as usize];
         debug_assert_ne!(*slot, allocated);
         *slot = allocated;
-        if allocated {
-            self.live_objects += 1;
-        } else {
-            self.live_objects -= 1;
-        }
-    }
-
-    /// Whether `addr` is the start of an object a caller holds.
-    pub fn is_live(&self, addr: u64) -> bool {
-        crate::slub::place_of(self, addr)
-            .is_some_and(|p| p.offset == 0 && self.slabs[&p.pfn].allocated[p.index as usize])
-    }
-
-    /// Every object callers hold, with its cache, in address order.
-    pub fn live(&self) -> impl Iterator<Item = (u64, u32)> + '_ {
-        self.slabs.iter().flat_map(move |(pfn, s)| {
-            let size = self.caches[s.cache as usize].geometry.size;
-            s.allocated
-                .iter()
-                .enumerate()
-                .filter(|(_, &a)| a)
-                .map(move |(i, _)| (self.object_addr(pfn, size, i as u32), s.cache))
-        })
     }
 
     /// `list_del()` of the slab at `pfn` from node `node`'s partial list (or `n->full`), as
@@ -52,9 +30,36 @@ impl Machine {
             }
         }
     }
+}
+
+impl Machine {
+    /// Whether `addr` is the start of an object a caller holds.
+    pub fn is_live(&self, addr: u64) -> bool {
+        crate::slub::place_of(self, addr)
+            .is_some_and(|p| p.offset == 0 && self.slub().slabs[&p.pfn].allocated[p.index as usize])
+    }
+
+    /// Every object callers hold, with its cache, in address order.
+    pub fn live(&self) -> impl Iterator<Item = (u64, u32)> + '_ {
+        let st = self.slub();
+        st.slabs.iter().flat_map(move |(pfn, s)| {
+            let size = st.caches[s.cache as usize].geometry.size;
+            s.allocated
+                .iter()
+                .enumerate()
+                .filter(|(_, &a)| a)
+                .map(move |(i, _)| (self.object_addr(pfn, size, i as u32), s.cache))
+        })
+    }
 
     #[inline(always)]
     pub(crate) fn apply_slub(&mut self, event: &Event) {
+        let page_shift = self.page.page_shift;
+        let object_addr = move |pfn: Pfn, size: u32, index: u32| {
+            DIRECT_MAP_BASE + (u64::from(pfn) << page_shift) + u64::from(index) * u64::from(size)
+        };
+        let (cpus, nodes, span) = (self.config.cpus, self.config.nodes, self.span);
+        let st = self.alloc.slub_mut();
         match event {
             Event::CacheCreated(new) => {
                 let NewCache {
@@ -70,11 +75,11 @@ impl Machine {
                     random,
                     random_seq,
                 } = &**new;
-                debug_assert_eq!(*id as usize, self.caches.len());
+                debug_assert_eq!(*id as usize, st.caches.len());
                 if let Some(slot) = kmalloc {
                     self.kmalloc_caches.set(*slot, *id);
                 }
-                self.caches.push(KmemCache {
+                st.caches.push(KmemCache {
                     id: *id,
                     name: name.clone(),
                     reciprocal_size: ReciprocalValue::new(geometry.size),
@@ -91,49 +96,47 @@ impl Machine {
                     random_seq: random_seq.clone(),
                     aliases: Vec::new(),
                     destroyed: false,
-                    cpu: (0..self.config.cpus)
+                    cpu: (0..cpus)
                         .map(|c| KmemCacheCpu {
                             tid: u64::from(c),
                             ..KmemCacheCpu::default()
                         })
                         .collect(),
-                    node: vec![KmemCacheNode::default(); self.config.nodes as usize],
+                    node: vec![KmemCacheNode::default(); nodes as usize],
                 });
             }
             Event::CacheAliased { id, alias } => {
-                self.caches[*id as usize].aliases.push(alias.clone())
+                st.caches[*id as usize].aliases.push(alias.clone())
             }
             Event::CacheUnaliased { id, alias } => {
-                let aliases = &mut self.caches[*id as usize].aliases;
+                let aliases = &mut st.caches[*id as usize].aliases;
                 if let Some(i) = aliases.iter().position(|a| a == alias) {
                     aliases.remove(i);
                 }
             }
-            Event::CacheDestroyed { id } => self.caches[*id as usize].destroyed = true,
+            Event::CacheDestroyed { id } => st.caches[*id as usize].destroyed = true,
             Event::SlabCreated {
                 cache,
                 pfn,
                 order,
                 freelist,
             } => {
-                let s = &self.caches[*cache as usize];
+                let s = &st.caches[*cache as usize];
                 let size = s.geometry.size;
                 let objects = &(freelist.len() as u32);
-                let node = &self.node_of(*pfn);
+                let node = &(*pfn / span);
                 // Every free object links to the next; the last holds NULL (encoded when
                 // hardened, so even a NULL is a non-zero word then).
                 let mut words = vec![0; *objects as usize];
                 for (k, &i) in freelist.iter().enumerate() {
-                    let obj = self.object_addr(*pfn, size, i);
+                    let obj = object_addr(*pfn, size, i);
                     let next = freelist
                         .get(k + 1)
-                        .map_or(0, |&j| self.object_addr(*pfn, size, j));
+                        .map_or(0, |&j| object_addr(*pfn, size, j));
                     words[i as usize] = s.freelist_ptr_encode(next, s.freeptr_addr(obj));
                 }
-                let head = freelist
-                    .first()
-                    .map_or(0, |&i| self.object_addr(*pfn, size, i));
-                self.slabs.insert(
+                let head = freelist.first().map_or(0, |&i| object_addr(*pfn, size, i));
+                st.slabs.insert(
                     *pfn,
                     Slab {
                         cache: *cache,
@@ -141,7 +144,7 @@ impl Machine {
                         node: *node,
                         objects: *objects,
                         size,
-                        reciprocal_size: self.caches[*cache as usize].reciprocal_size,
+                        reciprocal_size: st.caches[*cache as usize].reciprocal_size,
                         inuse: 0,
                         frozen: false,
                         freelist: head,
@@ -157,7 +160,7 @@ impl Machine {
                 node,
                 objects,
             } => {
-                let n = &mut self.caches[*cache as usize].node[*node as usize];
+                let n = &mut st.caches[*cache as usize].node[*node as usize];
                 n.nr_slabs += 1;
                 n.total_objects += u64::from(*objects);
             }
@@ -166,7 +169,7 @@ impl Machine {
                 node,
                 objects,
             } => {
-                let n = &mut self.caches[*cache as usize].node[*node as usize];
+                let n = &mut st.caches[*cache as usize].node[*node as usize];
                 n.nr_slabs -= 1;
                 n.total_objects -= u64::from(*objects);
             }
@@ -176,17 +179,15 @@ impl Machine {
                 inuse,
                 frozen,
             } => {
-                let slab = self.slabs.get_mut(pfn).expect("slab exists");
+                let slab = st.slabs.get_mut(pfn).expect("slab exists");
                 slab.freelist = *freelist;
                 slab.inuse = *inuse;
                 slab.frozen = *frozen;
             }
             Event::FreePointerSet { pfn, index, value } => {
-                let slab = self.slabs.get_mut(pfn).expect("slab exists");
-                let s = &self.caches[slab.cache as usize];
-                let obj = DIRECT_MAP_BASE
-                    + (u64::from(*pfn) << self.page.page_shift)
-                    + u64::from(*index) * u64::from(slab.size);
+                let slab = st.slabs.get_mut(pfn).expect("slab exists");
+                let s = &st.caches[slab.cache as usize];
+                let obj = object_addr(*pfn, slab.size, *index);
                 slab.words[*index as usize] = s.freelist_ptr_encode(*value, s.freeptr_addr(obj));
             }
             Event::CpuFreelistSet {
@@ -195,18 +196,18 @@ impl Machine {
                 freelist,
                 tid,
             } => {
-                let c = &mut self.caches[*cache as usize].cpu[*cpu as usize];
+                let c = &mut st.caches[*cache as usize].cpu[*cpu as usize];
                 c.freelist = *freelist;
                 c.tid = *tid;
             }
             Event::CpuSlabSet { cache, cpu, slab } => {
-                self.caches[*cache as usize].cpu[*cpu as usize].slab = *slab
+                st.caches[*cache as usize].cpu[*cpu as usize].slab = *slab
             }
             Event::CpuPartialSet { cache, cpu, top } => {
-                self.caches[*cache as usize].cpu[*cpu as usize].partial = *top
+                st.caches[*cache as usize].cpu[*cpu as usize].partial = *top
             }
             Event::SlabPartialLinked { pfn, next, slabs } => {
-                let slab = self.slabs.get_mut(pfn).expect("slab exists");
+                let slab = st.slabs.get_mut(pfn).expect("slab exists");
                 slab.next = *next;
                 slab.slabs = *slabs;
             }
@@ -216,36 +217,42 @@ impl Machine {
                 pfn,
                 end,
             } => {
-                let list = &mut self.caches[*cache as usize].node[*node as usize].partial;
+                let list = &mut st.caches[*cache as usize].node[*node as usize].partial;
                 match end {
                     End::Head => list.insert(0, *pfn),
                     End::Tail => list.push(*pfn),
                 }
             }
             Event::NodeFullAdded { cache, node, pfn } => {
-                self.caches[*cache as usize].node[*node as usize]
+                st.caches[*cache as usize].node[*node as usize]
                     .full
                     .push(*pfn);
             }
             Event::NodeFullRemoved { cache, node, pfn } => {
-                self.list_del(*cache, *node, *pfn, true);
+                st.list_del(*cache, *node, *pfn, true);
             }
             Event::NodePartialRemoved { cache, node, pfn } => {
-                self.list_del(*cache, *node, *pfn, false);
+                st.list_del(*cache, *node, *pfn, false);
             }
             Event::SlabDiscarded { pfn, .. } => {
-                if let Some(slab) = self.slabs.remove(pfn) {
-                    self.frames[*pfn as usize].state = crate::machine::FrameState::Allocated {
+                if let Some(slab) = st.slabs.remove(pfn) {
+                    self.frames[*pfn as usize].state = FrameState::Allocated {
                         order: slab.order,
-                        owner: crate::machine::Owner::Pages,
+                        owner: Owner::Pages,
                     };
                 }
             }
             Event::DetachedFreelistBuilt(_) | Event::DetachedFreelistReversed(_) => {
                 // A transient structure for the narration; its links are FreePointerSet events.
             }
-            Event::ObjectAllocated { pfn, index, .. } => self.set_allocated(*pfn, *index, true),
-            Event::ObjectFreed { pfn, index, .. } => self.set_allocated(*pfn, *index, false),
+            Event::ObjectAllocated { pfn, index, .. } => {
+                st.set_allocated(*pfn, *index, true);
+                self.live_objects += 1;
+            }
+            Event::ObjectFreed { pfn, index, .. } => {
+                st.set_allocated(*pfn, *index, false);
+                self.live_objects -= 1;
+            }
             _ => unreachable!("page allocator events are applied in machine/apply.rs"),
         }
     }

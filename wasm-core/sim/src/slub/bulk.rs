@@ -27,7 +27,7 @@ pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: u32, n: u32, cpu: u32) -
         rec.arg("count", n);
         let mut p = Vec::with_capacity(n as usize);
         for _ in 0..n {
-            let c = rec.machine().caches[cache as usize].cpu[cpu as usize].clone();
+            let c = rec.machine().slub().caches[cache as usize].cpu[cpu as usize].clone();
             if c.freelist == 0 {
                 rec.emit(Event::CpuFreelistSet {
                     cache,
@@ -64,7 +64,7 @@ pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: u32, n: u32, cpu: u32) -
             });
             p.push(c.freelist);
         }
-        let c = rec.machine().caches[cache as usize].cpu[cpu as usize].clone();
+        let c = rec.machine().slub().caches[cache as usize].cpu[cpu as usize].clone();
         rec.emit(Event::CpuFreelistSet {
             cache,
             cpu,
@@ -149,7 +149,7 @@ fn build_detached_freelist(
     }
     let place = place_of(rec.machine(), object).expect("checked");
     let slab = place.pfn;
-    let slab_cache = rec.machine().slabs[&slab].cache;
+    let slab_cache = rec.machine().slub().slabs[&slab].cache;
     // df->s: kfree_bulk() takes the slab's cache; kmem_cache_free_bulk() asks cache_from_obj(),
     // which without hardening or slub_debug=F keeps the named cache whatever the slab is.
     let df_cache = match cache {

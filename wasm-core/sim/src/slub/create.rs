@@ -75,7 +75,7 @@ fn create_kmalloc_caches_body(
             let mut geometry = kmem_cache_geometry(&req)?;
             let name = ty.cache_name(&class);
             geometry.cache = Some(name.clone());
-            let id = rec.machine().caches.len() as u32;
+            let id = rec.machine().slub().caches.len() as u32;
             let objs = geometry.objs_per_slab;
             let (random, random_seq) = if ty == KmallocType::Normal {
                 kmem_cache_open_random(rec, switches, objs)
@@ -214,7 +214,7 @@ pub fn kmem_cache_create(
             rec.arg("size", geometry.size);
             rec.arg("objs_per_slab", geometry.objs_per_slab);
             rec.arg("order", geometry.order);
-            let id = rec.machine().caches.len() as u32;
+            let id = rec.machine().slub().caches.len() as u32;
             let (random, random_seq) =
                 kmem_cache_open_random(rec, switches, geometry.objs_per_slab);
             rec.emit(Event::CacheCreated(Box::new(NewCache {
@@ -255,6 +255,7 @@ fn find_mergeable(
     let size = object_size.next_multiple_of(WORD).next_multiple_of(align);
     // slab_caches is walked from the oldest cache (list_for_each_entry_reverse).
     rec.machine()
+        .slub()
         .caches
         .iter()
         .find(|s| {

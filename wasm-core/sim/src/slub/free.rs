@@ -15,7 +15,7 @@ use crate::trace::{End, Event, Recorder, Splice};
 /// `kfree()` of `addr` on `cpu`; with `cache`, `kmem_cache_free(cache, addr)`.
 pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> FreeOutcome {
     let m = rec.machine();
-    let destroyed = cache.filter(|&c| m.caches[c as usize].destroyed);
+    let destroyed = cache.filter(|&c| m.slub().caches[c as usize].destroyed);
     if let Some(outcome) = free_prologue(rec, addr, destroyed) {
         return outcome;
     }
@@ -34,14 +34,14 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
             addr,
         );
     }
-    let slab = &m.slabs[&place.pfn];
+    let slab = &m.slub().slabs[&place.pfn];
     let slab_cache = slab.cache;
     if !slab.allocated[place.index as usize] {
         // Freeing a free object. A debug cache's free goes through free_to_partial_list(),
         // whose free_debug_processing() checks before set_freepointer() links anything
         // (mm/slub.c, v6.6): first slab->inuse against the count to free (every debug cache),
         // then, with SLAB_CONSISTENCY_CHECKS, on_freelist(). Either abandons the free.
-        let s = &m.caches[slab_cache as usize];
+        let s = &m.slub().caches[slab_cache as usize];
         if s.debug() && slab.inuse == 0 {
             return diagnostic(
                 rec,
@@ -105,13 +105,13 @@ pub(super) fn cache_from_obj_unchecked(
     pfn: u32,
 ) -> Option<u32> {
     let m = rec.machine();
-    let n = &m.caches[named as usize];
+    let n = &m.slub().caches[named as usize];
     if cache_from_obj_checks(n.hardened, n.flags.consistency_checks) {
         return None;
     }
     let offsets = (
         n.geometry.offset,
-        m.caches[slab_cache as usize].geometry.offset,
+        m.slub().caches[slab_cache as usize].geometry.offset,
     );
     wrong_cache_unchecked(
         rec,
@@ -150,7 +150,7 @@ pub(crate) fn do_slab_free(
         Splice::ListLock => return free_to_partial_list(rec, cache, pfn, objs, cpu),
     }
     let (head, (_, tail_index)) = (objs[0].0, objs[objs.len() - 1]);
-    let cpu_head = rec.machine().caches[cache as usize].cpu[cpu as usize].freelist;
+    let cpu_head = rec.machine().slub().caches[cache as usize].cpu[cpu as usize].freelist;
     rec.call("do_slab_free", "fast path", "step.free_fast", |rec| {
         rec.arg_cache("cache", cache);
         rec.arg("cpu", cpu);
@@ -167,7 +167,7 @@ pub(crate) fn do_slab_free(
 /// path onto `c->freelist` when the slab is the CPU's cpu slab, else `__slab_free()`, which a
 /// debug cache (never a cpu slab) does under the node's list lock (`free_to_partial_list()`).
 pub(crate) fn free_path(m: &Machine, cache: u32, pfn: u32, cpu: u32) -> Splice {
-    let s = &m.caches[cache as usize];
+    let s = &m.slub().caches[cache as usize];
     if s.cpu[cpu as usize].slab == Some(pfn) {
         Splice::CpuFreelist
     } else if s.debug() {
@@ -181,9 +181,9 @@ pub(crate) fn free_path(m: &Machine, cache: u32, pfn: u32, cpu: u32) -> Splice {
 /// head to tail.
 fn __slab_free(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, u32)], cpu: u32) {
     let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
-    let s = &rec.machine().caches[cache as usize];
+    let s = &rec.machine().slub().caches[cache as usize];
     let (has_cpu_partial, min_partial) = (s.has_cpu_partial(), u64::from(s.geometry.min_partial));
-    let slab = rec.machine().slabs[&pfn].fields();
+    let slab = rec.machine().slub().slabs[&pfn].fields();
     let prior = slab.freelist;
     let was_frozen = slab.frozen;
     let inuse = slab.inuse - cnt;
@@ -237,7 +237,7 @@ fn __slab_free(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, u32)], cp
             }
             return;
         }
-        let nr_partial = rec.machine().caches[cache as usize].node[slab.node as usize]
+        let nr_partial = rec.machine().slub().caches[cache as usize].node[slab.node as usize]
             .partial
             .len() as u64;
         if inuse == 0 && nr_partial >= min_partial {
@@ -268,9 +268,9 @@ fn __slab_free(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, u32)], cp
 /// `min_partial` partial slabs.
 fn free_to_partial_list(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, u32)], cpu: u32) {
     let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
-    let s = &rec.machine().caches[cache as usize];
+    let s = &rec.machine().slub().caches[cache as usize];
     let (store_user, min_partial) = (s.flags.store_user, s.geometry.min_partial as usize);
-    let slab = rec.machine().slabs[&pfn].fields();
+    let slab = rec.machine().slub().slabs[&pfn].fields();
     let nr_partial = s.node[slab.node as usize].partial.len();
     let (prior, inuse, node) = (slab.freelist, slab.inuse - cnt, slab.node);
     let discard = inuse == 0 && nr_partial >= min_partial;

@@ -12,13 +12,13 @@ use crate::trace::{End, Event, Recorder};
 /// `put_cpu_partial()`: push a frozen slab on `cpu`'s partial stack. With `drain`, a stack that
 /// already holds `cpu_partial_slabs` slabs is first moved whole to the node lists.
 pub(crate) fn put_cpu_partial(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, drain: bool) {
-    let s = &rec.machine().caches[cache as usize];
+    let s = &rec.machine().slub().caches[cache as usize];
     let limit = s.geometry.cpu_partial_slabs;
     let mut old = s.cpu[cpu as usize].partial;
     let mut spill = None;
     let mut slabs = 0;
     if let Some(top) = old {
-        let depth = rec.machine().slabs[&top].slabs;
+        let depth = rec.machine().slub().slabs[&top].slabs;
         if drain && depth >= limit {
             spill = Some(top);
             old = None;
@@ -50,12 +50,16 @@ pub(crate) fn put_cpu_partial(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn
 /// The empty ones are pushed on `slab_to_discard` (through `slab->next`) and freed from its
 /// head once the lock is dropped: last met, first discarded (mm/slub.c, v6.6).
 pub(crate) fn __unfreeze_partials(rec: &mut Recorder, cache: u32, cpu: u32, list: Option<Pfn>) {
-    let min_partial = u64::from(rec.machine().caches[cache as usize].geometry.min_partial);
+    let min_partial = u64::from(
+        rec.machine().slub().caches[cache as usize]
+            .geometry
+            .min_partial,
+    );
     let mut discard = Vec::new();
     let mut at = list;
     let mut locked = None;
     while let Some(pfn) = at {
-        let slab = rec.machine().slabs[&pfn].fields();
+        let slab = rec.machine().slub().slabs[&pfn].fields();
         at = slab.next;
         // The node's list_lock is taken whenever the node changes from the previous slab's.
         if locked != Some(slab.node) {
@@ -76,7 +80,7 @@ pub(crate) fn __unfreeze_partials(rec: &mut Recorder, cache: u32, cpu: u32, list
             inuse: slab.inuse,
             frozen: false,
         });
-        let nr_partial = rec.machine().caches[cache as usize].node[slab.node as usize]
+        let nr_partial = rec.machine().slub().caches[cache as usize].node[slab.node as usize]
             .partial
             .len() as u64;
         if slab.inuse == 0 && nr_partial >= min_partial {
@@ -106,7 +110,7 @@ pub(crate) fn deactivate_slab(
     pfn: Pfn,
     cpu_freelist: u64,
 ) {
-    let slab = rec.machine().slabs[&pfn].fields();
+    let slab = rec.machine().slub().slabs[&pfn].fields();
     let end = if slab.freelist != 0 {
         End::Tail
     } else {
@@ -132,7 +136,7 @@ pub(crate) fn deactivate_slab(
         frozen: false,
     });
     // Stage three: the list.
-    let s = &rec.machine().caches[cache as usize];
+    let s = &rec.machine().slub().caches[cache as usize];
     let nr_partial = s.node[slab.node as usize].partial.len() as u64;
     if inuse == 0 && nr_partial >= u64::from(s.geometry.min_partial) {
         rec.arg("deactivate", "empty: discard");
@@ -171,8 +175,10 @@ pub(crate) fn deactivate_slab(
 /// `free_slab()` of a `SLAB_TYPESAFE_BY_RCU` cache frees them through `call_rcu()` instead:
 /// they wait for a grace period (`dec_slabs_node()` has already run, so no count shows them).
 pub(crate) fn discard_slab(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn) {
-    let slab = rec.machine().slabs[&pfn].fields();
-    let rcu = rec.machine().caches[cache as usize].flags.typesafe_by_rcu;
+    let slab = rec.machine().slub().slabs[&pfn].fields();
+    let rcu = rec.machine().slub().caches[cache as usize]
+        .flags
+        .typesafe_by_rcu;
     let (path, key) = if rcu {
         ("SLAB_TYPESAFE_BY_RCU: call_rcu", "step.discard_slab_rcu")
     } else {
@@ -221,7 +227,7 @@ pub(crate) fn flush_slab(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, cpu
 
 /// `flush_cpu_slab()`: deactivate `cpu`'s cpu slab and unfreeze its partial stack.
 pub fn flush_cpu_slab(rec: &mut Recorder, cache: u32, cpu: u32) {
-    let c = rec.machine().caches[cache as usize].cpu[cpu as usize].clone();
+    let c = rec.machine().slub().caches[cache as usize].cpu[cpu as usize].clone();
     if let Some(pfn) = c.slab {
         rec.call(
             "flush_slab",

@@ -14,7 +14,9 @@ use crate::trace::Recorder;
 /// `shuffle_freelist()`: the free objects of a new slab of `objects` objects, in freelist
 /// order. `None` when the cache has no random sequence or the slab has fewer than 2 objects.
 pub(crate) fn shuffle_freelist(rec: &mut Recorder, cache: u32, objects: u32) -> Option<Vec<u32>> {
-    let seq = rec.machine().caches[cache as usize].random_seq.clone()?;
+    let seq = rec.machine().slub().caches[cache as usize]
+        .random_seq
+        .clone()?;
     if objects < 2 {
         return None;
     }

@@ -18,14 +18,14 @@ pub fn kmem_cache_shrink(rec: &mut Recorder, cache: u32, cpu: u32) {
         flush_cpu_slab(rec, cache, c);
     }
     for node in 0..rec.machine().config.nodes {
-        let list = rec.machine().caches[cache as usize].node[node as usize]
+        let list = rec.machine().slub().caches[cache as usize].node[node as usize]
             .partial
             .clone();
         let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); SHRINK_PROMOTE_MAX as usize];
         let mut rest = Vec::new();
         let mut discard = Vec::new();
         for &pfn in &list {
-            let slab = &rec.machine().slabs[&pfn];
+            let slab = &rec.machine().slub().slabs[&pfn];
             let free = slab.objects - slab.inuse;
             if free == slab.objects {
                 discard.push(pfn);
@@ -75,7 +75,7 @@ pub fn kmem_cache_destroy(
     cpu: u32,
 ) -> DestroyOutcome {
     if let Some(alias) = alias.filter(|a| {
-        rec.machine().caches[cache as usize]
+        rec.machine().slub().caches[cache as usize]
             .aliases
             .iter()
             .any(|x| x == a)
@@ -94,9 +94,12 @@ pub fn kmem_cache_destroy(
         );
         return DestroyOutcome::Unreferenced;
     }
-    if !rec.machine().caches[cache as usize].aliases.is_empty() {
+    if !rec.machine().slub().caches[cache as usize]
+        .aliases
+        .is_empty()
+    {
         // The creator's name goes first but the cache lives on for its aliases.
-        let alias = rec.machine().caches[cache as usize].aliases[0].clone();
+        let alias = rec.machine().slub().caches[cache as usize].aliases[0].clone();
         rec.call(
             "kmem_cache_destroy",
             "refcount",
@@ -120,9 +123,9 @@ pub fn kmem_cache_destroy(
             rec.arg_cache("cache", cache);
             for node in 0..rec.machine().config.nodes {
                 free_partial(rec, cache, cpu, node);
-                let n = &rec.machine().caches[cache as usize].node[node as usize];
+                let n = &rec.machine().slub().caches[cache as usize].node[node as usize];
                 if !n.partial.is_empty() || n.nr_slabs > 0 {
-                    let left: u64 = rec.machine().caches[cache as usize]
+                    let left: u64 = rec.machine().slub().caches[cache as usize]
                         .node
                         .iter()
                         .map(|n| n.nr_slabs)
@@ -146,7 +149,10 @@ pub fn kmem_cache_destroy(
         );
         return DestroyOutcome::StillHasObjects;
     }
-    if rec.machine().caches[cache as usize].flags.typesafe_by_rcu {
+    if rec.machine().slub().caches[cache as usize]
+        .flags
+        .typesafe_by_rcu
+    {
         // shutdown_cache(): released by slab_caches_to_rcu_destroy_workfn() after rcu_barrier().
         crate::rcu::slab_caches_to_rcu_destroy_workfn(rec, cache);
     }
@@ -159,13 +165,13 @@ pub fn kmem_cache_destroy(
 /// v6.6). Slabs with objects stay (the kernel prints them: "Objects remaining in %s on
 /// __kmem_cache_shutdown()").
 fn free_partial(rec: &mut Recorder, cache: u32, cpu: u32, node: u32) {
-    let list = rec.machine().caches[cache as usize].node[node as usize]
+    let list = rec.machine().slub().caches[cache as usize].node[node as usize]
         .partial
         .clone();
     rec.emit(Event::ListLockTaken { cache, node });
     let mut discard = Vec::new();
     for pfn in list {
-        if rec.machine().slabs[&pfn].inuse == 0 {
+        if rec.machine().slub().slabs[&pfn].inuse == 0 {
             rec.emit(Event::NodePartialRemoved { cache, node, pfn });
             discard.push(pfn);
         }

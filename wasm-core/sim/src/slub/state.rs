@@ -6,12 +6,22 @@
 
 use crate::geometry::{CacheGeometry, SlabFlags};
 use crate::kmalloc_caches::KmallocSlot;
-use crate::machine::Pfn;
+use crate::machine::{Pfn, SlabTable};
 use serde::Serialize;
 
 /// `TID_STEP` on a preemptible kernel is `roundup_pow_of_two(CONFIG_NR_CPUS)`; the simulator's
 /// CONFIG_NR_CPUS is its 64-CPU limit.
 pub const TID_STEP: u64 = 64;
+
+/// SLUB's part of the machine when the kernel is built with `CONFIG_SLUB`: every cache and
+/// every slab.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SlubState {
+    /// `slab_caches`, oldest first (slabinfo prints newest first).
+    pub caches: Vec<KmemCache>,
+    /// Every slab, by its first page.
+    pub slabs: SlabTable,
+}
 
 /// `struct kmem_cache`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -405,7 +405,7 @@ pub fn snapshot(
     history: &dyn History,
 ) -> Snapshot {
     let transient = transient(m, step_events);
-    let caches = match m.allocator {
+    let caches = match m.allocator() {
         Allocator::Slub => slub::briefs(m),
         Allocator::Slab => slab::briefs(m),
     };
@@ -432,14 +432,14 @@ pub fn snapshot(
             transient: &transient,
             history,
         };
-        match m.allocator {
+        match m.allocator() {
             Allocator::Slub => slub::cache_view(&view, id, wanted_slab),
             Allocator::Slab => slab::cache_view(&view, id, wanted_slab),
         }
     });
     Snapshot {
         cursor: cursor as u32,
-        allocator: m.allocator,
+        allocator: m.allocator(),
         page_size: m.page.page_size,
         cpu_node: m.cpu_node.clone(),
         caches,

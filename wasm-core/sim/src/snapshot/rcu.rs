@@ -121,7 +121,7 @@ fn lists(m: &Machine, l: &KrcLists) -> KrcListsView {
 }
 
 pub(super) fn rcu_view(m: &Machine) -> RcuView {
-    let free_slab = match m.allocator {
+    let free_slab = match m.allocator() {
         Allocator::Slub => "rcu_free_slab",
         Allocator::Slab => "kmem_rcu_free",
     };

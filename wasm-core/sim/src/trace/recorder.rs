@@ -24,7 +24,8 @@
 
 use super::arena::{Arena, Mark};
 use super::Event;
-use crate::machine::Machine;
+use crate::machine::{AllocatorState, Machine};
+use crate::slub::state::SlubState;
 use serde::Serialize;
 
 const KEYFRAME_MIN_STEPS: usize = 64;
@@ -560,7 +561,7 @@ impl HeapBytes for Event {
     }
 }
 
-impl HeapBytes for Machine {
+impl HeapBytes for SlubState {
     fn heap_bytes(&self) -> usize {
         let caches: usize = self
             .caches
@@ -573,6 +574,16 @@ impl HeapBytes for Machine {
                     + c.aliases.iter().map(String::capacity).sum::<usize>()
             })
             .sum();
+        self.caches.heap_bytes() + caches + self.slabs.heap_bytes()
+    }
+}
+
+impl HeapBytes for Machine {
+    fn heap_bytes(&self) -> usize {
+        let alloc = match &self.alloc {
+            AllocatorState::Slub(s) => s.heap_bytes(),
+            AllocatorState::Slab(s) => s.heap_bytes(),
+        };
         self.frames.heap_bytes()
             + self.zones.heap_bytes()
             + self
@@ -581,11 +592,8 @@ impl HeapBytes for Machine {
                 .map(|z| z.free_area.heap_bytes())
                 .sum::<usize>()
             + self.pcp.heap_bytes()
-            + self.caches.heap_bytes()
-            + caches
-            + self.slabs.heap_bytes()
+            + alloc
             + self.cpu_node.heap_bytes()
-            + self.slab.heap_bytes()
             + self.damage.heap_bytes()
             + self.rcu.heap_bytes()
     }

@@ -37,14 +37,14 @@ impl Totals {
         for pfn in 0..m.frames.len() as Pfn {
             t.frame(m, pfn, 1);
         }
-        match m.allocator {
+        match m.allocator() {
             Allocator::Slub => {
-                for (pfn, _) in m.slabs.iter() {
+                for (pfn, _) in m.slub().slabs.iter() {
                     t.slab(m, pfn, 1);
                 }
             }
             Allocator::Slab => {
-                for &pfn in m.slab.slabs.keys() {
+                for &pfn in m.slab().slabs.keys() {
                     t.slab(m, pfn, 1);
                 }
             }
@@ -64,15 +64,15 @@ impl Totals {
     /// Adds `sign` times the share of the slab at `pfn`, if there is one: its objects held,
     /// and its place in its cache's node counters.
     pub(crate) fn slab(&mut self, m: &Machine, pfn: Pfn, sign: i64) {
-        let share = match m.allocator {
-            Allocator::Slub => m.slabs.get(&pfn).map(|s| {
+        let share = match m.allocator() {
+            Allocator::Slub => m.slub().slabs.get(&pfn).map(|s| {
                 let held = s.allocated.iter().filter(|&&a| a).count() as i64;
                 (s.cache, s.node, [1, i64::from(s.objects)], held)
             }),
-            Allocator::Slab => m.slab.slabs.get(&pfn).map(|s| {
+            Allocator::Slab => m.slab().slabs.get(&pfn).map(|s| {
                 let held = s.allocated.iter().filter(|&&a| a).count() as i64;
                 let num = i64::from(
-                    m.slab
+                    m.slab()
                         .caches
                         .get(s.cache as usize)
                         .map_or(0, |c| c.geometry.num),

@@ -178,6 +178,7 @@ impl Naming<'_> {
         let m = self.m;
         self.t.cpus.push((cache, cpu));
         if let Some(c) = m
+            .slub()
             .caches
             .get(cache as usize)
             .and_then(|s| s.cpu.get(cpu as usize))
@@ -218,9 +219,9 @@ pub(crate) fn rcu_owned(m: &Machine, pfn: Pfn) -> bool {
 
 /// The cache and node of the slab at `pfn`, under the machine's allocator.
 pub(crate) fn slab_home(m: &Machine, pfn: Pfn) -> Option<(u32, u32)> {
-    match m.allocator {
-        Allocator::Slub => m.slabs.get(&pfn).map(|s| (s.cache, s.node)),
-        Allocator::Slab => m.slab.slabs.get(&pfn).map(|s| (s.cache, s.node)),
+    match m.allocator() {
+        Allocator::Slub => m.slub().slabs.get(&pfn).map(|s| (s.cache, s.node)),
+        Allocator::Slab => m.slab().slabs.get(&pfn).map(|s| (s.cache, s.node)),
     }
 }
 
@@ -295,7 +296,7 @@ pub(crate) fn touches(event: &Event, n: &mut Naming) {
         }
         Event::SlabPartialLinked { pfn, next, .. } => {
             n.slab(pfn, None);
-            if let Some(s) = n.m.slabs.get(&pfn) {
+            if let Some(s) = n.m.slub().slabs.get(&pfn) {
                 let (old, cache) = (s.next, s.cache);
                 n.held(old, cache);
                 n.held(next, cache);
@@ -320,12 +321,16 @@ pub(crate) fn touches(event: &Event, n: &mut Naming) {
             }
         }
         Event::SlabDiscarded { cache, pfn } => {
-            let node = n.m.slabs.get(&pfn).map_or(n.node_of(pfn), |s| s.node);
+            let node =
+                n.m.slub()
+                    .slabs
+                    .get(&pfn)
+                    .map_or(n.node_of(pfn), |s| s.node);
             n.slab(pfn, Some(cache));
             n.frames(pfn, 0);
             n.node_entry(cache, node, pfn);
             // Whatever per-CPU structure held it must let go of it in the same step.
-            if let Some(s) = n.m.caches.get(cache as usize) {
+            if let Some(s) = n.m.slub().caches.get(cache as usize) {
                 for cpu in 0..s.cpu.len() as u32 {
                     n.cpu(cache, cpu);
                 }
@@ -350,7 +355,8 @@ pub(crate) fn touches(event: &Event, n: &mut Naming) {
 /// looks: `cache`'s own list first, then every cache's.
 fn slub_list_holder(m: &Machine, cache: u32, node: u32, pfn: Pfn, full: bool) -> Option<u32> {
     let on = |id: u32| {
-        m.caches
+        m.slub()
+            .caches
             .get(id as usize)
             .and_then(|s| s.node.get(node as usize))
             .is_some_and(|n| {
@@ -362,7 +368,7 @@ fn slub_list_holder(m: &Machine, cache: u32, node: u32, pfn: Pfn, full: bool) ->
             })
     };
     std::iter::once(cache)
-        .chain(0..m.caches.len() as u32)
+        .chain(0..m.slub().caches.len() as u32)
         .find(|&id| on(id))
 }
 
@@ -433,7 +439,11 @@ pub(crate) fn slab_touches(event: &SlabEvent, n: &mut Naming) {
         | SlabEvent::ObjectAllocated { pfn, .. }
         | SlabEvent::ObjectFreed { pfn, .. } => n.slab(pfn, None),
         SlabEvent::SlabListed { cache, pfn, .. } | SlabEvent::SlabUnlisted { cache, pfn } => {
-            let node = n.m.slab.slabs.get(&pfn).map_or(n.node_of(pfn), |s| s.node);
+            let node =
+                n.m.slab()
+                    .slabs
+                    .get(&pfn)
+                    .map_or(n.node_of(pfn), |s| s.node);
             n.slab(pfn, Some(cache));
             n.node_entry(cache, node, pfn);
         }
@@ -465,7 +475,11 @@ pub(crate) fn slab_touches(event: &SlabEvent, n: &mut Naming) {
             n.t.arrays.push((cache, to));
         }
         SlabEvent::SlabDestroyed { cache, pfn } => {
-            let node = n.m.slab.slabs.get(&pfn).map_or(n.node_of(pfn), |s| s.node);
+            let node =
+                n.m.slab()
+                    .slabs
+                    .get(&pfn)
+                    .map_or(n.node_of(pfn), |s| s.node);
             n.slab(pfn, Some(cache));
             n.frames(pfn, 0);
             n.node_entry(cache, node, pfn);
@@ -475,5 +489,5 @@ pub(crate) fn slab_touches(event: &SlabEvent, n: &mut Naming) {
 
 /// The entries of a SLAB array cache.
 fn array(m: &Machine, cache: u32, ac: AcRef) -> Option<&[u64]> {
-    Some(&m.slab.caches.get(cache as usize)?.ac(ac)?.entry)
+    Some(&m.slab().caches.get(cache as usize)?.ac(ac)?.entry)
 }
