@@ -419,12 +419,8 @@ pub(crate) fn slabs_destroy(rec: &mut Recorder, cache: u32, cpu: u32, list: Vec<
         let s = &rec.machine().slab().caches[cache as usize];
         let off_slab = s.geometry.layout == FreelistLayout::OffSlab;
         let rcu = s.flags.typesafe_by_rcu;
-        let (path, key) = if rcu {
-            ("SLAB_TYPESAFE_BY_RCU: call_rcu", "step.slab_destroy_rcu")
-        } else {
-            ("free slab", "step.slab_destroy")
-        };
-        rec.call("slab_destroy", path, key, |rec| {
+        // What slab_destroy() does either way.
+        let body = |rec: &mut Recorder| {
             rec.arg_cache("cache", cache);
             rec.arg("pfn", pfn);
             emit(rec, SlabEvent::SlabDestroyed { cache, pfn });
@@ -433,7 +429,17 @@ pub(crate) fn slabs_destroy(rec: &mut Recorder, cache: u32, cpu: u32, list: Vec<
             } else {
                 let _ = free_pages(rec, cpu, pfn);
             }
-        });
+        };
+        if rcu {
+            rec.call(
+                "slab_destroy",
+                "SLAB_TYPESAFE_BY_RCU: call_rcu",
+                "step.slab_destroy_rcu",
+                body,
+            );
+        } else {
+            rec.call("slab_destroy", "free slab", "step.slab_destroy", body);
+        }
         if off_slab {
             kfree(rec, mgmt, cpu, None);
         }

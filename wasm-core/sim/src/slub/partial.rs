@@ -179,12 +179,8 @@ pub(crate) fn discard_slab(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn) {
     let rcu = rec.machine().slub().caches[cache as usize]
         .flags
         .typesafe_by_rcu;
-    let (path, key) = if rcu {
-        ("SLAB_TYPESAFE_BY_RCU: call_rcu", "step.discard_slab_rcu")
-    } else {
-        ("empty slab", "step.discard_slab")
-    };
-    rec.call("discard_slab", path, key, |rec| {
+    // What discard_slab() does either way.
+    let body = |rec: &mut Recorder| {
         rec.arg_cache("cache", cache);
         rec.arg("pfn", pfn);
         if slab.cache != cache {
@@ -210,7 +206,17 @@ pub(crate) fn discard_slab(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn) {
         } else {
             let _ = free_pages(rec, cpu, pfn);
         }
-    });
+    };
+    if rcu {
+        rec.call(
+            "discard_slab",
+            "SLAB_TYPESAFE_BY_RCU: call_rcu",
+            "step.discard_slab_rcu",
+            body,
+        );
+    } else {
+        rec.call("discard_slab", "empty slab", "step.discard_slab", body);
+    }
 }
 
 /// `flush_slab()`: detach the cpu slab and the CPU's freelist (bumping tid), then
