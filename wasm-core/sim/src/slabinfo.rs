@@ -34,11 +34,13 @@ pub fn slabinfo_line(
     )
 }
 
-/// The whole file: live caches, newest first, aliases not listed under their own names.
+/// The whole file, as the machine's slab allocator prints it.
 pub fn slabinfo(m: &Machine) -> String {
-    if m.allocator() == crate::scenario::Allocator::Slab {
-        return slabinfo_slab(m);
-    }
+    crate::allocator::ops(m).slabinfo(m)
+}
+
+/// SLUB's file: live caches, newest first, aliases not listed under their own names.
+pub(crate) fn slabinfo_slub(m: &Machine) -> String {
     let mut out = String::from(HEADER);
     for s in m.slub().caches.iter().rev().filter(|s| !s.destroyed) {
         let (mut nr_slabs, mut nr_objs, mut nr_free) = (0u64, 0u64, 0u64);

@@ -25,7 +25,6 @@ use super::state::{kvfree_bulk_max_entr, RcuFunc, RCU_MIN_CACHED_OBJS};
 use super::{call_rcu, emit, grace_period};
 use crate::machine::{Machine, Owner, Pfn};
 use crate::page_alloc::{alloc_pages, free_pages};
-use crate::scenario::Allocator;
 use crate::slab_common;
 use crate::trace::Recorder;
 
@@ -45,12 +44,7 @@ pub enum KfreeRcuOutcome {
 
 /// Whether `addr` is an object a caller holds (a slab object or a large kmalloc).
 fn live_object(m: &Machine, addr: u64) -> bool {
-    let slab_object = match m.allocator() {
-        Allocator::Slub => m.is_live(addr),
-        Allocator::Slab => crate::slab::place_of(m, addr)
-            .is_some_and(|p| p.offset == 0 && m.slab().slabs[&p.pfn].allocated[p.index as usize]),
-    };
-    slab_object || slab_common::is_large_kmalloc(m, addr)
+    crate::allocator::ops(m).is_live_object(m, addr) || slab_common::is_large_kmalloc(m, addr)
 }
 
 /// Whether some CPU's `krc` still waits to free `addr`.

@@ -37,7 +37,6 @@ pub use kfree::{kfree_rcu_monitor, kvfree_call_rcu, KfreeRcuOutcome};
 
 use crate::machine::Pfn;
 use crate::page_alloc::free_pages;
-use crate::scenario::Allocator;
 use crate::trace::{Event, Recorder};
 use event::RcuEvent;
 use state::RcuFunc;
@@ -138,23 +137,15 @@ fn rcu_do_batch(rec: &mut Recorder, cpu: u32) {
     };
     match cb.func {
         RcuFunc::FreeSlab { cache, pfn, .. } => {
-            let slub = rec.machine().allocator() == Allocator::Slub;
-            rec.call(
-                "rcu_do_batch",
-                if slub {
-                    "rcu_free_slab"
-                } else {
-                    "kmem_rcu_free"
-                },
-                "step.rcu_free_slab",
-                |rec| {
-                    rec.arg_cache("cache", cache);
-                    rec.arg("cpu", cpu);
-                    rec.arg("pfn", pfn);
-                    emit(rec, RcuEvent::CallbackInvoked { cpu, func: cb.func });
-                    let _ = free_pages(rec, cpu, pfn);
-                },
-            );
+            // The callback is the allocator's: rcu_free_slab() (SLUB) or kmem_rcu_free() (SLAB).
+            let func = crate::allocator::ops(rec.machine()).rcu_free_slab_fn();
+            rec.call("rcu_do_batch", func, "step.rcu_free_slab", |rec| {
+                rec.arg_cache("cache", cache);
+                rec.arg("cpu", cpu);
+                rec.arg("pfn", pfn);
+                emit(rec, RcuEvent::CallbackInvoked { cpu, func: cb.func });
+                let _ = free_pages(rec, cpu, pfn);
+            });
         }
         // rcu_work_rcufn() queues kfree_rcu_work() on this CPU's system_wq pool; it runs at
         // once, in the same step.

@@ -7,6 +7,7 @@ use super::state::{kvfree_bulk_max_entr, RcuFunc, RCU_MIN_CACHED_OBJS};
 use super::*;
 use crate::machine::check::{check_trace, FullChecks};
 use crate::machine::{FrameState, Machine, MachineConfig, Owner};
+use crate::scenario::Allocator;
 use crate::scenario::{CacheDecl, Switches};
 use crate::slabinfo::slabinfo;
 

@@ -29,12 +29,14 @@ pub mod check;
 mod create;
 pub mod event;
 mod free;
+mod ops;
 mod reap;
 pub mod state;
 
 pub use alloc::{__do_kmalloc_node, kmalloc, kmem_cache_alloc_bulk, slab_alloc_node};
 pub use create::{create_kmalloc_caches, kmem_cache_create};
 pub use free::{kfree, kmem_cache_free_bulk};
+pub use ops::Slab;
 pub use reap::{cache_reap, kmem_cache_destroy, kmem_cache_shrink};
 
 use crate::machine::DIRECT_MAP_BASE;

@@ -5,7 +5,6 @@
 use crate::geometry::SlabFlags;
 use crate::machine::{Damage, FrameState, Machine, Owner, Pfn};
 use crate::page_alloc::free_pages;
-use crate::scenario::Allocator;
 use crate::trace::{Event, Recorder};
 
 pub mod random;
@@ -164,21 +163,13 @@ pub(crate) fn slab_unmergeable(
 /// `kfree()` (or, with `cache`, `kmem_cache_free()`) of `addr` on `cpu`, under the slab
 /// allocator the machine was built with.
 pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> FreeOutcome {
-    match rec.machine().allocator() {
-        Allocator::Slub => crate::slub::kfree(rec, addr, cpu, cache),
-        Allocator::Slab => crate::slab::kfree(rec, addr, cpu, cache),
-    }
+    crate::allocator::ops(rec.machine()).kfree(rec, addr, cpu, cache)
 }
 
 /// `kmem_cache_free_bulk()` (or, without `cache`, `kfree_bulk()`) of `objs` on `cpu`, under the
 /// slab allocator the machine was built with.
 pub fn kmem_cache_free_bulk(rec: &mut Recorder, cache: Option<u32>, objs: &[u64], cpu: u32) {
-    match rec.machine().allocator() {
-        Allocator::Slub => {
-            crate::slub::kmem_cache_free_bulk(rec, cache, objs, cpu);
-        }
-        Allocator::Slab => crate::slab::kmem_cache_free_bulk(rec, cache, objs, cpu),
-    }
+    crate::allocator::ops(rec.machine()).kmem_cache_free_bulk(rec, cache, objs, cpu);
 }
 
 /// What `kmem_cache_destroy()` did.

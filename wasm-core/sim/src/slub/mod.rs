@@ -34,6 +34,7 @@ mod bulk;
 pub mod check;
 mod create;
 mod free;
+mod ops;
 mod partial;
 pub(crate) mod random;
 mod shrink;
@@ -43,6 +44,7 @@ pub use alloc::{__do_kmalloc_node, kmalloc, slab_alloc_node};
 pub use bulk::{kmem_cache_alloc_bulk, kmem_cache_free_bulk};
 pub use create::{create_kmalloc_caches, kmalloc_cache_for, kmalloc_slab, kmem_cache_create};
 pub use free::{kfree, FreeOutcome};
+pub use ops::Slub;
 pub use partial::flush_cpu_slab;
 pub use shrink::{kmem_cache_destroy, kmem_cache_shrink};
 

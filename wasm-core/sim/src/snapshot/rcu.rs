@@ -5,7 +5,6 @@
 use super::hex;
 use crate::machine::{Machine, Pfn};
 use crate::rcu::state::{KrcLists, RcuFunc};
-use crate::scenario::Allocator;
 use serde::Serialize;
 
 /// Pointers of one page or list listed in full up to this many (the count is always exact).
@@ -121,10 +120,7 @@ fn lists(m: &Machine, l: &KrcLists) -> KrcListsView {
 }
 
 pub(super) fn rcu_view(m: &Machine) -> RcuView {
-    let free_slab = match m.allocator() {
-        Allocator::Slub => "rcu_free_slab",
-        Allocator::Slab => "kmem_rcu_free",
-    };
+    let free_slab = crate::allocator::ops(m).rcu_free_slab_fn();
     let cpus = m
         .rcu
         .cblist

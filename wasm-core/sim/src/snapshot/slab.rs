@@ -16,7 +16,7 @@ pub(super) fn object_addr(m: &Machine, pfn: Pfn, index: u32) -> Option<u64> {
     Some(m.object_addr(pfn, size, index) + u64::from(slab.colour_off))
 }
 
-pub(super) fn briefs(m: &Machine) -> Vec<CacheBrief> {
+pub(crate) fn briefs(m: &Machine) -> Vec<CacheBrief> {
     let caches = &m.slab().caches;
     let mut live = vec![0u32; caches.len()];
     let mut slabs = vec![0u32; caches.len()];
@@ -75,7 +75,7 @@ fn array(ac: &ArrayCache) -> ArrayView {
     }
 }
 
-pub(super) fn cache_view(v: &View, id: u32, wanted: Option<Pfn>) -> CacheView {
+pub(crate) fn cache_view(v: &View, id: u32, wanted: Option<Pfn>) -> CacheView {
     let m = v.m;
     let c = &m.slab().caches[id as usize];
     let g = &c.geometry;

@@ -8,7 +8,7 @@ use crate::machine::{Machine, Pfn};
 use crate::slub::state::{KmemCache, Slab};
 use std::collections::BTreeMap;
 
-pub(super) fn briefs(m: &Machine) -> Vec<CacheBrief> {
+pub(crate) fn briefs(m: &Machine) -> Vec<CacheBrief> {
     let mut live = vec![0u32; m.slub().caches.len()];
     let mut slabs = vec![0u32; m.slub().caches.len()];
     for slab in m.slub().slabs.values() {
@@ -77,7 +77,7 @@ fn brief(pfn: Pfn, slab: &Slab, place: SlabPlace) -> SlabBrief {
     }
 }
 
-pub(super) fn cache_view(v: &View, id: u32, wanted: Option<Pfn>) -> CacheView {
+pub(crate) fn cache_view(v: &View, id: u32, wanted: Option<Pfn>) -> CacheView {
     let m = v.m;
     let s = &m.slub().caches[id as usize];
     let g = &s.geometry;

@@ -16,7 +16,6 @@ use super::totals::{check_live, Totals};
 use super::touched::{rcu_owned, slab_home, touches, Naming, Touched};
 use crate::machine::{damage, Machine};
 use crate::rcu::check::{self as rcu_check, RcuHolders};
-use crate::scenario::Allocator;
 use crate::slab::check::{self as slab_check, SlabPlaces};
 use crate::slab::state::AcRef;
 use crate::slub::check::{self as slub_check, SlubPlaces};
@@ -87,10 +86,7 @@ impl Checker {
         let mut bad = Vec::new();
         damage::check_records(m, &mut bad);
         check_pages(m, t, &self.totals, &mut bad);
-        match m.allocator() {
-            Allocator::Slub => check_slub(m, t, &self.totals, &mut bad),
-            Allocator::Slab => check_slab(m, t, &self.totals, &mut bad),
-        }
+        crate::allocator::ops(m).check_touched(m, t, &self.totals, &mut bad);
         check_rcu(m, t, &mut bad);
         check_live(m, &self.totals, &mut bad);
         bad
@@ -153,7 +149,13 @@ fn check_pages(m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<Stri
     }
 }
 
-fn check_slub(m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<String>) {
+/// SLUB's invariants of what a step touched.
+pub(crate) fn check_touched_slub(
+    m: &Machine,
+    t: &mut Touched,
+    totals: &Totals,
+    bad: &mut Vec<String>,
+) {
     for &cache in &t.caches {
         if let Some(s) = m.slub().caches.get(cache as usize) {
             t.cpus
@@ -204,7 +206,13 @@ fn check_slub(m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<Strin
     }
 }
 
-fn check_slab(m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<String>) {
+/// SLAB's invariants of what a step touched.
+pub(crate) fn check_touched_slab(
+    m: &Machine,
+    t: &mut Touched,
+    totals: &Totals,
+    bad: &mut Vec<String>,
+) {
     for &cache in &t.caches {
         if let Some(s) = m.slab().caches.get(cache as usize) {
             t.arrays
