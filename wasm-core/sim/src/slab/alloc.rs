@@ -578,14 +578,14 @@ pub(crate) fn cache_grow_begin(
             let mgmt = slab_alloc_node(rec, fc, cpu, Some(slab_node));
             if mgmt == 0 {
                 // opps1: kmem_freepages(); colour_next stays where it is now.
-                let _ = rec.call(
+                rec.call(
                     "cache_grow_begin",
                     "no memory for the index array",
                     "step.slab_grow_failed",
                     |rec| {
                         rec.arg_cache("cache", cache);
                         emit(rec, SlabEvent::SlabDestroyed { cache, pfn });
-                        free_pages(rec, cpu, pfn)
+                        let _ = free_pages(rec, cpu, pfn);
                     },
                 );
                 return None;
