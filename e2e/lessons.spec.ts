@@ -29,10 +29,16 @@ test('the index lists every lesson; a lesson shows its sections beside the playe
 
   const anchored = first.sections.filter((s) => s.anchor !== null);
   const last = anchored[anchored.length - 1];
+  // The player is part of the page (no frame), and an anchor moves the same player: its
+  // element stays, nothing is rebuilt.
+  await expect(page.locator('[data-testid="lesson-player"] iframe')).toHaveCount(0);
+  const player = page.getByTestId('lesson-player');
+  await expect(player.getByTestId('visualizer')).toHaveAttribute('data-cursor', /\d+/);
+  await player.getByTestId('visualizer').evaluate((el) => el.setAttribute('data-same-element', 'yes'));
   await page.getByTestId(`show-${last.id}`).click();
-  await expect(page.getByTestId('lesson-player')).toHaveAttribute('src', new RegExp(`step=${last.anchor?.cursor}\\b`));
-  const player = page.frameLocator('[data-testid="lesson-player"]');
   await expect(player.getByTestId('visualizer')).toHaveAttribute('data-cursor', String(last.anchor?.cursor));
+  await expect(player.getByTestId('visualizer')).toHaveAttribute('data-same-element', 'yes');
+  await expect(page.getByTestId(`section-${last.id}`)).toHaveAttribute('aria-current', 'true');
 
   // The same lesson in Korean: the same sections, another title.
   const english = await page.getByTestId('lesson-title').textContent();
@@ -82,7 +88,7 @@ test('an exercise is graded by the simulator, hints follow a wrong answer, and p
 
   // The player moves to the step the exercise starts from.
   await box.getByTestId('look-tid-after-free').click();
-  await expect(page.frameLocator('[data-testid="lesson-player"]').getByTestId('visualizer')).toHaveAttribute('data-cursor', '19');
+  await expect(page.getByTestId('lesson-player').getByTestId('visualizer')).toHaveAttribute('data-cursor', '19');
 
   // Another lesson, in Korean, keeps its own exercises; the progress is still there after a reload.
   await page.goto(`${PLAIN}?page=lessons&lesson=03-slub-design&lang=ko`);
@@ -135,7 +141,7 @@ test('an answer is chosen from a list, or picked by a click in the player; a see
   // Pick: the player opens the variant at the exercise's step; a click on the object answers.
   await box.getByTestId('pick-again-object').click();
   await expect(box.getByTestId('pick-again-object')).toHaveAttribute('aria-pressed', 'true');
-  const player = page.frameLocator('[data-testid="lesson-player"]');
+  const player = page.getByTestId('lesson-player');
   await expect(player.getByTestId('visualizer')).toHaveAttribute('data-cursor', '11');
   await player.getByTestId('slab-text-toggle').click();
   await player.getByTestId('slab-slots').getByTestId('slot-addr').filter({ hasText: expected }).getByRole('button').click();
@@ -170,7 +176,7 @@ test('a lesson embeds whole with embed=1: its text, exercises and player, withou
   await expect(page.getByTestId('embed')).toBeVisible();
   await expect(page.getByTestId('nav-lessons')).toHaveCount(0);
   await expect(page.getByTestId('lesson-title')).toHaveText(/[\uac00-\ud7a3]/);
-  await expect(page.frameLocator('[data-testid="lesson-player"]').getByTestId('visualizer')).toBeVisible();
+  await expect(page.getByTestId('lesson-player').getByTestId('visualizer')).toBeVisible();
   await page.getByTestId('answer-tid-after-free').fill('640');
   await page.getByTestId('check-tid-after-free').click();
   await expect(page.getByTestId('result-tid-after-free')).toContainText('640');

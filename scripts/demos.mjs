@@ -65,7 +65,7 @@ try {
       rmSync(tmp, { recursive: true, force: true });
       const context = await browser.newContext({ viewport: SIZE, recordVideo: { dir: tmp, size: SIZE }, reducedMotion: 'no-preference' });
       const page = await context.newPage();
-      const player = page.frameLocator('[data-testid="lesson-player"]');
+      const player = page.getByTestId('lesson-player');
       const showing = (cursor) => player.locator(`[data-testid="visualizer"][data-cursor="${cursor}"]`);
       await page.goto(`${base}?page=lessons&lesson=${encodeURIComponent(lesson.id)}&lang=${lang}`);
       await page.getByTestId('lesson-title').waitFor({ timeout: 60_000 });

@@ -2,11 +2,12 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { I18nextProvider } from 'react-i18next';
 import { SimClient } from './core/client';
-import { languageFromUrl, startI18n } from './i18n/i18n';
+import { startI18n } from './i18n/i18n';
+import { currentQuery, parsePageQuery } from './url/urlState';
 import { App } from './components/App';
 import './styles.css';
 
-const language = languageFromUrl(window.location.search);
+const language = parsePageQuery(currentQuery()).lang;
 document.documentElement.lang = language;
 // The worker starts loading the simulator while the page fetches its strings.
 const client = new SimClient();

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { SimClient, type BuildInfo } from '../core/client';
 import { LANGUAGES, changeLanguage, loadLaterStrings, type Language } from '../i18n/i18n';
 import { isPresetId, presetText } from '../scenario/presets';
+import { currentHref, currentQuery, fullPageUrl, languageAddress, pageAddress, parsePageQuery, pushAddress, replaceAddress, type Page } from '../url/urlState';
 import { Visualizer } from './Visualizer';
 
 // The geometry explorer is a second page: its code loads only when it is opened.
@@ -11,46 +12,26 @@ const GeometryExplorer = lazy(() =>
 );
 
 type Load = { state: 'loading' } | { state: 'ready'; info: BuildInfo } | { state: 'failed'; error: string };
-type Page = 'visualizer' | 'geometry' | 'lessons';
 
 // The lessons are a page of their own too, with their texts and Markdown renderer.
 const LessonsPage = lazy(() => Promise.all([import('./LessonsPage'), loadLaterStrings()]).then(([m]) => ({ default: m.LessonsPage })));
-
-/** `?embed=1`: the minimal player for an iframe (views and step controls, no editor), or with
- *  `page=lessons&lesson=<id>` one lesson without the site's header. */
-export function isEmbed(search: string): boolean {
-  return new URLSearchParams(search).get('embed') === '1';
-}
-
-/** This page as a full Slabscope page: the same state, without `embed`. */
-export function fullPageUrl(href: string): string {
-  const url = new URL(href);
-  url.searchParams.delete('embed');
-  return url.toString();
-}
 
 /** A preset's text, or null for an id that names none (a lesson file names its preset). */
 async function presetOrNull(id: string): Promise<string | null> {
   return isPresetId(id) ? presetText(id) : null;
 }
 
-function pageFromUrl(): Page {
-  const page = new URLSearchParams(window.location.search).get('page');
-  return page === 'geometry' || page === 'lessons' ? page : 'visualizer';
-}
-
 export function App({ client }: { client: SimClient }) {
   const { t, i18n } = useTranslation();
   const [load, setLoad] = useState<Load>({ state: 'loading' });
-  const [page, setPage] = useState<Page>(pageFromUrl);
-  const [embed] = useState(() => isEmbed(window.location.search));
-  const [lesson, setLesson] = useState<string | null>(() => new URLSearchParams(window.location.search).get('lesson'));
+  // `?embed=1`: the minimal player for an iframe (views and step controls, no editor), or with
+  // `page=lessons&lesson=<id>` one lesson without the site's header.
+  const [start] = useState(() => parsePageQuery(currentQuery()));
+  const { embed } = start;
+  const [page, setPage] = useState<Page>(start.page);
+  const [lesson, setLesson] = useState<string | null>(start.lesson);
   const openLesson = (id: string | null) => {
-    const url = new URL(window.location.href);
-    url.searchParams.set('page', 'lessons');
-    if (id === null) url.searchParams.delete('lesson');
-    else url.searchParams.set('lesson', id);
-    window.history.pushState(null, '', url);
+    pushAddress(pageAddress(currentHref(), 'lessons', id));
     setLesson(id);
   };
 
@@ -64,33 +45,27 @@ export function App({ client }: { client: SimClient }) {
   // Switching language keeps everything else: the URL only changes its `lang`.
   const setLanguage = (lang: Language) => {
     void changeLanguage(lang);
-    const url = new URL(window.location.href);
-    url.searchParams.set('lang', lang);
-    window.history.replaceState(null, '', url);
+    replaceAddress(languageAddress(currentHref(), lang));
     document.documentElement.lang = lang;
   };
 
   const go = (next: Page) => (event: React.MouseEvent) => {
     event.preventDefault();
-    const url = new URL(window.location.href);
-    if (next === 'visualizer') url.searchParams.delete('page');
-    else url.searchParams.set('page', next);
-    url.searchParams.delete('lesson');
     if (next === 'lessons') setLesson(null);
-    window.history.pushState(null, '', url);
+    pushAddress(pageAddress(currentHref(), next));
     setPage(next);
   };
 
   if (embed) {
     // The link is rewritten as it is followed, so it carries the state of that moment.
     const follow = (e: React.MouseEvent<HTMLAnchorElement> | React.FocusEvent<HTMLAnchorElement>) => {
-      e.currentTarget.href = fullPageUrl(window.location.href);
+      e.currentTarget.href = fullPageUrl(currentHref());
     };
     return (
       <div className="embed" data-testid="embed">
         <header className="embed-header">
           <strong>{t('app.title')}</strong>
-          <a href={fullPageUrl(window.location.href)} target="_blank" rel="noopener" onClick={follow} onAuxClick={follow} onFocus={follow} data-testid="open-full">
+          <a href={fullPageUrl(currentHref())} target="_blank" rel="noopener" onClick={follow} onAuxClick={follow} onFocus={follow} data-testid="open-full">
             {t('app.openFull')}
           </a>
         </header>
@@ -103,7 +78,7 @@ export function App({ client }: { client: SimClient }) {
           {page === 'lessons' && lesson !== null ? (
             // A lesson embedded whole (a course page's iframe): its text, exercises and player.
             <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
-              <LessonsPage lesson={lesson} onLesson={openLesson} t={t} lang={i18n.language as Language} client={client} preset={presetOrNull} />
+              <LessonsPage lesson={lesson} onLesson={openLesson} t={t} lang={i18n.language as Language} client={client} ready={load.state === 'ready'} preset={presetOrNull} onLanguage={setLanguage} />
             </Suspense>
           ) : (
             <Visualizer client={client} ready={load.state === 'ready'} onLanguage={setLanguage} embed />
@@ -167,7 +142,7 @@ export function App({ client }: { client: SimClient }) {
         {page === 'visualizer' && <Visualizer client={client} ready={load.state === 'ready'} onLanguage={setLanguage} />}
         {page === 'lessons' && (
           <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
-            <LessonsPage lesson={lesson} onLesson={openLesson} t={t} lang={i18n.language as Language} client={client} preset={presetOrNull} />
+            <LessonsPage lesson={lesson} onLesson={openLesson} t={t} lang={i18n.language as Language} client={client} ready={load.state === 'ready'} preset={presetOrNull} onLanguage={setLanguage} />
           </Suspense>
         )}
         {page === 'geometry' && load.state === 'ready' && (

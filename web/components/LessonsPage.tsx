@@ -1,35 +1,35 @@
 // The lessons: an index in the order of the path through them, and a lesson's text beside the
-// player (the embed mode of the visualizer in an iframe), which each section's anchor moves to
-// its step and view. Markdown is rendered by react-markdown with raw HTML skipped, so nothing
+// player (a Player sharing the page's simulator client with the exercises' grader), which each
+// section's anchor moves to its step and view; a click in it can answer an exercise. Markdown is rendered by react-markdown with raw HTML skipped, so nothing
 // in a lesson file is ever interpreted as markup.
 
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import Markdown from 'react-markdown';
-import type { Language } from '../i18n/i18n';
+import { LANGUAGES, type Language } from '../i18n/i18n';
 import type { SimClient } from '../core/client';
 import type { Anchor, AnswerPick, Exercise, LessonMeta, LessonText, Prompt } from '../lessons/format';
 import { Grader } from '../lessons/grader';
 import { LESSONS, lessonById, lessonScenario, lessonText } from '../lessons/load';
 import { exportProgress, importProgress, loadProgress, recordTry, score, type Attempt, type Progress } from '../lessons/progress';
 import { applyVariant, editLines, loadSeed, MAX_SEED, parseSeed, saveSeed, variantIndex, type Edit } from '../lessons/variant';
-import { encodeScenario, LINK_PARAM } from '../scenario/link';
+import { playerActions, type Scenario } from '../player/playerState';
+import { usePlayer } from '../player/usePlayer';
+import { isPresetId } from '../scenario/presets';
+import { currentHref, currentQuery, lessonHref, parsePageQuery, seedLink } from '../url/urlState';
 import { download } from './download';
+import { Player, type Pick } from './player/Player';
 
-/** The player's address for a lesson at an anchor (running `text` instead of the lesson's own
- *  scenario when given: an exercise's variant). */
-async function playerUrl(meta: LessonMeta, anchor: Anchor | null, lang: Language, text: string | null = null): Promise<string> {
-  const q = new URLSearchParams({ embed: '1' });
-  if (text !== null) q.set(LINK_PARAM, await encodeScenario(text));
-  else if ('preset' in meta.scenario) q.set('preset', meta.scenario.preset);
-  else {
-    const text = await lessonScenario(meta);
-    if (text !== null) q.set(LINK_PARAM, await encodeScenario(text));
+/** The scenario the player shows for a lesson: `text` when given (an exercise's variant), else
+ *  the lesson's own (a preset by its id); null when there is none. */
+async function lessonPlayerScenario(meta: LessonMeta, preset: (id: string) => Promise<string | null>, text: string | null): Promise<Scenario | null> {
+  if (text !== null) return { text, preset: null };
+  if ('preset' in meta.scenario) {
+    const id = meta.scenario.preset;
+    const presetText = await preset(id);
+    return presetText === null ? null : { text: presetText, preset: isPresetId(id) ? id : null };
   }
-  q.set('step', String(anchor?.cursor ?? 0));
-  if (anchor?.view) q.set('view', anchor.view);
-  if (anchor?.cache) q.set('cache', anchor.cache);
-  q.set('lang', lang);
-  return `?${q.toString()}`;
+  const own = await lessonScenario(meta);
+  return own === null ? null : { text: own, preset: null };
 }
 
 /** The scenario text a lesson runs. */
@@ -223,7 +223,7 @@ function SeedPanel({ seed, onSeed, t, varied }: { seed: number | null; onSeed: (
   const [typed, setTyped] = useState('');
   const [bad, setBad] = useState(false);
   // A whole address, to paste into a message to a student.
-  const link = seed === null ? null : `${window.location.origin}${window.location.pathname}?page=lessons&seed=${seed}`;
+  const link = seed === null ? null : seedLink(currentHref(), seed);
   return (
     <section className="lesson-seed-panel" data-testid="seed-panel">
       <h3>{t('lessons.seedHeading')}</h3>
@@ -277,19 +277,22 @@ export interface LessonsPageProps {
    *  into more files; docs/bench.md). */
   t: (key: string, args?: Record<string, unknown>) => string;
   lang: Language;
-  /** The simulator, to grade exercises (the visualizer is not on screen on this page). */
+  /** The simulator, shared by the player and the grader of the exercises. */
   client: SimClient;
+  /** The simulator worker has loaded its wasm build. */
+  ready: boolean;
   /** A preset's text, or null when there is no such preset (passed in, like `t`: see above). */
   preset: (id: string) => Promise<string | null>;
+  onLanguage: (lang: Language) => void;
 }
 
-export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: LessonsPageProps) {
+export function LessonsPage({ lesson, onLesson, t, lang, client, ready, preset, onLanguage }: LessonsPageProps) {
   const [storage] = useState(progressStorage);
   const [progress, setProgress] = useState<Progress>(() => loadProgress(storage));
   const [notice, setNotice] = useState<string | null>(null);
   // The student's seed: from a link a teacher handed out (kept), else what this browser kept.
   const [seed, setSeedState] = useState<number | null>(() => {
-    const fromLink = parseSeed(new URLSearchParams(window.location.search).get('seed'));
+    const fromLink = parseSeed(parsePageQuery(currentQuery()).seed);
     if (fromLink !== null) saveSeed(storage, fromLink);
     return fromLink ?? loadSeed(storage);
   });
@@ -300,25 +303,18 @@ export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: Lesso
   // The exercise waiting for a click in the player, and the last click.
   const [armed, setArmed] = useState<string | null>(null);
   const [picked, setPicked] = useState<Picked | null>(null);
-  useEffect(() => {
-    const onMessage = (e: MessageEvent) => {
-      if (e.origin !== window.location.origin || typeof e.data !== 'object' || e.data === null) return;
-      const { pick, value } = e.data as { pick?: unknown; value?: unknown };
-      if (pick === 'object' && typeof value === 'string' && /^0x[0-9a-f]{1,16}$/.test(value)) setPicked({ pick, value });
-      else if (pick === 'slab' && Number.isSafeInteger(value)) setPicked({ pick, value: String(value) });
-    };
-    window.addEventListener('message', onMessage);
-    return () => window.removeEventListener('message', onMessage);
-  }, []);
+  const onPick = useCallback((p: Pick) => setPicked({ pick: p.pick, value: String(p.value) }), []);
   const grader = useMemo(() => new Grader(client), [client]);
-  // The page leaves the worker with the lesson's scenario open; the visualizer opens its own
-  // again when it comes back.
-  useEffect(() => () => grader.reset(), [grader]);
+  const player = usePlayer(client, ready);
+  const { dispatch } = player;
+  const [scroller, setScroller] = useState<HTMLDivElement | null>(null);
   const fileInput = useRef<HTMLInputElement | null>(null);
   const meta = lessonById(lesson);
   const [titles, setTitles] = useState<Record<string, string>>({});
   const [text, setText] = useState<{ id: string; lang: string; text: LessonText | null } | null>(null);
-  const [player, setPlayer] = useState<{ id: string; url: string; section: string | null } | null>(null);
+  // The section whose anchor the player was last moved to, and how many moves there were (each
+  // brings its view into sight).
+  const [moved, setMoved] = useState<{ id: string; section: string | null; view: Anchor['view'] | null; moves: number } | null>(null);
 
   useEffect(() => {
     let live = true;
@@ -339,18 +335,31 @@ export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: Lesso
     };
   }, [meta, lang]);
 
-  // The player starts at the first section's anchor.
+  /** Moves the player to `anchor` of `section` of lesson `id`, running `scenario`. */
+  const move = useCallback(
+    (id: string, section: string | null, anchor: Anchor | null, scenario: Scenario) => {
+      dispatch(playerActions.show(scenario, { cursor: anchor?.cursor ?? 0, view: anchor?.view ?? null, cache: anchor?.cache ?? null }));
+      setMoved((old) => ({ id, section, view: anchor?.view ?? null, moves: (old?.moves ?? 0) + 1 }));
+    },
+    [dispatch],
+  );
+  /** The same, with the lesson's own scenario, or `text` when given (an exercise's variant). */
+  const show = async (section: string | null, anchor: Anchor | null, text: string | null = null) => {
+    if (!meta) return;
+    const scenario = await lessonPlayerScenario(meta, preset, text);
+    if (scenario) move(meta.id, section, anchor, scenario);
+  };
+
+  // The player starts at the first section's anchor (of each lesson opened).
   useEffect(() => {
     if (!meta) return undefined;
     let live = true;
     const first = meta.sections.find((s) => s.anchor !== null) ?? null;
-    void playerUrl(meta, first?.anchor ?? null, lang).then((url) => live && setPlayer({ id: meta.id, url, section: first?.id ?? null }));
+    void lessonPlayerScenario(meta, preset, null).then((scenario) => live && scenario && move(meta.id, first?.id ?? null, first?.anchor ?? null, scenario));
     return () => {
       live = false;
     };
-    // Not on a language change: the player keeps its place; its own language follows the link.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [meta]);
+  }, [meta, preset, move]);
 
   // The recorded demo (`npm run demos` writes demos/<lesson>.<lang>.webm), when there is one.
   const [demo, setDemo] = useState<{ id: string; lang: string; found: boolean } | null>(null);
@@ -365,11 +374,6 @@ export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: Lesso
       live = false;
     };
   }, [meta, lang]);
-
-  const show = async (section: string, anchor: Anchor, text: string | null = null) => {
-    if (!meta) return;
-    setPlayer({ id: meta.id, url: await playerUrl(meta, anchor, lang, text), section });
-  };
 
   /** The scenario an exercise runs for this student: the lesson's, or the variant their seed
    *  gives (null when there is none to run). */
@@ -411,7 +415,7 @@ export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: Lesso
           {LESSONS.map((l) => (
             <li key={l.id} className={l.id === nextUp ? 'lesson-next-up' : undefined}>
               <a
-                href={`?page=lessons&lesson=${encodeURIComponent(l.id)}`}
+                href={lessonHref(l.id)}
                 onClick={(e) => {
                   e.preventDefault();
                   onLesson(l.id);
@@ -469,7 +473,7 @@ export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: Lesso
     <section className="lesson" data-testid="lesson" data-lesson={meta.id}>
       <p>
         <a
-          href="?page=lessons"
+          href={lessonHref(null)}
           onClick={(e) => {
             e.preventDefault();
             onLesson(null);
@@ -499,7 +503,7 @@ export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: Lesso
               {shown.sections.map((s) => {
                 const anchor = meta.sections.find((m) => m.id === s.id)?.anchor ?? null;
                 return (
-                  <section key={s.id} id={`section-${s.id}`} data-testid={`section-${s.id}`} aria-current={player?.section === s.id ? 'true' : undefined}>
+                  <section key={s.id} id={`section-${s.id}`} data-testid={`section-${s.id}`} aria-current={moved?.id === meta.id && moved.section === s.id ? 'true' : undefined}>
                     <h3>{s.title}</h3>
                     {anchor && (
                       <button type="button" onClick={() => void show(s.id, anchor)} data-testid={`show-${s.id}`}>
@@ -541,7 +545,7 @@ export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: Lesso
                     l && (
                       <a
                         key={side}
-                        href={`?page=lessons&lesson=${encodeURIComponent(l.id)}`}
+                        href={lessonHref(l.id)}
                         onClick={(e) => {
                           e.preventDefault();
                           onLesson(l.id);
@@ -557,10 +561,25 @@ export function LessonsPage({ lesson, onLesson, t, lang, client, preset }: Lesso
             </>
           )}
         </article>
-        <div className="lesson-player">
-          {player && player.id === meta.id && (
-            <iframe key={player.url} src={player.url} title={t('lessons.player')} data-testid="lesson-player" />
-          )}
+        <div className="lesson-player" ref={setScroller} role="region" aria-label={t('lessons.player')} data-testid="lesson-player">
+          <Player
+            player={player}
+            exports={false}
+            onLanguage={() => onLanguage(LANGUAGES[(LANGUAGES.indexOf(lang) + 1) % LANGUAGES.length])}
+            onPick={onPick}
+            reveal={moved?.view ? { view: moved.view, key: moved.moves } : null}
+            scroller={scroller}
+            scopedShortcuts
+            bar={() => {
+              const scenario = player.state.scenario;
+              if (!scenario) return null;
+              return (
+                <p className="preset-summary" data-testid="embed-summary">
+                  {scenario.preset ? `${t(`presets.${scenario.preset}.title`)}: ${t(`presets.${scenario.preset}.summary`)}` : t('vis.ownSummary')}
+                </p>
+              );
+            }}
+          />
         </div>
       </div>
     </section>

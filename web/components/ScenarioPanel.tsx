@@ -1,12 +1,14 @@
 // The scenario being shown and the ways to change and pass it on: the presets, the editor
 // (loaded when first opened), share links, .slab files in and out (a file input and drag and
 // drop onto the page). What the person types is saved as it is typed (scenario/store.ts);
-// anything that replaces it keeps it among the earlier drafts.
+// anything that replaces it keeps it: among the person's earlier drafts when it was typed,
+// among the opened ones when it was a link's or file's text, untouched.
 
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ParseError } from '../core/client';
 import { encodeScenario, fitsInLink, MAX_LINK_CHARS, MAX_SCENARIO_BYTES } from '../scenario/link';
+import type { Scenario } from '../player/playerState';
 import { PRESET_IDS, presetText, type PresetId } from '../scenario/presets';
 import { download } from './download';
 import { ScenarioPalette } from './ScenarioPalette';
@@ -14,11 +16,7 @@ import { browserStorage, loadSaved, replaceDraft, saveDraft, type Earlier } from
 
 const ScenarioEditor = lazy(() => import('./ScenarioEditor'));
 
-/** The scenario shown: its text, and the preset it is (null: the person's own or a link's). */
-export interface Scenario {
-  text: string;
-  preset: PresetId | null;
-}
+export type { Scenario };
 
 /** How long typing must pause before the draft is saved. */
 const SAVE_DRAFT_MS = 300;
@@ -43,16 +41,20 @@ export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl, ac
   const [editing, setEditing] = useState(false);
   const [gallery, setGallery] = useState(false);
   const [draft, setDraft] = useState<string>(() => loadSaved(storage).draft ?? scenario.text);
-  const [earlier, setEarlier] = useState<Earlier[]>(() => loadSaved(storage).earlier);
+  const [earlier, setEarlier] = useState<{ typed: Earlier[]; opened: Earlier[] }>(() => {
+    const saved = loadSaved(storage);
+    return { typed: saved.earlier, opened: saved.opened };
+  });
   const [notice, setNotice] = useState<{ kind: 'ok' | 'error'; text: string; link?: string; offerFile?: boolean } | null>(null);
   const fileInput = useRef<HTMLInputElement | null>(null);
 
-  // Replacing the draft (not typing) keeps the old one among the earlier drafts.
+  // Replacing the draft (not typing) keeps the old one among the earlier drafts. `typed`: the
+  // new text is one the person typed (an earlier draft brought back).
   const replace = useCallback(
-    (text: string) => {
-      const { saved, stored } = replaceDraft(storage, text);
+    (text: string, typed = false) => {
+      const { saved, stored } = replaceDraft(storage, text, { typed });
       setDraft(text);
-      setEarlier(saved.earlier);
+      setEarlier({ typed: saved.earlier, opened: saved.opened });
       if (!stored && storage) setNotice({ kind: 'error', text: t('scenario.notSaved') });
     },
     [storage, t],
@@ -256,23 +258,30 @@ export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl, ac
             <button type="button" onClick={() => replace(scenario.text)} data-testid="edit-shown" disabled={draft === scenario.text}>
               {t('scenario.editShown')}
             </button>
-            {earlier.length > 0 && (
+            {earlier.typed.length + earlier.opened.length > 0 && (
               <label>
                 {t('scenario.earlier')}{' '}
                 <select
                   value=""
                   data-testid="earlier"
                   onChange={(e) => {
-                    const pick = earlier[Number(e.target.value)];
-                    if (pick) replace(pick.text);
+                    const [list, index] = e.target.value.split(':');
+                    const pick = (list === 'typed' ? earlier.typed : earlier.opened)[Number(index)];
+                    if (pick) replace(pick.text, list === 'typed');
                   }}
                 >
                   <option value="">—</option>
-                  {earlier.map((d, i) => (
-                    <option key={`${d.at}-${i}`} value={i}>
-                      {t('scenario.earlierItem', { when: new Date(d.at).toLocaleString(), first: firstLine(d.text) })}
-                    </option>
-                  ))}
+                  {(['typed', 'opened'] as const)
+                    .filter((list) => earlier[list].length > 0)
+                    .map((list) => (
+                      <optgroup key={list} label={t(list === 'typed' ? 'scenario.earlierTyped' : 'scenario.earlierOpened')}>
+                        {earlier[list].map((d, i) => (
+                          <option key={`${d.at}-${i}`} value={`${list}:${i}`}>
+                            {t('scenario.earlierItem', { when: new Date(d.at).toLocaleString(), first: firstLine(d.text) })}
+                          </option>
+                        ))}
+                      </optgroup>
+                    ))}
                 </select>
               </label>
             )}

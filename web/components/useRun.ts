@@ -1,5 +1,6 @@
-// React bindings to the simulator worker for the visualizer: open a scenario, then fetch the
-// view at the timeline's cursor.
+// React bindings to the simulator worker for the player: the view at the timeline's cursor, the
+// kernel files and a followed object's lane, each asked of the run on screen through the page's
+// RunSession (which opens that run again if something else was opened meanwhile).
 //
 // Fetching keeps at most one request in flight: while playing, the cursor moves faster than a
 // snapshot can be built on a slow machine, so requests for cursors that were passed in the
@@ -7,41 +8,16 @@
 
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { flushSync } from 'react-dom';
-import type { Lane, RunOutline, ScenarioError, SimClient, SnapshotQuery, ViewAt } from '../core/client';
+import type { Lane, RunOutline, SimClient, SnapshotQuery, ViewAt } from '../core/client';
 import type { KernelFiles } from '../core/generated/KernelFiles';
+import type { ShownRun } from '../player/playerState';
+import type { RunSession } from '../player/runSession';
 import { frames } from '../timeline/frame';
-
-export type RunState =
-  | { state: 'opening' }
-  | { state: 'open'; outline: RunOutline; text: string }
-  | { state: 'failed'; error: ScenarioError | Error };
-
-/**
- * The run of `text`, opened again whenever the simulator worker has been restarted after a
- * crash (`generation` changes).
- */
-export function useOpenRun(client: SimClient, text: string, ready: boolean, generation = 0): RunState {
-  // The answer for the text and worker it was asked for; anything else is still opening.
-  const [run, setRun] = useState<{ text: string; generation: number; run: RunState } | null>(null);
-  useEffect(() => {
-    if (!ready) return undefined;
-    let live = true;
-    client.open(text).then(
-      (outline) => live && setRun({ text, generation, run: { state: 'open', outline, text } }),
-      (error: unknown) =>
-        live && setRun({ text, generation, run: { state: 'failed', error: error instanceof Error ? error : new Error(String(error)) } }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [client, text, ready, generation]);
-  return run && run.text === text && run.generation === generation ? run.run : { state: 'opening' };
-}
 
 /** The latest view fetched, for the newest cursor and query asked while it was built. */
 export function useViewAt(
-  client: SimClient,
-  run: RunState,
+  session: RunSession,
+  run: ShownRun | null,
   cursor: number,
   query: SnapshotQuery,
   playing: boolean,
@@ -49,12 +25,13 @@ export function useViewAt(
   // Each answer is kept with the run it belongs to, so a new run never shows the old one's view.
   const [view, setView] = useState<{ outline: RunOutline; view: ViewAt } | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const outline = run.state === 'open' ? run.outline : null;
+  const outline = run?.outline ?? null;
+  const text = run?.scenario.text ?? '';
   const queryKey = JSON.stringify(query);
   // What the screen wants now, the run it belongs to, and whether a request is out. The
   // answer to a request is used even if the cursor moved meanwhile (then the newest cursor is
   // asked next); only a change of run or unmounting discards it.
-  const wanted = useRef({ cursor, queryKey, outline });
+  const wanted = useRef({ cursor, queryKey, outline, text });
   const busy = useRef(false);
   const mounted = useRef(true);
 
@@ -100,14 +77,14 @@ export function useViewAt(
   }, []);
 
   useEffect(() => {
-    wanted.current = { cursor, queryKey, outline };
+    wanted.current = { cursor, queryKey, outline, text };
     if (!outline || busy.current) return;
     const pump = () => {
       const asked = wanted.current;
       const askedOutline = asked.outline;
       if (!askedOutline) return;
       busy.current = true;
-      client.view(asked.cursor, JSON.parse(asked.queryKey) as SnapshotQuery).then(
+      session.view(asked.text, asked.cursor, JSON.parse(asked.queryKey) as SnapshotQuery).then(
         (v) => {
           busy.current = false;
           if (!mounted.current || wanted.current.outline !== asked.outline) return;
@@ -122,45 +99,46 @@ export function useViewAt(
       );
     };
     pump();
-  }, [client, outline, cursor, queryKey, show]);
+  }, [session, outline, text, cursor, queryKey, show]);
 
   return { view: outline && view?.outline === outline ? view.view : null, error };
 }
 
-/** Kernel files at the cursor, fetched only while `enabled`. */
-export function useFiles(client: SimClient, open: boolean, cursor: number, cache: string | null, enabled: boolean): KernelFiles | null {
+/** Kernel files of the run of `text` (null: none on screen) at the cursor, fetched only while
+ *  `enabled`. */
+export function useFiles(session: RunSession, text: string | null, cursor: number, cache: string | null, enabled: boolean): KernelFiles | null {
   const [files, setFiles] = useState<KernelFiles | null>(null);
   useEffect(() => {
-    if (!open || !enabled) return undefined;
+    if (text === null || !enabled) return undefined;
     let live = true;
-    client.files(cursor, cache).then(
+    session.files(text, cursor, cache).then(
       (f) => live && setFiles(f),
       () => live && setFiles(null),
     );
     return () => {
       live = false;
     };
-  }, [client, open, cursor, cache, enabled]);
+  }, [session, text, cursor, cache, enabled]);
   return files;
 }
 
-/** The lane of the followed object or page. */
-export function useLane(client: SimClient, open: boolean, target: { object: string } | { page: number } | null): Lane | null {
+/** The lane of the followed object or page in the run of `text` (null: none on screen). */
+export function useLane(session: RunSession, text: string | null, target: { object: string } | { page: number } | null): Lane | null {
   const [lane, setLane] = useState<{ key: string; lane: Lane | null } | null>(null);
-  const key = JSON.stringify(target);
+  const key = JSON.stringify([text, target]);
   useEffect(() => {
-    const t = JSON.parse(key) as { object: string } | { page: number } | null;
-    if (!open || !t) return undefined;
+    const [t, on] = JSON.parse(key) as [string | null, { object: string } | { page: number } | null];
+    if (t === null || !on) return undefined;
     let live = true;
-    client.lane(t).then(
+    session.lane(t, on).then(
       (l) => live && setLane({ key, lane: l }),
       () => live && setLane({ key, lane: null }),
     );
     return () => {
       live = false;
     };
-  }, [client, open, key]);
-  return open && target && lane?.key === key ? lane.lane : null;
+  }, [session, key]);
+  return text !== null && target && lane?.key === key ? lane.lane : null;
 }
 
 /** How many times the simulator worker was restarted after a crash, and why the last time. */

@@ -172,7 +172,8 @@ interface ArgCall {
 
 const KEY = /^step\.\w+$/;
 const ARG_CALL = /\brec\s*\.\s*arg(_cache|_addr)?\s*\(/g;
-const BEGIN_CALL = /\b(?:rec|self)\s*\.\s*begin\s*\($/;
+/** `rec.call(function, path, key, |rec| …)`: the call that opens a step (or `self.begin` inside the recorder). */
+const BEGIN_CALL = /\b(?:rec\s*\.\s*call|self\s*\.\s*begin)\s*\($/;
 
 class RustSource {
   readonly files: RustFile[];
@@ -217,7 +218,9 @@ class RustSource {
           const close = open < 0 ? -1 : closing(file.masked, open);
           const callee = open < 0 ? '' : (/(\w+)\s*$/.exec(file.masked.slice(0, open))?.[1] ?? '');
           const isBegin = open >= 0 && BEGIN_CALL.test(file.masked.slice(0, open + 1));
-          const lits = open < 0 ? [] : this.literalsIn(file, open, close);
+          // A step's literals are its function, path and key: the closure after them is its body.
+          const body = isBegin ? file.masked.indexOf('|', open) : -1;
+          const lits = open < 0 ? [] : this.literalsIn(file, open, body > open && body < close ? body : close);
           const leadingLiteral = lits.length > 0 && file.masked.slice(open + 1, lits[0].start).trim() === '';
           const fnLit = isBegin && leadingLiteral ? lits[0].value : null;
           const others = lits.filter((l) => l !== lit && !(fnLit !== null && l === lits[0])).map((l) => l.value);
@@ -236,7 +239,7 @@ class RustSource {
     const seen = new Set<RustFn>();
     const visit = (f: RustFn, root: boolean) => {
       const body = f.file.masked.slice(f.start, f.end);
-      if (!root && /\brec\s*\.\s*begin\s*\(/.test(body)) return; // its arguments are its own step's
+      if (!root && /\brec\s*\.\s*call\s*\(/.test(body)) return; // its arguments are its own step's
       if (seen.has(f)) return;
       seen.add(f);
       for (const a of this.argCalls(f.file, f.start, f.end)) names.add(a.name);
@@ -283,7 +286,7 @@ function keyOf(fn: string, path: string): string {
     sites.filter((s) => s.isBegin && s.fnLit === fn && s.paths.includes(path)),
     // the key handed to a helper that opens the step (kfree's diagnostic(rec, path, key, addr))
     sites.filter((s) => !s.isBegin && s.paths.includes(path)),
-    // rec.begin(function, path_variable, key)
+    // rec.call(function, path_variable, key, …)
     sites.filter((s) => s.isBegin && s.fnLit === fn && s.paths.length === 0),
   ];
   for (const tier of tiers) {

@@ -3,7 +3,7 @@ import enFirst from './en.json';
 import enLater from './en.later.json';
 import koFirst from './ko.json';
 import koLater from './ko.later.json';
-import { languageFromUrl, rememberTranslations } from './i18n';
+import { rememberTranslations } from './i18n';
 
 // Each language's strings: those of the first view and those loaded after it.
 const en = { ...enFirst, ...enLater };
@@ -43,12 +43,6 @@ describe('UI strings', () => {
         path.split('.').reduce((o, k) => (o as Record<string, unknown>)[k], file as unknown);
       for (const key of keys(file)) expect(String(lookup(key)).trim(), `${name}:${key}`).not.toBe('');
     }
-  });
-
-  it('reads the language from the URL and falls back to English', () => {
-    expect(languageFromUrl('?lang=ko')).toBe('ko');
-    expect(languageFromUrl('?lang=xx')).toBe('en');
-    expect(languageFromUrl('')).toBe('en');
   });
 });
 

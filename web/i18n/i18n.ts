@@ -15,11 +15,6 @@ import { initReactI18next } from 'react-i18next';
 export const LANGUAGES = ['en', 'ko'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
-export function languageFromUrl(search: string): Language {
-  const lang = new URLSearchParams(search).get('lang');
-  return (LANGUAGES as readonly string[]).includes(lang ?? '') ? (lang as Language) : 'en';
-}
-
 /** One language's strings, fetched on demand (each language is its own chunk). */
 async function bundle(language: Language): Promise<ResourceLanguage> {
   const [ui, steps] =

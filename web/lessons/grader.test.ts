@@ -5,6 +5,7 @@ import { Grader } from './grader';
 // The grader's own decisions, with a stand-in for the simulator worker that answers from fixed
 // text (the real worker is exercised by e2e/lessons.spec.ts and the Rust exercise tests).
 const worker = {
+  subscribe: () => () => {},
   open: async () => ({}),
   files: async () => ({
     slabinfo: 'kmalloc-128           80     96    128   32    1 : tunables    0    0    0 : slabdata      3      3      0\n',

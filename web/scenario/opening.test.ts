@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { encodeScenario } from './link';
 import { openingScenario } from './opening';
+import { parseScenarioQuery } from '../url/urlState';
 import { presetText, PRESET_IDS } from './presets';
 import type { Saved } from './store';
 
-const none: Saved = { draft: 'my draft', earlier: [], run: null };
-const withRun: Saved = { draft: 'my draft', earlier: [], run: { text: 'slabscope-scenario 1\nseed 9\n', step: 17 } };
-const q = (s: string) => new URLSearchParams(s);
+const none: Saved = { draft: 'my draft', typed: true, earlier: [], opened: [], run: null };
+const withRun: Saved = { draft: 'my draft', typed: true, earlier: [], opened: [], run: { text: 'slabscope-scenario 1\nseed 9\n', step: 17 } };
+const q = (s: string) => parseScenarioQuery(s);
 
 describe('the scenario a page opens with', () => {
   it("opens a link's scenario before anything else", async () => {
@@ -28,9 +29,9 @@ describe('the scenario a page opens with', () => {
 
   it('comes back to the scenario last shown, at its step, when the address names none', async () => {
     expect(await openingScenario(q(''), withRun)).toMatchObject({ preset: null, text: withRun.run?.text, step: 17, from: 'saved' });
-    const lastPreset: Saved = { draft: null, earlier: [], run: { text: '', step: 40, preset: 'slab-paths' } };
+    const lastPreset: Saved = { draft: null, typed: true, earlier: [], opened: [], run: { text: '', step: 40, preset: 'slab-paths' } };
     expect(await openingScenario(q('?lang=ko'), lastPreset)).toMatchObject({ preset: 'slab-paths', text: await presetText('slab-paths'), step: 40, from: 'saved' });
-    const gone: Saved = { draft: null, earlier: [], run: { text: '', step: 3, preset: 'no-such-preset' } };
+    const gone: Saved = { draft: null, typed: true, earlier: [], opened: [], run: { text: '', step: 3, preset: 'no-such-preset' } };
     expect(await openingScenario(q(''), gone)).toMatchObject({ preset: PRESET_IDS[0], from: 'default' });
     expect(await openingScenario(q(''), none)).toMatchObject({ preset: PRESET_IDS[0], from: 'default' });
   });

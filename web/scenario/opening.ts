@@ -9,12 +9,10 @@
 // A link whose scenario cannot be read opens what the rest of the query names (or the saved
 // run, or the first preset) and reports why; it never touches the person's own draft.
 
-import { decodeScenario, LINK_PARAM, type LinkError } from './link';
+import { SAVED_SOURCE, type ScenarioQuery } from '../url/urlState';
+import { decodeScenario, type LinkError } from './link';
 import { isPresetId, presetText, PRESET_IDS, type PresetId } from './presets';
 import type { Saved } from './store';
-
-/** The query value of `src` that names the saved run. */
-export const SAVED_SOURCE = 'saved';
 
 export interface Opening {
   text: string;
@@ -28,18 +26,18 @@ export interface Opening {
   linkError: LinkError | null;
 }
 
-export async function openingScenario(query: URLSearchParams, saved: Saved): Promise<Opening> {
+export async function openingScenario(query: ScenarioQuery, saved: Saved): Promise<Opening> {
   let linkError: LinkError | null = null;
-  const s = query.get(LINK_PARAM);
+  const s = query.link;
   if (s !== null) {
     const decoded = await decodeScenario(s);
     if (decoded.ok) return { text: decoded.text, preset: null, from: 'link', linkError: null };
     linkError = decoded.error;
   }
-  const preset = query.get('preset');
+  const preset = query.preset;
   if (isPresetId(preset)) return { text: await presetText(preset), preset, from: 'preset', linkError };
-  const bare = s === null && query.get('src') === null;
-  if ((query.get('src') === SAVED_SOURCE || linkError !== null || bare) && saved.run) {
+  const bare = s === null && query.src === null;
+  if ((query.src === SAVED_SOURCE || linkError !== null || bare) && saved.run) {
     const { preset: id, step } = saved.run;
     // A step from the query wins over the saved one (the caller applies it).
     if (isPresetId(id)) return { text: await presetText(id), preset: id, from: 'saved', step, linkError };

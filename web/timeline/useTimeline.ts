@@ -46,7 +46,16 @@ export function useTimeline(initial?: InitialRun, storage: SpeedStorage | null =
     const empty = initialTimeline(readStoredSpeed(storage) ?? undefined);
     return initial ? timelineReducer(empty, actions.load(initial.steps, initial.opEnds, initial.cursor, initial.bootEnd)) : empty;
   });
+  useTimelineClock(state, dispatch, storage);
+  const reducedMotion = usePrefersReducedMotion();
+  return { state, dispatch, reducedMotion };
+}
 
+/**
+ * The clock and the speed memory of a timeline whose state is kept elsewhere (the player's
+ * reducer holds its timeline among the rest of its state).
+ */
+export function useTimelineClock(state: TimelineState, dispatch: (action: TimelineAction) => void, storage: SpeedStorage | null = defaultStorage()): void {
   useEffect(() => {
     writeStoredSpeed(storage, state.speed);
   }, [storage, state.speed]);
@@ -57,10 +66,7 @@ export function useTimeline(initial?: InitialRun, storage: SpeedStorage | null =
     // it: see frame.ts), so the position shown and the request for the next view leave in this
     // frame rather than the next.
     return frameLoop((ms) => dispatch(actions.tick(Math.min(ms, MAX_TICK_MS))), frames.request, frames.cancel);
-  }, [state.playing]);
-
-  const reducedMotion = usePrefersReducedMotion();
-  return { state, dispatch, reducedMotion };
+  }, [state.playing, dispatch]);
 }
 
 /** Whether `prefers-reduced-motion: reduce` holds now; re-renders when it changes. */
@@ -121,7 +127,7 @@ export function writeStoredSpeed(storage: SpeedStorage | null, speed: Speed): vo
   }
 }
 
-function defaultStorage(): SpeedStorage | null {
+export function defaultStorage(): SpeedStorage | null {
   try {
     return typeof window === 'undefined' ? null : window.localStorage;
   } catch {

@@ -1,7 +1,27 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LANGUAGES } from '../i18n/i18n';
-import { MAX_CACHE_NAME, VIEWS, formatUrlState, isCacheName, parseUrlState, type UrlState } from './urlState';
+import type { RunOutline } from '../core/client';
+import { initialPlayer, playerActions, playerReducer } from '../player/playerState';
+import { addressOf } from '../player/usePlayerAddress';
+import links from '../scenario/fixtures/links.json';
+import { openingScenario } from '../scenario/opening';
+import type { Saved } from '../scenario/store';
+import {
+  MAX_CACHE_NAME,
+  VIEWS,
+  formatUrlState,
+  fullPageUrl,
+  isCacheName,
+  languageAddress,
+  lessonHref,
+  pageAddress,
+  parsePageQuery,
+  parseScenarioQuery,
+  parseUrlState,
+  seedLink,
+  type UrlState,
+} from './urlState';
 
 describe('parseUrlState', () => {
   it('reads every parameter', () => {
@@ -125,5 +145,64 @@ describe('formatUrlState', () => {
         expect(formatUrlState(parseUrlState(query), query)).toBe(query);
       }),
     );
+  });
+});
+
+describe('the player derived from its address and back', () => {
+  /** A run long enough for every fixture's step. */
+  const outline = { steps: 1000, ops: [{ end: 1000, text: '' }], ops_start: 0, allocator: 'Slub', cpus: 2, nodes: 1, prints: [] } as unknown as RunOutline;
+  const nothingSaved: Saved = { draft: null, typed: true, earlier: [], opened: [], run: null };
+
+  it('opens every link fixture where its sender stood, and writes the same link back', async () => {
+    for (const f of links) {
+      const start = parseUrlState(f.query);
+      const opening = await openingScenario(parseScenarioQuery(f.query), nothingSaved);
+      expect(opening, f.query).toMatchObject({ from: 'link', text: f.text, linkError: null });
+      let state = playerReducer(initialPlayer(start), playerActions.opening({ text: opening.text, preset: opening.preset }, opening.step, null));
+      state = playerReducer(state, playerActions.runOpened(state.attempts, outline));
+      const expected = f.state as UrlState;
+      expect(state.timeline.cursor).toBe(expected.step);
+      expect({ view: state.view ?? undefined, cache: state.cache ?? undefined, follow: state.follow ?? undefined }).toEqual({
+        view: expected.view,
+        cache: expected.cache,
+        follow: expected.follow,
+      });
+      expect(state.filesOpen).toBe(expected.view === 'files');
+      // Written back with the link's own `s` value, the address says the same.
+      const s = new URLSearchParams(f.query).get('s') ?? '';
+      state = playerReducer(state, playerActions.encoded(f.text, s));
+      const written = new URL(addressOf(`https://slabscope.example/${f.query}`, state, expected.lang ?? 'en'));
+      expect(written.searchParams.get('s')).toBe(s);
+      expect(parseUrlState(written.search)).toEqual({ ...expected, lang: expected.lang ?? 'en' });
+    }
+  });
+
+  it('names a preset by its id and a scenario too long for a link as the saved run', () => {
+    const href = 'https://slabscope.example/?s=1.old&lang=ko';
+    let state = playerReducer(initialPlayer(), playerActions.opening({ text: 'x', preset: 'bulk-free' }, undefined, null));
+    expect(new URL(addressOf(href, state, 'ko')).search).toBe('?step=0&lang=ko&preset=bulk-free');
+    state = playerReducer(initialPlayer(), playerActions.opening({ text: 'long', preset: null }, undefined, null));
+    // Not encoded yet: the query's scenario is left as it is.
+    expect(new URL(addressOf(href, state, 'ko')).searchParams.get('s')).toBe('1.old');
+    state = playerReducer(state, playerActions.encoded('long', null));
+    expect(new URL(addressOf(href, state, 'ko')).search).toBe('?step=0&lang=ko&src=saved');
+  });
+
+  it('reads the page, lesson, seed, embed and language, and writes pages', () => {
+    expect(parsePageQuery('?page=lessons&lesson=04-fast-path-tid&seed=12&embed=1&lang=ko')).toEqual({
+      page: 'lessons',
+      lesson: '04-fast-path-tid',
+      seed: '12',
+      embed: true,
+      lang: 'ko',
+    });
+    expect(parsePageQuery('?page=admin&lang=xx')).toEqual({ page: 'visualizer', lesson: null, seed: null, embed: false, lang: 'en' });
+    expect(parsePageQuery('')).toMatchObject({ lang: 'en', embed: false });
+    expect(pageAddress('https://x.example/?page=lessons&lesson=a&lang=ko', 'visualizer')).toBe('https://x.example/?lang=ko');
+    expect(pageAddress('https://x.example/?lang=ko', 'lessons', '05 slow')).toBe('https://x.example/?lang=ko&page=lessons&lesson=05+slow');
+    expect(fullPageUrl('https://x.example/?embed=1&preset=a&step=3')).toBe('https://x.example/?preset=a&step=3');
+    expect(languageAddress('https://x.example/?step=3&lang=en', 'ko')).toBe('https://x.example/?step=3&lang=ko');
+    expect(lessonHref('a b')).toBe('?page=lessons&lesson=a%20b');
+    expect(seedLink('https://x.example/app/?page=lessons&lesson=a', 7)).toBe('https://x.example/app/?page=lessons&seed=7');
   });
 });

@@ -1,4 +1,13 @@
-// The visualizer's place in the URL query, so a link opens where its sender stood:
+// The page's address: the one module that reads or writes the URL's query and the browser's
+// history. What it says:
+//   page=lessons|geometry        the page (none: the visualizer)
+//   lesson=<id>                  the lesson open on the lessons page
+//   seed=<n>                     a student's seed for exercise variants (lessons/variant.ts)
+//   embed=1                      the minimal player (or one lesson) for an iframe
+//   s=1.…                        a share link's scenario (scenario/link.ts)
+//   preset=<id>                  a preset scenario
+//   src=saved                    the run saved in this browser (a scenario too long for a link)
+// and the visualizer's place, so a link opens where its sender stood:
 //   step=120                     the cursor
 //   lang=ko                      the language (i18n/i18n.ts LANGUAGES)
 //   view=slab                    the panel in focus (VIEWS)
@@ -12,8 +21,10 @@
 //  - Parameters this module does not own (the scenario, ...) are kept byte for byte, in their
 //    order, when formatting; ours follow them in the fixed order of URL_KEYS.
 //  - Formatting then parsing gives back the same state (urlState.test.ts checks).
+//  - The player's address is derived from its state (`playerAddress`); nothing else writes it.
 
 import { LANGUAGES, type Language } from '../i18n/i18n';
+import { LINK_PARAM } from '../scenario/link';
 
 /** The panels a link can put in focus. */
 export const VIEWS = ['cpu', 'node', 'slab', 'bulk', 'buddy', 'files', 'explain'] as const;
@@ -135,4 +146,136 @@ function isOurs(part: string): boolean {
 /** Percent-encodes a value, leaving `:` readable (it needs no escape in a query). */
 function encodeValue(value: string): string {
   return encodeURIComponent(value).replace(/%3A/gi, ':');
+}
+
+// ---- The scenario a query names (scenario/opening.ts decides what to open from it) ----
+
+/** The query value of `src` that names the saved run. */
+export const SAVED_SOURCE = 'saved';
+
+export interface ScenarioQuery {
+  /** A share link's `s` value. */
+  link: string | null;
+  preset: string | null;
+  src: string | null;
+}
+
+export function parseScenarioQuery(query: string): ScenarioQuery {
+  const params = new URLSearchParams(query);
+  return { link: params.get(LINK_PARAM), preset: params.get('preset'), src: params.get('src') };
+}
+
+/**
+ * How the address names the scenario shown: a preset by its id; another scenario by its `s`
+ * value when it fits in a link (`link`), else as the saved run (`link` null). `link` undefined:
+ * not known yet, and the query's scenario is left as it is.
+ */
+export type ScenarioRef = { preset: string } | { preset: null; link: string | null | undefined };
+
+function writeScenario(params: URLSearchParams, ref: ScenarioRef): void {
+  if (ref.preset !== null) {
+    params.set('preset', ref.preset);
+    params.delete(LINK_PARAM);
+    params.delete('src');
+    return;
+  }
+  if (ref.link === undefined) return;
+  params.delete('preset');
+  if (ref.link === null) {
+    params.delete(LINK_PARAM);
+    params.set('src', SAVED_SOURCE);
+  } else {
+    params.set(LINK_PARAM, ref.link);
+    params.delete('src');
+  }
+}
+
+/** The player's address: `href` with the player's place and scenario in its query. */
+export function playerAddress(href: string, state: UrlState, scenario: ScenarioRef | null): string {
+  const url = new URL(href);
+  url.search = formatUrlState(state, url.search);
+  if (scenario) writeScenario(url.searchParams, scenario);
+  return url.toString();
+}
+
+// ---- The page, the lesson, the seed, the embed ----
+
+export const PAGES = ['visualizer', 'lessons', 'geometry'] as const;
+export type Page = (typeof PAGES)[number];
+
+export interface PageQuery {
+  page: Page;
+  lesson: string | null;
+  /** The seed as written (lessons/variant.ts `parseSeed` reads it). */
+  seed: string | null;
+  embed: boolean;
+  lang: Language;
+}
+
+export function parsePageQuery(query: string): PageQuery {
+  const params = new URLSearchParams(query);
+  const page = params.get('page');
+  return {
+    page: page === 'geometry' || page === 'lessons' ? page : 'visualizer',
+    lesson: params.get('lesson'),
+    seed: params.get('seed'),
+    embed: params.get('embed') === '1',
+    lang: parseUrlState(params).lang ?? 'en',
+  };
+}
+
+/** `href` showing `page` (and, on the lessons page, `lesson`; null: the index). */
+export function pageAddress(href: string, page: Page, lesson: string | null = null): string {
+  const url = new URL(href);
+  if (page === 'visualizer') url.searchParams.delete('page');
+  else url.searchParams.set('page', page);
+  if (page === 'lessons' && lesson !== null) url.searchParams.set('lesson', lesson);
+  else url.searchParams.delete('lesson');
+  return url.toString();
+}
+
+/** `href` in language `lang`, the rest kept. */
+export function languageAddress(href: string, lang: Language): string {
+  const url = new URL(href);
+  url.searchParams.set('lang', lang);
+  return url.toString();
+}
+
+/** This page as a full Slabscope page: the same state, without `embed`. */
+export function fullPageUrl(href: string): string {
+  const url = new URL(href);
+  url.searchParams.delete('embed');
+  return url.toString();
+}
+
+/** A relative link to a lesson (null: the lessons index). */
+export function lessonHref(id: string | null): string {
+  return id === null ? '?page=lessons' : `?page=lessons&lesson=${encodeURIComponent(id)}`;
+}
+
+/** A whole address handing a student `seed` on the lessons page of the site at `href`. */
+export function seedLink(href: string, seed: number): string {
+  const url = new URL(href);
+  return `${url.origin}${url.pathname}?page=lessons&seed=${seed}`;
+}
+
+// ---- The browser's address bar and history ----
+
+/** The query of the page's address (`?…` or ''). */
+export function currentQuery(): string {
+  return window.location.search;
+}
+
+export function currentHref(): string {
+  return window.location.href;
+}
+
+/** Replaces the address without a history entry (the player's place as it moves). */
+export function replaceAddress(href: string): void {
+  if (href !== window.location.href) window.history.replaceState(null, '', href);
+}
+
+/** Goes to another page of the app: a history entry, so Back returns. */
+export function pushAddress(href: string): void {
+  window.history.pushState(null, '', href);
 }

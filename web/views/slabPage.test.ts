@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Snapshot } from '../core/generated/Snapshot';
 import slab300 from './fixtures/slab-300.json';
 import slabCached from './fixtures/slab-cached.json';
-import bulkFree from './fixtures/slub-bulk-free.json';
+import bulkFreed from './fixtures/slub-bulk-free-8.json';
 import buddyMerge from './fixtures/buddy-merge.json';
 import hardened from './fixtures/slub-hardened.json';
 import numa300 from './fixtures/slub-numa-300.json';
@@ -134,7 +134,8 @@ describe('layoutSlabPage', () => {
   });
 
   it('highlights all objects a bulk free touched', () => {
-    const scene = layoutSlabPage(snap(bulkFree));
+    // Step 8: __slab_free() of the detached freelist (step 6 only gathered it).
+    const scene = layoutSlabPage(snap(bulkFreed));
     expect(scene.slots.every((s) => s.highlighted)).toBe(true);
     expect(scene.arrows).toHaveLength(20);
   });

@@ -262,13 +262,13 @@ mod tests {
                 _ => None,
             })
             .expect("a free block");
-        rec.begin("test", "", "step.internal");
-        rec.emit(Event::PagesAllocated {
-            pfn,
-            order,
-            owner: Owner::Pages,
+        rec.call("test", "", "step.internal", |rec| {
+            rec.emit(Event::PagesAllocated {
+                pfn,
+                order,
+                owner: Owner::Pages,
+            });
         });
-        rec.end();
         let err = check(&rec).unwrap_err();
         let step = rec.cursor();
         assert!(

@@ -109,12 +109,12 @@ pub fn measure(rec: &Recorder, summary: RunSummary) -> Side {
             .entry(format!("{}: {}", step.function, step.path))
             .or_default() += 1;
     }
-    let (slabs, slab_pages, live_bytes, cached_per_cpu, cached_shared) = match m.allocator {
+    let (slabs, slab_pages, live_bytes, cached_per_cpu, cached_shared) = match m.allocator() {
         Allocator::Slub => slub_figures(m),
         Allocator::Slab => slab_figures(m),
     };
     Side {
-        allocator: m.allocator,
+        allocator: m.allocator(),
         steps: rec.cursor(),
         slabs,
         slab_pages,
@@ -136,32 +136,35 @@ type Figures = (u64, u64, u64, Vec<u64>, u64);
 fn slub_figures(m: &Machine) -> Figures {
     let mut pages = 0;
     let mut live_bytes = 0;
-    for s in m.slabs.values() {
+    for s in m.slub().slabs.values() {
         pages += 1u64 << s.order;
-        let object_size = u64::from(m.caches[s.cache as usize].geometry.object_size);
+        let object_size = u64::from(m.slub().caches[s.cache as usize].geometry.object_size);
         live_bytes += s.allocated.iter().filter(|&&a| a).count() as u64 * object_size;
     }
     let mut cached = vec![0u64; m.config.cpus as usize];
-    for s in &m.caches {
+    for s in &m.slub().caches {
         for (cpu, c) in s.cpu.iter().enumerate() {
             let mut n = u64::from(slabscope_sim::slub::freelist_len(m, c.freelist));
             if let Some(pfn) = c.slab {
-                n += u64::from(slabscope_sim::slub::freelist_len(m, m.slabs[&pfn].freelist));
+                n += u64::from(slabscope_sim::slub::freelist_len(
+                    m,
+                    m.slub().slabs[&pfn].freelist,
+                ));
             }
             let mut at = c.partial;
             while let Some(pfn) = at {
-                let slab = &m.slabs[&pfn];
+                let slab = &m.slub().slabs[&pfn];
                 n += u64::from(slab.objects - slab.inuse);
                 at = slab.next;
             }
             cached[cpu] += n;
         }
     }
-    (m.slabs.len() as u64, pages, live_bytes, cached, 0)
+    (m.slub().slabs.len() as u64, pages, live_bytes, cached, 0)
 }
 
 fn slab_figures(m: &Machine) -> Figures {
-    let sl = &m.slab;
+    let sl = m.slab();
     let mut pages = 0;
     let mut live_bytes = 0;
     for s in sl.slabs.values() {

@@ -24,13 +24,13 @@ use slabscope_scenario::{Op, OpLine, Ref, Scenario, Statement, StatementLine, Ta
 use slabscope_sim::boot::Allocator;
 use slabscope_sim::geometry::platform::MAX_CPUS;
 use slabscope_sim::machine::config::{MAX_NODES, MAX_PAGES_PER_NODE};
-use slabscope_sim::machine::{ConfigError, Machine, Owner, Pfn};
+use slabscope_sim::machine::{AllocatorState, ConfigError, Machine, Owner, Pfn};
 use slabscope_sim::page_alloc::{alloc_pages, drain_local_pages, free_pages, PageAllocError};
 use slabscope_sim::rcu;
 use slabscope_sim::slab;
 use slabscope_sim::slab_common;
 use slabscope_sim::slub::{
-    create_kmalloc_caches, do_kmalloc_node, flush_cpu_slab, kmem_cache_alloc_bulk,
+    __do_kmalloc_node, create_kmalloc_caches, flush_cpu_slab, kmem_cache_alloc_bulk,
     kmem_cache_create_usercopy, slab_alloc_node,
 };
 use slabscope_sim::slub::{kmem_cache_destroy, kmem_cache_shrink};
@@ -346,7 +346,9 @@ fn boot(scenario: &Scenario, record: bool) -> Result<(Recorder, BTreeMap<String,
             .map_err(RunError::Machine)?
             .with_allocator(allocator);
     let boot = translate::boot_options(&scenario.switches);
-    machine.slab.legacy_refill = boot.slab_legacy_refill;
+    if let AllocatorState::Slab(slab) = &mut machine.alloc {
+        slab.legacy_refill = boot.slab_legacy_refill;
+    }
     machine.slab_nomerge = boot.slab_nomerge;
     let mut rec = Recorder::new(machine, record);
     let booted = match allocator {
@@ -430,7 +432,7 @@ fn run_op(
     };
     let id = lookup_cache(rec, caches, line.line, cache)?;
     let cpu = line.cpu.unwrap_or(0);
-    let got = match rec.machine().allocator {
+    let got = match rec.machine().allocator() {
         Allocator::Slub => kmem_cache_alloc_bulk(rec, id, *count, cpu),
         Allocator::Slab => slab::kmem_cache_alloc_bulk(rec, id, *count, cpu),
     };
@@ -456,9 +458,9 @@ fn lookup_cache(
         .get(name)
         .copied()
         .or_else(|| {
-            match m.allocator {
-                Allocator::Slub => m.caches.iter().position(|c| &c.name == name),
-                Allocator::Slab => m.slab.caches.iter().position(|c| &c.name == name),
+            match m.allocator() {
+                Allocator::Slub => m.slub().caches.iter().position(|c| &c.name == name),
+                Allocator::Slab => m.slab().caches.iter().position(|c| &c.name == name),
             }
             .map(|i| i as u32)
         })
@@ -550,7 +552,7 @@ fn step(
     // The parser guarantees a CPU for every operation that needs one, and declared caches;
     // kmalloc cache names are looked up here.
     let cpu = line.cpu.unwrap_or(0);
-    let allocator = rec.machine().allocator;
+    let allocator = rec.machine().allocator();
     let slub = allocator == Allocator::Slub;
     let wrong = || RunError::WrongAllocator {
         line: line.line,
@@ -572,9 +574,9 @@ fn step(
         } => {
             let caller = call_site_address(&call_site_name(site.as_deref(), line.line));
             Ok(object(if slub {
-                do_kmalloc_node(rec, *size, translate::gfp(*gfp), caller, cpu, *node)
+                __do_kmalloc_node(rec, *size, translate::gfp(*gfp), caller, cpu, *node)
             } else {
-                slab::do_kmalloc_node(rec, *size, translate::gfp(*gfp), cpu, *node)
+                slab::__do_kmalloc_node(rec, *size, translate::gfp(*gfp), cpu, *node)
             }))
         }
         Op::KmemCacheAlloc { cache, node } => {
@@ -683,10 +685,15 @@ fn step(
                 Ok(pfn) => Ok(Some(Value::Pages { pfn })),
                 Err(PageAllocError::Order { order, max_order }) => {
                     // __alloc_pages(): WARN_ON_ONCE(order > MAX_ORDER) and return NULL.
-                    rec.begin("__alloc_pages", "order > MAX_ORDER", "step.bad_order");
-                    rec.arg("order", order);
-                    rec.arg("max_order", max_order);
-                    rec.end();
+                    rec.call(
+                        "__alloc_pages",
+                        "order > MAX_ORDER",
+                        "step.bad_order",
+                        |rec| {
+                            rec.arg("order", order);
+                            rec.arg("max_order", max_order);
+                        },
+                    );
                     Ok(Some(Value::Null))
                 }
                 Err(_) => Ok(Some(Value::Null)),
@@ -696,8 +703,7 @@ fn step(
             match resolve(line.line, pages, names, lists)? {
                 Value::Null => {
                     // free_pages(0) returns at once.
-                    rec.begin("free_pages", "NULL", "step.free_null");
-                    rec.end();
+                    rec.call("free_pages", "NULL", "step.free_null", |_| {});
                 }
                 v => {
                     // An object's address is not the first page of a block: "Bad page state".
@@ -708,9 +714,9 @@ fn step(
                     ) = free_pages(rec, cpu, pfn)
                     {
                         // bad_page(): "BUG: Bad page state"; the kernel reports it and leaks the page.
-                        rec.begin("free_pages", "bad page", "step.bad_page");
-                        rec.arg("pfn", pfn);
-                        rec.end();
+                        rec.call("free_pages", "bad page", "step.bad_page", |rec| {
+                            rec.arg("pfn", pfn);
+                        });
                     }
                 }
             }

@@ -43,8 +43,8 @@ fn num_slabs(m: &Machine, cache: &str) -> u64 {
 
 /// The cache an object lives in (SLUB).
 fn cache_of(m: &Machine, addr: u64) -> String {
-    let head = m.slabs.head_of(m.addr_pfn(addr).unwrap()).unwrap();
-    m.caches[m.slabs.get(&head).unwrap().cache as usize]
+    let head = m.slub().slabs.head_of(m.addr_pfn(addr).unwrap()).unwrap();
+    m.slub().caches[m.slub().slabs.get(&head).unwrap().cache as usize]
         .name
         .clone()
 }
@@ -255,13 +255,14 @@ cache plain4 size=64
         ));
         let caches: Vec<(String, Vec<String>)> = match allocator {
             "slub" => m
+                .slub()
                 .caches
                 .iter()
                 .filter(|c| c.kmalloc.is_none())
                 .map(|c| (c.name.clone(), c.aliases.clone()))
                 .collect(),
             _ => m
-                .slab
+                .slab()
                 .caches
                 .iter()
                 .filter(|c| c.kmalloc.is_none())

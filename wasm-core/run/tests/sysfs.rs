@@ -282,13 +282,13 @@ fn per_node(nodes: &[u64]) -> String {
 /// cpu slab or on a per-CPU partial stack, whose depth is found by walking `next`.
 fn check_against_the_slabs(m: &Machine) {
     let nodes = m.config.nodes as usize;
-    for s in m.caches.iter().filter(|s| !s.destroyed) {
+    for s in m.slub().caches.iter().filter(|s| !s.destroyed) {
         let mut slabs = vec![0; nodes];
         let mut total = vec![0; nodes];
         let mut objects = vec![0; nodes];
         let mut partial = vec![0; nodes];
         let mut objects_partial = vec![0; nodes];
-        for slab in m.slabs.values().filter(|sl| sl.cache == s.id) {
+        for slab in m.slub().slabs.values().filter(|sl| sl.cache == s.id) {
             let n = slab.node as usize;
             let (all, inuse) = (u64::from(slab.objects), u64::from(slab.inuse));
             slabs[n] += 1;
@@ -307,17 +307,17 @@ fn check_against_the_slabs(m: &Machine) {
             let mut depth = 0u64;
             let mut next = c.partial;
             while let Some(pfn) = next {
-                assert!(m.slabs[&pfn].frozen, "{}: cpu{cpu} partial", s.name);
+                assert!(m.slub().slabs[&pfn].frozen, "{}: cpu{cpu} partial", s.name);
                 depth += 1;
-                next = m.slabs[&pfn].next;
+                next = m.slub().slabs[&pfn].next;
             }
             if depth > 0 {
                 stacks.push((cpu, depth));
             }
             if let Some(pfn) = c.slab {
-                cpu_slabs[m.slabs[&pfn].node as usize] += 1;
+                cpu_slabs[m.slub().slabs[&pfn].node as usize] += 1;
                 if let Some(top) = c.partial {
-                    cpu_slabs[m.slabs[&top].node as usize] += depth;
+                    cpu_slabs[m.slub().slabs[&top].node as usize] += depth;
                 }
             }
         }
@@ -383,6 +383,7 @@ flush_all(foo)
         both_partial +=
             usize::from(read("partial").contains(" N0=") && read("partial").contains(" N1="));
         stack_without_cpu_slab += m
+            .slub()
             .caches
             .iter()
             .flat_map(|s| &s.cpu)

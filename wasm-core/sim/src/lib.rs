@@ -12,6 +12,7 @@
 //!   (clippy's `disallowed-methods` enforces the first and the last).
 //! - Bad input is an `Err` with a message worded for a person, never a panic.
 
+pub mod allocator;
 pub mod boot;
 pub mod buddyinfo;
 pub mod geometry;

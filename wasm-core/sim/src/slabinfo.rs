@@ -34,13 +34,15 @@ pub fn slabinfo_line(
     )
 }
 
-/// The whole file: live caches, newest first, aliases not listed under their own names.
+/// The whole file, as the machine's slab allocator prints it.
 pub fn slabinfo(m: &Machine) -> String {
-    if m.allocator == crate::boot::Allocator::Slab {
-        return slabinfo_slab(m);
-    }
+    crate::allocator::ops(m).slabinfo(m)
+}
+
+/// SLUB's file: live caches, newest first, aliases not listed under their own names.
+pub(crate) fn slabinfo_slub(m: &Machine) -> String {
     let mut out = String::from(HEADER);
-    for s in m.caches.iter().rev().filter(|s| !s.destroyed) {
+    for s in m.slub().caches.iter().rev().filter(|s| !s.destroyed) {
         let (mut nr_slabs, mut nr_objs, mut nr_free) = (0u64, 0u64, 0u64);
         for n in &s.node {
             nr_slabs += n.nr_slabs;
@@ -49,7 +51,7 @@ pub fn slabinfo(m: &Machine) -> String {
             nr_free += n
                 .partial
                 .iter()
-                .map(|p| u64::from(m.slabs[p].objects - m.slabs[p].inuse))
+                .map(|p| u64::from(m.slub().slabs[p].objects - m.slub().slabs[p].inuse))
                 .sum::<u64>();
         }
         out.push_str(&slabinfo_line(
@@ -78,7 +80,7 @@ pub fn slabinfo(m: &Machine) -> String {
 /// `sharedavail` sums the shared arrays of every node. No statistics columns (no DEBUG_SLAB).
 pub fn slabinfo_slab(m: &Machine) -> String {
     let mut out = String::from(HEADER);
-    for s in m.slab.caches.iter().rev().filter(|s| !s.destroyed) {
+    for s in m.slab().caches.iter().rev().filter(|s| !s.destroyed) {
         let g = &s.geometry;
         let (mut total_slabs, mut free_slabs, mut free_objs, mut sharedavail) = (0, 0, 0, 0);
         for n in &s.node {

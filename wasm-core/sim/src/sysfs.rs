@@ -191,10 +191,10 @@ pub fn sysfs_dir(m: &Machine, cache: &str) -> Result<Vec<(&'static str, String)>
 /// The live cache a directory name leads to: its own name first, then an alias symlink, then
 /// a unique id.
 fn find_cache<'m>(m: &'m Machine, name: &str) -> Result<&'m KmemCache, SysfsError> {
-    if m.allocator == crate::boot::Allocator::Slab {
+    if m.allocator() == crate::boot::Allocator::Slab {
         return Err(SysfsError::NotSlub);
     }
-    let live = || m.caches.iter().filter(|s| !s.destroyed);
+    let live = || m.slub().caches.iter().filter(|s| !s.destroyed);
     live()
         .find(|s| s.name == name)
         .or_else(|| live().find(|s| s.aliases.iter().any(|a| a == name)))
@@ -202,6 +202,7 @@ fn find_cache<'m>(m: &'m Machine, name: &str) -> Result<&'m KmemCache, SysfsErro
         .ok_or_else(|| SysfsError::UnknownCache {
             name: name.to_string(),
             destroyed: m
+                .slub()
                 .caches
                 .iter()
                 .any(|s| s.name == name || s.aliases.iter().any(|a| a == name)),
@@ -255,11 +256,11 @@ fn sysfs_name(m: &Machine, s: &KmemCache) -> String {
 /// cache's directory and the symlinks to it. A name taken twice keeps its first entry, in
 /// creation order.
 pub fn sysfs_slab_dir(m: &Machine) -> Result<Vec<SlabDirEntry>, SysfsError> {
-    if m.allocator == crate::boot::Allocator::Slab {
+    if m.allocator() == crate::boot::Allocator::Slab {
         return Err(SysfsError::NotSlub);
     }
     let mut entries: BTreeMap<String, Option<String>> = BTreeMap::new();
-    for s in m.caches.iter().filter(|s| !s.destroyed) {
+    for s in m.slub().caches.iter().filter(|s| !s.destroyed) {
         let dir = sysfs_name(m, s);
         entries.entry(dir.clone()).or_insert(None);
         if dir != s.name {
@@ -364,7 +365,7 @@ fn show_slab_objects(m: &Machine, s: &KmemCache, flags: u8) -> String {
             // A CPU without a cpu slab is skipped whole: its per-CPU partial slabs, if any,
             // are not counted either.
             let Some(pfn) = c.slab else { continue };
-            let slab = &m.slabs[&pfn];
+            let slab = &m.slub().slabs[&pfn];
             let x = if flags & SO_TOTAL != 0 {
                 u64::from(slab.objects)
             } else if flags & SO_OBJECTS != 0 {
@@ -377,7 +378,7 @@ fn show_slab_objects(m: &Machine, s: &KmemCache, flags: u8) -> String {
             // the whole stack is charged to the top slab's node. With SO_TOTAL or SO_OBJECTS
             // the kernel warns (WARN_ON_ONCE) and adds the cpu slab's count again.
             if let Some(top) = c.partial {
-                let partial = &m.slabs[&top];
+                let partial = &m.slub().slabs[&top];
                 let x = if flags & (SO_TOTAL | SO_OBJECTS) != 0 {
                     x
                 } else {
@@ -432,7 +433,7 @@ fn count_partial(m: &Machine, partial: &[Pfn], get_count: impl Fn(u64, u64) -> u
     partial
         .iter()
         .map(|pfn| {
-            let slab = &m.slabs[pfn];
+            let slab = &m.slub().slabs[pfn];
             get_count(u64::from(slab.objects), u64::from(slab.inuse))
         })
         .sum()
@@ -448,7 +449,7 @@ fn slabs_cpu_partial_show(m: &Machine, s: &KmemCache) -> String {
         .cpu
         .iter()
         .enumerate()
-        .filter_map(|(cpu, c)| Some((cpu, u64::from(m.slabs[&c.partial?].slabs))))
+        .filter_map(|(cpu, c)| Some((cpu, u64::from(m.slub().slabs[&c.partial?].slabs))))
         .collect();
     let estimate = |slabs: u64| slabs * u64::from(s.geometry.objs_per_slab) / 2;
     let slabs: u64 = per_cpu.iter().map(|(_, n)| n).sum();

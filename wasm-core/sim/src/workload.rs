@@ -97,7 +97,7 @@ pub fn run_standard_ops(rec: &mut Recorder, ops: u64, seed: u64) -> WorkloadRepo
         steps: rec.cursor() as u64 - start_cursor,
         events: rec.event_count() as u64,
         live_at_end: live.len() as u64,
-        slabs_at_end: rec.machine().slabs.len() as u64,
+        slabs_at_end: rec.machine().slub().slabs.len() as u64,
     }
 }
 
@@ -133,6 +133,7 @@ mod tests {
         // slabs sit on node partial lists.
         let partial: usize = a
             .machine()
+            .slub()
             .caches
             .iter()
             .flat_map(|c| c.node.iter())

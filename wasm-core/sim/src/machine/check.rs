@@ -25,12 +25,14 @@ mod trace;
 mod tests;
 
 pub use incremental::Checker;
+pub(crate) use incremental::{check_touched_slab, check_touched_slub};
 pub use trace::{check_trace, FullChecks, StepCheck, TraceCheck, TraceSummary, Violation};
 
-pub(crate) use totals::{check_live, Totals};
+pub(crate) use totals::check_live;
+pub use totals::{SlabShare, Totals};
+pub use touched::Touched;
 
 use super::Machine;
-use crate::boot::Allocator;
 
 /// Every invariant of the machine: the known damage an unchecked bad operation did
 /// (`damage.rs`) first, then the page allocator's, its slab allocator's and RCU's.
@@ -43,10 +45,7 @@ fn check_with(m: &Machine, totals: &Totals) -> Vec<String> {
     let mut bad = Vec::new();
     super::damage::check_records(m, &mut bad);
     pages::check_all(m, totals, &mut bad);
-    match m.allocator {
-        Allocator::Slub => crate::slub::check::check_all(m, totals, &mut bad),
-        Allocator::Slab => crate::slab::check::check_all(m, totals, &mut bad),
-    }
+    crate::allocator::ops(m).check_all(m, totals, &mut bad);
     crate::rcu::check::check_all(m, &mut bad);
     check_live(m, totals, &mut bad);
     bad

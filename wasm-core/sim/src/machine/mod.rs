@@ -29,14 +29,18 @@ use crate::geometry::platform::PageGeometry;
 use crate::kmalloc_caches::KmallocCaches;
 use crate::page_alloc::zonelist::{self, DistanceError};
 use crate::rcu::state::RcuState;
-use crate::slab::state::SlabAllocator;
-use crate::slub::state::KmemCache;
+use crate::slab::state::SlabState;
+use crate::slub::state::SlubState;
 use rand_core::SeedableRng;
 use rand_pcg::Pcg32;
 use serde::Serialize;
 
 /// A page frame number.
 pub type Pfn = u32;
+/// Where x86_64 maps all physical memory (`PAGE_OFFSET` without KASLR): objects are addresses
+/// in the direct map (`DIRECT_MAP_BASE + pfn * PAGE_SIZE + offset`), as a kernel engineer
+/// reads them in a crash dump. NULL is 0.
+pub const DIRECT_MAP_BASE: u64 = 0xffff_8880_0000_0000;
 /// The end of an intrusive list.
 pub const NIL: Pfn = u32::MAX;
 /// Orders that per-CPU page lists hold: 0..=PAGE_ALLOC_COSTLY_ORDER (no THP list modelled).
@@ -116,6 +120,51 @@ pub struct PerCpuPages {
     pub lists: [ListHead; PCP_ORDERS],
 }
 
+/// The caches and slabs of the slab allocator the kernel was built with: one allocator's, never
+/// both.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AllocatorState {
+    Slub(SlubState),
+    Slab(SlabState),
+}
+
+impl AllocatorState {
+    /// SLUB's state. A SLUB path run on a SLAB machine is a bug in the dispatch, not a bad
+    /// operation: it cannot come from input.
+    #[inline]
+    pub fn slub(&self) -> &SlubState {
+        match self {
+            AllocatorState::Slub(s) => s,
+            AllocatorState::Slab(_) => unreachable!("SLUB's code ran on a machine built with SLAB"),
+        }
+    }
+
+    #[inline]
+    pub fn slub_mut(&mut self) -> &mut SlubState {
+        match self {
+            AllocatorState::Slub(s) => s,
+            AllocatorState::Slab(_) => unreachable!("SLUB's code ran on a machine built with SLAB"),
+        }
+    }
+
+    /// SLAB's state (see `slub`).
+    #[inline]
+    pub fn slab(&self) -> &SlabState {
+        match self {
+            AllocatorState::Slab(s) => s,
+            AllocatorState::Slub(_) => unreachable!("SLAB's code ran on a machine built with SLUB"),
+        }
+    }
+
+    #[inline]
+    pub fn slab_mut(&mut self) -> &mut SlabState {
+        match self {
+            AllocatorState::Slab(s) => s,
+            AllocatorState::Slub(_) => unreachable!("SLAB's code ran on a machine built with SLUB"),
+        }
+    }
+}
+
 /// The whole simulated state.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Machine {
@@ -129,8 +178,6 @@ pub struct Machine {
     pub zones: Vec<Zone>,
     /// `pcp[cpu * nodes + node]`: every CPU has lists for every zone.
     pub pcp: Vec<PerCpuPages>,
-    /// `slab_caches`, oldest first (slabinfo prints newest first).
-    pub caches: Vec<KmemCache>,
     /// `kmalloc_caches[type][index]`: the cache id of each kmalloc cache.
     pub kmalloc_caches: KmallocCaches,
     /// The `slab_nomerge` boot parameter: no cache merges, and every cache's sysfs directory
@@ -139,17 +186,12 @@ pub struct Machine {
     /// `random_kmalloc_seed`, with `CONFIG_RANDOM_KMALLOC_CACHES` (set at boot by
     /// `create_kmalloc_caches()`, under SLUB).
     pub random_kmalloc_seed: Option<u64>,
-    /// Every slab, by its first page.
-    pub slabs: SlabTable,
     /// Objects handed out and not yet freed (the sum of `Slab::allocated`).
     pub live_objects: u64,
     /// The kernel's random number generator, seeded by the scenario (`get_random_u32()`).
     pub rng: Pcg32,
-    /// Which slab allocator the kernel was built with. SLUB's state is `caches`/`slabs`,
-    /// SLAB's is `slab`; the other stays empty.
-    pub allocator: Allocator,
-    /// SLAB's caches and slabs.
-    pub slab: SlabAllocator,
+    /// The slab allocator the kernel was built with, and its caches and slabs.
+    pub alloc: AllocatorState,
     /// Per node: acquisitions of any cache's `n->list_lock` so far.
     pub list_lock_taken: Vec<u64>,
     /// `node_distance(a, b)` as `node_distance[a][b]` (the SLIT): 10/20 unless
@@ -251,15 +293,15 @@ impl Machine {
             frames,
             zones,
             pcp,
-            caches: Vec::new(),
             kmalloc_caches: KmallocCaches::default(),
             slab_nomerge: false,
             random_kmalloc_seed: None,
-            slabs: SlabTable::new(frames_len),
             live_objects: 0,
             rng: Pcg32::seed_from_u64(seed),
-            allocator: Allocator::Slub,
-            slab: SlabAllocator::default(),
+            alloc: AllocatorState::Slub(SlubState {
+                caches: Vec::new(),
+                slabs: SlabTable::new(frames_len),
+            }),
             list_lock_taken: vec![0; nodes_count],
             node_distance,
             zonelists,
@@ -278,18 +320,59 @@ impl Machine {
         Ok(self)
     }
 
-    /// The same machine, booted for `allocator`.
+    /// The same machine, booted for `allocator` (no cache exists yet).
     pub fn with_allocator(mut self, allocator: Allocator) -> Machine {
-        self.allocator = allocator;
+        self.alloc = match allocator {
+            Allocator::Slub => AllocatorState::Slub(SlubState {
+                caches: Vec::new(),
+                slabs: SlabTable::new(self.frames.len()),
+            }),
+            Allocator::Slab => AllocatorState::Slab(SlabState::default()),
+        };
         self
+    }
+
+    /// Which slab allocator the kernel was built with.
+    pub fn allocator(&self) -> Allocator {
+        match self.alloc {
+            AllocatorState::Slub(_) => Allocator::Slub,
+            AllocatorState::Slab(_) => Allocator::Slab,
+        }
+    }
+
+    /// SLUB's caches and slabs. Only SLUB's code calls it, and it runs only on a machine
+    /// built with SLUB (`slab_common` dispatches on `allocator()`).
+    #[inline]
+    pub fn slub(&self) -> &SlubState {
+        self.alloc.slub()
+    }
+
+    /// SLAB's caches and slabs; only SLAB's code calls it.
+    #[inline]
+    pub fn slab(&self) -> &SlabState {
+        self.alloc.slab()
     }
 
     /// The name of cache `id` of the machine's allocator.
     pub fn cache_name(&self, id: u32) -> Option<&str> {
-        match self.allocator {
-            Allocator::Slub => self.caches.get(id as usize).map(|c| c.name.as_str()),
-            Allocator::Slab => self.slab.caches.get(id as usize).map(|c| c.name.as_str()),
+        match &self.alloc {
+            AllocatorState::Slub(s) => s.caches.get(id as usize).map(|c| c.name.as_str()),
+            AllocatorState::Slab(s) => s.caches.get(id as usize).map(|c| c.name.as_str()),
         }
+    }
+
+    /// The address of object `index` of the slab at `pfn`.
+    pub fn object_addr(&self, pfn: Pfn, size: u32, index: u32) -> u64 {
+        DIRECT_MAP_BASE
+            + (u64::from(pfn) << self.page.page_shift)
+            + u64::from(index) * u64::from(size)
+    }
+
+    /// The first page's pfn of the page holding `addr`, if `addr` is in simulated memory.
+    pub fn addr_pfn(&self, addr: u64) -> Option<Pfn> {
+        let offset = addr.checked_sub(DIRECT_MAP_BASE)?;
+        let pfn = offset >> self.page.page_shift;
+        (pfn < self.frames.len() as u64).then_some(pfn as Pfn)
     }
 
     /// The node whose memory holds `pfn`.

@@ -13,7 +13,7 @@ fn page_is_buddy(m: &Machine, pfn: Pfn, order: u8, node: u32) -> bool {
 
 /// `__free_one_page()`: puts a detached block into its node's free lists, merging with free
 /// buddies as far as they go. `to_tail` forces the tail (`FPI_TO_TAIL`).
-pub fn free_one_page(rec: &mut Recorder, pfn: Pfn, order: u8, to_tail: bool) {
+pub fn __free_one_page(rec: &mut Recorder, pfn: Pfn, order: u8, to_tail: bool) {
     let m = rec.machine();
     let node = m.node_of(pfn);
     let max_order = m.page.max_order as u8;
@@ -65,8 +65,8 @@ fn buddy_merge_likely(m: &Machine, pfn: Pfn, buddy_pfn: Pfn, order: u8, node: u3
 }
 
 /// `__rmqueue_smallest()`: takes the first block of the smallest order `>= order` that has one,
-/// and splits it down with `expand()`. The caller owns an open step.
-pub fn rmqueue_smallest(rec: &mut Recorder, node: u32, order: u8) -> Option<Pfn> {
+/// and splits it down with `expand()`, inside the caller's step.
+pub fn __rmqueue_smallest(rec: &mut Recorder, node: u32, order: u8) -> Option<Pfn> {
     let m = rec.machine();
     let zone = &m.zones[node as usize];
     let current =

@@ -14,7 +14,7 @@ mod buddy;
 mod pcp;
 pub mod zonelist;
 
-pub use buddy::{free_one_page, rmqueue_smallest};
+pub use buddy::{__free_one_page, __rmqueue_smallest};
 
 use crate::machine::{FrameState, Owner, Pfn};
 use crate::trace::{Event, Recorder};
@@ -81,6 +81,7 @@ impl std::error::Error for PageAllocError {}
 /// `__alloc_pages()`: a block of `2^order` pages for `owner` from the zonelist of `node`
 /// (`alloc_pages_node()`, `__alloc_pages_node()`), or of the CPU's own node when `None`
 /// (`alloc_pages()` without a memory policy: `numa_node_id()`).
+#[doc(alias = "__alloc_pages")]
 pub fn alloc_pages(
     rec: &mut Recorder,
     cpu: u32,
@@ -136,47 +137,55 @@ fn alloc_pages_zonelist(
         if i > 0 {
             zonelist_fallback(rec, &zonelist, zonelist[i - 1], zone, order);
         }
-        let got = if order <= PCP_MAX_ORDER {
-            pcp::rmqueue_pcplist(rec, cpu, zone, order)
-        } else {
-            None
-        };
-        let got = got.or_else(|| {
-            rec.begin("rmqueue_buddy", "buddy", "step.rmqueue_buddy");
-            rec.arg("node", zone);
-            rec.arg("order", order);
-            rmqueue_smallest(rec, zone, order)
-        });
-        if let Some(pfn) = got {
+        // rmqueue(): the block goes to its owner in the step that took it.
+        let take = |rec: &mut Recorder, pfn: Pfn| {
             rec.arg("pfn", pfn);
             rec.emit(Event::PagesAllocated { pfn, order, owner });
-            rec.end();
+            pfn
+        };
+        if order <= PCP_MAX_ORDER {
+            if let Some(pfn) = pcp::rmqueue_pcplist(rec, cpu, zone, order, take) {
+                return Ok(pfn);
+            }
+        }
+        let got = rec.call("rmqueue_buddy", "buddy", "step.rmqueue_buddy", |rec| {
+            rec.arg("node", zone);
+            rec.arg("order", order);
+            __rmqueue_smallest(rec, zone, order).map(|pfn| take(rec, pfn))
+        });
+        if let Some(pfn) = got {
             return Ok(pfn);
         }
-        rec.end();
     }
-    rec.begin("__alloc_pages", "out of memory", "step.alloc_failed");
-    rec.arg("order", order);
-    rec.end();
+    rec.call(
+        "__alloc_pages",
+        "out of memory",
+        "step.alloc_failed",
+        |rec| {
+            rec.arg("order", order);
+        },
+    );
     Err(PageAllocError::OutOfMemory { order })
 }
 
 /// The step between two zones of the zonelist: `failed` had no block, `next` is tried.
 fn zonelist_fallback(rec: &mut Recorder, zonelist: &[u32], failed: u32, next: u32, order: u8) {
-    rec.begin(
+    rec.call(
         "get_page_from_freelist",
         "next zone in the zonelist",
         "step.zonelist_fallback",
+        |rec| {
+            rec.arg("node", failed);
+            rec.arg("order", order);
+            rec.arg("next", next);
+            rec.arg("preferred", zonelist[0]);
+            rec.arg("zonelist", zonelist::zonelist_text(zonelist));
+        },
     );
-    rec.arg("node", failed);
-    rec.arg("order", order);
-    rec.arg("next", next);
-    rec.arg("preferred", zonelist[0]);
-    rec.arg("zonelist", zonelist::zonelist_text(zonelist));
-    rec.end();
 }
 
 /// `__free_pages()`: gives back the block starting at `pfn`, freed on `cpu`.
+#[doc(alias = "__free_pages")]
 pub fn free_pages(rec: &mut Recorder, cpu: u32, pfn: Pfn) -> Result<(), PageAllocError> {
     let m = rec.machine();
     if cpu >= m.config.cpus {
@@ -196,12 +205,12 @@ pub fn free_pages(rec: &mut Recorder, cpu: u32, pfn: Pfn) -> Result<(), PageAllo
     if order <= PCP_MAX_ORDER {
         pcp::free_unref_page(rec, cpu, node, pfn, order);
     } else {
-        rec.begin("__free_pages_ok", "buddy", "step.free_to_buddy");
-        rec.arg("pfn", pfn);
-        rec.arg("order", order);
-        rec.emit(Event::PagesReleased { pfn, order });
-        free_one_page(rec, pfn, order, false);
-        rec.end();
+        rec.call("__free_pages_ok", "buddy", "step.free_to_buddy", |rec| {
+            rec.arg("pfn", pfn);
+            rec.arg("order", order);
+            rec.emit(Event::PagesReleased { pfn, order });
+            __free_one_page(rec, pfn, order, false);
+        });
     }
     Ok(())
 }

@@ -2,15 +2,21 @@
 //! with `nr_pcp_high()`/`nr_pcp_free()`, and `free_pcppages_bulk()` (mm/page_alloc.c, v6.6;
 //! spec 4.4). No zone is ever under reclaim here, so `nr_pcp_high()` never lowers `high`.
 
-use super::buddy::{free_one_page, rmqueue_smallest};
+use super::buddy::{__free_one_page, __rmqueue_smallest};
 use super::PCP_MAX_ORDER;
 use crate::machine::{Pfn, PCP_ORDERS};
 use crate::trace::{End, Event, Recorder};
 
 /// `rmqueue_pcplist()`: the first block of this CPU's list for the zone, refilling the list
-/// from the buddy lists when it is empty. `None` sends the caller to `rmqueue_buddy()`.
-/// On success the step is left open for the caller's `PagesAllocated`.
-pub(super) fn rmqueue_pcplist(rec: &mut Recorder, cpu: u32, node: u32, order: u8) -> Option<Pfn> {
+/// from the buddy lists when it is empty; `then` takes the block in the same step (the
+/// caller's `PagesAllocated`). `None` sends the caller to `rmqueue_buddy()`.
+pub(super) fn rmqueue_pcplist<R>(
+    rec: &mut Recorder,
+    cpu: u32,
+    node: u32,
+    order: u8,
+    then: impl FnOnce(&mut Recorder, Pfn) -> R,
+) -> Option<R> {
     let index = rec.machine().pcp_index(cpu, node);
     let pcp = &rec.machine().pcp[index];
     let (free_factor, batch) = (pcp.free_factor, pcp.batch);
@@ -22,47 +28,51 @@ pub(super) fn rmqueue_pcplist(rec: &mut Recorder, cpu: u32, node: u32, order: u8
         } else {
             batch
         };
-        rec.begin("rmqueue_bulk", "pcp refill", "step.rmqueue_bulk");
-        rec.arg("cpu", cpu);
-        rec.arg("node", node);
-        rec.arg("order", order);
-        rec.arg("batch", n);
-        halve_free_factor(rec, cpu, node, free_factor);
-        let mut got = 0u32;
-        for _ in 0..n {
-            let Some(pfn) = rmqueue_smallest(rec, node, order) else {
-                break;
-            };
-            rec.emit(Event::PcpBlockAdded {
-                cpu,
-                node,
-                pfn,
-                order,
-                end: End::Tail,
-            });
-            got += 1;
-        }
-        rec.arg("got", got);
-        rec.end();
+        let got = rec.call("rmqueue_bulk", "pcp refill", "step.rmqueue_bulk", |rec| {
+            rec.arg("cpu", cpu);
+            rec.arg("node", node);
+            rec.arg("order", order);
+            rec.arg("batch", n);
+            halve_free_factor(rec, cpu, node, free_factor);
+            let mut got = 0u32;
+            for _ in 0..n {
+                let Some(pfn) = __rmqueue_smallest(rec, node, order) else {
+                    break;
+                };
+                rec.emit(Event::PcpBlockAdded {
+                    cpu,
+                    node,
+                    pfn,
+                    order,
+                    end: End::Tail,
+                });
+                got += 1;
+            }
+            rec.arg("got", got);
+            got
+        });
         if got == 0 {
             return None;
         }
-        rec.begin("__rmqueue_pcplist", "pcp refilled", "step.pcp_take");
-    } else {
-        rec.begin("__rmqueue_pcplist", "pcp hit", "step.pcp_take");
-        halve_free_factor(rec, cpu, node, free_factor);
     }
-    rec.arg("cpu", cpu);
-    rec.arg("node", node);
-    rec.arg("order", order);
-    let pfn = rec.machine().pcp[index].lists[order as usize].first;
-    rec.emit(Event::PcpBlockRemoved {
-        cpu,
-        node,
-        pfn,
-        order,
+    let path = if empty { "pcp refilled" } else { "pcp hit" };
+    let taken = rec.call("__rmqueue_pcplist", path, "step.pcp_take", |rec| {
+        if !empty {
+            halve_free_factor(rec, cpu, node, free_factor);
+        }
+        rec.arg("cpu", cpu);
+        rec.arg("node", node);
+        rec.arg("order", order);
+        let pfn = rec.machine().pcp[index].lists[order as usize].first;
+        rec.emit(Event::PcpBlockRemoved {
+            cpu,
+            node,
+            pfn,
+            order,
+        });
+        then(rec, pfn)
     });
-    Some(pfn)
+    Some(taken)
 }
 
 /// Allocations damp the free batching: `pcp->free_factor >>= 1`.
@@ -79,23 +89,29 @@ fn halve_free_factor(rec: &mut Recorder, cpu: u32, node: u32, free_factor: u32) 
 /// `free_unref_page()` → `free_unref_page_commit()`: the block goes to the head of this CPU's
 /// list; past `high`, a batch goes back to the buddy lists.
 pub(super) fn free_unref_page(rec: &mut Recorder, cpu: u32, node: u32, pfn: Pfn, order: u8) {
-    rec.begin("free_unref_page_commit", "to pcp", "step.free_to_pcp");
-    rec.arg("cpu", cpu);
-    rec.arg("pfn", pfn);
-    rec.arg("order", order);
-    rec.emit(Event::PagesReleased { pfn, order });
-    rec.emit(Event::PcpBlockAdded {
-        cpu,
-        node,
-        pfn,
-        order,
-        end: End::Head,
-    });
-    let index = rec.machine().pcp_index(cpu, node);
-    let pcp = &rec.machine().pcp[index];
-    let (count, batch, pcp_high, free_factor) = (pcp.count, pcp.batch, pcp.high, pcp.free_factor);
-    rec.arg("count", count);
-    rec.end();
+    let (count, batch, pcp_high, free_factor) = rec.call(
+        "free_unref_page_commit",
+        "to pcp",
+        "step.free_to_pcp",
+        |rec| {
+            rec.arg("cpu", cpu);
+            rec.arg("pfn", pfn);
+            rec.arg("order", order);
+            rec.emit(Event::PagesReleased { pfn, order });
+            rec.emit(Event::PcpBlockAdded {
+                cpu,
+                node,
+                pfn,
+                order,
+                end: End::Head,
+            });
+            let index = rec.machine().pcp_index(cpu, node);
+            let pcp = &rec.machine().pcp[index];
+            let fields = (pcp.count, pcp.batch, pcp.high, pcp.free_factor);
+            rec.arg("count", fields.0);
+            fields
+        },
+    );
 
     // nr_pcp_high(): high-order frees while freeing without allocations flush everything.
     let free_high = free_factor != 0 && order > 0 && order <= PCP_MAX_ORDER;
@@ -116,14 +132,19 @@ pub(super) fn free_unref_page(rec: &mut Recorder, cpu: u32, node: u32, pfn: Pfn,
         let (min_nr_free, max_nr_free) = (i64::from(batch), i64::from(high - batch));
         let scaled = i64::from(batch) << free_factor.min(32);
         if scaled < max_nr_free {
-            rec.begin("nr_pcp_free", "free_factor++", "step.free_factor_up");
-            rec.arg("cpu", cpu);
-            rec.emit(Event::PcpFreeFactorSet {
-                cpu,
-                node,
-                free_factor: free_factor + 1,
-            });
-            rec.end();
+            rec.call(
+                "nr_pcp_free",
+                "free_factor++",
+                "step.free_factor_up",
+                |rec| {
+                    rec.arg("cpu", cpu);
+                    rec.emit(Event::PcpFreeFactorSet {
+                        cpu,
+                        node,
+                        free_factor: free_factor + 1,
+                    });
+                },
+            );
         }
         // clamp(): the upper bound wins when the bounds cross, as the kernel macro does.
         scaled.max(min_nr_free).min(max_nr_free)
@@ -161,19 +182,19 @@ pub(super) fn free_pcppages_bulk(
         let order = pindex as u8;
         loop {
             let pfn = rec.machine().pcp[index].lists[pindex].last;
-            rec.begin("free_pcppages_bulk", caller, "step.pcp_to_buddy");
-            rec.arg("cpu", cpu);
-            rec.arg("pfn", pfn);
-            rec.arg("order", order);
-            rec.emit(Event::PcpBlockRemoved {
-                cpu,
-                node,
-                pfn,
-                order,
+            rec.call("free_pcppages_bulk", caller, "step.pcp_to_buddy", |rec| {
+                rec.arg("cpu", cpu);
+                rec.arg("pfn", pfn);
+                rec.arg("order", order);
+                rec.emit(Event::PcpBlockRemoved {
+                    cpu,
+                    node,
+                    pfn,
+                    order,
+                });
+                __free_one_page(rec, pfn, order, false);
             });
             count -= 1 << order;
-            free_one_page(rec, pfn, order, false);
-            rec.end();
             if count <= 0 || rec.machine().pcp[index].lists[pindex].is_empty() {
                 break;
             }

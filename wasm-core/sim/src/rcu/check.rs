@@ -11,7 +11,6 @@
 //! or from a scan of RCU's lists for a local one (`RcuHolders`).
 
 use super::state::{kvfree_bulk_max_entr, RcuFunc, KFREE_N_BATCHES, RCU_MIN_CACHED_OBJS};
-use crate::boot::Allocator;
 use crate::machine::{FrameState, Machine, Owner, Pfn};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -158,10 +157,7 @@ pub(crate) fn check_callback(m: &Machine, cpu: u32, i: usize, bad: &mut Vec<Stri
     }
     match cb.func {
         RcuFunc::FreeSlab { pfn, .. } => {
-            let still_slab = match m.allocator {
-                Allocator::Slub => m.slabs.contains_key(&pfn),
-                Allocator::Slab => m.slab.slabs.contains_key(&pfn),
-            };
+            let still_slab = crate::allocator::ops(m).slab_of(m, pfn).is_some();
             if still_slab {
                 bad.push(format!(
                     "slab {pfn:#x} waits for RCU but is still a slab of its cache"

@@ -23,7 +23,6 @@
 use super::event::RcuEvent;
 use super::state::{kvfree_bulk_max_entr, RcuFunc, RCU_MIN_CACHED_OBJS};
 use super::{call_rcu, emit, grace_period};
-use crate::boot::Allocator;
 use crate::machine::{Machine, Owner, Pfn};
 use crate::page_alloc::{alloc_pages, free_pages};
 use crate::slab_common;
@@ -45,12 +44,7 @@ pub enum KfreeRcuOutcome {
 
 /// Whether `addr` is an object a caller holds (a slab object or a large kmalloc).
 fn live_object(m: &Machine, addr: u64) -> bool {
-    let slab_object = match m.allocator {
-        Allocator::Slub => m.is_live(addr),
-        Allocator::Slab => crate::slab::place_of(m, addr)
-            .is_some_and(|p| p.offset == 0 && m.slab.slabs[&p.pfn].allocated[p.index as usize]),
-    };
-    slab_object || slab_common::is_large_kmalloc(m, addr)
+    crate::allocator::ops(m).is_live_object(m, addr) || slab_common::is_large_kmalloc(m, addr)
 }
 
 /// Whether some CPU's `krc` still waits to free `addr`.
@@ -63,14 +57,18 @@ fn queued(m: &Machine, addr: u64) -> bool {
 
 /// A refused `kfree_rcu()` of `addr`, as a step with this path and caption key.
 fn refused(rec: &mut Recorder, path: &'static str, key: &'static str, addr: u64, cpu: u32) {
-    rec.begin("kvfree_call_rcu", path, key);
-    rec.arg("cpu", cpu);
-    rec.arg_addr("object", addr);
-    rec.end();
+    rec.call("kvfree_call_rcu", path, key, |rec| {
+        rec.arg("cpu", cpu);
+        rec.arg_addr("object", addr);
+    });
 }
 
 /// `kvfree_call_rcu()` on `cpu`: `kfree_rcu(addr, rhf)`, or with `may_sleep`
 /// `kfree_rcu_mightsleep(addr)`.
+#[allow(
+    clippy::too_many_lines,
+    reason = "mirrors kvfree_call_rcu() of kernel/rcu/tree.c step by step, each refusal and fallback in its order"
+)]
 pub fn kvfree_call_rcu(
     rec: &mut Recorder,
     addr: u64,
@@ -79,8 +77,7 @@ pub fn kvfree_call_rcu(
 ) -> KfreeRcuOutcome {
     if addr == 0 {
         // kvfree_rcu_arg_2()/_1(): a NULL pointer never reaches kvfree_call_rcu().
-        rec.begin("kfree_rcu", "NULL", "step.kfree_rcu_null");
-        rec.end();
+        rec.call("kfree_rcu", "NULL", "step.kfree_rcu_null", |_| {});
         return KfreeRcuOutcome::Ignored;
     }
     let m = rec.machine();
@@ -122,65 +119,67 @@ pub fn kvfree_call_rcu(
             "step.kfree_rcu_chain",
         ),
     };
-    rec.begin("kvfree_call_rcu", path, key);
-    rec.arg("cpu", cpu);
-    rec.arg_addr("object", addr);
-    let mut page = if room { None } else { cached };
-    if let Some(pfn) = page {
-        emit(
-            rec,
-            RcuEvent::KrcPageAttached {
-                cpu,
-                pfn,
-                cached: true,
-            },
-        );
-    } else if !room && may_sleep {
-        // __get_free_page(GFP_KERNEL | __GFP_NORETRY | __GFP_NOMEMALLOC | __GFP_NOWARN), with
-        // the krc lock dropped.
-        page = alloc_pages(rec, cpu, None, 0, Owner::KfreeRcu { cpu: cpu as u16 }).ok();
+    let (page, outcome) = rec.call("kvfree_call_rcu", path, key, |rec| {
+        rec.arg("cpu", cpu);
+        rec.arg_addr("object", addr);
+        let mut page = if room { None } else { cached };
         if let Some(pfn) = page {
             emit(
                 rec,
                 RcuEvent::KrcPageAttached {
                     cpu,
                     pfn,
-                    cached: false,
+                    cached: true,
                 },
             );
+        } else if !room && may_sleep {
+            // __get_free_page(GFP_KERNEL | __GFP_NORETRY | __GFP_NOMEMALLOC | __GFP_NOWARN), with
+            // the krc lock dropped.
+            page = alloc_pages(rec, cpu, None, 0, Owner::KfreeRcu { cpu: cpu as u16 }).ok();
+            if let Some(pfn) = page {
+                emit(
+                    rec,
+                    RcuEvent::KrcPageAttached {
+                        cpu,
+                        pfn,
+                        cached: false,
+                    },
+                );
+            }
         }
-    }
-    let outcome = if room || page.is_some() {
-        if let Some(pfn) = page {
-            rec.arg("pfn", pfn);
+        let outcome = if room || page.is_some() {
+            if let Some(pfn) = page {
+                rec.arg("pfn", pfn);
+            }
+            emit(rec, RcuEvent::KrcPointerRecorded { cpu, addr, gp });
+            KfreeRcuOutcome::Queued
+        } else if !may_sleep {
+            emit(rec, RcuEvent::KrcObjectChained { cpu, addr, gp });
+            KfreeRcuOutcome::Queued
+        } else {
+            KfreeRcuOutcome::FreedInline
+        };
+        if outcome == KfreeRcuOutcome::Queued && arm {
+            emit(rec, RcuEvent::KrcMonitorSet { cpu, pending: true });
         }
-        emit(rec, RcuEvent::KrcPointerRecorded { cpu, addr, gp });
-        KfreeRcuOutcome::Queued
-    } else if !may_sleep {
-        emit(rec, RcuEvent::KrcObjectChained { cpu, addr, gp });
-        KfreeRcuOutcome::Queued
-    } else {
-        KfreeRcuOutcome::FreedInline
-    };
-    if outcome == KfreeRcuOutcome::Queued && arm {
-        emit(rec, RcuEvent::KrcMonitorSet { cpu, pending: true });
-    }
-    rec.end();
+        (page, outcome)
+    });
     if !room && page.is_none() {
         // run_page_cache_worker(): its work runs next.
         fill_page_cache_func(rec, cpu);
     }
     if outcome == KfreeRcuOutcome::FreedInline {
         // kvfree_call_rcu() of a pointer it could not record: synchronize_rcu(), then kvfree().
-        rec.begin(
+        rec.call(
             "kvfree_call_rcu",
             "no page: synchronize_rcu() and kvfree()",
             "step.kfree_rcu_inline",
+            |rec| {
+                rec.arg("cpu", cpu);
+                rec.arg_addr("object", addr);
+                grace_period(rec);
+            },
         );
-        rec.arg("cpu", cpu);
-        rec.arg_addr("object", addr);
-        grace_period(rec);
-        rec.end();
         slab_common::kfree(rec, addr, cpu, None);
     }
     outcome
@@ -193,23 +192,24 @@ fn fill_page_cache_func(rec: &mut Recorder, cpu: u32) {
     if have >= RCU_MIN_CACHED_OBJS {
         return;
     }
-    rec.begin(
+    rec.call(
         "fill_page_cache_func",
         "refill the page cache",
         "step.krc_fill_page_cache",
+        |rec| {
+            rec.arg("cpu", cpu);
+            let mut added = 0u32;
+            for _ in have..RCU_MIN_CACHED_OBJS {
+                let owner = Owner::KfreeRcu { cpu: cpu as u16 };
+                let Ok(pfn) = alloc_pages(rec, cpu, None, 0, owner) else {
+                    break;
+                };
+                emit(rec, RcuEvent::KrcPageCached { cpu, pfn });
+                added += 1;
+            }
+            rec.arg("pages", added);
+        },
     );
-    rec.arg("cpu", cpu);
-    let mut added = 0u32;
-    for _ in have..RCU_MIN_CACHED_OBJS {
-        let owner = Owner::KfreeRcu { cpu: cpu as u16 };
-        let Ok(pfn) = alloc_pages(rec, cpu, None, 0, owner) else {
-            break;
-        };
-        emit(rec, RcuEvent::KrcPageCached { cpu, pfn });
-        added += 1;
-    }
-    rec.arg("pages", added);
-    rec.end();
 }
 
 /// A `kfree_rcu_monitor` operation: the monitor's delayed work (`KFREE_DRAIN_JIFFIES`, 5 s)
@@ -225,8 +225,12 @@ pub fn kfree_rcu_monitor(rec: &mut Recorder, cpu: Option<u32>) {
         .filter(|&c| krc[c as usize].monitor_pending)
         .collect();
     if pending.is_empty() {
-        rec.begin("kfree_rcu_monitor", "not pending", "step.krc_monitor_idle");
-        rec.end();
+        rec.call(
+            "kfree_rcu_monitor",
+            "not pending",
+            "step.krc_monitor_idle",
+            |_| {},
+        );
         return;
     }
     for cpu in pending {
@@ -238,6 +242,7 @@ pub fn kfree_rcu_monitor(rec: &mut Recorder, cpu: Option<u32>) {
 /// (`kvfree_rcu_drain_ready()`), then hands what is still queued to a free batch
 /// (`queue_rcu_work()`: a callback for the next grace period), or rearms itself when both
 /// batches are busy. Its work reads pending until its last step.
+#[doc(alias = "kfree_rcu_monitor")]
 fn monitor(rec: &mut Recorder, cpu: u32) {
     let m = rec.machine();
     let queued = &m.rcu.krc[cpu as usize].queued;
@@ -257,31 +262,32 @@ fn monitor(rec: &mut Recorder, cpu: u32) {
             .map(|b| b.records.len())
             .sum::<usize>()
             + if head { queued.head.len() } else { 0 };
-        rec.begin(
+        rec.call(
             "kvfree_rcu_drain_ready",
             "grace period over: free without a batch",
             "step.krc_drain_ready",
-        );
-        rec.arg("cpu", cpu);
-        rec.arg("objects", ready as u32);
-        emit(
-            rec,
-            RcuEvent::KrcReadyTaken {
-                cpu,
-                pages: pages as u32,
-                head,
+            |rec| {
+                rec.arg("cpu", cpu);
+                rec.arg("objects", ready as u32);
+                emit(
+                    rec,
+                    RcuEvent::KrcReadyTaken {
+                        cpu,
+                        pages: pages as u32,
+                        head,
+                    },
+                );
+                if !rest {
+                    emit(
+                        rec,
+                        RcuEvent::KrcMonitorSet {
+                            cpu,
+                            pending: false,
+                        },
+                    );
+                }
             },
         );
-        if !rest {
-            emit(
-                rec,
-                RcuEvent::KrcMonitorSet {
-                    cpu,
-                    pending: false,
-                },
-            );
-        }
-        rec.end();
         free_work(rec, cpu);
         if !rest {
             return;
@@ -296,49 +302,57 @@ fn monitor(rec: &mut Recorder, cpu: u32) {
     debug_assert!(objects > 0);
     if let Some(batch) = free {
         let batch = batch as u8;
-        rec.begin("kfree_rcu_monitor", "queue_rcu_work", "step.krc_batch");
-        rec.arg("cpu", cpu);
-        rec.arg("objects", objects);
-        rec.arg("batch", batch);
-        emit(
-            rec,
-            RcuEvent::KrcMonitorSet {
-                cpu,
-                pending: false,
+        rec.call(
+            "kfree_rcu_monitor",
+            "queue_rcu_work",
+            "step.krc_batch",
+            |rec| {
+                rec.arg("cpu", cpu);
+                rec.arg("objects", objects);
+                rec.arg("batch", batch);
+                emit(
+                    rec,
+                    RcuEvent::KrcMonitorSet {
+                        cpu,
+                        pending: false,
+                    },
+                );
+                emit(rec, RcuEvent::KrcBatchDetached { cpu, batch });
+                call_rcu(rec, cpu, RcuFunc::KfreeRcuWork { batch });
             },
         );
-        emit(rec, RcuEvent::KrcBatchDetached { cpu, batch });
-        call_rcu(rec, cpu, RcuFunc::KfreeRcuWork { batch });
     } else {
-        rec.begin(
+        rec.call(
             "kfree_rcu_monitor",
             "both batches busy: rearm",
             "step.krc_rearm",
+            |rec| {
+                rec.arg("cpu", cpu);
+                rec.arg("objects", objects);
+                // schedule_delayed_monitor_work() again: the work stays pending.
+                emit(rec, RcuEvent::KrcMonitorSet { cpu, pending: true });
+            },
         );
-        rec.arg("cpu", cpu);
-        rec.arg("objects", objects);
-        // schedule_delayed_monitor_work() again: the work stays pending.
-        emit(rec, RcuEvent::KrcMonitorSet { cpu, pending: true });
     }
-    rec.end();
 }
 
 /// The callback of `krw_arr[batch]` on `cpu` (`rcu_work_rcufn()`, its grace period over) and
 /// the `kfree_rcu_work()` it queues, which takes the batch and frees it.
 pub(super) fn kfree_rcu_work(rec: &mut Recorder, cpu: u32, batch: u8) {
     let objects = rec.machine().rcu.krc[cpu as usize].krw_arr[batch as usize].objects() as u32;
-    rec.begin(
+    rec.call(
         "kfree_rcu_work",
         "after the grace period",
         "step.kfree_rcu_work",
+        |rec| {
+            rec.arg("cpu", cpu);
+            rec.arg("batch", batch);
+            rec.arg("objects", objects);
+            let func = RcuFunc::KfreeRcuWork { batch };
+            emit(rec, RcuEvent::CallbackInvoked { cpu, func });
+            emit(rec, RcuEvent::KrcBatchTaken { cpu, batch });
+        },
     );
-    rec.arg("cpu", cpu);
-    rec.arg("batch", batch);
-    rec.arg("objects", objects);
-    let func = RcuFunc::KfreeRcuWork { batch };
-    emit(rec, RcuEvent::CallbackInvoked { cpu, func });
-    emit(rec, RcuEvent::KrcBatchTaken { cpu, batch });
-    rec.end();
     free_work(rec, cpu);
 }
 
@@ -350,11 +364,11 @@ fn free_work(rec: &mut Recorder, cpu: u32) {
         kvfree_rcu_bulk(rec, cpu, page.pfn, &page.records);
     }
     for &addr in &work.head {
-        rec.begin("kvfree_rcu_list", "kvfree", "step.kvfree_rcu_list");
-        rec.arg("cpu", cpu);
-        rec.arg_addr("object", addr);
-        emit(rec, RcuEvent::KrcObjectUnchained { cpu, addr });
-        rec.end();
+        rec.call("kvfree_rcu_list", "kvfree", "step.kvfree_rcu_list", |rec| {
+            rec.arg("cpu", cpu);
+            rec.arg_addr("object", addr);
+            emit(rec, RcuEvent::KrcObjectUnchained { cpu, addr });
+        });
         slab_common::kfree(rec, addr, cpu, None);
     }
 }
@@ -368,21 +382,22 @@ fn kvfree_rcu_bulk(rec: &mut Recorder, cpu: u32, pfn: Pfn, records: &[u64]) {
             live.push(addr);
         } else {
             // Freed since kfree_rcu(): the kernel would free it a second time.
-            rec.begin(
+            rec.call(
                 "kvfree_rcu_bulk",
                 "pointer freed since kfree_rcu()",
                 "step.kvfree_rcu_stale",
+                |rec| {
+                    rec.arg("cpu", cpu);
+                    rec.arg_addr("object", addr);
+                },
             );
-            rec.arg("cpu", cpu);
-            rec.arg_addr("object", addr);
-            rec.end();
         }
     }
     if !live.is_empty() {
         slab_common::kmem_cache_free_bulk(rec, None, &live, cpu);
     }
     let cached = rec.machine().rcu.krc[cpu as usize].bkvcache.len() < RCU_MIN_CACHED_OBJS;
-    rec.begin(
+    rec.call(
         "kvfree_rcu_bulk",
         if cached {
             "page back to the page cache"
@@ -390,13 +405,14 @@ fn kvfree_rcu_bulk(rec: &mut Recorder, cpu: u32, pfn: Pfn, records: &[u64]) {
             "page freed"
         },
         "step.kvfree_rcu_bulk",
+        |rec| {
+            rec.arg("cpu", cpu);
+            rec.arg("pfn", pfn);
+            rec.arg("count", records.len() as u32);
+            emit(rec, RcuEvent::KrcPageReleased { cpu, pfn, cached });
+            if !cached {
+                let _ = free_pages(rec, cpu, pfn);
+            }
+        },
     );
-    rec.arg("cpu", cpu);
-    rec.arg("pfn", pfn);
-    rec.arg("count", records.len() as u32);
-    emit(rec, RcuEvent::KrcPageReleased { cpu, pfn, cached });
-    if !cached {
-        let _ = free_pages(rec, cpu, pfn);
-    }
-    rec.end();
 }

@@ -35,7 +35,6 @@ pub mod state;
 
 pub use kfree::{kfree_rcu_monitor, kvfree_call_rcu, KfreeRcuOutcome};
 
-use crate::boot::Allocator;
 use crate::machine::Pfn;
 use crate::page_alloc::free_pages;
 use crate::trace::{Event, Recorder};
@@ -57,6 +56,7 @@ pub(crate) fn call_rcu(rec: &mut Recorder, cpu: u32, func: RcuFunc) {
 
 /// `free_slab()` of a slab of a `SLAB_TYPESAFE_BY_RCU` cache (SLUB) or `slab_destroy()`
 /// (SLAB), inside the caller's step: `call_rcu(&slab->rcu_head, rcu_free_slab)`.
+#[doc(alias = "free_slab")]
 pub(crate) fn free_slab_rcu(rec: &mut Recorder, cpu: u32, cache: u32, pfn: Pfn, order: u8) {
     call_rcu(rec, cpu, RcuFunc::FreeSlab { cache, pfn, order });
 }
@@ -71,18 +71,23 @@ fn grace_period(rec: &mut Recorder) {
 /// `synchronize_rcu()`: waits for a full grace period. Callbacks whose grace period ends here
 /// become ready, but none runs: that is RCU's softirq's work later (`rcu_barrier()` here).
 pub fn synchronize_rcu(rec: &mut Recorder) {
-    rec.begin("synchronize_rcu", "grace period", "step.synchronize_rcu");
-    grace_period(rec);
-    let m = rec.machine();
-    let ready = m
-        .rcu
-        .cblist
-        .iter()
-        .flatten()
-        .filter(|c| m.rcu.elapsed(c.gp))
-        .count() as u32;
-    rec.arg("ready", ready);
-    rec.end();
+    rec.call(
+        "synchronize_rcu",
+        "grace period",
+        "step.synchronize_rcu",
+        |rec| {
+            grace_period(rec);
+            let m = rec.machine();
+            let ready = m
+                .rcu
+                .cblist
+                .iter()
+                .flatten()
+                .filter(|c| m.rcu.elapsed(c.gp))
+                .count() as u32;
+            rec.arg("ready", ready);
+        },
+    );
 }
 
 /// `rcu_barrier()`: every callback queued before it, on every CPU, has run when it returns.
@@ -94,12 +99,16 @@ pub fn rcu_barrier(rec: &mut Recorder) {
     let counts: Vec<usize> = m.cblist.iter().map(Vec::len).collect();
     let total: usize = counts.iter().sum();
     if total == 0 {
-        rec.begin("rcu_barrier", "no callbacks", "step.rcu_barrier_idle");
-        rec.end();
+        rec.call(
+            "rcu_barrier",
+            "no callbacks",
+            "step.rcu_barrier_idle",
+            |_| {},
+        );
         return;
     }
     let waiting = m.cblist.iter().flatten().any(|c| !m.elapsed(c.gp));
-    rec.begin(
+    rec.call(
         "rcu_barrier",
         if waiting {
             "wait for a grace period"
@@ -107,12 +116,13 @@ pub fn rcu_barrier(rec: &mut Recorder) {
             "callbacks already ready"
         },
         "step.rcu_barrier",
+        |rec| {
+            rec.arg("callbacks", total as u32);
+            if waiting {
+                grace_period(rec);
+            }
+        },
     );
-    rec.arg("callbacks", total as u32);
-    if waiting {
-        grace_period(rec);
-    }
-    rec.end();
     for (cpu, n) in counts.into_iter().enumerate() {
         for _ in 0..n {
             rcu_do_batch(rec, cpu as u32);
@@ -127,22 +137,15 @@ fn rcu_do_batch(rec: &mut Recorder, cpu: u32) {
     };
     match cb.func {
         RcuFunc::FreeSlab { cache, pfn, .. } => {
-            let slub = rec.machine().allocator == Allocator::Slub;
-            rec.begin(
-                "rcu_do_batch",
-                if slub {
-                    "rcu_free_slab"
-                } else {
-                    "kmem_rcu_free"
-                },
-                "step.rcu_free_slab",
-            );
-            rec.arg_cache("cache", cache);
-            rec.arg("cpu", cpu);
-            rec.arg("pfn", pfn);
-            emit(rec, RcuEvent::CallbackInvoked { cpu, func: cb.func });
-            let _ = free_pages(rec, cpu, pfn);
-            rec.end();
+            // The callback is the allocator's: rcu_free_slab() (SLUB) or kmem_rcu_free() (SLAB).
+            let func = crate::allocator::ops(rec.machine()).rcu_free_slab_fn();
+            rec.call("rcu_do_batch", func, "step.rcu_free_slab", |rec| {
+                rec.arg_cache("cache", cache);
+                rec.arg("cpu", cpu);
+                rec.arg("pfn", pfn);
+                emit(rec, RcuEvent::CallbackInvoked { cpu, func: cb.func });
+                let _ = free_pages(rec, cpu, pfn);
+            });
         }
         // rcu_work_rcufn() queues kfree_rcu_work() on this CPU's system_wq pool; it runs at
         // once, in the same step.
@@ -155,13 +158,14 @@ fn rcu_do_batch(rec: &mut Recorder, cpu: u32) {
 /// scheduled; that work calls `rcu_barrier()`, so the pages of the slabs just freed are back
 /// before `kmem_cache_release()`. It runs within the operation.
 pub(crate) fn slab_caches_to_rcu_destroy_workfn(rec: &mut Recorder, cache: u32) {
-    rec.begin(
+    rec.call(
         "slab_caches_to_rcu_destroy_workfn",
         "rcu_barrier before release",
         "step.rcu_destroy_work",
+        |rec| {
+            rec.arg_cache("cache", cache);
+        },
     );
-    rec.arg_cache("cache", cache);
-    rec.end();
     rcu_barrier(rec);
 }
 

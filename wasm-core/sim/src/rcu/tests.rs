@@ -5,6 +5,7 @@
 use super::check::check_rcu;
 use super::state::{kvfree_bulk_max_entr, RcuFunc, RCU_MIN_CACHED_OBJS};
 use super::*;
+use crate::boot::Allocator;
 use crate::boot::BootOptions;
 use crate::geometry::SlabFlags;
 use crate::machine::check::{check_trace, FullChecks};
@@ -41,7 +42,7 @@ fn rcu_cache(rec: &mut Recorder, name: &str, size: u32) -> u32 {
         ..SlabFlags::default()
     };
     let boot = BootOptions::default();
-    match rec.machine().allocator {
+    match rec.machine().allocator() {
         Allocator::Slub => crate::slub::kmem_cache_create(rec, name, size, 0, flags, false, &boot),
         Allocator::Slab => crate::slab::kmem_cache_create(rec, name, size, 0, flags, false, &boot),
     }
@@ -49,7 +50,7 @@ fn rcu_cache(rec: &mut Recorder, name: &str, size: u32) -> u32 {
 }
 
 fn alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
-    let obj = match rec.machine().allocator {
+    let obj = match rec.machine().allocator() {
         Allocator::Slub => crate::slub::slab_alloc_node(rec, cache, cpu, None),
         Allocator::Slab => crate::slab::slab_alloc_node(rec, cache, cpu, None),
     };
@@ -58,7 +59,7 @@ fn alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
 }
 
 fn kmalloc(rec: &mut Recorder, size: u64, cpu: u32) -> u64 {
-    let obj = match rec.machine().allocator {
+    let obj = match rec.machine().allocator() {
         Allocator::Slub => crate::slub::kmalloc(rec, size, cpu, None),
         Allocator::Slab => crate::slab::kmalloc(rec, size, cpu, None),
     };
@@ -67,14 +68,14 @@ fn kmalloc(rec: &mut Recorder, size: u64, cpu: u32) -> u64 {
 }
 
 fn free(rec: &mut Recorder, obj: u64, cpu: u32) {
-    match rec.machine().allocator {
+    match rec.machine().allocator() {
         Allocator::Slub => crate::slub::kfree(rec, obj, cpu, None),
         Allocator::Slab => crate::slab::kfree(rec, obj, cpu, None),
     };
 }
 
 fn shrink(rec: &mut Recorder, cache: u32, cpu: u32) {
-    match rec.machine().allocator {
+    match rec.machine().allocator() {
         Allocator::Slub => crate::slub::kmem_cache_shrink(rec, cache, cpu),
         Allocator::Slab => {
             crate::slab::kmem_cache_shrink(rec, cache, cpu);
@@ -106,7 +107,7 @@ fn slab_pfns(rec: &Recorder, objs: &[u64]) -> Vec<Pfn> {
     let m = rec.machine();
     let mut pfns: Vec<Pfn> = objs
         .iter()
-        .map(|&o| match m.allocator {
+        .map(|&o| match m.allocator() {
             Allocator::Slub => crate::slub::place_of(m, o).unwrap().pfn,
             Allocator::Slab => crate::slab::place_of(m, o).unwrap().pfn,
         })
@@ -227,7 +228,7 @@ fn destroying_a_typesafe_by_rcu_cache_waits_for_rcu_barrier() {
             Allocator::Slub => crate::slub::kmem_cache_destroy(&mut rec, id, None, 0),
             Allocator::Slab => crate::slab::kmem_cache_destroy(&mut rec, id, None, 0),
         };
-        assert_eq!(outcome, crate::slub::DestroyOutcome::Destroyed);
+        assert_eq!(outcome, crate::slab_common::DestroyOutcome::Destroyed);
         assert_eq!(rec.machine().rcu.pending(), 0, "{allocator:?}");
         let waiting = rec
             .machine()
@@ -330,10 +331,10 @@ fn kfree_rcu_frees_each_page_with_kfree_bulk_then_the_chained_objects() {
         let (m, t) = (rec.machine(), twin.machine());
         match allocator {
             Allocator::Slub => {
-                assert_eq!(m.caches, t.caches);
-                assert_eq!(m.slabs, t.slabs);
+                assert_eq!(m.slub().caches, t.slub().caches);
+                assert_eq!(m.slub().slabs, t.slub().slabs);
             }
-            Allocator::Slab => assert_eq!(m.slab, t.slab),
+            Allocator::Slab => assert_eq!(m.slab(), t.slab()),
         }
     }
 }
@@ -366,11 +367,16 @@ fn full_pages_of_pointers_are_freed_newest_first() {
         RCU_MIN_CACHED_OBJS - 2
     );
     // One more page in the cache, so that it is full when the second page comes back.
-    rec.begin("fill_page_cache_func", "test", "step.krc_fill_page_cache");
-    let owner = Owner::KfreeRcu { cpu: 0 };
-    let spare = crate::page_alloc::alloc_pages(&mut rec, 0, None, 0, owner).unwrap();
-    emit(&mut rec, RcuEvent::KrcPageCached { cpu: 0, pfn: spare });
-    rec.end();
+    rec.call(
+        "fill_page_cache_func",
+        "test",
+        "step.krc_fill_page_cache",
+        |rec| {
+            let owner = Owner::KfreeRcu { cpu: 0 };
+            let spare = crate::page_alloc::alloc_pages(rec, 0, None, 0, owner).unwrap();
+            emit(rec, RcuEvent::KrcPageCached { cpu: 0, pfn: spare });
+        },
+    );
     kfree_rcu_monitor(&mut rec, Some(0));
     rcu_barrier(&mut rec);
     assert_eq!(rec.machine().live_objects, 0);
@@ -398,8 +404,8 @@ fn full_pages_of_pointers_are_freed_newest_first() {
     crate::slub::kmem_cache_free_bulk(&mut twin, None, &objs[max + 1..], 0);
     crate::slub::kmem_cache_free_bulk(&mut twin, None, &objs[1..max + 1], 0);
     crate::slub::kfree(&mut twin, objs[0], 0, None);
-    assert_eq!(rec.machine().caches, twin.machine().caches);
-    assert_eq!(rec.machine().slabs, twin.machine().slabs);
+    assert_eq!(rec.machine().slub().caches, twin.machine().slub().caches);
+    assert_eq!(rec.machine().slub().slabs, twin.machine().slub().slabs);
 }
 
 /// After `synchronize_rcu()`, the monitor frees the pages whose grace period is over at once

@@ -10,20 +10,20 @@ use crate::geometry::slab::FreelistLayout;
 use crate::gfp::{Gfp, GFP_KERNEL};
 use crate::machine::{Owner, Pfn};
 use crate::page_alloc::{alloc_pages, alloc_pages_thisnode, free_pages, zonelist};
-use crate::slub::random::draw_below;
-use crate::slub::state::ZERO_SIZE_PTR;
+use crate::slab_common::random::draw_below;
+use crate::slab_common::ZERO_SIZE_PTR;
 use crate::trace::{End, Recorder};
 
 /// `kmalloc(size, GFP_KERNEL)`/`kmalloc_node()` under SLAB: an object of at least `size`
 /// bytes, or NULL (0).
 pub fn kmalloc(rec: &mut Recorder, size: u64, cpu: u32, node: Option<u32>) -> u64 {
-    do_kmalloc_node(rec, size, GFP_KERNEL, cpu, node)
+    __do_kmalloc_node(rec, size, GFP_KERNEL, cpu, node)
 }
 
 /// `__do_kmalloc_node()` under SLAB: the cache `kmalloc_slab()` picks for the size and the
 /// gfp flags' type (reclaimable, DMA, cgroup or normal), or the page allocator above
 /// `KMALLOC_MAX_CACHE_SIZE`.
-pub fn do_kmalloc_node(
+pub fn __do_kmalloc_node(
     rec: &mut Recorder,
     size: u64,
     flags: Gfp,
@@ -31,8 +31,7 @@ pub fn do_kmalloc_node(
     node: Option<u32>,
 ) -> u64 {
     if size == 0 {
-        rec.begin("kmalloc", "size 0", "step.kmalloc_zero");
-        rec.end();
+        rec.call("kmalloc", "size 0", "step.kmalloc_zero", |_| {});
         return ZERO_SIZE_PTR;
     }
     match kmalloc_slab(rec.machine(), size, flags) {
@@ -45,9 +44,9 @@ pub fn do_kmalloc_node(
             }
         }
         None => {
-            rec.begin("kmalloc", "too large", "step.kmalloc_too_large");
-            rec.arg("size", size);
-            rec.end();
+            rec.call("kmalloc", "too large", "step.kmalloc_too_large", |rec| {
+                rec.arg("size", size);
+            });
             0
         }
     }
@@ -55,37 +54,38 @@ pub fn do_kmalloc_node(
 
 /// `kmem_cache_alloc()`/`kmem_cache_alloc_node()` → `slab_alloc_node()` → `__do_cache_alloc()`.
 pub fn slab_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
-    if rec.machine().slab.caches[cache as usize].destroyed {
-        rec.begin(
+    if rec.machine().slab().caches[cache as usize].destroyed {
+        rec.call(
             "kmem_cache_alloc",
             "destroyed cache",
             "step.use_destroyed_cache",
+            |rec| {
+                rec.arg_cache("cache", cache);
+            },
         );
-        rec.arg_cache("cache", cache);
-        rec.end();
         return 0;
     }
-    let obj = do_cache_alloc(rec, cache, cpu, node);
+    let obj = __do_cache_alloc(rec, cache, cpu, node);
     if obj == 0 {
-        rec.begin("slab_alloc_node", "out of memory", "step.slab_oom");
-        rec.arg_cache("cache", cache);
-        rec.arg("cpu", cpu);
-        rec.end();
+        rec.call("slab_alloc_node", "out of memory", "step.slab_oom", |rec| {
+            rec.arg_cache("cache", cache);
+            rec.arg("cpu", cpu);
+        });
     }
     obj
 }
 
 /// `__do_cache_alloc()`: the local array unless another node is asked for; then the node
 /// lists of the wanted node; then any node.
-fn do_cache_alloc(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
+fn __do_cache_alloc(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
     let local = rec.machine().cpu_node[cpu as usize];
     let nodeid = node.unwrap_or(local);
     let mut obj = 0;
     if nodeid == local {
-        obj = cache_alloc(rec, cache, cpu);
+        obj = ____cache_alloc(rec, cache, cpu);
     }
     if obj == 0 {
-        obj = cache_alloc_node(rec, cache, cpu, nodeid, false);
+        obj = ____cache_alloc_node(rec, cache, cpu, nodeid, false);
     }
     obj
 }
@@ -108,7 +108,7 @@ fn give(rec: &mut Recorder, cache: u32, cpu: u32, obj: u64) -> u64 {
 
 /// `ac->touched = 1; return ac->entry[--ac->avail];` inside the open step.
 fn pop(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
-    let ac = &rec.machine().slab.caches[cache as usize].cpu[cpu as usize];
+    let ac = &rec.machine().slab().caches[cache as usize].cpu[cpu as usize];
     let (obj, touched) = (
         *ac.entry.last().expect("the array is not empty"),
         ac.touched,
@@ -134,13 +134,18 @@ fn pop(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
 }
 
 /// `____cache_alloc()`: the newest pointer of this CPU's array, else a refill.
-fn cache_alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
-    if rec.machine().slab.caches[cache as usize].cpu[cpu as usize].avail() > 0 {
-        rec.begin("____cache_alloc", "array hit", "step.slab_array_hit");
-        rec.arg_cache("cache", cache);
-        rec.arg("cpu", cpu);
-        let obj = pop(rec, cache, cpu);
-        rec.end();
+fn ____cache_alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
+    if rec.machine().slab().caches[cache as usize].cpu[cpu as usize].avail() > 0 {
+        let obj = rec.call(
+            "____cache_alloc",
+            "array hit",
+            "step.slab_array_hit",
+            |rec| {
+                rec.arg_cache("cache", cache);
+                rec.arg("cpu", cpu);
+                pop(rec, cache, cpu)
+            },
+        );
         return obj;
     }
     cache_alloc_refill(rec, cache, cpu)
@@ -151,7 +156,7 @@ fn cache_alloc_refill(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
     let node = rec.machine().cpu_node[cpu as usize];
     loop {
         let m = rec.machine();
-        let s = &m.slab.caches[cache as usize];
+        let s = &m.slab().caches[cache as usize];
         let ac = &s.cpu[cpu as usize];
         let mut batch = i64::from(ac.batchcount);
         if !ac.touched && batch > i64::from(BATCHREFILL_LIMIT) {
@@ -175,45 +180,46 @@ fn cache_alloc_refill(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
             } else {
                 "node lists empty"
             };
-            rec.begin("cache_alloc_refill", path, "step.slab_refill");
-            rec.arg_cache("cache", cache);
-            rec.arg("cpu", cpu);
-            rec.arg("node", node);
-            rec.arg("batch", batch.max(0) as u64);
-            lock(rec, cache, node);
-            if from_shared > 0 {
-                transfer_objects(rec, cache, cpu_ac(cpu), shared_ac(node), batch as u32);
-                emit(
-                    rec,
-                    SlabEvent::AcTouched {
-                        cache,
-                        ac: shared_ac(node),
-                        touched: true,
-                    },
-                );
-            } else {
-                while batch > 0 {
-                    let Some(pfn) = get_first_slab(rec, cache, node) else {
-                        break;
-                    };
-                    batch = alloc_block(rec, cache, cpu, pfn, batch);
-                    fixup_slab_list(rec, cache, pfn);
+            let refilled = rec.call("cache_alloc_refill", path, "step.slab_refill", |rec| {
+                rec.arg_cache("cache", cache);
+                rec.arg("cpu", cpu);
+                rec.arg("node", node);
+                rec.arg("batch", batch.max(0) as u64);
+                lock(rec, cache, node);
+                if from_shared > 0 {
+                    transfer_objects(rec, cache, cpu_ac(cpu), shared_ac(node), batch as u32);
+                    emit(
+                        rec,
+                        SlabEvent::AcTouched {
+                            cache,
+                            ac: shared_ac(node),
+                            touched: true,
+                        },
+                    );
+                } else {
+                    while batch > 0 {
+                        let Some(pfn) = get_first_slab(rec, cache, node) else {
+                            break;
+                        };
+                        batch = alloc_block(rec, cache, cpu, pfn, batch);
+                        fixup_slab_list(rec, cache, pfn);
+                    }
+                    // must_grow: n->free_objects -= ac->avail
+                    let avail =
+                        rec.machine().slab().caches[cache as usize].cpu[cpu as usize].avail();
+                    if avail > 0 {
+                        node_counts(rec, cache, node, 0, 0, -(avail as i32));
+                    }
                 }
-                // must_grow: n->free_objects -= ac->avail
-                let avail = rec.machine().slab.caches[cache as usize].cpu[cpu as usize].avail();
-                if avail > 0 {
-                    node_counts(rec, cache, node, 0, 0, -(avail as i32));
-                }
-            }
-            if rec.machine().slab.caches[cache as usize].cpu[cpu as usize].avail() > 0 {
-                let obj = pop(rec, cache, cpu);
-                rec.end();
+                (rec.machine().slab().caches[cache as usize].cpu[cpu as usize].avail() > 0)
+                    .then(|| pop(rec, cache, cpu))
+            });
+            if let Some(obj) = refilled {
                 return obj;
             }
-            rec.end();
         }
         // direct_grow
-        let legacy = rec.machine().slab.legacy_refill;
+        let legacy = rec.machine().slab().legacy_refill;
         let slab = cache_grow_begin(rec, cache, cpu, node, true);
         if legacy {
             // Before 4.7: link the new slab first, then retry the refill under list_lock.
@@ -225,30 +231,32 @@ fn cache_alloc_refill(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
             continue;
         }
         if let Some(pfn) = slab {
-            rec.begin(
+            rec.call(
                 "alloc_block",
                 "fill the array from the new slab without list_lock",
                 "step.slab_alloc_block_new",
+                |rec| {
+                    rec.arg_cache("cache", cache);
+                    rec.arg("cpu", cpu);
+                    rec.arg("pfn", pfn);
+                    alloc_block(rec, cache, cpu, pfn, batch);
+                },
             );
-            rec.arg_cache("cache", cache);
-            rec.arg("cpu", cpu);
-            rec.arg("pfn", pfn);
-            alloc_block(rec, cache, cpu, pfn, batch);
-            rec.end();
         }
         cache_grow_end(rec, cache, slab);
-        if rec.machine().slab.caches[cache as usize].cpu[cpu as usize].avail() == 0 {
+        if rec.machine().slab().caches[cache as usize].cpu[cpu as usize].avail() == 0 {
             return 0;
         }
-        rec.begin(
+        let obj = rec.call(
             "cache_alloc_refill",
             "hand out the newest object",
             "step.slab_refill_done",
+            |rec| {
+                rec.arg_cache("cache", cache);
+                rec.arg("cpu", cpu);
+                pop(rec, cache, cpu)
+            },
         );
-        rec.arg_cache("cache", cache);
-        rec.arg("cpu", cpu);
-        let obj = pop(rec, cache, cpu);
-        rec.end();
         return obj;
     }
 }
@@ -262,7 +270,7 @@ pub(crate) fn transfer_objects(
     from: AcRef,
     max: u32,
 ) -> u32 {
-    let s = &rec.machine().slab.caches[cache as usize];
+    let s = &rec.machine().slab().caches[cache as usize];
     let (Some(t), Some(f)) = (s.ac(to), s.ac(from)) else {
         return 0;
     };
@@ -306,7 +314,7 @@ pub(crate) fn node_counts(
 /// `get_first_slab()`: the first partial slab, else the first free one (noting that free
 /// slabs were touched).
 fn get_first_slab(rec: &mut Recorder, cache: u32, node: u32) -> Option<Pfn> {
-    let n = &rec.machine().slab.caches[cache as usize].node[node as usize];
+    let n = &rec.machine().slab().caches[cache as usize].node[node as usize];
     if let Some(&pfn) = n.slabs_partial.front() {
         return Some(pfn);
     }
@@ -328,7 +336,7 @@ fn get_first_slab(rec: &mut Recorder, cache: u32, node: u32) -> Option<Pfn> {
 
 /// `slab_get_obj()`: the slab's next free object, `active` one more.
 fn slab_get_obj(rec: &mut Recorder, pfn: Pfn) -> u64 {
-    let slab = &rec.machine().slab.slabs[&pfn];
+    let slab = &rec.machine().slab().slabs[&pfn];
     let index = slab.freelist[slab.active as usize];
     let obj = rec.machine().slab_obj_addr(pfn, index);
     emit(rec, SlabEvent::ObjGot { pfn });
@@ -339,9 +347,9 @@ fn slab_get_obj(rec: &mut Recorder, pfn: Pfn) -> u64 {
 /// or `batch` is used up; returns what is left of `batch` (as the kernel's post-decrement
 /// loop leaves it, possibly -1).
 fn alloc_block(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, mut batch: i64) -> i64 {
-    let num = rec.machine().slab.caches[cache as usize].geometry.num;
+    let num = rec.machine().slab().caches[cache as usize].geometry.num;
     loop {
-        if rec.machine().slab.slabs[&pfn].active >= num {
+        if rec.machine().slab().slabs[&pfn].active >= num {
             break;
         }
         let before = batch;
@@ -366,8 +374,8 @@ fn alloc_block(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, mut batch: i6
 /// array went out with its last object), else to the head of `slabs_partial`.
 fn fixup_slab_list(rec: &mut Recorder, cache: u32, pfn: Pfn) {
     let m = rec.machine();
-    let s = &m.slab.caches[cache as usize];
-    let slab = &m.slab.slabs[&pfn];
+    let s = &m.slab().caches[cache as usize];
+    let slab = &m.slab().slabs[&pfn];
     let full = slab.active == s.geometry.num;
     let objfreelist = s.geometry.layout == FreelistLayout::ObjFreelist;
     if slab.list.is_some() {
@@ -393,35 +401,44 @@ fn fixup_slab_list(rec: &mut Recorder, cache: u32, pfn: Pfn) {
 
 /// `____cache_alloc_node()`: one object straight from node `nodeid`'s lists under its lock,
 /// else from a new slab there, else (unless `this_node`) `fallback_alloc()`.
-fn cache_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, nodeid: u32, this_node: bool) -> u64 {
+fn ____cache_alloc_node(
+    rec: &mut Recorder,
+    cache: u32,
+    cpu: u32,
+    nodeid: u32,
+    this_node: bool,
+) -> u64 {
     loop {
-        let n = &rec.machine().slab.caches[cache as usize].node[nodeid as usize];
+        let n = &rec.machine().slab().caches[cache as usize].node[nodeid as usize];
         let has = !n.slabs_partial.is_empty() || !n.slabs_free.is_empty();
-        rec.begin(
+        let path = if has {
+            "one object from the node's lists"
+        } else {
+            "node lists empty"
+        };
+        let got = rec.call(
             "____cache_alloc_node",
-            if has {
-                "one object from the node's lists"
-            } else {
-                "node lists empty"
-            },
+            path,
             "step.slab_alloc_node",
+            |rec| {
+                rec.arg_cache("cache", cache);
+                rec.arg("cpu", cpu);
+                rec.arg("node", nodeid);
+                lock(rec, cache, nodeid);
+                let pfn = get_first_slab(rec, cache, nodeid)?;
+                let obj = slab_get_obj(rec, pfn);
+                node_counts(rec, cache, nodeid, 0, 0, -1);
+                fixup_slab_list(rec, cache, pfn);
+                give(rec, cache, cpu, obj);
+                Some(obj)
+            },
         );
-        rec.arg_cache("cache", cache);
-        rec.arg("cpu", cpu);
-        rec.arg("node", nodeid);
-        lock(rec, cache, nodeid);
-        if let Some(pfn) = get_first_slab(rec, cache, nodeid) {
-            let obj = slab_get_obj(rec, pfn);
-            node_counts(rec, cache, nodeid, 0, 0, -1);
-            fixup_slab_list(rec, cache, pfn);
-            give(rec, cache, cpu, obj);
-            rec.end();
+        if let Some(obj) = got {
             return obj;
         }
-        rec.end();
         // must_grow
         let slab = cache_grow_begin(rec, cache, cpu, nodeid, true);
-        if rec.machine().slab.legacy_refill {
+        if rec.machine().slab().legacy_refill {
             let grew = slab.is_some();
             cache_grow_end(rec, cache, slab);
             if grew {
@@ -435,16 +452,17 @@ fn cache_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, nodeid: u32, this_
         }
         let mut obj = 0;
         if let Some(pfn) = slab {
-            rec.begin(
+            rec.call(
                 "____cache_alloc_node",
                 "one object from the new slab (not yet counted)",
                 "step.slab_alloc_node_new",
+                |rec| {
+                    rec.arg_cache("cache", cache);
+                    rec.arg("cpu", cpu);
+                    obj = slab_get_obj(rec, pfn);
+                    give(rec, cache, cpu, obj);
+                },
             );
-            rec.arg_cache("cache", cache);
-            rec.arg("cpu", cpu);
-            obj = slab_get_obj(rec, pfn);
-            give(rec, cache, cpu, obj);
-            rec.end();
         }
         cache_grow_end(rec, cache, slab);
         return if obj != 0 || this_node {
@@ -461,20 +479,21 @@ fn cache_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, nodeid: u32, this_
 fn fallback_alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
     let local = rec.machine().cpu_node[cpu as usize];
     let zonelist = rec.machine().zonelists[local as usize].clone();
-    rec.begin(
+    rec.call(
         "fallback_alloc",
         "walk the zonelist",
         "step.slab_fallback_alloc",
+        |rec| {
+            rec.arg_cache("cache", cache);
+            rec.arg("cpu", cpu);
+            rec.arg("node", local);
+            rec.arg("zonelist", zonelist::zonelist_text(&zonelist));
+        },
     );
-    rec.arg_cache("cache", cache);
-    rec.arg("cpu", cpu);
-    rec.arg("node", local);
-    rec.arg("zonelist", zonelist::zonelist_text(&zonelist));
-    rec.end();
     loop {
         for &nid in &zonelist {
-            if rec.machine().slab.caches[cache as usize].node[nid as usize].free_objects > 0 {
-                let obj = cache_alloc_node(rec, cache, cpu, nid, true);
+            if rec.machine().slab().caches[cache as usize].node[nid as usize].free_objects > 0 {
+                let obj = ____cache_alloc_node(rec, cache, cpu, nid, true);
                 if obj != 0 {
                     return obj;
                 }
@@ -487,7 +506,7 @@ fn fallback_alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
             None => return 0,
         };
         let nid = rec.machine().node_of(pfn);
-        let obj = cache_alloc_node(rec, cache, cpu, nid, true);
+        let obj = ____cache_alloc_node(rec, cache, cpu, nid, true);
         if obj != 0 {
             return obj;
         }
@@ -511,7 +530,7 @@ pub(crate) fn cache_grow_begin(
     node: u32,
     this_node: bool,
 ) -> Option<Pfn> {
-    let g = rec.machine().slab.caches[cache as usize].geometry.clone();
+    let g = rec.machine().slab().caches[cache as usize].geometry.clone();
     let order = g.gfporder as u8;
     let owner = Owner::Slab { cache };
     // kmem_getpages()
@@ -526,7 +545,7 @@ pub(crate) fn cache_grow_begin(
     // The colour of the node the pages came from: colour_next is advanced (wrapping at
     // cachep->colour), then used.
     let mut colour =
-        rec.machine().slab.caches[cache as usize].node[slab_node as usize].colour_next + 1;
+        rec.machine().slab().caches[cache as usize].node[slab_node as usize].colour_next + 1;
     if colour >= g.colour {
         colour = 0;
     }
@@ -545,93 +564,103 @@ pub(crate) fn cache_grow_begin(
                 - u64::from(g.freelist_size)
         }
         FreelistLayout::OffSlab => {
-            rec.begin(
+            rec.call(
                 "cache_grow_begin",
                 "colour, then the OFF_SLAB index array",
                 "step.slab_grow_colour",
+                |rec| {
+                    rec.arg_cache("cache", cache);
+                    rec.arg("node", slab_node);
+                    rec.arg("pfn", pfn);
+                    rec.arg("colour_off", colour_off);
+                    emit(rec, colour_next.clone());
+                },
             );
-            rec.arg_cache("cache", cache);
-            rec.arg("node", slab_node);
-            rec.arg("pfn", pfn);
-            rec.arg("colour_off", colour_off);
-            emit(rec, colour_next.clone());
-            rec.end();
-            let fc = rec.machine().slab.caches[cache as usize]
+            let fc = rec.machine().slab().caches[cache as usize]
                 .freelist_cache
                 .expect("OFF_SLAB caches have a freelist cache");
             let mgmt = slab_alloc_node(rec, fc, cpu, Some(slab_node));
             if mgmt == 0 {
                 // opps1: kmem_freepages(); colour_next stays where it is now.
-                rec.begin(
+                rec.call(
                     "cache_grow_begin",
                     "no memory for the index array",
                     "step.slab_grow_failed",
+                    |rec| {
+                        rec.arg_cache("cache", cache);
+                        emit(rec, SlabEvent::SlabDestroyed { cache, pfn });
+                        let _ = free_pages(rec, cpu, pfn);
+                    },
                 );
-                rec.arg_cache("cache", cache);
-                emit(rec, SlabEvent::SlabDestroyed { cache, pfn });
-                let _ = free_pages(rec, cpu, pfn);
-                rec.end();
                 return None;
             }
             mgmt
         }
     };
-    rec.begin("cache_grow_begin", "new slab", "step.slab_grow_begin");
-    rec.arg_cache("cache", cache);
-    rec.arg("node", slab_node);
-    rec.arg("pfn", pfn);
-    if g.layout != FreelistLayout::OffSlab {
-        emit(rec, colour_next);
-    }
-    rec.arg("colour_off", colour_off);
-    // cache_init_objs(): identity, or shuffle_freelist() from the precomputed sequence.
-    let num = g.num;
-    let obj_addr = |i: u32| page_addr + u64::from(colour_off) + u64::from(i) * u64::from(g.size);
-    let seq = rec.machine().slab.caches[cache as usize].random_seq.clone();
-    let freelist: Vec<u32> = match seq {
-        Some(seq) if num >= 2 => {
-            let mut pos = draw_below(rec, num) as usize;
-            let mut next = || {
-                if pos >= seq.len() {
-                    pos = 0;
+    rec.call(
+        "cache_grow_begin",
+        "new slab",
+        "step.slab_grow_begin",
+        |rec| {
+            rec.arg_cache("cache", cache);
+            rec.arg("node", slab_node);
+            rec.arg("pfn", pfn);
+            if g.layout != FreelistLayout::OffSlab {
+                emit(rec, colour_next);
+            }
+            rec.arg("colour_off", colour_off);
+            // cache_init_objs(): identity, or shuffle_freelist() from the precomputed sequence.
+            let num = g.num;
+            let obj_addr =
+                |i: u32| page_addr + u64::from(colour_off) + u64::from(i) * u64::from(g.size);
+            let seq = rec.machine().slab().caches[cache as usize]
+                .random_seq
+                .clone();
+            let freelist: Vec<u32> = match seq {
+                Some(seq) if num >= 2 => {
+                    let mut pos = draw_below(rec, num) as usize;
+                    let mut next = || {
+                        if pos >= seq.len() {
+                            pos = 0;
+                        }
+                        pos += 1;
+                        seq[pos - 1]
+                    };
+                    let mut list = Vec::with_capacity(num as usize);
+                    let objfreelist = (g.layout == FreelistLayout::ObjFreelist).then(|| {
+                        let o = next();
+                        freelist_addr = obj_addr(o);
+                        o
+                    });
+                    let count = num - u32::from(objfreelist.is_some());
+                    for _ in 0..count {
+                        list.push(next());
+                    }
+                    if let Some(o) = objfreelist {
+                        list.push(o);
+                    }
+                    list
                 }
-                pos += 1;
-                seq[pos - 1]
+                _ => {
+                    if g.layout == FreelistLayout::ObjFreelist {
+                        freelist_addr = obj_addr(num - 1);
+                    }
+                    (0..num).collect()
+                }
             };
-            let mut list = Vec::with_capacity(num as usize);
-            let objfreelist = (g.layout == FreelistLayout::ObjFreelist).then(|| {
-                let o = next();
-                freelist_addr = obj_addr(o);
-                o
-            });
-            let count = num - u32::from(objfreelist.is_some());
-            for _ in 0..count {
-                list.push(next());
-            }
-            if let Some(o) = objfreelist {
-                list.push(o);
-            }
-            list
-        }
-        _ => {
-            if g.layout == FreelistLayout::ObjFreelist {
-                freelist_addr = obj_addr(num - 1);
-            }
-            (0..num).collect()
-        }
-    };
-    emit(
-        rec,
-        SlabEvent::SlabCreated(Box::new(SlabNew {
-            cache,
-            pfn,
-            order,
-            colour_off,
-            freelist,
-            freelist_addr,
-        })),
+            emit(
+                rec,
+                SlabEvent::SlabCreated(Box::new(SlabNew {
+                    cache,
+                    pfn,
+                    order,
+                    colour_off,
+                    freelist,
+                    freelist_addr,
+                })),
+            );
+        },
     );
-    rec.end();
     Some(pfn)
 }
 
@@ -642,9 +671,9 @@ pub(crate) fn cache_grow_end(rec: &mut Recorder, cache: u32, slab: Option<Pfn>) 
         return;
     };
     let m = rec.machine();
-    let (node, active) = (m.slab.slabs[&pfn].node, m.slab.slabs[&pfn].active);
-    let num = m.slab.caches[cache as usize].geometry.num;
-    rec.begin(
+    let (node, active) = (m.slab().slabs[&pfn].node, m.slab().slabs[&pfn].active);
+    let num = m.slab().caches[cache as usize].geometry.num;
+    rec.call(
         "cache_grow_end",
         if active == 0 {
             "link the new slab on slabs_free"
@@ -652,47 +681,58 @@ pub(crate) fn cache_grow_end(rec: &mut Recorder, cache: u32, slab: Option<Pfn>) 
             "link the new slab on its list"
         },
         "step.slab_grow_end",
+        |rec| {
+            rec.arg_cache("cache", cache);
+            rec.arg("node", node);
+            rec.arg("pfn", pfn);
+            lock(rec, cache, node);
+            if active == 0 {
+                emit(
+                    rec,
+                    SlabEvent::SlabListed {
+                        cache,
+                        pfn,
+                        list: SlabList::Free,
+                        end: End::Tail,
+                    },
+                );
+                node_counts(rec, cache, node, 1, 1, (num - active) as i32);
+            } else {
+                fixup_slab_list(rec, cache, pfn);
+                node_counts(rec, cache, node, 1, 0, (num - active) as i32);
+            }
+        },
     );
-    rec.arg_cache("cache", cache);
-    rec.arg("node", node);
-    rec.arg("pfn", pfn);
-    lock(rec, cache, node);
-    if active == 0 {
-        emit(
-            rec,
-            SlabEvent::SlabListed {
-                cache,
-                pfn,
-                list: SlabList::Free,
-                end: End::Tail,
-            },
-        );
-        node_counts(rec, cache, node, 1, 1, (num - active) as i32);
-    } else {
-        fixup_slab_list(rec, cache, pfn);
-        node_counts(rec, cache, node, 1, 0, (num - active) as i32);
-    }
-    rec.end();
 }
 
 /// `kmem_cache_alloc_bulk()`: `count` objects by `__do_cache_alloc()` one by one; on failure
 /// the ones obtained are freed and none is returned.
 pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: u32, count: u32, cpu: u32) -> Vec<u64> {
-    rec.begin("kmem_cache_alloc_bulk", "one by one", "step.alloc_bulk");
-    rec.arg_cache("cache", cache);
-    rec.arg("count", count);
-    rec.end();
-    if rec.machine().slab.caches[cache as usize].destroyed {
+    rec.call(
+        "kmem_cache_alloc_bulk",
+        "one by one",
+        "step.alloc_bulk",
+        |rec| {
+            rec.arg_cache("cache", cache);
+            rec.arg("count", count);
+        },
+    );
+    if rec.machine().slab().caches[cache as usize].destroyed {
         slab_alloc_node(rec, cache, cpu, None);
         return Vec::new();
     }
     let mut got = Vec::with_capacity(count as usize);
     for _ in 0..count {
-        let obj = do_cache_alloc(rec, cache, cpu, None);
+        let obj = __do_cache_alloc(rec, cache, cpu, None);
         if obj == 0 {
-            rec.begin("kmem_cache_alloc_bulk", "out of memory", "step.slab_oom");
-            rec.arg_cache("cache", cache);
-            rec.end();
+            rec.call(
+                "kmem_cache_alloc_bulk",
+                "out of memory",
+                "step.slab_oom",
+                |rec| {
+                    rec.arg_cache("cache", cache);
+                },
+            );
             super::kmem_cache_free_bulk(rec, Some(cache), &got, cpu);
             return Vec::new();
         }

@@ -12,7 +12,7 @@ impl Machine {
         reason = "one arm per SLAB event, each the state change that event records"
     )]
     pub(crate) fn apply_slab(&mut self, event: &SlabEvent) {
-        let sl = &mut self.slab;
+        let sl = self.alloc.slab_mut();
         match event {
             SlabEvent::CacheCreated(new) => {
                 let SlabNewCache {
@@ -130,7 +130,12 @@ impl Machine {
             SlabEvent::ObjPut { pfn, index } => {
                 let size = sl.caches[sl.slabs[pfn].cache as usize].geometry.size;
                 let s_mem = self.object_addr(*pfn, 1, 0);
-                let slab = self.slab.slabs.get_mut(pfn).expect("slab exists");
+                let slab = self
+                    .alloc
+                    .slab_mut()
+                    .slabs
+                    .get_mut(pfn)
+                    .expect("slab exists");
                 slab.active -= 1;
                 if slab.freelist_addr == 0 {
                     slab.freelist_addr =

@@ -81,8 +81,8 @@ impl SlabPlaces {
     /// Every list entry and array entry of every cache, indexed by slab.
     pub(crate) fn index(m: &Machine) -> SlabPlaces {
         let mut index: BTreeMap<Pfn, SlabPlace> = BTreeMap::new();
-        for s in &m.slab.caches {
-            let mine = |pfn: Pfn| m.slab.slabs.get(&pfn).is_some_and(|sl| sl.cache == s.id);
+        for s in &m.slab().caches {
+            let mine = |pfn: Pfn| m.slab().slabs.get(&pfn).is_some_and(|sl| sl.cache == s.id);
             for n in &s.node {
                 for which in LISTS {
                     for &pfn in list_of(n, which).iter().filter(|&&pfn| mine(pfn)) {
@@ -107,7 +107,7 @@ impl SlabPlaces {
             SlabPlaces::Index(index) => index.get(&pfn).copied().unwrap_or_default(),
             SlabPlaces::Scan => {
                 let mut place = SlabPlace::default();
-                let Some(s) = m.slab.caches.get(cache as usize) else {
+                let Some(s) = m.slab().caches.get(cache as usize) else {
                     return place;
                 };
                 for n in &s.node {
@@ -117,7 +117,7 @@ impl SlabPlaces {
                     }
                 }
                 // The slab's bytes: an object in an array lies between them.
-                let order = m.slab.slabs.get(&pfn).map_or(0, |sl| sl.order);
+                let order = m.slab().slabs.get(&pfn).map_or(0, |sl| sl.order);
                 let start = m.object_addr(pfn, 1, 0);
                 let end = start + m.page.bytes(u32::from(order));
                 for r in arrays(s) {
@@ -141,7 +141,7 @@ impl SlabPlaces {
 pub(crate) fn check_all(m: &Machine, totals: &Totals, bad: &mut Vec<String>) {
     let places = SlabPlaces::index(m);
     let mut seen = BTreeSet::new();
-    for s in &m.slab.caches {
+    for s in &m.slab().caches {
         for r in arrays(s) {
             check_array(m, s.id, r, &mut seen, bad);
         }
@@ -154,7 +154,7 @@ pub(crate) fn check_all(m: &Machine, totals: &Totals, bad: &mut Vec<String>) {
             check_node_counters(m, s.id, node as u32, totals, bad);
         }
     }
-    for (&pfn, slab) in &m.slab.slabs {
+    for (&pfn, slab) in &m.slab().slabs {
         check_one_slab(m, pfn, places.get(m, slab.cache, pfn), bad);
     }
 }
@@ -164,7 +164,7 @@ pub fn check_slab(m: &Machine) -> Vec<String> {
     let totals = Totals::of(m);
     let mut bad = Vec::new();
     check_all(m, &totals, &mut bad);
-    if m.allocator == crate::boot::Allocator::Slab {
+    if m.allocator() == crate::boot::Allocator::Slab {
         crate::machine::check::check_live(m, &totals, &mut bad);
     }
     bad
@@ -180,7 +180,7 @@ pub(crate) fn check_array(
     seen: &mut BTreeSet<u64>,
     bad: &mut Vec<String>,
 ) {
-    let sl = &m.slab;
+    let sl = &m.slab();
     let Some(s) = sl.caches.get(cache as usize) else {
         return;
     };
@@ -242,11 +242,11 @@ pub(crate) fn check_list_entry(
     pfn: Pfn,
     bad: &mut Vec<String>,
 ) {
-    let Some(s) = m.slab.caches.get(cache as usize) else {
+    let Some(s) = m.slab().caches.get(cache as usize) else {
         return;
     };
     let g = &s.geometry;
-    let Some(slab) = m.slab.slabs.get(&pfn) else {
+    let Some(slab) = m.slab().slabs.get(&pfn) else {
         bad.push(format!(
             "{}: node {node} lists a missing slab {pfn:#x}",
             s.name
@@ -289,7 +289,7 @@ pub(crate) fn check_list_entries_of(
     bad: &mut Vec<String>,
 ) {
     let Some(n) = m
-        .slab
+        .slab()
         .caches
         .get(cache as usize)
         .and_then(|s| s.node.get(node as usize))
@@ -312,7 +312,7 @@ pub(crate) fn check_node_counters(
     totals: &Totals,
     bad: &mut Vec<String>,
 ) {
-    let Some(s) = m.slab.caches.get(cache as usize) else {
+    let Some(s) = m.slab().caches.get(cache as usize) else {
         return;
     };
     let Some(n) = s.node.get(node as usize) else {
@@ -346,13 +346,13 @@ pub(crate) fn check_node_counters(
 /// a slab of its cache; it is on exactly the list it says, once (or on none, between
 /// `cache_grow_begin()` and `cache_grow_end()`). A slab that is gone is on no list.
 pub(crate) fn check_one_slab(m: &Machine, pfn: Pfn, place: SlabPlace, bad: &mut Vec<String>) {
-    let Some(slab) = m.slab.slabs.get(&pfn) else {
+    let Some(slab) = m.slab().slabs.get(&pfn) else {
         if place.on != [0; 3] {
             bad.push(format!("slab {pfn:#x} is gone but still listed: {place:?}"));
         }
         return;
     };
-    let Some(s) = m.slab.caches.get(slab.cache as usize) else {
+    let Some(s) = m.slab().caches.get(slab.cache as usize) else {
         bad.push(format!("slab {pfn:#x} of a missing cache {}", slab.cache));
         return;
     };
@@ -412,14 +412,14 @@ pub(crate) fn check_one_slab(m: &Machine, pfn: Pfn, place: SlabPlace, bad: &mut 
 
 /// Between operations no slab is in transit: every slab is on one of its node's lists.
 pub fn check_slab_settled(m: &Machine) -> Vec<String> {
-    m.slab
+    m.slab()
         .slabs
         .iter()
         .filter(|(_, s)| s.list.is_none())
         .map(|(pfn, s)| {
             format!(
                 "{}: slab {pfn:#x} is on no list between operations",
-                m.slab.caches[s.cache as usize].name
+                m.slab().caches[s.cache as usize].name
             )
         })
         .collect()

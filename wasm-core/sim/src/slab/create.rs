@@ -17,8 +17,8 @@ use crate::geometry::{GeometryError, SlabFlags};
 use crate::gfp::{Gfp, GFP_KERNEL};
 use crate::kmalloc_caches::{kmalloc_type, KmallocSlot, KmallocType};
 use crate::machine::Machine;
+use crate::slab_common::random::{freelist_randomize, BootStream};
 use crate::slab_common::slab_unmergeable;
-use crate::slub::random::{freelist_randomize, BootStream};
 use crate::trace::Recorder;
 
 fn params(m: &Machine, boot: &BootOptions) -> SlabParams {
@@ -45,7 +45,7 @@ pub(crate) fn kmalloc_cache_for(m: &Machine, size: u64) -> Option<Result<u32, u8
 pub(crate) fn kmalloc_slab(m: &Machine, size: u64, flags: Gfp) -> Option<Result<u32, u8>> {
     let ty = kmalloc_type(flags, 0, None);
     match slab_kmalloc_index(&m.page, size).map(|c| c.index) {
-        Some(index) => m.slab.kmalloc_caches.get(ty, index).map(Ok),
+        Some(index) => m.slab().kmalloc_caches.get(ty, index).map(Ok),
         None if size <= m.page.kmalloc_max_size() => Some(Err(m.page.get_order(size) as u8)),
         None => None,
     }
@@ -70,7 +70,7 @@ fn create(
     geometry: SlabCacheGeometry,
     boot_stream: Option<&mut BootStream>,
 ) -> u32 {
-    let id = rec.machine().slab.caches.len() as u32;
+    let id = rec.machine().slab().caches.len() as u32;
     // enable_cpucache() → init_cache_random_seq(): only for slabs of 2 or more objects.
     let random_seq = (boot.freelist_random && geometry.num >= 2).then(|| match boot_stream {
         Some(stream) => stream.freelist_randomize(geometry.num),
@@ -82,7 +82,7 @@ fn create(
         .and_then(Result::ok);
     // n->next_reap: the kernel adds the cache's address modulo REAPTIMEOUT_NODE to spread
     // the caches' reaping; the simulator does not know that address.
-    let next_reap = rec.machine().slab.jiffies + REAPTIMEOUT_NODE;
+    let next_reap = rec.machine().slab().jiffies + REAPTIMEOUT_NODE;
     emit(
         rec,
         SlabEvent::CacheCreated(Box::new(SlabNewCache {
@@ -109,40 +109,42 @@ fn create(
 /// types the same way; all `SLAB_HWCACHE_ALIGN` with natural alignment for power-of-two
 /// sizes (`create_boot_cache()`), each type's flags and a usercopy region of the whole object.
 /// Also each CPU's first reap node (`init_reap_node()`).
+#[doc(alias = "kmem_cache_init")]
 pub fn create_kmalloc_caches(rec: &mut Recorder, boot: &BootOptions) -> Result<(), GeometryError> {
-    rec.begin(
+    rec.call(
         "create_kmalloc_caches",
         "boot",
         "step.create_kmalloc_caches",
+        |rec| {
+            let nodes = rec.machine().config.nodes;
+            for cpu in 0..rec.machine().config.cpus {
+                let node = (rec.machine().cpu_node[cpu as usize] + 1) % nodes;
+                emit(rec, SlabEvent::ReapNode { cpu, node });
+            }
+            let p = params(rec.machine(), boot);
+            let page = rec.machine().page;
+            let mut boot_stream = None;
+            for (ty, class, geometry) in slab_kmalloc_boot(&page, &p) {
+                let who = Identity {
+                    name: geometry.name.clone(),
+                    flags: SlabFlags {
+                        hwcache_align: true,
+                        ..ty.flags()
+                    },
+                    ctor: false,
+                    kmalloc: Some(KmallocSlot {
+                        ty,
+                        index: class.index,
+                    }),
+                    usersize: class.size,
+                    useroffset: 0,
+                };
+                let stream = (ty != KmallocType::Normal)
+                    .then(|| boot_stream.get_or_insert_with(|| BootStream::new(rec.machine())));
+                create(rec, boot, who, geometry, stream);
+            }
+        },
     );
-    let nodes = rec.machine().config.nodes;
-    for cpu in 0..rec.machine().config.cpus {
-        let node = (rec.machine().cpu_node[cpu as usize] + 1) % nodes;
-        emit(rec, SlabEvent::ReapNode { cpu, node });
-    }
-    let p = params(rec.machine(), boot);
-    let page = rec.machine().page;
-    let mut boot_stream = None;
-    for (ty, class, geometry) in slab_kmalloc_boot(&page, &p) {
-        let who = Identity {
-            name: geometry.name.clone(),
-            flags: SlabFlags {
-                hwcache_align: true,
-                ..ty.flags()
-            },
-            ctor: false,
-            kmalloc: Some(KmallocSlot {
-                ty,
-                index: class.index,
-            }),
-            usersize: class.size,
-            useroffset: 0,
-        };
-        let stream = (ty != KmallocType::Normal)
-            .then(|| boot_stream.get_or_insert_with(|| BootStream::new(rec.machine())));
-        create(rec, boot, who, geometry, stream);
-    }
-    rec.end();
     Ok(())
 }
 
@@ -176,32 +178,44 @@ pub fn kmem_cache_create_usercopy(
         .then(|| find_mergeable(rec.machine(), boot, &req))
         .flatten();
     if let Some(id) = alias {
-        let object_size = rec.machine().slab.caches[id as usize].object_size.max(size);
-        rec.begin("__kmem_cache_alias", "merged", "step.cache_aliased");
-        rec.arg("cache", name.to_string());
-        rec.arg_cache("into", id);
-        emit(
-            rec,
-            SlabEvent::CacheAliased(Box::new((id, name.to_string(), object_size))),
+        let object_size = rec.machine().slab().caches[id as usize]
+            .object_size
+            .max(size);
+        rec.call(
+            "__kmem_cache_alias",
+            "merged",
+            "step.cache_aliased",
+            |rec| {
+                rec.arg("cache", name.to_string());
+                rec.arg_cache("into", id);
+                emit(
+                    rec,
+                    SlabEvent::CacheAliased(Box::new((id, name.to_string(), object_size))),
+                );
+            },
         );
-        rec.end();
         return Ok(id);
     }
-    rec.begin("kmem_cache_create", "new cache", "step.cache_created");
-    rec.arg("cache", name.to_string());
-    rec.arg("size", geometry.size);
-    rec.arg("objs_per_slab", geometry.num);
-    rec.arg("order", geometry.gfporder);
-    let who = Identity {
-        name: name.to_string(),
-        flags,
-        ctor,
-        kmalloc: None,
-        usersize,
-        useroffset,
-    };
-    let id = create(rec, boot, who, geometry, None);
-    rec.end();
+    let id = rec.call(
+        "kmem_cache_create",
+        "new cache",
+        "step.cache_created",
+        |rec| {
+            rec.arg("cache", name.to_string());
+            rec.arg("size", geometry.size);
+            rec.arg("objs_per_slab", geometry.num);
+            rec.arg("order", geometry.gfporder);
+            let who = Identity {
+                name: name.to_string(),
+                flags,
+                ctor,
+                kmalloc: None,
+                usersize,
+                useroffset,
+            };
+            create(rec, boot, who, geometry, None)
+        },
+    );
     Ok(id)
 }
 
@@ -231,7 +245,7 @@ fn find_mergeable(m: &Machine, boot: &BootOptions, req: &SlabCacheRequest) -> Op
         .object_size
         .next_multiple_of(WORD)
         .next_multiple_of(align);
-    m.slab
+    m.slab()
         .caches
         .iter()
         .find(|s| {

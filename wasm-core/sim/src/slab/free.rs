@@ -19,7 +19,7 @@ use crate::trace::{End, Event, Recorder};
 /// `kfree()` of `addr` on `cpu`; with `cache`, `kmem_cache_free(cache, addr)`.
 pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> FreeOutcome {
     let m = rec.machine();
-    let destroyed = cache.filter(|&c| m.slab.caches[c as usize].destroyed);
+    let destroyed = cache.filter(|&c| m.slab().caches[c as usize].destroyed);
     if let Some(outcome) = free_prologue(rec, addr, destroyed) {
         return outcome;
     }
@@ -37,14 +37,14 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
             addr,
         );
     }
-    let slab = &m.slab.slabs[&place.pfn];
+    let slab = &m.slab().slabs[&place.pfn];
     let slab_cache = slab.cache;
     if !slab.allocated[place.index as usize] {
         // A double free. With CONFIG_SLAB_FREELIST_HARDENED, __free_one() refuses (WARN_ON_ONCE)
         // an object equal to the newest pointer of the array it would join; any other double
         // free goes unnoticed without DEBUG_SLAB: the pointer sits in an array twice and the
         // object is later handed to two callers.
-        let s = &m.slab.caches[slab_cache as usize];
+        let s = &m.slab().caches[slab_cache as usize];
         let local = m.cpu_node[cpu as usize];
         let target = if m.config.nodes > 1 && slab.node != local {
             alien_ac(local, slab.node)
@@ -82,7 +82,7 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
     let mut s = slab_cache;
     if let Some(named) = cache.filter(|&c| c != slab_cache) {
         // SLAB has no SLAB_CONSISTENCY_CHECKS: only hardening makes cache_from_obj() look.
-        if cache_from_obj_checks(m.slab.caches[named as usize].hardened, false) {
+        if cache_from_obj_checks(m.slab().caches[named as usize].hardened, false) {
             wrong_cache(rec, named, slab_cache);
         } else {
             // __cache_free(cachep, objp): the pointer joins the named cache's per-CPU array
@@ -100,16 +100,20 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
             s = named;
         }
     }
-    cache_free(rec, s, place.pfn, place.index, addr, cpu);
+    ___cache_free(rec, s, place.pfn, place.index, addr, cpu);
     FreeOutcome::Freed
 }
 
 /// `___cache_free()`: a remote node's object goes to the alien cache; a local one onto this
 /// CPU's array, flushing a batch first if the array is full.
-fn cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64, cpu: u32) {
+#[allow(
+    clippy::too_many_lines,
+    reason = "mirrors ___cache_free() and cache_free_alien() of mm/slab.c in the kernel's order"
+)]
+fn ___cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64, cpu: u32) {
     let m = rec.machine();
     let local = m.cpu_node[cpu as usize];
-    let slab_node = m.slab.slabs[&pfn].node;
+    let slab_node = m.slab().slabs[&pfn].node;
     let freed = SlabEvent::ObjectFreed {
         cache,
         cpu,
@@ -121,11 +125,11 @@ fn cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64, c
         // every other node; the kernel's fallback without one (free_block() of the single
         // object under the remote node's lock) is never taken here.
         let alien = alien_ac(local, slab_node);
-        let ac = m.slab.caches[cache as usize]
+        let ac = m.slab().caches[cache as usize]
             .ac(alien)
             .expect("NUMA caches have alien caches");
         let full = ac.avail() >= ac.limit;
-        rec.begin(
+        let list = rec.call(
             "cache_free_alien",
             if full {
                 "alien cache full: drain it to its node first"
@@ -133,56 +137,59 @@ fn cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64, c
                 "to the alien cache"
             },
             "step.slab_free_alien",
-        );
-        rec.arg_cache("cache", cache);
-        rec.arg("cpu", cpu);
-        rec.arg("node", slab_node);
-        rec.arg_addr("object", addr);
-        emit(rec, freed);
-        lock_alien(rec, cache, local, slab_node);
-        let mut list = Vec::new();
-        if full {
-            list = drain_alien_cache(rec, cache, local, slab_node);
-        }
-        emit(
-            rec,
-            SlabEvent::AcPushed {
-                cache,
-                ac: alien,
-                addr,
+            |rec| {
+                rec.arg_cache("cache", cache);
+                rec.arg("cpu", cpu);
+                rec.arg("node", slab_node);
+                rec.arg_addr("object", addr);
+                emit(rec, freed);
+                lock_alien(rec, cache, local, slab_node);
+                let mut list = Vec::new();
+                if full {
+                    list = __drain_alien_cache(rec, cache, local, slab_node);
+                }
+                emit(
+                    rec,
+                    SlabEvent::AcPushed {
+                        cache,
+                        ac: alien,
+                        addr,
+                    },
+                );
+                list
             },
         );
-        rec.end();
         slabs_destroy(rec, cache, cpu, list);
         return;
     }
-    let ac = &m.slab.caches[cache as usize].cpu[cpu as usize];
+    let ac = &m.slab().caches[cache as usize].cpu[cpu as usize];
     if ac.avail() < ac.limit {
-        rec.begin(
+        rec.call(
             "___cache_free",
             "to the per-CPU array",
             "step.slab_free_array",
-        );
-        rec.arg_cache("cache", cache);
-        rec.arg("cpu", cpu);
-        rec.arg_addr("object", addr);
-        emit(rec, freed);
-        emit(
-            rec,
-            SlabEvent::AcPushed {
-                cache,
-                ac: cpu_ac(cpu),
-                addr,
+            |rec| {
+                rec.arg_cache("cache", cache);
+                rec.arg("cpu", cpu);
+                rec.arg_addr("object", addr);
+                emit(rec, freed);
+                emit(
+                    rec,
+                    SlabEvent::AcPushed {
+                        cache,
+                        ac: cpu_ac(cpu),
+                        addr,
+                    },
+                );
             },
         );
-        rec.end();
         return;
     }
-    let shared_room = m.slab.caches[cache as usize].node[local as usize]
+    let shared_room = m.slab().caches[cache as usize].node[local as usize]
         .shared
         .as_ref()
         .map_or(0, |sh| sh.limit - sh.avail());
-    rec.begin(
+    let list = rec.call(
         "cache_flusharray",
         if shared_room > 0 {
             "array full: oldest batch to the shared array"
@@ -190,21 +197,23 @@ fn cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64, c
             "array full: oldest batch back to the slabs"
         },
         "step.slab_flusharray",
-    );
-    rec.arg_cache("cache", cache);
-    rec.arg("cpu", cpu);
-    rec.arg_addr("object", addr);
-    emit(rec, freed);
-    let list = cache_flusharray(rec, cache, cpu);
-    emit(
-        rec,
-        SlabEvent::AcPushed {
-            cache,
-            ac: cpu_ac(cpu),
-            addr,
+        |rec| {
+            rec.arg_cache("cache", cache);
+            rec.arg("cpu", cpu);
+            rec.arg_addr("object", addr);
+            emit(rec, freed);
+            let list = cache_flusharray(rec, cache, cpu);
+            emit(
+                rec,
+                SlabEvent::AcPushed {
+                    cache,
+                    ac: cpu_ac(cpu),
+                    addr,
+                },
+            );
+            list
         },
     );
-    rec.end();
     slabs_destroy(rec, cache, cpu, list);
 }
 
@@ -214,7 +223,7 @@ fn cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64, c
 fn cache_flusharray(rec: &mut Recorder, cache: u32, cpu: u32) -> Vec<Pfn> {
     let m = rec.machine();
     let node = m.cpu_node[cpu as usize];
-    let s = &m.slab.caches[cache as usize];
+    let s = &m.slab().caches[cache as usize];
     let ac = &s.cpu[cpu as usize];
     let batch = ac.batchcount.min(ac.avail());
     let room = s.node[node as usize]
@@ -262,18 +271,18 @@ pub(crate) fn free_block(rec: &mut Recorder, cache: u32, objs: &[u64], node: u32
     let m = rec.machine();
     let own = |obj: u64| {
         let pfn = place_of(m, obj).expect("array entries are objects").pfn;
-        m.slab.slabs[&pfn].cache == cache
+        m.slab().slabs[&pfn].cache == cache
     };
     let count = objs.iter().filter(|&&obj| own(obj)).count();
     node_counts(rec, cache, node, 0, 0, count as i32);
     for &obj in objs {
         let place = place_of(rec.machine(), obj).expect("array entries are objects");
         let pfn = place.pfn;
-        if rec.machine().slab.slabs[&pfn].cache != cache {
+        if rec.machine().slab().slabs[&pfn].cache != cache {
             free_foreign_object(rec, cache, obj, node);
             continue;
         }
-        if rec.machine().slab.slabs[&pfn].list.is_some() {
+        if rec.machine().slab().slabs[&pfn].list.is_some() {
             emit(rec, SlabEvent::SlabUnlisted { cache, pfn });
         }
         emit(
@@ -283,7 +292,7 @@ pub(crate) fn free_block(rec: &mut Recorder, cache: u32, objs: &[u64], node: u32
                 index: place.index,
             },
         );
-        if rec.machine().slab.slabs[&pfn].active == 0 {
+        if rec.machine().slab().slabs[&pfn].active == 0 {
             emit(
                 rec,
                 SlabEvent::SlabListed {
@@ -308,7 +317,7 @@ pub(crate) fn free_block(rec: &mut Recorder, cache: u32, objs: &[u64], node: u32
     }
     let mut list = Vec::new();
     loop {
-        let s = &rec.machine().slab.caches[cache as usize];
+        let s = &rec.machine().slab().caches[cache as usize];
         let n = &s.node[node as usize];
         let num = s.geometry.num;
         if n.free_objects <= u64::from(n.free_limit) {
@@ -331,7 +340,7 @@ pub(crate) fn free_block(rec: &mut Recorder, cache: u32, objs: &[u64], node: u32
 fn free_foreign_object(rec: &mut Recorder, cache: u32, obj: u64, node: u32) {
     let place = place_of(rec.machine(), obj).expect("array entries are objects");
     let pfn = place.pfn;
-    let slab = &rec.machine().slab.slabs[&pfn];
+    let slab = &rec.machine().slab().slabs[&pfn];
     let (owner, slab_node, listed) = (slab.cache, slab.node, slab.list.is_some());
     rec.emit(Event::DamageRecorded(Box::new(
         Damage::ForeignObjectFreed {
@@ -353,7 +362,7 @@ fn free_foreign_object(rec: &mut Recorder, cache: u32, obj: u64, node: u32) {
             index: place.index,
         },
     );
-    let (list, end) = if rec.machine().slab.slabs[&pfn].active == 0 {
+    let (list, end) = if rec.machine().slab().slabs[&pfn].active == 0 {
         node_counts(rec, owner, slab_node, 0, 1, 0);
         (SlabList::Free, End::Head)
     } else {
@@ -373,7 +382,7 @@ fn free_foreign_object(rec: &mut Recorder, cache: u32, obj: u64, node: u32) {
 /// `__drain_alien_cache()` of node `node`'s alien cache for `remote`: under the remote node's
 /// lock, as many of its newest pointers as fit go to the remote shared array, the rest back
 /// to their slabs. Returns the slabs to destroy.
-pub(crate) fn drain_alien_cache(
+pub(crate) fn __drain_alien_cache(
     rec: &mut Recorder,
     cache: u32,
     node: u32,
@@ -384,7 +393,7 @@ pub(crate) fn drain_alien_cache(
         return Vec::new();
     }
     lock(rec, cache, remote);
-    let limit = rec.machine().slab.caches[cache as usize]
+    let limit = rec.machine().slab().caches[cache as usize]
         .ac(alien)
         .expect("alien cache")
         .limit;
@@ -409,29 +418,32 @@ pub(crate) fn drain_alien_cache(
 /// kmem_rcu_free)`); an OFF_SLAB index array is freed to its kmalloc cache at once either way.
 pub(crate) fn slabs_destroy(rec: &mut Recorder, cache: u32, cpu: u32, list: Vec<Pfn>) {
     for pfn in list {
-        let slab = &rec.machine().slab.slabs[&pfn];
+        let slab = &rec.machine().slab().slabs[&pfn];
         let (mgmt, order) = (slab.freelist_addr, slab.order);
-        let s = &rec.machine().slab.caches[cache as usize];
+        let s = &rec.machine().slab().caches[cache as usize];
         let off_slab = s.geometry.layout == FreelistLayout::OffSlab;
         let rcu = s.flags.typesafe_by_rcu;
+        // What slab_destroy() does either way.
+        let body = |rec: &mut Recorder| {
+            rec.arg_cache("cache", cache);
+            rec.arg("pfn", pfn);
+            emit(rec, SlabEvent::SlabDestroyed { cache, pfn });
+            if rcu {
+                crate::rcu::free_slab_rcu(rec, cpu, cache, pfn, order);
+            } else {
+                let _ = free_pages(rec, cpu, pfn);
+            }
+        };
         if rcu {
-            rec.begin(
+            rec.call(
                 "slab_destroy",
                 "SLAB_TYPESAFE_BY_RCU: call_rcu",
                 "step.slab_destroy_rcu",
+                body,
             );
         } else {
-            rec.begin("slab_destroy", "free slab", "step.slab_destroy");
+            rec.call("slab_destroy", "free slab", "step.slab_destroy", body);
         }
-        rec.arg_cache("cache", cache);
-        rec.arg("pfn", pfn);
-        emit(rec, SlabEvent::SlabDestroyed { cache, pfn });
-        if rcu {
-            crate::rcu::free_slab_rcu(rec, cpu, cache, pfn, order);
-        } else {
-            let _ = free_pages(rec, cpu, pfn);
-        }
-        rec.end();
         if off_slab {
             kfree(rec, mgmt, cpu, None);
         }
@@ -440,12 +452,17 @@ pub(crate) fn slabs_destroy(rec: &mut Recorder, cache: u32, cpu: u32, list: Vec<
 
 /// `kmem_cache_free_bulk()`/`kfree_bulk()`: SLAB frees the objects one by one.
 pub fn kmem_cache_free_bulk(rec: &mut Recorder, cache: Option<u32>, objs: &[u64], cpu: u32) {
-    rec.begin("kmem_cache_free_bulk", "one by one", "step.slab_free_bulk");
-    if let Some(c) = cache {
-        rec.arg_cache("cache", c);
-    }
-    rec.arg("count", objs.len() as u64);
-    rec.end();
+    rec.call(
+        "kmem_cache_free_bulk",
+        "one by one",
+        "step.slab_free_bulk",
+        |rec| {
+            if let Some(c) = cache {
+                rec.arg_cache("cache", c);
+            }
+            rec.arg("count", objs.len() as u64);
+        },
+    );
     for &obj in objs {
         kfree(rec, obj, cpu, cache);
     }

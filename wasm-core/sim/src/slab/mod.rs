@@ -29,16 +29,18 @@ pub mod check;
 mod create;
 pub mod event;
 mod free;
+mod ops;
 mod reap;
 pub mod state;
 
-pub use alloc::{do_kmalloc_node, kmalloc, kmem_cache_alloc_bulk, slab_alloc_node};
+pub use alloc::{__do_kmalloc_node, kmalloc, kmem_cache_alloc_bulk, slab_alloc_node};
 pub use create::{create_kmalloc_caches, kmem_cache_create, kmem_cache_create_usercopy};
 pub use free::{kfree, kmem_cache_free_bulk};
+pub use ops::Slab;
 pub use reap::{cache_reap, kmem_cache_destroy, kmem_cache_shrink};
 
+use crate::machine::DIRECT_MAP_BASE;
 use crate::machine::{FrameState, Machine, Pfn};
-use crate::slub::state::DIRECT_MAP_BASE;
 use crate::trace::{Event, Recorder};
 use event::SlabEvent;
 use state::AcRef;
@@ -53,14 +55,15 @@ pub(crate) struct ObjectPlace {
 
 /// `virt_to_slab()` plus `obj_to_index()`: `None` when `addr` is not inside an object slot of
 /// a slab (outside slabs, in the colour area, or in the tail with the index array).
+#[doc(alias = "virt_to_slab")]
 pub(crate) fn place_of(m: &Machine, addr: u64) -> Option<ObjectPlace> {
     let pfn = m.addr_pfn(addr)?;
     let head = match m.frame(pfn)?.state {
         FrameState::Tail { head } => head,
         _ => pfn,
     };
-    let slab = m.slab.slabs.get(&head)?;
-    let size = u64::from(m.slab.caches[slab.cache as usize].geometry.size);
+    let slab = m.slab().slabs.get(&head)?;
+    let size = u64::from(m.slab().caches[slab.cache as usize].geometry.size);
     let s_mem = m.object_addr(head, 1, 0) + u64::from(slab.colour_off);
     let delta = addr.checked_sub(s_mem)?;
     let index = delta / size;
@@ -77,8 +80,8 @@ pub(crate) fn place_of(m: &Machine, addr: u64) -> Option<ObjectPlace> {
 impl Machine {
     /// The address of object `index` of the SLAB slab at `pfn` (`index_to_obj()`).
     pub fn slab_obj_addr(&self, pfn: Pfn, index: u32) -> u64 {
-        let slab = &self.slab.slabs[&pfn];
-        let size = self.slab.caches[slab.cache as usize].geometry.size;
+        let slab = &self.slab().slabs[&pfn];
+        let size = self.slab().caches[slab.cache as usize].geometry.size;
         DIRECT_MAP_BASE
             + (u64::from(pfn) << self.page.page_shift)
             + u64::from(slab.colour_off)
@@ -128,7 +131,7 @@ pub(crate) fn alien_ac(node: u32, remote: u32) -> AcRef {
 
 /// The pointers an array holds (oldest first).
 pub(crate) fn ac_entries(m: &Machine, cache: u32, ac: AcRef) -> Vec<u64> {
-    m.slab.caches[cache as usize]
+    m.slab().caches[cache as usize]
         .ac(ac)
         .map(|a| a.entry.clone())
         .unwrap_or_default()

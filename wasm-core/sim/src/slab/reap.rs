@@ -4,21 +4,26 @@
 
 use super::alloc::node_counts;
 use super::event::SlabEvent;
-use super::free::{drain_alien_cache, free_block, slabs_destroy};
+use super::free::{__drain_alien_cache, free_block, slabs_destroy};
 use super::state::{AcRef, REAPTIMEOUT_AC, REAPTIMEOUT_NODE};
 use super::{ac_entries, alien_ac, cpu_ac, emit, lock, lock_alien, shared_ac};
 use crate::machine::Pfn;
-use crate::slub::DestroyOutcome;
+use crate::slab_common::DestroyOutcome;
 use crate::trace::Recorder;
 
 /// `cache_reap` on `cpu` (or on every CPU in turn): the timer's 2 s have passed, then each
 /// CPU's `cache_reap()` walks every cache, newest first.
 pub fn cache_reap(rec: &mut Recorder, cpu: Option<u32>) {
-    let now = rec.machine().slab.jiffies + REAPTIMEOUT_AC;
-    rec.begin("cache_reap", "2 seconds later", "step.slab_reap_tick");
-    rec.arg("jiffies", now);
-    emit(rec, SlabEvent::Jiffies { now });
-    rec.end();
+    let now = rec.machine().slab().jiffies + REAPTIMEOUT_AC;
+    rec.call(
+        "cache_reap",
+        "2 seconds later",
+        "step.slab_reap_tick",
+        |rec| {
+            rec.arg("jiffies", now);
+            emit(rec, SlabEvent::Jiffies { now });
+        },
+    );
     let cpus: Vec<u32> = match cpu {
         Some(c) => vec![c],
         None => (0..rec.machine().config.cpus).collect(),
@@ -31,10 +36,15 @@ pub fn cache_reap(rec: &mut Recorder, cpu: Option<u32>) {
 fn cache_reap_cpu(rec: &mut Recorder, cpu: u32) {
     let m = rec.machine();
     let node = m.cpu_node[cpu as usize];
-    let now = m.slab.jiffies;
-    let reap_node = m.slab.reap_node.get(cpu as usize).copied().unwrap_or(node);
+    let now = m.slab().jiffies;
+    let reap_node = m
+        .slab()
+        .reap_node
+        .get(cpu as usize)
+        .copied()
+        .unwrap_or(node);
     let ids: Vec<u32> = m
-        .slab
+        .slab()
         .caches
         .iter()
         .rev()
@@ -45,55 +55,57 @@ fn cache_reap_cpu(rec: &mut Recorder, cpu: u32) {
         // reap_alien(): this CPU's turn of one remote node's alien cache.
         let alien = alien_ac(node, reap_node);
         if !ac_entries(rec.machine(), cache, alien).is_empty() {
-            rec.begin(
+            let list = rec.call(
                 "reap_alien",
                 "drain one alien cache",
                 "step.slab_reap_alien",
+                |rec| {
+                    rec.arg_cache("cache", cache);
+                    rec.arg("cpu", cpu);
+                    rec.arg("node", reap_node);
+                    lock_alien(rec, cache, node, reap_node);
+                    __drain_alien_cache(rec, cache, node, reap_node)
+                },
             );
-            rec.arg_cache("cache", cache);
-            rec.arg("cpu", cpu);
-            rec.arg("node", reap_node);
-            lock_alien(rec, cache, node, reap_node);
-            let list = drain_alien_cache(rec, cache, node, reap_node);
-            rec.end();
             slabs_destroy(rec, cache, cpu, list);
         }
         drain_array(rec, cache, cpu, node, cpu_ac(cpu));
-        let n = &rec.machine().slab.caches[cache as usize].node[node as usize];
+        let n = &rec.machine().slab().caches[cache as usize].node[node as usize];
         if n.next_reap > now {
             continue;
         }
-        rec.begin("cache_reap", "node part", "step.slab_reap_node");
-        rec.arg_cache("cache", cache);
-        rec.arg("node", node);
-        emit(
-            rec,
-            SlabEvent::NextReap {
-                cache,
-                node,
-                at: now + REAPTIMEOUT_NODE,
-            },
-        );
-        rec.end();
+        rec.call("cache_reap", "node part", "step.slab_reap_node", |rec| {
+            rec.arg_cache("cache", cache);
+            rec.arg("node", node);
+            emit(
+                rec,
+                SlabEvent::NextReap {
+                    cache,
+                    node,
+                    at: now + REAPTIMEOUT_NODE,
+                },
+            );
+        });
         drain_array(rec, cache, cpu, node, shared_ac(node));
-        let s = &rec.machine().slab.caches[cache as usize];
+        let s = &rec.machine().slab().caches[cache as usize];
         let n = &s.node[node as usize];
         if n.free_touched {
-            rec.begin(
+            rec.call(
                 "cache_reap",
                 "free slabs were used: keep them",
                 "step.slab_reap_keep",
-            );
-            rec.arg_cache("cache", cache);
-            emit(
-                rec,
-                SlabEvent::FreeTouched {
-                    cache,
-                    node,
-                    touched: false,
+                |rec| {
+                    rec.arg_cache("cache", cache);
+                    emit(
+                        rec,
+                        SlabEvent::FreeTouched {
+                            cache,
+                            node,
+                            touched: false,
+                        },
+                    );
                 },
             );
-            rec.end();
         } else {
             let per = 5 * s.geometry.num;
             let tofree = n.free_limit.div_ceil(per);
@@ -102,42 +114,48 @@ fn cache_reap_cpu(rec: &mut Recorder, cpu: u32) {
     }
     // next_reap_node()
     let nodes = rec.machine().config.nodes;
-    rec.begin("next_reap_node", "round robin", "step.slab_reap_next");
-    emit(
-        rec,
-        SlabEvent::ReapNode {
-            cpu,
-            node: (reap_node + 1) % nodes,
+    rec.call(
+        "next_reap_node",
+        "round robin",
+        "step.slab_reap_next",
+        |rec| {
+            emit(
+                rec,
+                SlabEvent::ReapNode {
+                    cpu,
+                    node: (reap_node + 1) % nodes,
+                },
+            );
         },
     );
-    rec.end();
 }
 
 /// `drain_array()`: a recently used array is only marked unused; an unused one gives its
 /// oldest fifth of `limit` (or half of what it holds, if less) back to the slabs.
 fn drain_array(rec: &mut Recorder, cache: u32, cpu: u32, node: u32, ac: AcRef) {
-    let Some(a) = rec.machine().slab.caches[cache as usize].ac(ac) else {
+    let Some(a) = rec.machine().slab().caches[cache as usize].ac(ac) else {
         return;
     };
     if a.avail() == 0 {
         return;
     }
     if a.touched {
-        rec.begin(
+        rec.call(
             "drain_array",
             "recently used: clear touched",
             "step.slab_drain_touched",
-        );
-        rec.arg_cache("cache", cache);
-        emit(
-            rec,
-            SlabEvent::AcTouched {
-                cache,
-                ac,
-                touched: false,
+            |rec| {
+                rec.arg_cache("cache", cache);
+                emit(
+                    rec,
+                    SlabEvent::AcTouched {
+                        cache,
+                        ac,
+                        touched: false,
+                    },
+                );
             },
         );
-        rec.end();
         return;
     }
     let mut tofree = a.limit.div_ceil(5); // (limit + 4) / 5
@@ -145,15 +163,16 @@ fn drain_array(rec: &mut Recorder, cache: u32, cpu: u32, node: u32, ac: AcRef) {
         tofree = a.avail().div_ceil(2);
     }
     let objs = a.entry[..tofree as usize].to_vec();
-    rec.begin(
+    let list = rec.call(
         "drain_array",
         "unused: free the oldest",
         "step.slab_drain_array",
+        |rec| {
+            rec.arg_cache("cache", cache);
+            rec.arg("count", tofree);
+            drain_locked(rec, cache, node, ac, &objs)
+        },
     );
-    rec.arg_cache("cache", cache);
-    rec.arg("count", tofree);
-    let list = drain_locked(rec, cache, node, ac, &objs);
-    rec.end();
     slabs_destroy(rec, cache, cpu, list);
 }
 
@@ -179,18 +198,23 @@ fn drain_locked(rec: &mut Recorder, cache: u32, node: u32, ac: AcRef, objs: &[u6
 fn drain_freelist(rec: &mut Recorder, cache: u32, cpu: u32, node: u32, tofree: u32) -> u32 {
     let mut freed = 0;
     while freed < tofree {
-        let s = &rec.machine().slab.caches[cache as usize];
+        let s = &rec.machine().slab().caches[cache as usize];
         let num = s.geometry.num;
         let Some(&pfn) = s.node[node as usize].slabs_free.back() else {
             break;
         };
-        rec.begin("drain_freelist", "free slab", "step.slab_drain_freelist");
-        rec.arg_cache("cache", cache);
-        rec.arg("node", node);
-        lock(rec, cache, node);
-        emit(rec, SlabEvent::SlabUnlisted { cache, pfn });
-        node_counts(rec, cache, node, -1, -1, -(num as i32));
-        rec.end();
+        rec.call(
+            "drain_freelist",
+            "free slab",
+            "step.slab_drain_freelist",
+            |rec| {
+                rec.arg_cache("cache", cache);
+                rec.arg("node", node);
+                lock(rec, cache, node);
+                emit(rec, SlabEvent::SlabUnlisted { cache, pfn });
+                node_counts(rec, cache, node, -1, -1, -(num as i32));
+            },
+        );
         slabs_destroy(rec, cache, cpu, vec![pfn]);
         freed += 1;
     }
@@ -205,58 +229,66 @@ fn drain_cpu_caches(rec: &mut Recorder, cache: u32, cpu: u32) {
     for c in 0..cpus {
         let node = rec.machine().cpu_node[c as usize];
         let objs = ac_entries(rec.machine(), cache, cpu_ac(c));
-        rec.begin("do_drain", "empty the per-CPU array", "step.slab_do_drain");
-        rec.arg_cache("cache", cache);
-        rec.arg("cpu", c);
-        let list = drain_locked(rec, cache, node, cpu_ac(c), &objs);
-        rec.end();
+        let list = rec.call(
+            "do_drain",
+            "empty the per-CPU array",
+            "step.slab_do_drain",
+            |rec| {
+                rec.arg_cache("cache", cache);
+                rec.arg("cpu", c);
+                drain_locked(rec, cache, node, cpu_ac(c), &objs)
+            },
+        );
         slabs_destroy(rec, cache, c, list);
     }
     for node in 0..nodes {
         for remote in (0..nodes).filter(|&r| r != node && nodes > 1) {
-            rec.begin(
+            let list = rec.call(
                 "drain_alien_cache",
                 "empty an alien cache",
                 "step.slab_drain_alien",
+                |rec| {
+                    rec.arg_cache("cache", cache);
+                    rec.arg("node", node);
+                    rec.arg("remote", remote);
+                    lock_alien(rec, cache, node, remote);
+                    __drain_alien_cache(rec, cache, node, remote)
+                },
             );
-            rec.arg_cache("cache", cache);
-            rec.arg("node", node);
-            rec.arg("remote", remote);
-            lock_alien(rec, cache, node, remote);
-            let list = drain_alien_cache(rec, cache, node, remote);
-            rec.end();
             slabs_destroy(rec, cache, cpu, list);
         }
     }
     for node in 0..nodes {
-        if rec.machine().slab.caches[cache as usize].node[node as usize]
+        if rec.machine().slab().caches[cache as usize].node[node as usize]
             .shared
             .is_none()
         {
             continue;
         }
         let objs = ac_entries(rec.machine(), cache, shared_ac(node));
-        rec.begin(
+        let list = rec.call(
             "drain_cpu_caches",
             "empty the shared array",
             "step.slab_drain_shared",
+            |rec| {
+                rec.arg_cache("cache", cache);
+                rec.arg("node", node);
+                drain_locked(rec, cache, node, shared_ac(node), &objs)
+            },
         );
-        rec.arg_cache("cache", cache);
-        rec.arg("node", node);
-        let list = drain_locked(rec, cache, node, shared_ac(node), &objs);
-        rec.end();
         slabs_destroy(rec, cache, cpu, list);
     }
 }
 
 /// `__kmem_cache_shrink()`: drain every array, then destroy every free slab. Returns whether
 /// slabs with objects remain.
+#[doc(alias = "__kmem_cache_shrink")]
 pub fn kmem_cache_shrink(rec: &mut Recorder, cache: u32, cpu: u32) -> bool {
     drain_cpu_caches(rec, cache, cpu);
     let mut busy = false;
     for node in 0..rec.machine().config.nodes {
         drain_freelist(rec, cache, cpu, node, u32::MAX);
-        let n = &rec.machine().slab.caches[cache as usize].node[node as usize];
+        let n = &rec.machine().slab().caches[cache as usize].node[node as usize];
         busy |= !n.slabs_full.is_empty() || !n.slabs_partial.is_empty();
     }
     busy
@@ -271,44 +303,51 @@ pub fn kmem_cache_destroy(
     alias: Option<&str>,
     cpu: u32,
 ) -> DestroyOutcome {
-    let aliases = rec.machine().slab.caches[cache as usize].aliases.clone();
+    let aliases = rec.machine().slab().caches[cache as usize].aliases.clone();
     let dropped = match alias {
         Some(a) if aliases.iter().any(|x| x == a) => Some(a.to_string()),
         // The creator's name goes first but the cache lives on for its aliases.
         _ => aliases.first().cloned(),
     };
     if let Some(name) = dropped {
-        rec.begin("kmem_cache_destroy", "refcount", "step.cache_unreferenced");
-        rec.arg_cache("cache", cache);
-        emit(rec, SlabEvent::CacheUnaliased(Box::new((cache, name))));
-        rec.end();
+        rec.call(
+            "kmem_cache_destroy",
+            "refcount",
+            "step.cache_unreferenced",
+            |rec| {
+                rec.arg_cache("cache", cache);
+                emit(rec, SlabEvent::CacheUnaliased(Box::new((cache, name))));
+            },
+        );
         return DestroyOutcome::Unreferenced;
     }
     if kmem_cache_shrink(rec, cache, cpu) {
-        let left: u64 = rec.machine().slab.caches[cache as usize]
+        let left: u64 = rec.machine().slab().caches[cache as usize]
             .node
             .iter()
             .map(|n| n.total_slabs)
             .sum();
-        rec.begin(
+        rec.call(
             "kmem_cache_destroy",
             "still has objects",
             "step.destroy_busy",
+            |rec| {
+                rec.arg_cache("cache", cache);
+                rec.arg("slabs", left);
+            },
         );
-        rec.arg_cache("cache", cache);
-        rec.arg("slabs", left);
-        rec.end();
         return DestroyOutcome::StillHasObjects;
     }
-    rec.begin(
+    rec.call(
         "__kmem_cache_shutdown",
         "release the cache",
         "step.cache_shutdown",
+        |rec| {
+            rec.arg_cache("cache", cache);
+            emit(rec, SlabEvent::CacheDestroyed { id: cache });
+        },
     );
-    rec.arg_cache("cache", cache);
-    emit(rec, SlabEvent::CacheDestroyed { id: cache });
-    rec.end();
-    if rec.machine().slab.caches[cache as usize]
+    if rec.machine().slab().caches[cache as usize]
         .flags
         .typesafe_by_rcu
     {

@@ -3,7 +3,7 @@
 //! `kmem_cache_node` (three slab lists, the shared array, alien caches), and SLAB's view of
 //! `struct slab` (the index array, `active`, `s_mem`).
 //!
-//! Objects are direct-map addresses, as under SLUB (`crate::slub::state::DIRECT_MAP_BASE`);
+//! Objects are direct-map addresses, as under SLUB (`crate::machine::DIRECT_MAP_BASE`);
 //! object `i` of a slab is at `s_mem + i * size`, where `s_mem` is the slab's first byte plus
 //! its colour offset.
 
@@ -23,9 +23,10 @@ pub const HZ: u64 = 250;
 /// `BATCHREFILL_LIMIT`: a cold (untouched) array refills at most this many objects.
 pub const BATCHREFILL_LIMIT: u32 = 16;
 
-/// Everything SLAB keeps, beside the page allocator. Empty when the machine runs SLUB.
+/// Everything SLAB keeps, beside the page allocator: the machine's allocator state when the
+/// kernel is built with `CONFIG_SLAB`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct SlabAllocator {
+pub struct SlabState {
     /// `slab_caches`, oldest first (slabinfo prints newest first).
     pub caches: Vec<KmemCache>,
     /// `kmalloc_caches[type][index]`: the cache id of each kmalloc cache.
@@ -218,7 +219,7 @@ impl KmemCache {
     }
 }
 
-impl SlabAllocator {
+impl SlabState {
     /// Heap bytes held (for the trace's memory account).
     pub fn heap_bytes(&self) -> usize {
         let ac = |a: &ArrayCache| a.entry.capacity() * 8;

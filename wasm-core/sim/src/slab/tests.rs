@@ -35,7 +35,7 @@ pub(super) fn boot_with(
     )
     .unwrap()
     .with_allocator(Allocator::Slab);
-    m.slab.legacy_refill = switches.slab_legacy_refill;
+    m.alloc.slab_mut().legacy_refill = switches.slab_legacy_refill;
     let mut rec = Recorder::new(m, true);
     create_kmalloc_caches(&mut rec, switches).unwrap();
     rec
@@ -73,14 +73,14 @@ fn locks(rec: &Recorder) -> u64 {
 fn first_allocation_grows_without_the_node_lock_and_fills_a_cold_array() {
     let mut rec = boot(2, 1);
     let id = cache(&mut rec, "obj100", 100);
-    let g = rec.machine().slab.caches[id as usize].geometry.clone();
+    let g = rec.machine().slab().caches[id as usize].geometry.clone();
     assert_eq!((g.limit, g.batchcount), (120, 60));
     let before = locks(&rec);
     let a = slab_alloc_node(&mut rec, id, 0, None);
     assert_ne!(a, 0);
     consistent(&rec);
     let m = rec.machine();
-    let s = &m.slab.caches[id as usize];
+    let s = &m.slab().caches[id as usize];
     // A cold array refills BATCHREFILL_LIMIT objects, straight from the new slab; one was
     // handed out.
     assert_eq!(s.cpu[0].avail(), BATCHREFILL_LIMIT - 1);
@@ -121,7 +121,7 @@ fn before_4_7_a_growing_refill_takes_the_node_lock_twice() {
     consistent(&rec);
     // cache_grow_end() links the free slab, then the retried refill takes it under the lock.
     assert_eq!(locks(&rec) - before, 2);
-    let s = &rec.machine().slab.caches[id as usize];
+    let s = &rec.machine().slab().caches[id as usize];
     assert_eq!(s.cpu[0].avail(), BATCHREFILL_LIMIT - 1);
 }
 
@@ -140,18 +140,21 @@ fn a_second_cpu_refills_from_the_slab_lists_under_the_lock() {
         .rev()
         .find(|s| s.function == "cache_alloc_refill");
     assert_eq!(step.unwrap().path, "from the node's slab lists");
-    let s = &rec.machine().slab.caches[id as usize];
+    let s = &rec.machine().slab().caches[id as usize];
     assert_eq!(s.cpu[1].avail(), BATCHREFILL_LIMIT - 1);
     // Both CPUs' objects came from the one slab, which is now 32 objects in.
     let pfn = s.node[0].slabs_partial[0];
-    assert_eq!(rec.machine().slab.slabs[&pfn].active, 2 * BATCHREFILL_LIMIT);
+    assert_eq!(
+        rec.machine().slab().slabs[&pfn].active,
+        2 * BATCHREFILL_LIMIT
+    );
 }
 
 #[test]
 fn a_full_array_flushes_its_oldest_batch_to_the_shared_array_then_to_the_slabs() {
     let mut rec = boot(2, 1);
     let id = cache(&mut rec, "obj100", 100);
-    let g = rec.machine().slab.caches[id as usize].geometry.clone();
+    let g = rec.machine().slab().caches[id as usize].geometry.clone();
     let objs: Vec<u64> = (0..(g.limit + g.batchcount) * 10)
         .map(|_| slab_alloc_node(&mut rec, id, 0, None))
         .collect();
@@ -161,13 +164,13 @@ fn a_full_array_flushes_its_oldest_batch_to_the_shared_array_then_to_the_slabs()
     for &o in &objs[..g.limit as usize] {
         assert_eq!(kfree(&mut rec, o, 0, None), FreeOutcome::Freed);
     }
-    let s = &rec.machine().slab.caches[id as usize];
+    let s = &rec.machine().slab().caches[id as usize];
     let array = s.cpu[0].entry.clone();
     assert_eq!(s.cpu[0].avail(), g.limit);
     // One more free: the oldest batchcount pointers move to the shared array.
     kfree(&mut rec, objs[g.limit as usize], 0, None);
     consistent(&rec);
-    let s = &rec.machine().slab.caches[id as usize];
+    let s = &rec.machine().slab().caches[id as usize];
     assert_eq!(
         s.node[0].shared.as_ref().unwrap().entry,
         array[..g.batchcount as usize]
@@ -176,7 +179,7 @@ fn a_full_array_flushes_its_oldest_batch_to_the_shared_array_then_to_the_slabs()
     // Fill the shared array (8 * 60 = 480); then a flush goes through free_block().
     let shared_limit = s.node[0].shared.as_ref().unwrap().limit;
     let mut next = g.limit as usize + 1;
-    while rec.machine().slab.caches[id as usize].node[0]
+    while rec.machine().slab().caches[id as usize].node[0]
         .shared
         .as_ref()
         .unwrap()
@@ -186,8 +189,8 @@ fn a_full_array_flushes_its_oldest_batch_to_the_shared_array_then_to_the_slabs()
         kfree(&mut rec, objs[next], 0, None);
         next += 1;
     }
-    let free_before = rec.machine().slab.caches[id as usize].node[0].free_objects;
-    while rec.machine().slab.caches[id as usize].cpu[0].avail() < g.limit {
+    let free_before = rec.machine().slab().caches[id as usize].node[0].free_objects;
+    while rec.machine().slab().caches[id as usize].cpu[0].avail() < g.limit {
         kfree(&mut rec, objs[next], 0, None);
         next += 1;
     }
@@ -202,7 +205,7 @@ fn a_full_array_flushes_its_oldest_batch_to_the_shared_array_then_to_the_slabs()
         step.unwrap().path,
         "array full: oldest batch back to the slabs"
     );
-    let free_after = rec.machine().slab.caches[id as usize].node[0].free_objects;
+    let free_after = rec.machine().slab().caches[id as usize].node[0].free_objects;
     assert_eq!(free_after, free_before + u64::from(g.batchcount));
 }
 
@@ -238,7 +241,7 @@ fn remote_frees_go_to_the_alien_cache_and_drain_to_their_node_when_full() {
 fn free_block_keeps_at_most_free_limit_free_objects_on_a_node() {
     let mut rec = boot(1, 1);
     let id = cache(&mut rec, "obj1000", 1000);
-    let g = rec.machine().slab.caches[id as usize].geometry.clone();
+    let g = rec.machine().slab().caches[id as usize].geometry.clone();
     let n = 400usize;
     let objs: Vec<u64> = (0..n)
         .map(|_| slab_alloc_node(&mut rec, id, 0, None))
@@ -247,7 +250,7 @@ fn free_block_keeps_at_most_free_limit_free_objects_on_a_node() {
         kfree(&mut rec, o, 0, None);
     }
     consistent(&rec);
-    let node = &rec.machine().slab.caches[id as usize].node[0];
+    let node = &rec.machine().slab().caches[id as usize].node[0];
     assert!(node.free_objects <= u64::from(node.free_limit));
     // free_limit = (1 + cpus on the node) * batchcount + num.
     assert_eq!(node.free_limit, 2 * g.batchcount + g.num);
@@ -259,17 +262,17 @@ fn slabs_of_a_node_take_successive_colours() {
     // object 700, align 8: order 1, 11 objects, 7 colours of 64 bytes (spec 5.8).
     let mut rec = boot(1, 1);
     let id = cache(&mut rec, "obj700", 700);
-    let g = rec.machine().slab.caches[id as usize].geometry.clone();
+    let g = rec.machine().slab().caches[id as usize].geometry.clone();
     assert_eq!((g.gfporder, g.num, g.colour, g.colour_off), (1, 11, 7, 64));
     let mut colours = Vec::new();
     for _ in 0..9 {
-        let before: Vec<Pfn> = rec.machine().slab.slabs.keys().copied().collect();
+        let before: Vec<Pfn> = rec.machine().slab().slabs.keys().copied().collect();
         // Allocate until a new slab appears.
         loop {
             slab_alloc_node(&mut rec, id, 0, None);
             let new = rec
                 .machine()
-                .slab
+                .slab()
                 .slabs
                 .iter()
                 .find(|(p, s)| s.cache == id && !before.contains(p));
@@ -296,16 +299,16 @@ fn an_off_slab_cache_takes_its_index_arrays_from_a_kmalloc_cache() {
         &BootOptions::default(),
     )
     .unwrap();
-    let s = rec.machine().slab.caches[id as usize].clone();
+    let s = rec.machine().slab().caches[id as usize].clone();
     assert_eq!(s.geometry.layout, FreelistLayout::OffSlab);
     let fc = s.freelist_cache.expect("a freelist cache");
     let live_before = rec.machine().live_objects;
     let obj = slab_alloc_node(&mut rec, id, 0, None);
     consistent(&rec);
     let pfn = place_of(rec.machine(), obj).unwrap().pfn;
-    let mgmt = rec.machine().slab.slabs[&pfn].freelist_addr;
+    let mgmt = rec.machine().slab().slabs[&pfn].freelist_addr;
     let owner = place_of(rec.machine(), mgmt).unwrap().pfn;
-    assert_eq!(rec.machine().slab.slabs[&owner].cache, fc);
+    assert_eq!(rec.machine().slab().slabs[&owner].cache, fc);
     assert_eq!(rec.machine().live_objects, live_before + 2);
     // Destroying the slab frees its index array too.
     kfree(&mut rec, obj, 0, None);
@@ -324,17 +327,20 @@ fn cache_reap_clears_touched_first_then_drains_an_unused_array() {
     for &o in &objs {
         kfree(&mut rec, o, 0, None);
     }
-    let avail = rec.machine().slab.caches[id as usize].cpu[0].avail();
+    let avail = rec.machine().slab().caches[id as usize].cpu[0].avail();
     cache_reap(&mut rec, None);
     consistent(&rec);
-    let ac = &rec.machine().slab.caches[id as usize].cpu[0];
+    let ac = &rec.machine().slab().caches[id as usize].cpu[0];
     assert_eq!((ac.avail(), ac.touched), (avail, false));
     cache_reap(&mut rec, None);
     consistent(&rec);
     // (limit + 4) / 5 = 24 of the oldest go back to the slabs.
-    let ac = &rec.machine().slab.caches[id as usize].cpu[0];
+    let ac = &rec.machine().slab().caches[id as usize].cpu[0];
     assert_eq!(ac.avail(), avail - 24);
-    assert_eq!(rec.machine().slab.jiffies, 2 * super::state::REAPTIMEOUT_AC);
+    assert_eq!(
+        rec.machine().slab().jiffies,
+        2 * super::state::REAPTIMEOUT_AC
+    );
 }
 
 #[test]
@@ -350,19 +356,19 @@ fn shrink_empties_every_array_and_destroy_refuses_a_cache_with_objects() {
     consistent(&rec);
     assert_eq!(
         kmem_cache_destroy(&mut rec, id, None, 0),
-        crate::slub::DestroyOutcome::StillHasObjects
+        crate::slab_common::DestroyOutcome::StillHasObjects
     );
     consistent(&rec);
-    let s = &rec.machine().slab.caches[id as usize];
+    let s = &rec.machine().slab().caches[id as usize];
     assert!(s.cpu.iter().all(|a| a.avail() == 0));
     assert_eq!(s.node.iter().map(|n| n.total_slabs).sum::<u64>(), 1);
     kfree(&mut rec, objs[0], 0, None);
     assert_eq!(
         kmem_cache_destroy(&mut rec, id, None, 0),
-        crate::slub::DestroyOutcome::Destroyed
+        crate::slab_common::DestroyOutcome::Destroyed
     );
     consistent(&rec);
-    assert!(rec.machine().slab.slabs.values().all(|s| s.cache != id));
+    assert!(rec.machine().slab().slabs.values().all(|s| s.cache != id));
     // A destroyed cache is a use after free.
     assert_eq!(slab_alloc_node(&mut rec, id, 0, None), 0);
     assert_eq!(rec.steps().last().unwrap().path, "destroyed cache");
@@ -376,7 +382,7 @@ fn free_slabs_are_destroyed_from_the_tail_of_slabs_free() {
     // slabs_destroy() walks from the head (mm/slab.c, v6.6).
     let mut rec = boot(1, 1);
     let id = cache(&mut rec, "obj1000", 1000);
-    let num = rec.machine().slab.caches[id as usize].geometry.num as usize;
+    let num = rec.machine().slab().caches[id as usize].geometry.num as usize;
     let objs: Vec<u64> = (0..num * 3)
         .map(|_| slab_alloc_node(&mut rec, id, 0, None))
         .collect();
@@ -392,7 +398,7 @@ fn free_slabs_are_destroyed_from_the_tail_of_slabs_free() {
             .position(|s| s.function == "drain_freelist")
             .expect("shrink drains the free slabs");
     let before = rec.snapshot_at(drained).unwrap();
-    let mut free: Vec<Pfn> = before.slab.caches[id as usize].node[0]
+    let mut free: Vec<Pfn> = before.slab().caches[id as usize].node[0]
         .slabs_free
         .iter()
         .copied()
@@ -459,7 +465,7 @@ fn a_remote_node_request_bypasses_the_array() {
     consistent(&rec);
     let m = rec.machine();
     assert_eq!(m.node_of(m.addr_pfn(obj).unwrap()), 1);
-    assert_eq!(m.slab.caches[id as usize].cpu[0].avail(), 0);
+    assert_eq!(m.slab().caches[id as usize].cpu[0].avail(), 0);
 }
 
 #[test]
@@ -467,11 +473,14 @@ fn kmalloc_uses_slab_size_classes_and_large_kmalloc() {
     let mut rec = boot(1, 1);
     let a = kmalloc(&mut rec, 8, 0, None);
     let place = place_of(rec.machine(), a).unwrap();
-    let cache = rec.machine().slab.slabs[&place.pfn].cache;
-    assert_eq!(rec.machine().slab.caches[cache as usize].name, "kmalloc-32");
+    let cache = rec.machine().slab().slabs[&place.pfn].cache;
+    assert_eq!(
+        rec.machine().slab().caches[cache as usize].name,
+        "kmalloc-32"
+    );
     let b = kmalloc(&mut rec, 70, 0, None);
-    let cache = rec.machine().slab.slabs[&place_of(rec.machine(), b).unwrap().pfn].cache;
-    let s = &rec.machine().slab.caches[cache as usize];
+    let cache = rec.machine().slab().slabs[&place_of(rec.machine(), b).unwrap().pfn].cache;
+    let s = &rec.machine().slab().caches[cache as usize];
     assert_eq!((s.name.as_str(), s.geometry.size), ("kmalloc-96", 128));
     let big = kmalloc(&mut rec, 100_000, 0, None);
     assert_ne!(big, 0);
@@ -565,7 +574,7 @@ proptest! {
             let flags = crate::geometry::SlabFlags { typesafe_by_rcu: typesafe_by_rcu[i], ..Default::default() };
             kmem_cache_create(&mut rec, &format!("c{i}"), s, 0, flags, ctor && i == 0, &switches).unwrap()
         }).collect();
-        ids.push(rec.machine().slab.kmalloc_caches.get(crate::kmalloc_caches::KmallocType::Normal, 5).unwrap());
+        ids.push(rec.machine().slab().kmalloc_caches.get(crate::kmalloc_caches::KmallocType::Normal, 5).unwrap());
         let mut live: Vec<u64> = Vec::new();
         let mut check = TraceCheck::new(&rec, FullChecks::EVERY_STEP).unwrap();
         for op in ops {
@@ -623,8 +632,8 @@ proptest! {
             prop_assert!(settled.is_empty(), "{:?}", settled);
             // Callers hold `live`, plus OFF_SLAB index arrays held by the slab layer, plus what
             // kfree_rcu() has not freed yet.
-            let arrays = rec.machine().slab.slabs.values().filter(|s| {
-                rec.machine().slab.caches[s.cache as usize].geometry.layout == FreelistLayout::OffSlab
+            let arrays = rec.machine().slab().slabs.values().filter(|s| {
+                rec.machine().slab().caches[s.cache as usize].geometry.layout == FreelistLayout::OffSlab
             }).count();
             let queued: usize = rec.machine().rcu.krc.iter().map(|k| k.waiting()).sum();
             prop_assert_eq!(rec.machine().live_objects as usize, live.len() + arrays + queued);
@@ -662,7 +671,7 @@ fn fallback_alloc_walks_the_local_zonelist() {
     let id = cache(&mut rec, "obj64", 64);
     for cpu in [0, 2] {
         slab_alloc_node(&mut rec, id, cpu, None);
-        assert!(rec.machine().slab.caches[id as usize].node[cpu as usize].free_objects > 0);
+        assert!(rec.machine().slab().caches[id as usize].node[cpu as usize].free_objects > 0);
     }
     exhaust_node(&mut rec, 1, 1);
     let obj = slab_alloc_node(&mut rec, id, 1, None);
@@ -712,7 +721,7 @@ fn colour_next_advances_before_the_off_slab_index_array_is_allocated() {
         &BootOptions::default(),
     )
     .unwrap();
-    let g = rec.machine().slab.caches[id as usize].geometry.clone();
+    let g = rec.machine().slab().caches[id as usize].geometry.clone();
     assert_eq!((g.layout, g.colour), (FreelistLayout::OffSlab, 2));
     // Every page taken, and kmalloc-256 with nothing left to give.
     let mut held = Vec::new();
@@ -743,7 +752,7 @@ fn colour_next_advances_before_the_off_slab_index_array_is_allocated() {
         .position(|s| s.function == "slab_alloc_node" && s.path == "out of memory")
         .unwrap();
     assert!(colour < index_array);
-    let colour_next = |rec: &Recorder| rec.machine().slab.caches[id as usize].node[0].colour_next;
+    let colour_next = |rec: &Recorder| rec.machine().slab().caches[id as usize].node[0].colour_next;
     assert_eq!(colour_next(&rec), failed as u32 % g.colour);
     // With pages for the slab and its index array, the next slab takes the colour after it.
     free_pages(&mut rec, 0, held.pop().unwrap()).unwrap();
@@ -753,7 +762,7 @@ fn colour_next_advances_before_the_off_slab_index_array_is_allocated() {
     let pfn = place_of(rec.machine(), obj).unwrap().pfn;
     let expected = (failed as u32 + 1) % g.colour;
     assert_eq!(
-        rec.machine().slab.slabs[&pfn].colour_off,
+        rec.machine().slab().slabs[&pfn].colour_off,
         expected * g.colour_off
     );
     assert_eq!(colour_next(&rec), expected);

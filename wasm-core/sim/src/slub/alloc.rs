@@ -4,27 +4,28 @@
 
 use super::create::kmalloc_slab;
 use super::partial::{flush_slab, put_cpu_partial};
-use super::random::{draw_below, shuffle_freelist};
-use super::state::ZERO_SIZE_PTR;
+use super::random::shuffle_freelist;
 use super::{get_freepointer, object_allocated, set_cpu_freelist, take_object};
 use crate::geometry::kmalloc::KmallocTarget;
 use crate::gfp::{Gfp, GFP_KERNEL};
 use crate::kmalloc_caches::KmallocType;
 use crate::machine::{Owner, Pfn};
 use crate::page_alloc::{alloc_pages, zonelist};
+use crate::slab_common::random::draw_below;
+use crate::slab_common::ZERO_SIZE_PTR;
 use crate::trace::{End, Event, Recorder};
 
 /// `kmalloc(size, GFP_KERNEL)`/`kmalloc_node()` from an unnamed caller (address 0): an
 /// object of at least `size` bytes, or NULL (0).
 pub fn kmalloc(rec: &mut Recorder, size: u64, cpu: u32, node: Option<u32>) -> u64 {
-    do_kmalloc_node(rec, size, GFP_KERNEL, 0, cpu, node)
+    __do_kmalloc_node(rec, size, GFP_KERNEL, 0, cpu, node)
 }
 
 /// `__do_kmalloc_node()`, v6.6: `kmalloc_slab()` picks the cache from the size, the gfp flags
 /// and, with random kmalloc caches, the caller's address (`_RET_IP_`); then
 /// `slab_alloc_node()`. Above `KMALLOC_MAX_CACHE_SIZE` the pages come straight from the page
 /// allocator (`__kmalloc_large_node()`).
-pub fn do_kmalloc_node(
+pub fn __do_kmalloc_node(
     rec: &mut Recorder,
     size: u64,
     flags: Gfp,
@@ -46,9 +47,7 @@ pub fn do_kmalloc_node(
             slab_alloc_node(rec, cache, cpu, node)
         }
         Ok(Err(KmallocTarget::ZeroSizePtr)) => {
-            rec.begin("kmalloc", "size 0", "step.kmalloc_zero");
-            rec.end();
-            ZERO_SIZE_PTR
+            rec.call("kmalloc", "size 0", "step.kmalloc_zero", |_| ZERO_SIZE_PTR)
         }
         Ok(Err(KmallocTarget::Large { order })) => {
             // __kmalloc_large_node(): straight to the page allocator.
@@ -58,10 +57,10 @@ pub fn do_kmalloc_node(
             }
         }
         Ok(Err(KmallocTarget::Cache(_))) | Err(_) => {
-            rec.begin("kmalloc", "too large", "step.kmalloc_too_large");
-            rec.arg("size", size);
-            rec.end();
-            0
+            rec.call("kmalloc", "too large", "step.kmalloc_too_large", |rec| {
+                rec.arg("size", size);
+                0
+            })
         }
     }
 }
@@ -70,46 +69,48 @@ pub fn do_kmalloc_node(
 /// as a step of its own (the kernel computes it inline): `hash_64(caller ^
 /// random_kmalloc_seed, 4)` is the copy, 0 being the normal cache.
 fn random_kmalloc_step(rec: &mut Recorder, cache: u32, caller: u64, copy: u8) {
-    rec.begin(
+    rec.call(
         "kmalloc_slab",
         "random kmalloc cache",
         "step.kmalloc_random",
+        |rec| {
+            rec.arg_addr("caller", caller);
+            rec.arg("copy", copy);
+            rec.arg_cache("cache", cache);
+        },
     );
-    rec.arg_addr("caller", caller);
-    rec.arg("copy", copy);
-    rec.arg_cache("cache", cache);
-    rec.end();
 }
 
 /// `slab_alloc_node()`: `cache`'s next object for `cpu`, from `node` if given.
 pub fn slab_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
     let m = rec.machine();
-    if m.caches[cache as usize].destroyed {
+    if m.slub().caches[cache as usize].destroyed {
         // The kmem_cache structure is freed memory now: a use-after-free in the caller.
-        rec.begin(
+        return rec.call(
             "kmem_cache_alloc",
             "destroyed cache",
             "step.use_destroyed_cache",
+            |rec| {
+                rec.arg_cache("cache", cache);
+                0
+            },
         );
-        rec.arg_cache("cache", cache);
-        rec.end();
-        return 0;
     }
-    let c = &m.caches[cache as usize].cpu[cpu as usize];
+    let c = &m.slub().caches[cache as usize].cpu[cpu as usize];
     let (object, slab) = (c.freelist, c.slab);
     let node_ok = match (node, slab) {
-        (Some(n), Some(pfn)) => m.slabs[&pfn].node == n,
+        (Some(n), Some(pfn)) => m.slub().slabs[&pfn].node == n,
         _ => true,
     };
     if object != 0 && slab.is_some() && node_ok {
-        rec.begin("slab_alloc_node", "fast path", "step.alloc_fast");
-        rec.arg_cache("cache", cache);
-        rec.arg("cpu", cpu);
-        take_object(rec, cache, cpu, object);
-        rec.end();
-        return object;
+        return rec.call("slab_alloc_node", "fast path", "step.alloc_fast", |rec| {
+            rec.arg_cache("cache", cache);
+            rec.arg("cpu", cpu);
+            take_object(rec, cache, cpu, object);
+            object
+        });
     }
-    slab_alloc_slow(rec, cache, cpu, node)
+    ___slab_alloc(rec, cache, cpu, node)
 }
 
 /// `___slab_alloc()`.
@@ -117,66 +118,74 @@ pub fn slab_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u3
     clippy::too_many_lines,
     reason = "mirrors ___slab_alloc()'s labels (reread_slab, load_freelist, new_slab, ...) in the kernel's order"
 )]
-pub(crate) fn slab_alloc_slow(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
-    if rec.machine().caches[cache as usize].debug() {
+pub(crate) fn ___slab_alloc(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
+    if rec.machine().slub().caches[cache as usize].debug() {
         return slab_alloc_debug(rec, cache, cpu, node);
     }
     loop {
         // reread_slab / redo
-        let c = rec.machine().caches[cache as usize].cpu[cpu as usize].clone();
+        let c = rec.machine().slub().caches[cache as usize].cpu[cpu as usize].clone();
         if let Some(pfn) = c.slab {
-            let slab_node = rec.machine().slabs[&pfn].node;
+            let slab_node = rec.machine().slub().slabs[&pfn].node;
             if node.is_some_and(|n| n != slab_node) {
                 // ALLOC_NODE_MISMATCH: give the cpu slab back and look elsewhere.
-                rec.begin(
+                rec.call(
                     "___slab_alloc",
                     "node mismatch: deactivate",
                     "step.node_mismatch",
+                    |rec| {
+                        rec.arg_cache("cache", cache);
+                        rec.arg("cpu", cpu);
+                        rec.arg("slab_node", slab_node);
+                        flush_slab(rec, cache, cpu, pfn, c.freelist);
+                    },
                 );
-                rec.arg_cache("cache", cache);
-                rec.arg("cpu", cpu);
-                rec.arg("slab_node", slab_node);
-                flush_slab(rec, cache, cpu, pfn, c.freelist);
-                rec.end();
             } else if c.freelist != 0 {
-                rec.begin("___slab_alloc", "load c->freelist", "step.load_freelist");
-                rec.arg_cache("cache", cache);
-                rec.arg("cpu", cpu);
-                return load_freelist(rec, cache, cpu, c.freelist);
+                return rec.call(
+                    "___slab_alloc",
+                    "load c->freelist",
+                    "step.load_freelist",
+                    |rec| {
+                        rec.arg_cache("cache", cache);
+                        rec.arg("cpu", cpu);
+                        load_freelist(rec, cache, cpu, c.freelist)
+                    },
+                );
             } else {
                 // get_freelist(): take what other CPUs freed to this slab.
-                let slab = &rec.machine().slabs[&pfn];
+                let slab = &rec.machine().slub().slabs[&pfn];
                 let (taken, objects) = (slab.freelist, slab.objects);
-                rec.begin(
-                    "get_freelist",
+                let path = if taken != 0 {
+                    "remote frees"
+                } else {
+                    "cpu slab exhausted"
+                };
+                let refilled = rec.call("get_freelist", path, "step.get_freelist", |rec| {
+                    rec.arg_cache("cache", cache);
+                    rec.arg("cpu", cpu);
+                    rec.emit(Event::SlabStateSet {
+                        pfn,
+                        freelist: 0,
+                        inuse: objects,
+                        frozen: taken != 0,
+                    });
                     if taken != 0 {
-                        "remote frees"
-                    } else {
-                        "cpu slab exhausted"
-                    },
-                    "step.get_freelist",
-                );
-                rec.arg_cache("cache", cache);
-                rec.arg("cpu", cpu);
-                rec.emit(Event::SlabStateSet {
-                    pfn,
-                    freelist: 0,
-                    inuse: objects,
-                    frozen: taken != 0,
+                        return Some(load_freelist(rec, cache, cpu, taken)); // ALLOC_REFILL
+                    }
+                    // DEACTIVATE_BYPASS: the slab is full and on no list now.
+                    rec.emit(Event::CpuSlabSet {
+                        cache,
+                        cpu,
+                        slab: None,
+                    });
+                    set_cpu_freelist(rec, cache, cpu, 0);
+                    None
                 });
-                if taken != 0 {
-                    return load_freelist(rec, cache, cpu, taken); // ALLOC_REFILL
+                if let Some(object) = refilled {
+                    return object;
                 }
-                // DEACTIVATE_BYPASS: the slab is full and on no list now.
-                rec.emit(Event::CpuSlabSet {
-                    cache,
-                    cpu,
-                    slab: None,
-                });
-                set_cpu_freelist(rec, cache, cpu, 0);
-                rec.end();
             }
-            if rec.machine().caches[cache as usize].cpu[cpu as usize]
+            if rec.machine().slub().caches[cache as usize].cpu[cpu as usize]
                 .slab
                 .is_some()
             {
@@ -185,49 +194,66 @@ pub(crate) fn slab_alloc_slow(rec: &mut Recorder, cache: u32, cpu: u32, node: Op
         }
         // new_slab: no cpu slab now; the per-CPU partial stack first (read afresh: the branches
         // above may have changed this CPU's state).
-        let partial = rec.machine().caches[cache as usize].cpu[cpu as usize].partial;
+        let partial = rec.machine().slub().caches[cache as usize].cpu[cpu as usize].partial;
         if let Some(top) = partial {
-            let next = rec.machine().slabs[&top].next;
-            rec.begin("___slab_alloc", "cpu partial pop", "step.cpu_partial_pop");
-            rec.arg_cache("cache", cache);
-            rec.arg("cpu", cpu);
-            rec.emit(Event::CpuPartialSet {
-                cache,
-                cpu,
-                top: next,
-            });
-            rec.emit(Event::CpuSlabSet {
-                cache,
-                cpu,
-                slab: Some(top),
-            });
-            rec.end();
+            let next = rec.machine().slub().slabs[&top].next;
+            rec.call(
+                "___slab_alloc",
+                "cpu partial pop",
+                "step.cpu_partial_pop",
+                |rec| {
+                    rec.arg_cache("cache", cache);
+                    rec.arg("cpu", cpu);
+                    rec.emit(Event::CpuPartialSet {
+                        cache,
+                        cpu,
+                        top: next,
+                    });
+                    rec.emit(Event::CpuSlabSet {
+                        cache,
+                        cpu,
+                        slab: Some(top),
+                    });
+                },
+            );
             continue; // redo: c->freelist is NULL, so get_freelist() runs on it
         }
         // new_objects
         let search = node.unwrap_or(rec.machine().cpu_node[cpu as usize]);
-        if let Some((pfn, freelist)) = get_partial_node(rec, cache, cpu, search) {
-            return install(rec, cache, cpu, pfn, freelist);
+        // get_partial_node(), then the slab it returns is installed in the same step.
+        let from_node = |rec: &mut Recorder, n: u32| {
+            get_partial_node(rec, cache, cpu, n, |rec, pfn, freelist| {
+                install(rec, cache, cpu, pfn, freelist)
+            })
+        };
+        if let Some(object) = from_node(rec, search) {
+            return object;
         }
         // get_partial(), v6.6: other nodes only when the caller named none.
         if node.is_none() {
-            if let Some((pfn, freelist)) = get_any_partial(rec, cache, cpu, search) {
-                let object = install(rec, cache, cpu, pfn, freelist);
-                rec.end(); // the get_any_partial step
+            let found = get_any_partial(rec, cache, cpu, search, |rec, n| from_node(rec, n));
+            if let Some(object) = found.flatten() {
                 return object;
             }
         }
-        let Some(pfn) = new_slab(rec, cache, cpu, node) else {
-            rec.begin("___slab_alloc", "out of memory", "step.slab_oom");
-            rec.arg_cache("cache", cache);
-            rec.end();
-            return 0;
+        let Some(new) = new_slab(rec, cache, cpu, node) else {
+            return slab_out_of_memory(rec, cache);
         };
-        let freelist = rec.machine().caches[cache as usize].cpu[cpu as usize].freelist;
+        let freelist = rec.machine().slub().caches[cache as usize].cpu[cpu as usize].freelist;
         debug_assert_eq!(freelist, 0);
-        let freelist = take_new_slab_freelist(rec, cache, pfn);
-        return install(rec, cache, cpu, pfn, freelist);
+        return allocate_slab(rec, cache, cpu, new, |rec, pfn| {
+            let freelist = take_new_slab_freelist(rec, cache, pfn);
+            install(rec, cache, cpu, pfn, freelist)
+        });
     }
+}
+
+/// `___slab_alloc()` with no slab to be had: `slab_out_of_memory()`, and NULL.
+fn slab_out_of_memory(rec: &mut Recorder, cache: u32) -> u64 {
+    rec.call("___slab_alloc", "out of memory", "step.slab_oom", |rec| {
+        rec.arg_cache("cache", cache);
+        0
+    })
 }
 
 /// `retry_load_slab`: the slab becomes the cpu slab, then `load_freelist`. Continues the step
@@ -242,24 +268,52 @@ fn install(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, freelist: u64) ->
 }
 
 /// `load_freelist`: the first object goes to the caller, the rest become `c->freelist`; the
-/// open step ends here.
+/// last thing the step that found them does.
 #[inline(always)]
 fn load_freelist(rec: &mut Recorder, cache: u32, cpu: u32, freelist: u64) -> u64 {
     take_object(rec, cache, cpu, freelist);
     rec.arg_addr("object", freelist);
-    rec.end();
     freelist
 }
 
-/// `get_partial_node()`: the first slab of the node's partial list becomes the cpu slab (its
-/// freelist is returned) and up to `cpu_partial_slabs / 2 + 1` more go to the cpu partial stack.
-fn get_partial_node(rec: &mut Recorder, cache: u32, cpu: u32, node: u32) -> Option<(Pfn, u64)> {
-    let s = &rec.machine().caches[cache as usize];
+/// `get_partial_node()`: the first slab of the node's partial list becomes the cpu slab and up
+/// to `cpu_partial_slabs / 2 + 1` more go to the cpu partial stack. The first slab and its
+/// freelist go to `then`, which the caller uses to install it in the same step (so no step
+/// ends with a frozen slab that belongs to nobody). `None`, and no step, when the list is
+/// empty.
+fn get_partial_node<R>(
+    rec: &mut Recorder,
+    cache: u32,
+    cpu: u32,
+    node: u32,
+    then: impl FnOnce(&mut Recorder, Pfn, u64) -> R,
+) -> Option<R> {
+    let s = &rec.machine().slub().caches[cache as usize];
     if s.node[node as usize].partial.is_empty() {
         return None;
     }
     let (limit, has_cpu_partial) = (s.geometry.cpu_partial_slabs, s.has_cpu_partial());
-    rec.begin("get_partial_node", "node partial", "step.get_partial_node");
+    rec.call(
+        "get_partial_node",
+        "node partial",
+        "step.get_partial_node",
+        |rec| {
+            let (pfn, freelist) = take_partial_slabs(rec, cache, cpu, node, limit, has_cpu_partial);
+            Some(then(rec, pfn, freelist))
+        },
+    )
+}
+
+/// The body of `get_partial_node()` on a list that is not empty: `acquire_slab()` on the
+/// first slab (its freelist is returned) and `put_cpu_partial()` on the ones after it.
+fn take_partial_slabs(
+    rec: &mut Recorder,
+    cache: u32,
+    cpu: u32,
+    node: u32,
+    limit: u32,
+    has_cpu_partial: bool,
+) -> (Pfn, u64) {
     rec.arg_cache("cache", cache);
     rec.arg("node", node);
     rec.emit(Event::ListLockTaken { cache, node }); // spin_lock_irqsave(&n->list_lock)
@@ -268,12 +322,12 @@ fn get_partial_node(rec: &mut Recorder, cache: u32, cpu: u32, node: u32) -> Opti
     // The list in order, without a copy: each pass removes the slab at its head, and nothing
     // else here adds to or takes from this node's list.
     let head = |rec: &Recorder| {
-        let list = &rec.machine().caches[cache as usize].node[node as usize].partial;
+        let list = &rec.machine().slub().caches[cache as usize].node[node as usize].partial;
         list.first().copied()
     };
     while let Some(pfn) = head(rec) {
         // acquire_slab(): freeze it, take the freelist only for the first one.
-        let slab = &rec.machine().slabs[&pfn];
+        let slab = &rec.machine().slub().slabs[&pfn];
         let (freelist, inuse, objects) = (slab.freelist, slab.inuse, slab.objects);
         rec.emit(Event::NodePartialRemoved { cache, node, pfn });
         if object.is_none() {
@@ -299,35 +353,27 @@ fn get_partial_node(rec: &mut Recorder, cache: u32, cpu: u32, node: u32) -> Opti
         }
     }
     rec.arg("to_cpu_partial", partial_slabs);
-    if object.is_none() {
-        rec.end();
-    }
-    object
+    object.expect("the node's partial list is not empty")
 }
 
 /// `get_any_partial()`: with no partial slab on the local node, a slab from the partial list
 /// of another node that keeps more than `min_partial`, searched in zonelist order, unless the
-/// defrag ratio says to stay local this time. On success the step stays open (with the
-/// nested `get_partial_node()` inside) for the caller to finish.
-fn get_any_partial(rec: &mut Recorder, cache: u32, cpu: u32, local: u32) -> Option<(Pfn, u64)> {
-    let n = any_partial_node(rec, cache, cpu, local)?;
-    // The node's list is not empty, so get_partial_node() finds a slab there.
-    let found = get_partial_node(rec, cache, cpu, n);
-    if found.is_none() {
-        rec.end();
-    }
-    found
-}
-
-/// The node `get_any_partial()` takes a slab from, if any. Opens the `get_any_partial` step;
-/// it is left open when a node is returned.
-fn any_partial_node(rec: &mut Recorder, cache: u32, cpu: u32, local: u32) -> Option<u32> {
+/// defrag ratio says to stay local this time. The node found goes to `then` (the nested
+/// `get_partial_node()` and what the caller does with its slab), inside this step. `None`
+/// when no node was found (with a step saying why, if it searched at all).
+fn get_any_partial<R>(
+    rec: &mut Recorder,
+    cache: u32,
+    cpu: u32,
+    local: u32,
+    then: impl FnOnce(&mut Recorder, u32) -> R,
+) -> Option<R> {
     let nodes = rec.machine().config.nodes;
     if nodes == 1 {
         return None; // the zonelist holds the local node only: nothing more to find
     }
     let m = rec.machine();
-    let s = &m.caches[cache as usize];
+    let s = &m.slub().caches[cache as usize];
     let (ratio, min_partial) = (s.remote_node_defrag_ratio, s.geometry.min_partial as usize);
     // The zonelist of mempolicy_slab_node(), the local node without a memory policy, as
     // build_zonelists() ordered it at boot. It starts with the local node itself, whose
@@ -337,57 +383,63 @@ fn any_partial_node(rec: &mut Recorder, cache: u32, cpu: u32, local: u32) -> Opt
         .copied()
         .find(|&n| s.node[n as usize].partial.len() > min_partial);
     let order = zonelist::zonelist_text(&m.zonelists[local as usize]);
-    rec.begin(
+    rec.call(
         "get_any_partial",
         "remote node partial",
         "step.get_any_partial",
-    );
-    rec.arg_cache("cache", cache);
-    rec.arg("cpu", cpu);
-    rec.arg("zonelist", order);
-    // The kernel uses the cycle counter as a cheap random number: get_cycles() % 1024.
-    let cycles = draw_below(rec, 1024);
-    if ratio == 0 || cycles > ratio {
-        rec.arg("outcome", "defrag ratio: stay local");
-        rec.end();
-        return None;
-    }
-    let Some(n) = candidate else {
-        rec.arg("outcome", "no other node has partial slabs to spare");
-        rec.end();
-        return None;
-    };
-    rec.arg("node", n);
-    Some(n)
+        |rec| {
+            rec.arg_cache("cache", cache);
+            rec.arg("cpu", cpu);
+            rec.arg("zonelist", order);
+            // The kernel uses the cycle counter as a cheap random number: get_cycles() % 1024.
+            let cycles = draw_below(rec, 1024);
+            if ratio == 0 || cycles > ratio {
+                rec.arg("outcome", "defrag ratio: stay local");
+                return None;
+            }
+            let Some(n) = candidate else {
+                rec.arg("outcome", "no other node has partial slabs to spare");
+                return None;
+            };
+            rec.arg("node", n);
+            Some(then(rec, n))
+        },
+    )
 }
 
 /// `___slab_alloc()` for a debug cache (`kmem_cache_debug()`): no cpu slab and no per-CPU
 /// partial stack; each object is taken under the node's `list_lock` from a node partial slab
 /// (`alloc_single_from_partial()`) or from a new slab (`alloc_single_from_new_slab()`).
+#[doc(alias = "___slab_alloc")]
 fn slab_alloc_debug(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
     let search = node.unwrap_or(rec.machine().cpu_node[cpu as usize]);
-    let local = &rec.machine().caches[cache as usize].node[search as usize].partial;
+    let local = &rec.machine().slub().caches[cache as usize].node[search as usize].partial;
     if let Some(&pfn) = local.first() {
         return alloc_single_from_partial(rec, cache, cpu, search, pfn);
     }
     if node.is_none() {
-        if let Some(n) = any_partial_node(rec, cache, cpu, search) {
-            let pfn = rec.machine().caches[cache as usize].node[n as usize].partial[0];
-            let object = alloc_single_from_partial(rec, cache, cpu, n, pfn);
-            rec.end(); // the get_any_partial step
+        let found = get_any_partial(rec, cache, cpu, search, |rec, n| {
+            let pfn = rec.machine().slub().caches[cache as usize].node[n as usize].partial[0];
+            alloc_single_from_partial(rec, cache, cpu, n, pfn)
+        });
+        if let Some(object) = found {
             return object;
         }
     }
-    let Some(pfn) = new_slab(rec, cache, cpu, node) else {
-        rec.begin("___slab_alloc", "out of memory", "step.slab_oom");
-        rec.arg_cache("cache", cache);
-        rec.end();
-        return 0;
+    let Some(new) = new_slab(rec, cache, cpu, node) else {
+        return slab_out_of_memory(rec, cache);
     };
-    // alloc_single_from_new_slab(), in the allocate_slab step.
-    let s = &rec.machine().caches[cache as usize];
+    allocate_slab(rec, cache, cpu, new, |rec, pfn| {
+        alloc_single_from_new_slab(rec, cache, cpu, pfn)
+    })
+}
+
+/// `alloc_single_from_new_slab()`, in the `allocate_slab` step: the first object of a new
+/// slab of a debug cache goes to the caller, and the slab onto the node's lists.
+fn alloc_single_from_new_slab(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn) -> u64 {
+    let s = &rec.machine().slub().caches[cache as usize];
     let store_user = s.flags.store_user;
-    let slab = rec.machine().slabs[&pfn].fields();
+    let slab = rec.machine().slub().slabs[&pfn].fields();
     let object = slab.freelist;
     let next = get_freepointer(rec.machine(), object);
     rec.emit(Event::SlabStateSet {
@@ -424,49 +476,56 @@ fn slab_alloc_debug(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>)
     });
     object_allocated(rec, cache, cpu, pfn, object);
     rec.arg_addr("object", object);
-    rec.end();
     object
 }
 
 /// `alloc_single_from_partial()`: one object from a node partial slab of a debug cache; a
 /// slab that becomes full leaves the partial list (for `n->full` with `SLAB_STORE_USER`).
 fn alloc_single_from_partial(rec: &mut Recorder, cache: u32, cpu: u32, node: u32, pfn: Pfn) -> u64 {
-    let store_user = rec.machine().caches[cache as usize].flags.store_user;
-    let slab = rec.machine().slabs[&pfn].fields();
+    let store_user = rec.machine().slub().caches[cache as usize].flags.store_user;
+    let slab = rec.machine().slub().slabs[&pfn].fields();
     let object = slab.freelist;
     let next = get_freepointer(rec.machine(), object);
-    rec.begin(
+    rec.call(
         "alloc_single_from_partial",
         "debug cache: node partial",
         "step.alloc_single_from_partial",
-    );
-    rec.arg_cache("cache", cache);
-    rec.arg("cpu", cpu);
-    rec.arg("node", node);
-    // get_partial_node() calls it under the node's list_lock.
-    rec.emit(Event::ListLockTaken { cache, node });
-    rec.emit(Event::SlabStateSet {
-        pfn,
-        freelist: next,
-        inuse: slab.inuse + 1,
-        frozen: false,
-    });
-    if slab.inuse + 1 == slab.objects {
-        rec.emit(Event::NodePartialRemoved { cache, node, pfn });
-        if store_user {
-            rec.emit(Event::NodeFullAdded { cache, node, pfn });
-        }
-    }
-    object_allocated(rec, cache, cpu, pfn, object);
-    rec.arg_addr("object", object);
-    rec.end();
-    object
+        |rec| {
+            rec.arg_cache("cache", cache);
+            rec.arg("cpu", cpu);
+            rec.arg("node", node);
+            // get_partial_node() calls it under the node's list_lock.
+            rec.emit(Event::ListLockTaken { cache, node });
+            rec.emit(Event::SlabStateSet {
+                pfn,
+                freelist: next,
+                inuse: slab.inuse + 1,
+                frozen: false,
+            });
+            if slab.inuse + 1 == slab.objects {
+                rec.emit(Event::NodePartialRemoved { cache, node, pfn });
+                if store_user {
+                    rec.emit(Event::NodeFullAdded { cache, node, pfn });
+                }
+            }
+            object_allocated(rec, cache, cpu, pfn, object);
+            rec.arg_addr("object", object);
+            object
+        },
+    )
 }
 
-/// `new_slab()` → `allocate_slab()`: pages of the preferred order, else of the minimum order;
-/// the free objects linked in address order.
-fn new_slab(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> Option<Pfn> {
-    let g = rec.machine().caches[cache as usize].geometry.clone();
+/// The pages `new_slab()` → `allocate_slab()` got: where, of which order, for how many objects.
+struct NewSlabPages {
+    pfn: Pfn,
+    order: u8,
+    objects: u32,
+}
+
+/// `new_slab()` → `allocate_slab()`, first half: pages of the preferred order, else of the
+/// minimum order (their page allocator steps come before the `allocate_slab` step).
+fn new_slab(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> Option<NewSlabPages> {
+    let g = rec.machine().slub().caches[cache as usize].geometry.clone();
     let mut order = g.order as u8;
     let mut objects = g.objs_per_slab;
     let pfn = match alloc_pages(rec, cpu, node, order, Owner::Slab { cache }) {
@@ -479,37 +538,56 @@ fn new_slab(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> Opti
         }
         Err(_) => return None,
     };
-    rec.begin(
-        "allocate_slab",
-        if order as u32 == g.order {
-            "preferred order"
-        } else {
-            "order fallback"
-        },
-        "step.allocate_slab",
-    );
-    rec.arg_cache("cache", cache);
-    rec.arg("cpu", cpu);
-    rec.arg("order", order);
-    rec.arg("objects", objects);
-    // shuffle_freelist() when the cache has a random sequence, else address order.
-    let freelist = shuffle_freelist(rec, cache, objects)
-        .unwrap_or_else(|| (0..objects).collect())
-        .into_boxed_slice();
-    rec.emit(Event::SlabCreated {
-        cache,
+    Some(NewSlabPages {
         pfn,
         order,
-        freelist,
-    });
-    Some(pfn)
+        objects,
+    })
+}
+
+/// `allocate_slab()`, second half, as a step: the free objects are linked (shuffled when the
+/// cache has a random sequence, else in address order), and `then` takes the new slab in the
+/// same step (the caller's use of it: `___slab_alloc()` freezes it as the cpu slab).
+fn allocate_slab<R>(
+    rec: &mut Recorder,
+    cache: u32,
+    cpu: u32,
+    new: NewSlabPages,
+    then: impl FnOnce(&mut Recorder, Pfn) -> R,
+) -> R {
+    let NewSlabPages {
+        pfn,
+        order,
+        objects,
+    } = new;
+    let path = if u32::from(order) == rec.machine().slub().caches[cache as usize].geometry.order {
+        "preferred order"
+    } else {
+        "order fallback"
+    };
+    rec.call("allocate_slab", path, "step.allocate_slab", |rec| {
+        rec.arg_cache("cache", cache);
+        rec.arg("cpu", cpu);
+        rec.arg("order", order);
+        rec.arg("objects", objects);
+        let freelist = shuffle_freelist(rec, cache, objects)
+            .unwrap_or_else(|| (0..objects).collect())
+            .into_boxed_slice();
+        rec.emit(Event::SlabCreated {
+            cache,
+            pfn,
+            order,
+            freelist,
+        });
+        then(rec, pfn)
+    })
 }
 
 /// The rest of `___slab_alloc()`'s new-slab branch, in the same step as `allocate_slab()`: the
 /// slab's whole freelist goes to the CPU, the slab is frozen with every object in use, and
 /// `inc_slabs_node()` counts it.
 fn take_new_slab_freelist(rec: &mut Recorder, cache: u32, pfn: Pfn) -> u64 {
-    let slab = &rec.machine().slabs[&pfn];
+    let slab = &rec.machine().slub().slabs[&pfn];
     let (freelist, objects, node) = (slab.freelist, slab.objects, slab.node);
     rec.emit(Event::SlabStateSet {
         pfn,

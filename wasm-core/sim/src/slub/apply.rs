@@ -1,53 +1,15 @@
 //! Applying SLUB events to the machine (the recorder's only way to change SLUB state).
 
-use super::state::{
-    KmemCache, KmemCacheCpu, KmemCacheNode, ReciprocalValue, Slab, DIRECT_MAP_BASE,
-};
-use crate::machine::{Machine, Pfn};
+use super::state::{KmemCache, KmemCacheCpu, KmemCacheNode, ReciprocalValue, Slab, SlubState};
+use crate::machine::{FrameState, Machine, Owner, Pfn, DIRECT_MAP_BASE};
 use crate::trace::{End, Event, NewCache};
 
-impl Machine {
-    /// The address of object `index` of the slab at `pfn`.
-    pub fn object_addr(&self, pfn: Pfn, size: u32, index: u32) -> u64 {
-        DIRECT_MAP_BASE
-            + (u64::from(pfn) << self.page.page_shift)
-            + u64::from(index) * u64::from(size)
-    }
-
-    /// The first page's pfn of the page holding `addr`, if `addr` is in simulated memory.
-    pub fn addr_pfn(&self, addr: u64) -> Option<Pfn> {
-        let offset = addr.checked_sub(DIRECT_MAP_BASE)?;
-        let pfn = offset >> self.page.page_shift;
-        (pfn < self.frames.len() as u64).then_some(pfn as Pfn)
-    }
-
+impl SlubState {
+    /// Marks object `index` of the slab at `pfn` allocated or free.
     fn set_allocated(&mut self, pfn: Pfn, index: u32, allocated: bool) {
         let slot = &mut self.slabs.get_mut(&pfn).expect("slab exists").allocated[index as usize];
         debug_assert_ne!(*slot, allocated);
         *slot = allocated;
-        if allocated {
-            self.live_objects += 1;
-        } else {
-            self.live_objects -= 1;
-        }
-    }
-
-    /// Whether `addr` is the start of an object a caller holds.
-    pub fn is_live(&self, addr: u64) -> bool {
-        crate::slub::place_of(self, addr)
-            .is_some_and(|p| p.offset == 0 && self.slabs[&p.pfn].allocated[p.index as usize])
-    }
-
-    /// Every object callers hold, with its cache, in address order.
-    pub fn live(&self) -> impl Iterator<Item = (u64, u32)> + '_ {
-        self.slabs.iter().flat_map(move |(pfn, s)| {
-            let size = self.caches[s.cache as usize].geometry.size;
-            s.allocated
-                .iter()
-                .enumerate()
-                .filter(|(_, &a)| a)
-                .map(move |(i, _)| (self.object_addr(pfn, size, i as u32), s.cache))
-        })
     }
 
     /// `list_del()` of the slab at `pfn` from node `node`'s partial list (or `n->full`), as
@@ -68,6 +30,27 @@ impl Machine {
             }
         }
     }
+}
+
+impl Machine {
+    /// Whether `addr` is the start of an object a caller holds.
+    pub fn is_live(&self, addr: u64) -> bool {
+        crate::slub::place_of(self, addr)
+            .is_some_and(|p| p.offset == 0 && self.slub().slabs[&p.pfn].allocated[p.index as usize])
+    }
+
+    /// Every object callers hold, with its cache, in address order.
+    pub fn live(&self) -> impl Iterator<Item = (u64, u32)> + '_ {
+        let st = self.slub();
+        st.slabs.iter().flat_map(move |(pfn, s)| {
+            let size = st.caches[s.cache as usize].geometry.size;
+            s.allocated
+                .iter()
+                .enumerate()
+                .filter(|(_, &a)| a)
+                .map(move |(i, _)| (self.object_addr(pfn, size, i as u32), s.cache))
+        })
+    }
 
     #[inline(always)]
     #[allow(
@@ -75,6 +58,12 @@ impl Machine {
         reason = "one arm per SLUB event, each the state change that event records"
     )]
     pub(crate) fn apply_slub(&mut self, event: &Event) {
+        let page_shift = self.page.page_shift;
+        let object_addr = move |pfn: Pfn, size: u32, index: u32| {
+            DIRECT_MAP_BASE + (u64::from(pfn) << page_shift) + u64::from(index) * u64::from(size)
+        };
+        let (cpus, nodes, span) = (self.config.cpus, self.config.nodes, self.span);
+        let st = self.alloc.slub_mut();
         match event {
             Event::CacheCreated(new) => {
                 let NewCache {
@@ -90,11 +79,11 @@ impl Machine {
                     random,
                     random_seq,
                 } = &**new;
-                debug_assert_eq!(*id as usize, self.caches.len());
+                debug_assert_eq!(*id as usize, st.caches.len());
                 if let Some(slot) = kmalloc {
                     self.kmalloc_caches.set(*slot, *id);
                 }
-                self.caches.push(KmemCache {
+                st.caches.push(KmemCache {
                     id: *id,
                     name: name.clone(),
                     reciprocal_size: ReciprocalValue::new(geometry.size),
@@ -111,49 +100,47 @@ impl Machine {
                     random_seq: random_seq.clone(),
                     aliases: Vec::new(),
                     destroyed: false,
-                    cpu: (0..self.config.cpus)
+                    cpu: (0..cpus)
                         .map(|c| KmemCacheCpu {
                             tid: u64::from(c),
                             ..KmemCacheCpu::default()
                         })
                         .collect(),
-                    node: vec![KmemCacheNode::default(); self.config.nodes as usize],
+                    node: vec![KmemCacheNode::default(); nodes as usize],
                 });
             }
             Event::CacheAliased { id, alias } => {
-                self.caches[*id as usize].aliases.push(alias.clone())
+                st.caches[*id as usize].aliases.push(alias.clone())
             }
             Event::CacheUnaliased { id, alias } => {
-                let aliases = &mut self.caches[*id as usize].aliases;
+                let aliases = &mut st.caches[*id as usize].aliases;
                 if let Some(i) = aliases.iter().position(|a| a == alias) {
                     aliases.remove(i);
                 }
             }
-            Event::CacheDestroyed { id } => self.caches[*id as usize].destroyed = true,
+            Event::CacheDestroyed { id } => st.caches[*id as usize].destroyed = true,
             Event::SlabCreated {
                 cache,
                 pfn,
                 order,
                 freelist,
             } => {
-                let s = &self.caches[*cache as usize];
+                let s = &st.caches[*cache as usize];
                 let size = s.geometry.size;
                 let objects = &(freelist.len() as u32);
-                let node = &self.node_of(*pfn);
+                let node = &(*pfn / span);
                 // Every free object links to the next; the last holds NULL (encoded when
                 // hardened, so even a NULL is a non-zero word then).
                 let mut words = vec![0; *objects as usize];
                 for (k, &i) in freelist.iter().enumerate() {
-                    let obj = self.object_addr(*pfn, size, i);
+                    let obj = object_addr(*pfn, size, i);
                     let next = freelist
                         .get(k + 1)
-                        .map_or(0, |&j| self.object_addr(*pfn, size, j));
+                        .map_or(0, |&j| object_addr(*pfn, size, j));
                     words[i as usize] = s.freelist_ptr_encode(next, s.freeptr_addr(obj));
                 }
-                let head = freelist
-                    .first()
-                    .map_or(0, |&i| self.object_addr(*pfn, size, i));
-                self.slabs.insert(
+                let head = freelist.first().map_or(0, |&i| object_addr(*pfn, size, i));
+                st.slabs.insert(
                     *pfn,
                     Slab {
                         cache: *cache,
@@ -161,7 +148,7 @@ impl Machine {
                         node: *node,
                         objects: *objects,
                         size,
-                        reciprocal_size: self.caches[*cache as usize].reciprocal_size,
+                        reciprocal_size: st.caches[*cache as usize].reciprocal_size,
                         inuse: 0,
                         frozen: false,
                         freelist: head,
@@ -177,7 +164,7 @@ impl Machine {
                 node,
                 objects,
             } => {
-                let n = &mut self.caches[*cache as usize].node[*node as usize];
+                let n = &mut st.caches[*cache as usize].node[*node as usize];
                 n.nr_slabs += 1;
                 n.total_objects += u64::from(*objects);
             }
@@ -186,7 +173,7 @@ impl Machine {
                 node,
                 objects,
             } => {
-                let n = &mut self.caches[*cache as usize].node[*node as usize];
+                let n = &mut st.caches[*cache as usize].node[*node as usize];
                 n.nr_slabs -= 1;
                 n.total_objects -= u64::from(*objects);
             }
@@ -196,17 +183,15 @@ impl Machine {
                 inuse,
                 frozen,
             } => {
-                let slab = self.slabs.get_mut(pfn).expect("slab exists");
+                let slab = st.slabs.get_mut(pfn).expect("slab exists");
                 slab.freelist = *freelist;
                 slab.inuse = *inuse;
                 slab.frozen = *frozen;
             }
             Event::FreePointerSet { pfn, index, value } => {
-                let slab = self.slabs.get_mut(pfn).expect("slab exists");
-                let s = &self.caches[slab.cache as usize];
-                let obj = DIRECT_MAP_BASE
-                    + (u64::from(*pfn) << self.page.page_shift)
-                    + u64::from(*index) * u64::from(slab.size);
+                let slab = st.slabs.get_mut(pfn).expect("slab exists");
+                let s = &st.caches[slab.cache as usize];
+                let obj = object_addr(*pfn, slab.size, *index);
                 slab.words[*index as usize] = s.freelist_ptr_encode(*value, s.freeptr_addr(obj));
             }
             Event::CpuFreelistSet {
@@ -215,18 +200,18 @@ impl Machine {
                 freelist,
                 tid,
             } => {
-                let c = &mut self.caches[*cache as usize].cpu[*cpu as usize];
+                let c = &mut st.caches[*cache as usize].cpu[*cpu as usize];
                 c.freelist = *freelist;
                 c.tid = *tid;
             }
             Event::CpuSlabSet { cache, cpu, slab } => {
-                self.caches[*cache as usize].cpu[*cpu as usize].slab = *slab
+                st.caches[*cache as usize].cpu[*cpu as usize].slab = *slab
             }
             Event::CpuPartialSet { cache, cpu, top } => {
-                self.caches[*cache as usize].cpu[*cpu as usize].partial = *top
+                st.caches[*cache as usize].cpu[*cpu as usize].partial = *top
             }
             Event::SlabPartialLinked { pfn, next, slabs } => {
-                let slab = self.slabs.get_mut(pfn).expect("slab exists");
+                let slab = st.slabs.get_mut(pfn).expect("slab exists");
                 slab.next = *next;
                 slab.slabs = *slabs;
             }
@@ -236,36 +221,42 @@ impl Machine {
                 pfn,
                 end,
             } => {
-                let list = &mut self.caches[*cache as usize].node[*node as usize].partial;
+                let list = &mut st.caches[*cache as usize].node[*node as usize].partial;
                 match end {
                     End::Head => list.insert(0, *pfn),
                     End::Tail => list.push(*pfn),
                 }
             }
             Event::NodeFullAdded { cache, node, pfn } => {
-                self.caches[*cache as usize].node[*node as usize]
+                st.caches[*cache as usize].node[*node as usize]
                     .full
                     .push(*pfn);
             }
             Event::NodeFullRemoved { cache, node, pfn } => {
-                self.list_del(*cache, *node, *pfn, true);
+                st.list_del(*cache, *node, *pfn, true);
             }
             Event::NodePartialRemoved { cache, node, pfn } => {
-                self.list_del(*cache, *node, *pfn, false);
+                st.list_del(*cache, *node, *pfn, false);
             }
             Event::SlabDiscarded { pfn, .. } => {
-                if let Some(slab) = self.slabs.remove(pfn) {
-                    self.frames[*pfn as usize].state = crate::machine::FrameState::Allocated {
+                if let Some(slab) = st.slabs.remove(pfn) {
+                    self.frames[*pfn as usize].state = FrameState::Allocated {
                         order: slab.order,
-                        owner: crate::machine::Owner::Pages,
+                        owner: Owner::Pages,
                     };
                 }
             }
             Event::DetachedFreelistBuilt(_) | Event::DetachedFreelistReversed(_) => {
                 // A transient structure for the narration; its links are FreePointerSet events.
             }
-            Event::ObjectAllocated { pfn, index, .. } => self.set_allocated(*pfn, *index, true),
-            Event::ObjectFreed { pfn, index, .. } => self.set_allocated(*pfn, *index, false),
+            Event::ObjectAllocated { pfn, index, .. } => {
+                st.set_allocated(*pfn, *index, true);
+                self.live_objects += 1;
+            }
+            Event::ObjectFreed { pfn, index, .. } => {
+                st.set_allocated(*pfn, *index, false);
+                self.live_objects -= 1;
+            }
             _ => unreachable!("page allocator events are applied in machine/apply.rs"),
         }
     }

@@ -6,7 +6,7 @@
 //! more); `do_slab_free()` (fast path, `__slab_free()` or a debug cache's
 //! `free_to_partial_list()`) frees it, as a `kfree()` would.
 
-use super::alloc::slab_alloc_slow;
+use super::alloc::___slab_alloc;
 use super::free::{cache_from_obj_unchecked, do_slab_free, free_path, FreeOutcome};
 use super::state::TID_STEP;
 use super::{get_freepointer, obj_to_index, place_of, set_freepointer};
@@ -21,59 +21,58 @@ const LOOKAHEAD: u32 = 3;
 /// `kmem_cache_alloc_bulk()`: `n` objects, all or none. The objects come off `c->freelist`
 /// without a tid bump each; an empty freelist calls `___slab_alloc()`, which refills it.
 pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: u32, n: u32, cpu: u32) -> Vec<u64> {
-    rec.begin("kmem_cache_alloc_bulk", "bulk", "step.alloc_bulk");
-    rec.arg_cache("cache", cache);
-    rec.arg("cpu", cpu);
-    rec.arg("count", n);
-    let mut p = Vec::with_capacity(n as usize);
-    for _ in 0..n {
-        let c = rec.machine().caches[cache as usize].cpu[cpu as usize].clone();
-        if c.freelist == 0 {
+    rec.call("kmem_cache_alloc_bulk", "bulk", "step.alloc_bulk", |rec| {
+        rec.arg_cache("cache", cache);
+        rec.arg("cpu", cpu);
+        rec.arg("count", n);
+        let mut p = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            let c = rec.machine().slub().caches[cache as usize].cpu[cpu as usize].clone();
+            if c.freelist == 0 {
+                rec.emit(Event::CpuFreelistSet {
+                    cache,
+                    cpu,
+                    freelist: 0,
+                    tid: c.tid + TID_STEP,
+                });
+                let obj = ___slab_alloc(rec, cache, cpu, None);
+                if obj == 0 {
+                    // Out of memory: give back what was taken and fail the whole request.
+                    if !p.is_empty() {
+                        kmem_cache_free_bulk(rec, Some(cache), &p, cpu);
+                    }
+                    rec.arg("failed", "out of memory");
+                    return Vec::new();
+                }
+                p.push(obj);
+                continue;
+            }
+            let next = get_freepointer(rec.machine(), c.freelist);
             rec.emit(Event::CpuFreelistSet {
                 cache,
                 cpu,
-                freelist: 0,
-                tid: c.tid + TID_STEP,
+                freelist: next,
+                tid: c.tid,
             });
-            let obj = slab_alloc_slow(rec, cache, cpu, None);
-            if obj == 0 {
-                // Out of memory: give back what was taken and fail the whole request.
-                if !p.is_empty() {
-                    kmem_cache_free_bulk(rec, Some(cache), &p, cpu);
-                }
-                rec.arg("failed", "out of memory");
-                rec.end();
-                return Vec::new();
-            }
-            p.push(obj);
-            continue;
+            let place = place_of(rec.machine(), c.freelist).expect("free objects lie in slabs");
+            rec.emit(Event::ObjectAllocated {
+                cache,
+                cpu,
+                addr: c.freelist,
+                pfn: place.pfn,
+                index: place.index,
+            });
+            p.push(c.freelist);
         }
-        let next = get_freepointer(rec.machine(), c.freelist);
+        let c = rec.machine().slub().caches[cache as usize].cpu[cpu as usize].clone();
         rec.emit(Event::CpuFreelistSet {
             cache,
             cpu,
-            freelist: next,
-            tid: c.tid,
+            freelist: c.freelist,
+            tid: c.tid + TID_STEP,
         });
-        let place = place_of(rec.machine(), c.freelist).expect("free objects lie in slabs");
-        rec.emit(Event::ObjectAllocated {
-            cache,
-            cpu,
-            addr: c.freelist,
-            pfn: place.pfn,
-            index: place.index,
-        });
-        p.push(c.freelist);
-    }
-    let c = rec.machine().caches[cache as usize].cpu[cpu as usize].clone();
-    rec.emit(Event::CpuFreelistSet {
-        cache,
-        cpu,
-        freelist: c.freelist,
-        tid: c.tid + TID_STEP,
-    });
-    rec.end();
-    p
+        p
+    })
 }
 
 /// `kmem_cache_free_bulk(cache, objs)`, or `kfree_bulk(objs)` when `cache` is `None`. Every
@@ -86,13 +85,14 @@ pub fn kmem_cache_free_bulk(
     cpu: u32,
 ) -> FreeOutcome {
     if let Some(bad) = first_bad(rec, cache, objs) {
-        rec.begin(
+        rec.call(
             "kmem_cache_free_bulk",
             "bad array entry",
             "step.free_bulk_invalid",
+            |rec| {
+                rec.arg_addr("addr", bad);
+            },
         );
-        rec.arg_addr("addr", bad);
-        rec.end();
         return FreeOutcome::Refused;
     }
     let mut p = objs.to_vec();
@@ -136,15 +136,20 @@ fn build_detached_freelist(
     let mut size = size - 1;
     let object = p[size];
     if cache.is_none() && is_large_kmalloc(rec.machine(), object) {
-        rec.begin("kfree_bulk", "large kmalloc", "step.free_large_kmalloc");
-        let pfn = rec.machine().addr_pfn(object).expect("checked");
-        let _ = free_pages(rec, cpu, pfn);
-        rec.end();
+        rec.call(
+            "kfree_bulk",
+            "large kmalloc",
+            "step.free_large_kmalloc",
+            |rec| {
+                let pfn = rec.machine().addr_pfn(object).expect("checked");
+                let _ = free_pages(rec, cpu, pfn);
+            },
+        );
         return size;
     }
     let place = place_of(rec.machine(), object).expect("checked");
     let slab = place.pfn;
-    let slab_cache = rec.machine().slabs[&slab].cache;
+    let slab_cache = rec.machine().slub().slabs[&slab].cache;
     // df->s: kfree_bulk() takes the slab's cache; kmem_cache_free_bulk() asks cache_from_obj(),
     // which without hardening or slub_debug=F keeps the named cache whatever the slab is.
     let df_cache = match cache {
@@ -174,40 +179,42 @@ fn build_detached_freelist(
             break;
         }
     }
-    rec.begin(
+    let detached = rec.call(
         "build_detached_freelist",
         "detached freelist",
         "step.detached_freelist",
+        |rec| {
+            rec.arg_cache("cache", df_cache);
+            rec.arg("slab", slab);
+            rec.arg("count", group.len() as u32);
+            rec.arg("scanned", scanned);
+            // The way do_slab_free() below will take.
+            let splice = free_path(rec.machine(), df_cache, slab, cpu);
+            let detached = DetachedFreelist {
+                cache: df_cache,
+                slab,
+                cpu,
+                splice,
+                objects: group.clone(),
+                scanned,
+                lookahead_left: lookahead,
+                array: p.to_vec(),
+                done_from: same as u32,
+            };
+            rec.emit(Event::DetachedFreelistBuilt(Box::new(detached.clone())));
+            if let Some(expected) = cache.filter(|&c| c != df_cache) {
+                // cache_from_obj() with its checks: reported, then freed to the object's own cache.
+                rec.arg_cache("wrong_cache", expected);
+            }
+            // The links as the kernel writes them: the tail first (NULL), then each gathered object
+            // in front of the previous head.
+            set_freepointer(rec, object, 0);
+            for pair in group.windows(2).rev() {
+                set_freepointer(rec, pair[0], pair[1]);
+            }
+            detached
+        },
     );
-    rec.arg_cache("cache", df_cache);
-    rec.arg("slab", slab);
-    rec.arg("count", group.len() as u32);
-    rec.arg("scanned", scanned);
-    // The way do_slab_free() below will take.
-    let splice = free_path(rec.machine(), df_cache, slab, cpu);
-    let detached = DetachedFreelist {
-        cache: df_cache,
-        slab,
-        cpu,
-        splice,
-        objects: group.clone(),
-        scanned,
-        lookahead_left: lookahead,
-        array: p.to_vec(),
-        done_from: same as u32,
-    };
-    rec.emit(Event::DetachedFreelistBuilt(Box::new(detached.clone())));
-    if let Some(expected) = cache.filter(|&c| c != df_cache) {
-        // cache_from_obj() with its checks: reported, then freed to the object's own cache.
-        rec.arg_cache("wrong_cache", expected);
-    }
-    // The links as the kernel writes them: the tail first (NULL), then each gathered object
-    // in front of the previous head.
-    set_freepointer(rec, object, 0);
-    for pair in group.windows(2).rev() {
-        set_freepointer(rec, pair[0], pair[1]);
-    }
-    rec.end();
     let group = slab_free_freelist_hook(rec, &detached, group);
     let objs: Vec<(u64, u32)> = group
         .iter()
@@ -232,28 +239,29 @@ fn slab_free_freelist_hook(
     if group.len() < 2 {
         return group;
     }
-    rec.begin(
+    rec.call(
         "slab_free_freelist_hook",
         "reverse the detached freelist",
         "step.slab_free_freelist_hook",
-    );
-    rec.arg_cache("cache", detached.cache);
-    rec.arg("slab", detached.slab);
-    rec.arg("count", group.len() as u32);
-    // Each object is linked in front of the new list built so far.
-    let mut head = 0;
-    for &object in &group {
-        set_freepointer(rec, object, head);
-        head = object;
-    }
-    group.reverse();
-    rec.arg_addr("head", head);
-    rec.emit(Event::DetachedFreelistReversed(Box::new(
-        DetachedFreelist {
-            objects: group.clone(),
-            ..detached.clone()
+        |rec| {
+            rec.arg_cache("cache", detached.cache);
+            rec.arg("slab", detached.slab);
+            rec.arg("count", group.len() as u32);
+            // Each object is linked in front of the new list built so far.
+            let mut head = 0;
+            for &object in &group {
+                set_freepointer(rec, object, head);
+                head = object;
+            }
+            group.reverse();
+            rec.arg_addr("head", head);
+            rec.emit(Event::DetachedFreelistReversed(Box::new(
+                DetachedFreelist {
+                    objects: group.clone(),
+                    ..detached.clone()
+                },
+            )));
         },
-    )));
-    rec.end();
+    );
     group
 }

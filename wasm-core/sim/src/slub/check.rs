@@ -45,8 +45,8 @@ impl SlubPlaces {
     /// Every holder of every cache, indexed by slab.
     pub(crate) fn index(m: &Machine) -> SlubPlaces {
         let mut index: BTreeMap<Pfn, SlubPlace> = BTreeMap::new();
-        for s in &m.caches {
-            let mine = |pfn: &Pfn| m.slabs.get(pfn).is_some_and(|sl| sl.cache == s.id);
+        for s in &m.slub().caches {
+            let mine = |pfn: &Pfn| m.slub().slabs.get(pfn).is_some_and(|sl| sl.cache == s.id);
             for (cpu, c) in s.cpu.iter().enumerate() {
                 if let Some(pfn) = c.slab.filter(mine) {
                     index.entry(pfn).or_default().cpu_slab |= 1 << cpu;
@@ -75,7 +75,7 @@ impl SlubPlaces {
             SlubPlaces::Index(index) => index.get(&pfn).copied().unwrap_or_default(),
             SlubPlaces::Scan => {
                 let mut place = SlubPlace::default();
-                let Some(s) = m.caches.get(cache as usize) else {
+                let Some(s) = m.slub().caches.get(cache as usize) else {
                     return place;
                 };
                 let count = |list: &[Pfn]| list.iter().filter(|&&at| at == pfn).count() as u32;
@@ -103,11 +103,11 @@ impl SlubPlaces {
 /// after as many links as there are slabs (a cycle; `check_cpu` reports both).
 pub(crate) fn cpu_partial<'a>(m: &'a Machine, c: &KmemCacheCpu) -> impl Iterator<Item = Pfn> + 'a {
     let mut at = c.partial;
-    let mut left = m.slabs.len() + 1;
+    let mut left = m.slub().slabs.len() + 1;
     std::iter::from_fn(move || {
         let pfn = at.filter(|_| left > 0)?;
         left -= 1;
-        at = m.slabs.get(&pfn).and_then(|s| s.next);
+        at = m.slub().slabs.get(&pfn).and_then(|s| s.next);
         Some(pfn)
     })
 }
@@ -115,7 +115,7 @@ pub(crate) fn cpu_partial<'a>(m: &'a Machine, c: &KmemCacheCpu) -> impl Iterator
 /// Every SLUB invariant of the machine.
 pub(crate) fn check_all(m: &Machine, totals: &Totals, bad: &mut Vec<String>) {
     let places = SlubPlaces::index(m);
-    for s in &m.caches {
+    for s in &m.slub().caches {
         for cpu in 0..s.cpu.len() as u32 {
             check_cpu(m, s.id, cpu, bad);
         }
@@ -130,7 +130,7 @@ pub(crate) fn check_all(m: &Machine, totals: &Totals, bad: &mut Vec<String>) {
             check_node_counters(m, s.id, node, totals, bad);
         }
     }
-    for (pfn, slab) in m.slabs.iter() {
+    for (pfn, slab) in m.slub().slabs.iter() {
         check_slab(m, pfn, places.get(m, slab.cache, pfn), bad);
     }
 }
@@ -155,7 +155,7 @@ fn walk(
     seen: &mut [u64],
     bad: &mut Vec<String>,
 ) -> u32 {
-    let s = &m.caches[slab.cache as usize];
+    let s = &m.slub().caches[slab.cache as usize];
     let size = u64::from(s.geometry.size);
     let start = m.object_addr(pfn, s.geometry.size, 0);
     let mut n = 0;
@@ -195,7 +195,7 @@ fn walk(
 /// its own freelist, objects held plus those on cpu freelists; and where it is held agrees
 /// with `frozen` and the state table of spec 2.6. A slab that is gone is held nowhere.
 pub(crate) fn check_slab(m: &Machine, pfn: Pfn, place: SlubPlace, bad: &mut Vec<String>) {
-    let Some(slab) = m.slabs.get(&pfn) else {
+    let Some(slab) = m.slub().slabs.get(&pfn) else {
         if place.held() {
             bad.push(format!("slab {pfn:#x} is gone but still held: {place:?}"));
         }
@@ -210,7 +210,7 @@ pub(crate) fn check_slab(m: &Machine, pfn: Pfn, place: SlubPlace, bad: &mut Vec<
     {
         bad.push(format!("slab {pfn:#x}'s pages are {head:?}"));
     }
-    let s = &m.caches[slab.cache as usize];
+    let s = &m.slub().caches[slab.cache as usize];
     let mut seen = vec![0u64; (slab.objects as usize).div_ceil(64)];
     let free = walk(
         m,
@@ -270,14 +270,14 @@ pub(crate) fn check_slab(m: &Machine, pfn: Pfn, place: SlubPlace, bad: &mut Vec<
 /// One CPU's `kmem_cache_cpu`: its cpu slab is a slab of the cache (and without one it has
 /// no freelist); its partial stack links slabs of the cache whose `slabs` count down by one.
 pub(crate) fn check_cpu(m: &Machine, cache: u32, cpu: u32, bad: &mut Vec<String>) {
-    let Some(s) = m.caches.get(cache as usize) else {
+    let Some(s) = m.slub().caches.get(cache as usize) else {
         return;
     };
     let c = &s.cpu[cpu as usize];
-    let mine = |pfn: Pfn| m.slabs.get(&pfn).is_some_and(|sl| sl.cache == cache);
+    let mine = |pfn: Pfn| m.slub().slabs.get(&pfn).is_some_and(|sl| sl.cache == cache);
     // Whose slab it is instead: after an unchecked free to the wrong cache (known damage), a
     // slab of another cache whose objects this cache now hands out as its own.
-    let whose = |pfn: Pfn| match m.slabs.get(&pfn) {
+    let whose = |pfn: Pfn| match m.slub().slabs.get(&pfn) {
         Some(sl) => format!(
             "a slab of {}",
             m.cache_name(sl.cache).unwrap_or("another cache")
@@ -300,7 +300,7 @@ pub(crate) fn check_cpu(m: &Machine, cache: u32, cpu: u32, bad: &mut Vec<String>
     let mut links = 0;
     for pfn in cpu_partial(m, c) {
         links += 1;
-        let Some(slab) = m.slabs.get(&pfn).filter(|_| mine(pfn)) else {
+        let Some(slab) = m.slub().slabs.get(&pfn).filter(|_| mine(pfn)) else {
             bad.push(format!(
                 "{}: cpu{cpu}'s per-CPU partial slab {pfn:#x} is {}, not of the cache",
                 s.name,
@@ -319,7 +319,7 @@ pub(crate) fn check_cpu(m: &Machine, cache: u32, cpu: u32, bad: &mut Vec<String>
         }
         expect_slabs = slab.slabs.checked_sub(1);
     }
-    if links > m.slabs.len() {
+    if links > m.slub().slabs.len() {
         bad.push(format!("{}: cpu{cpu}'s partial stack has a cycle", s.name));
     }
 }
@@ -334,10 +334,10 @@ pub(crate) fn check_node_entry(
     pfn: Pfn,
     bad: &mut Vec<String>,
 ) {
-    let Some(s) = m.caches.get(cache as usize) else {
+    let Some(s) = m.slub().caches.get(cache as usize) else {
         return;
     };
-    let slab = m.slabs.get(&pfn);
+    let slab = m.slub().slabs.get(&pfn);
     let belongs = slab.is_some_and(|sl| sl.node == node && sl.cache == cache);
     if !full && !belongs {
         bad.push(format!(
@@ -363,6 +363,7 @@ pub(crate) fn check_node_entries_of(
     bad: &mut Vec<String>,
 ) {
     let Some(n) = m
+        .slub()
         .caches
         .get(cache as usize)
         .and_then(|s| s.node.get(node as usize))
@@ -385,7 +386,7 @@ pub(crate) fn check_node_counters(
     totals: &Totals,
     bad: &mut Vec<String>,
 ) {
-    let Some(s) = m.caches.get(cache as usize) else {
+    let Some(s) = m.slub().caches.get(cache as usize) else {
         return;
     };
     let Some(n) = s.node.get(node as usize) else {

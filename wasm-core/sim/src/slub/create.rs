@@ -1,13 +1,13 @@
 //! Creating caches: `create_kmalloc_caches()` at boot and `kmem_cache_create_usercopy()` with
 //! `find_mergeable()` (mm/slab_common.c, v6.6; spec 1.2, 1.5).
 
-use super::random::{freelist_randomize, get_random_long, BootStream};
 use crate::boot::BootOptions;
 use crate::geometry::kmalloc::{kmalloc_classes, kmalloc_target, KmallocTarget};
 use crate::geometry::platform::WORD;
 use crate::geometry::{kmem_cache_geometry, CacheRequest, CacheSource, GeometryError, SlabFlags};
 use crate::gfp::{Gfp, GFP_KERNEL};
 use crate::kmalloc_caches::{kmalloc_type, KmallocSlot, KmallocType};
+use crate::slab_common::random::{freelist_randomize, get_random_long, BootStream};
 use crate::slab_common::slab_unmergeable;
 use crate::trace::{Event, NewCache, Recorder};
 
@@ -46,11 +46,16 @@ fn request(
 /// of the whole object (`create_kmalloc_cache()`); then `random_kmalloc_seed` with the switch
 /// on (`get_random_u64()`, drawn only then, so that nothing else moves without it).
 pub fn create_kmalloc_caches(rec: &mut Recorder, boot: &BootOptions) -> Result<(), GeometryError> {
-    rec.begin(
+    rec.call(
         "create_kmalloc_caches",
         "boot",
         "step.create_kmalloc_caches",
-    );
+        |rec| create_kmalloc_caches_body(rec, boot),
+    )
+}
+
+/// The body of `create_kmalloc_caches()`, inside its step.
+fn create_kmalloc_caches_body(rec: &mut Recorder, boot: &BootOptions) -> Result<(), GeometryError> {
     let mut boot_stream = None;
     for ty in KmallocType::all(boot.random_kmalloc_caches) {
         for class in kmalloc_classes(&rec.machine().page) {
@@ -67,7 +72,7 @@ pub fn create_kmalloc_caches(rec: &mut Recorder, boot: &BootOptions) -> Result<(
             let mut geometry = kmem_cache_geometry(&req)?;
             let name = ty.cache_name(&class);
             geometry.cache = Some(name.clone());
-            let id = rec.machine().caches.len() as u32;
+            let id = rec.machine().slub().caches.len() as u32;
             let objs = geometry.objs_per_slab;
             let (random, random_seq) = if ty == KmallocType::Normal {
                 kmem_cache_open_random(rec, boot, objs)
@@ -104,7 +109,6 @@ pub fn create_kmalloc_caches(rec: &mut Recorder, boot: &BootOptions) -> Result<(
         let seed = get_random_long(rec);
         rec.emit(Event::RandomKmallocSeedSet { seed });
     }
-    rec.end();
     Ok(())
 }
 
@@ -190,37 +194,48 @@ pub fn kmem_cache_create_usercopy(
         .then(|| find_mergeable(rec, boot, &req, geometry.align))
         .flatten();
     if let Some(id) = alias {
-        rec.begin("__kmem_cache_alias", "merged", "step.cache_aliased");
-        rec.arg("cache", name.to_string());
-        rec.arg_cache("into", id);
-        rec.emit(Event::CacheAliased {
-            id,
-            alias: name.to_string(),
-        });
-        rec.end();
+        rec.call(
+            "__kmem_cache_alias",
+            "merged",
+            "step.cache_aliased",
+            |rec| {
+                rec.arg("cache", name.to_string());
+                rec.arg_cache("into", id);
+                rec.emit(Event::CacheAliased {
+                    id,
+                    alias: name.to_string(),
+                });
+            },
+        );
         return Ok(id);
     }
-    rec.begin("kmem_cache_create", "new cache", "step.cache_created");
-    rec.arg("cache", name.to_string());
-    rec.arg("size", geometry.size);
-    rec.arg("objs_per_slab", geometry.objs_per_slab);
-    rec.arg("order", geometry.order);
-    let id = rec.machine().caches.len() as u32;
-    let (random, random_seq) = kmem_cache_open_random(rec, boot, geometry.objs_per_slab);
-    rec.emit(Event::CacheCreated(Box::new(NewCache {
-        id,
-        name: name.to_string(),
-        geometry,
-        flags: req.flags,
-        ctor: req.ctor,
-        kmalloc: None,
-        usersize,
-        useroffset,
-        hardened: boot.freelist_hardened,
-        random,
-        random_seq,
-    })));
-    rec.end();
+    let id = rec.call(
+        "kmem_cache_create",
+        "new cache",
+        "step.cache_created",
+        |rec| {
+            rec.arg("cache", name.to_string());
+            rec.arg("size", geometry.size);
+            rec.arg("objs_per_slab", geometry.objs_per_slab);
+            rec.arg("order", geometry.order);
+            let id = rec.machine().slub().caches.len() as u32;
+            let (random, random_seq) = kmem_cache_open_random(rec, boot, geometry.objs_per_slab);
+            rec.emit(Event::CacheCreated(Box::new(NewCache {
+                id,
+                name: name.to_string(),
+                geometry,
+                flags: req.flags,
+                ctor: req.ctor,
+                kmalloc: None,
+                usersize,
+                useroffset,
+                hardened: boot.freelist_hardened,
+                random,
+                random_seq,
+            })));
+            id
+        },
+    );
     Ok(id)
 }
 
@@ -257,6 +272,7 @@ fn find_mergeable(
     let size = object_size.next_multiple_of(WORD).next_multiple_of(align);
     // slab_caches is walked from the oldest cache (list_for_each_entry_reverse).
     rec.machine()
+        .slub()
         .caches
         .iter()
         .find(|s| {

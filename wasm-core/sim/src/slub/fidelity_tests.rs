@@ -7,6 +7,7 @@ use super::tests::{boot_with, cache_with, consistent};
 use super::*;
 use crate::boot::BootOptions;
 use crate::geometry::SlabFlags;
+use crate::slab_common::DestroyOutcome;
 use crate::slabinfo::slabinfo;
 use crate::sysfs::sysfs_attribute;
 use crate::trace::{Shown, Splice};
@@ -70,7 +71,7 @@ fn debug_checks_come_before_the_hardened_bug_on() {
         let _b = slab_alloc_node(&mut rec, id, 0, None);
         assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Freed);
         assert_eq!(
-            rec.machine().slabs[&place_of(rec.machine(), a).unwrap().pfn].freelist,
+            rec.machine().slub().slabs[&place_of(rec.machine(), a).unwrap().pfn].freelist,
             a
         );
         assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Refused);
@@ -123,7 +124,7 @@ fn unfreeze_partials_discards_the_empty_slabs_last_in_first_out() {
     let switches = BootOptions::default();
     let mut rec = boot_with(1, 1, 1024, &switches, 0);
     let id = cache_with(&mut rec, "obj512", 512, &switches);
-    let g = rec.machine().caches[id as usize].geometry.clone();
+    let g = rec.machine().slub().caches[id as usize].geometry.clone();
     let per = g.objs_per_slab as usize;
     let keep = g.min_partial as usize;
     let objs: Vec<u64> = (0..per * (keep + 4))
@@ -135,7 +136,9 @@ fn unfreeze_partials_discards_the_empty_slabs_last_in_first_out() {
     }
     flush_cpu_slab(&mut rec, id, 0);
     assert_eq!(
-        rec.machine().caches[id as usize].node[0].partial.len(),
+        rec.machine().slub().caches[id as usize].node[0]
+            .partial
+            .len(),
         keep
     );
     // Three full slabs emptied on cpu0: each is frozen onto cpu0's partial stack by its first
@@ -149,7 +152,7 @@ fn unfreeze_partials_discards_the_empty_slabs_last_in_first_out() {
         }
     }
     assert_eq!(
-        rec.machine().caches[id as usize].cpu[0].partial,
+        rec.machine().slub().caches[id as usize].cpu[0].partial,
         Some(empties[2])
     );
     let from = rec.steps().len();
@@ -171,7 +174,9 @@ fn destroy_frees_the_empty_partial_slabs_last_in_first_out() {
     let switches = BootOptions::default();
     let mut rec = boot_with(1, 1, 1024, &switches, 0);
     let id = cache_with(&mut rec, "obj512", 512, &switches);
-    let per = rec.machine().caches[id as usize].geometry.objs_per_slab as usize;
+    let per = rec.machine().slub().caches[id as usize]
+        .geometry
+        .objs_per_slab as usize;
     let objs: Vec<u64> = (0..per * 3)
         .map(|_| slab_alloc_node(&mut rec, id, 0, None))
         .collect();
@@ -180,7 +185,9 @@ fn destroy_frees_the_empty_partial_slabs_last_in_first_out() {
     }
     flush_cpu_slab(&mut rec, id, 0);
     // Fewer than min_partial: every empty slab was kept on the node partial list.
-    let list = rec.machine().caches[id as usize].node[0].partial.clone();
+    let list = rec.machine().slub().caches[id as usize].node[0]
+        .partial
+        .clone();
     assert_eq!(list.len(), 3);
     let from = rec.steps().len();
     assert_eq!(
@@ -209,10 +216,10 @@ fn a_busy_destroy_stops_at_the_first_node_that_keeps_slabs() {
         kmem_cache_destroy(&mut rec, id, None, 0),
         DestroyOutcome::StillHasObjects
     );
-    let s = &rec.machine().caches[id as usize];
+    let s = &rec.machine().slub().caches[id as usize];
     assert_eq!(s.node[0].partial.len(), 1, "node 0 keeps its busy slab");
     assert_eq!(s.node[1].partial.len(), 1, "node 1 is never looked at");
-    assert_eq!(rec.machine().slabs[&s.node[1].partial[0]].inuse, 0);
+    assert_eq!(rec.machine().slub().slabs[&s.node[1].partial[0]].inuse, 0);
     consistent(&rec);
 }
 
@@ -227,7 +234,9 @@ fn a_bulk_free_hands_each_group_back_in_the_order_it_was_gathered() {
         let mut rec = boot_with(2, 1, 1024, &switches, 0);
         let id = cache_with(&mut rec, "obj512", 512, &switches);
         // One full slab, cpu0's cpu slab with an empty c->freelist; four of its objects go.
-        let per = rec.machine().caches[id as usize].geometry.objs_per_slab as usize;
+        let per = rec.machine().slub().caches[id as usize]
+            .geometry
+            .objs_per_slab as usize;
         let all: Vec<u64> = (0..per)
             .map(|_| slab_alloc_node(&mut rec, id, 0, None))
             .collect();
@@ -301,11 +310,16 @@ fn an_unchecked_free_to_the_wrong_cache_runs_the_named_caches_code() {
     let mut rec = boot_with(1, 1, 1024, &switches, 0);
     let foo = cache_with(&mut rec, "foo", 64, &switches);
     let k128 = kmalloc_cache_for(&rec, 128).unwrap().unwrap();
-    let per = rec.machine().caches[k128 as usize].geometry.objs_per_slab as usize;
+    let per = rec.machine().slub().caches[k128 as usize]
+        .geometry
+        .objs_per_slab as usize;
     // A full kmalloc-128 slab that is no longer cpu0's cpu slab, and one object of it.
     let objs: Vec<u64> = (0..=per).map(|_| kmalloc(&mut rec, 128, 0, None)).collect();
     let (x, slab) = (objs[0], place_of(rec.machine(), objs[0]).unwrap().pfn);
-    assert_ne!(rec.machine().caches[k128 as usize].cpu[0].slab, Some(slab));
+    assert_ne!(
+        rec.machine().slub().caches[k128 as usize].cpu[0].slab,
+        Some(slab)
+    );
     assert!(diagnostics(&rec).is_empty());
     let from = rec.steps().len();
     assert_eq!(kfree(&mut rec, x, 0, Some(foo)), FreeOutcome::Freed);
@@ -315,8 +329,11 @@ fn an_unchecked_free_to_the_wrong_cache_runs_the_named_caches_code() {
     assert_eq!(steps[from + 1].path, "full slab to cpu partial");
     // __slab_free(foo, slab): a full slab's first free freezes it onto foo's stack.
     let m = rec.machine();
-    assert_eq!(m.caches[foo as usize].cpu[0].partial, Some(slab));
-    assert_eq!((m.slabs[&slab].cache, m.slabs[&slab].freelist), (k128, x));
+    assert_eq!(m.slub().caches[foo as usize].cpu[0].partial, Some(slab));
+    assert_eq!(
+        (m.slub().slabs[&slab].cache, m.slub().slabs[&slab].freelist),
+        (k128, x)
+    );
     let bad = diagnostics(&rec);
     assert!(bad[0].starts_with("known damage: "), "{bad:?}");
     assert!(bad[0].contains("offset 32 of the object, where kmalloc-128 reads offset 64"));
@@ -326,7 +343,10 @@ fn an_unchecked_free_to_the_wrong_cache_runs_the_named_caches_code() {
             && l.ends_with("is a slab of kmalloc-128, not of the cache")));
     // foo now hands out kmalloc-128's slot as one of its own objects.
     assert_eq!(slab_alloc_node(&mut rec, foo, 0, None), x);
-    assert_eq!(rec.machine().caches[foo as usize].cpu[0].slab, Some(slab));
+    assert_eq!(
+        rec.machine().slub().caches[foo as usize].cpu[0].slab,
+        Some(slab)
+    );
 }
 
 #[test]
@@ -384,7 +404,7 @@ fn discarding_another_caches_slab_is_recorded_and_the_counts_still_add_up() {
     let foo = cache_with(&mut rec, "foo", 64, &switches);
     let k128 = kmalloc_cache_for(&rec, 128).unwrap().unwrap();
     // min_partial foo slabs with one free object each on node 0's partial list.
-    let g = rec.machine().caches[foo as usize].geometry.clone();
+    let g = rec.machine().slub().caches[foo as usize].geometry.clone();
     let (foo_per, keep) = (g.objs_per_slab as usize, g.min_partial as usize);
     let mine: Vec<u64> = (0..foo_per * keep)
         .map(|_| slab_alloc_node(&mut rec, foo, 0, None))
@@ -394,22 +414,26 @@ fn discarding_another_caches_slab_is_recorded_and_the_counts_still_add_up() {
     }
     flush_cpu_slab(&mut rec, foo, 0);
     assert_eq!(
-        rec.machine().caches[foo as usize].node[0].partial.len(),
+        rec.machine().slub().caches[foo as usize].node[0]
+            .partial
+            .len(),
         keep
     );
     // A full kmalloc-128 slab, emptied through foo: frozen onto foo's stack by the first free.
-    let per = rec.machine().caches[k128 as usize].geometry.objs_per_slab as usize;
+    let per = rec.machine().slub().caches[k128 as usize]
+        .geometry
+        .objs_per_slab as usize;
     let objs: Vec<u64> = (0..=per).map(|_| kmalloc(&mut rec, 128, 0, None)).collect();
     let slab = place_of(rec.machine(), objs[0]).unwrap().pfn;
     for &o in &objs[..per] {
         kfree(&mut rec, o, 0, Some(foo));
     }
     assert_eq!(
-        rec.machine().caches[foo as usize].cpu[0].partial,
+        rec.machine().slub().caches[foo as usize].cpu[0].partial,
         Some(slab)
     );
     flush_cpu_slab(&mut rec, foo, 0);
-    assert!(!rec.machine().slabs.contains_key(&slab), "discarded");
+    assert!(!rec.machine().slub().slabs.contains_key(&slab), "discarded");
     assert!(rec.machine().damage.iter().any(|d| matches!(
         d,
         crate::machine::Damage::ForeignSlabDiscarded { cache, slab_cache, .. }
@@ -498,7 +522,7 @@ proptest::proptest! {
                     if !live.is_empty() {
                         let obj = live.swap_remove(pick % live.len());
                         let named = named.map(|c| ids[c]);
-                        if named.is_some_and(|c| rec.machine().caches[c as usize].destroyed) {
+                        if named.is_some_and(|c| rec.machine().slub().caches[c as usize].destroyed) {
                             live.push(obj);
                         }
                         kfree(&mut rec, obj, cpu % cpus, named);

@@ -15,7 +15,7 @@ use crate::trace::{End, Event, Recorder, Splice};
 /// `kfree()` of `addr` on `cpu`; with `cache`, `kmem_cache_free(cache, addr)`.
 pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> FreeOutcome {
     let m = rec.machine();
-    let destroyed = cache.filter(|&c| m.caches[c as usize].destroyed);
+    let destroyed = cache.filter(|&c| m.slub().caches[c as usize].destroyed);
     if let Some(outcome) = free_prologue(rec, addr, destroyed) {
         return outcome;
     }
@@ -34,14 +34,14 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
             addr,
         );
     }
-    let slab = &m.slabs[&place.pfn];
+    let slab = &m.slub().slabs[&place.pfn];
     let slab_cache = slab.cache;
     if !slab.allocated[place.index as usize] {
         // Freeing a free object. A debug cache's free goes through free_to_partial_list(),
         // whose free_debug_processing() checks before set_freepointer() links anything
         // (mm/slub.c, v6.6): first slab->inuse against the count to free (every debug cache),
         // then, with SLAB_CONSISTENCY_CHECKS, on_freelist(). Either abandons the free.
-        let s = &m.caches[slab_cache as usize];
+        let s = &m.slub().caches[slab_cache as usize];
         if s.debug() && slab.inuse == 0 {
             return diagnostic(
                 rec,
@@ -105,13 +105,13 @@ pub(super) fn cache_from_obj_unchecked(
     pfn: u32,
 ) -> Option<u32> {
     let m = rec.machine();
-    let n = &m.caches[named as usize];
+    let n = &m.slub().caches[named as usize];
     if cache_from_obj_checks(n.hardened, n.flags.consistency_checks) {
         return None;
     }
     let offsets = (
         n.geometry.offset,
-        m.caches[slab_cache as usize].geometry.offset,
+        m.slub().caches[slab_cache as usize].geometry.offset,
     );
     wrong_cache_unchecked(
         rec,
@@ -146,28 +146,28 @@ pub(crate) fn do_slab_free(
 ) {
     match free_path(rec.machine(), cache, pfn, cpu) {
         Splice::CpuFreelist => {}
-        Splice::SlabFreelist => return slab_free_slow(rec, cache, pfn, objs, cpu),
+        Splice::SlabFreelist => return __slab_free(rec, cache, pfn, objs, cpu),
         Splice::ListLock => return free_to_partial_list(rec, cache, pfn, objs, cpu),
     }
     let (head, (_, tail_index)) = (objs[0].0, objs[objs.len() - 1]);
-    let cpu_head = rec.machine().caches[cache as usize].cpu[cpu as usize].freelist;
-    rec.begin("do_slab_free", "fast path", "step.free_fast");
-    rec.arg_cache("cache", cache);
-    rec.arg("cpu", cpu);
-    rec.arg("count", objs.len() as u32);
-    set_freepointer_at(rec, pfn, tail_index, cpu_head);
-    set_cpu_freelist(rec, cache, cpu, head);
-    for &(addr, index) in objs {
-        object_freed(rec, cache, cpu, pfn, addr, index);
-    }
-    rec.end();
+    let cpu_head = rec.machine().slub().caches[cache as usize].cpu[cpu as usize].freelist;
+    rec.call("do_slab_free", "fast path", "step.free_fast", |rec| {
+        rec.arg_cache("cache", cache);
+        rec.arg("cpu", cpu);
+        rec.arg("count", objs.len() as u32);
+        set_freepointer_at(rec, pfn, tail_index, cpu_head);
+        set_cpu_freelist(rec, cache, cpu, head);
+        for &(addr, index) in objs {
+            object_freed(rec, cache, cpu, pfn, addr, index);
+        }
+    });
 }
 
 /// The way `do_slab_free()` takes for objects of the slab at `pfn` freed on `cpu`: the fast
 /// path onto `c->freelist` when the slab is the CPU's cpu slab, else `__slab_free()`, which a
 /// debug cache (never a cpu slab) does under the node's list lock (`free_to_partial_list()`).
 pub(crate) fn free_path(m: &Machine, cache: u32, pfn: u32, cpu: u32) -> Splice {
-    let s = &m.caches[cache as usize];
+    let s = &m.slub().caches[cache as usize];
     if s.cpu[cpu as usize].slab == Some(pfn) {
         Splice::CpuFreelist
     } else if s.debug() {
@@ -179,11 +179,11 @@ pub(crate) fn free_path(m: &Machine, cache: u32, pfn: u32, cpu: u32) -> Splice {
 
 /// `__slab_free()` for `cnt = objs.len()` objects of one slab (not of a debug cache), linked
 /// head to tail.
-fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, u32)], cpu: u32) {
+fn __slab_free(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, u32)], cpu: u32) {
     let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
-    let s = &rec.machine().caches[cache as usize];
+    let s = &rec.machine().slub().caches[cache as usize];
     let (has_cpu_partial, min_partial) = (s.has_cpu_partial(), u64::from(s.geometry.min_partial));
-    let slab = rec.machine().slabs[&pfn].fields();
+    let slab = rec.machine().slub().slabs[&pfn].fields();
     let prior = slab.freelist;
     let was_frozen = slab.frozen;
     let inuse = slab.inuse - cnt;
@@ -209,59 +209,57 @@ fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, u32)],
     } else {
         "full slab to node partial"
     };
-    rec.begin("__slab_free", path, "step.slab_free");
-    rec.arg_cache("cache", cache);
-    rec.arg("cpu", cpu);
-    rec.arg("inuse", inuse);
-    rec.arg("count", cnt);
-    if takes_node_lock {
-        // Taken before the cmpxchg that makes the slab empty or unfrozen-partial.
-        rec.emit(Event::ListLockTaken {
-            cache,
-            node: slab.node,
-        });
-    }
-    set_freepointer_at(rec, pfn, tail_index, prior);
-    rec.emit(Event::SlabStateSet {
-        pfn,
-        freelist: head,
-        inuse,
-        frozen,
-    });
-    for &(addr, index) in objs {
-        object_freed(rec, cache, cpu, pfn, addr, index);
-    }
-    if !takes_node_lock {
-        if !was_frozen && frozen {
-            put_cpu_partial(rec, cache, cpu, pfn, true); // CPU_PARTIAL_FREE
+    rec.call("__slab_free", path, "step.slab_free", |rec| {
+        rec.arg_cache("cache", cache);
+        rec.arg("cpu", cpu);
+        rec.arg("inuse", inuse);
+        rec.arg("count", cnt);
+        if takes_node_lock {
+            // Taken before the cmpxchg that makes the slab empty or unfrozen-partial.
+            rec.emit(Event::ListLockTaken {
+                cache,
+                node: slab.node,
+            });
         }
-        rec.end();
-        return;
-    }
-    let nr_partial = rec.machine().caches[cache as usize].node[slab.node as usize]
-        .partial
-        .len() as u64;
-    if inuse == 0 && nr_partial >= min_partial {
-        if prior != 0 {
-            rec.emit(Event::NodePartialRemoved {
+        set_freepointer_at(rec, pfn, tail_index, prior);
+        rec.emit(Event::SlabStateSet {
+            pfn,
+            freelist: head,
+            inuse,
+            frozen,
+        });
+        for &(addr, index) in objs {
+            object_freed(rec, cache, cpu, pfn, addr, index);
+        }
+        if !takes_node_lock {
+            if !was_frozen && frozen {
+                put_cpu_partial(rec, cache, cpu, pfn, true); // CPU_PARTIAL_FREE
+            }
+            return;
+        }
+        let nr_partial = rec.machine().slub().caches[cache as usize].node[slab.node as usize]
+            .partial
+            .len() as u64;
+        if inuse == 0 && nr_partial >= min_partial {
+            if prior != 0 {
+                rec.emit(Event::NodePartialRemoved {
+                    cache,
+                    node: slab.node,
+                    pfn,
+                }); // FREE_REMOVE_PARTIAL
+            }
+            discard_slab(rec, cache, cpu, pfn);
+            return;
+        }
+        if !has_cpu_partial && prior == 0 {
+            rec.emit(Event::NodePartialAdded {
                 cache,
                 node: slab.node,
                 pfn,
-            }); // FREE_REMOVE_PARTIAL
+                end: End::Tail,
+            }); // FREE_ADD_PARTIAL
         }
-        discard_slab(rec, cache, cpu, pfn);
-        rec.end();
-        return;
-    }
-    if !has_cpu_partial && prior == 0 {
-        rec.emit(Event::NodePartialAdded {
-            cache,
-            node: slab.node,
-            pfn,
-            end: End::Tail,
-        }); // FREE_ADD_PARTIAL
-    }
-    rec.end();
+    })
 }
 
 /// `free_to_partial_list()`: how a debug cache frees (`__slab_free()` sends it here), under the
@@ -270,9 +268,9 @@ fn slab_free_slow(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, u32)],
 /// `min_partial` partial slabs.
 fn free_to_partial_list(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, u32)], cpu: u32) {
     let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
-    let s = &rec.machine().caches[cache as usize];
+    let s = &rec.machine().slub().caches[cache as usize];
     let (store_user, min_partial) = (s.flags.store_user, s.geometry.min_partial as usize);
-    let slab = rec.machine().slabs[&pfn].fields();
+    let slab = rec.machine().slub().slabs[&pfn].fields();
     let nr_partial = s.node[slab.node as usize].partial.len();
     let (prior, inuse, node) = (slab.freelist, slab.inuse - cnt, slab.node);
     let discard = inuse == 0 && nr_partial >= min_partial;
@@ -281,39 +279,44 @@ fn free_to_partial_list(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, 
         (true, false) => "debug cache: full slab to node partial",
         (false, false) => "debug cache: partial slab",
     };
-    rec.begin("free_to_partial_list", path, "step.free_to_partial_list");
-    rec.arg_cache("cache", cache);
-    rec.arg("cpu", cpu);
-    rec.arg("inuse", inuse);
-    rec.arg("count", cnt);
-    rec.emit(Event::ListLockTaken { cache, node });
-    set_freepointer_at(rec, pfn, tail_index, prior);
-    rec.emit(Event::SlabStateSet {
-        pfn,
-        freelist: head,
-        inuse,
-        frozen: false,
-    });
-    for &(addr, index) in objs {
-        object_freed(rec, cache, cpu, pfn, addr, index);
-    }
-    if prior == 0 {
-        if store_user {
-            rec.emit(Event::NodeFullRemoved { cache, node, pfn });
-        }
-        if !discard {
-            rec.emit(Event::NodePartialAdded {
-                cache,
-                node,
+    rec.call(
+        "free_to_partial_list",
+        path,
+        "step.free_to_partial_list",
+        |rec| {
+            rec.arg_cache("cache", cache);
+            rec.arg("cpu", cpu);
+            rec.arg("inuse", inuse);
+            rec.arg("count", cnt);
+            rec.emit(Event::ListLockTaken { cache, node });
+            set_freepointer_at(rec, pfn, tail_index, prior);
+            rec.emit(Event::SlabStateSet {
                 pfn,
-                end: End::Tail,
+                freelist: head,
+                inuse,
+                frozen: false,
             });
-        }
-    } else if discard {
-        rec.emit(Event::NodePartialRemoved { cache, node, pfn });
-    }
-    if discard {
-        discard_slab(rec, cache, cpu, pfn);
-    }
-    rec.end();
+            for &(addr, index) in objs {
+                object_freed(rec, cache, cpu, pfn, addr, index);
+            }
+            if prior == 0 {
+                if store_user {
+                    rec.emit(Event::NodeFullRemoved { cache, node, pfn });
+                }
+                if !discard {
+                    rec.emit(Event::NodePartialAdded {
+                        cache,
+                        node,
+                        pfn,
+                        end: End::Tail,
+                    });
+                }
+            } else if discard {
+                rec.emit(Event::NodePartialRemoved { cache, node, pfn });
+            }
+            if discard {
+                discard_slab(rec, cache, cpu, pfn);
+            }
+        },
+    );
 }

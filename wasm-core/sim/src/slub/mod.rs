@@ -34,20 +34,22 @@ mod bulk;
 pub mod check;
 mod create;
 mod free;
+mod ops;
 mod partial;
 pub(crate) mod random;
 mod shrink;
 pub mod state;
 
-pub use alloc::{do_kmalloc_node, kmalloc, slab_alloc_node};
+pub use alloc::{__do_kmalloc_node, kmalloc, slab_alloc_node};
 pub use bulk::{kmem_cache_alloc_bulk, kmem_cache_free_bulk};
 pub use create::{
     create_kmalloc_caches, kmalloc_cache_for, kmalloc_slab, kmem_cache_create,
     kmem_cache_create_usercopy,
 };
 pub use free::{kfree, FreeOutcome};
+pub use ops::Slub;
 pub use partial::flush_cpu_slab;
-pub use shrink::{kmem_cache_destroy, kmem_cache_shrink, DestroyOutcome};
+pub use shrink::{kmem_cache_destroy, kmem_cache_shrink};
 
 use crate::machine::{Machine, Pfn};
 use crate::trace::{Event, Recorder};
@@ -62,9 +64,10 @@ pub(crate) struct ObjectPlace {
 
 /// `virt_to_slab()` plus the object index: `None` when `addr` is not in a slab.
 #[inline]
+#[doc(alias = "virt_to_slab")]
 pub(crate) fn place_of(m: &Machine, addr: u64) -> Option<ObjectPlace> {
-    let head = m.slabs.head_of(m.addr_pfn(addr)?)?;
-    let slab = m.slabs.get(&head)?;
+    let head = m.slub().slabs.head_of(m.addr_pfn(addr)?)?;
+    let slab = m.slub().slabs.get(&head)?;
     let size = slab.size;
     // A slab spans at most 2^MAX_ORDER pages of 64 KiB (2^29 bytes): u32 arithmetic suffices.
     let delta = (addr - m.object_addr(head, size, 0)) as u32;
@@ -87,16 +90,17 @@ pub(crate) fn get_freepointer(m: &Machine, obj: u64) -> u64 {
 
 /// `get_freepointer()` for an object whose place is known.
 #[inline]
+#[doc(alias = "get_freepointer")]
 fn freepointer_at(m: &Machine, place: &ObjectPlace, obj: u64) -> u64 {
-    let slab = &m.slabs[&place.pfn];
-    let s = &m.caches[slab.cache as usize];
+    let slab = &m.slub().slabs[&place.pfn];
+    let s = &m.slub().caches[slab.cache as usize];
     s.freelist_ptr_decode(slab.words[place.index as usize], s.freeptr_addr(obj))
 }
 
 /// The index of object `addr` in the slab at `pfn` (`obj_to_index()`).
 #[inline]
 pub(crate) fn obj_to_index(m: &Machine, pfn: Pfn, addr: u64) -> u32 {
-    let slab = &m.slabs[&pfn];
+    let slab = &m.slub().slabs[&pfn];
     let delta = (addr - m.object_addr(pfn, slab.size, 0)) as u32;
     slab.reciprocal_size.divide(delta)
 }
@@ -162,6 +166,7 @@ pub(crate) fn set_freepointer(rec: &mut Recorder, obj: u64, next: u64) {
 
 /// `set_freepointer()` of object `index` of the slab at `pfn`.
 #[inline]
+#[doc(alias = "set_freepointer")]
 pub(crate) fn set_freepointer_at(rec: &mut Recorder, pfn: Pfn, index: u32, next: u64) {
     rec.emit(Event::FreePointerSet {
         pfn,
@@ -173,7 +178,7 @@ pub(crate) fn set_freepointer_at(rec: &mut Recorder, pfn: Pfn, index: u32, next:
 /// Sets `c->freelist` and bumps `c->tid` (`next_tid()`).
 #[inline]
 pub(crate) fn set_cpu_freelist(rec: &mut Recorder, cache: u32, cpu: u32, freelist: u64) {
-    let tid = rec.machine().caches[cache as usize].cpu[cpu as usize].tid + TID_STEP;
+    let tid = rec.machine().slub().caches[cache as usize].cpu[cpu as usize].tid + TID_STEP;
     rec.emit(Event::CpuFreelistSet {
         cache,
         cpu,

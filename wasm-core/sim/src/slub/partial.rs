@@ -12,13 +12,13 @@ use crate::trace::{End, Event, Recorder};
 /// `put_cpu_partial()`: push a frozen slab on `cpu`'s partial stack. With `drain`, a stack that
 /// already holds `cpu_partial_slabs` slabs is first moved whole to the node lists.
 pub(crate) fn put_cpu_partial(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, drain: bool) {
-    let s = &rec.machine().caches[cache as usize];
+    let s = &rec.machine().slub().caches[cache as usize];
     let limit = s.geometry.cpu_partial_slabs;
     let mut old = s.cpu[cpu as usize].partial;
     let mut spill = None;
     let mut slabs = 0;
     if let Some(top) = old {
-        let depth = rec.machine().slabs[&top].slabs;
+        let depth = rec.machine().slub().slabs[&top].slabs;
         if drain && depth >= limit {
             spill = Some(top);
             old = None;
@@ -41,7 +41,7 @@ pub(crate) fn put_cpu_partial(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn
     if let Some(list) = spill {
         // CPU_PARTIAL_DRAIN
         rec.arg("drained", 1u32);
-        unfreeze_partials(rec, cache, cpu, Some(list));
+        __unfreeze_partials(rec, cache, cpu, Some(list));
     }
 }
 
@@ -49,13 +49,17 @@ pub(crate) fn put_cpu_partial(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn
 /// node's partial list, or discarded when empty and the node already keeps `min_partial`.
 /// The empty ones are pushed on `slab_to_discard` (through `slab->next`) and freed from its
 /// head once the lock is dropped: last met, first discarded (mm/slub.c, v6.6).
-pub(crate) fn unfreeze_partials(rec: &mut Recorder, cache: u32, cpu: u32, list: Option<Pfn>) {
-    let min_partial = u64::from(rec.machine().caches[cache as usize].geometry.min_partial);
+pub(crate) fn __unfreeze_partials(rec: &mut Recorder, cache: u32, cpu: u32, list: Option<Pfn>) {
+    let min_partial = u64::from(
+        rec.machine().slub().caches[cache as usize]
+            .geometry
+            .min_partial,
+    );
     let mut discard = Vec::new();
     let mut at = list;
     let mut locked = None;
     while let Some(pfn) = at {
-        let slab = rec.machine().slabs[&pfn].fields();
+        let slab = rec.machine().slub().slabs[&pfn].fields();
         at = slab.next;
         // The node's list_lock is taken whenever the node changes from the previous slab's.
         if locked != Some(slab.node) {
@@ -76,7 +80,7 @@ pub(crate) fn unfreeze_partials(rec: &mut Recorder, cache: u32, cpu: u32, list: 
             inuse: slab.inuse,
             frozen: false,
         });
-        let nr_partial = rec.machine().caches[cache as usize].node[slab.node as usize]
+        let nr_partial = rec.machine().slub().caches[cache as usize].node[slab.node as usize]
             .partial
             .len() as u64;
         if slab.inuse == 0 && nr_partial >= min_partial {
@@ -106,7 +110,7 @@ pub(crate) fn deactivate_slab(
     pfn: Pfn,
     cpu_freelist: u64,
 ) {
-    let slab = rec.machine().slabs[&pfn].fields();
+    let slab = rec.machine().slub().slabs[&pfn].fields();
     let end = if slab.freelist != 0 {
         End::Tail
     } else {
@@ -132,7 +136,7 @@ pub(crate) fn deactivate_slab(
         frozen: false,
     });
     // Stage three: the list.
-    let s = &rec.machine().caches[cache as usize];
+    let s = &rec.machine().slub().caches[cache as usize];
     let nr_partial = s.node[slab.node as usize].partial.len() as u64;
     if inuse == 0 && nr_partial >= u64::from(s.geometry.min_partial) {
         rec.arg("deactivate", "empty: discard");
@@ -171,43 +175,48 @@ pub(crate) fn deactivate_slab(
 /// `free_slab()` of a `SLAB_TYPESAFE_BY_RCU` cache frees them through `call_rcu()` instead:
 /// they wait for a grace period (`dec_slabs_node()` has already run, so no count shows them).
 pub(crate) fn discard_slab(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn) {
-    let slab = rec.machine().slabs[&pfn].fields();
-    let rcu = rec.machine().caches[cache as usize].flags.typesafe_by_rcu;
+    let slab = rec.machine().slub().slabs[&pfn].fields();
+    let rcu = rec.machine().slub().caches[cache as usize]
+        .flags
+        .typesafe_by_rcu;
+    // What discard_slab() does either way.
+    let body = |rec: &mut Recorder| {
+        rec.arg_cache("cache", cache);
+        rec.arg("pfn", pfn);
+        if slab.cache != cache {
+            rec.emit(Event::DamageRecorded(Box::new(
+                Damage::ForeignSlabDiscarded {
+                    cache,
+                    slab_cache: slab.cache,
+                    pfn,
+                    node: slab.node,
+                    objects: slab.objects,
+                },
+            )));
+        }
+        rec.emit(Event::SlabUncounted {
+            cache: slab.cache,
+            node: slab.node,
+            objects: slab.objects,
+        });
+        rec.emit(Event::SlabDiscarded { cache, pfn });
+        if rcu {
+            // rcu_free_slab() frees through slab->slab_cache, the slab's own cache.
+            crate::rcu::free_slab_rcu(rec, cpu, slab.cache, pfn, slab.order);
+        } else {
+            let _ = free_pages(rec, cpu, pfn);
+        }
+    };
     if rcu {
-        rec.begin(
+        rec.call(
             "discard_slab",
             "SLAB_TYPESAFE_BY_RCU: call_rcu",
             "step.discard_slab_rcu",
+            body,
         );
     } else {
-        rec.begin("discard_slab", "empty slab", "step.discard_slab");
+        rec.call("discard_slab", "empty slab", "step.discard_slab", body);
     }
-    rec.arg_cache("cache", cache);
-    rec.arg("pfn", pfn);
-    if slab.cache != cache {
-        rec.emit(Event::DamageRecorded(Box::new(
-            Damage::ForeignSlabDiscarded {
-                cache,
-                slab_cache: slab.cache,
-                pfn,
-                node: slab.node,
-                objects: slab.objects,
-            },
-        )));
-    }
-    rec.emit(Event::SlabUncounted {
-        cache: slab.cache,
-        node: slab.node,
-        objects: slab.objects,
-    });
-    rec.emit(Event::SlabDiscarded { cache, pfn });
-    if rcu {
-        // rcu_free_slab() frees through slab->slab_cache, the slab's own cache.
-        crate::rcu::free_slab_rcu(rec, cpu, slab.cache, pfn, slab.order);
-    } else {
-        let _ = free_pages(rec, cpu, pfn);
-    }
-    rec.end();
 }
 
 /// `flush_slab()`: detach the cpu slab and the CPU's freelist (bumping tid), then
@@ -224,28 +233,34 @@ pub(crate) fn flush_slab(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, cpu
 
 /// `flush_cpu_slab()`: deactivate `cpu`'s cpu slab and unfreeze its partial stack.
 pub fn flush_cpu_slab(rec: &mut Recorder, cache: u32, cpu: u32) {
-    let c = rec.machine().caches[cache as usize].cpu[cpu as usize].clone();
+    let c = rec.machine().slub().caches[cache as usize].cpu[cpu as usize].clone();
     if let Some(pfn) = c.slab {
-        rec.begin("flush_slab", "deactivate cpu slab", "step.flush_slab");
-        rec.arg_cache("cache", cache);
-        rec.arg("cpu", cpu);
-        flush_slab(rec, cache, cpu, pfn, c.freelist);
-        rec.end();
+        rec.call(
+            "flush_slab",
+            "deactivate cpu slab",
+            "step.flush_slab",
+            |rec| {
+                rec.arg_cache("cache", cache);
+                rec.arg("cpu", cpu);
+                flush_slab(rec, cache, cpu, pfn, c.freelist);
+            },
+        );
     }
     if c.partial.is_some() {
-        rec.begin(
+        rec.call(
             "unfreeze_partials_cpu",
             "cpu partial to node",
             "step.unfreeze_partials",
+            |rec| {
+                rec.arg_cache("cache", cache);
+                rec.arg("cpu", cpu);
+                rec.emit(Event::CpuPartialSet {
+                    cache,
+                    cpu,
+                    top: None,
+                });
+                __unfreeze_partials(rec, cache, cpu, c.partial);
+            },
         );
-        rec.arg_cache("cache", cache);
-        rec.arg("cpu", cpu);
-        rec.emit(Event::CpuPartialSet {
-            cache,
-            cpu,
-            top: None,
-        });
-        unfreeze_partials(rec, cache, cpu, c.partial);
-        rec.end();
     }
 }

@@ -2,6 +2,7 @@
 //! spec 2.9).
 
 use super::partial::{discard_slab, flush_cpu_slab};
+use crate::slab_common::DestroyOutcome;
 use crate::trace::{End, Event, Recorder};
 
 /// `SHRINK_PROMOTE_MAX`: slabs with up to this many free objects are sorted to the front.
@@ -11,19 +12,20 @@ const SHRINK_PROMOTE_MAX: u32 = 32;
 /// below `min_partial`), slabs with 1..=32 free objects move to the head of the list, fullest
 /// first, the rest stay behind them in their order. `list_move()` adds at the head of each
 /// bucket, so within one free count the order is reversed.
+#[doc(alias = "__kmem_cache_shrink")]
 pub fn kmem_cache_shrink(rec: &mut Recorder, cache: u32, cpu: u32) {
     for c in 0..rec.machine().config.cpus {
         flush_cpu_slab(rec, cache, c);
     }
     for node in 0..rec.machine().config.nodes {
-        let list = rec.machine().caches[cache as usize].node[node as usize]
+        let list = rec.machine().slub().caches[cache as usize].node[node as usize]
             .partial
             .clone();
         let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); SHRINK_PROMOTE_MAX as usize];
         let mut rest = Vec::new();
         let mut discard = Vec::new();
         for &pfn in &list {
-            let slab = &rec.machine().slabs[&pfn];
+            let slab = &rec.machine().slub().slabs[&pfn];
             let free = slab.objects - slab.inuse;
             if free == slab.objects {
                 discard.push(pfn);
@@ -33,39 +35,33 @@ pub fn kmem_cache_shrink(rec: &mut Recorder, cache: u32, cpu: u32) {
                 rest.push(pfn);
             }
         }
-        rec.begin("__kmem_cache_do_shrink", "sort and free", "step.shrink");
-        rec.arg_cache("cache", cache);
-        rec.arg("node", node);
-        rec.arg("freed", discard.len() as u32);
-        rec.emit(Event::ListLockTaken { cache, node });
-        for &pfn in &list {
-            rec.emit(Event::NodePartialRemoved { cache, node, pfn });
-        }
-        for pfn in buckets.into_iter().flatten().chain(rest) {
-            rec.emit(Event::NodePartialAdded {
-                cache,
-                node,
-                pfn,
-                end: End::Tail,
-            });
-        }
-        // list_move() to the head of the discard list, freed from its head: the last first.
-        for pfn in discard.into_iter().rev() {
-            discard_slab(rec, cache, cpu, pfn);
-        }
-        rec.end();
+        rec.call(
+            "__kmem_cache_do_shrink",
+            "sort and free",
+            "step.shrink",
+            |rec| {
+                rec.arg_cache("cache", cache);
+                rec.arg("node", node);
+                rec.arg("freed", discard.len() as u32);
+                rec.emit(Event::ListLockTaken { cache, node });
+                for &pfn in &list {
+                    rec.emit(Event::NodePartialRemoved { cache, node, pfn });
+                }
+                for pfn in buckets.into_iter().flatten().chain(rest) {
+                    rec.emit(Event::NodePartialAdded {
+                        cache,
+                        node,
+                        pfn,
+                        end: End::Tail,
+                    });
+                }
+                // list_move() to the head of the discard list, freed from its head: the last first.
+                for pfn in discard.into_iter().rev() {
+                    discard_slab(rec, cache, cpu, pfn);
+                }
+            },
+        );
     }
-}
-
-/// What `kmem_cache_destroy()` did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DestroyOutcome {
-    /// The last reference went and the cache is gone.
-    Destroyed,
-    /// Other names still use the merged cache; only a reference went.
-    Unreferenced,
-    /// Objects are still allocated: the kernel warns and leaks the cache.
-    StillHasObjects,
 }
 
 /// `kmem_cache_destroy()`: drops a reference; the last one shuts the cache down
@@ -79,67 +75,84 @@ pub fn kmem_cache_destroy(
     cpu: u32,
 ) -> DestroyOutcome {
     if let Some(alias) = alias.filter(|a| {
-        rec.machine().caches[cache as usize]
+        rec.machine().slub().caches[cache as usize]
             .aliases
             .iter()
             .any(|x| x == a)
     }) {
-        rec.begin("kmem_cache_destroy", "refcount", "step.cache_unreferenced");
-        rec.arg_cache("cache", cache);
-        rec.emit(Event::CacheUnaliased {
-            id: cache,
-            alias: alias.to_string(),
-        });
-        rec.end();
+        rec.call(
+            "kmem_cache_destroy",
+            "refcount",
+            "step.cache_unreferenced",
+            |rec| {
+                rec.arg_cache("cache", cache);
+                rec.emit(Event::CacheUnaliased {
+                    id: cache,
+                    alias: alias.to_string(),
+                });
+            },
+        );
         return DestroyOutcome::Unreferenced;
     }
-    if !rec.machine().caches[cache as usize].aliases.is_empty() {
+    if !rec.machine().slub().caches[cache as usize]
+        .aliases
+        .is_empty()
+    {
         // The creator's name goes first but the cache lives on for its aliases.
-        let alias = rec.machine().caches[cache as usize].aliases[0].clone();
-        rec.begin("kmem_cache_destroy", "refcount", "step.cache_unreferenced");
-        rec.arg_cache("cache", cache);
-        rec.emit(Event::CacheUnaliased { id: cache, alias });
-        rec.end();
+        let alias = rec.machine().slub().caches[cache as usize].aliases[0].clone();
+        rec.call(
+            "kmem_cache_destroy",
+            "refcount",
+            "step.cache_unreferenced",
+            |rec| {
+                rec.arg_cache("cache", cache);
+                rec.emit(Event::CacheUnaliased { id: cache, alias });
+            },
+        );
         return DestroyOutcome::Unreferenced;
     }
     for c in 0..rec.machine().config.cpus {
         flush_cpu_slab(rec, cache, c);
     }
-    rec.begin(
+    // The slabs still counted when shutdown stops at a node that keeps some.
+    let busy = rec.call(
         "__kmem_cache_shutdown",
         "free empty slabs",
         "step.cache_shutdown",
+        |rec| {
+            rec.arg_cache("cache", cache);
+            for node in 0..rec.machine().config.nodes {
+                free_partial(rec, cache, cpu, node);
+                let n = &rec.machine().slub().caches[cache as usize].node[node as usize];
+                if !n.partial.is_empty() || n.nr_slabs > 0 {
+                    let left: u64 = rec.machine().slub().caches[cache as usize]
+                        .node
+                        .iter()
+                        .map(|n| n.nr_slabs)
+                        .sum();
+                    return Some(left);
+                }
+            }
+            rec.emit(Event::CacheDestroyed { id: cache });
+            None
+        },
     );
-    rec.arg_cache("cache", cache);
-    let mut busy = false;
-    for node in 0..rec.machine().config.nodes {
-        free_partial(rec, cache, cpu, node);
-        let n = &rec.machine().caches[cache as usize].node[node as usize];
-        if !n.partial.is_empty() || n.nr_slabs > 0 {
-            busy = true;
-            break;
-        }
-    }
-    if busy {
-        let left: u64 = rec.machine().caches[cache as usize]
-            .node
-            .iter()
-            .map(|n| n.nr_slabs)
-            .sum();
-        rec.end();
-        rec.begin(
+    if let Some(left) = busy {
+        rec.call(
             "kmem_cache_destroy",
             "still has objects",
             "step.destroy_busy",
+            |rec| {
+                rec.arg_cache("cache", cache);
+                rec.arg("slabs", left);
+            },
         );
-        rec.arg_cache("cache", cache);
-        rec.arg("slabs", left);
-        rec.end();
         return DestroyOutcome::StillHasObjects;
     }
-    rec.emit(Event::CacheDestroyed { id: cache });
-    rec.end();
-    if rec.machine().caches[cache as usize].flags.typesafe_by_rcu {
+    if rec.machine().slub().caches[cache as usize]
+        .flags
+        .typesafe_by_rcu
+    {
         // shutdown_cache(): released by slab_caches_to_rcu_destroy_workfn() after rcu_barrier().
         crate::rcu::slab_caches_to_rcu_destroy_workfn(rec, cache);
     }
@@ -152,13 +165,13 @@ pub fn kmem_cache_destroy(
 /// v6.6). Slabs with objects stay (the kernel prints them: "Objects remaining in %s on
 /// __kmem_cache_shutdown()").
 fn free_partial(rec: &mut Recorder, cache: u32, cpu: u32, node: u32) {
-    let list = rec.machine().caches[cache as usize].node[node as usize]
+    let list = rec.machine().slub().caches[cache as usize].node[node as usize]
         .partial
         .clone();
     rec.emit(Event::ListLockTaken { cache, node });
     let mut discard = Vec::new();
     for pfn in list {
-        if rec.machine().slabs[&pfn].inuse == 0 {
+        if rec.machine().slub().slabs[&pfn].inuse == 0 {
             rec.emit(Event::NodePartialRemoved { cache, node, pfn });
             discard.push(pfn);
         }

@@ -6,16 +6,22 @@
 
 use crate::geometry::{CacheGeometry, SlabFlags};
 use crate::kmalloc_caches::KmallocSlot;
-use crate::machine::Pfn;
+use crate::machine::{Pfn, SlabTable};
 use serde::Serialize;
 
-/// Where x86_64 maps all physical memory (`PAGE_OFFSET` without KASLR).
-pub const DIRECT_MAP_BASE: u64 = 0xffff_8880_0000_0000;
-/// `ZERO_SIZE_PTR`: what `kmalloc(0)` returns.
-pub const ZERO_SIZE_PTR: u64 = 16;
 /// `TID_STEP` on a preemptible kernel is `roundup_pow_of_two(CONFIG_NR_CPUS)`; the simulator's
 /// CONFIG_NR_CPUS is its 64-CPU limit.
 pub const TID_STEP: u64 = 64;
+
+/// SLUB's part of the machine when the kernel is built with `CONFIG_SLUB`: every cache and
+/// every slab.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SlubState {
+    /// `slab_caches`, oldest first (slabinfo prints newest first).
+    pub caches: Vec<KmemCache>,
+    /// Every slab, by its first page.
+    pub slabs: SlabTable,
+}
 
 /// `struct kmem_cache`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -6,6 +6,7 @@ use super::*;
 use crate::boot::BootOptions;
 use crate::machine::check::{check_page_allocator, FullChecks, TraceCheck};
 use crate::machine::{Machine, MachineConfig};
+use crate::slab_common::DestroyOutcome;
 use crate::slabinfo::slabinfo;
 use crate::trace::Splice;
 use proptest::prelude::*;
@@ -61,7 +62,7 @@ pub(super) fn slab_of(rec: &Recorder, addr: u64) -> Pfn {
 fn life_cycle_of_spec_5_13() {
     let mut rec = boot(1, 1, 1024);
     let id = cache(&mut rec, "obj48", 48);
-    let g = rec.machine().caches[id as usize].geometry.clone();
+    let g = rec.machine().slub().caches[id as usize].geometry.clone();
     assert_eq!(
         (g.objs_per_slab, g.cpu_partial_slabs, g.min_partial),
         (85, 3, 5)
@@ -73,15 +74,15 @@ fn life_cycle_of_spec_5_13() {
         .collect();
     let slabs: Vec<Pfn> = (0..5).map(|k| slab_of(&rec, objs[k * 85])).collect();
     let m = rec.machine();
-    assert_eq!(m.caches[id as usize].cpu[0].slab, Some(slabs[4]));
+    assert_eq!(m.slub().caches[id as usize].cpu[0].slab, Some(slabs[4]));
     for &a in &slabs[..4] {
-        let s = &m.slabs[&a];
+        let s = &m.slub().slabs[&a];
         assert!(
             !s.frozen && s.freelist == 0 && s.inuse == 85,
             "full and unlisted"
         );
     }
-    assert!(m.caches[id as usize].node[0].partial.is_empty());
+    assert!(m.slub().caches[id as usize].node[0].partial.is_empty());
     consistent(&rec);
 
     // 3-4: a free to each of A, B, C freezes it onto the cpu partial stack.
@@ -90,31 +91,31 @@ fn life_cycle_of_spec_5_13() {
             kfree(&mut rec, objs[k * 85], 0, Some(id)),
             FreeOutcome::Freed
         );
-        let c = &rec.machine().caches[id as usize].cpu[0];
+        let c = &rec.machine().slub().caches[id as usize].cpu[0];
         assert_eq!(c.partial, Some(slabs[k]));
-        assert_eq!(rec.machine().slabs[&slabs[k]].slabs, k as u32 + 1);
-        assert!(rec.machine().slabs[&slabs[k]].frozen);
+        assert_eq!(rec.machine().slub().slabs[&slabs[k]].slabs, k as u32 + 1);
+        assert!(rec.machine().slub().slabs[&slabs[k]].frozen);
     }
     // A second free to B is linked into its freelist and nothing else moves.
     kfree(&mut rec, objs[85 + 1], 0, Some(id));
-    assert_eq!(rec.machine().slabs[&slabs[1]].inuse, 83);
+    assert_eq!(rec.machine().slub().slabs[&slabs[1]].inuse, 83);
 
     // 5: D's first free finds a full stack (3 slabs): A, B, C go to the node list tail in stack
     // order (C, B, A), and D starts a new stack.
     kfree(&mut rec, objs[3 * 85], 0, Some(id));
     let m = rec.machine();
     assert_eq!(
-        m.caches[id as usize].node[0].partial,
+        m.slub().caches[id as usize].node[0].partial,
         [slabs[2], slabs[1], slabs[0]]
     );
-    assert_eq!(m.caches[id as usize].cpu[0].partial, Some(slabs[3]));
-    assert_eq!(m.slabs[&slabs[3]].slabs, 1);
-    assert!(!m.slabs[&slabs[0]].frozen);
+    assert_eq!(m.slub().caches[id as usize].cpu[0].partial, Some(slabs[3]));
+    assert_eq!(m.slub().slabs[&slabs[3]].slabs, 1);
+    assert!(!m.slub().slabs[&slabs[0]].frozen);
     consistent(&rec);
 
     // 6: when E runs out the stack is popped: D's one free object is taken with get_freelist.
     let mut more = Vec::new();
-    while rec.machine().caches[id as usize].cpu[0].slab == Some(slabs[4]) {
+    while rec.machine().slub().caches[id as usize].cpu[0].slab == Some(slabs[4]) {
         more.push(slab_alloc_node(&mut rec, id, 0, None));
         if more.len() > 200 {
             panic!("E never ran out");
@@ -126,7 +127,7 @@ fn life_cycle_of_spec_5_13() {
         "the object freed to D comes back"
     );
     assert_eq!(
-        rec.machine().caches[id as usize].cpu[0].slab,
+        rec.machine().slub().caches[id as usize].cpu[0].slab,
         Some(slabs[3])
     );
     consistent(&rec);
@@ -136,9 +137,9 @@ fn life_cycle_of_spec_5_13() {
     assert_eq!(slab_of(&rec, next), slabs[2]);
     let m = rec.machine();
     // cpu_partial_slabs = 3: one slab becomes the cpu slab and 3/2+1 = 2 go to the stack.
-    assert!(m.caches[id as usize].node[0].partial.is_empty());
-    assert_eq!(m.caches[id as usize].cpu[0].partial, Some(slabs[0]));
-    assert_eq!(m.slabs[&slabs[0]].slabs, 2);
+    assert!(m.slub().caches[id as usize].node[0].partial.is_empty());
+    assert_eq!(m.slub().caches[id as usize].cpu[0].partial, Some(slabs[0]));
+    assert_eq!(m.slub().slabs[&slabs[0]].slabs, 2);
     consistent(&rec);
 }
 
@@ -147,28 +148,28 @@ fn fast_paths_stay_on_the_cpu_freelist_and_bump_tid() {
     let mut rec = boot(2, 1, 1024);
     let id = kmalloc_cache_for(&rec, 64).unwrap().unwrap();
     let a = kmalloc(&mut rec, 64, 0, None);
-    let tid = rec.machine().caches[id as usize].cpu[0].tid;
+    let tid = rec.machine().slub().caches[id as usize].cpu[0].tid;
     let b = kmalloc(&mut rec, 60, 0, None);
     assert_eq!(b, a + 64, "objects come in address order from a new slab");
     assert_eq!(rec.steps().last().unwrap().path, "fast path");
     assert_eq!(
-        rec.machine().caches[id as usize].cpu[0].tid,
+        rec.machine().slub().caches[id as usize].cpu[0].tid,
         tid + state::TID_STEP
     );
     kfree(&mut rec, b, 0, None);
     assert_eq!(
-        rec.machine().caches[id as usize].cpu[0].freelist,
+        rec.machine().slub().caches[id as usize].cpu[0].freelist,
         b,
         "freed to c->freelist"
     );
     assert_eq!(
-        rec.machine().slabs[&slab_of(&rec, a)].inuse,
+        rec.machine().slub().slabs[&slab_of(&rec, a)].inuse,
         64,
         "inuse unchanged by a fast free"
     );
     // A remote free goes to slab->freelist; the owner picks it up with get_freelist later.
     kfree(&mut rec, a, 1, None);
-    assert_eq!(rec.machine().slabs[&slab_of(&rec, a)].freelist, a);
+    assert_eq!(rec.machine().slub().slabs[&slab_of(&rec, a)].freelist, a);
     consistent(&rec);
     assert!(
         tid % state::TID_STEP == 0,
@@ -180,7 +181,7 @@ fn fast_paths_stay_on_the_cpu_freelist_and_bump_tid() {
 fn empty_slabs_are_kept_up_to_min_partial_then_discarded() {
     let mut rec = boot(1, 1, 2048);
     let id = cache(&mut rec, "big", 1024);
-    let g = rec.machine().caches[id as usize].geometry.clone();
+    let g = rec.machine().slub().caches[id as usize].geometry.clone();
     let per = g.objs_per_slab as usize;
     // Fill 8 slabs, then make the cpu slab another one so all 8 are unlisted and full.
     let objs: Vec<u64> = (0..per * 8 + 1)
@@ -194,7 +195,7 @@ fn empty_slabs_are_kept_up_to_min_partial_then_discarded() {
         flush_cpu_slab(&mut rec, id, 0);
         consistent(&rec);
     }
-    let n = &rec.machine().caches[id as usize].node[0];
+    let n = &rec.machine().slub().caches[id as usize].node[0];
     assert_eq!(
         n.partial.len() as u32,
         g.min_partial,
@@ -202,6 +203,7 @@ fn empty_slabs_are_kept_up_to_min_partial_then_discarded() {
     );
     assert!(rec
         .machine()
+        .slub()
         .slabs
         .values()
         .filter(|s| s.cache == id)
@@ -219,15 +221,18 @@ fn empty_slabs_are_kept_up_to_min_partial_then_discarded() {
         8 - (g.min_partial as usize - 1),
         "the rest went back to the page allocator"
     );
-    assert_eq!(rec.machine().slabs[&n.partial[0]].inuse, 1);
+    assert_eq!(rec.machine().slub().slabs[&n.partial[0]].inuse, 1);
 }
 
 #[test]
 fn kmalloc_classes_large_allocations_and_bad_frees() {
     let mut rec = boot(2, 1, 1024);
-    assert_eq!(kmalloc(&mut rec, 0, 0, None), state::ZERO_SIZE_PTR);
     assert_eq!(
-        kfree(&mut rec, state::ZERO_SIZE_PTR, 0, None),
+        kmalloc(&mut rec, 0, 0, None),
+        crate::slab_common::ZERO_SIZE_PTR
+    );
+    assert_eq!(
+        kfree(&mut rec, crate::slab_common::ZERO_SIZE_PTR, 0, None),
         FreeOutcome::Ignored
     );
     let big = kmalloc(&mut rec, 9000, 0, None);
@@ -281,7 +286,7 @@ fn compatible_caches_merge_unless_told_not_to() {
     assert_eq!(a, b, "104 fits a's 104-byte slots");
     let c = cache(&mut rec, "c", 90);
     assert_ne!(a, c, "96 would waste a word of a's 104: not merged");
-    assert_eq!(rec.machine().caches[a as usize].aliases, ["b"]);
+    assert_eq!(rec.machine().slub().caches[a as usize].aliases, ["b"]);
     assert_ne!(
         kmem_cache_create(
             &mut rec,
@@ -340,7 +345,9 @@ fn slabinfo_counts_cpu_free_objects_as_active() {
 fn detached_freelist_trace_of_spec_2_8() {
     let mut rec = boot(2, 1, 1024);
     let id = cache(&mut rec, "k1024", 1024);
-    let per = rec.machine().caches[id as usize].geometry.objs_per_slab as usize;
+    let per = rec.machine().slub().caches[id as usize]
+        .geometry
+        .objs_per_slab as usize;
     let objs: Vec<u64> = (0..per * 5)
         .map(|_| slab_alloc_node(&mut rec, id, 0, None))
         .collect();
@@ -417,7 +424,7 @@ fn detached_freelist_trace_of_spec_2_8() {
     // The walk starts at the last entry. Here the two objects lie in two slabs: only the
     // second one's is cpu0's c->slab when the bulk free runs.
     let slab_of = |o: u64| place_of(rec.machine(), o).unwrap().pfn;
-    let cpu_slab = rec.machine().caches[id as usize].cpu[0].slab;
+    let cpu_slab = rec.machine().slub().caches[id as usize].cpu[0].slab;
     assert_eq!(
         (
             Some(slab_of(mine[1])) == cpu_slab,
@@ -464,7 +471,9 @@ fn alloc_bulk_is_all_or_nothing() {
 fn shrink_frees_empty_slabs_and_puts_the_fullest_first() {
     let mut rec = boot(1, 1, 1024);
     let id = cache(&mut rec, "k256", 256);
-    let per = rec.machine().caches[id as usize].geometry.objs_per_slab as usize;
+    let per = rec.machine().slub().caches[id as usize]
+        .geometry
+        .objs_per_slab as usize;
     assert_eq!(per, 16);
     let objs: Vec<u64> = (0..per * 5)
         .map(|_| slab_alloc_node(&mut rec, id, 0, None))
@@ -478,17 +487,17 @@ fn shrink_frees_empty_slabs_and_puts_the_fullest_first() {
     }
     flush_cpu_slab(&mut rec, id, 0);
     assert!(
-        rec.machine().caches[id as usize].node[0]
+        rec.machine().slub().caches[id as usize].node[0]
             .partial
             .contains(&slabs[1]),
         "kept: below min_partial"
     );
     kmem_cache_shrink(&mut rec, id, 0);
-    let n = &rec.machine().caches[id as usize].node[0];
+    let n = &rec.machine().slub().caches[id as usize].node[0];
     // Fullest first: 1 free (slab 2), 2 free (slab 3), 3 free (slab 0); the empty slab 1 is
     // freed even though the node holds fewer than min_partial.
     assert_eq!(n.partial, [slabs[2], slabs[3], slabs[0]]);
-    assert!(!rec.machine().slabs.contains_key(&slabs[1]));
+    assert!(!rec.machine().slub().slabs.contains_key(&slabs[1]));
     consistent(&rec);
 }
 
@@ -503,20 +512,20 @@ fn destroy_refuses_a_busy_cache_and_drops_merged_names_first() {
         kmem_cache_destroy(&mut rec, id, Some("b"), 0),
         DestroyOutcome::Unreferenced
     );
-    assert!(rec.machine().caches[id as usize].aliases.is_empty());
+    assert!(rec.machine().slub().caches[id as usize].aliases.is_empty());
     assert_eq!(
         kmem_cache_destroy(&mut rec, id, None, 0),
         DestroyOutcome::StillHasObjects
     );
     assert_eq!(rec.steps().last().unwrap().caption.key, "step.destroy_busy");
-    assert!(!rec.machine().caches[id as usize].destroyed);
+    assert!(!rec.machine().slub().caches[id as usize].destroyed);
     kfree(&mut rec, x, 0, Some(id));
     assert_eq!(
         kmem_cache_destroy(&mut rec, id, None, 0),
         DestroyOutcome::Destroyed
     );
     assert!(
-        rec.machine().slabs.values().all(|s| s.cache != id),
+        rec.machine().slub().slabs.values().all(|s| s.cache != id),
         "every slab went back"
     );
     assert!(!slabinfo(rec.machine()).contains("\na "));
@@ -699,7 +708,7 @@ fn freelist_randomisation_shuffles_each_new_slab_from_the_cache_sequence() {
     let run = |seed: u64| {
         let mut rec = boot_with(1, 1, 1024, &switches, seed);
         let id = cache_with(&mut rec, "obj48", 48, &switches);
-        let seq = rec.machine().caches[id as usize]
+        let seq = rec.machine().slub().caches[id as usize]
             .random_seq
             .clone()
             .unwrap();
@@ -742,12 +751,12 @@ fn hardened_free_pointers_are_stored_encoded() {
     let mut rec = boot_with(1, 1, 1024, &switches, 9);
     let id = cache_with(&mut rec, "obj48", 48, &switches);
     let a = slab_alloc_node(&mut rec, id, 0, None);
-    let s = &rec.machine().caches[id as usize];
+    let s = &rec.machine().slub().caches[id as usize];
     assert!(s.hardened && s.random != 0);
-    let next = rec.machine().caches[id as usize].cpu[0].freelist;
+    let next = rec.machine().slub().caches[id as usize].cpu[0].freelist;
     assert_eq!(next, a + 48);
     let place = place_of(rec.machine(), next).unwrap();
-    let slab = &rec.machine().slabs[&place.pfn];
+    let slab = &rec.machine().slub().slabs[&place.pfn];
     let stored = slab.words[place.index as usize];
     let ptr_addr = next + u64::from(s.geometry.offset);
     // freelist_ptr_encode(): ptr ^ s->random ^ swab(ptr_addr).
@@ -804,7 +813,7 @@ fn get_any_partial_takes_a_slab_from_a_node_with_partial_slabs_to_spare() {
     // draw says stay local: with the default ratio 1000, 23 draws in 1024).
     let mut rec = boot(2, 2, 1024);
     let id = cache(&mut rec, "obj512", 512);
-    let g = rec.machine().caches[id as usize].geometry.clone();
+    let g = rec.machine().slub().caches[id as usize].geometry.clone();
     let per_slab = g.objs_per_slab as usize;
     let slabs = g.min_partial as usize + 3;
     let objs: Vec<u64> = (0..per_slab * slabs)
@@ -817,12 +826,16 @@ fn get_any_partial_takes_a_slab_from_a_node_with_partial_slabs_to_spare() {
     }
     flush_cpu_slab(&mut rec, id, 0);
     flush_cpu_slab(&mut rec, id, 1);
-    let node1 = rec.machine().caches[id as usize].node[1].partial.len();
+    let node1 = rec.machine().slub().caches[id as usize].node[1]
+        .partial
+        .len();
     assert!(
         node1 > g.min_partial as usize,
         "{node1} partial slabs on node 1"
     );
-    assert!(rec.machine().caches[id as usize].node[0].partial.is_empty());
+    assert!(rec.machine().slub().caches[id as usize].node[0]
+        .partial
+        .is_empty());
     let obj = slab_alloc_node(&mut rec, id, 0, None);
     let step = rec
         .steps()
@@ -833,10 +846,12 @@ fn get_any_partial_takes_a_slab_from_a_node_with_partial_slabs_to_spare() {
     let stayed_local = step.caption.args.iter().any(|(k, _)| *k == "outcome");
     // Seed 0's draw is under the ratio: this run takes the remote branch.
     assert!(!stayed_local);
-    let node = rec.machine().slabs[&slab_of(&rec, obj)].node;
+    let node = rec.machine().slub().slabs[&slab_of(&rec, obj)].node;
     assert_eq!(node, 1, "a slab from node 1's partial list");
     assert_eq!(
-        rec.machine().caches[id as usize].node[1].partial.len(),
+        rec.machine().slub().caches[id as usize].node[1]
+            .partial
+            .len(),
         node1 - 1 - (node1 - 1).min((g.cpu_partial_slabs / 2 + 1) as usize),
         "one slab to the cpu, up to cpu_partial_slabs/2+1 more to cpu0's partial stack"
     );
@@ -845,7 +860,7 @@ fn get_any_partial_takes_a_slab_from_a_node_with_partial_slabs_to_spare() {
     let mut rec = boot(2, 2, 1024);
     let id = cache(&mut rec, "obj512", 512);
     let obj = slab_alloc_node(&mut rec, id, 0, None);
-    assert_eq!(rec.machine().slabs[&slab_of(&rec, obj)].node, 0);
+    assert_eq!(rec.machine().slub().slabs[&slab_of(&rec, obj)].node, 0);
     assert!(rec
         .steps()
         .iter()
@@ -857,7 +872,9 @@ fn get_any_partial_takes_a_slab_from_a_node_with_partial_slabs_to_spare() {
 /// slabs with one object freed each, flushed from the per-CPU partial stack. Every slab is
 /// filled before any becomes partial, so no allocation here takes another node's slab.
 fn partial_slabs_on(rec: &mut Recorder, id: u32, nodes: &[u32], slabs: usize) {
-    let per_slab = rec.machine().caches[id as usize].geometry.objs_per_slab as usize;
+    let per_slab = rec.machine().slub().caches[id as usize]
+        .geometry
+        .objs_per_slab as usize;
     let objs: Vec<Vec<u64>> = nodes
         .iter()
         .map(|&cpu| {
@@ -871,7 +888,7 @@ fn partial_slabs_on(rec: &mut Recorder, id: u32, nodes: &[u32], slabs: usize) {
             assert_eq!(kfree(rec, chunk[0], node, None), FreeOutcome::Freed);
         }
         flush_cpu_slab(rec, id, node);
-        let partial = &rec.machine().caches[id as usize].node[node as usize].partial;
+        let partial = &rec.machine().slub().caches[id as usize].node[node as usize].partial;
         assert_eq!(partial.len(), slabs);
     }
 }
@@ -906,7 +923,10 @@ fn get_any_partial_follows_the_zonelist_of_the_distance_table() {
     let mut rec = Recorder::new(m, true);
     create_kmalloc_caches(&mut rec, &BootOptions::default()).unwrap();
     let id = cache(&mut rec, "obj512", 512);
-    let spare = rec.machine().caches[id as usize].geometry.min_partial as usize + 1;
+    let spare = rec.machine().slub().caches[id as usize]
+        .geometry
+        .min_partial as usize
+        + 1;
     partial_slabs_on(&mut rec, id, &[0, 2, 3], spare);
     let obj = slab_alloc_node(&mut rec, id, 1, None);
     consistent(&rec);
@@ -930,7 +950,7 @@ fn get_any_partial_follows_the_zonelist_of_the_distance_table() {
         Some(crate::trace::Shown::Text("1 3 0 2".into()))
     );
     assert_eq!(arg("node"), Some(crate::trace::Shown::Num(3)));
-    assert_eq!(rec.machine().slabs[&slab_of(&rec, obj)].node, 3);
+    assert_eq!(rec.machine().slub().slabs[&slab_of(&rec, obj)].node, 3);
 }
 
 #[test]
@@ -945,10 +965,10 @@ fn a_new_slab_on_a_full_node_comes_from_the_next_node_of_its_zonelist() {
     {}
     let obj = slab_alloc_node(&mut rec, id, 1, None);
     consistent(&rec);
-    assert_eq!(rec.machine().slabs[&slab_of(&rec, obj)].node, 2);
+    assert_eq!(rec.machine().slub().slabs[&slab_of(&rec, obj)].node, 2);
     // kmalloc_node(…, 1) asks node 1's zonelist too: the same node 2.
     let other = slab_alloc_node(&mut rec, id, 0, Some(1));
-    assert_eq!(rec.machine().slabs[&slab_of(&rec, other)].node, 2);
+    assert_eq!(rec.machine().slub().slabs[&slab_of(&rec, other)].node, 2);
 }
 
 #[test]
@@ -964,13 +984,15 @@ fn debug_caches_take_the_locked_single_object_paths() {
         };
         let mut rec = boot_with(2, 1, 1024, &switches, 0);
         let id = cache_with(&mut rec, "dbg", 200, &switches);
-        assert!(rec.machine().caches[id as usize].debug());
-        let per_slab = rec.machine().caches[id as usize].geometry.objs_per_slab as usize;
+        assert!(rec.machine().slub().caches[id as usize].debug());
+        let per_slab = rec.machine().slub().caches[id as usize]
+            .geometry
+            .objs_per_slab as usize;
         let objs: Vec<u64> = (0..per_slab + 1)
             .map(|_| slab_alloc_node(&mut rec, id, 0, None))
             .collect();
         consistent(&rec);
-        let s = &rec.machine().caches[id as usize];
+        let s = &rec.machine().slub().caches[id as usize];
         // No cpu slab, no per-CPU state at all; the first slab is full, the second partial.
         assert!(s
             .cpu
@@ -987,7 +1009,7 @@ fn debug_caches_take_the_locked_single_object_paths() {
         assert!(!functions.contains(&"slab_alloc_node"), "no fast path");
         // A free to the full slab moves it back to the partial list, from any CPU.
         assert_eq!(kfree(&mut rec, objs[0], 1, None), FreeOutcome::Freed);
-        let s = &rec.machine().caches[id as usize];
+        let s = &rec.machine().slub().caches[id as usize];
         assert!(s.node[0].full.is_empty());
         assert_eq!(s.node[0].partial.len(), 2);
         assert_eq!(

@@ -19,6 +19,9 @@ mod rcu;
 mod slab;
 mod slub;
 
+pub(crate) use slab::{briefs as slab_briefs, cache_view as slab_cache_view};
+pub(crate) use slub::{briefs as slub_briefs, cache_view as slub_cache_view};
+
 use crate::boot::Allocator;
 use crate::kmalloc_caches::KmallocType;
 use crate::machine::{Machine, Pfn};
@@ -405,10 +408,8 @@ pub fn snapshot(
     history: &dyn History,
 ) -> Snapshot {
     let transient = transient(m, step_events);
-    let caches = match m.allocator {
-        Allocator::Slub => slub::briefs(m),
-        Allocator::Slab => slab::briefs(m),
-    };
+    let ops = crate::allocator::ops(m);
+    let caches = ops.briefs(m);
     let chosen = query
         .cache
         .as_deref()
@@ -432,14 +433,11 @@ pub fn snapshot(
             transient: &transient,
             history,
         };
-        match m.allocator {
-            Allocator::Slub => slub::cache_view(&view, id, wanted_slab),
-            Allocator::Slab => slab::cache_view(&view, id, wanted_slab),
-        }
+        ops.cache_view(&view, id, wanted_slab)
     });
     Snapshot {
         cursor: cursor as u32,
-        allocator: m.allocator,
+        allocator: m.allocator(),
         page_size: m.page.page_size,
         cpu_node: m.cpu_node.clone(),
         caches,
@@ -451,7 +449,8 @@ pub fn snapshot(
 }
 
 /// What the per-allocator builders need.
-struct View<'a> {
+/// What a cache view is drawn from: the machine at the cursor and the step's transient facts.
+pub struct View<'a> {
     m: &'a Machine,
     cursor: usize,
     transient: &'a Transient,

@@ -3,7 +3,6 @@
 //! the `kfree_rcu()` pointers its `krc` holds.
 
 use super::hex;
-use crate::boot::Allocator;
 use crate::machine::{Machine, Pfn};
 use crate::rcu::state::{KrcLists, RcuFunc};
 use serde::Serialize;
@@ -121,10 +120,7 @@ fn lists(m: &Machine, l: &KrcLists) -> KrcListsView {
 }
 
 pub(super) fn rcu_view(m: &Machine) -> RcuView {
-    let free_slab = match m.allocator {
-        Allocator::Slub => "rcu_free_slab",
-        Allocator::Slab => "kmem_rcu_free",
-    };
+    let free_slab = crate::allocator::ops(m).rcu_free_slab_fn();
     let cpus = m
         .rcu
         .cblist

@@ -11,16 +11,16 @@ use std::collections::VecDeque;
 /// The address of object `index` of SLAB's slab at `pfn` (`index_to_obj()`: `s_mem` plus
 /// `index * size`), if the slab exists.
 pub(super) fn object_addr(m: &Machine, pfn: Pfn, index: u32) -> Option<u64> {
-    let slab = m.slab.slabs.get(&pfn)?;
-    let size = m.slab.caches.get(slab.cache as usize)?.geometry.size;
+    let slab = m.slab().slabs.get(&pfn)?;
+    let size = m.slab().caches.get(slab.cache as usize)?.geometry.size;
     Some(m.object_addr(pfn, size, index) + u64::from(slab.colour_off))
 }
 
-pub(super) fn briefs(m: &Machine) -> Vec<CacheBrief> {
-    let caches = &m.slab.caches;
+pub(crate) fn briefs(m: &Machine) -> Vec<CacheBrief> {
+    let caches = &m.slab().caches;
     let mut live = vec![0u32; caches.len()];
     let mut slabs = vec![0u32; caches.len()];
-    for slab in m.slab.slabs.values() {
+    for slab in m.slab().slabs.values() {
         let c = slab.cache as usize;
         if c < live.len() {
             live[c] += slab.allocated.iter().filter(|&&a| a).count() as u32;
@@ -75,13 +75,13 @@ fn array(ac: &ArrayCache) -> ArrayView {
     }
 }
 
-pub(super) fn cache_view(v: &View, id: u32, wanted: Option<Pfn>) -> CacheView {
+pub(crate) fn cache_view(v: &View, id: u32, wanted: Option<Pfn>) -> CacheView {
     let m = v.m;
-    let c = &m.slab.caches[id as usize];
+    let c = &m.slab().caches[id as usize];
     let g = &c.geometry;
     let list = |pfns: &VecDeque<Pfn>| -> Vec<SlabBrief> {
         pfns.iter()
-            .filter_map(|&pfn| Some(brief(pfn, m.slab.slabs.get(&pfn)?)))
+            .filter_map(|&pfn| Some(brief(pfn, m.slab().slabs.get(&pfn)?)))
             .collect()
     };
     let cpus = c
@@ -123,7 +123,7 @@ pub(super) fn cache_view(v: &View, id: u32, wanted: Option<Pfn>) -> CacheView {
         })
         .collect();
     let slabs: Vec<SlabBrief> = m
-        .slab
+        .slab()
         .slabs
         .iter()
         .filter(|(_, s)| s.cache == id)
@@ -155,7 +155,7 @@ pub(super) fn cache_view(v: &View, id: u32, wanted: Option<Pfn>) -> CacheView {
 
 fn slab_view(v: &View, size: u32, pfn: Pfn) -> Option<SlabView> {
     let m = v.m;
-    let slab = m.slab.slabs.get(&pfn)?;
+    let slab = m.slab().slabs.get(&pfn)?;
     let free_order: Vec<u32> = slab
         .freelist
         .get(slab.active as usize..)

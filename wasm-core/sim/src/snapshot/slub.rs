@@ -8,17 +8,18 @@ use crate::machine::{Machine, Pfn};
 use crate::slub::state::{KmemCache, Slab};
 use std::collections::BTreeMap;
 
-pub(super) fn briefs(m: &Machine) -> Vec<CacheBrief> {
-    let mut live = vec![0u32; m.caches.len()];
-    let mut slabs = vec![0u32; m.caches.len()];
-    for slab in m.slabs.values() {
+pub(crate) fn briefs(m: &Machine) -> Vec<CacheBrief> {
+    let mut live = vec![0u32; m.slub().caches.len()];
+    let mut slabs = vec![0u32; m.slub().caches.len()];
+    for slab in m.slub().slabs.values() {
         let c = slab.cache as usize;
         if c < live.len() {
             live[c] += slab.allocated.iter().filter(|&&a| a).count() as u32;
             slabs[c] += 1;
         }
     }
-    m.caches
+    m.slub()
+        .caches
         .iter()
         .map(|s| CacheBrief {
             id: s.id,
@@ -50,10 +51,12 @@ fn chain(m: &Machine, s: &KmemCache, head: u64, limit: u32) -> Vec<u64> {
     let mut obj = head;
     while obj != 0 && out.len() < limit as usize {
         out.push(obj);
-        let Some(pfn) = m.addr_pfn(obj).and_then(|p| m.slabs.head_of(p)) else {
+        let Some(pfn) = m.addr_pfn(obj).and_then(|p| m.slub().slabs.head_of(p)) else {
             break;
         };
-        let Some(slab) = m.slabs.get(&pfn) else { break };
+        let Some(slab) = m.slub().slabs.get(&pfn) else {
+            break;
+        };
         let Some(index) = index_in(m, pfn, slab, obj) else {
             break;
         };
@@ -74,9 +77,9 @@ fn brief(pfn: Pfn, slab: &Slab, place: SlabPlace) -> SlabBrief {
     }
 }
 
-pub(super) fn cache_view(v: &View, id: u32, wanted: Option<Pfn>) -> CacheView {
+pub(crate) fn cache_view(v: &View, id: u32, wanted: Option<Pfn>) -> CacheView {
     let m = v.m;
-    let s = &m.caches[id as usize];
+    let s = &m.slub().caches[id as usize];
     let g = &s.geometry;
     let mut places: BTreeMap<Pfn, SlabPlace> = BTreeMap::new();
     let mut cpus = Vec::new();
@@ -89,8 +92,10 @@ pub(super) fn cache_view(v: &View, id: u32, wanted: Option<Pfn>) -> CacheView {
         let mut partial = Vec::new();
         let mut next = c.partial;
         while let Some(pfn) = next {
-            let Some(slab) = m.slabs.get(&pfn) else { break };
-            if partial.len() > m.slabs.len() {
+            let Some(slab) = m.slub().slabs.get(&pfn) else {
+                break;
+            };
+            if partial.len() > m.slub().slabs.len() {
                 break;
             }
             places.insert(pfn, SlabPlace::CpuPartial { cpu });
@@ -124,7 +129,7 @@ pub(super) fn cache_view(v: &View, id: u32, wanted: Option<Pfn>) -> CacheView {
     let place = |pfn: Pfn| places.get(&pfn).copied().unwrap_or(SlabPlace::Unlisted);
     let list = |pfns: &[Pfn]| -> Vec<SlabBrief> {
         pfns.iter()
-            .filter_map(|&pfn| Some(brief(pfn, m.slabs.get(&pfn)?, place(pfn))))
+            .filter_map(|&pfn| Some(brief(pfn, m.slub().slabs.get(&pfn)?, place(pfn))))
             .collect()
     };
     let nodes = s
@@ -143,6 +148,7 @@ pub(super) fn cache_view(v: &View, id: u32, wanted: Option<Pfn>) -> CacheView {
         })
         .collect();
     let slabs: Vec<SlabBrief> = m
+        .slub()
         .slabs
         .iter()
         .filter(|(_, slab)| slab.cache == id)
@@ -181,7 +187,7 @@ fn slab_view(
     place: SlabPlace,
 ) -> Option<SlabView> {
     let m = v.m;
-    let slab = m.slabs.get(&pfn)?;
+    let slab = m.slub().slabs.get(&pfn)?;
     // Objects on the owning CPU's c->freelist (only a cpu slab has one).
     let mut on_cpu: BTreeMap<u32, u32> = BTreeMap::new();
     if let SlabPlace::CpuSlab { cpu } = place {

@@ -13,17 +13,19 @@
 //!   this file.
 //! - With recording off, events are applied and dropped: the machine is the same, the trace is
 //!   empty and `snapshot_at` only answers for the live cursor.
-//! - Steps nest: a `begin` while a step is open (a kernel function calling another, e.g.
-//!   `discard_slab()` freeing pages) files its events into the open step, and its `end` only
-//!   closes what it began. So every step boundary is a consistent state. Every `begin` needs
-//!   its `end`.
+//! - A step is opened and closed by one call, `call(function, path, key, |rec| …)`: it opens
+//!   the step, runs the closure and closes it, so no step can be left open. Steps nest: a
+//!   `call` inside an open step (a kernel function calling another, e.g. `discard_slab()`
+//!   freeing pages) files its events into the open step, and returning from it closes only
+//!   what it opened. So every step boundary is a consistent state.
 //! - Every step carries its origin: the scenario line and operation it belongs to, as set by
 //!   `set_origin` before the scenario runs that line (none for boot; a line and no operation
 //!   for a `cache` line's creation).
 
 use super::arena::{Arena, Mark};
 use super::Event;
-use crate::machine::Machine;
+use crate::machine::{AllocatorState, Machine};
+use crate::slub::state::SlubState;
 use serde::Serialize;
 
 const KEYFRAME_MIN_STEPS: usize = 64;
@@ -291,11 +293,29 @@ impl Recorder {
         }
     }
 
-    /// Opens a step, or, inside an open step, a nested call whose events join it.
+    /// Runs `f` as kernel function `function` taking `path`, with caption `key`: a step of its
+    /// own, or, inside an open step, a nested call whose events join that step. The step is
+    /// closed when `f` returns, whatever it returns.
     // Inlined: with recording off a step is only a counter, so the hot paths pay next to
     // nothing for their steps; the recording work is out of line.
+    #[inline(always)]
+    pub fn call<R>(
+        &mut self,
+        function: &'static str,
+        path: &'static str,
+        key: &'static str,
+        f: impl FnOnce(&mut Recorder) -> R,
+    ) -> R {
+        self.begin(function, path, key);
+        let result = f(self);
+        self.end();
+        result
+    }
+
+    /// Opens a step, or, inside an open step, a nested call whose events join it. Private:
+    /// only `call` and `file` open steps, and each closes what it opens.
     #[inline]
-    pub fn begin(&mut self, function: &'static str, path: &'static str, key: &'static str) {
+    fn begin(&mut self, function: &'static str, path: &'static str, key: &'static str) {
         self.depth += 1;
         if self.depth == 1 {
             self.filing = self.record;
@@ -368,15 +388,20 @@ impl Recorder {
         }
     }
 
-    /// Files an applied event in the open step, opening an anonymous one if none is open.
+    /// Files an applied event in the open step; an event emitted outside every step becomes
+    /// an anonymous step of its own.
     #[inline(never)]
     fn file(&mut self, event: Event) {
-        if self.depth == 0 {
+        let anonymous = self.depth == 0;
+        if anonymous {
             self.begin("(internal)", "", "step.internal");
         }
         if self.record {
             self.bytes_since_keyframe += std::mem::size_of::<Event>() + event.heap_bytes();
             self.events.push(event);
+        }
+        if anonymous {
+            self.end();
         }
     }
 
@@ -385,9 +410,9 @@ impl Recorder {
         self.depth == 0
     }
 
-    /// Closes the open step (or the innermost nested call).
+    /// Closes the open step (or the innermost nested call). Private, like `begin`.
     #[inline]
-    pub fn end(&mut self) {
+    fn end(&mut self) {
         match self.depth {
             0 => {}
             1 => {
@@ -536,7 +561,7 @@ impl HeapBytes for Event {
     }
 }
 
-impl HeapBytes for Machine {
+impl HeapBytes for SlubState {
     fn heap_bytes(&self) -> usize {
         let caches: usize = self
             .caches
@@ -549,6 +574,16 @@ impl HeapBytes for Machine {
                     + c.aliases.iter().map(String::capacity).sum::<usize>()
             })
             .sum();
+        self.caches.heap_bytes() + caches + self.slabs.heap_bytes()
+    }
+}
+
+impl HeapBytes for Machine {
+    fn heap_bytes(&self) -> usize {
+        let alloc = match &self.alloc {
+            AllocatorState::Slub(s) => s.heap_bytes(),
+            AllocatorState::Slab(s) => s.heap_bytes(),
+        };
         self.frames.heap_bytes()
             + self.zones.heap_bytes()
             + self
@@ -557,11 +592,8 @@ impl HeapBytes for Machine {
                 .map(|z| z.free_area.heap_bytes())
                 .sum::<usize>()
             + self.pcp.heap_bytes()
-            + self.caches.heap_bytes()
-            + caches
-            + self.slabs.heap_bytes()
+            + alloc
             + self.cpu_node.heap_bytes()
-            + self.slab.heap_bytes()
             + self.damage.heap_bytes()
             + self.rcu.heap_bytes()
     }
@@ -615,5 +647,63 @@ mod tests {
             "{}",
             std::mem::size_of::<StepHead>()
         );
+    }
+
+    fn booted() -> Recorder {
+        let config = crate::machine::MachineConfig {
+            cpus: 1,
+            nodes: 1,
+            cpu_node: vec![],
+            page_size: 4096,
+            pages_per_node: 64,
+            pcp_batch: None,
+            pcp_high: None,
+        };
+        Recorder::new(Machine::new(config).unwrap(), true)
+    }
+
+    fn released(pfn: u32) -> Event {
+        Event::PagesReleased { pfn, order: 0 }
+    }
+
+    /// A call inside a call joins its step: one step with both calls' events, the outer
+    /// call's function and arguments only, and the step closed when the outer call returns,
+    /// whatever path it returns by.
+    #[test]
+    fn a_nested_call_joins_the_open_step_and_the_outer_call_closes_it() {
+        let mut rec = booted();
+        let value = rec.call("outer", "path", "step.outer", |rec| {
+            rec.arg("a", 1u32);
+            rec.emit(released(1));
+            let inner = rec.call("inner", "other", "step.inner", |rec| {
+                rec.arg("ignored", 2u32);
+                rec.emit(released(2));
+                7
+            });
+            rec.arg("b", 3u32);
+            inner + 1
+        });
+        assert_eq!(value, 8);
+        assert!(rec.is_idle());
+        assert_eq!(rec.step_count(), 1);
+        let step = rec.step(0).unwrap();
+        assert_eq!((step.function, step.path), ("outer", "path"));
+        let names: Vec<&str> = step.caption.args.iter().map(|(n, _)| *n).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert_eq!(step.events, [released(1), released(2)]);
+    }
+
+    /// An event emitted between calls is a step of its own, closed at once: the next call
+    /// opens a new step instead of joining it.
+    #[test]
+    fn an_event_outside_every_call_is_a_closed_step_of_its_own() {
+        let mut rec = booted();
+        rec.emit(released(1));
+        assert!(rec.is_idle());
+        rec.call("next", "path", "step.next", |rec| rec.emit(released(2)));
+        assert_eq!(rec.step_count(), 2);
+        assert_eq!(rec.step(0).unwrap().function, "(internal)");
+        assert_eq!(rec.step(0).unwrap().events, [released(1)]);
+        assert_eq!(rec.step(1).unwrap().events, [released(2)]);
     }
 }

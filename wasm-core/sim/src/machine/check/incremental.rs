@@ -14,7 +14,6 @@
 use super::pages::{self, ListId};
 use super::totals::{check_live, Totals};
 use super::touched::{rcu_owned, slab_home, touches, Naming, Touched};
-use crate::boot::Allocator;
 use crate::machine::{damage, Machine};
 use crate::rcu::check::{self as rcu_check, RcuHolders};
 use crate::slab::check::{self as slab_check, SlabPlaces};
@@ -87,10 +86,7 @@ impl Checker {
         let mut bad = Vec::new();
         damage::check_records(m, &mut bad);
         check_pages(m, t, &self.totals, &mut bad);
-        match m.allocator {
-            Allocator::Slub => check_slub(m, t, &self.totals, &mut bad),
-            Allocator::Slab => check_slab(m, t, &self.totals, &mut bad),
-        }
+        crate::allocator::ops(m).check_touched(m, t, &self.totals, &mut bad);
         check_rcu(m, t, &mut bad);
         check_live(m, &self.totals, &mut bad);
         bad
@@ -153,9 +149,15 @@ fn check_pages(m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<Stri
     }
 }
 
-fn check_slub(m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<String>) {
+/// SLUB's invariants of what a step touched.
+pub(crate) fn check_touched_slub(
+    m: &Machine,
+    t: &mut Touched,
+    totals: &Totals,
+    bad: &mut Vec<String>,
+) {
     for &cache in &t.caches {
-        if let Some(s) = m.caches.get(cache as usize) {
+        if let Some(s) = m.slub().caches.get(cache as usize) {
             t.cpus
                 .extend((0..s.cpu.len() as u32).map(|cpu| (cache, cpu)));
             t.nodes
@@ -165,6 +167,7 @@ fn check_slub(m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<Strin
     // A touched CPU's cpu slab: its freelist walk covers `c->freelist`.
     for &(cache, cpu) in &t.cpus {
         if let Some(c) = m
+            .slub()
             .caches
             .get(cache as usize)
             .and_then(|s| s.cpu.get(cpu as usize))
@@ -185,7 +188,8 @@ fn check_slub(m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<Strin
     }
     dedup(&mut t.cpus);
     for &(cache, cpu) in &t.cpus {
-        if m.caches
+        if m.slub()
+            .caches
             .get(cache as usize)
             .is_some_and(|s| (cpu as usize) < s.cpu.len())
         {
@@ -202,9 +206,15 @@ fn check_slub(m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<Strin
     }
 }
 
-fn check_slab(m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<String>) {
+/// SLAB's invariants of what a step touched.
+pub(crate) fn check_touched_slab(
+    m: &Machine,
+    t: &mut Touched,
+    totals: &Totals,
+    bad: &mut Vec<String>,
+) {
     for &cache in &t.caches {
-        if let Some(s) = m.slab.caches.get(cache as usize) {
+        if let Some(s) = m.slab().caches.get(cache as usize) {
             t.arrays
                 .extend(slab_check::arrays(s).into_iter().map(|r| (cache, r)));
             t.nodes

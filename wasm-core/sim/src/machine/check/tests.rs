@@ -69,7 +69,8 @@ fn slub_workload() -> Recorder {
 /// SLAB: array refills and flushes, slabs moving between the node lists.
 fn slab_workload() -> Recorder {
     let mut rec = boot(Allocator::Slab, 2, 512, (7, 28));
-    let kmalloc = |rec: &mut Recorder| crate::slab::do_kmalloc_node(rec, 100, GFP_KERNEL, 0, None);
+    let kmalloc =
+        |rec: &mut Recorder| crate::slab::__do_kmalloc_node(rec, 100, GFP_KERNEL, 0, None);
     let a: Vec<u64> = (0..200).map(|_| kmalloc(&mut rec)).collect();
     for x in a {
         kfree(&mut rec, x, 1, None);
@@ -173,8 +174,8 @@ fn caught<T: Clone>(
 
 /// The first free object of a SLUB slab: on its own freelist, else on a cpu freelist.
 fn a_free_object(m: &Machine, pfn: Pfn) -> Option<u64> {
-    let slab = m.slabs.get(&pfn)?;
-    let s = &m.caches[slab.cache as usize];
+    let slab = m.slub().slabs.get(&pfn)?;
+    let s = &m.slub().caches[slab.cache as usize];
     Some(slab.freelist).filter(|&f| f != 0).or_else(|| {
         s.cpu
             .iter()
@@ -195,13 +196,13 @@ fn a_broken_freelist_of_a_touched_slab_is_caught_at_its_step() {
         };
         // The object's free pointer now points at itself: a cycle.
         let index = crate::slub::place_of(m, obj).expect("an object").index;
-        let s = &m.caches[m.slabs[&pfn].cache as usize];
+        let s = &m.slub().caches[m.slub().slabs[&pfn].cache as usize];
         let word = s.freelist_ptr_encode(obj, s.freeptr_addr(obj));
-        m.slabs.get_mut(&pfn).unwrap().words[index as usize] = word;
+        m.alloc.slub_mut().slabs.get_mut(&pfn).unwrap().words[index as usize] = word;
         true
     });
     caught(slub_workload, "inuse", freed, |m, pfn| {
-        m.slabs.get_mut(&pfn).unwrap().inuse += 1;
+        m.alloc.slub_mut().slabs.get_mut(&pfn).unwrap().inuse += 1;
         true
     });
 }
@@ -217,7 +218,7 @@ fn a_broken_cpu_structure_or_partial_stack_is_caught_at_its_step() {
         "has a freelist but no cpu slab",
         cpu_freelist,
         |m, (cache, cpu)| {
-            let c = &mut m.caches[cache as usize].cpu[cpu as usize];
+            let c = &mut m.alloc.slub_mut().caches[cache as usize].cpu[cpu as usize];
             if c.freelist == 0 {
                 return false;
             }
@@ -234,7 +235,7 @@ fn a_broken_cpu_structure_or_partial_stack_is_caught_at_its_step() {
         "frozen/per-CPU/node-partial",
         pushed,
         |m, top| {
-            match m.slabs.get_mut(&top) {
+            match m.alloc.slub_mut().slabs.get_mut(&top) {
                 Some(slab) if slab.frozen => slab.frozen = false,
                 _ => return false,
             }
@@ -256,7 +257,7 @@ fn a_broken_node_list_or_node_counter_is_caught_at_its_step() {
         "held more than once",
         added,
         |m, (cache, node, pfn)| {
-            let list = &mut m.caches[cache as usize].node[node as usize].partial;
+            let list = &mut m.alloc.slub_mut().caches[cache as usize].node[node as usize].partial;
             if !list.contains(&pfn) {
                 return false;
             }
@@ -269,7 +270,7 @@ fn a_broken_node_list_or_node_counter_is_caught_at_its_step() {
         _ => None,
     };
     caught(slub_workload, "counts", counted, |m, (cache, node)| {
-        m.caches[cache as usize].node[node as usize].nr_slabs += 1;
+        m.alloc.slub_mut().caches[cache as usize].node[node as usize].nr_slabs += 1;
         true
     });
     let allocated = |e: &Event| match *e {
@@ -362,7 +363,7 @@ fn broken_slab_arrays_slabs_and_lists_are_caught_at_their_step() {
         let Some(p) = crate::slab::place_of(m, addr) else {
             return false;
         };
-        let slab = m.slab.slabs.get_mut(&p.pfn).unwrap();
+        let slab = m.alloc.slab_mut().slabs.get_mut(&p.pfn).unwrap();
         if slab.allocated[p.index as usize] {
             return false;
         }
@@ -374,7 +375,7 @@ fn broken_slab_arrays_slabs_and_lists_are_caught_at_their_step() {
         _ => None,
     };
     caught(slab_workload, "active but callers hold", got, |m, pfn| {
-        m.slab.slabs.get_mut(&pfn).unwrap().active -= 1;
+        m.alloc.slab_mut().slabs.get_mut(&pfn).unwrap().active -= 1;
         true
     });
     let listed = |e: &Event| match *e {
@@ -382,7 +383,7 @@ fn broken_slab_arrays_slabs_and_lists_are_caught_at_their_step() {
         _ => None,
     };
     caught(slab_workload, "says it is on", listed, |m, pfn| {
-        let Some(slab) = m.slab.slabs.get_mut(&pfn) else {
+        let Some(slab) = m.alloc.slab_mut().slabs.get_mut(&pfn) else {
             return false;
         };
         slab.list = match slab.list {
@@ -397,7 +398,7 @@ fn broken_slab_arrays_slabs_and_lists_are_caught_at_their_step() {
         _ => None,
     };
     caught(slab_workload, "free_objects", counts, |m, (cache, node)| {
-        m.slab.caches[cache as usize].node[node as usize].free_objects += 1;
+        m.alloc.slab_mut().caches[cache as usize].node[node as usize].free_objects += 1;
         true
     });
 }
@@ -504,11 +505,12 @@ fn a_corruption_no_step_touches_waits_for_the_next_full_check() {
     // kmalloc-8k: a cache no step of the scenario uses.
     let m = check.machine_mut();
     let id = m
+        .slub()
         .caches
         .iter()
         .position(|c| c.name == "kmalloc-8k")
         .unwrap();
-    m.caches[id].node[0].nr_slabs += 1;
+    m.alloc.slub_mut().caches[id].node[0].nr_slabs += 1;
     check
         .advance(&rec, at + 1)
         .expect("the next step does not touch it");

@@ -4,21 +4,20 @@
 //! new share back after the step. The share of an item is one function either way.
 
 use super::pages::ListId;
-use crate::boot::Allocator;
 use crate::machine::{Machine, Pfn};
 
 /// Sums over frames and slabs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Totals {
+pub struct Totals {
     /// Per buddy or pcp list (`ListId::index`): blocks whose head frame is in that list's
     /// state. Compared with the list's length.
-    pub on_list: Vec<i64>,
+    pub(crate) on_list: Vec<i64>,
     /// Per `(cache, node)`, at `cache * nodes + node`: under SLUB the slabs and their objects
     /// (compared with `nr_slabs` and `total_objects`); under SLAB the slabs on one of the
     /// node's lists and their free objects (compared with `total_slabs` and `free_objects`).
-    pub per_node: Vec<[i64; 2]>,
+    pub(crate) per_node: Vec<[i64; 2]>,
     /// Objects callers hold: marked `allocated` in their slab. Compared with `live_objects`.
-    pub live: i64,
+    pub(crate) live: i64,
 }
 
 impl Totals {
@@ -37,17 +36,8 @@ impl Totals {
         for pfn in 0..m.frames.len() as Pfn {
             t.frame(m, pfn, 1);
         }
-        match m.allocator {
-            Allocator::Slub => {
-                for (pfn, _) in m.slabs.iter() {
-                    t.slab(m, pfn, 1);
-                }
-            }
-            Allocator::Slab => {
-                for &pfn in m.slab.slabs.keys() {
-                    t.slab(m, pfn, 1);
-                }
-            }
+        for pfn in crate::allocator::ops(m).slab_pfns(m) {
+            t.slab(m, pfn, 1);
         }
         t
     }
@@ -64,28 +54,14 @@ impl Totals {
     /// Adds `sign` times the share of the slab at `pfn`, if there is one: its objects held,
     /// and its place in its cache's node counters.
     pub(crate) fn slab(&mut self, m: &Machine, pfn: Pfn, sign: i64) {
-        let share = match m.allocator {
-            Allocator::Slub => m.slabs.get(&pfn).map(|s| {
-                let held = s.allocated.iter().filter(|&&a| a).count() as i64;
-                (s.cache, s.node, [1, i64::from(s.objects)], held)
-            }),
-            Allocator::Slab => m.slab.slabs.get(&pfn).map(|s| {
-                let held = s.allocated.iter().filter(|&&a| a).count() as i64;
-                let num = i64::from(
-                    m.slab
-                        .caches
-                        .get(s.cache as usize)
-                        .map_or(0, |c| c.geometry.num),
-                );
-                let listed = if s.list.is_some() {
-                    [1, num - i64::from(s.active)]
-                } else {
-                    [0, 0]
-                };
-                (s.cache, s.node, listed, held)
-            }),
-        };
-        let Some((cache, node, counts, held)) = share else {
+        let share = crate::allocator::ops(m).slab_share(m, pfn);
+        let Some(SlabShare {
+            cache,
+            node,
+            counted: counts,
+            held,
+        }) = share
+        else {
             return;
         };
         self.live += sign * held;
@@ -112,4 +88,16 @@ pub(crate) fn check_live(m: &Machine, totals: &Totals, bad: &mut Vec<String>) {
             totals.live, m.live_objects
         ));
     }
+}
+
+/// A slab's share of the sums the counters must equal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlabShare {
+    pub cache: u32,
+    pub node: u32,
+    /// What it adds to its node's counters of `cache`: slabs, and objects (SLUB: every
+    /// object of a counted slab; SLAB: the free objects of a listed slab).
+    pub counted: [i64; 2],
+    /// Objects callers hold.
+    pub held: i64,
 }

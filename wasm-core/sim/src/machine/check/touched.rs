@@ -15,7 +15,6 @@
 
 use super::pages::ListId;
 use super::totals::Totals;
-use crate::boot::Allocator;
 use crate::machine::{Machine, Pfn, NIL};
 use crate::rcu::event::RcuEvent;
 use crate::rcu::state::RcuFunc;
@@ -25,7 +24,7 @@ use crate::trace::Event;
 
 /// The items one step touched. Kept between steps for its buffers.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Touched {
+pub struct Touched {
     /// The step being collected; items stamped with it are already named.
     stamp: u32,
     /// Per pfn: the step that last named the frame.
@@ -33,46 +32,46 @@ pub(crate) struct Touched {
     /// Per pfn: the step that last named a slab starting there.
     slab_stamp: Vec<u32>,
     /// Frames named (their shares of the totals are out until the step ends).
-    pub frames: Vec<Pfn>,
+    pub(crate) frames: Vec<Pfn>,
     /// Pfn ranges `[from, to)` whose blocks are walked.
-    pub ranges: Vec<(Pfn, Pfn)>,
+    pub(crate) ranges: Vec<(Pfn, Pfn)>,
     /// List entries whose links may have changed: named frames that were entries and their
     /// neighbours at the time.
-    pub entries: Vec<Pfn>,
+    pub(crate) entries: Vec<Pfn>,
     /// Buddy free lists and pcp lists.
-    pub lists: Vec<ListId>,
+    pub(crate) lists: Vec<ListId>,
     /// Zones (by node) whose `NR_FREE_PAGES` may have changed.
-    pub zones: Vec<u32>,
+    pub(crate) zones: Vec<u32>,
     /// `(cpu, node)` pcps whose `count` may have changed.
-    pub pcps: Vec<(u32, u32)>,
+    pub(crate) pcps: Vec<(u32, u32)>,
     /// Slabs named, with their cache (their shares are out until the step ends).
-    pub slabs: Vec<(Pfn, u32)>,
+    pub(crate) slabs: Vec<(Pfn, u32)>,
     /// Slabs to check whose shares did not change: what a touched structure held.
-    pub held: Vec<(Pfn, u32)>,
+    pub(crate) held: Vec<(Pfn, u32)>,
     /// SLUB `kmem_cache_cpu`s, `(cache, cpu)`.
-    pub cpus: Vec<(u32, u32)>,
+    pub(crate) cpus: Vec<(u32, u32)>,
     /// Node list entries, `(cache, node, pfn)`, checked wherever the pfn is on those lists.
-    pub node_entries: Vec<(u32, u32, Pfn)>,
+    pub(crate) node_entries: Vec<(u32, u32, Pfn)>,
     /// Node counters, `(cache, node)`.
-    pub nodes: Vec<(u32, u32)>,
+    pub(crate) nodes: Vec<(u32, u32)>,
     /// SLAB array caches.
-    pub arrays: Vec<(u32, AcRef)>,
+    pub(crate) arrays: Vec<(u32, AcRef)>,
     /// Caches created: all their per-CPU and node structures are new.
-    pub caches: Vec<u32>,
+    pub(crate) caches: Vec<u32>,
     /// RCU: CPUs whose oldest callback was invoked (the new oldest is checked).
-    pub cb_heads: Vec<u32>,
+    pub(crate) cb_heads: Vec<u32>,
     /// RCU: one entry per callback queued, naming its CPU (the newest ones are checked, each
     /// against the one before it).
-    pub cb_tails: Vec<u32>,
+    pub(crate) cb_tails: Vec<u32>,
     /// RCU: CPUs whose `krc` changed.
-    pub krcs: Vec<u32>,
+    pub(crate) krcs: Vec<u32>,
     /// RCU: `krw_arr[batch]` of a CPU, or its callback, changed.
-    pub batches: Vec<(u32, u8)>,
+    pub(crate) batches: Vec<(u32, u8)>,
     /// RCU: pointers `kfree_rcu()` queued.
-    pub queued: Vec<u64>,
+    pub(crate) queued: Vec<u64>,
     /// Pages RCU took or let go of, and frames named whose block RCU owned before an event
     /// (with those it owns after the step, checked against what RCU holds).
-    pub rcu_frames: Vec<Pfn>,
+    pub(crate) rcu_frames: Vec<Pfn>,
 }
 
 impl Touched {
@@ -178,6 +177,7 @@ impl Naming<'_> {
         let m = self.m;
         self.t.cpus.push((cache, cpu));
         if let Some(c) = m
+            .slub()
             .caches
             .get(cache as usize)
             .and_then(|s| s.cpu.get(cpu as usize))
@@ -218,10 +218,7 @@ pub(crate) fn rcu_owned(m: &Machine, pfn: Pfn) -> bool {
 
 /// The cache and node of the slab at `pfn`, under the machine's allocator.
 pub(crate) fn slab_home(m: &Machine, pfn: Pfn) -> Option<(u32, u32)> {
-    match m.allocator {
-        Allocator::Slub => m.slabs.get(&pfn).map(|s| (s.cache, s.node)),
-        Allocator::Slab => m.slab.slabs.get(&pfn).map(|s| (s.cache, s.node)),
-    }
+    crate::allocator::ops(m).slab_of(m, pfn)
 }
 
 /// Names what `event` touches. Exhaustive: see the module's rules.
@@ -299,7 +296,7 @@ pub(crate) fn touches(event: &Event, n: &mut Naming) {
         }
         Event::SlabPartialLinked { pfn, next, .. } => {
             n.slab(pfn, None);
-            if let Some(s) = n.m.slabs.get(&pfn) {
+            if let Some(s) = n.m.slub().slabs.get(&pfn) {
                 let (old, cache) = (s.next, s.cache);
                 n.held(old, cache);
                 n.held(next, cache);
@@ -324,12 +321,16 @@ pub(crate) fn touches(event: &Event, n: &mut Naming) {
             }
         }
         Event::SlabDiscarded { cache, pfn } => {
-            let node = n.m.slabs.get(&pfn).map_or(n.node_of(pfn), |s| s.node);
+            let node =
+                n.m.slub()
+                    .slabs
+                    .get(&pfn)
+                    .map_or(n.node_of(pfn), |s| s.node);
             n.slab(pfn, Some(cache));
             n.frames(pfn, 0);
             n.node_entry(cache, node, pfn);
             // Whatever per-CPU structure held it must let go of it in the same step.
-            if let Some(s) = n.m.caches.get(cache as usize) {
+            if let Some(s) = n.m.slub().caches.get(cache as usize) {
                 for cpu in 0..s.cpu.len() as u32 {
                     n.cpu(cache, cpu);
                 }
@@ -354,7 +355,8 @@ pub(crate) fn touches(event: &Event, n: &mut Naming) {
 /// looks: `cache`'s own list first, then every cache's.
 fn slub_list_holder(m: &Machine, cache: u32, node: u32, pfn: Pfn, full: bool) -> Option<u32> {
     let on = |id: u32| {
-        m.caches
+        m.slub()
+            .caches
             .get(id as usize)
             .and_then(|s| s.node.get(node as usize))
             .is_some_and(|n| {
@@ -366,7 +368,7 @@ fn slub_list_holder(m: &Machine, cache: u32, node: u32, pfn: Pfn, full: bool) ->
             })
     };
     std::iter::once(cache)
-        .chain(0..m.caches.len() as u32)
+        .chain(0..m.slub().caches.len() as u32)
         .find(|&id| on(id))
 }
 
@@ -437,7 +439,11 @@ pub(crate) fn slab_touches(event: &SlabEvent, n: &mut Naming) {
         | SlabEvent::ObjectAllocated { pfn, .. }
         | SlabEvent::ObjectFreed { pfn, .. } => n.slab(pfn, None),
         SlabEvent::SlabListed { cache, pfn, .. } | SlabEvent::SlabUnlisted { cache, pfn } => {
-            let node = n.m.slab.slabs.get(&pfn).map_or(n.node_of(pfn), |s| s.node);
+            let node =
+                n.m.slab()
+                    .slabs
+                    .get(&pfn)
+                    .map_or(n.node_of(pfn), |s| s.node);
             n.slab(pfn, Some(cache));
             n.node_entry(cache, node, pfn);
         }
@@ -469,7 +475,11 @@ pub(crate) fn slab_touches(event: &SlabEvent, n: &mut Naming) {
             n.t.arrays.push((cache, to));
         }
         SlabEvent::SlabDestroyed { cache, pfn } => {
-            let node = n.m.slab.slabs.get(&pfn).map_or(n.node_of(pfn), |s| s.node);
+            let node =
+                n.m.slab()
+                    .slabs
+                    .get(&pfn)
+                    .map_or(n.node_of(pfn), |s| s.node);
             n.slab(pfn, Some(cache));
             n.frames(pfn, 0);
             n.node_entry(cache, node, pfn);
@@ -479,5 +489,5 @@ pub(crate) fn slab_touches(event: &SlabEvent, n: &mut Naming) {
 
 /// The entries of a SLAB array cache.
 fn array(m: &Machine, cache: u32, ac: AcRef) -> Option<&[u64]> {
-    Some(&m.slab.caches.get(cache as usize)?.ac(ac)?.entry)
+    Some(&m.slab().caches.get(cache as usize)?.ac(ac)?.entry)
 }

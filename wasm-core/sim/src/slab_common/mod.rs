@@ -2,12 +2,15 @@
 //! `kfree()` and `kmem_cache_free()` that come before the allocator's own free path
 //! (`cache_from_obj()`), and the diagnostic steps of bad frees.
 
-use crate::boot::Allocator;
 use crate::geometry::SlabFlags;
 use crate::machine::{Damage, FrameState, Machine, Owner, Pfn};
 use crate::page_alloc::free_pages;
-use crate::slub::state::ZERO_SIZE_PTR;
 use crate::trace::{Event, Recorder};
+
+pub mod random;
+
+/// `ZERO_SIZE_PTR` (include/linux/slab.h): what `kmalloc(0)` returns, under either allocator.
+pub const ZERO_SIZE_PTR: u64 = 16;
 
 /// What a free did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,9 +30,9 @@ pub(crate) fn diagnostic(
     key: &'static str,
     addr: u64,
 ) -> FreeOutcome {
-    rec.begin("kfree", path, key);
-    rec.arg_addr("addr", addr);
-    rec.end();
+    rec.call("kfree", path, key, |rec| {
+        rec.arg_addr("addr", addr);
+    });
     FreeOutcome::Refused
 }
 
@@ -42,18 +45,18 @@ pub(crate) fn free_prologue(
     destroyed_cache: Option<u32>,
 ) -> Option<FreeOutcome> {
     if addr == 0 || addr == ZERO_SIZE_PTR {
-        rec.begin("kfree", "NULL or ZERO_SIZE_PTR", "step.kfree_null");
-        rec.end();
+        rec.call("kfree", "NULL or ZERO_SIZE_PTR", "step.kfree_null", |_| {});
         return Some(FreeOutcome::Ignored);
     }
     let c = destroyed_cache?;
-    rec.begin(
+    rec.call(
         "kmem_cache_free",
         "destroyed cache",
         "step.use_destroyed_cache",
+        |rec| {
+            rec.arg_cache("cache", c);
+        },
     );
-    rec.arg_cache("cache", c);
-    rec.end();
     Some(FreeOutcome::Refused)
 }
 
@@ -108,10 +111,10 @@ pub(crate) fn cache_from_obj_checks(hardened: bool, consistency_checks: bool) ->
 /// %s but object is from %s" (with hardening or `slub_debug=F`, see `cache_from_obj_checks`),
 /// then the object's own cache is used.
 pub(crate) fn wrong_cache(rec: &mut Recorder, expected: u32, actual: u32) {
-    rec.begin("cache_from_obj", "wrong cache", "step.wrong_cache");
-    rec.arg_cache("expected", expected);
-    rec.arg_cache("actual", actual);
-    rec.end();
+    rec.call("cache_from_obj", "wrong cache", "step.wrong_cache", |rec| {
+        rec.arg_cache("expected", expected);
+        rec.arg_cache("actual", actual);
+    });
 }
 
 /// `cache_from_obj()` that does not look: the object `addr` of `actual` (slab `pfn`) is freed
@@ -128,18 +131,18 @@ pub(crate) fn wrong_cache_unchecked(
     pfn: Pfn,
     offsets: Option<(u32, u32)>,
 ) {
-    rec.begin("cache_from_obj", path, key);
-    rec.arg_cache("expected", expected);
-    rec.arg_cache("actual", actual);
-    rec.arg_addr("addr", addr);
-    rec.emit(Event::DamageRecorded(Box::new(Damage::WrongCacheFree {
-        cache: expected,
-        slab_cache: actual,
-        addr,
-        pfn,
-        offsets,
-    })));
-    rec.end();
+    rec.call("cache_from_obj", path, key, |rec| {
+        rec.arg_cache("expected", expected);
+        rec.arg_cache("actual", actual);
+        rec.arg_addr("addr", addr);
+        rec.emit(Event::DamageRecorded(Box::new(Damage::WrongCacheFree {
+            cache: expected,
+            slab_cache: actual,
+            addr,
+            pfn,
+            offsets,
+        })));
+    });
 }
 
 /// `slab_unmergeable()` (mm/slab_common.c, v6.6, `CONFIG_HARDENED_USERCOPY`), for both
@@ -160,19 +163,22 @@ pub(crate) fn slab_unmergeable(
 /// `kfree()` (or, with `cache`, `kmem_cache_free()`) of `addr` on `cpu`, under the slab
 /// allocator the machine was built with.
 pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> FreeOutcome {
-    match rec.machine().allocator {
-        Allocator::Slub => crate::slub::kfree(rec, addr, cpu, cache),
-        Allocator::Slab => crate::slab::kfree(rec, addr, cpu, cache),
-    }
+    crate::allocator::ops(rec.machine()).kfree(rec, addr, cpu, cache)
 }
 
 /// `kmem_cache_free_bulk()` (or, without `cache`, `kfree_bulk()`) of `objs` on `cpu`, under the
 /// slab allocator the machine was built with.
 pub fn kmem_cache_free_bulk(rec: &mut Recorder, cache: Option<u32>, objs: &[u64], cpu: u32) {
-    match rec.machine().allocator {
-        Allocator::Slub => {
-            crate::slub::kmem_cache_free_bulk(rec, cache, objs, cpu);
-        }
-        Allocator::Slab => crate::slab::kmem_cache_free_bulk(rec, cache, objs, cpu),
-    }
+    crate::allocator::ops(rec.machine()).kmem_cache_free_bulk(rec, cache, objs, cpu);
+}
+
+/// What `kmem_cache_destroy()` did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DestroyOutcome {
+    /// The last reference went and the cache is gone.
+    Destroyed,
+    /// Other names still use the merged cache; only a reference went.
+    Unreferenced,
+    /// Objects are still allocated: the kernel warns and leaks the cache.
+    StillHasObjects,
 }

@@ -1,0 +1,118 @@
+//! SLUB behind the slab allocator interface (`crate::allocator`): each hook calls the SLUB
+//! function that implements it.
+
+use super::state::Slab as SlubSlab;
+use crate::allocator::{Missing, SlabAllocator};
+use crate::boot::Allocator;
+use crate::gfp::Gfp;
+use crate::machine::check::{SlabShare, Totals, Touched};
+use crate::machine::{Machine, Pfn};
+use crate::slab_common::{DestroyOutcome, FreeOutcome};
+use crate::snapshot::{CacheBrief, CacheView, View};
+use crate::trace::Recorder;
+
+/// The SLUB allocator (`CONFIG_SLUB`, mm/slub.c, v6.6).
+pub struct Slub;
+
+impl SlabAllocator for Slub {
+    fn kind(&self) -> Allocator {
+        Allocator::Slub
+    }
+
+    fn kmalloc(
+        &self,
+        rec: &mut Recorder,
+        size: u64,
+        flags: Gfp,
+        caller: u64,
+        cpu: u32,
+        node: Option<u32>,
+    ) -> u64 {
+        super::__do_kmalloc_node(rec, size, flags, caller, cpu, node)
+    }
+
+    fn kmem_cache_alloc(&self, rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
+        super::slab_alloc_node(rec, cache, cpu, node)
+    }
+
+    fn kmem_cache_alloc_bulk(&self, rec: &mut Recorder, cache: u32, n: u32, cpu: u32) -> Vec<u64> {
+        super::kmem_cache_alloc_bulk(rec, cache, n, cpu)
+    }
+
+    fn kfree(&self, rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> FreeOutcome {
+        super::kfree(rec, addr, cpu, cache)
+    }
+
+    fn kmem_cache_free_bulk(&self, rec: &mut Recorder, cache: Option<u32>, objs: &[u64], cpu: u32) {
+        super::kmem_cache_free_bulk(rec, cache, objs, cpu);
+    }
+
+    fn kmem_cache_shrink(&self, rec: &mut Recorder, cache: u32, cpu: u32) {
+        super::kmem_cache_shrink(rec, cache, cpu);
+    }
+
+    fn kmem_cache_destroy(
+        &self,
+        rec: &mut Recorder,
+        cache: u32,
+        alias: Option<&str>,
+        cpu: u32,
+    ) -> DestroyOutcome {
+        super::kmem_cache_destroy(rec, cache, alias, cpu)
+    }
+
+    fn flush_cpu_slab(&self, rec: &mut Recorder, cache: u32, cpu: u32) -> Result<(), Missing> {
+        super::flush_cpu_slab(rec, cache, cpu);
+        Ok(())
+    }
+
+    fn cache_reap(&self, _: &mut Recorder, _: Option<u32>) -> Result<(), Missing> {
+        Err(Missing)
+    }
+
+    fn is_live_object(&self, m: &Machine, addr: u64) -> bool {
+        m.is_live(addr)
+    }
+
+    fn slab_of(&self, m: &Machine, pfn: Pfn) -> Option<(u32, u32)> {
+        m.slub().slabs.get(&pfn).map(|s| (s.cache, s.node))
+    }
+
+    fn slab_pfns(&self, m: &Machine) -> Vec<Pfn> {
+        m.slub().slabs.iter().map(|(pfn, _)| pfn).collect()
+    }
+
+    fn slab_share(&self, m: &Machine, pfn: Pfn) -> Option<SlabShare> {
+        m.slub().slabs.get(&pfn).map(|s: &SlubSlab| SlabShare {
+            cache: s.cache,
+            node: s.node,
+            // Every slab inc_slabs_node() counted, with all its objects.
+            counted: [1, i64::from(s.objects)],
+            held: s.allocated.iter().filter(|&&a| a).count() as i64,
+        })
+    }
+
+    fn rcu_free_slab_fn(&self) -> &'static str {
+        "rcu_free_slab"
+    }
+
+    fn slabinfo(&self, m: &Machine) -> String {
+        crate::slabinfo::slabinfo_slub(m)
+    }
+
+    fn briefs(&self, m: &Machine) -> Vec<CacheBrief> {
+        crate::snapshot::slub_briefs(m)
+    }
+
+    fn cache_view(&self, v: &View, id: u32, wanted: Option<Pfn>) -> CacheView {
+        crate::snapshot::slub_cache_view(v, id, wanted)
+    }
+
+    fn check_all(&self, m: &Machine, totals: &Totals, bad: &mut Vec<String>) {
+        super::check::check_all(m, totals, bad);
+    }
+
+    fn check_touched(&self, m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<String>) {
+        crate::machine::check::check_touched_slub(m, t, totals, bad);
+    }
+}

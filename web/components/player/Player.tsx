@@ -1,0 +1,207 @@
+// The player: a run stepped with the timeline, every structure drawn from the snapshot at the
+// cursor. It draws a player's state (player/usePlayer.ts) and sends the person's moves to its
+// reducer; where the state comes from and goes to (the address, a lesson) is its page's
+// business. The scenario bar above it is the page's too (`bar`).
+
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { loadLaterStrings } from '../../i18n/i18n';
+import { playerActions } from '../../player/playerState';
+import type { Player as PlayerHandle } from '../../player/usePlayer';
+import { actions, transitionMs, type TimelineAction } from '../../timeline/timeline';
+import { useShortcuts } from '../../timeline/useShortcuts';
+import type { View } from '../../url/urlState';
+import { MOTION_MS, type Motion } from '../../views/drawUtil';
+import { download } from '../download';
+import { TimelineControls } from '../TimelineControls';
+import { useFiles, useLane, useRestarts, useViewAt } from '../useRun';
+import { CachePicker } from './CachePicker';
+import { PlayerNotices } from './PlayerNotices';
+import { PlayerViews } from './PlayerViews';
+
+// Not on screen until asked for: the export menu (after the first view) and the shortcut help.
+const ExportMenu = lazy(() => Promise.all([import('../ExportMenu'), loadLaterStrings()]).then(([m]) => ({ default: m.ExportMenu })));
+const ShortcutHelp = lazy(() => import('../ShortcutHelp').then((m) => ({ default: m.ShortcutHelp })));
+
+/** What a click in the player picked (a lesson's exercise may wait for one). */
+export type Pick = { pick: 'object'; value: string } | { pick: 'slab'; value: number };
+
+export interface PlayerProps {
+  player: PlayerHandle;
+  /** The scenario bar, given whether a view has been drawn yet and the scenario line of the
+   *  step shown (null: boot, or nothing shown). */
+  bar: (at: { viewShown: boolean; activeLine: number | null }) => ReactNode;
+  /** The export menu is offered (not in an embedded player). */
+  exports: boolean;
+  onLanguage: () => void;
+  onPick?: (pick: Pick) => void;
+  /** A view to scroll into sight once the views exist, again whenever `key` changes. */
+  reveal?: { view: View; key: number } | null;
+  /** The scrolling box the player sits in (null: the page), for `reveal`. */
+  scroller?: HTMLElement | null;
+  /** Keyboard shortcuts act only while the focus is inside the player (it shares its page). */
+  scopedShortcuts?: boolean;
+}
+
+export function Player({ player, bar, exports, onLanguage, onPick, reveal = null, scroller = null, scopedShortcuts = false }: PlayerProps) {
+  const { t } = useTranslation();
+  const { state, dispatch, session, reducedMotion } = player;
+  const { timeline, shown } = state;
+  const restarts = useRestarts(session.client);
+  const outline = shown?.outline ?? null;
+  const text = shown?.scenario.text ?? null;
+
+  const motionMs = transitionMs(timeline, reducedMotion, MOTION_MS);
+  const motion = useMemo<Motion>(() => ({ ms: motionMs, playing: timeline.playing }), [motionMs, timeline.playing]);
+  const query = useMemo(() => ({ cache: state.cache, slab: state.slab }), [state.cache, state.slab]);
+  const { view: at, error: viewError } = useViewAt(session, shown, timeline.cursor, query, timeline.playing);
+  const snapshot = at?.snapshot ?? null;
+  const viewShown = useFirstPaint(snapshot !== null);
+  const shownCache = snapshot?.cache?.name ?? null;
+  const files = useFiles(session, text, timeline.cursor, shownCache, state.filesOpen);
+  const { follow } = state;
+  const laneTarget = follow ? (follow.kind === 'obj' ? { object: follow.address } : { page: follow.pfn }) : null;
+  const lane = useLane(session, text, laneTarget);
+
+  const root = useRef<HTMLDivElement | null>(null);
+  const jumpRef = useRef<HTMLInputElement | null>(null);
+  const [help, setHelp] = useState(false);
+  const timelineDispatch = useCallback((a: TimelineAction) => dispatch(playerActions.timeline(a)), [dispatch]);
+  const showStep = useShowStep(root, timelineDispatch);
+  useReveal(reveal, snapshot !== null, scroller);
+
+  const followObject = useCallback(
+    (address: string) => {
+      dispatch(playerActions.follow({ kind: 'obj', address }));
+      onPick?.({ pick: 'object', value: address });
+    },
+    [dispatch, onPick],
+  );
+  const selectSlab = useCallback(
+    (pfn: number) => {
+      dispatch(playerActions.selectSlab(pfn));
+      onPick?.({ pick: 'slab', value: pfn });
+    },
+    [dispatch, onPick],
+  );
+  const closeHelp = useCallback(() => setHelp(false), []);
+
+  useShortcuts(
+    timelineDispatch,
+    {
+      help: () => setHelp(true),
+      jump: () => jumpRef.current?.focus(),
+      language: onLanguage,
+      follow: () => {
+        const first = snapshot?.transient.objects[0];
+        const page = snapshot?.cache?.slab?.brief.pfn;
+        if (first) followObject(first);
+        else if (page !== undefined) dispatch(playerActions.follow({ kind: 'page', pfn: page }));
+      },
+      close: () => {
+        setHelp(false);
+        dispatch(playerActions.follow(null));
+      },
+    },
+    scopedShortcuts ? root : undefined,
+  );
+
+  const opLabel = (i: number) => outline?.ops[i]?.text ?? '';
+
+  return (
+    <div ref={root} className="visualizer" data-testid="visualizer" data-cursor={at?.snapshot.cursor ?? ''} data-worker-ms={at ? at.workerMs.toFixed(1) : ''}>
+      {bar({ viewShown, activeLine: at?.step?.line ?? null })}
+      <PlayerNotices state={state} dispatch={dispatch} restarted={restarts.reason} viewError={viewError} />
+      <div className="vis-toolbar">
+        {snapshot && (
+          <CachePicker caches={snapshot.caches} cache={state.cache} shownCache={shownCache} playing={timeline.playing} onCache={(c) => dispatch(playerActions.selectCache(c))} />
+        )}
+        <span className="allocator" data-testid="allocator">
+          {outline ? t(`vis.allocator.${outline.allocator}`, { cpus: outline.cpus, nodes: outline.nodes }) : ''}
+        </span>
+      </div>
+      {exports && (
+        // The menu's room is kept from the start (like the scenario bar's): it arrives after the
+        // first view, and would otherwise push every view down under the reader's pointer.
+        <div className="export-menu-slot">
+          {viewShown && outline && (
+            <Suspense fallback={null}>
+              <ExportMenu cursor={timeline.cursor} steps={outline.steps} showStep={showStep} save={download} />
+            </Suspense>
+          )}
+        </div>
+      )}
+      <TimelineControls state={timeline} dispatch={timelineDispatch} opLabel={opLabel} jumpInputRef={jumpRef} onHelp={() => setHelp(true)} />
+      {outline && at && (
+        <PlayerViews
+          outline={outline}
+          at={at}
+          motion={motion}
+          cursor={timeline.cursor}
+          dispatch={dispatch}
+          filesOpen={state.filesOpen}
+          files={files}
+          lane={lane}
+          onSelectSlab={selectSlab}
+          onFollowObject={followObject}
+        />
+      )}
+      {help && (
+        <Suspense fallback={null}>
+          <ShortcutHelp open onClose={closeHelp} />
+        </Suspense>
+      )}
+    </div>
+  );
+}
+
+/** Whether a view has been drawn yet: true from the task after the first one is painted, then
+ *  for good (the scenario bar waits for it). */
+function useFirstPaint(drawn: boolean): boolean {
+  const [shown, setShown] = useState(false);
+  useEffect(() => {
+    if (!drawn || shown) return undefined;
+    const timer = setTimeout(() => setShown(true), 0);
+    return () => clearTimeout(timer);
+  }, [drawn, shown]);
+  return shown;
+}
+
+/** For a video of a range of steps: moves to `step` and resolves once its views are drawn. */
+function useShowStep(root: { readonly current: HTMLElement | null }, dispatch: (action: TimelineAction) => void) {
+  return useCallback(
+    (step: number) =>
+      new Promise<void>((resolve) => {
+        const el = root.current;
+        const drawn = () => requestAnimationFrame(() => resolve());
+        if (!el || el.getAttribute('data-cursor') === String(step)) {
+          drawn();
+          return;
+        }
+        const observer = new MutationObserver(() => {
+          if (el.getAttribute('data-cursor') !== String(step)) return;
+          observer.disconnect();
+          drawn();
+        });
+        observer.observe(el, { attributes: true, attributeFilter: ['data-cursor'] });
+        dispatch(actions.jump(step));
+      }),
+    [root, dispatch],
+  );
+}
+
+/** Scrolls `reveal.view` into sight once the views exist, once per `reveal.key`: inside
+ *  `scroller` when given (the page around it stays where the reader is), else the page. */
+function useReveal(reveal: { view: View; key: number } | null, drawn: boolean, scroller: HTMLElement | null) {
+  const done = useRef<number | null>(null);
+  const view = reveal?.view ?? null;
+  const key = reveal?.key ?? null;
+  useEffect(() => {
+    if (view === null || key === null || !drawn || done.current === key) return;
+    done.current = key;
+    const el = document.getElementById(`view-${view}`);
+    if (!el) return;
+    if (scroller) scroller.scrollBy({ top: el.getBoundingClientRect().top - scroller.getBoundingClientRect().top });
+    else el.scrollIntoView({ block: 'start' });
+  }, [view, key, drawn, scroller]);
+}

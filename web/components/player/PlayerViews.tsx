@@ -1,0 +1,96 @@
+// The views of one snapshot, in three columns: the explanation, the CPU and node panels and a
+// bulk free; the slab page and a followed object's lane; the page allocator and the kernel
+// files. Each view's focus puts it in the address (`focusView`).
+
+import { lazy, Suspense } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { KernelFiles, Lane, RunOutline, ViewAt } from '../../core/client';
+import { playerActions, type PlayerAction } from '../../player/playerState';
+import { actions } from '../../timeline/timeline';
+import type { View } from '../../url/urlState';
+import type { Motion } from '../../views/drawUtil';
+import { ExplainPanel } from '../ExplainPanel';
+import { BuddyAllocatorView } from '../views/BuddyAllocatorView';
+import { BulkFreeView } from '../views/BulkFreeView';
+import { CpuPanelView } from '../views/CpuPanelView';
+import { FrameMapView } from '../views/FrameMapView';
+import { NodePanelView } from '../views/NodePanelView';
+import { SlabPageView } from '../views/SlabPageView';
+
+// What is not on screen until asked for: the kernel files and a followed object's lane.
+const FilesView = lazy(() => import('../views/FilesView').then((m) => ({ default: m.FilesView })));
+const ProvenanceLane = lazy(() => import('../ProvenanceLane').then((m) => ({ default: m.ProvenanceLane })));
+
+export interface PlayerViewsProps {
+  outline: RunOutline;
+  at: ViewAt;
+  motion: Motion;
+  /** The timeline's cursor (ahead of `at` while its view is fetched). */
+  cursor: number;
+  dispatch: (action: PlayerAction) => void;
+  filesOpen: boolean;
+  files: KernelFiles | null;
+  lane: Lane | null;
+  onSelectSlab: (pfn: number) => void;
+  onFollowObject: (address: string) => void;
+}
+
+export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, files, lane, onSelectSlab, onFollowObject }: PlayerViewsProps) {
+  const { t } = useTranslation();
+  const { snapshot } = at;
+  const focusView = (v: View) => () => dispatch(playerActions.focusView(v));
+  const followPage = (pfn: number) => dispatch(playerActions.follow({ kind: 'page', pfn }));
+  const jump = (c: number) => dispatch(playerActions.timeline(actions.jump(c)));
+  return (
+    <div className="vis-grid">
+      <div className="vis-col">
+        <div id="view-explain" onFocusCapture={focusView('explain')}>
+          <ExplainPanel outline={outline} cursor={snapshot.cursor} step={at.step} />
+        </div>
+        <div id="view-cpu" onFocusCapture={focusView('cpu')}>
+          <CpuPanelView snapshot={snapshot} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />
+        </div>
+        <div id="view-node" onFocusCapture={focusView('node')}>
+          <NodePanelView snapshot={snapshot} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />
+        </div>
+        <div id="view-bulk" onFocusCapture={focusView('bulk')}>
+          <BulkFreeView snapshot={snapshot} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />
+        </div>
+      </div>
+      <div className="vis-col">
+        <div id="view-slab" onFocusCapture={focusView('slab')}>
+          <SlabPageView snapshot={snapshot} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} onFollowPage={followPage} />
+        </div>
+        {lane && (
+          <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
+            <ProvenanceLane lane={lane} steps={outline.steps} cursor={cursor} caches={snapshot.caches} onJump={jump} onClose={() => dispatch(playerActions.follow(null))} />
+          </Suspense>
+        )}
+      </div>
+      <div className="vis-col">
+        <div id="view-buddy" onFocusCapture={focusView('buddy')}>
+          <BuddyAllocatorView snapshot={snapshot} motion={motion} onFollowPage={followPage} />
+          <FrameMapView snapshot={snapshot} motion={motion} onFollowPage={followPage} />
+        </div>
+        <details id="view-files" className="panel" open={filesOpen} onToggle={(e) => dispatch(playerActions.filesToggled((e.target as HTMLDetailsElement).open))}>
+          <summary data-testid="files-toggle">{t('vis.files')}</summary>
+          {filesOpen && (
+            <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
+              <FilesView
+                files={files}
+                cacheName={snapshot.cache?.name ?? null}
+                prints={outline.prints}
+                cursor={cursor}
+                onPrint={(p) => {
+                  // A sysfs print shows its cache's directory.
+                  if (p.file.kind === 'sysfs') dispatch(playerActions.selectCache(p.file.cache));
+                  jump(p.cursor);
+                }}
+              />
+            </Suspense>
+          )}
+        </details>
+      </div>
+    </div>
+  );
+}

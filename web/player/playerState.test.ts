@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import type { RunOutline } from '../core/client';
+import { actions } from '../timeline/timeline';
+import { addressedScenario, initialPlayer, isPreviousRun, playerActions as a, playerReducer, savedRun, wantedRun, type PlayerAction, type PlayerState } from './playerState';
+
+/** A run of `steps` steps whose operations end at `ends`. */
+function outline(steps: number, ends: number[] = [steps]): RunOutline {
+  return { steps, ops: ends.map((end) => ({ end, text: `op ${end}` })), ops_start: 0, allocator: 'Slub', cpus: 2, nodes: 1, prints: [] } as unknown as RunOutline;
+}
+
+const run = (state: PlayerState, ...list: PlayerAction[]) => list.reduce(playerReducer, state);
+const A = { text: 'slabscope-scenario 1\n# A\n', preset: null };
+const B = { text: 'slabscope-scenario 1\n# B\n', preset: null };
+const preset = { text: 'slabscope-scenario 1\n# preset\n', preset: 'bulk-free' as const };
+
+/** The state after a page opened `A` from a link at `step` and its run of 50 steps opened. */
+function openedA(start = {}): PlayerState {
+  const asked = run(initialPlayer(start), a.opening(A, undefined, null));
+  return run(asked, a.runOpened(asked.attempts, outline(50, [10, 50])));
+}
+
+describe('the player reducer', () => {
+  it('opens the page at the step, view, cache and followed object of its address', () => {
+    const start = { step: 40, view: 'slab' as const, cache: 'kmalloc-128', follow: { kind: 'obj' as const, address: '0xffff888000001000' } };
+    const s = openedA(start);
+    expect(s.timeline.cursor).toBe(40);
+    expect(s.timeline.steps).toBe(50);
+    expect(s).toMatchObject({ view: 'slab', cache: 'kmalloc-128', follow: start.follow, run: { status: 'open' }, shown: { scenario: A } });
+    expect(initialPlayer({ view: 'files' }).filesOpen).toBe(true);
+  });
+
+  it("takes the saved run's step only when the address names none", () => {
+    const saved = run(initialPlayer(), a.opening(A, 17, null));
+    expect(run(saved, a.runOpened(saved.attempts, outline(50))).timeline.cursor).toBe(17);
+    const linked = run(initialPlayer({ step: 3 }), a.opening(A, 17, null));
+    expect(run(linked, a.runOpened(linked.attempts, outline(50))).timeline.cursor).toBe(3);
+    // A step past the end lands on the end.
+    const far = run(initialPlayer({ step: 900 }), a.opening(A, undefined, null));
+    expect(run(far, a.runOpened(far.attempts, outline(50))).timeline.cursor).toBe(50);
+  });
+
+  it('runs a chosen scenario from step 0 and drops the old selection once it opens', () => {
+    let s = run(openedA({ step: 30, cache: 'kmalloc-64' }), a.selectSlab(8), a.follow({ kind: 'page', pfn: 3 }), a.choose(preset));
+    expect(wantedRun(s)).toEqual({ attempt: s.attempts, text: preset.text });
+    // While it opens, the old run stays whole: its selection and its steps.
+    expect(s).toMatchObject({ cache: 'kmalloc-64', slab: 8, shown: { scenario: A } });
+    expect(s.timeline.cursor).toBe(30);
+    s = run(s, a.runOpened(s.attempts, outline(7)));
+    expect(s).toMatchObject({ cache: null, slab: null, follow: null, shown: { scenario: preset } });
+    expect(s.timeline).toMatchObject({ cursor: 0, steps: 7 });
+  });
+
+  it('keeps the previous run on screen, steps and all, when the next one fails', () => {
+    let s = run(openedA({ step: 30 }), a.timeline(actions.play()), a.choose(B));
+    const attempt = s.attempts;
+    s = run(s, a.runFailed(attempt, new Error('cpu7: no such CPU')));
+    expect(s.run).toMatchObject({ status: 'failed', error: { message: 'cpu7: no such CPU' } });
+    expect(isPreviousRun(s)).toBe(true);
+    expect(s.shown?.scenario).toEqual(A);
+    expect(s.timeline).toMatchObject({ cursor: 30, steps: 50, playing: false });
+    // The address and the saved run are the run shown, never the one that failed.
+    expect(addressedScenario(s)).toEqual(A);
+    expect(savedRun(s)).toEqual({ text: A.text, step: 30, preset: null });
+    // It still steps.
+    expect(run(s, a.timeline(actions.stepForward())).timeline.cursor).toBe(31);
+    // Fixed, the next run replaces it.
+    s = run(s, a.choose(B));
+    s = run(s, a.runOpened(s.attempts, outline(4)));
+    expect(isPreviousRun(s)).toBe(false);
+    expect(s).toMatchObject({ run: { status: 'open' }, shown: { scenario: B } });
+  });
+
+  it('saves nothing, and addresses the scenario asked for, when the first run fails', () => {
+    const asked = run(initialPlayer({ step: 5 }), a.opening(B, undefined, null));
+    const s = run(asked, a.runFailed(asked.attempts, new Error('no')));
+    expect(s.shown).toBeNull();
+    expect(isPreviousRun(s)).toBe(false);
+    expect(savedRun(s)).toBeNull();
+    expect(addressedScenario(s)).toEqual(B);
+    // A preset picked then opens as usual.
+    const p = run(s, a.choose(preset));
+    expect(run(p, a.runOpened(p.attempts, outline(9))).shown?.scenario).toEqual(preset);
+  });
+
+  it('ignores the answer of a run no longer asked for', () => {
+    let s = run(openedA(), a.choose(B));
+    const first = s.attempts;
+    s = run(s, a.choose(preset));
+    expect(run(s, a.runOpened(first, outline(3)))).toBe(s);
+    expect(run(s, a.runFailed(first, new Error('late')))).toBe(s);
+    expect(run(openedA(), a.runOpened(1, outline(3))).shown?.outline.steps).toBe(50);
+  });
+
+  it('opens the run again after a restart, at the step it was at, keeping the selection', () => {
+    let s = run(openedA({ step: 12, cache: 'kmalloc-32' }), a.timeline(actions.stepForward()));
+    s = run(s, a.restarted());
+    expect(s.run.status).toBe('opening');
+    expect(s.shown?.scenario).toEqual(A);
+    s = run(s, a.runOpened(s.attempts, outline(50, [10, 50])));
+    expect(s.timeline.cursor).toBe(13);
+    expect(s.cache).toBe('kmalloc-32');
+    expect(run(initialPlayer(), a.restarted())).toEqual(initialPlayer());
+  });
+
+  it("moves to a lesson anchor in the run on screen, or runs the anchor's scenario there", () => {
+    let s = run(openedA(), a.selectCache('kmalloc-64'), a.follow({ kind: 'page', pfn: 2 }));
+    s = run(s, a.show(A, { cursor: 19, view: 'cpu', cache: null }));
+    expect(s).toMatchObject({ run: { status: 'open' }, view: 'cpu', cache: null, follow: null });
+    expect(s.timeline.cursor).toBe(19);
+    // Another scenario (an exercise's variant): run, landing on the anchor, its cache kept.
+    s = run(s, a.show(B, { cursor: 11, view: 'slab', cache: 'kmalloc-128' }));
+    expect(wantedRun(s)?.text).toBe(B.text);
+    s = run(s, a.runOpened(s.attempts, outline(20)));
+    expect(s).toMatchObject({ view: 'slab', cache: 'kmalloc-128', shown: { scenario: B } });
+    expect(s.timeline.cursor).toBe(11);
+  });
+
+  it('keeps the focused view, the files panel and the cache as the person sets them', () => {
+    let s = run(openedA(), a.filesToggled(true));
+    expect(s).toMatchObject({ filesOpen: true, view: 'files' });
+    s = run(s, a.focusView('buddy'), a.filesToggled(false));
+    expect(s).toMatchObject({ filesOpen: false, view: 'buddy' });
+    s = run(s, a.selectSlab(4), a.selectCache('kmalloc-8'));
+    expect(s).toMatchObject({ cache: 'kmalloc-8', slab: null });
+    expect(run(s, a.focusView('buddy'))).toBe(s);
+  });
+
+  it('keeps a link error until dismissed or another scenario is chosen', () => {
+    const error = { key: 'link.corrupt' as const, args: {} };
+    const s = run(initialPlayer(), a.opening(preset, undefined, error));
+    expect(s.linkError).toEqual(error);
+    expect(run(s, a.dismissLinkError()).linkError).toBeNull();
+    expect(run(s, a.choose(A)).linkError).toBeNull();
+  });
+});
