@@ -31,6 +31,7 @@ pub mod snapshot;
 pub mod sweep;
 pub mod sysfs;
 pub mod trace;
+pub mod wire;
 pub mod workload;
 
 /// The stable id of the kernel behaviour this build reproduces. A shared link that names a

@@ -15,7 +15,7 @@ use crate::machine::{Machine, Pfn};
 use crate::rcu::event::RcuEvent;
 use crate::rcu::state::RcuFunc;
 use crate::scenario::{
-    parse, run_with_summary, Allocator, ParseError, PrintFile, RunError, RunSummary,
+    parse, run_with_progress, Allocator, ParseError, PrintFile, RunError, RunProgress, RunSummary,
 };
 use crate::slab::event::SlabEvent;
 use crate::slabinfo::slabinfo;
@@ -279,8 +279,17 @@ const CONTINUE_LIMIT: usize = 512;
 impl Session {
     /// Parses and runs `text`, recording every step.
     pub fn open(text: &str) -> Result<Session, SessionError> {
+        Self::open_with_progress(text, &mut |_| {})
+    }
+
+    /// `open`, telling `progress` how far the run has got (see `RunProgress`).
+    pub fn open_with_progress(
+        text: &str,
+        progress: &mut dyn FnMut(&RunProgress),
+    ) -> Result<Session, SessionError> {
         let scenario = parse(text).map_err(SessionError::Parse)?;
-        let (rec, summary) = run_with_summary(&scenario, true).map_err(SessionError::Run)?;
+        let (rec, summary) =
+            run_with_progress(&scenario, true, progress).map_err(SessionError::Run)?;
         let lines: Vec<&str> = text.lines().collect();
         let text_of = |line: u32| {
             lines
