@@ -85,7 +85,9 @@ describe('the simulator client', () => {
   it('follows a run’s progress until it ends, telling subscribers', async () => {
     const client = new SimClient();
     const heard = vi.fn();
-    client.subscribe(heard);
+    const restarted = vi.fn();
+    client.subscribeProgress(heard);
+    client.subscribe(restarted);
     const opened = client.open('heavy');
     expect(client.progress()).toBeNull();
     latest().reply({ id: 1, progress: PROGRESS });
@@ -95,11 +97,15 @@ describe('the simulator client', () => {
     await opened;
     expect(client.progress()).toBeNull();
     expect(heard).toHaveBeenCalledTimes(2);
+    // A report is not a restart: what reopens runs after a crash hears nothing of it.
+    expect(restarted).not.toHaveBeenCalled();
   });
 
   it('cancels by replacing the worker: what waits fails as cancelled, and nothing counts as a crash', async () => {
     const client = new SimClient();
     const first = latest();
+    const restarted = vi.fn();
+    client.subscribe(restarted);
     const opened = client.open('heavy');
     first.reply({ id: 1, progress: PROGRESS });
     client.cancel();
@@ -110,6 +116,7 @@ describe('the simulator client', () => {
     expect(client.progress()).toBeNull();
     expect(client.generation()).toBe(0);
     expect(client.lastCrash()).toBeNull();
+    expect(restarted).not.toHaveBeenCalled();
     // A late message of the stopped worker is not taken for the new one's.
     first.reply({ id: 1, ok: true, result: OUTLINE });
     // The new worker answers what comes next.

@@ -72,7 +72,10 @@ export class SimClient {
   private lastCrashNow: string | null = null;
   /** How far the run being opened has got, once it has said (null: no run is being opened). */
   private progressNow: RunProgress | null = null;
+  /** Told of each restart after a crash. */
   private readonly listeners = new Set<() => void>();
+  /** Told of each change of `progress()`. */
+  private readonly progressListeners = new Set<() => void>();
 
   constructor() {
     this.worker = this.start();
@@ -85,15 +88,11 @@ export class SimClient {
       const waiter = this.pending.get(reply.id);
       if (!waiter) return;
       if ('progress' in reply) {
-        this.progressNow = reply.progress;
-        this.notify();
+        this.setProgress(reply.progress);
         return;
       }
       this.pending.delete(reply.id);
-      if (waiter.kind === 'open' && this.progressNow) {
-        this.progressNow = null;
-        this.notify();
-      }
+      if (waiter.kind === 'open') this.setProgress(null);
       if (reply.ok) waiter.resolve(reply.result as never);
       else waiter.reject(failure(reply.error));
       if (!reply.ok && reply.error.kind === 'crashed') this.restart(reply.error.message);
@@ -105,8 +104,10 @@ export class SimClient {
     return worker;
   }
 
-  private notify(): void {
-    this.listeners.forEach((listener) => listener());
+  private setProgress(progress: RunProgress | null): void {
+    if (progress === this.progressNow) return;
+    this.progressNow = progress;
+    this.progressListeners.forEach((listener) => listener());
   }
 
   /** Stops the worker: every request waiting fails with `error`, and a new worker with a fresh
@@ -117,7 +118,7 @@ export class SimClient {
     this.pending.clear();
     this.worker.terminate();
     this.worker = this.start();
-    this.progressNow = null;
+    this.setProgress(null);
   }
 
   /**
@@ -129,24 +130,30 @@ export class SimClient {
     this.replace({ kind: 'crashed', message: reason });
     this.generationNow++;
     this.lastCrashNow = reason;
-    this.notify();
+    this.listeners.forEach((listener) => listener());
   }
 
   /**
    * Stops whatever the worker is doing (a long run, say), for the person's Cancel: every
    * request waiting fails as cancelled (see `isCancelled`) and a new worker takes its place.
    * The new worker holds no run: the caller opens the one it wants shown. Unlike a crash this
-   * is not counted in `generation`, so nothing reopens the cancelled run by itself.
+   * is not counted in `generation` nor told to `subscribe`rs, so nothing reopens the cancelled
+   * run by itself.
    */
   cancel(): void {
     this.replace({ kind: 'cancelled' });
-    this.notify();
   }
 
-  /** For useSyncExternalStore: called after each restart, cancel and progress report. */
+  /** For useSyncExternalStore: called after each restart after a crash. */
   subscribe = (listener: () => void): (() => void) => {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  };
+
+  /** For useSyncExternalStore: called whenever `progress()` changes. */
+  subscribeProgress = (listener: () => void): (() => void) => {
+    this.progressListeners.add(listener);
+    return () => this.progressListeners.delete(listener);
   };
 
   /** How many times the worker was restarted. */
