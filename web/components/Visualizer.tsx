@@ -76,8 +76,9 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
             )
           );
         }
-        // A run that failed has no view to wait for: the bar is how the person gets out of it.
-        if (!scenario || !(viewShown || state.run.status === 'failed')) return <div className="scenario-panel" />;
+        // A run that failed or was cancelled has no view to wait for: the bar is how the person
+        // gets out of it.
+        if (!scenario || !(viewShown || state.run.status === 'failed' || state.run.status === 'cancelled')) return <div className="scenario-panel" />;
         return (
           <Suspense fallback={<div className="scenario-panel" />}>
             <ScenarioPanel scenario={scenario} onScenario={choose} check={check} trace={trace} shareUrl={shareUrl} activeLine={runText === scenario.text ? activeLine : null} />

@@ -1,27 +1,32 @@
 // The page's handle on the simulator. Every call is a message to the simulator worker; the
-// page's main thread never runs wasm, so it never blocks.
+// page's main thread never runs wasm, so it never blocks. `request` is typed by the table of
+// protocol.ts; the named methods are its uses.
 
+import type { BuildInfo } from './generated/BuildInfo';
 import type { CacheGeometry } from './generated/CacheGeometry';
 import type { CacheRequest } from './generated/CacheRequest';
-import type { SweepGrid } from './generated/SweepGrid';
 import type { KernelFiles } from './generated/KernelFiles';
 import type { Lane } from './generated/Lane';
 import type { ParseError } from './generated/ParseError';
+import type { RunFailure } from './generated/RunFailure';
 import type { RunOutline } from './generated/RunOutline';
+import type { RunProgress } from './generated/RunProgress';
+import type { SimError } from './generated/SimError';
+import type { SnapshotAt } from './generated/SnapshotAt';
 import type { SnapshotQuery } from './generated/SnapshotQuery';
-import type { BuildInfo, SimReply, SimRequest, SweepResult, ViewAt, ViewWire } from './protocol';
-import { joinView, type ReceivedParts } from './viewParts';
+import type { SweepGrid } from './generated/SweepGrid';
+import type { SimArgs, SimEnvelope, SimKind, SimReply, SimResult, SweepResult, ViewAt } from './protocol';
 
-export type { BuildInfo, SweepResult, ViewAt } from './protocol';
-export type { KernelFiles, Lane, ParseError, RunOutline, SnapshotQuery };
+export type { SweepResult, ViewAt } from './protocol';
+export type { BuildInfo, KernelFiles, Lane, ParseError, RunFailure, RunOutline, RunProgress, SimError, SnapshotQuery };
+export type { CacheGeometry, CacheRequest, SweepGrid };
 
-/** Why a scenario that parses could not run: its line (0: the machine), a stable key under
- *  `runError.` and the values its English message names. */
-export interface RunFailure {
-  line: number;
-  key: string;
-  args: [string, string][];
-  message: string;
+/** A request the simulator answered with an error other than a scenario's own: `error` says
+ *  which kind (cancelled, crashed, or a request it cannot answer). */
+export class SimFailure extends Error {
+  constructor(readonly error: Exclude<SimError, { kind: 'parse' | 'run' }>) {
+    super(error.kind === 'cancelled' ? 'cancelled' : error.message);
+  }
 }
 
 /** A scenario that could not be opened: a parse error with line, column and hint, or why the
@@ -36,36 +41,41 @@ export class ScenarioError extends Error {
   }
 }
 
-/** Reads the error the worker reported for `open`: the wasm Session throws a parse error as
- *  its JSON, a run error as JSON with `run: true`, and anything else as plain text. */
-export function scenarioError(message: string): ScenarioError {
-  try {
-    const parsed = JSON.parse(message) as (ParseError | RunFailure) & { run?: boolean };
-    if (typeof parsed === 'object' && parsed && typeof parsed.line === 'number' && typeof parsed.key === 'string') {
-      if (parsed.run) return new ScenarioError(parsed.message, null, parsed as RunFailure);
-      return new ScenarioError(parsed.message, parsed as ParseError);
+/** The Error a request fails with for `error`. */
+export function failure(error: SimError): ScenarioError | SimFailure {
+  switch (error.kind) {
+    case 'parse': {
+      const { line, column, key, args, message, hint } = error;
+      return new ScenarioError(message, { line, column, key, args, message, hint });
     }
-  } catch {
-    // not JSON: a run error
+    case 'run': {
+      const { line, key, args, message } = error;
+      return new ScenarioError(message, null, { line, key, args, message });
+    }
+    default:
+      return new SimFailure(error);
   }
-  return new ScenarioError(message, null);
 }
-export type { CacheGeometry, CacheRequest, SweepGrid };
+
+/** True for the failure of a request the person cancelled (`SimClient.cancel`). */
+export function isCancelled(error: unknown): boolean {
+  return error instanceof SimFailure && error.error.kind === 'cancelled';
+}
 
 export class SimClient {
   private worker: Worker;
   private nextId = 1;
-  /** The parts of the last view received (see ViewWire). */
-  private received: ReceivedParts | null = null;
-  private readonly pending = new Map<
-    number,
-    { resolve: (value: unknown) => void; reject: (error: Error) => void }
-  >();
+  private readonly pending = new Map<number, { kind: SimKind; resolve: (value: never) => void; reject: (error: Error) => void }>();
 
   /** Bumped at each restart of the worker after a crash; a run must then be opened again. */
   private generationNow = 0;
   private lastCrashNow: string | null = null;
+  /** How far the run being opened has got, once it has said (null: no run is being opened). */
+  private progressNow: RunProgress | null = null;
+  /** Told of each restart after a crash. */
   private readonly listeners = new Set<() => void>();
+  /** Told of each change of `progress()`. */
+  private readonly progressListeners = new Set<() => void>();
 
   constructor() {
     this.worker = this.start();
@@ -77,10 +87,15 @@ export class SimClient {
       const reply = event.data;
       const waiter = this.pending.get(reply.id);
       if (!waiter) return;
+      if ('progress' in reply) {
+        this.setProgress(reply.progress);
+        return;
+      }
       this.pending.delete(reply.id);
-      if (reply.ok) waiter.resolve(reply.result);
-      else waiter.reject(new Error(reply.error));
-      if (!reply.ok && reply.crashed) this.restart(reply.error);
+      if (waiter.kind === 'open') this.setProgress(null);
+      if (reply.ok) waiter.resolve(reply.result as never);
+      else waiter.reject(failure(reply.error));
+      if (!reply.ok && reply.error.kind === 'crashed') this.restart(reply.error.message);
     };
     worker.onerror = (event) => {
       event.preventDefault();
@@ -89,27 +104,56 @@ export class SimClient {
     return worker;
   }
 
+  private setProgress(progress: RunProgress | null): void {
+    if (progress === this.progressNow) return;
+    this.progressNow = progress;
+    this.progressListeners.forEach((listener) => listener());
+  }
+
+  /** Stops the worker: every request waiting fails with `error`, and a new worker with a fresh
+   *  module takes its place, holding no run. */
+  private replace(error: SimError): void {
+    const reason = failure(error);
+    this.pending.forEach((waiter) => waiter.reject(reason));
+    this.pending.clear();
+    this.worker.terminate();
+    this.worker = this.start();
+    this.setProgress(null);
+  }
+
   /**
    * The simulator crashed (an uncaught error in its worker, or a trap of the wasm module, after
    * which its memory cannot be trusted): every request waiting fails, a new worker with a fresh
    * module takes its place, and subscribers hear of it so they open their run again.
    */
   private restart(reason: string): void {
-    const error = new Error(reason);
-    this.pending.forEach((waiter) => waiter.reject(error));
-    this.pending.clear();
-    this.worker.terminate();
-    this.received = null;
-    this.worker = this.start();
+    this.replace({ kind: 'crashed', message: reason });
     this.generationNow++;
     this.lastCrashNow = reason;
     this.listeners.forEach((listener) => listener());
   }
 
-  /** For useSyncExternalStore: called after each restart. */
+  /**
+   * Stops whatever the worker is doing (a long run, say), for the person's Cancel: every
+   * request waiting fails as cancelled (see `isCancelled`) and a new worker takes its place.
+   * The new worker holds no run: the caller opens the one it wants shown. Unlike a crash this
+   * is not counted in `generation` nor told to `subscribe`rs, so nothing reopens the cancelled
+   * run by itself.
+   */
+  cancel(): void {
+    this.replace({ kind: 'cancelled' });
+  }
+
+  /** For useSyncExternalStore: called after each restart after a crash. */
   subscribe = (listener: () => void): (() => void) => {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  };
+
+  /** For useSyncExternalStore: called whenever `progress()` changes. */
+  subscribeProgress = (listener: () => void): (() => void) => {
+    this.progressListeners.add(listener);
+    return () => this.progressListeners.delete(listener);
   };
 
   /** How many times the worker was restarted. */
@@ -118,71 +162,72 @@ export class SimClient {
   /** Why the worker was last restarted, or null. */
   lastCrash = (): string | null => this.lastCrashNow;
 
+  /** How far the run being opened has got: null until it first reports (a run that ends
+   *  within a moment never does) and once it has ended. */
+  progress = (): RunProgress | null => this.progressNow;
+
   /** Makes the worker fail as an uncaught error would (the crash-recovery test uses it). */
   crashForTest(): void {
-    this.worker.postMessage({ id: 0, request: { kind: 'crash' } });
+    const message: SimEnvelope = { id: 0, request: { kind: 'crash' } };
+    this.worker.postMessage(message);
   }
 
-  private call<T>(request: SimRequest): Promise<T> {
+  /** Asks the worker: the answer has the type the protocol's table gives `kind`. */
+  request<K extends SimKind>(kind: K, args: SimArgs<K>): Promise<SimResult<K>> {
     const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.worker.postMessage({ id, request });
+    return new Promise<SimResult<K>>((resolve, reject) => {
+      this.pending.set(id, { kind, resolve: resolve as (value: never) => void, reject });
+      const message = { id, request: { kind, ...args } } as SimEnvelope;
+      this.worker.postMessage(message);
     });
   }
 
   /** Loads the right wasm build and says which. */
   init(): Promise<BuildInfo> {
-    return this.call({ kind: 'init' });
+    return this.request('init', {});
   }
 
   /** One cache's geometry (`slabscope geometry`). */
   geometry(request: CacheRequest): Promise<CacheGeometry> {
-    return this.call({ kind: 'geometry', request });
+    return this.request('geometry', { request });
   }
 
   /** Sweeps a grid on up to `workers` pool workers. */
   sweep(grid: SweepGrid, workers: number): Promise<SweepResult> {
-    return this.call({ kind: 'sweep', grid, workers });
+    return this.request('sweep', { grid, workers });
   }
 
-  /** Runs a scenario in the worker and makes it the current one. */
-  async open(text: string): Promise<RunOutline> {
-    try {
-      return await this.call<RunOutline>({ kind: 'open', text });
-    } catch (error) {
-      throw scenarioError(error instanceof Error ? error.message : String(error));
-    }
+  /** Runs a scenario in the worker and makes it the current one. Fails with a ScenarioError
+   *  when the scenario does not parse or cannot run; `progress()` follows a long run. */
+  open(text: string): Promise<RunOutline> {
+    return this.request('open', { text });
   }
 
   /** Parses a scenario without running it (the editor's inline errors): null when it parses. */
   check(text: string): Promise<ParseError | null> {
-    return this.call({ kind: 'check', text });
+    return this.request('check', { text });
   }
 
   /** The snapshot after `cursor` steps and the step that led there. */
   async view(cursor: number, query: SnapshotQuery): Promise<ViewAt> {
-    const wire = await this.call<ViewWire>({ kind: 'view', cursor, query });
-    // Replies resolve in the order the worker sent them, so `received` is the view a left-out
-    // part refers to (see viewParts.ts).
-    const joined = joinView(wire, this.received);
-    this.received = joined.received;
-    return { snapshot: joined.snapshot, step: wire.step, workerMs: wire.workerMs };
+    const wire = await this.request('view', { cursor, query });
+    const at = JSON.parse(wire.json) as SnapshotAt;
+    return { snapshot: at.snapshot, step: at.step, workerMs: wire.workerMs };
   }
 
   /** Every step of the open run as JSON text (the document `slabscope run --trace json` prints). */
   trace(): Promise<string> {
-    return this.call({ kind: 'trace' });
+    return this.request('trace', {});
   }
 
   /** /proc/slabinfo, /proc/buddyinfo and /sys/kernel/slab/<cache>/ after `cursor` steps. */
   files(cursor: number, cache: string | null): Promise<KernelFiles> {
-    return this.call({ kind: 'files', cursor, cache });
+    return this.request('files', { cursor, cache });
   }
 
   /** The life of one object (hex address) or one page frame across the run. */
   lane(target: { object: string } | { page: number }): Promise<Lane> {
-    return this.call({ kind: 'lane', ...target });
+    return this.request('lane', target);
   }
 
   dispose(): void {

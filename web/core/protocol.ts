@@ -1,28 +1,26 @@
 // Messages between the page (client.ts), the simulator worker (simWorker.ts) and the pool
-// workers (poolWorker.ts). Requests carry an id; every request gets exactly one reply with the
-// same id, either `ok` with a result or `error` with a message.
+// workers (poolWorker.ts).
+//
+// One table, SimCalls, maps each request kind to what it carries and what it answers. The
+// client's `request`, the worker's handlers and the replies are typed from it, so a handler
+// that answers the wrong type, or a caller that expects another, does not compile.
+//
+// Every request carries an id and gets exactly one reply with that id: `ok` with the result,
+// or a SimError (a tagged union generated from Rust, wasm-core/run/src/wire.rs). Before its
+// reply, an `open` may send progress messages with its id while the run goes on.
 
+import type { BuildInfo } from './generated/BuildInfo';
 import type { CacheGeometry } from './generated/CacheGeometry';
 import type { CacheRequest } from './generated/CacheRequest';
-import type { SweepGrid } from './generated/SweepGrid';
 import type { KernelFiles } from './generated/KernelFiles';
 import type { Lane } from './generated/Lane';
 import type { ParseError } from './generated/ParseError';
 import type { RunOutline } from './generated/RunOutline';
-import type { Snapshot } from './generated/Snapshot';
+import type { RunProgress } from './generated/RunProgress';
+import type { SimError } from './generated/SimError';
+import type { SnapshotAt } from './generated/SnapshotAt';
 import type { SnapshotQuery } from './generated/SnapshotQuery';
-import type { Step } from './generated/Step';
-
-/** Which wasm build the simulator worker loaded. */
-export interface BuildInfo {
-  profile: string;
-  threaded: boolean;
-  version: string;
-  /** Workers in the pool (1 for the single-threaded build). */
-  poolSize: number;
-  /** Why the threaded build was not used, when it was not. */
-  fallback: { reason: 'notIsolated' } | { reason: 'threadedFailed'; error: string } | null;
-}
+import type { SweepGrid } from './generated/SweepGrid';
 
 /** A finished sweep: a row-major table of `columns.length` cells per point. */
 export interface SweepResult {
@@ -37,60 +35,71 @@ export interface SweepResult {
   ms: number;
 }
 
-/** What the visualizer draws at one cursor: the snapshot and the step that led to it. */
-export interface ViewAt {
-  snapshot: Snapshot;
-  /** Step `cursor - 1` (null at cursor 0). */
-  step: Step | null;
+/** What the visualizer draws at one cursor, with the time the worker spent on it. */
+export interface ViewAt extends SnapshotAt {
   /** Time the worker spent building the answer, in ms. */
   workerMs: number;
 }
 
 /**
- * A view as the worker sends it: the snapshot as JSON text in parts, each part null when it is
- * the same as in the previous view the worker sent. A string crosses to the page as one copy
- * and JSON.parse there costs less than rebuilding the object graph from a structured clone;
- * and while playing most steps leave the page allocator and the cache's slab list as they
- * were, so the page neither parses them again nor gets new objects for them (the views then
- * see the same objects and draw nothing). Replies arrive in order, so the page always holds
- * the part a null refers to.
+ * A view as the worker sends it: the `SnapshotAt` exactly as the wasm module serialised it.
+ * The worker does not parse it; a string crosses to the page as one copy, and the page
+ * parses it once.
  */
 export interface ViewWire {
-  /** The snapshot without `buddy`, `cache.slabs` and the idle caches. */
-  rest: string;
-  /** `buddy`, or null: unchanged. */
-  buddy: string | null;
-  /** `cache.slabs` (absent when there is no cache), or null: unchanged. */
-  slabs: string | null;
-  /** The kmalloc caches without a slab or object (left out of `rest.caches`), or null: unchanged. */
-  idle: string | null;
-  step: Step | null;
+  /** `SnapshotAt` as JSON. */
+  json: string;
   workerMs: number;
 }
 
-export type SimRequest =
-  | { kind: 'init' }
-  | { kind: 'geometry'; request: CacheRequest }
-  | { kind: 'sweep'; grid: SweepGrid; workers: number }
+/** A request that carries nothing but its kind. */
+type Bare = Record<never, never>;
+
+/** Each request kind: what it carries (`args`) and what it answers (`result`). */
+export interface SimCalls {
+  /** Loads the right wasm build and says which. */
+  init: { args: Bare; result: BuildInfo };
+  /** One cache's geometry (`slabscope geometry`). */
+  geometry: { args: { request: CacheRequest }; result: CacheGeometry };
+  /** Sweeps a grid on up to `workers` pool workers. */
+  sweep: { args: { grid: SweepGrid; workers: number }; result: SweepResult };
   /** Runs a scenario and keeps it as the current session (replacing the previous one). */
-  | { kind: 'open'; text: string }
+  open: { args: { text: string }; result: RunOutline };
   /** Parses a scenario without running it: null, or the parse error. */
-  | { kind: 'check'; text: string }
-  | { kind: 'view'; cursor: number; query: SnapshotQuery }
+  check: { args: { text: string }; result: ParseError | null };
+  /** The snapshot after `cursor` steps and the step that led there. */
+  view: { args: { cursor: number; query: SnapshotQuery }; result: ViewWire };
   /** Fails as an uncaught error would, for the crash-recovery test. */
-  | { kind: 'crash' }
-  | { kind: 'files'; cursor: number; cache: string | null }
+  crash: { args: Bare; result: null };
+  /** /proc/slabinfo, /proc/buddyinfo and /sys/kernel/slab/<cache>/ after `cursor` steps. */
+  files: { args: { cursor: number; cache: string | null }; result: KernelFiles };
   /** Every step of the open run, as the JSON text `slabscope run --trace json` prints. */
-  | { kind: 'trace' }
-  | { kind: 'lane'; object: string }
-  | { kind: 'lane'; page: number };
+  trace: { args: Bare; result: string };
+  /** The life of one object (hex address) or one page frame across the run. */
+  lane: { args: { object: string } | { page: number }; result: Lane };
+}
 
-export type SimResult = string | ParseError | null | BuildInfo | CacheGeometry | SweepResult | RunOutline | ViewWire | KernelFiles | Lane;
+export type SimKind = keyof SimCalls;
+export type SimArgs<K extends SimKind> = SimCalls[K]['args'];
+export type SimResult<K extends SimKind> = SimCalls[K]['result'];
 
+/** A request of kind `K` (any kind by default). */
+export type SimRequest<K extends SimKind = SimKind> = { [Kind in K]: { kind: Kind } & SimArgs<Kind> }[K];
+
+/** Page → simulator worker. */
+export interface SimEnvelope {
+  id: number;
+  request: SimRequest;
+}
+
+/** Simulator worker → page: the one reply to request `id`, or a progress report before it. */
 export type SimReply =
-  | { id: number; ok: true; result: SimResult }
-  /** `crashed`: the wasm module trapped; its memory cannot be trusted and the worker is replaced. */
-  | { id: number; ok: false; error: string; crashed?: boolean };
+  | { id: number; ok: true; result: SimResult<SimKind> }
+  /** A `crashed` error: the worker is replaced (the wasm module trapped and its memory cannot
+   *  be trusted). */
+  | { id: number; ok: false; error: SimError }
+  /** How far the run of an `open` has got. */
+  | { id: number; progress: RunProgress };
 
 /** Page → pool worker. */
 export type PoolRequest =

@@ -7,10 +7,11 @@
 // registered here; pool workers claim its chunks concurrently; this worker only waits for their
 // replies, so it never blocks.
 
-import type { Snapshot } from './generated/Snapshot';
-import type { Step } from './generated/Step';
-import type { BuildInfo, PoolReply, PoolRequest, SimReply, SimRequest, SweepResult, ViewWire } from './protocol';
-import { splitView, type SentParts } from './viewParts';
+import type { BuildInfo } from './generated/BuildInfo';
+import type { RunOutline } from './generated/RunOutline';
+import type { RunProgress } from './generated/RunProgress';
+import type { SimError } from './generated/SimError';
+import type { PoolReply, PoolRequest, SimEnvelope, SimKind, SimReply, SimRequest, SimResult, SweepResult, ViewWire } from './protocol';
 
 /** The part of the API both builds share (their init functions differ). */
 type Wasm = Pick<
@@ -78,7 +79,7 @@ async function loadThreaded(): Promise<BuildInfo> {
   }
   pool = workers;
   wasm = mt;
-  return { ...JSON.parse(mt.build_info()), poolSize: size, fallback: null };
+  return JSON.parse(mt.build_info(size)) as BuildInfo;
 }
 
 async function loadSingle(fallback: BuildInfo['fallback']): Promise<BuildInfo> {
@@ -86,7 +87,7 @@ async function loadSingle(fallback: BuildInfo['fallback']): Promise<BuildInfo> {
   const module = await compile(new URL('../wasm/pkg-st/slabscope_bg.wasm', import.meta.url));
   await st.default({ module_or_path: module });
   wasm = st;
-  return { ...JSON.parse(st.build_info()), poolSize: 1, fallback };
+  return { ...(JSON.parse(st.build_info(1)) as BuildInfo), fallback };
 }
 
 async function init(): Promise<BuildInfo> {
@@ -104,7 +105,7 @@ async function init(): Promise<BuildInfo> {
   return info;
 }
 
-async function sweep(request: Extract<SimRequest, { kind: 'sweep' }>): Promise<SweepResult> {
+async function sweep(request: SimRequest<'sweep'>): Promise<SweepResult> {
   if (!wasm) throw new Error('simulator not loaded');
   const job = new wasm.Sweep(JSON.stringify(request.grid));
   try {
@@ -137,76 +138,104 @@ function current(): Session {
   return session;
 }
 
-function open(text: string) {
-  const next = new wasm!.Session(text);
-  session?.free();
-  session = next;
-  return JSON.parse(next.outline());
+function loaded(): Wasm {
+  if (!wasm) throw new Error('simulator not loaded');
+  return wasm;
 }
 
-/** The parts of the last view sent (see viewParts.ts). */
-let sent: SentParts | null = null;
+/** A run reports no progress before it has lasted this long (most runs end sooner). */
+const PROGRESS_AFTER_MS = 200;
+/** Nor more often than this: the page redraws its status line at each report. */
+const PROGRESS_EVERY_MS = 100;
+
+/** Runs `text` as the current session; request `id` hears how far the run has got. */
+function open(text: string, id: number): RunOutline {
+  const started = performance.now();
+  let last = -Infinity;
+  const listener = (json: string) => {
+    const now = performance.now();
+    if (now - started < PROGRESS_AFTER_MS || now - last < PROGRESS_EVERY_MS) return;
+    last = now;
+    post({ id, progress: JSON.parse(json) as RunProgress });
+  };
+  const next = new (loaded().Session)(text, listener);
+  session?.free();
+  session = next;
+  return JSON.parse(next.outline()) as RunOutline;
+}
 
 function view(cursor: number, query: unknown): ViewWire {
   const start = performance.now();
-  const s = current();
-  const snapshot = JSON.parse(s.snapshot(cursor, JSON.stringify(query))) as Snapshot;
-  const step = cursor > 0 ? (JSON.parse(s.step(cursor - 1)) as Step) : null;
-  const split = splitView(snapshot, step, sent);
-  sent = split.sent;
-  return { ...split.wire, workerMs: performance.now() - start };
+  // Forwarded as the module wrote it: the page parses it (see ViewWire).
+  const json = current().view(cursor, JSON.stringify(query));
+  return { json, workerMs: performance.now() - start };
 }
 
-async function handle(request: SimRequest) {
-  switch (request.kind) {
-    case 'init':
-      return init();
-    case 'geometry':
-      await init();
-      return JSON.parse(wasm!.geometry(JSON.stringify(request.request)));
-    case 'sweep':
-      await init();
-      return sweep(request);
-    case 'open':
-      await init();
-      return open(request.text);
-    case 'check': {
-      await init();
-      const error = wasm!.check_scenario(request.text);
-      return error === undefined ? null : JSON.parse(error);
+/** How each request kind is answered; the table's type ties every answer to its kind. */
+type Handlers = { [K in SimKind]: (request: SimRequest<K>, id: number) => SimResult<K> | Promise<SimResult<K>> };
+
+const handlers: Handlers = {
+  init: () => init(),
+  geometry: async (request) => {
+    await init();
+    return JSON.parse(loaded().geometry(JSON.stringify(request.request))) as SimResult<'geometry'>;
+  },
+  sweep: async (request) => {
+    await init();
+    return sweep(request);
+  },
+  open: async (request, id) => {
+    await init();
+    return open(request.text, id);
+  },
+  check: async (request) => {
+    await init();
+    const error = loaded().check_scenario(request.text);
+    return error === undefined ? null : (JSON.parse(error) as SimResult<'check'>);
+  },
+  view: (request) => view(request.cursor, request.query),
+  crash: () => {
+    setTimeout(() => {
+      throw new Error('the simulator was made to crash (test)');
+    });
+    return null;
+  },
+  trace: () => current().trace(),
+  files: (request) => JSON.parse(current().files(request.cursor, request.cache ?? undefined)) as SimResult<'files'>,
+  lane: (request) =>
+    JSON.parse('object' in request ? current().object_lane(request.object) : current().page_lane(request.page)) as SimResult<'lane'>,
+};
+
+/** Answers one request with the handler of its kind. */
+function handle<K extends SimKind>(request: SimRequest<K>, id: number): SimResult<K> | Promise<SimResult<K>> {
+  return (handlers[request.kind] as Handlers[K])(request, id);
+}
+
+/** The SimError for what a handler threw: the module throws its failures as SimError JSON
+ *  (wire.rs), a trap is a crash, and anything else of this worker's own is an invalid request. */
+function simError(error: unknown): SimError {
+  if (error instanceof WebAssembly.RuntimeError) return { kind: 'crashed', message: error.message };
+  const message = error instanceof Error ? error.message : String(error);
+  if (message.startsWith('{')) {
+    try {
+      const parsed = JSON.parse(message) as SimError;
+      if (typeof parsed.kind === 'string') return parsed;
+    } catch {
+      // not the module's JSON: this worker's own message
     }
-    case 'view':
-      return view(request.cursor, request.query);
-    case 'crash':
-      setTimeout(() => {
-        throw new Error('the simulator was made to crash (test)');
-      });
-      return null;
-    case 'trace':
-      return current().trace();
-    case 'files':
-      return JSON.parse(current().files(request.cursor, request.cache ?? undefined));
-    case 'lane':
-      return JSON.parse(
-        'object' in request ? current().object_lane(request.object) : current().page_lane(request.page),
-      );
   }
+  return { kind: 'invalid', message };
 }
 
-self.onmessage = async (event: MessageEvent<{ id: number; request: SimRequest }>) => {
+const post = (reply: SimReply, transfer: Transferable[] = []) => self.postMessage(reply, { transfer });
+
+self.onmessage = async (event: MessageEvent<SimEnvelope>) => {
   const { id, request } = event.data;
-  let reply: SimReply;
   try {
-    reply = { id, ok: true, result: await handle(request) };
+    const result = await handle(request, id);
+    const transfer = request.kind === 'sweep' ? [(result as SweepResult).rows.buffer as ArrayBuffer] : [];
+    post({ id, ok: true, result }, transfer);
   } catch (error) {
-    reply = {
-      id,
-      ok: false,
-      error: error instanceof Error ? error.message : String(error),
-      crashed: error instanceof WebAssembly.RuntimeError,
-    };
+    post({ id, ok: false, error: simError(error) });
   }
-  const transfer =
-    reply.ok && typeof reply.result === 'object' && reply.result !== null && 'rows' in reply.result ? [reply.result.rows.buffer as ArrayBuffer] : [];
-  self.postMessage(reply, { transfer });
 };

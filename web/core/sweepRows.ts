@@ -1,23 +1,9 @@
 // Typed access to a sweep's row-major table, and the selections the explorer shows.
 
+import type { SweepRow } from './generated/SweepRow';
 import type { SweepResult } from './protocol';
 
-/** One point of a sweep, by column name (see SWEEP_COLUMNS in wasm-core/sim/src/sweep.rs). */
-export interface SweepRow {
-  status: number;
-  page_size: number;
-  cpus: number;
-  object_size: number;
-  kmalloc_class: number;
-  size: number;
-  offset: number;
-  order: number;
-  objs_per_slab: number;
-  waste: number;
-  min_partial: number;
-  cpu_partial: number;
-  cpu_partial_slabs: number;
-}
+export type { SweepRow };
 
 export type SweepColumn = keyof SweepRow;
 

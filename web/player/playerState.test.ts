@@ -132,4 +132,28 @@ describe('the player reducer', () => {
     expect(run(s, a.dismissLinkError()).linkError).toBeNull();
     expect(run(s, a.choose(A)).linkError).toBeNull();
   });
+
+  it('brings back the run on screen when the person cancels the next, at its step', () => {
+    let s = run(openedA(), a.timeline(actions.jump(30)), a.choose(B));
+    const asked = s.attempts;
+    s = run(s, a.runCancelled(asked));
+    expect(s).toMatchObject({ scenario: A, run: { status: 'open' }, cancelled: true, shown: { scenario: A } });
+    expect(s.timeline.cursor).toBe(30);
+    expect(wantedRun(s)).toBeNull();
+    expect(savedRun(s)).toEqual({ text: A.text, step: 30, preset: null });
+    // A stale answer for the cancelled attempt changes nothing.
+    expect(run(s, a.runOpened(asked, outline(99)))).toBe(s);
+    expect(run(s, a.dismissCancelled()).cancelled).toBe(false);
+    expect(run(s, a.choose(B)).cancelled).toBe(false);
+  });
+
+  it('keeps a cancelled scenario asked for, unrun, when no run was on screen, and runs it when asked again', () => {
+    let s = run(initialPlayer(), a.opening(B, 40, null));
+    s = run(s, a.runCancelled(s.attempts));
+    expect(s).toMatchObject({ scenario: B, run: { status: 'cancelled' }, cancelled: true, shown: null });
+    expect(wantedRun(s)).toBeNull();
+    expect(savedRun(s)).toBeNull();
+    s = run(s, a.choose(B));
+    expect(wantedRun(s)).toEqual({ attempt: s.attempts, text: B.text });
+  });
 });

@@ -15,6 +15,9 @@
 //    opening scenario of a link, a lesson's anchor and a restart after a crash keep theirs and
 //    land on their step.
 //  - Only a run that opened is ever saved as the one to come back to (`savedRun`).
+//  - A run the person cancels brings back the run on screen as the scenario asked for, at its
+//    step (the simulator's new worker opens it again when a view is asked of it); with none on
+//    screen, the cancelled scenario stays asked for, unrun, until the person asks again.
 
 import type { RunOutline } from '../core/client';
 import type { LinkError } from '../scenario/link';
@@ -34,7 +37,9 @@ export type RunStatus =
   | { status: 'waiting' }
   | { status: 'opening'; attempt: number }
   | { status: 'open'; attempt: number }
-  | { status: 'failed'; attempt: number; error: Error };
+  | { status: 'failed'; attempt: number; error: Error }
+  /** The person cancelled the run and no earlier run was on screen to come back to. */
+  | { status: 'cancelled'; attempt: number };
 
 /** The run whose steps the timeline holds and the views draw. */
 export interface ShownRun {
@@ -54,6 +59,8 @@ export interface PlayerState {
   pendingStep: number | null;
   /** The next run to open keeps the cache, slab and followed object. */
   keepSelection: boolean;
+  /** The last run asked for was cancelled (a notice says so until the next is asked). */
+  cancelled: boolean;
   /** Why the link's scenario could not be read (the page opened something else). */
   linkError: LinkError | null;
   /** The `s` value of a scenario's text for links (null: too long for one). */
@@ -86,6 +93,9 @@ export type PlayerAction =
   | { type: 'show'; scenario: Scenario; place: Place }
   | { type: 'runOpened'; attempt: number; outline: RunOutline }
   | { type: 'runFailed'; attempt: number; error: Error }
+  /** The person stopped the run being opened (the simulator's worker was replaced). */
+  | { type: 'runCancelled'; attempt: number }
+  | { type: 'dismissCancelled' }
   /** The simulator worker was replaced after a crash: the run is opened again where it stood. */
   | { type: 'restarted' }
   | { type: 'encoded'; text: string; value: string | null }
@@ -104,6 +114,8 @@ export const playerActions = {
   show: (scenario: Scenario, place: Place): PlayerAction => ({ type: 'show', scenario, place }),
   runOpened: (attempt: number, outline: RunOutline): PlayerAction => ({ type: 'runOpened', attempt, outline }),
   runFailed: (attempt: number, error: Error): PlayerAction => ({ type: 'runFailed', attempt, error }),
+  runCancelled: (attempt: number): PlayerAction => ({ type: 'runCancelled', attempt }),
+  dismissCancelled: (): PlayerAction => ({ type: 'dismissCancelled' }),
   restarted: (): PlayerAction => ({ type: 'restarted' }),
   encoded: (text: string, value: string | null): PlayerAction => ({ type: 'encoded', text, value }),
   dismissLinkError: (): PlayerAction => ({ type: 'dismissLinkError' }),
@@ -133,6 +145,7 @@ export function initialPlayer(start: PlayerStart = {}): PlayerState {
     attempts: 0,
     pendingStep: start.step ?? null,
     keepSelection: true,
+    cancelled: false,
     linkError: null,
     encoded: null,
     timeline: start.timeline ?? initialTimeline(),
@@ -147,7 +160,7 @@ export function initialPlayer(start: PlayerStart = {}): PlayerState {
 /** Asks for a run of `scenario`. */
 function ask(state: PlayerState, scenario: Scenario, pendingStep: number | null, keepSelection: boolean): PlayerState {
   const attempt = state.attempts + 1;
-  return { ...state, scenario, run: { status: 'opening', attempt }, attempts: attempt, pendingStep, keepSelection };
+  return { ...state, scenario, run: { status: 'opening', attempt }, attempts: attempt, pendingStep, keepSelection, cancelled: false };
 }
 
 export function playerReducer(state: PlayerState, action: PlayerAction): PlayerState {
@@ -178,6 +191,15 @@ export function playerReducer(state: PlayerState, action: PlayerAction): PlayerS
         pendingStep: null,
         keepSelection: false,
       };
+    case 'runCancelled': {
+      if (!isCurrent(state, action.attempt)) return state;
+      const back = state.shown
+        ? { scenario: state.shown.scenario, run: { status: 'open' as const, attempt: action.attempt } }
+        : { run: { status: 'cancelled' as const, attempt: action.attempt } };
+      return { ...state, ...back, cancelled: true, pendingStep: null, keepSelection: false };
+    }
+    case 'dismissCancelled':
+      return { ...state, cancelled: false };
     case 'restarted': {
       if (!state.scenario) return state;
       const sameRun = state.shown !== null && state.shown.scenario.text === state.scenario.text;

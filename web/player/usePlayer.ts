@@ -7,7 +7,7 @@
 
 import { useCallback, useEffect, useMemo, useReducer, type Dispatch } from 'react';
 import type { TimelineAction } from '../timeline/timeline';
-import type { SimClient } from '../core/client';
+import { isCancelled, type SimClient } from '../core/client';
 import { encodeScenario, fitsInLink } from '../scenario/link';
 import { initialTimeline } from '../timeline/timeline';
 import { defaultStorage, readStoredSpeed, usePrefersReducedMotion, useTimelineClock } from '../timeline/useTimeline';
@@ -40,7 +40,12 @@ export function usePlayer(client: SimClient, ready: boolean, start: PlayerStart 
     if (!ready || attempt === null || text === null) return;
     session.open(text).then(
       (outline) => dispatch(playerActions.runOpened(attempt, outline)),
-      (error: unknown) => dispatch(playerActions.runFailed(attempt, error instanceof Error ? error : new Error(String(error)))),
+      (error: unknown) =>
+        dispatch(
+          isCancelled(error)
+            ? playerActions.runCancelled(attempt)
+            : playerActions.runFailed(attempt, error instanceof Error ? error : new Error(String(error))),
+        ),
     );
   }, [session, ready, attempt, text]);
 

@@ -19,10 +19,14 @@ mod run;
 pub mod session;
 pub mod site;
 pub mod translate;
+pub mod wire;
 
 pub use lists::MAX_LIST_ELEMENTS;
 pub use print::{print_heading, print_text, sysfs_text, PrintMark};
-pub use run::{run, run_with_summary, RunError, RunSummary, Value, MAX_RUN_OPS, MAX_RUN_STEPS};
+pub use run::{
+    run, run_with_progress, run_with_summary, RunError, RunProgress, RunSummary, Value,
+    MAX_RUN_OPS, MAX_RUN_STEPS, PROGRESS_EVERY,
+};
 pub use site::{call_site_address, call_site_name};
 
 #[cfg(test)]

@@ -244,6 +244,31 @@ pub struct RunSummary {
     pub prints: Vec<PrintMark>,
 }
 
+/// How far a run has got, for a caller that shows a long run's progress (the web app's
+/// worker). Reported at the start of each operation line and every `PROGRESS_EVERY`
+/// operations within one; never part of the run's result.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct RunProgress {
+    /// The scenario line running now (1-based).
+    pub line: u32,
+    /// Runs of that line done so far.
+    #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+    pub line_done: u64,
+    /// Runs that line makes: its `repeat` times the elements of its `for` list.
+    #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+    pub line_total: u64,
+    /// Operations run so far, all lines together.
+    pub ops: u32,
+    /// Steps recorded so far, boot and cache creation included.
+    pub steps: u32,
+}
+
+/// Operations between two progress reports within one line: a report costs a call into the
+/// caller (in the browser, a crossing from wasm to JavaScript), so it must stay rare next to
+/// the operations, yet come several times a second on a slow machine.
+pub const PROGRESS_EVERY: u64 = 4096;
+
 /// Runs `scenario` from boot. With `record` the recorder keeps every step for `snapshot_at`.
 pub fn run(scenario: &Scenario, record: bool) -> Result<Recorder, RunError> {
     run_with_summary(scenario, record).map(|(rec, _)| rec)
@@ -259,6 +284,15 @@ pub const MAX_RUN_STEPS: usize = 1_500_000;
 pub fn run_with_summary(
     scenario: &Scenario,
     record: bool,
+) -> Result<(Recorder, RunSummary), RunError> {
+    run_with_progress(scenario, record, &mut |_| {})
+}
+
+/// `run_with_summary`, telling `progress` how far the run has got (see `RunProgress`).
+pub fn run_with_progress(
+    scenario: &Scenario,
+    record: bool,
+    progress: &mut dyn FnMut(&RunProgress),
 ) -> Result<(Recorder, RunSummary), RunError> {
     let (mut rec, caches) = boot(scenario, record)?;
     let mut summary = RunSummary {
@@ -281,11 +315,25 @@ pub fn run_with_summary(
                 .collect(),
             None => vec![None],
         };
+        let mut report = RunProgress {
+            line: line.line,
+            line_done: 0,
+            line_total: elements.len() as u64 * u64::from(line.repeat),
+            ops: summary.op_ends.len() as u32,
+            steps: rec.step_count() as u32,
+        };
+        progress(&report);
         for element in elements {
             if let (Some((var, _)), Some(v)) = (&line.for_each, element) {
                 names.insert(var.clone(), v);
             }
             for _ in 0..line.repeat {
+                if report.line_done > 0 && report.line_done % PROGRESS_EVERY == 0 {
+                    report.ops = summary.op_ends.len() as u32;
+                    report.steps = rec.step_count() as u32;
+                    progress(&report);
+                }
+                report.line_done += 1;
                 if summary.op_ends.len() >= MAX_RUN_OPS {
                     return Err(RunError::TooLong {
                         line: line.line,

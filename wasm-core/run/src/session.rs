@@ -10,7 +10,7 @@
 //! - Stepping forward continues from the last machine built when that is shorter than the
 //!   replay from a keyframe, so playing costs one step's events per frame.
 
-use crate::run::{run_with_summary, RunError, RunSummary};
+use crate::run::{run_with_progress, RunError, RunProgress, RunSummary};
 use crate::translate;
 use serde::Serialize;
 use slabscope_scenario::{parse, ParseError, PrintFile};
@@ -280,8 +280,17 @@ const CONTINUE_LIMIT: usize = 512;
 impl Session {
     /// Parses and runs `text`, recording every step.
     pub fn open(text: &str) -> Result<Session, SessionError> {
+        Self::open_with_progress(text, &mut |_| {})
+    }
+
+    /// `open`, telling `progress` how far the run has got (see `RunProgress`).
+    pub fn open_with_progress(
+        text: &str,
+        progress: &mut dyn FnMut(&RunProgress),
+    ) -> Result<Session, SessionError> {
         let scenario = parse(text).map_err(SessionError::Parse)?;
-        let (rec, summary) = run_with_summary(&scenario, true).map_err(SessionError::Run)?;
+        let (rec, summary) =
+            run_with_progress(&scenario, true, progress).map_err(SessionError::Run)?;
         let lines: Vec<&str> = text.lines().collect();
         let text_of = |line: u32| {
             lines

@@ -41,6 +41,62 @@ pub const SWEEP_COLUMNS: [&str; 13] = [
     "cpu_partial_slabs",
 ];
 
+/// One point of a sweep, as the web app reads a row of the table (`SWEEP_COLUMNS` names the
+/// fields in the same order; the table itself is cells, not these structs). For a cache the
+/// kernel refuses, `status` is 1 and only the point's own axes are set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct SweepRow {
+    /// 0 for a valid cache, 1 where `kmem_cache_create()` would fail.
+    pub status: u32,
+    /// The machine's page size in bytes.
+    pub page_size: u32,
+    /// Possible CPUs of the machine.
+    pub cpus: u32,
+    /// The size asked for.
+    pub object_size: u32,
+    /// The kmalloc class a `kmalloc()` of `object_size` bytes would use (0 above
+    /// `KMALLOC_MAX_CACHE_SIZE`).
+    pub kmalloc_class: u32,
+    /// `s->size`: the object with its metadata and alignment.
+    pub size: u32,
+    /// `s->offset`: where the free pointer lives.
+    pub offset: u32,
+    /// `oo_order(s->oo)`.
+    pub order: u32,
+    /// `oo_objects(s->oo)`.
+    pub objs_per_slab: u32,
+    /// Bytes at the end of each slab that hold no object.
+    pub waste: u32,
+    /// `s->min_partial`.
+    pub min_partial: u32,
+    /// `s->cpu_partial` (objects).
+    pub cpu_partial: u32,
+    /// `s->cpu_partial_slabs`.
+    pub cpu_partial_slabs: u32,
+}
+
+impl SweepRow {
+    /// The row's cells in `SWEEP_COLUMNS` order.
+    fn cells(&self) -> [u32; SWEEP_COLUMNS.len()] {
+        [
+            self.status,
+            self.page_size,
+            self.cpus,
+            self.object_size,
+            self.kmalloc_class,
+            self.size,
+            self.offset,
+            self.order,
+            self.objs_per_slab,
+            self.waste,
+            self.min_partial,
+            self.cpu_partial,
+            self.cpu_partial_slabs,
+        ]
+    }
+}
+
 /// What to sweep. Sizes run `from..=to` by `step`; every CPU count and page size listed is
 /// combined with every size.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -205,31 +261,31 @@ impl SweepJob {
         let CacheSource::Object { object_size } = req.source else {
             unreachable!("sweep points are object sources")
         };
-        match kmem_cache_geometry(&req) {
-            Ok(g) => [
-                0,
-                g.page_size,
-                g.cpus,
-                g.object_size,
-                g.kmalloc_class.unwrap_or(0),
-                g.size,
-                g.offset,
-                g.order,
-                g.objs_per_slab,
-                g.waste as u32,
-                g.min_partial,
-                g.cpu_partial,
-                g.cpu_partial_slabs,
-            ],
-            Err(_) => {
-                let mut refused = [0; SWEEP_COLUMNS.len()];
-                refused[0] = 1;
-                refused[1] = req.page_size;
-                refused[2] = req.cpus;
-                refused[3] = object_size;
-                refused
-            }
-        }
+        let row = match kmem_cache_geometry(&req) {
+            Ok(g) => SweepRow {
+                status: 0,
+                page_size: g.page_size,
+                cpus: g.cpus,
+                object_size: g.object_size,
+                kmalloc_class: g.kmalloc_class.unwrap_or(0),
+                size: g.size,
+                offset: g.offset,
+                order: g.order,
+                objs_per_slab: g.objs_per_slab,
+                waste: g.waste as u32,
+                min_partial: g.min_partial,
+                cpu_partial: g.cpu_partial,
+                cpu_partial_slabs: g.cpu_partial_slabs,
+            },
+            Err(_) => SweepRow {
+                status: 1,
+                page_size: req.page_size,
+                cpus: req.cpus,
+                object_size,
+                ..SweepRow::default()
+            },
+        };
+        row.cells()
     }
 }
 
@@ -257,6 +313,32 @@ mod tests {
             slub_max_order: None,
             slub_min_order: 0,
         }
+    }
+
+    #[test]
+    fn a_row_names_its_cells_in_column_order() {
+        let row = SweepRow {
+            status: 1,
+            page_size: 2,
+            cpus: 3,
+            object_size: 4,
+            kmalloc_class: 5,
+            size: 6,
+            offset: 7,
+            order: 8,
+            objs_per_slab: 9,
+            waste: 10,
+            min_partial: 11,
+            cpu_partial: 12,
+            cpu_partial_slabs: 13,
+        };
+        // The web app reads cell `i` of a row under the name SWEEP_COLUMNS[i] and types it
+        // with the fields of SweepRow: the three must agree.
+        let json = serde_json::to_value(row).unwrap();
+        for (name, cell) in SWEEP_COLUMNS.iter().zip(row.cells()) {
+            assert_eq!(json[name], cell, "{name}");
+        }
+        assert_eq!(json.as_object().unwrap().len(), SWEEP_COLUMNS.len());
     }
 
     #[test]

@@ -111,7 +111,7 @@ export function Player({ player, bar, exports, onLanguage, onPick, reveal = null
   return (
     <div ref={root} className="visualizer" data-testid="visualizer" data-cursor={at?.snapshot.cursor ?? ''} data-worker-ms={at ? at.workerMs.toFixed(1) : ''}>
       {bar({ viewShown, activeLine: at?.step?.line ?? null })}
-      <PlayerNotices state={state} dispatch={dispatch} restarted={restarts.reason} viewError={viewError} />
+      <PlayerNotices state={state} dispatch={dispatch} restarted={restarts.reason} viewError={viewError} client={session.client} />
       <div className="vis-toolbar">
         {snapshot && (
           <CachePicker caches={snapshot.caches} cache={state.cache} shownCache={shownCache} playing={timeline.playing} onCache={(c) => dispatch(playerActions.selectCache(c))} />

@@ -1,12 +1,15 @@
 // What the player says about its run above the views: a restart of the simulator, a link that
-// could not be read, the run being opened, a run that failed (and, when the views show the
+// could not be read, the run being opened (with its progress and Cancel), a cancelled run, a
+// run that failed (and, when the views show the
 // run before it, that they do), and a view that could not be fetched.
 
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { SimClient } from '../../core/client';
 import { loadLaterStrings } from '../../i18n/i18n';
 import { isPreviousRun, playerActions, type PlayerAction, type PlayerState } from '../../player/playerState';
 import { failureText } from '../../scenario/failureText';
+import { RunningStatus } from '../RunningStatus';
 
 export interface PlayerNoticesProps {
   state: PlayerState;
@@ -15,9 +18,11 @@ export interface PlayerNoticesProps {
   restarted: string | null;
   /** Why the view at the cursor could not be fetched, or null. */
   viewError: string | null;
+  /** The simulator, whose run being opened RunningStatus follows and may stop. */
+  client: SimClient;
 }
 
-export function PlayerNotices({ state, dispatch, restarted, viewError }: PlayerNoticesProps) {
+export function PlayerNotices({ state, dispatch, restarted, viewError, client }: PlayerNoticesProps) {
   const { t } = useTranslation();
   const { linkError, run } = state;
   return (
@@ -35,7 +40,15 @@ export function PlayerNotices({ state, dispatch, restarted, viewError }: PlayerN
           </button>
         </p>
       )}
-      {run.status === 'opening' && <p role="status">{t('vis.opening')}</p>}
+      {run.status === 'opening' && <RunningStatus client={client} />}
+      {state.cancelled && (
+        <p role="status" data-testid="run-cancelled">
+          {t(run.status === 'cancelled' ? 'vis.cancelled' : 'vis.cancelledBack')}{' '}
+          <button type="button" className="linkish" onClick={() => dispatch(playerActions.dismissCancelled())}>
+            {t('vis.dismiss')}
+          </button>
+        </p>
+      )}
       {run.status === 'failed' && <RunFailed error={run.error} />}
       {isPreviousRun(state) && (
         <p className="notice previous-run" data-testid="previous-run">

@@ -296,3 +296,41 @@ fn the_outline_lists_the_print_lines_at_their_cursors() {
     let dir = files.sysfs.expect("a SLUB cache");
     assert!(dir.contains(&("cpu_slabs".to_string(), "2 N0=2\n".to_string())));
 }
+
+#[test]
+fn a_long_run_reports_its_progress_without_changing_what_it_records() {
+    use crate::PROGRESS_EVERY;
+    let text = "slabscope-scenario 2\nmachine cpus=2\nrepeat 10000 t[] = kmalloc(64) on cpu0\n\
+                for x in t: kfree(x) on cpu1\nsynchronize_rcu()\n";
+    let mut reports = Vec::new();
+    let heard = Session::open_with_progress(text, &mut |p| reports.push(*p)).unwrap();
+    let quiet = Session::open(text).unwrap();
+    assert_eq!(heard.outline(), quiet.outline());
+    assert_eq!(heard.recorder().step_count(), quiet.recorder().step_count());
+    // Each operation line once at its start, then every PROGRESS_EVERY of its runs.
+    let summary: Vec<(u32, u64, u64)> = reports
+        .iter()
+        .map(|p| (p.line, p.line_done, p.line_total))
+        .collect();
+    let every = PROGRESS_EVERY;
+    assert_eq!(
+        summary,
+        [
+            (3, 0, 10_000),
+            (3, every, 10_000),
+            (3, 2 * every, 10_000),
+            (4, 0, 10_000),
+            (4, every, 10_000),
+            (4, 2 * every, 10_000),
+            (5, 0, 1),
+        ]
+    );
+    // Operations and steps so far only grow, and stop short of the whole run.
+    assert!(reports
+        .windows(2)
+        .all(|w| w[0].ops <= w[1].ops && w[0].steps <= w[1].steps));
+    let last = reports.last().unwrap();
+    assert_eq!(last.ops, 20_000);
+    assert!(last.steps as usize <= quiet.recorder().step_count());
+    assert_eq!(reports[1].ops as u64, every);
+}
