@@ -1,3 +1,7 @@
+// The site: its header and pages (the visualizer, the lessons, the geometry explorer), or with
+// `?embed=1` the minimal player or one lesson for an iframe. It starts the simulator's worker and
+// keeps the page, the lesson and the language in the address.
+
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { SimClient, type BuildInfo } from '../core/client';
@@ -90,54 +94,8 @@ export function App({ client }: { client: SimClient }) {
 
   return (
     <>
-      <header className="app-header">
-        <div>
-          <h1>{t('app.title')}</h1>
-          <p className="tagline">{t('app.tagline')}</p>
-        </div>
-        <nav aria-label={t('nav.label')}>
-          <a href="?" aria-current={page === 'visualizer' ? 'page' : undefined} onClick={go('visualizer')} data-testid="nav-visualizer">
-            {t('nav.visualizer')}
-          </a>
-          <a href="?page=lessons" aria-current={page === 'lessons' ? 'page' : undefined} onClick={go('lessons')} data-testid="nav-lessons">
-            {t('nav.lessons')}
-          </a>
-          <a href="?page=geometry" aria-current={page === 'geometry' ? 'page' : undefined} onClick={go('geometry')} data-testid="nav-geometry">
-            {t('nav.geometry')}
-          </a>
-        </nav>
-        <label className="language">
-          {t('app.language')}{' '}
-          <select value={i18n.language} onChange={(e) => setLanguage(e.target.value as Language)} data-testid="language">
-            {LANGUAGES.map((l) => (
-              <option key={l} value={l}>
-                {l === 'en' ? 'English' : '한국어'}
-              </option>
-            ))}
-          </select>
-        </label>
-      </header>
-      <p
-        className="build-info"
-        data-testid="build-mode"
-        data-threaded={load.state === 'ready' ? String(load.info.threaded) : ''}
-        data-pool={load.state === 'ready' ? load.info.poolSize : ''}
-        data-isolated={String(window.crossOriginIsolated)}
-      >
-        {load.state === 'loading' && t('build.loading')}
-        {load.state === 'failed' && t('build.failed', { error: load.error })}
-        {load.state === 'ready' &&
-          (load.info.threaded
-            ? t('build.threaded', { workers: load.info.poolSize })
-            : t('build.single', {
-                reason: load.info.fallback
-                  ? t(`build.${load.info.fallback.reason}`, {
-                      error: 'error' in load.info.fallback ? load.info.fallback.error : '',
-                    })
-                  : '',
-              }))}
-        {load.state === 'ready' && <> · {t('app.profile', { profile: load.info.profile })}</>}
-      </p>
+      <AppHeader page={page} go={go} onLanguage={setLanguage} />
+      <BuildInfoLine load={load} />
       <main>
         {page === 'visualizer' && <Visualizer client={client} ready={load.state === 'ready'} onLanguage={setLanguage} />}
         {page === 'lessons' && (
@@ -152,5 +110,68 @@ export function App({ client }: { client: SimClient }) {
         )}
       </main>
     </>
+  );
+}
+
+/** The site's header: its title, the links to its pages (the one shown marked) and the language. */
+function AppHeader({ page, go, onLanguage }: { page: Page; go: (next: Page) => (event: React.MouseEvent) => void; onLanguage: (lang: Language) => void }) {
+  const { t, i18n } = useTranslation();
+  return (
+    <header className="app-header">
+      <div>
+        <h1>{t('app.title')}</h1>
+        <p className="tagline">{t('app.tagline')}</p>
+      </div>
+      <nav aria-label={t('nav.label')}>
+        <a href="?" aria-current={page === 'visualizer' ? 'page' : undefined} onClick={go('visualizer')} data-testid="nav-visualizer">
+          {t('nav.visualizer')}
+        </a>
+        <a href="?page=lessons" aria-current={page === 'lessons' ? 'page' : undefined} onClick={go('lessons')} data-testid="nav-lessons">
+          {t('nav.lessons')}
+        </a>
+        <a href="?page=geometry" aria-current={page === 'geometry' ? 'page' : undefined} onClick={go('geometry')} data-testid="nav-geometry">
+          {t('nav.geometry')}
+        </a>
+      </nav>
+      <label className="language">
+        {t('app.language')}{' '}
+        <select value={i18n.language} onChange={(e) => onLanguage(e.target.value as Language)} data-testid="language">
+          {LANGUAGES.map((l) => (
+            <option key={l} value={l}>
+              {l === 'en' ? 'English' : '한국어'}
+            </option>
+          ))}
+        </select>
+      </label>
+    </header>
+  );
+}
+
+/** Which wasm build runs (threaded with its pool, or single-threaded and why) and the kernel
+ *  profile; or that it is loading, or why it failed. */
+function BuildInfoLine({ load }: { load: Load }) {
+  const { t } = useTranslation();
+  return (
+    <p
+      className="build-info"
+      data-testid="build-mode"
+      data-threaded={load.state === 'ready' ? String(load.info.threaded) : ''}
+      data-pool={load.state === 'ready' ? load.info.poolSize : ''}
+      data-isolated={String(window.crossOriginIsolated)}
+    >
+      {load.state === 'loading' && t('build.loading')}
+      {load.state === 'failed' && t('build.failed', { error: load.error })}
+      {load.state === 'ready' &&
+        (load.info.threaded
+          ? t('build.threaded', { workers: load.info.poolSize })
+          : t('build.single', {
+              reason: load.info.fallback
+                ? t(`build.${load.info.fallback.reason}`, {
+                    error: 'error' in load.info.fallback ? load.info.fallback.error : '',
+                  })
+                : '',
+            }))}
+      {load.state === 'ready' && <> · {t('app.profile', { profile: load.info.profile })}</>}
+    </p>
   );
 }

@@ -1,14 +1,18 @@
+// The geometry explorer: a sweep of cache geometries (object size × page size × flags × CPU
+// count) computed by the simulator's worker pool, timed against one worker when the threaded
+// build runs, and shown as a chart of one metric and a table of one CPU count.
+
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { BuildInfo, SimClient, SweepGrid, SweepResult } from '../core/client';
 import { sameTable, selectRows } from '../core/sweepRows';
 import type { Metric } from '../views/geometryScene';
 import { GeometryChart } from './GeometryChart';
+import { SweepFormFields } from './SweepFormFields';
 import { SweepTable } from './SweepTable';
-import { DEFAULT_FORM, PAGE_SIZES, toGrid, type FormError, type SweepForm } from './sweepForm';
+import { DEFAULT_FORM, toGrid, type FormError, type SweepForm } from './sweepForm';
 
 const METRICS: Metric[] = ['objs_per_slab', 'waste', 'waste_pct', 'order', 'cpu_partial_slabs'];
-const FLAG_NAMES = ['hwcache_align', 'typesafe_by_rcu', 'poison', 'red_zone', 'store_user', 'consistency_checks'] as const;
 
 interface Timing {
   points: number;
@@ -27,16 +31,16 @@ function medianRun(runs: SweepResult[]): SweepResult {
   return [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)];
 }
 
-export function GeometryExplorer({ client, info }: { client: SimClient; info: BuildInfo }) {
-  const { t } = useTranslation();
-  const [form, setForm] = useState<SweepForm>(DEFAULT_FORM);
+/** A sweep of the grid a form gives, on `client`'s pool: what it found, the grid, its timing, the
+ *  page size charted and the CPU count tabled (kept when the new grid has them), and the form's
+ *  error. The first sweep, of the default form, starts once the page is up. */
+function useSweep(client: SimClient, info: BuildInfo) {
   const [error, setError] = useState<FormError | null>(null);
   const [running, setRunning] = useState(false);
   const [result, setResult] = useState<SweepResult | null>(null);
   const [grid, setGrid] = useState<SweepGrid | null>(null);
   const [timing, setTiming] = useState<Timing | null>(null);
   const [chartPage, setChartPage] = useState(4096);
-  const [metric, setMetric] = useState<Metric>('objs_per_slab');
   const [tableCpus, setTableCpus] = useState(1);
 
   const run = useCallback(
@@ -95,15 +99,20 @@ export function GeometryExplorer({ client, info }: { client: SimClient; info: Bu
     };
   }, [run]);
 
+  return { error, running, result, grid, timing, chartPage, setChartPage, tableCpus, setTableCpus, run };
+}
+
+export function GeometryExplorer({ client, info }: { client: SimClient; info: BuildInfo }) {
+  const { t } = useTranslation();
+  const [form, setForm] = useState<SweepForm>(DEFAULT_FORM);
+  const [metric, setMetric] = useState<Metric>('objs_per_slab');
+  const { error, running, result, grid, timing, chartPage, setChartPage, tableCpus, setTableCpus, run } = useSweep(client, info);
+
   const tableRows = useMemo(
     () => (result ? selectRows(result, chartPage, tableCpus) : []),
     [result, chartPage, tableCpus],
   );
 
-  const text = (field: keyof SweepForm) => ({
-    value: form[field] as string,
-    onChange: (e: React.ChangeEvent<HTMLInputElement>) => setForm({ ...form, [field]: e.target.value }),
-  });
   const errorText = error
     ? t(error.key, {
         ...error.args,
@@ -115,65 +124,7 @@ export function GeometryExplorer({ client, info }: { client: SimClient; info: Bu
     <section aria-labelledby="geometry-heading">
       <h2 id="geometry-heading">{t('geometry.heading')}</h2>
       <p className="intro">{t('geometry.intro')}</p>
-      <form
-        className="sweep-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void run(form);
-        }}
-      >
-        <fieldset>
-          <label>{t('geometry.sizeFrom')} <input inputMode="numeric" {...text('sizeFrom')} data-testid="size-from" /></label>
-          <label>{t('geometry.sizeTo')} <input inputMode="numeric" {...text('sizeTo')} data-testid="size-to" /></label>
-          <label>{t('geometry.sizeStep')} <input inputMode="numeric" {...text('sizeStep')} data-testid="size-step" /></label>
-          <label>{t('geometry.align')} <input inputMode="numeric" {...text('align')} /></label>
-          <label>{t('geometry.cpus')} <input {...text('cpus')} data-testid="cpus" /></label>
-        </fieldset>
-        <fieldset>
-          <legend>{t('geometry.pageSizes')}</legend>
-          {PAGE_SIZES.map((p) => (
-            <label key={p}>
-              <input
-                type="checkbox"
-                checked={form.pageSizes.includes(p)}
-                onChange={(e) =>
-                  setForm({
-                    ...form,
-                    pageSizes: e.target.checked ? [...form.pageSizes, p] : form.pageSizes.filter((x) => x !== p),
-                  })
-                }
-              />
-              {p / 1024}K
-            </label>
-          ))}
-        </fieldset>
-        <fieldset>
-          <legend>{t('geometry.flags')}</legend>
-          {FLAG_NAMES.map((f) => (
-            <label key={f}>
-              <input
-                type="checkbox"
-                checked={form.flags[f]}
-                onChange={(e) => setForm({ ...form, flags: { ...form.flags, [f]: e.target.checked } })}
-              />
-              {t(`flag.${f}`)}
-            </label>
-          ))}
-          <label>
-            <input type="checkbox" checked={form.ctor} onChange={(e) => setForm({ ...form, ctor: e.target.checked })} />
-            {t('flag.ctor')}
-          </label>
-        </fieldset>
-        <fieldset>
-          <legend>{t('geometry.boot')}</legend>
-          <label>slub_min_objects <input inputMode="numeric" {...text('slubMinObjects')} /></label>
-          <label>slub_max_order <input inputMode="numeric" {...text('slubMaxOrder')} /></label>
-          <label>slub_min_order <input inputMode="numeric" {...text('slubMinOrder')} /></label>
-        </fieldset>
-        <button type="submit" disabled={running} data-testid="run-sweep">
-          {running ? t('geometry.running') : t('geometry.run')}
-        </button>
-      </form>
+      <SweepFormFields form={form} onForm={setForm} running={running} onRun={() => void run(form)} />
 
       {errorText && (
         <p role="alert" className="error" data-testid="form-error">
@@ -181,26 +132,7 @@ export function GeometryExplorer({ client, info }: { client: SimClient; info: Bu
         </p>
       )}
 
-      {timing && (
-        <div className="timing" data-testid="sweep-status" data-workers={timing.workers} data-points={timing.points}
-          data-points-per-worker={timing.pointsPerWorker.join(',')}
-          data-speedup={timing.ms1 ? (timing.ms1 / timing.ms).toFixed(3) : ''} data-identical={String(timing.identical)}>
-          <p>{t('geometry.timing', { points: timing.points, workers: timing.workers, ms: timing.ms.toFixed(1) })}</p>
-          {timing.ms1 !== null ? (
-            <p data-testid="speedup">
-              {t('geometry.speedup', {
-                ms1: timing.ms1.toFixed(1),
-                msN: timing.ms.toFixed(1),
-                workers: timing.workers,
-                speedup: (timing.ms1 / timing.ms).toFixed(2),
-              })}{' '}
-              {timing.identical ? t('geometry.identical') : t('geometry.different')}
-            </p>
-          ) : (
-            <p>{t('geometry.noSpeedup')}</p>
-          )}
-        </div>
-      )}
+      {timing && <SweepTiming timing={timing} />}
 
       {result && (
         <>
@@ -229,5 +161,30 @@ export function GeometryExplorer({ client, info }: { client: SimClient; info: Bu
         </>
       )}
     </section>
+  );
+}
+
+/** How long the sweep took on how many workers, and against one worker when it could compare. */
+function SweepTiming({ timing }: { timing: Timing }) {
+  const { t } = useTranslation();
+  return (
+    <div className="timing" data-testid="sweep-status" data-workers={timing.workers} data-points={timing.points}
+      data-points-per-worker={timing.pointsPerWorker.join(',')}
+      data-speedup={timing.ms1 ? (timing.ms1 / timing.ms).toFixed(3) : ''} data-identical={String(timing.identical)}>
+      <p>{t('geometry.timing', { points: timing.points, workers: timing.workers, ms: timing.ms.toFixed(1) })}</p>
+      {timing.ms1 !== null ? (
+        <p data-testid="speedup">
+          {t('geometry.speedup', {
+            ms1: timing.ms1.toFixed(1),
+            msN: timing.ms.toFixed(1),
+            workers: timing.workers,
+            speedup: (timing.ms1 / timing.ms).toFixed(2),
+          })}{' '}
+          {timing.identical ? t('geometry.identical') : t('geometry.different')}
+        </p>
+      ) : (
+        <p>{t('geometry.noSpeedup')}</p>
+      )}
+    </div>
   );
 }

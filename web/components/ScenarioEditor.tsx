@@ -10,8 +10,9 @@ import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language'
 import { forceLinting, linter, lintGutter, type Diagnostic } from '@codemirror/lint';
 import { Compartment, EditorState, StateEffect, StateField } from '@codemirror/state';
 import { Decoration, EditorView, keymap, lineNumbers, placeholder, type DecorationSet } from '@codemirror/view';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
 import type { ParseError } from '../core/client';
 import { completionsAt } from '../scenario/complete';
 import { FORMAT_VERSION, MAGIC } from '../scenario/vocabulary';
@@ -65,6 +66,50 @@ function complete(context: CompletionContext): CompletionResult | null {
   return { from: found.from, options: found.options, validFor: /^[\w.-]*$/ };
 }
 
+/** The callbacks and translation of the latest render, which the editor's extensions (made once)
+ *  read. */
+interface Latest {
+  onChange: (text: string) => void;
+  check: (text: string) => Promise<ParseError | null>;
+  onRun: () => void;
+  t: TFunction;
+}
+
+/** The linter that has the simulator parse the text (300 ms after typing stops) and marks the
+ *  parse error at its line and column, worded in the reader's language. `onChecking` hears a
+ *  check start and end; `onError` what a check of the text still shown found (null: it parses). */
+function parseErrorLinter(latest: RefObject<Latest>, onChecking: (checking: boolean) => void, onError: (error: ParseError | null) => void) {
+  return linter(
+    async (v): Promise<Diagnostic[]> => {
+      onChecking(true);
+      const text = v.state.doc.toString();
+      let error: ParseError | null;
+      try {
+        error = await latest.current.check(text);
+      } catch {
+        error = null;
+      }
+      onChecking(false);
+      if (v.state.doc.toString() !== text) return [];
+      onError(error);
+      if (!error) return [];
+      const shown = { error, text: parseErrorText(latest.current.t, error) };
+      const from = offsetOf(v.state, error.line, error.column);
+      const lineEnd = v.state.doc.lineAt(from).to;
+      return [
+        {
+          from,
+          to: Math.max(from, Math.min(lineEnd, from + 1)),
+          severity: 'error',
+          message: shown.text.hint ? `${shown.text.message}\n${shown.text.hint}` : shown.text.message,
+          source: shown.text.where,
+        },
+      ];
+    },
+    { delay: 300 },
+  );
+}
+
 export default function ScenarioEditor({ value, onChange, check, onRun, activeLine = null }: ScenarioEditorProps) {
   const { t, i18n } = useTranslation();
   const host = useRef<HTMLDivElement | null>(null);
@@ -74,7 +119,7 @@ export default function ScenarioEditor({ value, onChange, check, onRun, activeLi
   const problem: { error: ParseError; text: ParseErrorText } | null = error ? { error, text: parseErrorText(t, error) } : null;
   const [checking, setChecking] = useState(false);
   // The latest callbacks and translation, read by the editor's extensions (made once).
-  const latest = useRef({ onChange, check, onRun, t });
+  const latest = useRef<Latest>({ onChange, check, onRun, t });
   useEffect(() => {
     latest.current = { onChange, check, onRun, t };
   });
@@ -82,35 +127,7 @@ export default function ScenarioEditor({ value, onChange, check, onRun, activeLi
 
   useEffect(() => {
     if (!host.current) return undefined;
-    const lint = linter(
-      async (v): Promise<Diagnostic[]> => {
-        setChecking(true);
-        const text = v.state.doc.toString();
-        let error: ParseError | null;
-        try {
-          error = await latest.current.check(text);
-        } catch {
-          error = null;
-        }
-        setChecking(false);
-        if (v.state.doc.toString() !== text) return [];
-        setError(error);
-        if (!error) return [];
-        const shown = { error, text: parseErrorText(latest.current.t, error) };
-        const from = offsetOf(v.state, error.line, error.column);
-        const lineEnd = v.state.doc.lineAt(from).to;
-        return [
-          {
-            from,
-            to: Math.max(from, Math.min(lineEnd, from + 1)),
-            severity: 'error',
-            message: shown.text.hint ? `${shown.text.message}\n${shown.text.hint}` : shown.text.message,
-            source: shown.text.where,
-          },
-        ];
-      },
-      { delay: 300 },
-    );
+    const lint = parseErrorLinter(latest, setChecking, setError);
     const editor = new EditorView({
       parent: host.current,
       state: EditorState.create({
@@ -177,29 +194,37 @@ export default function ScenarioEditor({ value, onChange, check, onRun, activeLi
   return (
     <div className="scenario-editor">
       <div ref={host} className="editor-host" />
-      <p className="editor-status" role="status" aria-live="polite" data-testid="editor-status">
-        {problem ? (
-          <>
-            <button type="button" className="linkish" onClick={jump} data-testid="editor-error-where">
-              {problem.text.where}
-            </button>
-            {': '}
-            <span data-testid="editor-error" data-key={problem.error.key}>
-              {problem.text.message}
-            </span>
-            {problem.text.hint && (
-              <span className="hint" data-testid="editor-hint">
-                {' '}
-                {t('editor.hint', { hint: problem.text.hint })}
-              </span>
-            )}
-          </>
-        ) : checking ? (
-          t('editor.checking')
-        ) : (
-          t('editor.ok')
-        )}
-      </p>
+      <EditorStatus problem={problem} checking={checking} onJump={jump} t={t} />
     </div>
+  );
+}
+
+/** Under the text: the parse error (its place, a button that moves the cursor there; the message
+ *  and hint), or that a check is under way, or that the text parses. Announced as it changes. */
+function EditorStatus({ problem, checking, onJump, t }: { problem: { error: ParseError; text: ParseErrorText } | null; checking: boolean; onJump: () => void; t: TFunction }) {
+  return (
+    <p className="editor-status" role="status" aria-live="polite" data-testid="editor-status">
+      {problem ? (
+        <>
+          <button type="button" className="linkish" onClick={onJump} data-testid="editor-error-where">
+            {problem.text.where}
+          </button>
+          {': '}
+          <span data-testid="editor-error" data-key={problem.error.key}>
+            {problem.text.message}
+          </span>
+          {problem.text.hint && (
+            <span className="hint" data-testid="editor-hint">
+              {' '}
+              {t('editor.hint', { hint: problem.text.hint })}
+            </span>
+          )}
+        </>
+      ) : checking ? (
+        t('editor.checking')
+      ) : (
+        t('editor.ok')
+      )}
+    </p>
   );
 }

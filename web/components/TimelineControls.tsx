@@ -23,92 +23,17 @@ export interface TimelineControlsProps {
 export function TimelineControls({ state, dispatch, opLabel, jumpInputRef, onHelp }: TimelineControlsProps) {
   const { t } = useTranslation();
   const id = useId();
-  const [jumpText, setJumpText] = useState('');
-  const [jumpInvalid, setJumpInvalid] = useState(false);
 
   const op = opIndexAt(state.cursor, state.opEnds, state.bootEnd);
   const empty = state.steps === 0;
-  const atStart = state.cursor === 0;
-  const atEnd = state.cursor === state.steps;
   const numbers = { step: state.cursor, steps: state.steps, op: op + 1, ops: state.opEnds.length };
-
-  const onJump = (event: FormEvent) => {
-    event.preventDefault();
-    const parsed = parseStepInput(jumpText, state.steps);
-    setJumpInvalid(!parsed.ok);
-    if (parsed.ok) {
-      dispatch(actions.jump(parsed.cursor));
-      setJumpText('');
-    }
-  };
-
-  // aria-disabled rather than disabled: a button keeps focus when a press takes the cursor to
-  // the end it points at, and a further press there is a no-op in the reducer.
-  const move = (action: TimelineShortcut, label: string, icon: ReactNode, disabled: boolean) => (
-    <button
-      type="button"
-      className="timeline-button"
-      data-testid={testIds[action]}
-      aria-label={label}
-      title={label}
-      aria-keyshortcuts={ariaKeyShortcuts(action)}
-      aria-disabled={disabled}
-      onClick={() => dispatch({ type: action })}
-    >
-      {icon}
-    </button>
-  );
 
   return (
     <section className="timeline-controls" aria-label={t('timeline.controls')} data-testid="timeline-controls">
       <div className="timeline-row">
-        <div className="timeline-buttons" role="group" aria-label={t('timeline.controls')}>
-          {move('first', t('timeline.first'), <Icon d={ICONS.first} />, atStart)}
-          {move('opBack', t('timeline.opBack'), <Icon d={ICONS.opBack} />, atStart)}
-          {move('stepBack', t('timeline.stepBack'), <Icon d={ICONS.stepBack} />, atStart)}
-          {move(
-            'toggle',
-            state.playing ? t('timeline.pause') : t('timeline.play'),
-            <Icon d={state.playing ? ICONS.pause : ICONS.play} />,
-            empty,
-          )}
-          {move('stepForward', t('timeline.stepForward'), <Icon d={ICONS.stepForward} />, atEnd)}
-          {move('opForward', t('timeline.opForward'), <Icon d={ICONS.opForward} />, atEnd)}
-          {move('last', t('timeline.last'), <Icon d={ICONS.last} />, atEnd)}
-        </div>
-        <label className="timeline-speed">
-          {t('timeline.speed')}{' '}
-          <select
-            data-testid="speed"
-            value={String(state.speed)}
-            onChange={(e) => {
-              const speed = parseSpeed(e.target.value);
-              if (speed !== null) dispatch(actions.setSpeed(speed));
-            }}
-          >
-            {SPEEDS.map((s) => (
-              <option key={s} value={String(s)}>
-                {s === 'max' ? t('timeline.speedMax') : t(state.level === 'op' ? 'timeline.speedOps' : 'timeline.speedSteps', { speed: s })}
-              </option>
-            ))}
-          </select>
-        </label>
-        <fieldset className="timeline-level" data-testid="level">
-          <legend>{t('timeline.level')}</legend>
-          {LEVELS.map((level) => (
-            <label key={level}>
-              <input
-                type="radio"
-                name={`${id}-level`}
-                value={level}
-                checked={state.level === level}
-                data-testid={`level-${level}`}
-                onChange={() => dispatch(actions.setLevel(level))}
-              />{' '}
-              {t(level === 'op' ? 'timeline.levelOp' : 'timeline.levelStep')}
-            </label>
-          ))}
-        </fieldset>
+        <MoveButtons state={state} dispatch={dispatch} />
+        <SpeedSelect state={state} dispatch={dispatch} />
+        <LevelChoice state={state} dispatch={dispatch} name={`${id}-level`} />
         {onHelp && (
           <button type="button" className="timeline-button" data-testid="help" aria-label={t('timeline.help')} title={t('timeline.help')} aria-keyshortcuts="?" onClick={onHelp}>
             ?
@@ -140,37 +65,151 @@ export function TimelineControls({ state, dispatch, opLabel, jumpInputRef, onHel
             </>
           )}
         </output>
-        <form className="timeline-jump" onSubmit={onJump} noValidate>
-          <label htmlFor={`${id}-jump`}>{t('timeline.jump')}</label>{' '}
-          <input
-            id={`${id}-jump`}
-            ref={jumpInputRef}
-            type="text"
-            inputMode="numeric"
-            autoComplete="off"
-            size={8}
-            data-testid="jump"
-            value={jumpText}
-            aria-invalid={jumpInvalid}
-            aria-describedby={jumpInvalid ? `${id}-jump-error` : undefined}
-            aria-keyshortcuts="g"
-            disabled={empty}
-            onChange={(e) => {
-              setJumpText(e.target.value);
-              setJumpInvalid(false);
-            }}
-          />{' '}
-          <button type="submit" data-testid="jump-go" disabled={empty}>
-            {t('timeline.jumpGo')}
-          </button>
-          {jumpInvalid && (
-            <span id={`${id}-jump-error`} className="error" role="alert" data-testid="jump-error">
-              {t('timeline.jumpInvalid', { steps: state.steps })}
-            </span>
-          )}
-        </form>
+        <JumpBox state={state} dispatch={dispatch} id={`${id}-jump`} inputRef={jumpInputRef} />
       </div>
     </section>
+  );
+}
+
+/** What the controls below read of the timeline, and where they send their actions. */
+interface ControlProps {
+  state: TimelineState;
+  dispatch: Dispatch<TimelineAction>;
+}
+
+/** First, back an operation, back a step, play/pause, forward a step, forward an operation, last.
+ *  aria-disabled rather than disabled: a button keeps focus when a press takes the cursor to the
+ *  end it points at, and a further press there is a no-op in the reducer. */
+function MoveButtons({ state, dispatch }: ControlProps) {
+  const { t } = useTranslation();
+  const empty = state.steps === 0;
+  const atStart = state.cursor === 0;
+  const atEnd = state.cursor === state.steps;
+  const move = (action: TimelineShortcut, label: string, icon: ReactNode, disabled: boolean) => (
+    <button
+      type="button"
+      className="timeline-button"
+      data-testid={testIds[action]}
+      aria-label={label}
+      title={label}
+      aria-keyshortcuts={ariaKeyShortcuts(action)}
+      aria-disabled={disabled}
+      onClick={() => dispatch({ type: action })}
+    >
+      {icon}
+    </button>
+  );
+  return (
+    <div className="timeline-buttons" role="group" aria-label={t('timeline.controls')}>
+      {move('first', t('timeline.first'), <Icon d={ICONS.first} />, atStart)}
+      {move('opBack', t('timeline.opBack'), <Icon d={ICONS.opBack} />, atStart)}
+      {move('stepBack', t('timeline.stepBack'), <Icon d={ICONS.stepBack} />, atStart)}
+      {move(
+        'toggle',
+        state.playing ? t('timeline.pause') : t('timeline.play'),
+        <Icon d={state.playing ? ICONS.pause : ICONS.play} />,
+        empty,
+      )}
+      {move('stepForward', t('timeline.stepForward'), <Icon d={ICONS.stepForward} />, atEnd)}
+      {move('opForward', t('timeline.opForward'), <Icon d={ICONS.opForward} />, atEnd)}
+      {move('last', t('timeline.last'), <Icon d={ICONS.last} />, atEnd)}
+    </div>
+  );
+}
+
+/** How fast playing goes, in steps or operations a second as the level says. */
+function SpeedSelect({ state, dispatch }: ControlProps) {
+  const { t } = useTranslation();
+  return (
+    <label className="timeline-speed">
+      {t('timeline.speed')}{' '}
+      <select
+        data-testid="speed"
+        value={String(state.speed)}
+        onChange={(e) => {
+          const speed = parseSpeed(e.target.value);
+          if (speed !== null) dispatch(actions.setSpeed(speed));
+        }}
+      >
+        {SPEEDS.map((s) => (
+          <option key={s} value={String(s)}>
+            {s === 'max' ? t('timeline.speedMax') : t(state.level === 'op' ? 'timeline.speedOps' : 'timeline.speedSteps', { speed: s })}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** Whether playing moves by operation or by step; `name` groups the radio buttons. */
+function LevelChoice({ state, dispatch, name }: ControlProps & { name: string }) {
+  const { t } = useTranslation();
+  return (
+    <fieldset className="timeline-level" data-testid="level">
+      <legend>{t('timeline.level')}</legend>
+      {LEVELS.map((level) => (
+        <label key={level}>
+          <input
+            type="radio"
+            name={name}
+            value={level}
+            checked={state.level === level}
+            data-testid={`level-${level}`}
+            onChange={() => dispatch(actions.setLevel(level))}
+          />{' '}
+          {t(level === 'op' ? 'timeline.levelOp' : 'timeline.levelStep')}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/** The jump-to-step box: the text being typed is its only state; a step it cannot read is
+ *  announced under it. `id` is the input's. */
+function JumpBox({ state, dispatch, id, inputRef }: ControlProps & { id: string; inputRef?: RefObject<HTMLInputElement | null> }) {
+  const { t } = useTranslation();
+  const [jumpText, setJumpText] = useState('');
+  const [jumpInvalid, setJumpInvalid] = useState(false);
+  const empty = state.steps === 0;
+  const onJump = (event: FormEvent) => {
+    event.preventDefault();
+    const parsed = parseStepInput(jumpText, state.steps);
+    setJumpInvalid(!parsed.ok);
+    if (parsed.ok) {
+      dispatch(actions.jump(parsed.cursor));
+      setJumpText('');
+    }
+  };
+  return (
+    <form className="timeline-jump" onSubmit={onJump} noValidate>
+      <label htmlFor={id}>{t('timeline.jump')}</label>{' '}
+      <input
+        id={id}
+        ref={inputRef}
+        type="text"
+        inputMode="numeric"
+        autoComplete="off"
+        size={8}
+        data-testid="jump"
+        value={jumpText}
+        aria-invalid={jumpInvalid}
+        aria-describedby={jumpInvalid ? `${id}-error` : undefined}
+        aria-keyshortcuts="g"
+        disabled={empty}
+        onChange={(e) => {
+          setJumpText(e.target.value);
+          setJumpInvalid(false);
+        }}
+      />{' '}
+      <button type="submit" data-testid="jump-go" disabled={empty}>
+        {t('timeline.jumpGo')}
+      </button>
+      {jumpInvalid && (
+        <span id={`${id}-error`} className="error" role="alert" data-testid="jump-error">
+          {t('timeline.jumpInvalid', { steps: state.steps })}
+        </span>
+      )}
+    </form>
   );
 }
 

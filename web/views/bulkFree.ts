@@ -180,168 +180,189 @@ function place(scene: BulkFreeScene): void {
   const x0 = PAD;
   let y = 0;
   for (const d of scene.detached) {
-    m.texts.push({
-      id: `${d.id}-array-label`,
-      x: x0,
-      y: y + 14,
-      label: label('bulkView.array', { count: d.length }),
-      anchor: 'start',
-      role: 'label',
-    });
-    y += 22;
-    const shiftX = d.cells.before ? 70 : 0;
-    if (d.cells.before) {
-      m.texts.push({
-        id: `${d.id}-before`,
-        x: x0,
-        y: y + 24,
-        label: label('bulkView.moreBefore', { count: d.cells.before }),
-        anchor: 'start',
-        role: 'more',
-      });
-    }
-    const perRow = d.cells.before ? PER_ROW - 3 : PER_ROW;
-    const pos = (j: number) => ({
-      x: x0 + shiftX + (j % perRow) * (CELL_W + CELL_GAP),
-      y: y + 14 + Math.floor(j / perRow) * (CELL_H + 26),
-    });
-    d.cells.shown.forEach((c, j) => {
-      const p = pos(j);
-      m.boxes.push(cellBox(c, p.x, p.y));
-      if (c.index % 8 === 0 || j === 0) {
-        m.texts.push({ id: `${c.id}-index`, x: p.x + 1, y: p.y - 3, label: literal(String(c.index)), anchor: 'start', role: 'note' });
-      }
-    });
-    const rows = Math.max(1, Math.ceil(d.cells.shown.length / perRow));
-    // The walk, as one bracket per row it crosses, below the cells.
-    const first = d.cells.shown[0]?.index ?? 0;
-    const from = Math.max(d.scanFrom, first) - first;
-    const to = Math.min(d.size - 2, first + d.cells.shown.length - 1) - first;
-    if (d.scanned > 0 && to >= from) {
-      for (let r = Math.floor(from / perRow); r <= Math.floor(to / perRow); r++) {
-        const a = pos(Math.max(from, r * perRow));
-        const b = pos(Math.min(to, r * perRow + perRow - 1));
-        m.lines.push({ id: `${d.id}-scan-${r}`, x1: a.x, y1: a.y + CELL_H + 5, x2: b.x + CELL_W, y2: b.y + CELL_H + 5, kind: 'bracket' });
-        if (r === Math.floor(from / perRow)) {
-          m.texts.push({
-            id: `${d.id}-scan-text`,
-            x: a.x,
-            y: a.y + CELL_H + 18,
-            label: label('bulkView.scanWindow', { scanned: d.scanned }),
-            anchor: 'start',
-            role: 'note',
-          });
-        }
-      }
-    }
-    if (d.cells.after) {
-      const p = pos(d.cells.shown.length - 1);
-      m.texts.push({
-        id: `${d.id}-after`,
-        x: p.x + CELL_W + 6,
-        y: p.y + 15,
-        label: label('bulkView.more', { count: d.cells.after }),
-        anchor: 'start',
-        role: 'more',
-      });
-    }
-    y += 14 + rows * (CELL_H + 26) + 4;
-
-    // Legend: every state with its mark, so the cells read without colour.
-    const kinds: BulkCellKind[] = ['pending', 'skipped', 'parked', 'tail', 'finished'];
-    const keys = ['legendPending', 'legendSkipped', 'legendParked', 'legendTail', 'legendFinished'];
-    let lx = x0;
-    kinds.forEach((kind, i) => {
-      m.boxes.push({ ...cellBox({ id: `${d.id}-legend-${kind}`, index: -1, addr: '', state: kind }, lx, y), w: 14, h: 14, target: null });
-      m.texts.push({ id: `${d.id}-legend-${kind}-text`, x: lx + 18, y: y + 11, label: label(`bulkView.${keys[i]}`), anchor: 'start', role: 'note' });
-      lx += i === 1 ? 230 : 130;
-    });
-    y += 26;
-
-    // The lookahead budget: tokens left filled, spent ones crossed.
-    m.texts.push({
-      id: `${d.id}-lookahead-text`,
-      x: x0,
-      y: y + 13,
-      label: label('bulkView.lookahead', { left: d.lookaheadLeft, max: LOOKAHEAD }),
-      anchor: 'start',
-      role: 'value',
-    });
-    for (let i = 0; i < LOOKAHEAD; i++) {
-      const left = i < d.lookaheadLeft;
-      m.boxes.push(boxMark({
-        id: `${d.id}-lookahead-${i}`,
-        x: x0 + 190 + i * 18,
-        y: y + 2,
-        w: 14,
-        h: 14,
-        kind: left ? 'token token-left' : 'token token-spent',
-        fill: left ? levelFill : '#ffffff',
-        glyph: left ? '' : '×',
-      }));
-    }
-    y += 26;
-
-    // The detached freelist, head first (as built, or reversed by the hook), then the splice.
-    m.texts.push({
-      id: `${d.id}-objects-label`,
-      x: x0,
-      y: y + 13,
-      label: label(d.reversed ? 'bulkView.reversed' : 'bulkView.detached', { count: d.objects.shown.length + d.objects.more }),
-      anchor: 'start',
-      role: 'label',
-    });
-    y += 20;
-    d.objects.shown.forEach((o, i) => {
-      const ox = x0 + i * (OBJ_W + OBJ_GAP);
-      m.boxes.push(boxMark({
-        id: o.id,
-        x: ox,
-        y,
-        w: OBJ_W,
-        h: OBJ_H,
-        kind: 'object',
-        fill: bulkCellStyle.parked.fill,
-        target: { kind: 'object', addr: o.addr },
-      }));
-      m.texts.push({ id: `${o.id}-addr`, x: ox + 5, y: y + 14, label: literal(shortAddr(o.addr, 8)), anchor: 'start', role: 'mono' });
-      if (i < d.objects.shown.length - 1 || d.objects.more) {
-        m.lines.push({ id: `${o.id}-next`, x1: ox + OBJ_W, y1: y + OBJ_H / 2, x2: ox + OBJ_W + OBJ_GAP, y2: y + OBJ_H / 2, kind: 'arrow' });
-      }
-    });
-    if (d.objects.more) {
-      m.texts.push({
-        id: `${d.id}-objects-more`,
-        x: x0 + d.objects.shown.length * (OBJ_W + OBJ_GAP) + 2,
-        y: y + 14,
-        label: label('bulkView.more', { count: d.objects.more }),
-        anchor: 'start',
-        role: 'more',
-      });
-    }
-    m.lines.push({ id: `${d.id}-splice`, x1: x0 + 20, y1: y + OBJ_H, x2: x0 + 20, y2: y + OBJ_H + 22, kind: 'arrow' });
-    y += OBJ_H + 24;
-    m.boxes.push(boxMark({
-      id: `${d.id}-slab-${d.slab}`,
-      x: x0,
-      y,
-      w: 120,
-      h: 26,
-      kind: 'slab',
-      highlight: true,
-      target: { kind: 'slab', pfn: d.slab },
-    }));
-    m.texts.push({ id: `${d.id}-slab-text`, x: x0 + 6, y: y + 17, label: literal(`slab ${d.slab}`), anchor: 'start', role: 'mono' });
-    m.texts.push({
-      id: `${d.id}-result`,
-      x: x0 + 132,
-      y: y + 17,
-      label: label(`bulkView.splice.${d.splice}`, { slab: d.slab, cpu: d.cpu }),
-      anchor: 'start',
-      role: 'value',
-    });
-    y += 40;
+    y = placeArray(m, d, x0, y);
+    y = placeLegend(m, d, x0, y);
+    y = placeLookahead(m, d, x0, y);
+    y = placeDetachedList(m, d, x0, y);
   }
   m.width = BULK_WIDTH;
   m.height = Math.max(0, y);
+}
+
+/** One call's array from `top` down: its label, the cells shown (with their indexes), the window
+ *  the lookahead scanned as a bracket per row it crosses, and how many cells are not shown.
+ *  Returns the y below it. */
+function placeArray(m: BulkFreeScene['marks'], d: DetachedScene, x0: number, top: number): number {
+  let y = top;
+  m.texts.push({
+    id: `${d.id}-array-label`,
+    x: x0,
+    y: y + 14,
+    label: label('bulkView.array', { count: d.length }),
+    anchor: 'start',
+    role: 'label',
+  });
+  y += 22;
+  const shiftX = d.cells.before ? 70 : 0;
+  if (d.cells.before) {
+    m.texts.push({
+      id: `${d.id}-before`,
+      x: x0,
+      y: y + 24,
+      label: label('bulkView.moreBefore', { count: d.cells.before }),
+      anchor: 'start',
+      role: 'more',
+    });
+  }
+  const perRow = d.cells.before ? PER_ROW - 3 : PER_ROW;
+  const pos = (j: number) => ({
+    x: x0 + shiftX + (j % perRow) * (CELL_W + CELL_GAP),
+    y: y + 14 + Math.floor(j / perRow) * (CELL_H + 26),
+  });
+  d.cells.shown.forEach((c, j) => {
+    const p = pos(j);
+    m.boxes.push(cellBox(c, p.x, p.y));
+    if (c.index % 8 === 0 || j === 0) {
+      m.texts.push({ id: `${c.id}-index`, x: p.x + 1, y: p.y - 3, label: literal(String(c.index)), anchor: 'start', role: 'note' });
+    }
+  });
+  const rows = Math.max(1, Math.ceil(d.cells.shown.length / perRow));
+  // The walk, as one bracket per row it crosses, below the cells.
+  const first = d.cells.shown[0]?.index ?? 0;
+  const from = Math.max(d.scanFrom, first) - first;
+  const to = Math.min(d.size - 2, first + d.cells.shown.length - 1) - first;
+  if (d.scanned > 0 && to >= from) {
+    for (let r = Math.floor(from / perRow); r <= Math.floor(to / perRow); r++) {
+      const a = pos(Math.max(from, r * perRow));
+      const b = pos(Math.min(to, r * perRow + perRow - 1));
+      m.lines.push({ id: `${d.id}-scan-${r}`, x1: a.x, y1: a.y + CELL_H + 5, x2: b.x + CELL_W, y2: b.y + CELL_H + 5, kind: 'bracket' });
+      if (r === Math.floor(from / perRow)) {
+        m.texts.push({
+          id: `${d.id}-scan-text`,
+          x: a.x,
+          y: a.y + CELL_H + 18,
+          label: label('bulkView.scanWindow', { scanned: d.scanned }),
+          anchor: 'start',
+          role: 'note',
+        });
+      }
+    }
+  }
+  if (d.cells.after) {
+    const p = pos(d.cells.shown.length - 1);
+    m.texts.push({
+      id: `${d.id}-after`,
+      x: p.x + CELL_W + 6,
+      y: p.y + 15,
+      label: label('bulkView.more', { count: d.cells.after }),
+      anchor: 'start',
+      role: 'more',
+    });
+  }
+  y += 14 + rows * (CELL_H + 26) + 4;
+  return y;
+}
+
+/** Legend: every state with its mark, so the cells read without colour. Returns the y below. */
+function placeLegend(m: BulkFreeScene['marks'], d: DetachedScene, x0: number, y: number): number {
+  const kinds: BulkCellKind[] = ['pending', 'skipped', 'parked', 'tail', 'finished'];
+  const keys = ['legendPending', 'legendSkipped', 'legendParked', 'legendTail', 'legendFinished'];
+  let lx = x0;
+  kinds.forEach((kind, i) => {
+    m.boxes.push({ ...cellBox({ id: `${d.id}-legend-${kind}`, index: -1, addr: '', state: kind }, lx, y), w: 14, h: 14, target: null });
+    m.texts.push({ id: `${d.id}-legend-${kind}-text`, x: lx + 18, y: y + 11, label: label(`bulkView.${keys[i]}`), anchor: 'start', role: 'note' });
+    lx += i === 1 ? 230 : 130;
+  });
+  return y + 26;
+}
+
+/** The lookahead budget: tokens left filled, spent ones crossed. Returns the y below it. */
+function placeLookahead(m: BulkFreeScene['marks'], d: DetachedScene, x0: number, y: number): number {
+  m.texts.push({
+    id: `${d.id}-lookahead-text`,
+    x: x0,
+    y: y + 13,
+    label: label('bulkView.lookahead', { left: d.lookaheadLeft, max: LOOKAHEAD }),
+    anchor: 'start',
+    role: 'value',
+  });
+  for (let i = 0; i < LOOKAHEAD; i++) {
+    const left = i < d.lookaheadLeft;
+    m.boxes.push(boxMark({
+      id: `${d.id}-lookahead-${i}`,
+      x: x0 + 190 + i * 18,
+      y: y + 2,
+      w: 14,
+      h: 14,
+      kind: left ? 'token token-left' : 'token token-spent',
+      fill: left ? levelFill : '#ffffff',
+      glyph: left ? '' : '×',
+    }));
+  }
+  return y + 26;
+}
+
+/** The detached freelist, head first (as built, or reversed by the hook), then the splice into
+ *  its slab. Returns the y below it. */
+function placeDetachedList(m: BulkFreeScene['marks'], d: DetachedScene, x0: number, top: number): number {
+  let y = top;
+  m.texts.push({
+    id: `${d.id}-objects-label`,
+    x: x0,
+    y: y + 13,
+    label: label(d.reversed ? 'bulkView.reversed' : 'bulkView.detached', { count: d.objects.shown.length + d.objects.more }),
+    anchor: 'start',
+    role: 'label',
+  });
+  y += 20;
+  d.objects.shown.forEach((o, i) => {
+    const ox = x0 + i * (OBJ_W + OBJ_GAP);
+    m.boxes.push(boxMark({
+      id: o.id,
+      x: ox,
+      y,
+      w: OBJ_W,
+      h: OBJ_H,
+      kind: 'object',
+      fill: bulkCellStyle.parked.fill,
+      target: { kind: 'object', addr: o.addr },
+    }));
+    m.texts.push({ id: `${o.id}-addr`, x: ox + 5, y: y + 14, label: literal(shortAddr(o.addr, 8)), anchor: 'start', role: 'mono' });
+    if (i < d.objects.shown.length - 1 || d.objects.more) {
+      m.lines.push({ id: `${o.id}-next`, x1: ox + OBJ_W, y1: y + OBJ_H / 2, x2: ox + OBJ_W + OBJ_GAP, y2: y + OBJ_H / 2, kind: 'arrow' });
+    }
+  });
+  if (d.objects.more) {
+    m.texts.push({
+      id: `${d.id}-objects-more`,
+      x: x0 + d.objects.shown.length * (OBJ_W + OBJ_GAP) + 2,
+      y: y + 14,
+      label: label('bulkView.more', { count: d.objects.more }),
+      anchor: 'start',
+      role: 'more',
+    });
+  }
+  m.lines.push({ id: `${d.id}-splice`, x1: x0 + 20, y1: y + OBJ_H, x2: x0 + 20, y2: y + OBJ_H + 22, kind: 'arrow' });
+  y += OBJ_H + 24;
+  m.boxes.push(boxMark({
+    id: `${d.id}-slab-${d.slab}`,
+    x: x0,
+    y,
+    w: 120,
+    h: 26,
+    kind: 'slab',
+    highlight: true,
+    target: { kind: 'slab', pfn: d.slab },
+  }));
+  m.texts.push({ id: `${d.id}-slab-text`, x: x0 + 6, y: y + 17, label: literal(`slab ${d.slab}`), anchor: 'start', role: 'mono' });
+  m.texts.push({
+    id: `${d.id}-result`,
+    x: x0 + 132,
+    y: y + 17,
+    label: label(`bulkView.splice.${d.splice}`, { slab: d.slab, cpu: d.cpu }),
+    anchor: 'start',
+    role: 'value',
+  });
+  y += 40;
+  return y;
 }

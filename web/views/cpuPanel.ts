@@ -320,147 +320,158 @@ function placeColumns(scene: CpuPanelScene): void {
       anchor: 'start',
       role: 'title',
     });
-    let y = 28;
-    if (col.kind === 'slub') {
-      m.texts.push({ id: `${col.id}-tid`, x, y: y + 12, label: label('cpuView.tid', { tid: col.tid }), anchor: 'start', role: 'value' });
-      y += LINE + 8;
-      m.texts.push({ id: `${col.id}-fl-label`, x, y: y + 12, label: literal('c->freelist'), anchor: 'start', role: 'label' });
-      y += LINE + 4;
-      const fl = col.freelist;
-      if (fl.shown.length === 0) {
-        m.texts.push({ id: `${col.id}-fl-null`, x, y: y + 13, label: literal('NULL'), anchor: 'start', role: 'mono' });
-      }
-      fl.shown.forEach((o, k) => {
-        const oy = y + k * OBJ_STEP;
-        m.boxes.push(objectBox(o, x, oy, 'object', slotStyle.cpu_freelist.fill, slotStyle.cpu_freelist.mark));
-        m.texts.push({ id: `${o.id}-addr`, x: x + 6, y: oy + 13, label: literal(shortAddr(o.addr, 8)), anchor: 'start', role: 'mono' });
-        if (k < fl.shown.length - 1 || fl.more) {
-          m.lines.push({ id: `${o.id}-next`, x1: x + 24, y1: oy + OBJ_H, x2: x + 24, y2: oy + OBJ_STEP, kind: 'arrow' });
-        }
-      });
-      if (fl.more) {
-        m.texts.push({
-          id: `${col.id}-fl-more`,
-          x,
-          y: y + fl.shown.length * OBJ_STEP + 12,
-          label: label('cpuView.more', { count: fl.more }),
-          anchor: 'start',
-          role: 'more',
-        });
-      }
-      y += flRows * OBJ_STEP + 6;
-      m.texts.push({ id: `${col.id}-slab-label`, x, y: y + 12, label: literal('c->slab'), anchor: 'start', role: 'label' });
-      y += LINE + 4;
-      if (col.slab) {
-        const s = col.slab;
-        m.boxes.push(slabBox(s, x, y));
-        m.texts.push({
-          id: `${s.id}-text`,
-          x: x + 6,
-          y: y + 17,
-          label: label('cpuView.slabBox', { pfn: s.pfn, inuse: s.inuse, objects: s.objects }),
-          anchor: 'start',
-          role: 'value',
-        });
-      } else {
-        m.texts.push({ id: `${col.id}-slab-null`, x, y: y + 17, label: literal('NULL'), anchor: 'start', role: 'mono' });
-      }
-      y += SLAB_STEP + 6;
-      m.texts.push({ id: `${col.id}-partial-label`, x, y: y + 12, label: literal('c->partial'), anchor: 'start', role: 'label' });
-      y += LINE + 4;
-      const p = col.partial;
-      if (p.shown.length === 0) {
-        m.texts.push({ id: `${col.id}-partial-null`, x, y: y + 17, label: literal('NULL'), anchor: 'start', role: 'mono' });
-        y += SLAB_STEP;
-      }
-      p.shown.forEach((s) => {
-        m.boxes.push(slabBox(s, x, y));
-        m.texts.push({
-          id: `${s.id}-text`,
-          x: x + 6,
-          y: y + 17,
-          label: label('cpuView.partialBox', { pfn: s.pfn, inuse: s.inuse, objects: s.objects, slabs: s.slabs }),
-          anchor: 'start',
-          role: 'value',
-        });
-        y += SLAB_STEP;
-      });
-      if (p.more) {
-        m.texts.push({ id: `${col.id}-partial-more`, x, y: y + 12, label: label('cpuView.more', { count: p.more }), anchor: 'start', role: 'more' });
-        y += LINE;
-      }
-    } else {
-      m.texts.push({
-        id: `${col.id}-avail`,
-        x,
-        y: y + 12,
-        label: label('cpuView.availLimit', { avail: col.avail, limit: col.limit }),
-        anchor: 'start',
-        role: 'value',
-      });
-      y += LINE + 2;
-      m.boxes.push(boxMark({
-        id: `${col.id}-level`,
-        x,
-        y,
-        w: BOX_W,
-        h: 8,
-        kind: 'bar',
-        level: col.limit ? Math.min(1, col.avail / col.limit) : 0,
-      }));
-      y += 14;
-      m.texts.push({ id: `${col.id}-batch`, x, y: y + 12, label: label('cpuView.batchcount', { batchcount: col.batchcount }), anchor: 'start', role: 'value' });
-      y += LINE;
-      m.texts.push({
-        id: `${col.id}-touched`,
-        x,
-        y: y + 12,
-        label: label(col.touched ? 'cpuView.touchedYes' : 'cpuView.touchedNo'),
-        anchor: 'start',
-        role: 'value',
-      });
-      y += LINE + 6;
-      m.texts.push({ id: `${col.id}-entry-label`, x, y: y + 12, label: literal('ac->entry[]'), anchor: 'start', role: 'label' });
-      y += LINE + 4;
-      const e = col.entries;
-      if (e.shown.length === 0) {
-        m.texts.push({ id: `${col.id}-entry-empty`, x, y: y + 13, label: label('cpuView.empty'), anchor: 'start', role: 'note' });
-      }
-      // Top of the stack (the next out) at the top.
-      const topFirst = [...e.shown].reverse();
-      topFirst.forEach((o, k) => {
-        const oy = y + k * (OBJ_H + 4);
-        m.boxes.push(objectBox(o, x, oy, 'entry', slotStyle.cached.fill, slotStyle.cached.mark));
-        m.texts.push({
-          id: `${o.id}-addr`,
-          x: x + 6,
-          y: oy + 13,
-          label: literal(`[${o.index}] ${shortAddr(o.addr, 8)}`),
-          anchor: 'start',
-          role: 'mono',
-        });
-      });
-      if (topFirst.length) {
-        m.texts.push({ id: `${col.id}-next-out`, x: x + BOX_W - 18, y: y - 4, label: label('cpuView.nextOut'), anchor: 'end', role: 'note' });
-      }
-      if (e.more) {
-        m.texts.push({
-          id: `${col.id}-entry-more`,
-          x,
-          y: y + topFirst.length * (OBJ_H + 4) + 12,
-          label: label('cpuView.moreBelow', { count: e.more }),
-          anchor: 'start',
-          role: 'more',
-        });
-      }
-      y += entryRows * (OBJ_H + 4);
-    }
+    const y = col.kind === 'slub' ? placeSlubColumn(m, col, x, 28, flRows) : placeSlabColumn(m, col, x, 28, entryRows);
     bottom = Math.max(bottom, y + PAD);
   });
   if (cols.some((c) => c.rcu)) bottom = placeRcu(scene, bottom);
   for (const b of m.boxes) if (b.kind === 'frame') b.h = bottom;
   m.width = Math.max(COLUMN_WIDTH, cols.length * (COLUMN_WIDTH + GAP) - GAP);
   m.height = bottom;
+}
+
+/** A SLUB CPU's struct kmem_cache_cpu from `top` down: its tid, c->freelist (`flRows` rows tall,
+ *  the tallest of the CPUs'), c->slab and c->partial. Returns the y below it. */
+function placeSlubColumn(m: CpuPanelScene['marks'], col: SlubCpuColumn, x: number, top: number, flRows: number): number {
+  let y = top;
+  m.texts.push({ id: `${col.id}-tid`, x, y: y + 12, label: label('cpuView.tid', { tid: col.tid }), anchor: 'start', role: 'value' });
+  y += LINE + 8;
+  m.texts.push({ id: `${col.id}-fl-label`, x, y: y + 12, label: literal('c->freelist'), anchor: 'start', role: 'label' });
+  y += LINE + 4;
+  const fl = col.freelist;
+  if (fl.shown.length === 0) {
+    m.texts.push({ id: `${col.id}-fl-null`, x, y: y + 13, label: literal('NULL'), anchor: 'start', role: 'mono' });
+  }
+  fl.shown.forEach((o, k) => {
+    const oy = y + k * OBJ_STEP;
+    m.boxes.push(objectBox(o, x, oy, 'object', slotStyle.cpu_freelist.fill, slotStyle.cpu_freelist.mark));
+    m.texts.push({ id: `${o.id}-addr`, x: x + 6, y: oy + 13, label: literal(shortAddr(o.addr, 8)), anchor: 'start', role: 'mono' });
+    if (k < fl.shown.length - 1 || fl.more) {
+      m.lines.push({ id: `${o.id}-next`, x1: x + 24, y1: oy + OBJ_H, x2: x + 24, y2: oy + OBJ_STEP, kind: 'arrow' });
+    }
+  });
+  if (fl.more) {
+    m.texts.push({
+      id: `${col.id}-fl-more`,
+      x,
+      y: y + fl.shown.length * OBJ_STEP + 12,
+      label: label('cpuView.more', { count: fl.more }),
+      anchor: 'start',
+      role: 'more',
+    });
+  }
+  y += flRows * OBJ_STEP + 6;
+  m.texts.push({ id: `${col.id}-slab-label`, x, y: y + 12, label: literal('c->slab'), anchor: 'start', role: 'label' });
+  y += LINE + 4;
+  if (col.slab) {
+    const s = col.slab;
+    m.boxes.push(slabBox(s, x, y));
+    m.texts.push({
+      id: `${s.id}-text`,
+      x: x + 6,
+      y: y + 17,
+      label: label('cpuView.slabBox', { pfn: s.pfn, inuse: s.inuse, objects: s.objects }),
+      anchor: 'start',
+      role: 'value',
+    });
+  } else {
+    m.texts.push({ id: `${col.id}-slab-null`, x, y: y + 17, label: literal('NULL'), anchor: 'start', role: 'mono' });
+  }
+  y += SLAB_STEP + 6;
+  m.texts.push({ id: `${col.id}-partial-label`, x, y: y + 12, label: literal('c->partial'), anchor: 'start', role: 'label' });
+  y += LINE + 4;
+  const p = col.partial;
+  if (p.shown.length === 0) {
+    m.texts.push({ id: `${col.id}-partial-null`, x, y: y + 17, label: literal('NULL'), anchor: 'start', role: 'mono' });
+    y += SLAB_STEP;
+  }
+  p.shown.forEach((s) => {
+    m.boxes.push(slabBox(s, x, y));
+    m.texts.push({
+      id: `${s.id}-text`,
+      x: x + 6,
+      y: y + 17,
+      label: label('cpuView.partialBox', { pfn: s.pfn, inuse: s.inuse, objects: s.objects, slabs: s.slabs }),
+      anchor: 'start',
+      role: 'value',
+    });
+    y += SLAB_STEP;
+  });
+  if (p.more) {
+    m.texts.push({ id: `${col.id}-partial-more`, x, y: y + 12, label: label('cpuView.more', { count: p.more }), anchor: 'start', role: 'more' });
+    y += LINE;
+  }
+  return y;
+}
+
+/** A SLAB CPU's struct array_cache from `top` down: avail against limit, batchcount, touched and
+ *  the entry[] stack (`entryRows` rows tall, the tallest of the CPUs'). Returns the y below it. */
+function placeSlabColumn(m: CpuPanelScene['marks'], col: SlabCpuColumn, x: number, top: number, entryRows: number): number {
+  let y = top;
+  m.texts.push({
+    id: `${col.id}-avail`,
+    x,
+    y: y + 12,
+    label: label('cpuView.availLimit', { avail: col.avail, limit: col.limit }),
+    anchor: 'start',
+    role: 'value',
+  });
+  y += LINE + 2;
+  m.boxes.push(boxMark({
+    id: `${col.id}-level`,
+    x,
+    y,
+    w: BOX_W,
+    h: 8,
+    kind: 'bar',
+    level: col.limit ? Math.min(1, col.avail / col.limit) : 0,
+  }));
+  y += 14;
+  m.texts.push({ id: `${col.id}-batch`, x, y: y + 12, label: label('cpuView.batchcount', { batchcount: col.batchcount }), anchor: 'start', role: 'value' });
+  y += LINE;
+  m.texts.push({
+    id: `${col.id}-touched`,
+    x,
+    y: y + 12,
+    label: label(col.touched ? 'cpuView.touchedYes' : 'cpuView.touchedNo'),
+    anchor: 'start',
+    role: 'value',
+  });
+  y += LINE + 6;
+  m.texts.push({ id: `${col.id}-entry-label`, x, y: y + 12, label: literal('ac->entry[]'), anchor: 'start', role: 'label' });
+  y += LINE + 4;
+  const e = col.entries;
+  if (e.shown.length === 0) {
+    m.texts.push({ id: `${col.id}-entry-empty`, x, y: y + 13, label: label('cpuView.empty'), anchor: 'start', role: 'note' });
+  }
+  // Top of the stack (the next out) at the top.
+  const topFirst = [...e.shown].reverse();
+  topFirst.forEach((o, k) => {
+    const oy = y + k * (OBJ_H + 4);
+    m.boxes.push(objectBox(o, x, oy, 'entry', slotStyle.cached.fill, slotStyle.cached.mark));
+    m.texts.push({
+      id: `${o.id}-addr`,
+      x: x + 6,
+      y: oy + 13,
+      label: literal(`[${o.index}] ${shortAddr(o.addr, 8)}`),
+      anchor: 'start',
+      role: 'mono',
+    });
+  });
+  if (topFirst.length) {
+    m.texts.push({ id: `${col.id}-next-out`, x: x + BOX_W - 18, y: y - 4, label: label('cpuView.nextOut'), anchor: 'end', role: 'note' });
+  }
+  if (e.more) {
+    m.texts.push({
+      id: `${col.id}-entry-more`,
+      x,
+      y: y + topFirst.length * (OBJ_H + 4) + 12,
+      label: label('cpuView.moreBelow', { count: e.more }),
+      anchor: 'start',
+      role: 'more',
+    });
+  }
+  y += entryRows * (OBJ_H + 4);
+  return y;
 }
 
 /** The RCU section of every column, from `top` on; returns the new bottom. */

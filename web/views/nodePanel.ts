@@ -184,145 +184,171 @@ function placeBlocks(scene: NodePanelScene): void {
   const m = scene.marks;
   const x = PAD;
   let y = 0;
-
-  const slabRow = (id: string, name: string, list: Capped<NodeSlab>) => {
-    m.texts.push({ id: `${id}-label`, x, y: y + 13, label: literal(name), anchor: 'start', role: 'label' });
-    y += ROW_LABEL_H;
-    if (list.shown.length === 0) {
-      m.texts.push({ id: `${id}-empty`, x, y: y + 14, label: label('nodeView.empty'), anchor: 'start', role: 'note' });
-      y += 22;
-      return;
-    }
-    list.shown.forEach((s, k) => {
-      const sx = x + k * (SLAB_W + SLAB_GAP);
-      const b = box(s.id, sx, y, SLAB_W, SLAB_H, 'slab', s.objects ? s.inuse / s.objects : 0);
-      if (s.frozen) Object.assign(b, { stroke: frozenStroke.stroke, strokeWidth: frozenStroke.width, dash: frozenStroke.dash });
-      b.highlight = s.highlight;
-      b.target = { kind: 'slab', pfn: s.pfn };
-      m.boxes.push(b);
-      m.texts.push({ id: `${s.id}-pfn`, x: sx + SLAB_W / 2, y: y + 12, label: literal(String(s.pfn)), anchor: 'middle', role: 'mono' });
-      m.texts.push({
-        id: `${s.id}-count`,
-        x: sx + SLAB_W / 2,
-        y: y + 25,
-        label: label('nodeView.slabBox', { inuse: s.inuse, objects: s.objects }),
-        anchor: 'middle',
-        role: 'value',
-      });
-    });
-    if (list.more) {
-      m.texts.push({
-        id: `${id}-more`,
-        x: x + list.shown.length * (SLAB_W + SLAB_GAP),
-        y: y + 21,
-        label: label('nodeView.more', { count: list.more }),
-        anchor: 'start',
-        role: 'more',
-      });
-    }
-    y += SLAB_H + 8;
-  };
-
-  /** A bar of `value` on a scale to `max`, with a marker at `limit`. */
-  const gauge = (id: string, value: number, limit: number, text: ReturnType<typeof label>, markerText: ReturnType<typeof label>) => {
-    const max = gaugeMax(value, limit);
-    m.texts.push({ id: `${id}-text`, x, y: y + 13, label: text, anchor: 'start', role: 'value' });
-    const gx = x + 300;
-    m.boxes.push(box(`${id}-bar`, gx, y + 2, GAUGE_W, 12, 'bar', Math.min(1, value / max)));
-    const mx = gx + (GAUGE_W * limit) / max;
-    m.lines.push({ id: `${id}-marker`, x1: mx, y1: y - 2, x2: mx, y2: y + 18, kind: 'marker' });
-    m.texts.push({ id: `${id}-marker-text`, x: mx + 4, y: y + 28, label: markerText, anchor: 'start', role: 'note' });
-    y += 34;
-  };
-
-  const arrayLine = (a: ArrayItem, text: ReturnType<typeof label>) => {
-    m.texts.push({ id: `${a.id}-text`, x, y: y + 13, label: text, anchor: 'start', role: 'value' });
-    m.boxes.push(box(`${a.id}-bar`, x + 460, y + 3, 120, 10, 'bar', a.limit ? Math.min(1, a.avail / a.limit) : 0));
-    y += 20;
-  };
-
   for (const b of scene.blocks) {
     const top = y;
     const frame = box(`${b.id}-frame`, 0, top, PANEL_WIDTH, 0, 'frame', null);
     frame.fill = 'none';
     frame.stroke = '#d0d4d9';
     m.boxes.push(frame);
-    y += 6;
-    m.texts.push({ id: `${b.id}-title`, x, y: y + 14, label: label('nodeView.nodeLabel', { node: b.node }), anchor: 'start', role: 'title' });
-    const lx = PANEL_WIDTH - 250;
-    m.locks.push({ id: `${b.id}-lock`, x: lx, y: y + 1, lit: b.lock.takenNow });
-    m.texts.push({
-      id: `${b.id}-lock-text`,
-      x: lx + 20,
-      y: y + 14,
-      label: label(b.lock.takenNow ? 'nodeView.lockTaken' : 'nodeView.lockFree'),
-      anchor: 'start',
-      role: 'value',
-      emphasis: b.lock.takenNow,
-    });
-    m.texts.push({
-      id: `${b.id}-lock-total`,
-      x: lx + 110,
-      y: y + 14,
-      label: label('nodeView.takenTotal', { count: b.lock.takenTotal }),
-      anchor: 'start',
-      role: 'note',
-    });
-    m.texts.push({ id: `${b.id}-lock-name`, x: lx - 6, y: y + 14, label: literal('list_lock'), anchor: 'end', role: 'mono' });
-    y += 26;
-    if (b.kind === 'slub') {
-      slabRow(`${b.id}-partial`, 'n->partial', b.partial);
-      gauge(
-        `${b.id}-nr-partial`,
-        b.nrPartial,
-        b.minPartial,
-        label('nodeView.nrPartial', { nr: b.nrPartial, min: b.minPartial }),
-        label('nodeView.minPartial', { min: b.minPartial }),
-      );
-      if (b.full.shown.length) slabRow(`${b.id}-full`, 'n->full', b.full);
-      m.texts.push({
-        id: `${b.id}-counts`,
-        x,
-        y: y + 13,
-        label: label('nodeView.counts', { slabs: b.nrSlabs, objects: b.totalObjects }),
-        anchor: 'start',
-        role: 'value',
-      });
-      y += 22;
-    } else {
-      slabRow(`${b.id}-slabs-partial`, 'slabs_partial', b.slabsPartial);
-      slabRow(`${b.id}-slabs-full`, 'slabs_full', b.slabsFull);
-      slabRow(`${b.id}-slabs-free`, 'slabs_free', b.slabsFree);
-      gauge(
-        `${b.id}-free-objects`,
-        b.freeObjects,
-        b.freeLimit,
-        label('nodeView.freeObjects', { free: b.freeObjects, limit: b.freeLimit }),
-        label('nodeView.freeLimit', { limit: b.freeLimit }),
-      );
-      m.texts.push({
-        id: `${b.id}-totals`,
-        x,
-        y: y + 13,
-        label: label('nodeView.slabTotals', { slabs: b.totalSlabs, free: b.freeSlabs }),
-        anchor: 'start',
-        role: 'value',
-      });
-      y += 22;
-      if (b.shared) {
-        arrayLine(b.shared, label('nodeView.shared', { avail: b.shared.avail, limit: b.shared.limit, batchcount: b.shared.batchcount }));
-      } else {
-        m.texts.push({ id: `${b.id}-no-shared`, x, y: y + 13, label: label('nodeView.noShared'), anchor: 'start', role: 'note' });
-        y += 20;
-      }
-      for (const a of b.alien) {
-        arrayLine(a, label('nodeView.alien', { remote: a.remote, avail: a.avail, limit: a.limit, batchcount: a.batchcount }));
-      }
-    }
+    y = placeBlockTitle(m, x, y + 6, b);
+    y = b.kind === 'slub' ? placeSlubLists(m, x, y, b) : placeSlabLists(m, x, y, b);
     y += 6;
     frame.h = y - top;
     y += 12;
   }
   m.width = PANEL_WIDTH;
   m.height = Math.max(0, y - 12);
+}
+
+/** A node block's title line at `y`: the node, and its list_lock (taken by the step that led
+ *  here or not, and how often in all). Returns the y below it. */
+function placeBlockTitle(m: Marks, x: number, y: number, b: NodeBlock): number {
+  m.texts.push({ id: `${b.id}-title`, x, y: y + 14, label: label('nodeView.nodeLabel', { node: b.node }), anchor: 'start', role: 'title' });
+  const lx = PANEL_WIDTH - 250;
+  m.locks.push({ id: `${b.id}-lock`, x: lx, y: y + 1, lit: b.lock.takenNow });
+  m.texts.push({
+    id: `${b.id}-lock-text`,
+    x: lx + 20,
+    y: y + 14,
+    label: label(b.lock.takenNow ? 'nodeView.lockTaken' : 'nodeView.lockFree'),
+    anchor: 'start',
+    role: 'value',
+    emphasis: b.lock.takenNow,
+  });
+  m.texts.push({
+    id: `${b.id}-lock-total`,
+    x: lx + 110,
+    y: y + 14,
+    label: label('nodeView.takenTotal', { count: b.lock.takenTotal }),
+    anchor: 'start',
+    role: 'note',
+  });
+  m.texts.push({ id: `${b.id}-lock-name`, x: lx - 6, y: y + 14, label: literal('list_lock'), anchor: 'end', role: 'mono' });
+  return y + 26;
+}
+
+/** A SLUB node's struct kmem_cache_node from `top` down: n->partial, nr_partial against
+ *  min_partial, n->full (drawn when it holds slabs: SLUB keeps it only for SLAB_STORE_USER
+ *  caches, add_full in mm/slub.c), and the slab and object counts.
+ *  Returns the y below it. */
+function placeSlubLists(m: Marks, x: number, top: number, b: SlubNodeBlock): number {
+  let y = slabRow(m, x, top, `${b.id}-partial`, 'n->partial', b.partial);
+  y = gauge(
+    m,
+    x,
+    y,
+    `${b.id}-nr-partial`,
+    b.nrPartial,
+    b.minPartial,
+    label('nodeView.nrPartial', { nr: b.nrPartial, min: b.minPartial }),
+    label('nodeView.minPartial', { min: b.minPartial }),
+  );
+  if (b.full.shown.length) y = slabRow(m, x, y, `${b.id}-full`, 'n->full', b.full);
+  m.texts.push({
+    id: `${b.id}-counts`,
+    x,
+    y: y + 13,
+    label: label('nodeView.counts', { slabs: b.nrSlabs, objects: b.totalObjects }),
+    anchor: 'start',
+    role: 'value',
+  });
+  return y + 22;
+}
+
+/** A SLAB node's struct kmem_cache_node from `top` down: its three slab lists, free_objects
+ *  against free_limit, the slab totals, then the shared and alien array caches. Returns the y
+ *  below it. */
+function placeSlabLists(m: Marks, x: number, top: number, b: SlabNodeBlock): number {
+  let y = slabRow(m, x, top, `${b.id}-slabs-partial`, 'slabs_partial', b.slabsPartial);
+  y = slabRow(m, x, y, `${b.id}-slabs-full`, 'slabs_full', b.slabsFull);
+  y = slabRow(m, x, y, `${b.id}-slabs-free`, 'slabs_free', b.slabsFree);
+  y = gauge(
+    m,
+    x,
+    y,
+    `${b.id}-free-objects`,
+    b.freeObjects,
+    b.freeLimit,
+    label('nodeView.freeObjects', { free: b.freeObjects, limit: b.freeLimit }),
+    label('nodeView.freeLimit', { limit: b.freeLimit }),
+  );
+  m.texts.push({
+    id: `${b.id}-totals`,
+    x,
+    y: y + 13,
+    label: label('nodeView.slabTotals', { slabs: b.totalSlabs, free: b.freeSlabs }),
+    anchor: 'start',
+    role: 'value',
+  });
+  y += 22;
+  if (b.shared) {
+    y = arrayLine(m, x, y, b.shared, label('nodeView.shared', { avail: b.shared.avail, limit: b.shared.limit, batchcount: b.shared.batchcount }));
+  } else {
+    m.texts.push({ id: `${b.id}-no-shared`, x, y: y + 13, label: label('nodeView.noShared'), anchor: 'start', role: 'note' });
+    y += 20;
+  }
+  for (const a of b.alien) {
+    y = arrayLine(m, x, y, a, label('nodeView.alien', { remote: a.remote, avail: a.avail, limit: a.limit, batchcount: a.batchcount }));
+  }
+  return y;
+}
+
+/** One slab list at `top`: its name, then a box per slab shown (filled to inuse/objects, frozen
+ *  ones outlined) and how many more there are, or that it is empty. Returns the y below it. */
+function slabRow(m: Marks, x: number, top: number, id: string, name: string, list: Capped<NodeSlab>): number {
+  m.texts.push({ id: `${id}-label`, x, y: top + 13, label: literal(name), anchor: 'start', role: 'label' });
+  const y = top + ROW_LABEL_H;
+  if (list.shown.length === 0) {
+    m.texts.push({ id: `${id}-empty`, x, y: y + 14, label: label('nodeView.empty'), anchor: 'start', role: 'note' });
+    return y + 22;
+  }
+  list.shown.forEach((s, k) => {
+    const sx = x + k * (SLAB_W + SLAB_GAP);
+    const b = box(s.id, sx, y, SLAB_W, SLAB_H, 'slab', s.objects ? s.inuse / s.objects : 0);
+    if (s.frozen) Object.assign(b, { stroke: frozenStroke.stroke, strokeWidth: frozenStroke.width, dash: frozenStroke.dash });
+    b.highlight = s.highlight;
+    b.target = { kind: 'slab', pfn: s.pfn };
+    m.boxes.push(b);
+    m.texts.push({ id: `${s.id}-pfn`, x: sx + SLAB_W / 2, y: y + 12, label: literal(String(s.pfn)), anchor: 'middle', role: 'mono' });
+    m.texts.push({
+      id: `${s.id}-count`,
+      x: sx + SLAB_W / 2,
+      y: y + 25,
+      label: label('nodeView.slabBox', { inuse: s.inuse, objects: s.objects }),
+      anchor: 'middle',
+      role: 'value',
+    });
+  });
+  if (list.more) {
+    m.texts.push({
+      id: `${id}-more`,
+      x: x + list.shown.length * (SLAB_W + SLAB_GAP),
+      y: y + 21,
+      label: label('nodeView.more', { count: list.more }),
+      anchor: 'start',
+      role: 'more',
+    });
+  }
+  return y + SLAB_H + 8;
+}
+
+/** A bar of `value` on a scale to `max`, with a marker at `limit`, at `y`. Returns the y below
+ *  it. */
+function gauge(m: Marks, x: number, y: number, id: string, value: number, limit: number, text: ReturnType<typeof label>, markerText: ReturnType<typeof label>): number {
+  const max = gaugeMax(value, limit);
+  m.texts.push({ id: `${id}-text`, x, y: y + 13, label: text, anchor: 'start', role: 'value' });
+  const gx = x + 300;
+  m.boxes.push(box(`${id}-bar`, gx, y + 2, GAUGE_W, 12, 'bar', Math.min(1, value / max)));
+  const mx = gx + (GAUGE_W * limit) / max;
+  m.lines.push({ id: `${id}-marker`, x1: mx, y1: y - 2, x2: mx, y2: y + 18, kind: 'marker' });
+  m.texts.push({ id: `${id}-marker-text`, x: mx + 4, y: y + 28, label: markerText, anchor: 'start', role: 'note' });
+  return y + 34;
+}
+
+/** An array cache (shared or alien) at `y`: its text, and a bar of avail against limit. Returns
+ *  the y below it. */
+function arrayLine(m: Marks, x: number, y: number, a: ArrayItem, text: ReturnType<typeof label>): number {
+  m.texts.push({ id: `${a.id}-text`, x, y: y + 13, label: text, anchor: 'start', role: 'value' });
+  m.boxes.push(box(`${a.id}-bar`, x + 460, y + 3, 120, 10, 'bar', a.limit ? Math.min(1, a.avail / a.limit) : 0));
+  return y + 20;
 }

@@ -5,6 +5,7 @@
 
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { RunOutline, ViewAt } from '../../core/client';
 import { loadLaterStrings } from '../../i18n/i18n';
 import { playerActions } from '../../player/playerState';
 import type { Player as PlayerHandle } from '../../player/usePlayer';
@@ -44,7 +45,6 @@ export interface PlayerProps {
 }
 
 export function Player({ player, bar, exports, onLanguage, onPick, reveal = null, scroller = null, scopedShortcuts = false }: PlayerProps) {
-  const { t } = useTranslation();
   const { state, dispatch, session, reducedMotion } = player;
   const { timeline, shown } = state;
   const restarts = useRestarts(session.client);
@@ -112,14 +112,7 @@ export function Player({ player, bar, exports, onLanguage, onPick, reveal = null
     <div ref={root} className="visualizer" data-testid="visualizer" data-cursor={at?.snapshot.cursor ?? ''} data-worker-ms={at ? at.workerMs.toFixed(1) : ''}>
       {bar({ viewShown, activeLine: at?.step?.line ?? null })}
       <PlayerNotices state={state} dispatch={dispatch} restarted={restarts.reason} viewError={viewError} client={session.client} />
-      <div className="vis-toolbar">
-        {snapshot && (
-          <CachePicker caches={snapshot.caches} cache={state.cache} shownCache={shownCache} playing={timeline.playing} onCache={(c) => dispatch(playerActions.selectCache(c))} />
-        )}
-        <span className="allocator" data-testid="allocator">
-          {outline ? t(`vis.allocator.${outline.allocator}`, { cpus: outline.cpus, nodes: outline.nodes }) : ''}
-        </span>
-      </div>
+      <PlayerToolbar snapshot={snapshot} outline={outline} cache={state.cache} playing={timeline.playing} onCache={(c) => dispatch(playerActions.selectCache(c))} />
       {exports && (
         // The menu's room is kept from the start (like the scenario bar's): it arrives after the
         // first view, and would otherwise push every view down under the reader's pointer.
@@ -151,6 +144,36 @@ export function Player({ player, bar, exports, onLanguage, onPick, reveal = null
           <ShortcutHelp open onClose={closeHelp} />
         </Suspense>
       )}
+    </div>
+  );
+}
+
+/** Above the views: the cache picker (once there is a snapshot) and the allocator with the
+ *  machine's CPUs and nodes. */
+function PlayerToolbar({
+  snapshot,
+  outline,
+  cache,
+  playing,
+  onCache,
+}: {
+  snapshot: ViewAt['snapshot'] | null;
+  outline: RunOutline | null;
+  /** The cache asked for (null: the one the step shows). */
+  cache: string | null;
+  playing: boolean;
+  onCache: (cache: string | null) => void;
+}) {
+  const { t } = useTranslation();
+  const shownCache = snapshot?.cache?.name ?? null;
+  return (
+    <div className="vis-toolbar">
+      {snapshot && (
+        <CachePicker caches={snapshot.caches} cache={cache} shownCache={shownCache} playing={playing} onCache={onCache} />
+      )}
+      <span className="allocator" data-testid="allocator">
+        {outline ? t(`vis.allocator.${outline.allocator}`, { cpus: outline.cpus, nodes: outline.nodes }) : ''}
+      </span>
     </div>
   );
 }

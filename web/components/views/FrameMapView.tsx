@@ -4,7 +4,7 @@
 import type { TFunction } from 'i18next';
 import { memo, type MouseEvent, useLayoutEffect, useMemo, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
-import { layoutFrameMap, MAX_TABLE_RUNS, pfnAt, type FrameRun, type LegendItem } from '../../views/frameMap';
+import { layoutFrameMap, MAX_TABLE_RUNS, pfnAt, type FrameMapScene, type FrameRun, type LegendItem } from '../../views/frameMap';
 import { drawFrameMap, swatchBackground } from '../../views/frameMapDraw';
 import { TextAlternative } from './TextAlternative';
 import type { MemoryViewProps } from './viewProps';
@@ -58,7 +58,6 @@ function FrameMap({ snapshot, motion, onFollowPage }: MemoryViewProps) {
       if (pfn !== null) follow.current?.(pfn);
     };
 
-    const runs = scene.runs.slice(0, MAX_TABLE_RUNS);
     return (
       <figure className="memory-view frame-map-view" data-testid="frame-map-view">
         <figcaption>{t('frameMap.title')}</figcaption>
@@ -95,61 +94,69 @@ function FrameMap({ snapshot, motion, onFollowPage }: MemoryViewProps) {
         </ul>
         <p className="legend">{t('frameMap.hint')}</p>
         <TextAlternative showLabel={t('frameMap.showTable')} hideLabel={t('frameMap.hideTable')} testId="frame-map-text" frozen={motion.playing}>
-          {() => (
-            <>
-          <table data-testid="frame-map-totals">
-            <caption>{t('frameMap.totalsCaption')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('frameMap.column.kind')}</th>
-                <th scope="col">{t('frameMap.column.pages')}</th>
-                <th scope="col">{t('frameMap.column.runs')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {scene.totals.map((total) => (
-                <tr key={total.kind} data-kind={total.kind}>
-                  <th scope="row">{t(`frameMap.kind.${total.kind}`)}</th>
-                  <td>{total.pages}</td>
-                  <td>{total.runs}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <table data-testid="frame-map-runs">
-            <caption>{t('frameMap.caption')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('frameMap.column.pfns')}</th>
-                <th scope="col">{t('frameMap.column.pages')}</th>
-                <th scope="col">{t('frameMap.column.blocks')}</th>
-                <th scope="col">{t('frameMap.column.owner')}</th>
-                <th scope="col">{t('frameMap.column.node')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {runs.map((run) => (
-                <tr key={run.id} data-testid="frame-run" data-pfn={run.pfn} data-kind={run.owner.kind}>
-                  <th scope="row">
-                    <button type="button" className="link-button" onClick={() => follow.current?.(run.pfn)}>
-                      {t('frameMap.range', { first: run.pfn, last: run.pfn + run.pages - 1 })}
-                    </button>
-                  </th>
-                  <td>{run.pages}</td>
-                  <td>{run.blocks}</td>
-                  <td className="text">{ownerText(t, run)}</td>
-                  <td>{run.node}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {scene.runs.length > runs.length && <p>{t('frameMap.runsHidden', { count: scene.runs.length - runs.length })}</p>}
-            </>
-          )}
+          {() => <FrameMapTables scene={scene} onFollowPage={(pfn) => follow.current?.(pfn)} />}
         </TextAlternative>
       </figure>
     );
   }, [scene, t, motion.playing]);
+}
+
+/** The map as text: pages and runs per owner kind, then each run (up to MAX_TABLE_RUNS) with a
+ *  button that follows its first page. */
+function FrameMapTables({ scene, onFollowPage }: { scene: FrameMapScene; onFollowPage: (pfn: number) => void }) {
+  const { t } = useTranslation();
+  const runs = scene.runs.slice(0, MAX_TABLE_RUNS);
+  return (
+    <>
+      <table data-testid="frame-map-totals">
+        <caption>{t('frameMap.totalsCaption')}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{t('frameMap.column.kind')}</th>
+            <th scope="col">{t('frameMap.column.pages')}</th>
+            <th scope="col">{t('frameMap.column.runs')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {scene.totals.map((total) => (
+            <tr key={total.kind} data-kind={total.kind}>
+              <th scope="row">{t(`frameMap.kind.${total.kind}`)}</th>
+              <td>{total.pages}</td>
+              <td>{total.runs}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <table data-testid="frame-map-runs">
+        <caption>{t('frameMap.caption')}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{t('frameMap.column.pfns')}</th>
+            <th scope="col">{t('frameMap.column.pages')}</th>
+            <th scope="col">{t('frameMap.column.blocks')}</th>
+            <th scope="col">{t('frameMap.column.owner')}</th>
+            <th scope="col">{t('frameMap.column.node')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((run) => (
+            <tr key={run.id} data-testid="frame-run" data-pfn={run.pfn} data-kind={run.owner.kind}>
+              <th scope="row">
+                <button type="button" className="link-button" onClick={() => onFollowPage(run.pfn)}>
+                  {t('frameMap.range', { first: run.pfn, last: run.pfn + run.pages - 1 })}
+                </button>
+              </th>
+              <td>{run.pages}</td>
+              <td>{run.blocks}</td>
+              <td className="text">{ownerText(t, run)}</td>
+              <td>{run.node}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {scene.runs.length > runs.length && <p>{t('frameMap.runsHidden', { count: scene.runs.length - runs.length })}</p>}
+    </>
+  );
 }
 
 /** Drawn again only when its props change: not on every tick of the timeline. */

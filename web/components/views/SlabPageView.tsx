@@ -98,31 +98,7 @@ function SlabPage({ snapshot, motion, onSelectSlab, onFollowObject }: MemoryView
         {!header && (
           <p data-testid="slab-empty">{cache ? t('slabView.noSlab', { cache }) : t('slabView.noCache')}</p>
         )}
-        {header && (
-          <dl className="view-facts" data-testid="slab-header">
-            <Fact label={t('slabView.header.pfn')} testId="slab-pfn" value={header.pfn} />
-            <Fact label={t('slabView.header.node')} testId="slab-node" value={header.node} />
-            <Fact label={t('slabView.header.order')} testId="slab-order" value={header.order} />
-            <Fact label={t('slabView.header.inuse')} testId="slab-inuse" value={`${header.inuse}/${header.objects}`} />
-            <Fact label={t('slabView.header.frozen')} testId="slab-frozen" value={header.frozen ? t('slabView.header.yes') : t('slabView.header.no')} />
-            <Fact label={t('slabView.header.place')} testId="slab-place" value={placeText(t, header.place)} />
-            <Fact
-              label={scene.allocator === 'slab' ? t('slabView.header.indexArray') : t('slabView.header.freelist')}
-              testId="slab-freelist"
-              value={header.freelist ?? t('slabView.null')}
-            />
-            {header.cpuFreelists.map((h) => (
-              <Fact key={h.cpu} label={t('slabView.header.cpuFreelist', { cpu: h.cpu })} testId={`slab-cpu-freelist-${h.cpu}`} value={h.head} />
-            ))}
-            {header.colourOff !== null && <Fact label={t('slabView.header.colourOff')} testId="slab-colour-off" value={header.colourOff} />}
-            <Fact
-              label={t('slabView.header.freeOrder')}
-              testId="slab-free-order"
-              value={header.freeOrder.length > 0 ? header.freeOrder.join(' → ') : t('slabView.header.none')}
-            />
-            {scene.hardened && scene.random && <Fact label={t('slabView.header.random')} testId="slab-random" value={scene.random} />}
-          </dl>
-        )}
+        {header && <SlabHeaderFacts scene={scene} header={header} />}
         {header && (
           <div className="drawing" ref={slotsBox}>
             <div className="slab-page-drawing">
@@ -162,27 +138,7 @@ function SlabPage({ snapshot, motion, onSelectSlab, onFollowObject }: MemoryView
           {header && cache && <SlotTable scene={scene} cache={cache} onFollowObject={(a) => handlers.current.onFollowObject?.(a)} />}
           {scene.slotsHidden > 0 && <p>{t('slabView.slotsHidden', { count: scene.slotsHidden })}</p>}
           {scene.strip.bars.length > 0 && cache && (
-            <>
-              <p id={stripHeading}>{t('slabView.strip', { cache })}</p>
-              <ul aria-labelledby={stripHeading} data-testid="slab-strip-list">
-                {scene.strip.bars.map((bar) => (
-                  <li key={bar.id}>
-                    <button
-                      type="button"
-                      className="link-button"
-                      aria-current={bar.selected ? 'true' : undefined}
-                      onClick={() => handlers.current.onSelectSlab?.(bar.pfn)}
-                      data-testid="slab-strip-item"
-                      data-pfn={bar.pfn}
-                    >
-                      {barText(t, bar)}
-                    </button>
-                    {bar.selected && ` (${t('slabView.shown')})`}
-                  </li>
-                ))}
-              </ul>
-              {scene.strip.hidden > 0 && <p>{t('slabView.stripHidden', { count: scene.strip.hidden })}</p>}
-            </>
+            <SlabStripList scene={scene} cache={cache} headingId={stripHeading} onSelectSlab={(pfn) => handlers.current.onSelectSlab?.(pfn)} />
           )}
             </>
           )}
@@ -190,6 +146,66 @@ function SlabPage({ snapshot, motion, onSelectSlab, onFollowObject }: MemoryView
       </figure>
     );
   }, [scene, t, motion.playing, stripHeading]);
+}
+
+/** The shown slab's facts: where it is, how full, where it sits, its freelist (SLAB: its index
+ *  array) and per-CPU freelist heads, and the order its free objects will be handed out in. */
+function SlabHeaderFacts({ scene, header }: { scene: SlabPageScene; header: NonNullable<SlabPageScene['header']> }) {
+  const { t } = useTranslation();
+  return (
+    <dl className="view-facts" data-testid="slab-header">
+      <Fact label={t('slabView.header.pfn')} testId="slab-pfn" value={header.pfn} />
+      <Fact label={t('slabView.header.node')} testId="slab-node" value={header.node} />
+      <Fact label={t('slabView.header.order')} testId="slab-order" value={header.order} />
+      <Fact label={t('slabView.header.inuse')} testId="slab-inuse" value={`${header.inuse}/${header.objects}`} />
+      <Fact label={t('slabView.header.frozen')} testId="slab-frozen" value={header.frozen ? t('slabView.header.yes') : t('slabView.header.no')} />
+      <Fact label={t('slabView.header.place')} testId="slab-place" value={placeText(t, header.place)} />
+      <Fact
+        label={scene.allocator === 'slab' ? t('slabView.header.indexArray') : t('slabView.header.freelist')}
+        testId="slab-freelist"
+        value={header.freelist ?? t('slabView.null')}
+      />
+      {header.cpuFreelists.map((h) => (
+        <Fact key={h.cpu} label={t('slabView.header.cpuFreelist', { cpu: h.cpu })} testId={`slab-cpu-freelist-${h.cpu}`} value={h.head} />
+      ))}
+      {header.colourOff !== null && <Fact label={t('slabView.header.colourOff')} testId="slab-colour-off" value={header.colourOff} />}
+      <Fact
+        label={t('slabView.header.freeOrder')}
+        testId="slab-free-order"
+        value={header.freeOrder.length > 0 ? header.freeOrder.join(' → ') : t('slabView.header.none')}
+      />
+      {scene.hardened && scene.random && <Fact label={t('slabView.header.random')} testId="slab-random" value={scene.random} />}
+    </dl>
+  );
+}
+
+/** Every slab of the cache as a list of buttons that show it, the one shown marked; `headingId`
+ *  is the id of the line that names the list. */
+function SlabStripList({ scene, cache, headingId, onSelectSlab }: { scene: SlabPageScene; cache: string; headingId: string; onSelectSlab: (pfn: number) => void }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <p id={headingId}>{t('slabView.strip', { cache })}</p>
+      <ul aria-labelledby={headingId} data-testid="slab-strip-list">
+        {scene.strip.bars.map((bar) => (
+          <li key={bar.id}>
+            <button
+              type="button"
+              className="link-button"
+              aria-current={bar.selected ? 'true' : undefined}
+              onClick={() => onSelectSlab(bar.pfn)}
+              data-testid="slab-strip-item"
+              data-pfn={bar.pfn}
+            >
+              {barText(t, bar)}
+            </button>
+            {bar.selected && ` (${t('slabView.shown')})`}
+          </li>
+        ))}
+      </ul>
+      {scene.strip.hidden > 0 && <p>{t('slabView.stripHidden', { count: scene.strip.hidden })}</p>}
+    </>
+  );
 }
 
 function Fact({ label, value, testId }: { label: string; value: string | number; testId: string }) {

@@ -1,0 +1,47 @@
+// The player beside a lesson's text, in a region of its own that scrolls; a move to a section's
+// anchor brings that section's view into sight, and its bar names the scenario shown.
+
+import { useState } from 'react';
+import type { Player as PlayerModel } from '../../player/usePlayer';
+import { Player, type Pick } from '../player/Player';
+import type { Translate } from './ExerciseBox';
+import type { Moved } from './useLessonPlayer';
+
+export function LessonPlayer({
+  player,
+  moved,
+  onPick,
+  onNextLanguage,
+  t,
+}: {
+  player: PlayerModel;
+  moved: Moved | null;
+  onPick: (pick: Pick) => void;
+  /** Switches the page to the next language. */
+  onNextLanguage: () => void;
+  t: Translate;
+}) {
+  const [scroller, setScroller] = useState<HTMLDivElement | null>(null);
+  return (
+    <div className="lesson-player" ref={setScroller} role="region" aria-label={t('lessons.player')} data-testid="lesson-player">
+      <Player
+        player={player}
+        exports={false}
+        onLanguage={onNextLanguage}
+        onPick={onPick}
+        reveal={moved?.view ? { view: moved.view, key: moved.moves } : null}
+        scroller={scroller}
+        scopedShortcuts
+        bar={() => {
+          const scenario = player.state.scenario;
+          if (!scenario) return null;
+          return (
+            <p className="preset-summary" data-testid="embed-summary">
+              {scenario.preset ? `${t(`presets.${scenario.preset}.title`)}: ${t(`presets.${scenario.preset}.summary`)}` : t('vis.ownSummary')}
+            </p>
+          );
+        }}
+      />
+    </div>
+  );
+}
