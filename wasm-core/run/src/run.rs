@@ -755,7 +755,10 @@ fn step(
                 }
                 v => {
                     // An object's address is not the first page of a block: "Bad page state".
-                    let pfn = rec.machine().addr_pfn(addr_of(rec, &v)).unwrap_or(Pfn::MAX);
+                    let pfn = rec
+                        .machine()
+                        .addr_pfn(addr_of(rec, &v))
+                        .unwrap_or(Pfn(u32::MAX));
                     if let Err(
                         PageAllocError::NotAllocated { pfn, .. }
                         | PageAllocError::PageSlab { pfn, .. },

@@ -7,6 +7,7 @@
 
 use slabscope_run::run;
 use slabscope_scenario::{parse, Allocator, Scenario};
+use slabscope_sim::ids::Pfn;
 use slabscope_sim::machine::check::{check_trace, FullChecks};
 use slabscope_sim::trace::{Event, Recorder, Shown, Step};
 use std::collections::{BTreeMap, BTreeSet};
@@ -342,7 +343,7 @@ fn arg<'a>(s: &'a Step<'_>, name: &str) -> Option<&'a Shown> {
 }
 
 /// (cache, slab) of each pair of consecutive `build_detached_freelist` steps.
-fn detached_pairs(steps: &[Step<'_>]) -> impl Iterator<Item = ((u32, u32), (u32, u32))> {
+fn detached_pairs(steps: &[Step<'_>]) -> impl Iterator<Item = ((u32, Pfn), (u32, Pfn))> {
     let built = |s: &Step<'_>| {
         s.events.iter().find_map(|e| match e {
             Event::DetachedFreelistBuilt(d) => Some((d.cache, d.slab)),

@@ -99,7 +99,7 @@ fn free_pages(m: &Machine) -> u64 {
 }
 
 fn state(rec: &Recorder, pfn: Pfn) -> FrameState {
-    rec.machine().frames[pfn as usize].state
+    rec.machine().frames[pfn].state
 }
 
 /// The first pages of the slabs holding `objs`.

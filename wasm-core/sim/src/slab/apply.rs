@@ -109,7 +109,7 @@ impl Machine {
                     Slab {
                         cache: *cache,
                         order: *order,
-                        node: *pfn / self.span,
+                        node: pfn.0 / self.span,
                         colour_off: *colour_off,
                         active: 0,
                         freelist: freelist.clone(),
@@ -239,8 +239,8 @@ impl Machine {
             SlabEvent::SlabDestroyed { pfn, .. } => {
                 // __slab_clear_pfmemalloc()/__folio_clear_slab(): ordinary pages again, freed next.
                 sl.slabs.remove(pfn);
-                if let FrameState::Allocated { order, .. } = self.frames[*pfn as usize].state {
-                    self.frames[*pfn as usize].state = FrameState::Allocated {
+                if let FrameState::Allocated { order, .. } = self.frames[*pfn].state {
+                    self.frames[*pfn].state = FrameState::Allocated {
                         order,
                         owner: Owner::Pages,
                     };

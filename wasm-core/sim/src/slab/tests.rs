@@ -219,7 +219,7 @@ fn remote_frees_go_to_the_alien_cache_and_drain_to_their_node_when_full() {
         .collect();
     assert!(objs
         .iter()
-        .all(|&o| rec.machine().addr_pfn(o).unwrap() / rec.machine().span == 1));
+        .all(|&o| rec.machine().node_of(rec.machine().addr_pfn(o).unwrap()) == 1));
     for &o in &objs[..12] {
         kfree(&mut rec, o, 0, None);
     }

@@ -128,7 +128,7 @@ impl Machine {
                 let s = &st.caches[*cache as usize];
                 let size = s.geometry.size;
                 let objects = &(freelist.len() as u32);
-                let node = &(*pfn / span);
+                let node = &(pfn.0 / span);
                 // Every free object links to the next; the last holds NULL (encoded when
                 // hardened, so even a NULL is a non-zero word then).
                 let mut words = vec![0; *objects as usize];
@@ -240,7 +240,7 @@ impl Machine {
             }
             Event::SlabDiscarded { pfn, .. } => {
                 if let Some(slab) = st.slabs.remove(pfn) {
-                    self.frames[*pfn as usize].state = FrameState::Allocated {
+                    self.frames[*pfn].state = FrameState::Allocated {
                         order: slab.order,
                         owner: Owner::Pages,
                     };

@@ -4,7 +4,7 @@
 
 use super::partial::{discard_slab, put_cpu_partial};
 use super::{object_freed, place_of, set_cpu_freelist, set_freepointer_at};
-use crate::machine::Machine;
+use crate::machine::{Machine, Pfn};
 pub use crate::slab_common::FreeOutcome;
 use crate::slab_common::{
     cache_from_obj_checks, diagnostic, free_outside_slabs, free_prologue, wrong_cache,
@@ -102,7 +102,7 @@ pub(super) fn cache_from_obj_unchecked(
     named: u32,
     slab_cache: u32,
     addr: u64,
-    pfn: u32,
+    pfn: Pfn,
 ) -> Option<u32> {
     let m = rec.machine();
     let n = &m.slub().caches[named as usize];
@@ -129,7 +129,7 @@ pub(super) fn cache_from_obj_unchecked(
 /// `slab_free()` for one object, object `index` of the slab at `pfn`. Its
 /// `slab_free_freelist_hook()` pass over a one-object list changes nothing (it stores NULL in
 /// the free pointer, which `do_slab_free()` overwrites), so it gets no step; see `bulk.rs`.
-fn slab_free(rec: &mut Recorder, cache: u32, pfn: u32, addr: u64, index: u32, cpu: u32) {
+fn slab_free(rec: &mut Recorder, cache: u32, pfn: Pfn, addr: u64, index: u32, cpu: u32) {
     do_slab_free(rec, cache, pfn, &[(addr, index)], cpu);
 }
 
@@ -140,7 +140,7 @@ fn slab_free(rec: &mut Recorder, cache: u32, pfn: u32, addr: u64, index: u32, cp
 pub(crate) fn do_slab_free(
     rec: &mut Recorder,
     cache: u32,
-    pfn: u32,
+    pfn: Pfn,
     objs: &[(u64, u32)],
     cpu: u32,
 ) {
@@ -166,7 +166,7 @@ pub(crate) fn do_slab_free(
 /// The way `do_slab_free()` takes for objects of the slab at `pfn` freed on `cpu`: the fast
 /// path onto `c->freelist` when the slab is the CPU's cpu slab, else `__slab_free()`, which a
 /// debug cache (never a cpu slab) does under the node's list lock (`free_to_partial_list()`).
-pub(crate) fn free_path(m: &Machine, cache: u32, pfn: u32, cpu: u32) -> Splice {
+pub(crate) fn free_path(m: &Machine, cache: u32, pfn: Pfn, cpu: u32) -> Splice {
     let s = &m.slub().caches[cache as usize];
     if s.cpu[cpu as usize].slab == Some(pfn) {
         Splice::CpuFreelist
@@ -179,7 +179,7 @@ pub(crate) fn free_path(m: &Machine, cache: u32, pfn: u32, cpu: u32) -> Splice {
 
 /// `__slab_free()` for `cnt = objs.len()` objects of one slab (not of a debug cache), linked
 /// head to tail.
-fn __slab_free(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, u32)], cpu: u32) {
+fn __slab_free(rec: &mut Recorder, cache: u32, pfn: Pfn, objs: &[(u64, u32)], cpu: u32) {
     let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
     let s = &rec.machine().slub().caches[cache as usize];
     let (has_cpu_partial, min_partial) = (s.has_cpu_partial(), u64::from(s.geometry.min_partial));
@@ -266,7 +266,7 @@ fn __slab_free(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, u32)], cp
 /// node's `list_lock`: the objects go on the slab's freelist; a slab that was full returns to
 /// the partial list (leaving `n->full`), and an empty one is discarded once the node keeps
 /// `min_partial` partial slabs.
-fn free_to_partial_list(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, u32)], cpu: u32) {
+fn free_to_partial_list(rec: &mut Recorder, cache: u32, pfn: Pfn, objs: &[(u64, u32)], cpu: u32) {
     let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
     let s = &rec.machine().slub().caches[cache as usize];
     let (store_user, min_partial) = (s.flags.store_user, s.geometry.min_partial as usize);

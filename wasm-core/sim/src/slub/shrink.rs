@@ -2,6 +2,7 @@
 //! spec 2.9).
 
 use super::partial::{discard_slab, flush_cpu_slab};
+use crate::machine::Pfn;
 use crate::slab_common::DestroyOutcome;
 use crate::trace::{End, Event, Recorder};
 
@@ -21,7 +22,7 @@ pub fn kmem_cache_shrink(rec: &mut Recorder, cache: u32, cpu: u32) {
         let list = rec.machine().slub().caches[cache as usize].node[node as usize]
             .partial
             .clone();
-        let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); SHRINK_PROMOTE_MAX as usize];
+        let mut buckets: Vec<Vec<Pfn>> = vec![Vec::new(); SHRINK_PROMOTE_MAX as usize];
         let mut rest = Vec::new();
         let mut discard = Vec::new();
         for &pfn in &list {

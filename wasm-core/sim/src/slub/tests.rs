@@ -238,7 +238,7 @@ fn kmalloc_classes_large_allocations_and_bad_frees() {
     let big = kmalloc(&mut rec, 9000, 0, None);
     let pfn = rec.machine().addr_pfn(big).unwrap();
     assert!(matches!(
-        rec.machine().frames[pfn as usize].state,
+        rec.machine().frames[pfn].state,
         crate::machine::FrameState::Allocated {
             order: 2,
             owner: crate::machine::Owner::LargeKmalloc

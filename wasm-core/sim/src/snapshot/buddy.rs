@@ -195,9 +195,9 @@ pub(super) fn buddy_view(m: &Machine) -> BuddyView {
         })
         .collect();
     let mut blocks: Vec<BlockView> = Vec::new();
-    let mut pfn: Pfn = 0;
-    while (pfn as usize) < m.frames.len() {
-        let owner = owner_of(m.frames[pfn as usize].state).unwrap_or(BlockOwner::Hole);
+    let mut pfn = Pfn(0);
+    while pfn.index() < m.frames.len() {
+        let owner = owner_of(m.frames[pfn].state).unwrap_or(BlockOwner::Hole);
         let pages = block_pages(owner);
         match blocks.last_mut() {
             Some(last) if owner == BlockOwner::Hole && last.owner == BlockOwner::Hole => {

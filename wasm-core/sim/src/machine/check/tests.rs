@@ -294,10 +294,10 @@ fn broken_pages_lists_and_counts_are_caught_at_their_step() {
         "detached at a step boundary",
         pages,
         |m, pfn| {
-            let FrameState::Allocated { order, .. } = m.frames[pfn as usize].state else {
+            let FrameState::Allocated { order, .. } = m.frames[pfn].state else {
                 return false;
             };
-            m.frames[pfn as usize].state = FrameState::Detached { order };
+            m.frames[pfn].state = FrameState::Detached { order };
             true
         },
     );
@@ -307,9 +307,8 @@ fn broken_pages_lists_and_counts_are_caught_at_their_step() {
         } => Some((node, pfn, order)),
         _ => None,
     };
-    let still_free = |m: &Machine, pfn: Pfn, order: u8| {
-        m.frames[pfn as usize].state == FrameState::Buddy { order }
-    };
+    let still_free =
+        |m: &Machine, pfn: Pfn, order: u8| m.frames[pfn].state == FrameState::Buddy { order };
     caught(
         slub_workload,
         "links around",
@@ -318,7 +317,7 @@ fn broken_pages_lists_and_counts_are_caught_at_their_step() {
             if !still_free(m, pfn, order) {
                 return false;
             }
-            m.frames[pfn as usize].next = pfn;
+            m.frames[pfn].next = pfn;
             true
         },
     );
@@ -416,10 +415,10 @@ fn broken_rcu_callbacks_batches_and_pages_are_caught_at_their_step() {
         _ => None,
     };
     caught(rcu_workload, "but the page is", queued_slab, |m, pfn| {
-        let FrameState::Allocated { order, .. } = m.frames[pfn as usize].state else {
+        let FrameState::Allocated { order, .. } = m.frames[pfn].state else {
             return false;
         };
-        m.frames[pfn as usize].state = FrameState::Allocated {
+        m.frames[pfn].state = FrameState::Allocated {
             order,
             owner: Owner::Pages,
         };

@@ -33,7 +33,7 @@ impl Totals {
     /// Every share added up: what the counters must equal.
     pub(crate) fn of(m: &Machine) -> Totals {
         let mut t = Totals::zero(m);
-        for pfn in 0..m.frames.len() as Pfn {
+        for pfn in m.frames.keys() {
             t.frame(m, pfn, 1);
         }
         for pfn in crate::allocator::ops(m).slab_pfns(m) {

@@ -116,26 +116,26 @@ impl Naming<'_> {
     /// The block of `2^order` frames from `pfn` (clamped to the machine).
     fn frames(&mut self, pfn: Pfn, order: u8) {
         let m = self.m;
-        let end = (u64::from(pfn) + (1u64 << order)).min(m.frames.len() as u64) as Pfn;
+        let end = Pfn((u64::from(pfn) + (1u64 << order)).min(m.frames.len() as u64) as u32);
         if pfn >= end {
             return;
         }
         self.t.ranges.push((pfn, end));
-        for at in pfn..end {
+        for at in Pfn::range(pfn, end) {
             // Each time: a block added earlier in the step may be taken off its list now,
             // relinking the entries around it.
             if let Some(id) = ListId::of_frame(m, at) {
                 self.t.lists.push(id);
                 self.t.entries.push(at);
-                let f = &m.frames[at as usize];
+                let f = &m.frames[at];
                 for near in [f.prev, f.next] {
                     if near != NIL {
                         self.t.entries.push(near);
                     }
                 }
             }
-            if self.t.frame_stamp[at as usize] != self.t.stamp {
-                self.t.frame_stamp[at as usize] = self.t.stamp;
+            if self.t.frame_stamp[at.index()] != self.t.stamp {
+                self.t.frame_stamp[at.index()] = self.t.stamp;
                 self.totals.frame(m, at, -1);
                 self.t.frames.push(at);
                 if rcu_owned(m, at) {
@@ -148,7 +148,7 @@ impl Naming<'_> {
     /// The slab at `pfn`; `cache` names its cache if it does not exist yet.
     fn slab(&mut self, pfn: Pfn, cache: Option<u32>) {
         let m = self.m;
-        let Some(stamp) = self.t.slab_stamp.get_mut(pfn as usize) else {
+        let Some(stamp) = self.t.slab_stamp.get_mut(pfn.index()) else {
             return;
         };
         if *stamp == self.t.stamp {
@@ -211,7 +211,7 @@ impl Naming<'_> {
 /// Whether the frame at `pfn` heads a block whose owner says RCU holds it.
 pub(crate) fn rcu_owned(m: &Machine, pfn: Pfn) -> bool {
     m.frames
-        .get(pfn as usize)
+        .get(pfn)
         .and_then(|f| crate::rcu::check::rcu_owned(f.state))
         .is_some()
 }
