@@ -26,6 +26,7 @@ pub use slabs::SlabTable;
 
 use crate::boot::Allocator;
 use crate::geometry::platform::PageGeometry;
+use crate::ids::CacheId;
 use crate::ids::TiVec;
 use crate::kmalloc_caches::KmallocCaches;
 use crate::page_alloc::zonelist::{self, DistanceError};
@@ -51,7 +52,7 @@ pub const PCP_ORDERS: usize = 4;
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Owner {
     /// A slab of the cache with this id.
-    Slab { cache: u32 },
+    Slab { cache: CacheId },
     /// A kmalloc too large for the caches (`__kmalloc_large_node()`).
     LargeKmalloc,
     /// Any other user of the page allocator (a scenario's `alloc_pages`).
@@ -59,7 +60,7 @@ pub enum Owner {
     /// A slab of this `SLAB_TYPESAFE_BY_RCU` cache, freed by its cache and waiting for its
     /// RCU callback (`rcu_free_slab()`, `kmem_rcu_free()`): still a slab's pages to the page
     /// allocator, no longer on the cache's lists or in its counters.
-    SlabRcu { cache: u32 },
+    SlabRcu { cache: CacheId },
     /// A page of `kfree_rcu()` pointers (`struct kvfree_rcu_bulk_data`) of this CPU's `krc`,
     /// in use or in its page cache.
     KfreeRcu { cpu: u16 },
@@ -300,7 +301,7 @@ impl Machine {
             live_objects: 0,
             rng: Pcg32::seed_from_u64(seed),
             alloc: AllocatorState::Slub(SlubState {
-                caches: Vec::new(),
+                caches: TiVec::new(),
                 slabs: SlabTable::new(frames_len),
             }),
             list_lock_taken: vec![0; nodes_count],
@@ -325,7 +326,7 @@ impl Machine {
     pub fn with_allocator(mut self, allocator: Allocator) -> Machine {
         self.alloc = match allocator {
             Allocator::Slub => AllocatorState::Slub(SlubState {
-                caches: Vec::new(),
+                caches: TiVec::new(),
                 slabs: SlabTable::new(self.frames.len()),
             }),
             Allocator::Slab => AllocatorState::Slab(SlabState::default()),
@@ -355,10 +356,10 @@ impl Machine {
     }
 
     /// The name of cache `id` of the machine's allocator.
-    pub fn cache_name(&self, id: u32) -> Option<&str> {
+    pub fn cache_name(&self, id: CacheId) -> Option<&str> {
         match &self.alloc {
-            AllocatorState::Slub(s) => s.caches.get(id as usize).map(|c| c.name.as_str()),
-            AllocatorState::Slab(s) => s.caches.get(id as usize).map(|c| c.name.as_str()),
+            AllocatorState::Slub(s) => s.caches.get(id).map(|c| c.name.as_str()),
+            AllocatorState::Slab(s) => s.caches.get(id).map(|c| c.name.as_str()),
         }
     }
 

@@ -5,6 +5,7 @@ use super::state::Slab as SlubSlab;
 use crate::allocator::{Missing, SlabAllocator};
 use crate::boot::Allocator;
 use crate::gfp::Gfp;
+use crate::ids::CacheId;
 use crate::machine::check::{SlabShare, Totals, Touched};
 use crate::machine::{Machine, Pfn};
 use crate::slab_common::{DestroyOutcome, FreeOutcome};
@@ -31,37 +32,61 @@ impl SlabAllocator for Slub {
         super::__do_kmalloc_node(rec, size, flags, caller, cpu, node)
     }
 
-    fn kmem_cache_alloc(&self, rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
+    fn kmem_cache_alloc(
+        &self,
+        rec: &mut Recorder,
+        cache: CacheId,
+        cpu: u32,
+        node: Option<u32>,
+    ) -> u64 {
         super::slab_alloc_node(rec, cache, cpu, node)
     }
 
-    fn kmem_cache_alloc_bulk(&self, rec: &mut Recorder, cache: u32, n: u32, cpu: u32) -> Vec<u64> {
+    fn kmem_cache_alloc_bulk(
+        &self,
+        rec: &mut Recorder,
+        cache: CacheId,
+        n: u32,
+        cpu: u32,
+    ) -> Vec<u64> {
         super::kmem_cache_alloc_bulk(rec, cache, n, cpu)
     }
 
-    fn kfree(&self, rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> FreeOutcome {
+    fn kfree(
+        &self,
+        rec: &mut Recorder,
+        addr: u64,
+        cpu: u32,
+        cache: Option<CacheId>,
+    ) -> FreeOutcome {
         super::kfree(rec, addr, cpu, cache)
     }
 
-    fn kmem_cache_free_bulk(&self, rec: &mut Recorder, cache: Option<u32>, objs: &[u64], cpu: u32) {
+    fn kmem_cache_free_bulk(
+        &self,
+        rec: &mut Recorder,
+        cache: Option<CacheId>,
+        objs: &[u64],
+        cpu: u32,
+    ) {
         super::kmem_cache_free_bulk(rec, cache, objs, cpu);
     }
 
-    fn kmem_cache_shrink(&self, rec: &mut Recorder, cache: u32, cpu: u32) {
+    fn kmem_cache_shrink(&self, rec: &mut Recorder, cache: CacheId, cpu: u32) {
         super::kmem_cache_shrink(rec, cache, cpu);
     }
 
     fn kmem_cache_destroy(
         &self,
         rec: &mut Recorder,
-        cache: u32,
+        cache: CacheId,
         alias: Option<&str>,
         cpu: u32,
     ) -> DestroyOutcome {
         super::kmem_cache_destroy(rec, cache, alias, cpu)
     }
 
-    fn flush_cpu_slab(&self, rec: &mut Recorder, cache: u32, cpu: u32) -> Result<(), Missing> {
+    fn flush_cpu_slab(&self, rec: &mut Recorder, cache: CacheId, cpu: u32) -> Result<(), Missing> {
         super::flush_cpu_slab(rec, cache, cpu);
         Ok(())
     }
@@ -74,7 +99,7 @@ impl SlabAllocator for Slub {
         m.is_live(addr)
     }
 
-    fn slab_of(&self, m: &Machine, pfn: Pfn) -> Option<(u32, u32)> {
+    fn slab_of(&self, m: &Machine, pfn: Pfn) -> Option<(CacheId, u32)> {
         m.slub().slabs.get(&pfn).map(|s| (s.cache, s.node))
     }
 
@@ -104,7 +129,7 @@ impl SlabAllocator for Slub {
         crate::snapshot::slub_briefs(m)
     }
 
-    fn cache_view(&self, v: &View, id: u32, wanted: Option<Pfn>) -> CacheView {
+    fn cache_view(&self, v: &View, id: CacheId, wanted: Option<Pfn>) -> CacheView {
         crate::snapshot::slub_cache_view(v, id, wanted)
     }
 

@@ -24,7 +24,7 @@
 
 use super::arena::{Arena, Mark};
 use super::Event;
-use crate::ids::{CpuId, NodeId, Pfn, TiVec};
+use crate::ids::{CacheId, CpuId, NodeId, Pfn, TiVec};
 use crate::machine::{AllocatorState, Machine};
 use crate::slub::state::SlubState;
 use serde::Serialize;
@@ -43,7 +43,7 @@ pub enum Arg {
     /// An address, shown in hex.
     Addr(u64),
     /// A cache, shown by name (cache ids are never reused, so the live machine names them).
-    Cache(u32),
+    Cache(CacheId),
     /// A fixed word, e.g. `to head`.
     Word(&'static str),
     /// Any other text (rare: a name before its cache exists).
@@ -374,7 +374,7 @@ impl Recorder {
 
     /// Adds cache `cache`, shown by name, as a caption argument.
     #[inline]
-    pub fn arg_cache(&mut self, name: &'static str, cache: u32) {
+    pub fn arg_cache(&mut self, name: &'static str, cache: CacheId) {
         self.arg(name, Arg::Cache(cache));
     }
 
