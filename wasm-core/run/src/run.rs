@@ -21,6 +21,7 @@ use crate::site::{call_site_address, call_site_name};
 use crate::translate;
 use serde::Serialize;
 use slabscope_scenario::{Op, OpLine, Ref, Scenario, Statement, StatementLine, Target};
+use slabscope_sim::allocator::{self, CacheArgs, Missing};
 use slabscope_sim::boot::Allocator;
 use slabscope_sim::geometry::platform::MAX_CPUS;
 use slabscope_sim::ids::CacheId;
@@ -28,13 +29,7 @@ use slabscope_sim::machine::config::{MAX_NODES, MAX_PAGES_PER_NODE};
 use slabscope_sim::machine::{AllocatorState, ConfigError, Machine, Owner, Pfn};
 use slabscope_sim::page_alloc::{alloc_pages, drain_local_pages, free_pages, PageAllocError};
 use slabscope_sim::rcu;
-use slabscope_sim::slab;
 use slabscope_sim::slab_common;
-use slabscope_sim::slub::{
-    __do_kmalloc_node, create_kmalloc_caches, flush_cpu_slab, kmem_cache_alloc_bulk,
-    kmem_cache_create_usercopy, slab_alloc_node,
-};
-use slabscope_sim::slub::{kmem_cache_destroy, kmem_cache_shrink};
 use slabscope_sim::trace::Recorder;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -396,6 +391,7 @@ fn boot(
     let mut machine =
         Machine::new_seeded(translate::machine_config(&scenario.machine), scenario.seed)
             .map_err(RunError::Machine)?
+            .with_profile(translate::profile(&scenario.profile))
             .with_allocator(allocator);
     let boot = translate::boot_options(&scenario.switches);
     if let AllocatorState::Slab(slab) = &mut machine.alloc {
@@ -403,36 +399,30 @@ fn boot(
     }
     machine.slab_nomerge = boot.slab_nomerge;
     let mut rec = Recorder::new(machine, record);
-    let booted = match allocator {
-        Allocator::Slub => create_kmalloc_caches(&mut rec, &boot),
-        Allocator::Slab => slab::create_kmalloc_caches(&mut rec, &boot),
-    };
-    booted.map_err(|e| RunError::Cache {
-        line: 1,
-        message: e.to_string(),
-    })?;
+    let ops = allocator::ops(rec.machine());
+    ops.create_kmalloc_caches(&mut rec, &boot)
+        .map_err(|e| RunError::Cache {
+            line: 1,
+            message: e.to_string(),
+        })?;
     let mut caches: BTreeMap<String, CacheId> = BTreeMap::new();
     for decl in &scenario.caches {
         rec.set_origin(Some(decl.line), None);
-        let create = match allocator {
-            Allocator::Slub => kmem_cache_create_usercopy,
-            Allocator::Slab => slab::kmem_cache_create_usercopy,
+        let args = CacheArgs {
+            name: &decl.name,
+            size: decl.size,
+            align: decl.align,
+            flags: translate::cache_flags(decl.flags),
+            useroffset: decl.useroffset,
+            usersize: decl.usersize,
+            ctor: decl.ctor,
         };
-        let id = create(
-            &mut rec,
-            &decl.name,
-            decl.size,
-            decl.align,
-            translate::cache_flags(decl.flags),
-            decl.useroffset,
-            decl.usersize,
-            decl.ctor,
-            &boot,
-        )
-        .map_err(|e| RunError::Cache {
-            line: decl.line,
-            message: e.to_string(),
-        })?;
+        let id = ops
+            .kmem_cache_create(&mut rec, &args, &boot)
+            .map_err(|e| RunError::Cache {
+                line: decl.line,
+                message: e.to_string(),
+            })?;
         caches.insert(decl.name.clone(), id);
     }
     Ok((rec, caches))
@@ -484,10 +474,7 @@ fn run_op(
     };
     let id = lookup_cache(rec, caches, line.line, cache)?;
     let cpu = line.cpu.unwrap_or(0);
-    let got = match rec.machine().allocator() {
-        Allocator::Slub => kmem_cache_alloc_bulk(rec, id, *count, cpu),
-        Allocator::Slab => slab::kmem_cache_alloc_bulk(rec, id, *count, cpu),
-    };
+    let got = allocator::ops(rec.machine()).kmem_cache_alloc_bulk(rec, id, *count, cpu);
     let values = got.into_iter().map(|addr| Value::Object { addr });
     match &line.target {
         Some(Target::Name(n)) => {
@@ -509,10 +496,7 @@ fn lookup_cache(
     caches
         .get(name)
         .copied()
-        .or_else(|| match m.allocator() {
-            Allocator::Slub => m.slub().caches.position(|c| &c.name == name),
-            Allocator::Slab => m.slab().caches.position(|c| &c.name == name),
-        })
+        .or_else(|| allocator::ops(m).find_cache(m, name))
         .ok_or_else(|| RunError::UnknownCache {
             line,
             name: name.clone(),
@@ -601,12 +585,11 @@ fn step(
     // The parser guarantees a CPU for every operation that needs one, and declared caches;
     // kmalloc cache names are looked up here.
     let cpu = line.cpu.unwrap_or(0);
-    let allocator = rec.machine().allocator();
-    let slub = allocator == Allocator::Slub;
-    let wrong = || RunError::WrongAllocator {
+    let ops = allocator::ops(rec.machine());
+    let wrong = |Missing| RunError::WrongAllocator {
         line: line.line,
         what: line.op.name(),
-        allocator,
+        allocator: ops.kind(),
     };
     let free = |rec: &mut Recorder, addr: u64, cache: Option<CacheId>| {
         slab_common::kfree(rec, addr, cpu, cache);
@@ -622,19 +605,18 @@ fn step(
             site,
         } => {
             let caller = call_site_address(&call_site_name(site.as_deref(), line.line));
-            Ok(object(if slub {
-                __do_kmalloc_node(rec, *size, translate::gfp(*gfp), caller, cpu, *node)
-            } else {
-                slab::__do_kmalloc_node(rec, *size, translate::gfp(*gfp), cpu, *node)
-            }))
+            Ok(object(ops.kmalloc(
+                rec,
+                *size,
+                translate::gfp(*gfp),
+                caller,
+                cpu,
+                *node,
+            )))
         }
         Op::KmemCacheAlloc { cache, node } => {
             let id = lookup_cache(rec, caches, line.line, cache)?;
-            Ok(object(if slub {
-                slab_alloc_node(rec, id, cpu, *node)
-            } else {
-                slab::slab_alloc_node(rec, id, cpu, *node)
-            }))
+            Ok(object(ops.kmem_cache_alloc(rec, id, cpu, *node)))
         }
         Op::Kfree { obj } => {
             let addr = addr_of(rec, &resolve(line.line, obj, names, lists)?);
@@ -670,45 +652,37 @@ fn step(
         }
         Op::KmemCacheShrink { cache } => {
             let id = lookup_cache(rec, caches, line.line, cache)?;
-            if slub {
-                kmem_cache_shrink(rec, id, cpu);
-            } else {
-                slab::kmem_cache_shrink(rec, id, cpu);
-            }
+            ops.kmem_cache_shrink(rec, id, cpu);
             Ok(None)
         }
         Op::KmemCacheDestroy { cache } => {
             let id = lookup_cache(rec, caches, line.line, cache)?;
             let own = rec.machine().cache_name(id).unwrap_or_default().to_string();
             let alias = (own != *cache).then_some(cache.as_str());
-            if slub {
-                kmem_cache_destroy(rec, id, alias, cpu);
-            } else {
-                slab::kmem_cache_destroy(rec, id, alias, cpu);
-            }
+            ops.kmem_cache_destroy(rec, id, alias, cpu);
             Ok(None)
         }
         Op::FlushCpuSlab { cache } => {
-            if !slub {
-                return Err(wrong());
+            // Refused for its allocator before its cache is looked up.
+            if !ops.has_cpu_slabs() {
+                return Err(wrong(Missing));
             }
-            flush_cpu_slab(rec, lookup_cache(rec, caches, line.line, cache)?, cpu);
+            let id = lookup_cache(rec, caches, line.line, cache)?;
+            ops.flush_cpu_slab(rec, id, cpu).map_err(wrong)?;
             Ok(None)
         }
         Op::FlushAll { cache } => {
-            if !slub {
-                return Err(wrong());
+            if !ops.has_cpu_slabs() {
+                return Err(wrong(Missing));
             }
             for cpu in 0..rec.machine().config.cpus {
-                flush_cpu_slab(rec, lookup_cache(rec, caches, line.line, cache)?, cpu);
+                let id = lookup_cache(rec, caches, line.line, cache)?;
+                ops.flush_cpu_slab(rec, id, cpu).map_err(wrong)?;
             }
             Ok(None)
         }
         Op::CacheReap => {
-            if slub {
-                return Err(wrong());
-            }
-            slab::cache_reap(rec, line.cpu);
+            ops.cache_reap(rec, line.cpu).map_err(wrong)?;
             Ok(None)
         }
         Op::KfreeRcu { obj, mightsleep } => {

@@ -11,6 +11,7 @@ use slabscope_sim::boot::{Allocator, BootOptions};
 use slabscope_sim::geometry::SlabFlags;
 use slabscope_sim::gfp::Gfp;
 use slabscope_sim::machine::MachineConfig;
+use slabscope_sim::profile::KernelProfile;
 
 /// The allocator an `allocator` line chooses.
 pub fn allocator(line: AllocatorLine) -> Allocator {
@@ -27,6 +28,12 @@ pub fn allocator_line(allocator: Allocator) -> AllocatorLine {
         Allocator::Slub => AllocatorLine::Slub,
         Allocator::Slab => AllocatorLine::Slab,
     }
+}
+
+/// The kernel profile a scenario names. The parser accepts only the language's profile ids,
+/// and every one of them is a simulator profile (tests/translate.rs checks both lists agree).
+pub fn profile(id: &str) -> &'static KernelProfile {
+    slabscope_sim::profile::by_id(id).expect("the parser accepts only known profiles")
 }
 
 /// The machine a `machine` line (and `pcp` line) describes.

@@ -220,3 +220,15 @@ fn allocator_lines_choose_the_allocator_and_back() {
         Allocator::Slab
     );
 }
+
+#[test]
+fn the_languages_profiles_are_the_simulators() {
+    let sim: Vec<&str> = slabscope_sim::profile::PROFILES
+        .iter()
+        .map(|p| p.id)
+        .collect();
+    assert_eq!(slabscope_scenario::PROFILES, sim.as_slice());
+    for id in slabscope_scenario::PROFILES {
+        assert_eq!(translate::profile(id).id, *id);
+    }
+}

@@ -17,14 +17,28 @@
 //! - A later kernel's allocator (a profile's) is a new implementation beside these, never a
 //!   change to them.
 
-use crate::boot::Allocator;
+use crate::boot::{Allocator, BootOptions};
+use crate::geometry::{GeometryError, SlabFlags};
 use crate::gfp::Gfp;
 use crate::ids::CacheId;
 use crate::machine::check::{SlabShare, Totals, Touched};
-use crate::machine::{AllocatorState, Machine, Pfn};
+use crate::machine::{Machine, Pfn};
 use crate::slab_common::{DestroyOutcome, FreeOutcome};
 use crate::snapshot::{CacheBrief, CacheView, View};
 use crate::trace::Recorder;
+
+/// The arguments of `kmem_cache_create_usercopy()`, in the kernel's order.
+#[derive(Clone, Copy, Debug)]
+pub struct CacheArgs<'a> {
+    pub name: &'a str,
+    pub size: u32,
+    pub align: u32,
+    pub flags: SlabFlags,
+    pub useroffset: u32,
+    pub usersize: u32,
+    /// Whether a constructor is given (its code is not modelled, only that it exists).
+    pub ctor: bool,
+}
 
 /// The allocator has no such operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,6 +48,25 @@ pub struct Missing;
 pub trait SlabAllocator: Sync {
     /// Which `CONFIG_` choice this is.
     fn kind(&self) -> Allocator;
+
+    /// `create_kmalloc_caches()`: the kmalloc caches, at boot.
+    fn create_kmalloc_caches(
+        &self,
+        rec: &mut Recorder,
+        boot: &BootOptions,
+    ) -> Result<(), GeometryError>;
+
+    /// `kmem_cache_create_usercopy()`: a new cache, or an alias of a mergeable one; its id.
+    fn kmem_cache_create(
+        &self,
+        rec: &mut Recorder,
+        args: &CacheArgs,
+        boot: &BootOptions,
+    ) -> Result<CacheId, GeometryError>;
+
+    /// The first cache created with the name `name` (destroyed or not; aliases are not
+    /// looked at): how a scenario finds a cache it did not declare, such as `kmalloc-64`.
+    fn find_cache(&self, m: &Machine, name: &str) -> Option<CacheId>;
 
     /// `__do_kmalloc_node()`: an object of at least `size` bytes for `caller` (its address
     /// picks a random kmalloc cache where those exist), or NULL (0).
@@ -91,6 +124,10 @@ pub trait SlabAllocator: Sync {
         cpu: u32,
     ) -> DestroyOutcome;
 
+    /// Whether each CPU has a cpu slab of each cache (`struct kmem_cache_cpu`): what
+    /// `flush_cpu_slab()` flushes.
+    fn has_cpu_slabs(&self) -> bool;
+
     /// `flush_cpu_slab()` of `cache` on `cpu` (SLUB).
     fn flush_cpu_slab(&self, rec: &mut Recorder, cache: CacheId, cpu: u32) -> Result<(), Missing>;
 
@@ -129,11 +166,10 @@ pub trait SlabAllocator: Sync {
     fn check_touched(&self, m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<String>);
 }
 
-/// The allocator the machine was built with.
+/// The allocator the machine was built with, as its kernel profile implements it.
 #[inline]
 pub fn ops(m: &Machine) -> &'static dyn SlabAllocator {
-    match m.alloc {
-        AllocatorState::Slub(_) => &crate::slub::Slub,
-        AllocatorState::Slab(_) => &crate::slab::Slab,
-    }
+    m.profile
+        .implementation(m.allocator())
+        .expect("a machine is built only with an allocator its profile has")
 }

@@ -21,6 +21,7 @@ pub mod ids;
 pub mod kmalloc_caches;
 pub mod machine;
 pub mod page_alloc;
+pub mod profile;
 pub mod rcu;
 pub mod slab;
 pub mod slab_common;
@@ -32,6 +33,5 @@ pub mod sysfs;
 pub mod trace;
 pub mod workload;
 
-/// The stable id of the kernel behaviour this build reproduces. A shared link that names a
-/// profile replays the same way forever; later kernels get a new id beside this one.
+/// The id of the profile a run gets when it names none (`profile::PROFILES` lists them all).
 pub const PROFILE: &str = "linux-6.6";

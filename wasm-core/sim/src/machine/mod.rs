@@ -30,6 +30,7 @@ use crate::ids::CacheId;
 use crate::ids::TiVec;
 use crate::kmalloc_caches::KmallocCaches;
 use crate::page_alloc::zonelist::{self, DistanceError};
+use crate::profile::KernelProfile;
 use crate::rcu::state::RcuState;
 use crate::slab::state::SlabState;
 use crate::slub::state::SlubState;
@@ -191,6 +192,8 @@ pub struct Machine {
     pub live_objects: u64,
     /// The kernel's random number generator, seeded by the scenario (`get_random_u32()`).
     pub rng: Pcg32,
+    /// The kernel version the machine runs (fixed at boot).
+    pub profile: &'static KernelProfile,
     /// The slab allocator the kernel was built with, and its caches and slabs.
     pub alloc: AllocatorState,
     /// Per node: acquisitions of any cache's `n->list_lock` so far.
@@ -300,6 +303,7 @@ impl Machine {
             random_kmalloc_seed: None,
             live_objects: 0,
             rng: Pcg32::seed_from_u64(seed),
+            profile: &crate::profile::LINUX_6_6,
             alloc: AllocatorState::Slub(SlubState {
                 caches: TiVec::new(),
                 slabs: SlabTable::new(frames_len),
@@ -320,6 +324,13 @@ impl Machine {
         self.zonelists = zonelist::build_all_zonelists(&distance, &has_cpus);
         self.node_distance = distance;
         Ok(self)
+    }
+
+    /// The same machine, running the kernel of `profile` (no cache exists yet). Its allocator
+    /// must be one the profile has (`with_allocator` after this one sets it).
+    pub fn with_profile(mut self, profile: &'static KernelProfile) -> Machine {
+        self.profile = profile;
+        self
     }
 
     /// The same machine, booted for `allocator` (no cache exists yet).

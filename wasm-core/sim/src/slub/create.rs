@@ -4,7 +4,7 @@
 use crate::boot::BootOptions;
 use crate::geometry::kmalloc::{kmalloc_classes, kmalloc_target, KmallocTarget};
 use crate::geometry::platform::WORD;
-use crate::geometry::{kmem_cache_geometry, CacheRequest, CacheSource, GeometryError, SlabFlags};
+use crate::geometry::{CacheRequest, CacheSource, GeometryError, SlabFlags};
 use crate::gfp::{Gfp, GFP_KERNEL};
 use crate::ids::CacheId;
 use crate::kmalloc_caches::{kmalloc_type, KmallocSlot, KmallocType};
@@ -70,7 +70,7 @@ fn create_kmalloc_caches_body(rec: &mut Recorder, boot: &BootOptions) -> Result<
                 ty.flags(),
                 false,
             );
-            let mut geometry = kmem_cache_geometry(&req)?;
+            let mut geometry = (rec.machine().profile.slub_geometry)(&req)?;
             let name = ty.cache_name(&class);
             geometry.cache = Some(name.clone());
             let id = rec.machine().slub().caches.next_key();
@@ -190,7 +190,7 @@ pub fn kmem_cache_create_usercopy(
         flags,
         ctor,
     );
-    let geometry = kmem_cache_geometry(&req)?;
+    let geometry = (rec.machine().profile.slub_geometry)(&req)?;
     let alias = (usersize == 0)
         .then(|| find_mergeable(rec, boot, &req, geometry.align))
         .flatten();

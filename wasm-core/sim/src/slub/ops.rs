@@ -2,8 +2,10 @@
 //! function that implements it.
 
 use super::state::Slab as SlubSlab;
-use crate::allocator::{Missing, SlabAllocator};
+use crate::allocator::{CacheArgs, Missing, SlabAllocator};
 use crate::boot::Allocator;
+use crate::boot::BootOptions;
+use crate::geometry::GeometryError;
 use crate::gfp::Gfp;
 use crate::ids::CacheId;
 use crate::machine::check::{SlabShare, Totals, Touched};
@@ -18,6 +20,37 @@ pub struct Slub;
 impl SlabAllocator for Slub {
     fn kind(&self) -> Allocator {
         Allocator::Slub
+    }
+
+    fn create_kmalloc_caches(
+        &self,
+        rec: &mut Recorder,
+        boot: &BootOptions,
+    ) -> Result<(), GeometryError> {
+        super::create_kmalloc_caches(rec, boot)
+    }
+
+    fn kmem_cache_create(
+        &self,
+        rec: &mut Recorder,
+        a: &CacheArgs,
+        boot: &BootOptions,
+    ) -> Result<CacheId, GeometryError> {
+        super::kmem_cache_create_usercopy(
+            rec,
+            a.name,
+            a.size,
+            a.align,
+            a.flags,
+            a.useroffset,
+            a.usersize,
+            a.ctor,
+            boot,
+        )
+    }
+
+    fn find_cache(&self, m: &Machine, name: &str) -> Option<CacheId> {
+        m.slub().caches.position(|c| c.name == name)
     }
 
     fn kmalloc(
@@ -84,6 +117,10 @@ impl SlabAllocator for Slub {
         cpu: u32,
     ) -> DestroyOutcome {
         super::kmem_cache_destroy(rec, cache, alias, cpu)
+    }
+
+    fn has_cpu_slabs(&self) -> bool {
+        true
     }
 
     fn flush_cpu_slab(&self, rec: &mut Recorder, cache: CacheId, cpu: u32) -> Result<(), Missing> {

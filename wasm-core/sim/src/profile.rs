@@ -1,0 +1,98 @@
+//! Kernel profiles: which kernel a run reproduces. A profile is a stable id (`linux-6.6`)
+//! plus what that version's source does: the slab allocators it can be built with and their
+//! implementations, how it lays out a cache, and the distro defaults a run starts from.
+//!
+//! Rules:
+//! - A shared link names a profile and replays the same way forever, so a profile, once
+//!   published, never changes what it does (the one exception is a fix that makes it more
+//!   faithful to its kernel: docs/changes.md says which and why).
+//! - A later kernel is a new profile beside the others, written from that version's source:
+//!   its own implementations and rules, touching no other profile's code. `PROFILES` lists
+//!   them, oldest first.
+//! - The machine holds its profile from boot; `allocator::ops` asks it for the implementation.
+
+use crate::allocator::SlabAllocator;
+use crate::boot::{Allocator, BootOptions};
+use crate::geometry::{CacheGeometry, CacheRequest, GeometryError};
+use std::fmt;
+
+/// One kernel version's behaviour.
+pub struct KernelProfile {
+    /// The id a scenario names (`profile linux-6.6`).
+    pub id: &'static str,
+    /// The slab allocators the version can be built with (`Choose SLAB allocator` in
+    /// init/Kconfig), the distro default first, each with its implementation.
+    pub allocators: &'static [(Allocator, &'static dyn SlabAllocator)],
+    /// How the version lays out a SLUB cache: `calculate_sizes()` and `calculate_order()`.
+    pub slub_geometry: fn(&CacheRequest) -> Result<CacheGeometry, GeometryError>,
+    /// The build options and boot parameters of a distro kernel of the version booted with an
+    /// empty command line: what a run's switches start from.
+    pub defaults: fn() -> BootOptions,
+}
+
+impl KernelProfile {
+    /// The implementation of `allocator` in this version, if the version has it.
+    pub fn implementation(&self, allocator: Allocator) -> Option<&'static dyn SlabAllocator> {
+        self.allocators
+            .iter()
+            .find(|(a, _)| *a == allocator)
+            .map(|(_, ops)| *ops)
+    }
+}
+
+// A profile is its id: two machines of the same profile run the same code.
+impl PartialEq for KernelProfile {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
+impl Eq for KernelProfile {}
+
+impl fmt::Debug for KernelProfile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id)
+    }
+}
+
+/// Linux 6.6 LTS: SLUB (the default) or SLAB, as `spec/kernel-6.6.md` describes them.
+pub static LINUX_6_6: KernelProfile = KernelProfile {
+    id: "linux-6.6",
+    allocators: &[
+        (Allocator::Slub, &crate::slub::Slub),
+        (Allocator::Slab, &crate::slab::Slab),
+    ],
+    slub_geometry: crate::geometry::kmem_cache_geometry,
+    defaults: BootOptions::default,
+};
+
+/// Every profile, oldest first.
+pub static PROFILES: &[&KernelProfile] = &[&LINUX_6_6];
+
+/// The profile with this id.
+pub fn by_id(id: &str) -> Option<&'static KernelProfile> {
+    PROFILES.iter().copied().find(|p| p.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_profile_is_found_by_its_id_and_has_a_default_allocator() {
+        for p in PROFILES {
+            assert_eq!(by_id(p.id), Some(*p));
+            let (default, ops) = p.allocators[0];
+            assert_eq!(ops.kind(), default);
+            for (a, ops) in p.allocators {
+                assert_eq!(
+                    ops.kind(),
+                    *a,
+                    "{}: {a:?} implemented by another allocator",
+                    p.id
+                );
+            }
+        }
+        assert_eq!(by_id("linux-2.4"), None);
+    }
+}
