@@ -1,6 +1,10 @@
-//! The simulator's ids, one type each, so a CPU number cannot be passed where a node or a cache
-//! is meant (a compile error), and the tables they index are typed by them (`TiVec<CpuId, _>`
-//! is indexed by a `CpuId` and nothing else).
+//! The simulator's ids, one type each, so that one kind of number cannot be passed where
+//! another is meant (a compile error), and the tables they index are typed by them
+//! (`TiVec<CacheId, _>` is indexed by a `CacheId` and nothing else).
+//!
+//! State of the conversion: page frames and caches use their ids everywhere (`Pfn`,
+//! `CacheId`). `CpuId` and `NodeId` are defined here, but CPUs and nodes are still passed as
+//! `u32` through the simulator; converting them is the next step.
 //!
 //! | id        | identifies                                   | in the kernel                       |
 //! |-----------|----------------------------------------------|-------------------------------------|
