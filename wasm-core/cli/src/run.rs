@@ -256,8 +256,8 @@ mod tests {
         let mut rec = run(&parse(text).unwrap(), true).unwrap();
         assert!(check(&rec).unwrap().contains("every invariant held"));
         // A block handed out while it is still on its free list.
-        let (pfn, order) = (0..rec.machine().frames.len() as u32)
-            .find_map(|pfn| match rec.machine().frames[pfn as usize].state {
+        let (pfn, order) = (rec.machine().frames.iter_enumerated())
+            .find_map(|(pfn, frame)| match frame.state {
                 FrameState::Buddy { order } => Some((pfn, order)),
                 _ => None,
             })

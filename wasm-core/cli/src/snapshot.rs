@@ -3,6 +3,7 @@
 
 use clap::Args;
 use slabscope_run::session::{Session, SessionError};
+use slabscope_sim::ids::Pfn;
 use slabscope_sim::snapshot::{parse_addr, SnapshotQuery};
 use std::io::Write;
 use std::path::PathBuf;
@@ -44,14 +45,14 @@ pub fn run(args: SnapshotArgs) -> Result<(), String> {
         serde_json::to_string_pretty(&lane)
     } else if let Some(pfn) = args.page {
         let lane = session
-            .page_lane(pfn)
+            .page_lane(Pfn(pfn))
             .ok_or_else(|| format!("no page frame {pfn}"))?;
         serde_json::to_string_pretty(&lane)
     } else {
         let at = args.at.unwrap_or(steps);
         let query = SnapshotQuery {
             cache: args.cache,
-            slab: args.slab,
+            slab: args.slab.map(Pfn),
         };
         let snap = session
             .snapshot(at, &query)

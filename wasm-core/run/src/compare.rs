@@ -138,7 +138,7 @@ fn slub_figures(m: &Machine) -> Figures {
     let mut live_bytes = 0;
     for s in m.slub().slabs.values() {
         pages += 1u64 << s.order;
-        let object_size = u64::from(m.slub().caches[s.cache as usize].geometry.object_size);
+        let object_size = u64::from(m.slub().caches[s.cache].geometry.object_size);
         live_bytes += s.allocated.iter().filter(|&&a| a).count() as u64 * object_size;
     }
     let mut cached = vec![0u64; m.config.cpus as usize];
@@ -169,7 +169,7 @@ fn slab_figures(m: &Machine) -> Figures {
     let mut live_bytes = 0;
     for s in sl.slabs.values() {
         pages += 1u64 << s.order;
-        let object_size = u64::from(sl.caches[s.cache as usize].object_size);
+        let object_size = u64::from(sl.caches[s.cache].object_size);
         live_bytes += s.allocated.iter().filter(|&&a| a).count() as u64 * object_size;
     }
     let mut cached = vec![0u64; m.config.cpus as usize];

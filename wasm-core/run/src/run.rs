@@ -24,6 +24,7 @@ use slabscope_scenario::{Op, OpLine, Ref, Scenario, Statement, StatementLine, Ta
 use slabscope_sim::allocator::{self, CacheArgs, Missing};
 use slabscope_sim::boot::Allocator;
 use slabscope_sim::geometry::platform::MAX_CPUS;
+use slabscope_sim::ids::CacheId;
 use slabscope_sim::machine::config::{MAX_NODES, MAX_PAGES_PER_NODE};
 use slabscope_sim::machine::{AllocatorState, ConfigError, Machine, Owner, Pfn};
 use slabscope_sim::page_alloc::{alloc_pages, drain_local_pages, free_pages, PageAllocError};
@@ -382,7 +383,10 @@ pub fn run_with_progress(
 /// Boots the scenario's machine under its allocator and boot options, with the kmalloc caches
 /// and then each `cache` line's cache (each step tagged with its line): the recorder, and the
 /// id each declared name refers to.
-fn boot(scenario: &Scenario, record: bool) -> Result<(Recorder, BTreeMap<String, u32>), RunError> {
+fn boot(
+    scenario: &Scenario,
+    record: bool,
+) -> Result<(Recorder, BTreeMap<String, CacheId>), RunError> {
     let allocator = translate::allocator(scenario.allocator);
     let mut machine =
         Machine::new_seeded(translate::machine_config(&scenario.machine), scenario.seed)
@@ -401,7 +405,7 @@ fn boot(scenario: &Scenario, record: bool) -> Result<(Recorder, BTreeMap<String,
             line: 1,
             message: e.to_string(),
         })?;
-    let mut caches: BTreeMap<String, u32> = BTreeMap::new();
+    let mut caches: BTreeMap<String, CacheId> = BTreeMap::new();
     for decl in &scenario.caches {
         rec.set_origin(Some(decl.line), None);
         let args = CacheArgs {
@@ -461,7 +465,7 @@ fn statement(
 fn run_op(
     rec: &mut Recorder,
     line: &OpLine,
-    caches: &BTreeMap<String, u32>,
+    caches: &BTreeMap<String, CacheId>,
     names: &BTreeMap<String, Value>,
     lists: &mut BTreeMap<String, Vec<Value>>,
 ) -> Result<Option<Value>, RunError> {
@@ -484,10 +488,10 @@ fn run_op(
 
 fn lookup_cache(
     rec: &Recorder,
-    caches: &BTreeMap<String, u32>,
+    caches: &BTreeMap<String, CacheId>,
     line: u32,
     name: &String,
-) -> Result<u32, RunError> {
+) -> Result<CacheId, RunError> {
     let m = rec.machine();
     caches
         .get(name)
@@ -574,7 +578,7 @@ fn object(addr: u64) -> Option<Value> {
 fn step(
     rec: &mut Recorder,
     line: &OpLine,
-    caches: &BTreeMap<String, u32>,
+    caches: &BTreeMap<String, CacheId>,
     names: &BTreeMap<String, Value>,
     lists: &BTreeMap<String, Vec<Value>>,
 ) -> Result<Option<Value>, RunError> {
@@ -587,10 +591,10 @@ fn step(
         what: line.op.name(),
         allocator: ops.kind(),
     };
-    let free = |rec: &mut Recorder, addr: u64, cache: Option<u32>| {
+    let free = |rec: &mut Recorder, addr: u64, cache: Option<CacheId>| {
         slab_common::kfree(rec, addr, cpu, cache);
     };
-    let free_bulk = |rec: &mut Recorder, cache: Option<u32>, addrs: &[u64]| {
+    let free_bulk = |rec: &mut Recorder, cache: Option<CacheId>, addrs: &[u64]| {
         slab_common::kmem_cache_free_bulk(rec, cache, addrs, cpu);
     };
     match &line.op {
@@ -726,7 +730,10 @@ fn step(
                 }
                 v => {
                     // An object's address is not the first page of a block: "Bad page state".
-                    let pfn = rec.machine().addr_pfn(addr_of(rec, &v)).unwrap_or(Pfn::MAX);
+                    let pfn = rec
+                        .machine()
+                        .addr_pfn(addr_of(rec, &v))
+                        .unwrap_or(Pfn(u32::MAX));
                     if let Err(
                         PageAllocError::NotAllocated { pfn, .. }
                         | PageAllocError::PageSlab { pfn, .. },

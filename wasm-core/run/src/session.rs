@@ -16,6 +16,7 @@ use serde::Serialize;
 use slabscope_scenario::{parse, ParseError, PrintFile};
 use slabscope_sim::boot::Allocator;
 use slabscope_sim::buddyinfo::buddyinfo;
+use slabscope_sim::ids::CacheId;
 use slabscope_sim::machine::{Machine, Pfn};
 use slabscope_sim::rcu::event::RcuEvent;
 use slabscope_sim::rcu::state::RcuFunc;
@@ -130,7 +131,7 @@ impl From<slabscope_sim::sysfs::SysfsError> for SysfsMissing {
 #[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
 pub struct ObjectMark {
     pub allocated: bool,
-    pub cache: u32,
+    pub cache: CacheId,
     pub mark: Mark,
 }
 
@@ -160,7 +161,7 @@ pub struct Lane {
 /// Every allocation and free of every address, in step order: (step, allocated, cpu, cache).
 #[derive(Default)]
 struct ObjectHistory {
-    by_addr: BTreeMap<u64, Vec<(u32, bool, u32, u32)>>,
+    by_addr: BTreeMap<u64, Vec<(u32, bool, u32, CacheId)>>,
     op_ends: Vec<usize>,
     ops_start: usize,
 }
@@ -193,7 +194,7 @@ impl ObjectHistory {
         };
         // SLAB's object events name (slab, index); the address needs the slab's colour and the
         // cache's slot size as they were then.
-        let mut slab_size: BTreeMap<u32, u32> = BTreeMap::new();
+        let mut slab_size: BTreeMap<CacheId, u32> = BTreeMap::new();
         let mut slab_colour: BTreeMap<Pfn, u32> = BTreeMap::new();
         // Any machine of the run knows the address layout (`Machine::object_addr`).
         let m = rec.machine();

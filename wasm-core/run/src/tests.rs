@@ -297,7 +297,7 @@ x = kmem_cache_alloc(foo) on cpu0
         .map(|(a, c)| {
             (
                 format!("{a:#x}"),
-                rec.machine().slub().caches[c as usize].name.as_str(),
+                rec.machine().slub().caches[c].name.as_str(),
             )
         })
         .collect();

@@ -44,7 +44,7 @@ fn num_slabs(m: &Machine, cache: &str) -> u64 {
 /// The cache an object lives in (SLUB).
 fn cache_of(m: &Machine, addr: u64) -> String {
     let head = m.slub().slabs.head_of(m.addr_pfn(addr).unwrap()).unwrap();
-    m.slub().caches[m.slub().slabs.get(&head).unwrap().cache as usize]
+    m.slub().caches[m.slub().slabs.get(&head).unwrap().cache]
         .name
         .clone()
 }

@@ -52,7 +52,7 @@ fn merges_and_splits_name_both_buddies() {
         );
         for p in s.transient.merges.iter().chain(&s.transient.splits) {
             // Buddies differ in exactly the bit of their order.
-            assert_eq!(p.pfn ^ p.buddy, 1 << p.order, "step {i}");
+            assert_eq!(p.pfn.0 ^ p.buddy.0, 1 << p.order, "step {i}");
         }
         merges += s.transient.merges.len();
     }

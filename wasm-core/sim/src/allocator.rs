@@ -20,6 +20,7 @@
 use crate::boot::{Allocator, BootOptions};
 use crate::geometry::{GeometryError, SlabFlags};
 use crate::gfp::Gfp;
+use crate::ids::CacheId;
 use crate::machine::check::{SlabShare, Totals, Touched};
 use crate::machine::{Machine, Pfn};
 use crate::slab_common::{DestroyOutcome, FreeOutcome};
@@ -61,11 +62,11 @@ pub trait SlabAllocator: Sync {
         rec: &mut Recorder,
         args: &CacheArgs,
         boot: &BootOptions,
-    ) -> Result<u32, GeometryError>;
+    ) -> Result<CacheId, GeometryError>;
 
     /// The first cache created with the name `name` (destroyed or not; aliases are not
     /// looked at): how a scenario finds a cache it did not declare, such as `kmalloc-64`.
-    fn find_cache(&self, m: &Machine, name: &str) -> Option<u32>;
+    fn find_cache(&self, m: &Machine, name: &str) -> Option<CacheId>;
 
     /// `__do_kmalloc_node()`: an object of at least `size` bytes for `caller` (its address
     /// picks a random kmalloc cache where those exist), or NULL (0).
@@ -80,26 +81,45 @@ pub trait SlabAllocator: Sync {
     ) -> u64;
 
     /// `kmem_cache_alloc()`/`kmem_cache_alloc_node()`: `slab_alloc_node()` of cache `cache`.
-    fn kmem_cache_alloc(&self, rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64;
+    fn kmem_cache_alloc(
+        &self,
+        rec: &mut Recorder,
+        cache: CacheId,
+        cpu: u32,
+        node: Option<u32>,
+    ) -> u64;
 
     /// `kmem_cache_alloc_bulk()`: `n` objects or none.
-    fn kmem_cache_alloc_bulk(&self, rec: &mut Recorder, cache: u32, n: u32, cpu: u32) -> Vec<u64>;
+    fn kmem_cache_alloc_bulk(
+        &self,
+        rec: &mut Recorder,
+        cache: CacheId,
+        n: u32,
+        cpu: u32,
+    ) -> Vec<u64>;
 
     /// `kfree(addr)`, or `kmem_cache_free(cache, addr)` with `cache`.
-    fn kfree(&self, rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> FreeOutcome;
+    fn kfree(&self, rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<CacheId>)
+        -> FreeOutcome;
 
     /// `kmem_cache_free_bulk(cache, objs)`, or `kfree_bulk(objs)` without `cache`.
-    fn kmem_cache_free_bulk(&self, rec: &mut Recorder, cache: Option<u32>, objs: &[u64], cpu: u32);
+    fn kmem_cache_free_bulk(
+        &self,
+        rec: &mut Recorder,
+        cache: Option<CacheId>,
+        objs: &[u64],
+        cpu: u32,
+    );
 
     /// `kmem_cache_shrink()` → `__kmem_cache_shrink()`.
-    fn kmem_cache_shrink(&self, rec: &mut Recorder, cache: u32, cpu: u32);
+    fn kmem_cache_shrink(&self, rec: &mut Recorder, cache: CacheId, cpu: u32);
 
     /// `kmem_cache_destroy()` of `cache` under the name `alias` (another name of a merged
     /// cache), on `cpu`.
     fn kmem_cache_destroy(
         &self,
         rec: &mut Recorder,
-        cache: u32,
+        cache: CacheId,
         alias: Option<&str>,
         cpu: u32,
     ) -> DestroyOutcome;
@@ -109,7 +129,7 @@ pub trait SlabAllocator: Sync {
     fn has_cpu_slabs(&self) -> bool;
 
     /// `flush_cpu_slab()` of `cache` on `cpu` (SLUB).
-    fn flush_cpu_slab(&self, rec: &mut Recorder, cache: u32, cpu: u32) -> Result<(), Missing>;
+    fn flush_cpu_slab(&self, rec: &mut Recorder, cache: CacheId, cpu: u32) -> Result<(), Missing>;
 
     /// `cache_reap()` on `cpu`, or on every CPU (SLAB).
     fn cache_reap(&self, rec: &mut Recorder, cpu: Option<u32>) -> Result<(), Missing>;
@@ -118,7 +138,7 @@ pub trait SlabAllocator: Sync {
     fn is_live_object(&self, m: &Machine, addr: u64) -> bool;
 
     /// The cache and node of the slab whose first page is `pfn`, if there is one.
-    fn slab_of(&self, m: &Machine, pfn: Pfn) -> Option<(u32, u32)>;
+    fn slab_of(&self, m: &Machine, pfn: Pfn) -> Option<(CacheId, u32)>;
 
     /// Every slab's first page, in address order.
     fn slab_pfns(&self, m: &Machine) -> Vec<Pfn>;
@@ -137,7 +157,7 @@ pub trait SlabAllocator: Sync {
     fn briefs(&self, m: &Machine) -> Vec<CacheBrief>;
 
     /// Cache `id` in detail, for the snapshot (the slab `wanted` shown, if it exists).
-    fn cache_view(&self, v: &View, id: u32, wanted: Option<Pfn>) -> CacheView;
+    fn cache_view(&self, v: &View, id: CacheId, wanted: Option<Pfn>) -> CacheView;
 
     /// Every invariant of the allocator's structures, with the machine's sums.
     fn check_all(&self, m: &Machine, totals: &Totals, bad: &mut Vec<String>);

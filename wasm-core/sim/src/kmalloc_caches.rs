@@ -21,6 +21,7 @@
 use crate::geometry::kmalloc::KmallocClass;
 use crate::geometry::SlabFlags;
 use crate::gfp::{Gfp, __GFP_ACCOUNT, __GFP_DMA, __GFP_RECLAIMABLE};
+use crate::ids::CacheId;
 use serde::Serialize;
 
 /// `RANDOM_KMALLOC_CACHES_NR`: copies of the normal caches with the switch on.
@@ -141,17 +142,17 @@ pub fn kmalloc_type(flags: Gfp, caller: u64, random_kmalloc_seed: Option<u64>) -
 /// cache).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct KmallocCaches {
-    table: Vec<Vec<Option<u32>>>,
+    table: Vec<Vec<Option<CacheId>>>,
 }
 
 impl KmallocCaches {
     /// The cache at `[ty][index]`.
-    pub fn get(&self, ty: KmallocType, index: u32) -> Option<u32> {
+    pub fn get(&self, ty: KmallocType, index: u32) -> Option<CacheId> {
         self.table.get(ty.slot())?.get(index as usize).copied()?
     }
 
     /// Records cache `id` at `slot` (`new_kmalloc_cache()`).
-    pub fn set(&mut self, slot: KmallocSlot, id: u32) {
+    pub fn set(&mut self, slot: KmallocSlot, id: CacheId) {
         if self.table.len() < NR_KMALLOC_TYPES {
             self.table.resize(NR_KMALLOC_TYPES, Vec::new());
         }
@@ -239,8 +240,8 @@ mod tests {
             index: 6,
         };
         assert_eq!(t.get(KmallocType::Cgroup, 6), None);
-        t.set(slot, 42);
-        assert_eq!(t.get(KmallocType::Cgroup, 6), Some(42));
+        t.set(slot, CacheId(42));
+        assert_eq!(t.get(KmallocType::Cgroup, 6), Some(CacheId(42)));
         assert_eq!(t.get(KmallocType::Normal, 6), None);
         t.clear(slot);
         assert_eq!(t.get(KmallocType::Cgroup, 6), None);

@@ -17,6 +17,7 @@ pub mod boot;
 pub mod buddyinfo;
 pub mod geometry;
 pub mod gfp;
+pub mod ids;
 pub mod kmalloc_caches;
 pub mod machine;
 pub mod page_alloc;

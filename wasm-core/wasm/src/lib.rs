@@ -13,6 +13,7 @@ use slabscope_run::wire::{BuildInfo, SimError, SnapshotAt};
 use slabscope_run::RunProgress;
 use slabscope_scenario::parse;
 use slabscope_sim::geometry::{kmem_cache_geometry, CacheRequest};
+use slabscope_sim::ids::Pfn;
 use slabscope_sim::sweep::{SweepGrid, SweepJob, SWEEP_COLUMNS};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -184,7 +185,7 @@ impl Session {
     pub fn page_lane(&self, pfn: u32) -> Result<String, JsError> {
         let lane = self
             .inner
-            .page_lane(pfn)
+            .page_lane(Pfn(pfn))
             .ok_or_else(|| invalid(format!("no page frame {pfn}")))?;
         Ok(serde_json::to_string(&lane).expect("lanes serialise"))
     }

@@ -1,4 +1,5 @@
 use super::*;
+use slabscope_sim::ids::Pfn;
 use slabscope_sim::snapshot::{CpuView, NodeView, SlabPlace, SlotState};
 
 const SCENARIOS: &[(&str, &str)] = &[
@@ -118,12 +119,12 @@ fn snapshots_agree_with_counters_and_history_at_every_cursor() {
                 .expect("every cursor has a snapshot");
             check_snapshot(name, &s);
             // The page-frame map covers every frame once, in order.
-            let mut next = 0;
+            let mut next = Pfn(0);
             for b in &s.buddy.blocks {
                 assert_eq!(b.pfn, next, "{name} at {cursor}");
                 next += b.pages;
             }
-            assert_eq!(next as usize, session.recorder().machine().frames.len());
+            assert_eq!(next.index(), session.recorder().machine().frames.len());
         }
     }
 }

@@ -11,7 +11,7 @@ impl Machine {
                 let zone = &mut self.zones[node as usize];
                 zone.free_area[order as usize].remove(&mut self.frames, pfn);
                 zone.free_pages -= 1 << order;
-                self.frames[pfn as usize].state = FrameState::Detached { order };
+                self.frames[pfn].state = FrameState::Detached { order };
             }
             Event::FreeBlockAdded {
                 node,
@@ -73,7 +73,7 @@ impl Machine {
                 let pcp = &mut self.pcp[index];
                 pcp.lists[order as usize].remove(&mut self.frames, pfn);
                 pcp.count -= 1 << order;
-                self.frames[pfn as usize].state = FrameState::Detached { order };
+                self.frames[pfn].state = FrameState::Detached { order };
             }
             Event::PcpFreeFactorSet {
                 cpu,
@@ -105,9 +105,9 @@ impl Machine {
 
     /// Gives a block's first frame `head` and makes every other frame its tail.
     fn set_block(&mut self, pfn: Pfn, order: u8, head: FrameState) {
-        self.frames[pfn as usize].state = head;
-        for tail in pfn + 1..pfn + (1 << order) {
-            self.frames[tail as usize].state = FrameState::Tail { head: pfn };
+        self.frames[pfn].state = head;
+        for tail in pfn.pages(1 << order).skip(1) {
+            self.frames[tail].state = FrameState::Tail { head: pfn };
         }
     }
 }

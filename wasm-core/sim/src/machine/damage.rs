@@ -18,6 +18,7 @@
 //!   record first (there are few, and the run stays damaged from the step that did it on).
 
 use super::{Machine, Pfn};
+use crate::ids::CacheId;
 use serde::Serialize;
 
 /// One piece of known damage.
@@ -29,9 +30,9 @@ pub enum Damage {
     /// freed the object into its slab at `pfn`.
     WrongCacheFree {
         /// The cache the caller named (`s`), whose code ran.
-        cache: u32,
+        cache: CacheId,
         /// The cache the object's slab belongs to (`slab->slab_cache`).
-        slab_cache: u32,
+        slab_cache: CacheId,
         addr: u64,
         pfn: Pfn,
         /// SLUB: `s->offset` where the free pointer was stored, and the offset the slab's own
@@ -43,8 +44,8 @@ pub enum Damage {
     /// counters, which never counted it; `slab_cache`'s still count it. (The simulator takes the
     /// count from `slab_cache`, so that its own counters still add up.)
     ForeignSlabDiscarded {
-        cache: u32,
-        slab_cache: u32,
+        cache: CacheId,
+        slab_cache: CacheId,
         pfn: Pfn,
         node: u32,
         objects: u32,
@@ -54,8 +55,8 @@ pub enum Damage {
     /// `cache`'s node `node` lists and counts; the simulator, which cannot hold an index of
     /// another geometry, returns the object to its own slab, lists and counts.
     ForeignObjectFreed {
-        cache: u32,
-        slab_cache: u32,
+        cache: CacheId,
+        slab_cache: CacheId,
         addr: u64,
         pfn: Pfn,
         node: u32,
@@ -64,7 +65,7 @@ pub enum Damage {
 
 /// Every record, worded, into `bad`: nothing when nothing is known to be damaged.
 pub fn check_records(m: &Machine, bad: &mut Vec<String>) {
-    let name = |id: u32| m.cache_name(id).unwrap_or("?").to_string();
+    let name = |id: CacheId| m.cache_name(id).unwrap_or("?").to_string();
     bad.extend(m.damage.iter().map(|d| match *d {
         Damage::WrongCacheFree {
             cache,

@@ -26,6 +26,8 @@ pub use slabs::SlabTable;
 
 use crate::boot::Allocator;
 use crate::geometry::platform::PageGeometry;
+use crate::ids::CacheId;
+use crate::ids::TiVec;
 use crate::kmalloc_caches::KmallocCaches;
 use crate::page_alloc::zonelist::{self, DistanceError};
 use crate::profile::KernelProfile;
@@ -36,14 +38,13 @@ use rand_core::SeedableRng;
 use rand_pcg::Pcg32;
 use serde::Serialize;
 
-/// A page frame number.
-pub type Pfn = u32;
+pub use crate::ids::Pfn;
 /// Where x86_64 maps all physical memory (`PAGE_OFFSET` without KASLR): objects are addresses
 /// in the direct map (`DIRECT_MAP_BASE + pfn * PAGE_SIZE + offset`), as a kernel engineer
 /// reads them in a crash dump. NULL is 0.
 pub const DIRECT_MAP_BASE: u64 = 0xffff_8880_0000_0000;
 /// The end of an intrusive list.
-pub const NIL: Pfn = u32::MAX;
+pub const NIL: Pfn = Pfn(u32::MAX);
 /// Orders that per-CPU page lists hold: 0..=PAGE_ALLOC_COSTLY_ORDER (no THP list modelled).
 pub const PCP_ORDERS: usize = 4;
 
@@ -52,7 +53,7 @@ pub const PCP_ORDERS: usize = 4;
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Owner {
     /// A slab of the cache with this id.
-    Slab { cache: u32 },
+    Slab { cache: CacheId },
     /// A kmalloc too large for the caches (`__kmalloc_large_node()`).
     LargeKmalloc,
     /// Any other user of the page allocator (a scenario's `alloc_pages`).
@@ -60,7 +61,7 @@ pub enum Owner {
     /// A slab of this `SLAB_TYPESAFE_BY_RCU` cache, freed by its cache and waiting for its
     /// RCU callback (`rcu_free_slab()`, `kmem_rcu_free()`): still a slab's pages to the page
     /// allocator, no longer on the cache's lists or in its counters.
-    SlabRcu { cache: u32 },
+    SlabRcu { cache: CacheId },
     /// A page of `kfree_rcu()` pointers (`struct kvfree_rcu_bulk_data`) of this CPU's `krc`,
     /// in use or in its page cache.
     KfreeRcu { cpu: u16 },
@@ -175,7 +176,7 @@ pub struct Machine {
     pub cpu_node: Vec<u32>,
     /// Pfns per node span (a multiple of the largest block).
     pub span: u32,
-    pub frames: Vec<PageFrame>,
+    pub frames: TiVec<Pfn, PageFrame>,
     pub zones: Vec<Zone>,
     /// `pcp[cpu * nodes + node]`: every CPU has lists for every zone.
     pub pcp: Vec<PerCpuPages>,
@@ -222,18 +223,19 @@ impl Machine {
         let (page, cpu_node) = config.validate()?;
         let max_block = 1u32 << page.max_order;
         let span = config.pages_per_node.div_ceil(max_block) * max_block;
-        let mut frames = vec![
+        let mut frames: TiVec<Pfn, PageFrame> = vec![
             PageFrame {
                 state: FrameState::Hole,
                 prev: NIL,
                 next: NIL,
             };
             (span * config.nodes) as usize
-        ];
+        ]
+        .into();
         let lists = (page.max_order + 1) as usize;
         let mut zones = Vec::new();
         for node in 0..config.nodes {
-            let start_pfn = node * span;
+            let start_pfn = Pfn(node * span);
             let mut zone = Zone {
                 node,
                 start_pfn,
@@ -245,17 +247,17 @@ impl Machine {
             let end = start_pfn + config.pages_per_node;
             let mut pfn = start_pfn;
             while pfn < end {
-                let aligned = if pfn == 0 {
+                let aligned = if pfn == Pfn(0) {
                     page.max_order
                 } else {
                     pfn.trailing_zeros()
                 };
                 let fits = 31 - (end - pfn).leading_zeros();
                 let order = aligned.min(fits).min(page.max_order);
-                for tail in pfn + 1..pfn + (1 << order) {
-                    frames[tail as usize].state = FrameState::Tail { head: pfn };
+                for tail in pfn.pages(1 << order).skip(1) {
+                    frames[tail].state = FrameState::Tail { head: pfn };
                 }
-                frames[pfn as usize].state = FrameState::Buddy { order: order as u8 };
+                frames[pfn].state = FrameState::Buddy { order: order as u8 };
                 zone.free_area[order as usize].push_tail(&mut frames, pfn);
                 zone.free_pages += 1 << order;
                 pfn += 1 << order;
@@ -303,7 +305,7 @@ impl Machine {
             rng: Pcg32::seed_from_u64(seed),
             profile: &crate::profile::LINUX_6_6,
             alloc: AllocatorState::Slub(SlubState {
-                caches: Vec::new(),
+                caches: TiVec::new(),
                 slabs: SlabTable::new(frames_len),
             }),
             list_lock_taken: vec![0; nodes_count],
@@ -335,7 +337,7 @@ impl Machine {
     pub fn with_allocator(mut self, allocator: Allocator) -> Machine {
         self.alloc = match allocator {
             Allocator::Slub => AllocatorState::Slub(SlubState {
-                caches: Vec::new(),
+                caches: TiVec::new(),
                 slabs: SlabTable::new(self.frames.len()),
             }),
             Allocator::Slab => AllocatorState::Slab(SlabState::default()),
@@ -365,10 +367,10 @@ impl Machine {
     }
 
     /// The name of cache `id` of the machine's allocator.
-    pub fn cache_name(&self, id: u32) -> Option<&str> {
+    pub fn cache_name(&self, id: CacheId) -> Option<&str> {
         match &self.alloc {
-            AllocatorState::Slub(s) => s.caches.get(id as usize).map(|c| c.name.as_str()),
-            AllocatorState::Slab(s) => s.caches.get(id as usize).map(|c| c.name.as_str()),
+            AllocatorState::Slub(s) => s.caches.get(id).map(|c| c.name.as_str()),
+            AllocatorState::Slab(s) => s.caches.get(id).map(|c| c.name.as_str()),
         }
     }
 
@@ -383,12 +385,12 @@ impl Machine {
     pub fn addr_pfn(&self, addr: u64) -> Option<Pfn> {
         let offset = addr.checked_sub(DIRECT_MAP_BASE)?;
         let pfn = offset >> self.page.page_shift;
-        (pfn < self.frames.len() as u64).then_some(pfn as Pfn)
+        (pfn < self.frames.len() as u64).then_some(Pfn(pfn as u32))
     }
 
     /// The node whose memory holds `pfn`.
     pub fn node_of(&self, pfn: Pfn) -> u32 {
-        pfn / self.span
+        pfn.0 / self.span
     }
 
     /// Index into `pcp` for a CPU's lists of a node's zone.
@@ -398,7 +400,7 @@ impl Machine {
 
     /// The frame at `pfn`, if it exists.
     pub fn frame(&self, pfn: Pfn) -> Option<&PageFrame> {
-        self.frames.get(pfn as usize)
+        self.frames.get(pfn)
     }
 
     /// Pfns of a list, in order (for views and tests).

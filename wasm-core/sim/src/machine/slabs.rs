@@ -16,7 +16,7 @@ pub struct SlabTable {
     len: usize,
 }
 
-const NO_SLAB: Pfn = Pfn::MAX;
+const NO_SLAB: Pfn = Pfn(u32::MAX);
 
 impl SlabTable {
     /// A table for `frames` page frames.
@@ -29,11 +29,11 @@ impl SlabTable {
     }
 
     pub fn get(&self, pfn: &Pfn) -> Option<&Slab> {
-        self.by_pfn.get(*pfn as usize)?.as_deref()
+        self.by_pfn.get(pfn.index())?.as_deref()
     }
 
     pub fn get_mut(&mut self, pfn: &Pfn) -> Option<&mut Slab> {
-        self.by_pfn.get_mut(*pfn as usize)?.as_deref_mut()
+        self.by_pfn.get_mut(pfn.index())?.as_deref_mut()
     }
 
     pub fn contains_key(&self, pfn: &Pfn) -> bool {
@@ -43,15 +43,15 @@ impl SlabTable {
     /// The first pfn of the slab any of whose pages is `pfn`.
     pub fn head_of(&self, pfn: Pfn) -> Option<Pfn> {
         self.head
-            .get(pfn as usize)
+            .get(pfn.index())
             .copied()
             .filter(|&h| h != NO_SLAB)
     }
 
     pub fn insert(&mut self, pfn: Pfn, slab: Slab) {
         let pages = 1usize << slab.order;
-        self.head[pfn as usize..pfn as usize + pages].fill(pfn);
-        let entry = &mut self.by_pfn[pfn as usize];
+        self.head[pfn.index()..pfn.index() + pages].fill(pfn);
+        let entry = &mut self.by_pfn[pfn.index()];
         if entry.is_none() {
             self.len += 1;
         }
@@ -59,9 +59,9 @@ impl SlabTable {
     }
 
     pub fn remove(&mut self, pfn: &Pfn) -> Option<Slab> {
-        let slab = self.by_pfn.get_mut(*pfn as usize)?.take()?;
+        let slab = self.by_pfn.get_mut(pfn.index())?.take()?;
         let pages = 1usize << slab.order;
-        self.head[*pfn as usize..*pfn as usize + pages].fill(NO_SLAB);
+        self.head[pfn.index()..pfn.index() + pages].fill(NO_SLAB);
         self.len -= 1;
         Some(*slab)
     }
@@ -79,7 +79,7 @@ impl SlabTable {
         self.by_pfn
             .iter()
             .enumerate()
-            .filter_map(|(pfn, s)| Some((pfn as Pfn, s.as_deref()?)))
+            .filter_map(|(pfn, s)| Some((Pfn::from(pfn), s.as_deref()?)))
     }
 
     /// Every slab, in pfn order.

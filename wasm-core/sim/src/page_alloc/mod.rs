@@ -16,6 +16,7 @@ pub mod zonelist;
 
 pub use buddy::{__free_one_page, __rmqueue_smallest};
 
+use crate::ids::CacheId;
 use crate::machine::{FrameState, Owner, Pfn};
 use crate::trace::{Event, Recorder};
 use std::fmt;
@@ -40,7 +41,7 @@ pub enum PageAllocError {
     /// `free_pages` of a slab's pages while the slab still exists (`PageSlab` set).
     PageSlab {
         pfn: Pfn,
-        cache: u32,
+        cache: CacheId,
     },
     /// No node had a free block of the order.
     OutOfMemory {

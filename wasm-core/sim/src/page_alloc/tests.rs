@@ -66,11 +66,11 @@ fn split_of_spec_5_10() {
     // back the upper halves at orders 2, 1, 0.
     let mut rec = no_pcp(8);
     let pfn = alloc_pages(&mut rec, 0, None, 0, Owner::Pages).unwrap();
-    assert_eq!(pfn, 0);
+    assert_eq!(pfn, Pfn(0));
     assert_eq!(&nr_free(&rec)[..4], &[1, 1, 1, 0]);
     let m = rec.machine();
     let heads: Vec<Pfn> = (0..3).map(|o| m.zones[0].free_area[o].first).collect();
-    assert_eq!(heads, [1, 2, 4]);
+    assert_eq!(heads, [1, 2, 4].map(Pfn));
 }
 
 #[test]
@@ -81,20 +81,23 @@ fn merge_chain_of_spec_5_10() {
         .collect();
     assert_eq!(
         pfns,
-        (0..16).collect::<Vec<_>>(),
+        (0..16).map(Pfn).collect::<Vec<_>>(),
         "splits hand out ascending pages"
     );
     // Free 4 (order 0), 6+7 (-> order 1 at 6), 0..3 (-> order 2 at 0); then free 5.
     for pfn in [4, 6, 7, 0, 1, 2, 3] {
-        free_pages(&mut rec, 0, pfn).unwrap();
+        free_pages(&mut rec, 0, Pfn(pfn)).unwrap();
     }
     assert_eq!(&nr_free(&rec)[..4], &[1, 1, 1, 0]);
     let before = rec.steps().len();
-    free_pages(&mut rec, 0, 5).unwrap();
+    free_pages(&mut rec, 0, Pfn(5)).unwrap();
     // 5^1 = 4 -> order 1 at 4; 4^2 = 6 -> order 2 at 4; 4^4 = 0 -> order 3 at 0; 0^8 = 8 busy.
-    assert_eq!(merges(&rec, before), [(4, 5, 0), (4, 6, 1), (0, 4, 2)]);
+    assert_eq!(
+        merges(&rec, before),
+        [(4, 5, 0), (4, 6, 1), (0, 4, 2)].map(|(a, b, o)| (Pfn(a), Pfn(b), o))
+    );
     assert_eq!(&nr_free(&rec)[..5], &[0, 0, 0, 1, 0]);
-    assert_eq!(rec.machine().zones[0].free_area[3].first, 0);
+    assert_eq!(rec.machine().zones[0].free_area[3].first, Pfn(0));
     assert!(check_page_allocator(rec.machine()).is_empty());
 }
 
@@ -106,10 +109,10 @@ fn a_block_whose_higher_buddy_is_free_goes_to_the_tail() {
     let p: Vec<Pfn> = (0..4)
         .map(|_| alloc_pages(&mut rec, 0, None, 0, Owner::Pages).unwrap())
         .collect();
-    assert_eq!(p, [0, 1, 2, 3]);
-    free_pages(&mut rec, 0, 2).unwrap();
-    free_pages(&mut rec, 0, 3).unwrap(); // 2+3 -> order 1 at 2
-                                         // Put an unrelated order-0 block on free_area[0] first, so head and tail differ.
+    assert_eq!(p, [0, 1, 2, 3].map(Pfn));
+    free_pages(&mut rec, 0, Pfn(2)).unwrap();
+    free_pages(&mut rec, 0, Pfn(3)).unwrap(); // 2+3 -> order 1 at 2
+                                              // Put an unrelated order-0 block on free_area[0] first, so head and tail differ.
     let mut rec2 = no_pcp(8);
     let q: Vec<Pfn> = (0..8)
         .map(|_| alloc_pages(&mut rec2, 0, None, 0, Owner::Pages).unwrap())
@@ -117,12 +120,12 @@ fn a_block_whose_higher_buddy_is_free_goes_to_the_tail() {
     for pfn in [6, 2, 3] {
         free_pages(&mut rec2, 0, q[pfn as usize]).unwrap();
     }
-    free_pages(&mut rec2, 0, 0).unwrap();
+    free_pages(&mut rec2, 0, Pfn(0)).unwrap();
     let list = rec2
         .machine()
         .list_pfns(&rec2.machine().zones[0].free_area[0]);
-    assert_eq!(list, [6, 0], "0 joined at the tail, behind 6");
-    free_pages(&mut rec, 0, 0).unwrap();
+    assert_eq!(list, [6, 0].map(Pfn), "0 joined at the tail, behind 6");
+    free_pages(&mut rec, 0, Pfn(0)).unwrap();
     assert!(check_page_allocator(rec.machine()).is_empty());
     assert!(check_page_allocator(rec2.machine()).is_empty());
 }
@@ -131,14 +134,14 @@ fn a_block_whose_higher_buddy_is_free_goes_to_the_tail() {
 fn pcp_refill_takes_a_batch_in_address_order() {
     let mut rec = machine(2, 1, 1024, Some(7), Some(28));
     let first = alloc_pages(&mut rec, 0, None, 0, Owner::Pages).unwrap();
-    assert_eq!(first, 0);
+    assert_eq!(first, Pfn(0));
     let m = rec.machine();
     let pcp = &m.pcp[m.pcp_index(0, 0)];
     assert_eq!(pcp.count, 6);
-    assert_eq!(m.list_pfns(&pcp.lists[0]), [1, 2, 3, 4, 5, 6]);
+    assert_eq!(m.list_pfns(&pcp.lists[0]), [1, 2, 3, 4, 5, 6].map(Pfn));
     // The other CPU's lists are untouched; its first allocation refills its own.
     let other = alloc_pages(&mut rec, 1, None, 0, Owner::Pages).unwrap();
-    assert_eq!(other, 7);
+    assert_eq!(other, Pfn(7));
     // Order-2 refills take max(7 >> 2, 2) = 2 blocks.
     alloc_pages(&mut rec, 0, None, 2, Owner::Pages).unwrap();
     let m = rec.machine();
@@ -200,13 +203,13 @@ fn zonelist_falls_back_to_other_nodes_then_fails_cleanly() {
     );
     assert_eq!(rec.steps().last().unwrap().function, "__alloc_pages");
     assert!(matches!(
-        free_pages(&mut rec, 0, 3000),
+        free_pages(&mut rec, 0, Pfn(3000)),
         Err(PageAllocError::NotAllocated { .. })
     ));
     // 1025 is the free buddy of the page just taken from node 1 (which starts at pfn 1024).
-    assert_eq!(pfn, 1024);
+    assert_eq!(pfn, Pfn(1024));
     assert!(matches!(
-        free_pages(&mut rec, 0, 1025),
+        free_pages(&mut rec, 0, Pfn(1025)),
         Err(PageAllocError::NotAllocated { .. })
     ));
     assert!(alloc_pages(&mut rec, 9, None, 0, Owner::Pages).is_err());
@@ -374,7 +377,7 @@ proptest! {
             let m = rec.machine();
             let buddy: u64 = m.zones.iter().map(|z| z.free_pages).sum();
             let pcp: u64 = m.pcp.iter().map(|p| u64::from(p.count)).sum();
-            let owned: u64 = live.iter().map(|&p| match m.frames[p as usize].state {
+            let owned: u64 = live.iter().map(|&p| match m.frames[p].state {
                 FrameState::Allocated { order, .. } => 1u64 << order,
                 _ => 0,
             }).sum();

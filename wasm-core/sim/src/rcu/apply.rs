@@ -9,7 +9,7 @@ impl Machine {
         match *event {
             RcuEvent::CallbackQueued { cpu, gp, func } => {
                 if let RcuFunc::FreeSlab { cache, pfn, order } = func {
-                    self.frames[pfn as usize].state = FrameState::Allocated {
+                    self.frames[pfn].state = FrameState::Allocated {
                         order,
                         owner: Owner::SlabRcu { cache },
                     };
@@ -22,7 +22,7 @@ impl Machine {
                 debug_assert_eq!(list.first().map(|c| c.func), Some(func));
                 list.remove(0);
                 if let RcuFunc::FreeSlab { pfn, order, .. } = func {
-                    self.frames[pfn as usize].state = FrameState::Allocated {
+                    self.frames[pfn].state = FrameState::Allocated {
                         order,
                         owner: Owner::Pages,
                     };

@@ -88,9 +88,9 @@ pub(crate) fn check_all(m: &Machine, bad: &mut Vec<String>) {
     }
     // Both sides of the account: the blocks whose owner says RCU, and the pages RCU holds.
     let holders = RcuHolders::index(m);
-    for (pfn, frame) in m.frames.iter().enumerate() {
+    for (pfn, frame) in m.frames.iter_enumerated() {
         if rcu_owned(frame.state).is_some() {
-            check_frame(m, pfn as Pfn, &holders, bad);
+            check_frame(m, pfn, &holders, bad);
         }
     }
     if let RcuHolders::Index(index) = &holders {

@@ -35,6 +35,7 @@ pub mod state;
 
 pub use kfree::{kfree_rcu_monitor, kvfree_call_rcu, KfreeRcuOutcome};
 
+use crate::ids::CacheId;
 use crate::machine::Pfn;
 use crate::page_alloc::free_pages;
 use crate::trace::{Event, Recorder};
@@ -57,7 +58,7 @@ pub(crate) fn call_rcu(rec: &mut Recorder, cpu: u32, func: RcuFunc) {
 /// `free_slab()` of a slab of a `SLAB_TYPESAFE_BY_RCU` cache (SLUB) or `slab_destroy()`
 /// (SLAB), inside the caller's step: `call_rcu(&slab->rcu_head, rcu_free_slab)`.
 #[doc(alias = "free_slab")]
-pub(crate) fn free_slab_rcu(rec: &mut Recorder, cpu: u32, cache: u32, pfn: Pfn, order: u8) {
+pub(crate) fn free_slab_rcu(rec: &mut Recorder, cpu: u32, cache: CacheId, pfn: Pfn, order: u8) {
     call_rcu(rec, cpu, RcuFunc::FreeSlab { cache, pfn, order });
 }
 
@@ -157,7 +158,7 @@ fn rcu_do_batch(rec: &mut Recorder, cpu: u32) {
 /// cache went on `slab_caches_to_rcu_destroy` and `slab_caches_to_rcu_destroy_workfn()` was
 /// scheduled; that work calls `rcu_barrier()`, so the pages of the slabs just freed are back
 /// before `kmem_cache_release()`. It runs within the operation.
-pub(crate) fn slab_caches_to_rcu_destroy_workfn(rec: &mut Recorder, cache: u32) {
+pub(crate) fn slab_caches_to_rcu_destroy_workfn(rec: &mut Recorder, cache: CacheId) {
     rec.call(
         "slab_caches_to_rcu_destroy_workfn",
         "rcu_barrier before release",

@@ -7,6 +7,7 @@
 //! `get_state_synchronize_rcu()`); it may go on once `completed` has reached that number
 //! (`poll_state_synchronize_rcu()`).
 
+use crate::ids::CacheId;
 use crate::machine::Pfn;
 use serde::Serialize;
 
@@ -31,7 +32,7 @@ pub fn kvfree_bulk_max_entr(page_size: u32) -> u32 {
 pub enum RcuFunc {
     /// SLUB's `rcu_free_slab()` / SLAB's `kmem_rcu_free()`: the pages of a slab of a
     /// `SLAB_TYPESAFE_BY_RCU` cache go back to the page allocator.
-    FreeSlab { cache: u32, pfn: Pfn, order: u8 },
+    FreeSlab { cache: CacheId, pfn: Pfn, order: u8 },
     /// `rcu_work_rcufn()` of `krw_arr[batch]` of the CPU's `krc` (`queue_rcu_work()`): it
     /// queues `kfree_rcu_work()`, which frees the batch.
     KfreeRcuWork { batch: u8 },

@@ -8,6 +8,7 @@ use super::*;
 use crate::boot::Allocator;
 use crate::boot::BootOptions;
 use crate::geometry::SlabFlags;
+use crate::ids::CacheId;
 use crate::machine::check::{check_trace, FullChecks};
 use crate::machine::{FrameState, Machine, MachineConfig, Owner};
 use crate::slabinfo::slabinfo;
@@ -36,7 +37,7 @@ fn boot(allocator: Allocator, cpus: u32, pages: u32) -> Recorder {
     rec
 }
 
-fn rcu_cache(rec: &mut Recorder, name: &str, size: u32) -> u32 {
+fn rcu_cache(rec: &mut Recorder, name: &str, size: u32) -> CacheId {
     let flags = SlabFlags {
         typesafe_by_rcu: true,
         ..SlabFlags::default()
@@ -49,7 +50,7 @@ fn rcu_cache(rec: &mut Recorder, name: &str, size: u32) -> u32 {
     .unwrap()
 }
 
-fn alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
+fn alloc(rec: &mut Recorder, cache: CacheId, cpu: u32) -> u64 {
     let obj = match rec.machine().allocator() {
         Allocator::Slub => crate::slub::slab_alloc_node(rec, cache, cpu, None),
         Allocator::Slab => crate::slab::slab_alloc_node(rec, cache, cpu, None),
@@ -74,7 +75,7 @@ fn free(rec: &mut Recorder, obj: u64, cpu: u32) {
     };
 }
 
-fn shrink(rec: &mut Recorder, cache: u32, cpu: u32) {
+fn shrink(rec: &mut Recorder, cache: CacheId, cpu: u32) {
     match rec.machine().allocator() {
         Allocator::Slub => crate::slub::kmem_cache_shrink(rec, cache, cpu),
         Allocator::Slab => {
@@ -99,7 +100,7 @@ fn free_pages(m: &Machine) -> u64 {
 }
 
 fn state(rec: &Recorder, pfn: Pfn) -> FrameState {
-    rec.machine().frames[pfn as usize].state
+    rec.machine().frames[pfn].state
 }
 
 /// The first pages of the slabs holding `objs`.

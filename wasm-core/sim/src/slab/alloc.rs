@@ -8,6 +8,7 @@ use super::state::{AcRef, SlabList, BATCHREFILL_LIMIT};
 use super::{cpu_ac, emit, lock, shared_ac};
 use crate::geometry::slab::FreelistLayout;
 use crate::gfp::{Gfp, GFP_KERNEL};
+use crate::ids::CacheId;
 use crate::machine::{Owner, Pfn};
 use crate::page_alloc::{alloc_pages, alloc_pages_thisnode, free_pages, zonelist};
 use crate::slab_common::random::draw_below;
@@ -53,8 +54,8 @@ pub fn __do_kmalloc_node(
 }
 
 /// `kmem_cache_alloc()`/`kmem_cache_alloc_node()` → `slab_alloc_node()` → `__do_cache_alloc()`.
-pub fn slab_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
-    if rec.machine().slab().caches[cache as usize].destroyed {
+pub fn slab_alloc_node(rec: &mut Recorder, cache: CacheId, cpu: u32, node: Option<u32>) -> u64 {
+    if rec.machine().slab().caches[cache].destroyed {
         rec.call(
             "kmem_cache_alloc",
             "destroyed cache",
@@ -77,7 +78,7 @@ pub fn slab_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u3
 
 /// `__do_cache_alloc()`: the local array unless another node is asked for; then the node
 /// lists of the wanted node; then any node.
-fn __do_cache_alloc(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
+fn __do_cache_alloc(rec: &mut Recorder, cache: CacheId, cpu: u32, node: Option<u32>) -> u64 {
     let local = rec.machine().cpu_node[cpu as usize];
     let nodeid = node.unwrap_or(local);
     let mut obj = 0;
@@ -91,7 +92,7 @@ fn __do_cache_alloc(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>)
 }
 
 /// Hands `obj`, just taken off an array or a slab, to the caller (inside the open step).
-fn give(rec: &mut Recorder, cache: u32, cpu: u32, obj: u64) -> u64 {
+fn give(rec: &mut Recorder, cache: CacheId, cpu: u32, obj: u64) -> u64 {
     let place = super::place_of(rec.machine(), obj).expect("objects lie in slabs");
     emit(
         rec,
@@ -107,8 +108,8 @@ fn give(rec: &mut Recorder, cache: u32, cpu: u32, obj: u64) -> u64 {
 }
 
 /// `ac->touched = 1; return ac->entry[--ac->avail];` inside the open step.
-fn pop(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
-    let ac = &rec.machine().slab().caches[cache as usize].cpu[cpu as usize];
+fn pop(rec: &mut Recorder, cache: CacheId, cpu: u32) -> u64 {
+    let ac = &rec.machine().slab().caches[cache].cpu[cpu as usize];
     let (obj, touched) = (
         *ac.entry.last().expect("the array is not empty"),
         ac.touched,
@@ -134,8 +135,8 @@ fn pop(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
 }
 
 /// `____cache_alloc()`: the newest pointer of this CPU's array, else a refill.
-fn ____cache_alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
-    if rec.machine().slab().caches[cache as usize].cpu[cpu as usize].avail() > 0 {
+fn ____cache_alloc(rec: &mut Recorder, cache: CacheId, cpu: u32) -> u64 {
+    if rec.machine().slab().caches[cache].cpu[cpu as usize].avail() > 0 {
         let obj = rec.call(
             "____cache_alloc",
             "array hit",
@@ -152,11 +153,11 @@ fn ____cache_alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
 }
 
 /// `cache_alloc_refill()` (v6.6, or the pre-4.7 behaviour with `legacy_refill`).
-fn cache_alloc_refill(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
+fn cache_alloc_refill(rec: &mut Recorder, cache: CacheId, cpu: u32) -> u64 {
     let node = rec.machine().cpu_node[cpu as usize];
     loop {
         let m = rec.machine();
-        let s = &m.slab().caches[cache as usize];
+        let s = &m.slab().caches[cache];
         let ac = &s.cpu[cpu as usize];
         let mut batch = i64::from(ac.batchcount);
         if !ac.touched && batch > i64::from(BATCHREFILL_LIMIT) {
@@ -205,13 +206,12 @@ fn cache_alloc_refill(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
                         fixup_slab_list(rec, cache, pfn);
                     }
                     // must_grow: n->free_objects -= ac->avail
-                    let avail =
-                        rec.machine().slab().caches[cache as usize].cpu[cpu as usize].avail();
+                    let avail = rec.machine().slab().caches[cache].cpu[cpu as usize].avail();
                     if avail > 0 {
                         node_counts(rec, cache, node, 0, 0, -(avail as i32));
                     }
                 }
-                (rec.machine().slab().caches[cache as usize].cpu[cpu as usize].avail() > 0)
+                (rec.machine().slab().caches[cache].cpu[cpu as usize].avail() > 0)
                     .then(|| pop(rec, cache, cpu))
             });
             if let Some(obj) = refilled {
@@ -244,7 +244,7 @@ fn cache_alloc_refill(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
             );
         }
         cache_grow_end(rec, cache, slab);
-        if rec.machine().slab().caches[cache as usize].cpu[cpu as usize].avail() == 0 {
+        if rec.machine().slab().caches[cache].cpu[cpu as usize].avail() == 0 {
             return 0;
         }
         let obj = rec.call(
@@ -265,12 +265,12 @@ fn cache_alloc_refill(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
 /// pointers of `from` onto `to`. Returns how many moved.
 pub(crate) fn transfer_objects(
     rec: &mut Recorder,
-    cache: u32,
+    cache: CacheId,
     to: AcRef,
     from: AcRef,
     max: u32,
 ) -> u32 {
-    let s = &rec.machine().slab().caches[cache as usize];
+    let s = &rec.machine().slab().caches[cache];
     let (Some(t), Some(f)) = (s.ac(to), s.ac(from)) else {
         return 0;
     };
@@ -293,7 +293,7 @@ pub(crate) fn transfer_objects(
 /// Moves a node's counters.
 pub(crate) fn node_counts(
     rec: &mut Recorder,
-    cache: u32,
+    cache: CacheId,
     node: u32,
     total_slabs: i32,
     free_slabs: i32,
@@ -313,8 +313,8 @@ pub(crate) fn node_counts(
 
 /// `get_first_slab()`: the first partial slab, else the first free one (noting that free
 /// slabs were touched).
-fn get_first_slab(rec: &mut Recorder, cache: u32, node: u32) -> Option<Pfn> {
-    let n = &rec.machine().slab().caches[cache as usize].node[node as usize];
+fn get_first_slab(rec: &mut Recorder, cache: CacheId, node: u32) -> Option<Pfn> {
+    let n = &rec.machine().slab().caches[cache].node[node as usize];
     if let Some(&pfn) = n.slabs_partial.front() {
         return Some(pfn);
     }
@@ -346,8 +346,8 @@ fn slab_get_obj(rec: &mut Recorder, pfn: Pfn) -> u64 {
 /// `alloc_block()`: pushes objects of the slab onto this CPU's array until the slab is full
 /// or `batch` is used up; returns what is left of `batch` (as the kernel's post-decrement
 /// loop leaves it, possibly -1).
-fn alloc_block(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, mut batch: i64) -> i64 {
-    let num = rec.machine().slab().caches[cache as usize].geometry.num;
+fn alloc_block(rec: &mut Recorder, cache: CacheId, cpu: u32, pfn: Pfn, mut batch: i64) -> i64 {
+    let num = rec.machine().slab().caches[cache].geometry.num;
     loop {
         if rec.machine().slab().slabs[&pfn].active >= num {
             break;
@@ -372,9 +372,9 @@ fn alloc_block(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, mut batch: i6
 
 /// `fixup_slab_list()`: a full slab to the head of `slabs_full` (an OBJFREELIST slab's index
 /// array went out with its last object), else to the head of `slabs_partial`.
-fn fixup_slab_list(rec: &mut Recorder, cache: u32, pfn: Pfn) {
+fn fixup_slab_list(rec: &mut Recorder, cache: CacheId, pfn: Pfn) {
     let m = rec.machine();
-    let s = &m.slab().caches[cache as usize];
+    let s = &m.slab().caches[cache];
     let slab = &m.slab().slabs[&pfn];
     let full = slab.active == s.geometry.num;
     let objfreelist = s.geometry.layout == FreelistLayout::ObjFreelist;
@@ -403,13 +403,13 @@ fn fixup_slab_list(rec: &mut Recorder, cache: u32, pfn: Pfn) {
 /// else from a new slab there, else (unless `this_node`) `fallback_alloc()`.
 fn ____cache_alloc_node(
     rec: &mut Recorder,
-    cache: u32,
+    cache: CacheId,
     cpu: u32,
     nodeid: u32,
     this_node: bool,
 ) -> u64 {
     loop {
-        let n = &rec.machine().slab().caches[cache as usize].node[nodeid as usize];
+        let n = &rec.machine().slab().caches[cache].node[nodeid as usize];
         let has = !n.slabs_partial.is_empty() || !n.slabs_free.is_empty();
         let path = if has {
             "one object from the node's lists"
@@ -476,7 +476,7 @@ fn ____cache_alloc_node(
 /// `fallback_alloc()`: the first node of the local node's zonelist (`mempolicy_slab_node()`
 /// without a memory policy is `numa_mem_id()`) with free objects in its lists, else a new
 /// slab wherever the page allocator finds memory along that zonelist.
-fn fallback_alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
+fn fallback_alloc(rec: &mut Recorder, cache: CacheId, cpu: u32) -> u64 {
     let local = rec.machine().cpu_node[cpu as usize];
     let zonelist = rec.machine().zonelists[local as usize].clone();
     rec.call(
@@ -492,7 +492,7 @@ fn fallback_alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
     );
     loop {
         for &nid in &zonelist {
-            if rec.machine().slab().caches[cache as usize].node[nid as usize].free_objects > 0 {
+            if rec.machine().slab().caches[cache].node[nid as usize].free_objects > 0 {
                 let obj = ____cache_alloc_node(rec, cache, cpu, nid, true);
                 if obj != 0 {
                     return obj;
@@ -525,12 +525,12 @@ fn fallback_alloc(rec: &mut Recorder, cache: u32, cpu: u32) -> u64 {
 )]
 pub(crate) fn cache_grow_begin(
     rec: &mut Recorder,
-    cache: u32,
+    cache: CacheId,
     cpu: u32,
     node: u32,
     this_node: bool,
 ) -> Option<Pfn> {
-    let g = rec.machine().slab().caches[cache as usize].geometry.clone();
+    let g = rec.machine().slab().caches[cache].geometry.clone();
     let order = g.gfporder as u8;
     let owner = Owner::Slab { cache };
     // kmem_getpages()
@@ -544,8 +544,7 @@ pub(crate) fn cache_grow_begin(
     let page_addr = rec.machine().object_addr(pfn, 1, 0);
     // The colour of the node the pages came from: colour_next is advanced (wrapping at
     // cachep->colour), then used.
-    let mut colour =
-        rec.machine().slab().caches[cache as usize].node[slab_node as usize].colour_next + 1;
+    let mut colour = rec.machine().slab().caches[cache].node[slab_node as usize].colour_next + 1;
     if colour >= g.colour {
         colour = 0;
     }
@@ -576,7 +575,7 @@ pub(crate) fn cache_grow_begin(
                     emit(rec, colour_next.clone());
                 },
             );
-            let fc = rec.machine().slab().caches[cache as usize]
+            let fc = rec.machine().slab().caches[cache]
                 .freelist_cache
                 .expect("OFF_SLAB caches have a freelist cache");
             let mgmt = slab_alloc_node(rec, fc, cpu, Some(slab_node));
@@ -613,9 +612,7 @@ pub(crate) fn cache_grow_begin(
             let num = g.num;
             let obj_addr =
                 |i: u32| page_addr + u64::from(colour_off) + u64::from(i) * u64::from(g.size);
-            let seq = rec.machine().slab().caches[cache as usize]
-                .random_seq
-                .clone();
+            let seq = rec.machine().slab().caches[cache].random_seq.clone();
             let freelist: Vec<u32> = match seq {
                 Some(seq) if num >= 2 => {
                     let mut pos = draw_below(rec, num) as usize;
@@ -666,13 +663,13 @@ pub(crate) fn cache_grow_begin(
 
 /// `cache_grow_end()`: links a new slab on its node under `list_lock` and counts it; its
 /// free objects (those not already taken) join `free_objects`.
-pub(crate) fn cache_grow_end(rec: &mut Recorder, cache: u32, slab: Option<Pfn>) {
+pub(crate) fn cache_grow_end(rec: &mut Recorder, cache: CacheId, slab: Option<Pfn>) {
     let Some(pfn) = slab else {
         return;
     };
     let m = rec.machine();
     let (node, active) = (m.slab().slabs[&pfn].node, m.slab().slabs[&pfn].active);
-    let num = m.slab().caches[cache as usize].geometry.num;
+    let num = m.slab().caches[cache].geometry.num;
     rec.call(
         "cache_grow_end",
         if active == 0 {
@@ -707,7 +704,7 @@ pub(crate) fn cache_grow_end(rec: &mut Recorder, cache: u32, slab: Option<Pfn>) 
 
 /// `kmem_cache_alloc_bulk()`: `count` objects by `__do_cache_alloc()` one by one; on failure
 /// the ones obtained are freed and none is returned.
-pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: u32, count: u32, cpu: u32) -> Vec<u64> {
+pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: CacheId, count: u32, cpu: u32) -> Vec<u64> {
     rec.call(
         "kmem_cache_alloc_bulk",
         "one by one",
@@ -717,7 +714,7 @@ pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: u32, count: u32, cpu: u3
             rec.arg("count", count);
         },
     );
-    if rec.machine().slab().caches[cache as usize].destroyed {
+    if rec.machine().slab().caches[cache].destroyed {
         slab_alloc_node(rec, cache, cpu, None);
         return Vec::new();
     }

@@ -29,7 +29,7 @@ impl Machine {
                     freelist_cache,
                     next_reap,
                 } = &**new;
-                debug_assert_eq!(*id as usize, sl.caches.len());
+                debug_assert_eq!(id.index(), sl.caches.len());
                 if let Some(slot) = kmalloc {
                     sl.kmalloc_caches.set(*slot, *id);
                 }
@@ -76,19 +76,19 @@ impl Machine {
             }
             SlabEvent::CacheAliased(alias) => {
                 let (id, name, object_size) = &**alias;
-                let s = &mut sl.caches[*id as usize];
+                let s = &mut sl.caches[*id];
                 s.aliases.push(name.clone());
                 s.object_size = *object_size;
             }
             SlabEvent::CacheUnaliased(alias) => {
                 let (id, name) = &**alias;
-                let aliases = &mut sl.caches[*id as usize].aliases;
+                let aliases = &mut sl.caches[*id].aliases;
                 if let Some(i) = aliases.iter().position(|a| a == name) {
                     aliases.remove(i);
                 }
             }
             SlabEvent::CacheDestroyed { id } => {
-                let s = &mut sl.caches[*id as usize];
+                let s = &mut sl.caches[*id];
                 s.destroyed = true;
                 if let Some(slot) = s.kmalloc {
                     sl.kmalloc_caches.clear(slot);
@@ -109,7 +109,7 @@ impl Machine {
                     Slab {
                         cache: *cache,
                         order: *order,
-                        node: *pfn / self.span,
+                        node: pfn.0 / self.span,
                         colour_off: *colour_off,
                         active: 0,
                         freelist: freelist.clone(),
@@ -123,12 +123,12 @@ impl Machine {
                 cache,
                 node,
                 colour,
-            } => sl.caches[*cache as usize].node[*node as usize].colour_next = *colour,
+            } => sl.caches[*cache].node[*node as usize].colour_next = *colour,
             SlabEvent::ObjGot { pfn } => {
                 sl.slabs.get_mut(pfn).expect("slab exists").active += 1;
             }
             SlabEvent::ObjPut { pfn, index } => {
-                let size = sl.caches[sl.slabs[pfn].cache as usize].geometry.size;
+                let size = sl.caches[sl.slabs[pfn].cache].geometry.size;
                 let s_mem = self.object_addr(*pfn, 1, 0);
                 let slab = self
                     .alloc
@@ -156,7 +156,7 @@ impl Machine {
                 debug_assert!(slab.list.is_none());
                 slab.list = Some(*list);
                 let node = slab.node as usize;
-                let l = sl.caches[*cache as usize].node[node].list_mut(*list);
+                let l = sl.caches[*cache].node[node].list_mut(*list);
                 match end {
                     End::Head => l.push_front(*pfn),
                     End::Tail => l.push_back(*pfn),
@@ -166,7 +166,7 @@ impl Machine {
                 let slab = sl.slabs.get_mut(pfn).expect("slab exists");
                 let list = slab.list.take().expect("the slab is on a list");
                 let node = slab.node as usize;
-                let l = sl.caches[*cache as usize].node[node].list_mut(list);
+                let l = sl.caches[*cache].node[node].list_mut(list);
                 let at = l.iter().position(|p| p == pfn).expect("on its list");
                 l.remove(at);
             }
@@ -177,7 +177,7 @@ impl Machine {
                 free_slabs,
                 free_objects,
             } => {
-                let n = &mut sl.caches[*cache as usize].node[*node as usize];
+                let n = &mut sl.caches[*cache].node[*node as usize];
                 n.total_slabs = n.total_slabs.wrapping_add_signed(i64::from(*total_slabs));
                 n.free_slabs = n.free_slabs.wrapping_add_signed(i64::from(*free_slabs));
                 n.free_objects = n.free_objects.wrapping_add_signed(i64::from(*free_objects));
@@ -186,15 +186,15 @@ impl Machine {
                 cache,
                 node,
                 touched,
-            } => sl.caches[*cache as usize].node[*node as usize].free_touched = *touched,
+            } => sl.caches[*cache].node[*node as usize].free_touched = *touched,
             SlabEvent::NextReap { cache, node, at } => {
-                sl.caches[*cache as usize].node[*node as usize].next_reap = *at
+                sl.caches[*cache].node[*node as usize].next_reap = *at
             }
             SlabEvent::AcPushed { cache, ac, addr } => {
-                sl.caches[*cache as usize].ac_mut(*ac).entry.push(*addr)
+                sl.caches[*cache].ac_mut(*ac).entry.push(*addr)
             }
             SlabEvent::AcPopped { cache, ac } => {
-                sl.caches[*cache as usize].ac_mut(*ac).entry.pop();
+                sl.caches[*cache].ac_mut(*ac).entry.pop();
             }
             SlabEvent::AcMoved {
                 cache,
@@ -203,7 +203,7 @@ impl Machine {
                 count,
                 oldest,
             } => {
-                let s = &mut sl.caches[*cache as usize];
+                let s = &mut sl.caches[*cache];
                 let src = &mut s.ac_mut(*from).entry;
                 let n = *count as usize;
                 let moved: Vec<u64> = if *oldest {
@@ -214,13 +214,10 @@ impl Machine {
                 s.ac_mut(*to).entry.extend(moved);
             }
             SlabEvent::AcDropped { cache, ac, count } => {
-                sl.caches[*cache as usize]
-                    .ac_mut(*ac)
-                    .entry
-                    .drain(..*count as usize);
+                sl.caches[*cache].ac_mut(*ac).entry.drain(..*count as usize);
             }
             SlabEvent::AcTouched { cache, ac, touched } => {
-                sl.caches[*cache as usize].ac_mut(*ac).touched = *touched
+                sl.caches[*cache].ac_mut(*ac).touched = *touched
             }
             SlabEvent::ObjectAllocated { pfn, index, .. } => {
                 let slot =
@@ -239,8 +236,8 @@ impl Machine {
             SlabEvent::SlabDestroyed { pfn, .. } => {
                 // __slab_clear_pfmemalloc()/__folio_clear_slab(): ordinary pages again, freed next.
                 sl.slabs.remove(pfn);
-                if let FrameState::Allocated { order, .. } = self.frames[*pfn as usize].state {
-                    self.frames[*pfn as usize].state = FrameState::Allocated {
+                if let FrameState::Allocated { order, .. } = self.frames[*pfn].state {
+                    self.frames[*pfn].state = FrameState::Allocated {
                         order,
                         owner: Owner::Pages,
                     };

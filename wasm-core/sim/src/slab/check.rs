@@ -7,6 +7,7 @@
 use super::place_of;
 use super::state::{AcRef, ArrayCache, KmemCache, SlabList};
 use crate::geometry::slab::FreelistLayout;
+use crate::ids::CacheId;
 use crate::machine::check::Totals;
 use crate::machine::{FrameState, Machine, Owner, Pfn};
 use std::collections::{BTreeMap, BTreeSet};
@@ -102,12 +103,12 @@ impl SlabPlaces {
     }
 
     /// Where the slab at `pfn` of cache `cache` is.
-    pub(crate) fn get(&self, m: &Machine, cache: u32, pfn: Pfn) -> SlabPlace {
+    pub(crate) fn get(&self, m: &Machine, cache: CacheId, pfn: Pfn) -> SlabPlace {
         match self {
             SlabPlaces::Index(index) => index.get(&pfn).copied().unwrap_or_default(),
             SlabPlaces::Scan => {
                 let mut place = SlabPlace::default();
-                let Some(s) = m.slab().caches.get(cache as usize) else {
+                let Some(s) = m.slab().caches.get(cache) else {
                     return place;
                 };
                 for n in &s.node {
@@ -175,13 +176,13 @@ pub fn check_slab(m: &Machine) -> Vec<String> {
 /// another array (`seen`: the entries of the arrays checked so far).
 pub(crate) fn check_array(
     m: &Machine,
-    cache: u32,
+    cache: CacheId,
     r: AcRef,
     seen: &mut BTreeSet<u64>,
     bad: &mut Vec<String>,
 ) {
     let sl = &m.slab();
-    let Some(s) = sl.caches.get(cache as usize) else {
+    let Some(s) = sl.caches.get(cache) else {
         return;
     };
     let Some(ac): Option<&ArrayCache> = s.ac(r) else {
@@ -236,13 +237,13 @@ pub(crate) fn check_array(
 /// index array exactly when it is not full.
 pub(crate) fn check_list_entry(
     m: &Machine,
-    cache: u32,
+    cache: CacheId,
     node: u32,
     which: SlabList,
     pfn: Pfn,
     bad: &mut Vec<String>,
 ) {
-    let Some(s) = m.slab().caches.get(cache as usize) else {
+    let Some(s) = m.slab().caches.get(cache) else {
         return;
     };
     let g = &s.geometry;
@@ -283,7 +284,7 @@ pub(crate) fn check_list_entry(
 /// `check_list_entry` wherever `pfn` is on the node's lists.
 pub(crate) fn check_list_entries_of(
     m: &Machine,
-    cache: u32,
+    cache: CacheId,
     node: u32,
     pfn: Pfn,
     bad: &mut Vec<String>,
@@ -291,7 +292,7 @@ pub(crate) fn check_list_entries_of(
     let Some(n) = m
         .slab()
         .caches
-        .get(cache as usize)
+        .get(cache)
         .and_then(|s| s.node.get(node as usize))
     else {
         return;
@@ -307,12 +308,12 @@ pub(crate) fn check_list_entries_of(
 /// objects; `free_slabs` is the length of `slabs_free`.
 pub(crate) fn check_node_counters(
     m: &Machine,
-    cache: u32,
+    cache: CacheId,
     node: u32,
     totals: &Totals,
     bad: &mut Vec<String>,
 ) {
-    let Some(s) = m.slab().caches.get(cache as usize) else {
+    let Some(s) = m.slab().caches.get(cache) else {
         return;
     };
     let Some(n) = s.node.get(node as usize) else {
@@ -352,7 +353,7 @@ pub(crate) fn check_one_slab(m: &Machine, pfn: Pfn, place: SlabPlace, bad: &mut 
         }
         return;
     };
-    let Some(s) = m.slab().caches.get(slab.cache as usize) else {
+    let Some(s) = m.slab().caches.get(slab.cache) else {
         bad.push(format!("slab {pfn:#x} of a missing cache {}", slab.cache));
         return;
     };
@@ -419,7 +420,7 @@ pub fn check_slab_settled(m: &Machine) -> Vec<String> {
         .map(|(pfn, s)| {
             format!(
                 "{}: slab {pfn:#x} is on no list between operations",
-                m.slab().caches[s.cache as usize].name
+                m.slab().caches[s.cache].name
             )
         })
         .collect()

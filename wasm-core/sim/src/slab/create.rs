@@ -15,6 +15,7 @@ use crate::geometry::slab::{
 };
 use crate::geometry::{GeometryError, SlabFlags};
 use crate::gfp::{Gfp, GFP_KERNEL};
+use crate::ids::CacheId;
 use crate::kmalloc_caches::{kmalloc_type, KmallocSlot, KmallocType};
 use crate::machine::Machine;
 use crate::slab_common::random::{freelist_randomize, BootStream};
@@ -36,13 +37,13 @@ fn params(m: &Machine, boot: &BootOptions) -> SlabParams {
 
 /// The cache `kmalloc(size, GFP_KERNEL)` uses under SLAB (`Ok`), or the page order of a large
 /// kmalloc (`Err`); `None` past `KMALLOC_MAX_SIZE`. `size` is not 0.
-pub(crate) fn kmalloc_cache_for(m: &Machine, size: u64) -> Option<Result<u32, u8>> {
+pub(crate) fn kmalloc_cache_for(m: &Machine, size: u64) -> Option<Result<CacheId, u8>> {
     kmalloc_slab(m, size, GFP_KERNEL)
 }
 
 /// `kmalloc_slab()` under SLAB: [`kmalloc_cache_for`] with the cache type `flags` choose (no
 /// random copies: they need SLUB).
-pub(crate) fn kmalloc_slab(m: &Machine, size: u64, flags: Gfp) -> Option<Result<u32, u8>> {
+pub(crate) fn kmalloc_slab(m: &Machine, size: u64, flags: Gfp) -> Option<Result<CacheId, u8>> {
     let ty = kmalloc_type(flags, 0, None);
     match slab_kmalloc_index(&m.page, size).map(|c| c.index) {
         Some(index) => m.slab().kmalloc_caches.get(ty, index).map(Ok),
@@ -69,8 +70,8 @@ fn create(
     who: Identity,
     geometry: SlabCacheGeometry,
     boot_stream: Option<&mut BootStream>,
-) -> u32 {
-    let id = rec.machine().slab().caches.len() as u32;
+) -> CacheId {
+    let id = rec.machine().slab().caches.next_key();
     // enable_cpucache() → init_cache_random_seq(): only for slabs of 2 or more objects.
     let random_seq = (boot.freelist_random && geometry.num >= 2).then(|| match boot_stream {
         Some(stream) => stream.freelist_randomize(geometry.num),
@@ -164,7 +165,7 @@ pub fn kmem_cache_create_usercopy(
     usersize: u32,
     ctor: bool,
     boot: &BootOptions,
-) -> Result<u32, GeometryError> {
+) -> Result<CacheId, GeometryError> {
     let p = params(rec.machine(), boot);
     let req = SlabCacheRequest {
         name: name.to_string(),
@@ -178,9 +179,7 @@ pub fn kmem_cache_create_usercopy(
         .then(|| find_mergeable(rec.machine(), boot, &req))
         .flatten();
     if let Some(id) = alias {
-        let object_size = rec.machine().slab().caches[id as usize]
-            .object_size
-            .max(size);
+        let object_size = rec.machine().slab().caches[id].object_size.max(size);
         rec.call(
             "__kmem_cache_alias",
             "merged",
@@ -229,14 +228,14 @@ pub fn kmem_cache_create(
     flags: SlabFlags,
     ctor: bool,
     boot: &BootOptions,
-) -> Result<u32, GeometryError> {
+) -> Result<CacheId, GeometryError> {
     kmem_cache_create_usercopy(rec, name, size, align, flags, 0, 0, ctor, boot)
 }
 
 /// `find_mergeable()` with SLAB's extra alignment rule: the oldest live cache with the same
 /// `SLAB_MERGE_SAME` flags whose slot fits the new object within a word and whose alignment
 /// is a multiple of the new one.
-fn find_mergeable(m: &Machine, boot: &BootOptions, req: &SlabCacheRequest) -> Option<u32> {
+fn find_mergeable(m: &Machine, boot: &BootOptions, req: &SlabCacheRequest) -> Option<CacheId> {
     if slab_unmergeable(&req.flags, req.ctor, 0, boot.slab_nomerge) {
         return None;
     }

@@ -4,6 +4,7 @@
 use super::state::{AcRef, SlabList};
 use crate::geometry::slab::SlabCacheGeometry;
 use crate::geometry::SlabFlags;
+use crate::ids::CacheId;
 use crate::kmalloc_caches::KmallocSlot;
 use crate::machine::Pfn;
 use crate::trace::End;
@@ -17,15 +18,19 @@ pub enum SlabEvent {
     CacheCreated(Box<SlabNewCache>),
     /// A new name was merged into cache `id` (`__kmem_cache_alias()`); `object_size` is the
     /// widened object size.
-    CacheAliased(Box<(u32, String, u32)>),
+    CacheAliased(Box<(CacheId, String, u32)>),
     /// A merged name let go of cache `id`.
-    CacheUnaliased(Box<(u32, String)>),
+    CacheUnaliased(Box<(CacheId, String)>),
     /// `kmem_cache_destroy()` finished.
-    CacheDestroyed { id: u32 },
+    CacheDestroyed { id: CacheId },
     /// `cache_grow_begin()` set up a slab on fresh pages: not on a list, not counted.
     SlabCreated(Box<SlabNew>),
     /// `n->colour_next` changed.
-    ColourNext { cache: u32, node: u32, colour: u32 },
+    ColourNext {
+        cache: CacheId,
+        node: u32,
+        colour: u32,
+    },
     /// `slab_get_obj()`: the slab handed out `freelist[active]`; `active` grew by one.
     ObjGot { pfn: Pfn },
     /// `slab_put_obj()`: object `index` came back; `active` shrank by one and
@@ -36,16 +41,16 @@ pub enum SlabEvent {
     FreelistAt { pfn: Pfn, addr: u64 },
     /// `list_add()`/`list_add_tail()` of the slab on one of its node's lists.
     SlabListed {
-        cache: u32,
+        cache: CacheId,
         pfn: Pfn,
         list: SlabList,
         end: End,
     },
     /// `list_del()` of the slab from whatever list holds it.
-    SlabUnlisted { cache: u32, pfn: Pfn },
+    SlabUnlisted { cache: CacheId, pfn: Pfn },
     /// The node's counters moved by these amounts.
     NodeCounts {
-        cache: u32,
+        cache: CacheId,
         node: u32,
         total_slabs: i32,
         free_slabs: i32,
@@ -53,20 +58,24 @@ pub enum SlabEvent {
     },
     /// `n->free_touched` set or cleared.
     FreeTouched {
-        cache: u32,
+        cache: CacheId,
         node: u32,
         touched: bool,
     },
     /// `n->next_reap` set.
-    NextReap { cache: u32, node: u32, at: u64 },
+    NextReap { cache: CacheId, node: u32, at: u64 },
     /// An object pointer went on top of an array.
-    AcPushed { cache: u32, ac: AcRef, addr: u64 },
+    AcPushed {
+        cache: CacheId,
+        ac: AcRef,
+        addr: u64,
+    },
     /// The top pointer of an array was taken.
-    AcPopped { cache: u32, ac: AcRef },
+    AcPopped { cache: CacheId, ac: AcRef },
     /// `count` pointers moved from `from` to the top of `to`, keeping their order: the
     /// oldest ones (bottom of `from`) or the newest (its top).
     AcMoved {
-        cache: u32,
+        cache: CacheId,
         from: AcRef,
         to: AcRef,
         count: u32,
@@ -74,32 +83,40 @@ pub enum SlabEvent {
     },
     /// The `count` oldest pointers left an array (given to `free_block()`); the rest moved
     /// down.
-    AcDropped { cache: u32, ac: AcRef, count: u32 },
+    AcDropped {
+        cache: CacheId,
+        ac: AcRef,
+        count: u32,
+    },
     /// `ac->touched` set or cleared.
     AcTouched {
-        cache: u32,
+        cache: CacheId,
         ac: AcRef,
         touched: bool,
     },
     /// An object went to a caller.
     ObjectAllocated {
-        cache: u32,
+        cache: CacheId,
         cpu: u32,
         pfn: Pfn,
         index: u32,
     },
     /// A caller gave an object back.
     ObjectFreed {
-        cache: u32,
+        cache: CacheId,
         cpu: u32,
         pfn: Pfn,
         index: u32,
     },
     /// `slab_destroy()`: the slab is gone; its pages are freed next, or, for a
     /// `SLAB_TYPESAFE_BY_RCU` cache, wait for a grace period (`RcuEvent::CallbackQueued`).
-    SlabDestroyed { cache: u32, pfn: Pfn },
+    SlabDestroyed { cache: CacheId, pfn: Pfn },
     /// `spin_lock(&alien->lock)` of node `node`'s alien cache for node `remote`.
-    AlienLockTaken { cache: u32, node: u32, remote: u32 },
+    AlienLockTaken {
+        cache: CacheId,
+        node: u32,
+        remote: u32,
+    },
     /// `jiffies` moved on (a `cache_reap` operation: the timer's 2 s passed).
     Jiffies { now: u64 },
     /// A CPU's `slab_reap_node` moved on (`next_reap_node()`).
@@ -109,7 +126,7 @@ pub enum SlabEvent {
 /// What `SlabEvent::CacheCreated` records.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SlabNewCache {
-    pub id: u32,
+    pub id: CacheId,
     pub name: String,
     pub geometry: SlabCacheGeometry,
     pub flags: SlabFlags,
@@ -121,7 +138,7 @@ pub struct SlabNewCache {
     pub useroffset: u32,
     pub hardened: bool,
     pub random_seq: Option<Vec<u32>>,
-    pub freelist_cache: Option<u32>,
+    pub freelist_cache: Option<CacheId>,
     /// `n->next_reap` of every node.
     pub next_reap: u64,
 }
@@ -129,7 +146,7 @@ pub struct SlabNewCache {
 /// What `SlabEvent::SlabCreated` records.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SlabNew {
-    pub cache: u32,
+    pub cache: CacheId,
     pub pfn: Pfn,
     pub order: u8,
     pub colour_off: u32,

@@ -4,6 +4,7 @@
 use super::tests::{boot, boot_with, cache, consistent};
 use super::*;
 use crate::boot::BootOptions;
+use crate::ids::CacheId;
 use crate::machine::check::check_machine;
 use crate::machine::Damage;
 use crate::slub::FreeOutcome;
@@ -24,7 +25,7 @@ fn an_unchecked_free_to_the_wrong_cache_parks_the_object_in_the_named_caches_arr
         keys,
         ["step.slab_wrong_cache_unchecked", "step.slab_free_array"]
     );
-    assert_eq!(rec.machine().slab().caches[foo as usize].cpu[0].entry, [x]);
+    assert_eq!(rec.machine().slab().caches[foo].cpu[0].entry, [x]);
     let bad = check_machine(rec.machine());
     assert!(bad[0].starts_with("known damage: "), "{bad:?}");
     assert!(bad
@@ -46,9 +47,7 @@ fn hardening_redirects_a_free_to_the_wrong_cache() {
     let from = rec.steps().len();
     assert_eq!(kfree(&mut rec, x, 0, Some(foo)), FreeOutcome::Freed);
     assert_eq!(rec.steps()[from].caption.key, "step.wrong_cache");
-    assert!(rec.machine().slab().caches[foo as usize].cpu[0]
-        .entry
-        .is_empty());
+    assert!(rec.machine().slab().caches[foo].cpu[0].entry.is_empty());
     assert!(check_machine(rec.machine()).is_empty());
 }
 
@@ -59,7 +58,7 @@ fn free_block_returns_another_caches_object_to_its_own_slab_and_records_it() {
     let mut rec = boot(1, 1);
     let foo = cache(&mut rec, "foo", 64);
     let x = kmalloc(&mut rec, 128, 0, None);
-    let limit = rec.machine().slab().caches[foo as usize].cpu[0].limit as usize;
+    let limit = rec.machine().slab().caches[foo].cpu[0].limit as usize;
     let mine: Vec<u64> = (0..limit)
         .map(|_| slab_alloc_node(&mut rec, foo, 0, None))
         .collect();
@@ -68,7 +67,7 @@ fn free_block_returns_another_caches_object_to_its_own_slab_and_records_it() {
         kfree(&mut rec, o, 0, None);
     }
     let m = rec.machine();
-    assert!(!m.slab().caches[foo as usize].cpu[0].entry.contains(&x));
+    assert!(!m.slab().caches[foo].cpu[0].entry.contains(&x));
     assert!(m.damage.iter().any(|d| matches!(
         d,
         Damage::ForeignObjectFreed { cache, addr, .. } if (*cache, *addr) == (foo, x)
@@ -124,7 +123,7 @@ proptest! {
     ) {
         let nodes = nodes.min(cpus);
         let mut rec = boot_with(cpus, nodes, 2048, &BootOptions::default(), 0);
-        let ids: Vec<u32> = sizes.iter().enumerate().map(|(i, &s)| cache(&mut rec, &format!("c{i}"), s)).collect();
+        let ids: Vec<CacheId> = sizes.iter().enumerate().map(|(i, &s)| cache(&mut rec, &format!("c{i}"), s)).collect();
         let mut live: Vec<u64> = Vec::new();
         let mut check = crate::machine::check::TraceCheck::new(&rec, crate::machine::check::FullChecks::EVERY_STEP).unwrap();
         for op in ops {

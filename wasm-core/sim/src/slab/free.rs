@@ -7,6 +7,7 @@ use super::event::SlabEvent;
 use super::state::{AcRef, SlabList};
 use super::{alien_ac, cpu_ac, emit, lock, lock_alien, place_of, shared_ac};
 use crate::geometry::slab::FreelistLayout;
+use crate::ids::CacheId;
 use crate::machine::Damage;
 use crate::machine::Pfn;
 use crate::page_alloc::free_pages;
@@ -17,9 +18,9 @@ use crate::slab_common::{
 use crate::trace::{End, Event, Recorder};
 
 /// `kfree()` of `addr` on `cpu`; with `cache`, `kmem_cache_free(cache, addr)`.
-pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> FreeOutcome {
+pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<CacheId>) -> FreeOutcome {
     let m = rec.machine();
-    let destroyed = cache.filter(|&c| m.slab().caches[c as usize].destroyed);
+    let destroyed = cache.filter(|&c| m.slab().caches[c].destroyed);
     if let Some(outcome) = free_prologue(rec, addr, destroyed) {
         return outcome;
     }
@@ -44,7 +45,7 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
         // an object equal to the newest pointer of the array it would join; any other double
         // free goes unnoticed without DEBUG_SLAB: the pointer sits in an array twice and the
         // object is later handed to two callers.
-        let s = &m.slab().caches[slab_cache as usize];
+        let s = &m.slab().caches[slab_cache];
         let local = m.cpu_node[cpu as usize];
         let target = if m.config.nodes > 1 && slab.node != local {
             alien_ac(local, slab.node)
@@ -82,7 +83,7 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
     let mut s = slab_cache;
     if let Some(named) = cache.filter(|&c| c != slab_cache) {
         // SLAB has no SLAB_CONSISTENCY_CHECKS: only hardening makes cache_from_obj() look.
-        if cache_from_obj_checks(m.slab().caches[named as usize].hardened, false) {
+        if cache_from_obj_checks(m.slab().caches[named].hardened, false) {
             wrong_cache(rec, named, slab_cache);
         } else {
             // __cache_free(cachep, objp): the pointer joins the named cache's per-CPU array
@@ -110,7 +111,7 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
     clippy::too_many_lines,
     reason = "mirrors ___cache_free() and cache_free_alien() of mm/slab.c in the kernel's order"
 )]
-fn ___cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64, cpu: u32) {
+fn ___cache_free(rec: &mut Recorder, cache: CacheId, pfn: Pfn, index: u32, addr: u64, cpu: u32) {
     let m = rec.machine();
     let local = m.cpu_node[cpu as usize];
     let slab_node = m.slab().slabs[&pfn].node;
@@ -125,7 +126,7 @@ fn ___cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64
         // every other node; the kernel's fallback without one (free_block() of the single
         // object under the remote node's lock) is never taken here.
         let alien = alien_ac(local, slab_node);
-        let ac = m.slab().caches[cache as usize]
+        let ac = m.slab().caches[cache]
             .ac(alien)
             .expect("NUMA caches have alien caches");
         let full = ac.avail() >= ac.limit;
@@ -162,7 +163,7 @@ fn ___cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64
         slabs_destroy(rec, cache, cpu, list);
         return;
     }
-    let ac = &m.slab().caches[cache as usize].cpu[cpu as usize];
+    let ac = &m.slab().caches[cache].cpu[cpu as usize];
     if ac.avail() < ac.limit {
         rec.call(
             "___cache_free",
@@ -185,7 +186,7 @@ fn ___cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64
         );
         return;
     }
-    let shared_room = m.slab().caches[cache as usize].node[local as usize]
+    let shared_room = m.slab().caches[cache].node[local as usize]
         .shared
         .as_ref()
         .map_or(0, |sh| sh.limit - sh.avail());
@@ -220,10 +221,10 @@ fn ___cache_free(rec: &mut Recorder, cache: u32, pfn: Pfn, index: u32, addr: u64
 /// `cache_flusharray()`: the oldest `batchcount` pointers of a full array go to the node's
 /// shared array if it has room (as many as fit), else back to their slabs by `free_block()`.
 /// Returns the slabs to destroy.
-fn cache_flusharray(rec: &mut Recorder, cache: u32, cpu: u32) -> Vec<Pfn> {
+fn cache_flusharray(rec: &mut Recorder, cache: CacheId, cpu: u32) -> Vec<Pfn> {
     let m = rec.machine();
     let node = m.cpu_node[cpu as usize];
-    let s = &m.slab().caches[cache as usize];
+    let s = &m.slab().caches[cache];
     let ac = &s.cpu[cpu as usize];
     let batch = ac.batchcount.min(ac.avail());
     let room = s.node[node as usize]
@@ -267,7 +268,7 @@ fn cache_flusharray(rec: &mut Recorder, cache: u32, cpu: u32) -> Vec<Pfn> {
 /// computed with this cache's object size in the other cache's slab and the slab would move
 /// onto this cache's lists, which the simulator's slabs cannot hold. It goes back to its own
 /// slab, lists and counts instead, and the damage is recorded (`machine::damage`).
-pub(crate) fn free_block(rec: &mut Recorder, cache: u32, objs: &[u64], node: u32) -> Vec<Pfn> {
+pub(crate) fn free_block(rec: &mut Recorder, cache: CacheId, objs: &[u64], node: u32) -> Vec<Pfn> {
     let m = rec.machine();
     let own = |obj: u64| {
         let pfn = place_of(m, obj).expect("array entries are objects").pfn;
@@ -317,7 +318,7 @@ pub(crate) fn free_block(rec: &mut Recorder, cache: u32, objs: &[u64], node: u32
     }
     let mut list = Vec::new();
     loop {
-        let s = &rec.machine().slab().caches[cache as usize];
+        let s = &rec.machine().slab().caches[cache];
         let n = &s.node[node as usize];
         let num = s.geometry.num;
         if n.free_objects <= u64::from(n.free_limit) {
@@ -337,7 +338,7 @@ pub(crate) fn free_block(rec: &mut Recorder, cache: u32, objs: &[u64], node: u32
 /// `free_block()` of `cache` meeting `obj`, an object of another cache: it goes back to its
 /// own slab as that cache's `free_block()` would put it, and the damage the kernel does
 /// instead is recorded (see `free_block`).
-fn free_foreign_object(rec: &mut Recorder, cache: u32, obj: u64, node: u32) {
+fn free_foreign_object(rec: &mut Recorder, cache: CacheId, obj: u64, node: u32) {
     let place = place_of(rec.machine(), obj).expect("array entries are objects");
     let pfn = place.pfn;
     let slab = &rec.machine().slab().slabs[&pfn];
@@ -384,7 +385,7 @@ fn free_foreign_object(rec: &mut Recorder, cache: u32, obj: u64, node: u32) {
 /// to their slabs. Returns the slabs to destroy.
 pub(crate) fn __drain_alien_cache(
     rec: &mut Recorder,
-    cache: u32,
+    cache: CacheId,
     node: u32,
     remote: u32,
 ) -> Vec<Pfn> {
@@ -393,7 +394,7 @@ pub(crate) fn __drain_alien_cache(
         return Vec::new();
     }
     lock(rec, cache, remote);
-    let limit = rec.machine().slab().caches[cache as usize]
+    let limit = rec.machine().slab().caches[cache]
         .ac(alien)
         .expect("alien cache")
         .limit;
@@ -416,11 +417,11 @@ pub(crate) fn __drain_alien_cache(
 /// `slabs_destroy()` → `slab_destroy()`: each slab's pages go back to the page allocator, or,
 /// for a `SLAB_TYPESAFE_BY_RCU` cache, wait for a grace period (`call_rcu(&slab->rcu_head,
 /// kmem_rcu_free)`); an OFF_SLAB index array is freed to its kmalloc cache at once either way.
-pub(crate) fn slabs_destroy(rec: &mut Recorder, cache: u32, cpu: u32, list: Vec<Pfn>) {
+pub(crate) fn slabs_destroy(rec: &mut Recorder, cache: CacheId, cpu: u32, list: Vec<Pfn>) {
     for pfn in list {
         let slab = &rec.machine().slab().slabs[&pfn];
         let (mgmt, order) = (slab.freelist_addr, slab.order);
-        let s = &rec.machine().slab().caches[cache as usize];
+        let s = &rec.machine().slab().caches[cache];
         let off_slab = s.geometry.layout == FreelistLayout::OffSlab;
         let rcu = s.flags.typesafe_by_rcu;
         // What slab_destroy() does either way.
@@ -451,7 +452,7 @@ pub(crate) fn slabs_destroy(rec: &mut Recorder, cache: u32, cpu: u32, list: Vec<
 }
 
 /// `kmem_cache_free_bulk()`/`kfree_bulk()`: SLAB frees the objects one by one.
-pub fn kmem_cache_free_bulk(rec: &mut Recorder, cache: Option<u32>, objs: &[u64], cpu: u32) {
+pub fn kmem_cache_free_bulk(rec: &mut Recorder, cache: Option<CacheId>, objs: &[u64], cpu: u32) {
     rec.call(
         "kmem_cache_free_bulk",
         "one by one",

@@ -39,6 +39,7 @@ pub use free::{kfree, kmem_cache_free_bulk};
 pub use ops::Slab;
 pub use reap::{cache_reap, kmem_cache_destroy, kmem_cache_shrink};
 
+use crate::ids::CacheId;
 use crate::machine::DIRECT_MAP_BASE;
 use crate::machine::{FrameState, Machine, Pfn};
 use crate::trace::{Event, Recorder};
@@ -63,7 +64,7 @@ pub(crate) fn place_of(m: &Machine, addr: u64) -> Option<ObjectPlace> {
         _ => pfn,
     };
     let slab = m.slab().slabs.get(&head)?;
-    let size = u64::from(m.slab().caches[slab.cache as usize].geometry.size);
+    let size = u64::from(m.slab().caches[slab.cache].geometry.size);
     let s_mem = m.object_addr(head, 1, 0) + u64::from(slab.colour_off);
     let delta = addr.checked_sub(s_mem)?;
     let index = delta / size;
@@ -81,7 +82,7 @@ impl Machine {
     /// The address of object `index` of the SLAB slab at `pfn` (`index_to_obj()`).
     pub fn slab_obj_addr(&self, pfn: Pfn, index: u32) -> u64 {
         let slab = &self.slab().slabs[&pfn];
-        let size = self.slab().caches[slab.cache as usize].geometry.size;
+        let size = self.slab().caches[slab.cache].geometry.size;
         DIRECT_MAP_BASE
             + (u64::from(pfn) << self.page.page_shift)
             + u64::from(slab.colour_off)
@@ -90,12 +91,12 @@ impl Machine {
 }
 
 /// `spin_lock(&n->list_lock)`.
-pub(crate) fn lock(rec: &mut Recorder, cache: u32, node: u32) {
+pub(crate) fn lock(rec: &mut Recorder, cache: CacheId, node: u32) {
     rec.emit(Event::ListLockTaken { cache, node });
 }
 
 /// `spin_lock(&alien->lock)` of node `node`'s alien cache for objects of `remote`.
-pub(crate) fn lock_alien(rec: &mut Recorder, cache: u32, node: u32, remote: u32) {
+pub(crate) fn lock_alien(rec: &mut Recorder, cache: CacheId, node: u32, remote: u32) {
     emit(
         rec,
         SlabEvent::AlienLockTaken {
@@ -130,8 +131,8 @@ pub(crate) fn alien_ac(node: u32, remote: u32) -> AcRef {
 }
 
 /// The pointers an array holds (oldest first).
-pub(crate) fn ac_entries(m: &Machine, cache: u32, ac: AcRef) -> Vec<u64> {
-    m.slab().caches[cache as usize]
+pub(crate) fn ac_entries(m: &Machine, cache: CacheId, ac: AcRef) -> Vec<u64> {
+    m.slab().caches[cache]
         .ac(ac)
         .map(|a| a.entry.clone())
         .unwrap_or_default()

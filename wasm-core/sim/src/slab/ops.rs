@@ -7,6 +7,7 @@ use crate::boot::Allocator;
 use crate::boot::BootOptions;
 use crate::geometry::GeometryError;
 use crate::gfp::Gfp;
+use crate::ids::CacheId;
 use crate::machine::check::{SlabShare, Totals, Touched};
 use crate::machine::{Machine, Pfn};
 use crate::slab_common::{DestroyOutcome, FreeOutcome};
@@ -34,7 +35,7 @@ impl SlabAllocator for Slab {
         rec: &mut Recorder,
         a: &CacheArgs,
         boot: &BootOptions,
-    ) -> Result<u32, GeometryError> {
+    ) -> Result<CacheId, GeometryError> {
         super::kmem_cache_create_usercopy(
             rec,
             a.name,
@@ -48,12 +49,8 @@ impl SlabAllocator for Slab {
         )
     }
 
-    fn find_cache(&self, m: &Machine, name: &str) -> Option<u32> {
-        m.slab()
-            .caches
-            .iter()
-            .position(|c| c.name == name)
-            .map(|i| i as u32)
+    fn find_cache(&self, m: &Machine, name: &str) -> Option<CacheId> {
+        m.slab().caches.position(|c| c.name == name)
     }
 
     fn kmalloc(
@@ -68,30 +65,54 @@ impl SlabAllocator for Slab {
         super::__do_kmalloc_node(rec, size, flags, cpu, node)
     }
 
-    fn kmem_cache_alloc(&self, rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
+    fn kmem_cache_alloc(
+        &self,
+        rec: &mut Recorder,
+        cache: CacheId,
+        cpu: u32,
+        node: Option<u32>,
+    ) -> u64 {
         super::slab_alloc_node(rec, cache, cpu, node)
     }
 
-    fn kmem_cache_alloc_bulk(&self, rec: &mut Recorder, cache: u32, n: u32, cpu: u32) -> Vec<u64> {
+    fn kmem_cache_alloc_bulk(
+        &self,
+        rec: &mut Recorder,
+        cache: CacheId,
+        n: u32,
+        cpu: u32,
+    ) -> Vec<u64> {
         super::kmem_cache_alloc_bulk(rec, cache, n, cpu)
     }
 
-    fn kfree(&self, rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> FreeOutcome {
+    fn kfree(
+        &self,
+        rec: &mut Recorder,
+        addr: u64,
+        cpu: u32,
+        cache: Option<CacheId>,
+    ) -> FreeOutcome {
         super::kfree(rec, addr, cpu, cache)
     }
 
-    fn kmem_cache_free_bulk(&self, rec: &mut Recorder, cache: Option<u32>, objs: &[u64], cpu: u32) {
+    fn kmem_cache_free_bulk(
+        &self,
+        rec: &mut Recorder,
+        cache: Option<CacheId>,
+        objs: &[u64],
+        cpu: u32,
+    ) {
         super::kmem_cache_free_bulk(rec, cache, objs, cpu);
     }
 
-    fn kmem_cache_shrink(&self, rec: &mut Recorder, cache: u32, cpu: u32) {
+    fn kmem_cache_shrink(&self, rec: &mut Recorder, cache: CacheId, cpu: u32) {
         super::kmem_cache_shrink(rec, cache, cpu);
     }
 
     fn kmem_cache_destroy(
         &self,
         rec: &mut Recorder,
-        cache: u32,
+        cache: CacheId,
         alias: Option<&str>,
         cpu: u32,
     ) -> DestroyOutcome {
@@ -102,7 +123,7 @@ impl SlabAllocator for Slab {
         false
     }
 
-    fn flush_cpu_slab(&self, _: &mut Recorder, _: u32, _: u32) -> Result<(), Missing> {
+    fn flush_cpu_slab(&self, _: &mut Recorder, _: CacheId, _: u32) -> Result<(), Missing> {
         Err(Missing)
     }
 
@@ -116,7 +137,7 @@ impl SlabAllocator for Slab {
             .is_some_and(|p| p.offset == 0 && m.slab().slabs[&p.pfn].allocated[p.index as usize])
     }
 
-    fn slab_of(&self, m: &Machine, pfn: Pfn) -> Option<(u32, u32)> {
+    fn slab_of(&self, m: &Machine, pfn: Pfn) -> Option<(CacheId, u32)> {
         m.slab().slabs.get(&pfn).map(|s| (s.cache, s.node))
     }
 
@@ -126,12 +147,7 @@ impl SlabAllocator for Slab {
 
     fn slab_share(&self, m: &Machine, pfn: Pfn) -> Option<SlabShare> {
         m.slab().slabs.get(&pfn).map(|s: &SlabSlab| {
-            let num = i64::from(
-                m.slab()
-                    .caches
-                    .get(s.cache as usize)
-                    .map_or(0, |c| c.geometry.num),
-            );
+            let num = i64::from(m.slab().caches.get(s.cache).map_or(0, |c| c.geometry.num));
             SlabShare {
                 cache: s.cache,
                 node: s.node,
@@ -158,7 +174,7 @@ impl SlabAllocator for Slab {
         crate::snapshot::slab_briefs(m)
     }
 
-    fn cache_view(&self, v: &View, id: u32, wanted: Option<Pfn>) -> CacheView {
+    fn cache_view(&self, v: &View, id: CacheId, wanted: Option<Pfn>) -> CacheView {
         crate::snapshot::slab_cache_view(v, id, wanted)
     }
 

@@ -7,6 +7,7 @@ use super::event::SlabEvent;
 use super::free::{__drain_alien_cache, free_block, slabs_destroy};
 use super::state::{AcRef, REAPTIMEOUT_AC, REAPTIMEOUT_NODE};
 use super::{ac_entries, alien_ac, cpu_ac, emit, lock, lock_alien, shared_ac};
+use crate::ids::CacheId;
 use crate::machine::Pfn;
 use crate::slab_common::DestroyOutcome;
 use crate::trace::Recorder;
@@ -43,7 +44,7 @@ fn cache_reap_cpu(rec: &mut Recorder, cpu: u32) {
         .get(cpu as usize)
         .copied()
         .unwrap_or(node);
-    let ids: Vec<u32> = m
+    let ids: Vec<CacheId> = m
         .slab()
         .caches
         .iter()
@@ -70,7 +71,7 @@ fn cache_reap_cpu(rec: &mut Recorder, cpu: u32) {
             slabs_destroy(rec, cache, cpu, list);
         }
         drain_array(rec, cache, cpu, node, cpu_ac(cpu));
-        let n = &rec.machine().slab().caches[cache as usize].node[node as usize];
+        let n = &rec.machine().slab().caches[cache].node[node as usize];
         if n.next_reap > now {
             continue;
         }
@@ -87,7 +88,7 @@ fn cache_reap_cpu(rec: &mut Recorder, cpu: u32) {
             );
         });
         drain_array(rec, cache, cpu, node, shared_ac(node));
-        let s = &rec.machine().slab().caches[cache as usize];
+        let s = &rec.machine().slab().caches[cache];
         let n = &s.node[node as usize];
         if n.free_touched {
             rec.call(
@@ -132,8 +133,8 @@ fn cache_reap_cpu(rec: &mut Recorder, cpu: u32) {
 
 /// `drain_array()`: a recently used array is only marked unused; an unused one gives its
 /// oldest fifth of `limit` (or half of what it holds, if less) back to the slabs.
-fn drain_array(rec: &mut Recorder, cache: u32, cpu: u32, node: u32, ac: AcRef) {
-    let Some(a) = rec.machine().slab().caches[cache as usize].ac(ac) else {
+fn drain_array(rec: &mut Recorder, cache: CacheId, cpu: u32, node: u32, ac: AcRef) {
+    let Some(a) = rec.machine().slab().caches[cache].ac(ac) else {
         return;
     };
     if a.avail() == 0 {
@@ -177,7 +178,13 @@ fn drain_array(rec: &mut Recorder, cache: u32, cpu: u32, node: u32, ac: AcRef) {
 }
 
 /// The locked part of draining `objs` (the oldest entries of `ac`) back to node `node`.
-fn drain_locked(rec: &mut Recorder, cache: u32, node: u32, ac: AcRef, objs: &[u64]) -> Vec<Pfn> {
+fn drain_locked(
+    rec: &mut Recorder,
+    cache: CacheId,
+    node: u32,
+    ac: AcRef,
+    objs: &[u64],
+) -> Vec<Pfn> {
     lock(rec, cache, node);
     let list = free_block(rec, cache, objs, node);
     if !objs.is_empty() {
@@ -195,10 +202,10 @@ fn drain_locked(rec: &mut Recorder, cache: u32, node: u32, ac: AcRef, objs: &[u6
 
 /// `drain_freelist()`: destroys up to `tofree` free slabs, the last one first, taking the node
 /// lock for each.
-fn drain_freelist(rec: &mut Recorder, cache: u32, cpu: u32, node: u32, tofree: u32) -> u32 {
+fn drain_freelist(rec: &mut Recorder, cache: CacheId, cpu: u32, node: u32, tofree: u32) -> u32 {
     let mut freed = 0;
     while freed < tofree {
-        let s = &rec.machine().slab().caches[cache as usize];
+        let s = &rec.machine().slab().caches[cache];
         let num = s.geometry.num;
         let Some(&pfn) = s.node[node as usize].slabs_free.back() else {
             break;
@@ -223,7 +230,7 @@ fn drain_freelist(rec: &mut Recorder, cache: u32, cpu: u32, node: u32, tofree: u
 
 /// `drain_cpu_caches()`: every CPU array (`do_drain()` on each CPU), every alien cache and
 /// every shared array, completely.
-fn drain_cpu_caches(rec: &mut Recorder, cache: u32, cpu: u32) {
+fn drain_cpu_caches(rec: &mut Recorder, cache: CacheId, cpu: u32) {
     let cpus = rec.machine().config.cpus;
     let nodes = rec.machine().config.nodes;
     for c in 0..cpus {
@@ -259,7 +266,7 @@ fn drain_cpu_caches(rec: &mut Recorder, cache: u32, cpu: u32) {
         }
     }
     for node in 0..nodes {
-        if rec.machine().slab().caches[cache as usize].node[node as usize]
+        if rec.machine().slab().caches[cache].node[node as usize]
             .shared
             .is_none()
         {
@@ -283,12 +290,12 @@ fn drain_cpu_caches(rec: &mut Recorder, cache: u32, cpu: u32) {
 /// `__kmem_cache_shrink()`: drain every array, then destroy every free slab. Returns whether
 /// slabs with objects remain.
 #[doc(alias = "__kmem_cache_shrink")]
-pub fn kmem_cache_shrink(rec: &mut Recorder, cache: u32, cpu: u32) -> bool {
+pub fn kmem_cache_shrink(rec: &mut Recorder, cache: CacheId, cpu: u32) -> bool {
     drain_cpu_caches(rec, cache, cpu);
     let mut busy = false;
     for node in 0..rec.machine().config.nodes {
         drain_freelist(rec, cache, cpu, node, u32::MAX);
-        let n = &rec.machine().slab().caches[cache as usize].node[node as usize];
+        let n = &rec.machine().slab().caches[cache].node[node as usize];
         busy |= !n.slabs_full.is_empty() || !n.slabs_partial.is_empty();
     }
     busy
@@ -299,11 +306,11 @@ pub fn kmem_cache_shrink(rec: &mut Recorder, cache: u32, cpu: u32) -> bool {
 /// kernel warns "Slab cache still has objects" and keeps the cache.
 pub fn kmem_cache_destroy(
     rec: &mut Recorder,
-    cache: u32,
+    cache: CacheId,
     alias: Option<&str>,
     cpu: u32,
 ) -> DestroyOutcome {
-    let aliases = rec.machine().slab().caches[cache as usize].aliases.clone();
+    let aliases = rec.machine().slab().caches[cache].aliases.clone();
     let dropped = match alias {
         Some(a) if aliases.iter().any(|x| x == a) => Some(a.to_string()),
         // The creator's name goes first but the cache lives on for its aliases.
@@ -322,7 +329,7 @@ pub fn kmem_cache_destroy(
         return DestroyOutcome::Unreferenced;
     }
     if kmem_cache_shrink(rec, cache, cpu) {
-        let left: u64 = rec.machine().slab().caches[cache as usize]
+        let left: u64 = rec.machine().slab().caches[cache]
             .node
             .iter()
             .map(|n| n.total_slabs)
@@ -347,10 +354,7 @@ pub fn kmem_cache_destroy(
             emit(rec, SlabEvent::CacheDestroyed { id: cache });
         },
     );
-    if rec.machine().slab().caches[cache as usize]
-        .flags
-        .typesafe_by_rcu
-    {
+    if rec.machine().slab().caches[cache].flags.typesafe_by_rcu {
         // shutdown_cache(): released by slab_caches_to_rcu_destroy_workfn() after rcu_barrier().
         crate::rcu::slab_caches_to_rcu_destroy_workfn(rec, cache);
     }

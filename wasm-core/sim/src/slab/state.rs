@@ -9,6 +9,8 @@
 
 use crate::geometry::slab::SlabCacheGeometry;
 use crate::geometry::SlabFlags;
+use crate::ids::CacheId;
+use crate::ids::TiVec;
 use crate::kmalloc_caches::{KmallocCaches, KmallocSlot};
 use crate::machine::Pfn;
 use serde::Serialize;
@@ -28,7 +30,7 @@ pub const BATCHREFILL_LIMIT: u32 = 16;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct SlabState {
     /// `slab_caches`, oldest first (slabinfo prints newest first).
-    pub caches: Vec<KmemCache>,
+    pub caches: TiVec<CacheId, KmemCache>,
     /// `kmalloc_caches[type][index]`: the cache id of each kmalloc cache.
     pub kmalloc_caches: KmallocCaches,
     /// Every slab by its first page.
@@ -46,7 +48,7 @@ pub struct SlabState {
 /// `struct kmem_cache` under SLAB.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct KmemCache {
-    pub id: u32,
+    pub id: CacheId,
     pub name: String,
     /// Layout and tunables fixed at creation.
     pub geometry: SlabCacheGeometry,
@@ -65,7 +67,7 @@ pub struct KmemCache {
     /// `cachep->random_seq` (`CONFIG_SLAB_FREELIST_RANDOM`), object indices.
     pub random_seq: Option<Vec<u32>>,
     /// `cachep->freelist_cache`: the kmalloc cache that holds OFF_SLAB index arrays.
-    pub freelist_cache: Option<u32>,
+    pub freelist_cache: Option<CacheId>,
     /// Names merged into this cache.
     pub aliases: Vec<String>,
     /// `kmem_cache_destroy()` has run.
@@ -145,7 +147,7 @@ impl KmemCacheNode {
 /// `struct slab` as SLAB uses it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Slab {
-    pub cache: u32,
+    pub cache: CacheId,
     pub order: u8,
     pub node: u32,
     /// Colour offset in bytes: `s_mem` is the slab's address plus this.

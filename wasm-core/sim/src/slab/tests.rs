@@ -8,6 +8,7 @@ use super::state::BATCHREFILL_LIMIT;
 use super::*;
 use crate::boot::{Allocator, BootOptions};
 use crate::geometry::slab::FreelistLayout;
+use crate::ids::CacheId;
 use crate::machine::check::{check_page_allocator, FullChecks, TraceCheck};
 use crate::machine::{Machine, MachineConfig, Owner};
 use crate::page_alloc::{alloc_pages, alloc_pages_thisnode, free_pages};
@@ -45,7 +46,7 @@ pub(super) fn boot(cpus: u32, nodes: u32) -> Recorder {
     boot_with(cpus, nodes, 16384, &BootOptions::default(), 0)
 }
 
-pub(super) fn cache(rec: &mut Recorder, name: &str, size: u32) -> u32 {
+pub(super) fn cache(rec: &mut Recorder, name: &str, size: u32) -> CacheId {
     kmem_cache_create(
         rec,
         name,
@@ -73,14 +74,14 @@ fn locks(rec: &Recorder) -> u64 {
 fn first_allocation_grows_without_the_node_lock_and_fills_a_cold_array() {
     let mut rec = boot(2, 1);
     let id = cache(&mut rec, "obj100", 100);
-    let g = rec.machine().slab().caches[id as usize].geometry.clone();
+    let g = rec.machine().slab().caches[id].geometry.clone();
     assert_eq!((g.limit, g.batchcount), (120, 60));
     let before = locks(&rec);
     let a = slab_alloc_node(&mut rec, id, 0, None);
     assert_ne!(a, 0);
     consistent(&rec);
     let m = rec.machine();
-    let s = &m.slab().caches[id as usize];
+    let s = &m.slab().caches[id];
     // A cold array refills BATCHREFILL_LIMIT objects, straight from the new slab; one was
     // handed out.
     assert_eq!(s.cpu[0].avail(), BATCHREFILL_LIMIT - 1);
@@ -121,7 +122,7 @@ fn before_4_7_a_growing_refill_takes_the_node_lock_twice() {
     consistent(&rec);
     // cache_grow_end() links the free slab, then the retried refill takes it under the lock.
     assert_eq!(locks(&rec) - before, 2);
-    let s = &rec.machine().slab().caches[id as usize];
+    let s = &rec.machine().slab().caches[id];
     assert_eq!(s.cpu[0].avail(), BATCHREFILL_LIMIT - 1);
 }
 
@@ -140,7 +141,7 @@ fn a_second_cpu_refills_from_the_slab_lists_under_the_lock() {
         .rev()
         .find(|s| s.function == "cache_alloc_refill");
     assert_eq!(step.unwrap().path, "from the node's slab lists");
-    let s = &rec.machine().slab().caches[id as usize];
+    let s = &rec.machine().slab().caches[id];
     assert_eq!(s.cpu[1].avail(), BATCHREFILL_LIMIT - 1);
     // Both CPUs' objects came from the one slab, which is now 32 objects in.
     let pfn = s.node[0].slabs_partial[0];
@@ -154,7 +155,7 @@ fn a_second_cpu_refills_from_the_slab_lists_under_the_lock() {
 fn a_full_array_flushes_its_oldest_batch_to_the_shared_array_then_to_the_slabs() {
     let mut rec = boot(2, 1);
     let id = cache(&mut rec, "obj100", 100);
-    let g = rec.machine().slab().caches[id as usize].geometry.clone();
+    let g = rec.machine().slab().caches[id].geometry.clone();
     let objs: Vec<u64> = (0..(g.limit + g.batchcount) * 10)
         .map(|_| slab_alloc_node(&mut rec, id, 0, None))
         .collect();
@@ -164,13 +165,13 @@ fn a_full_array_flushes_its_oldest_batch_to_the_shared_array_then_to_the_slabs()
     for &o in &objs[..g.limit as usize] {
         assert_eq!(kfree(&mut rec, o, 0, None), FreeOutcome::Freed);
     }
-    let s = &rec.machine().slab().caches[id as usize];
+    let s = &rec.machine().slab().caches[id];
     let array = s.cpu[0].entry.clone();
     assert_eq!(s.cpu[0].avail(), g.limit);
     // One more free: the oldest batchcount pointers move to the shared array.
     kfree(&mut rec, objs[g.limit as usize], 0, None);
     consistent(&rec);
-    let s = &rec.machine().slab().caches[id as usize];
+    let s = &rec.machine().slab().caches[id];
     assert_eq!(
         s.node[0].shared.as_ref().unwrap().entry,
         array[..g.batchcount as usize]
@@ -179,7 +180,7 @@ fn a_full_array_flushes_its_oldest_batch_to_the_shared_array_then_to_the_slabs()
     // Fill the shared array (8 * 60 = 480); then a flush goes through free_block().
     let shared_limit = s.node[0].shared.as_ref().unwrap().limit;
     let mut next = g.limit as usize + 1;
-    while rec.machine().slab().caches[id as usize].node[0]
+    while rec.machine().slab().caches[id].node[0]
         .shared
         .as_ref()
         .unwrap()
@@ -189,8 +190,8 @@ fn a_full_array_flushes_its_oldest_batch_to_the_shared_array_then_to_the_slabs()
         kfree(&mut rec, objs[next], 0, None);
         next += 1;
     }
-    let free_before = rec.machine().slab().caches[id as usize].node[0].free_objects;
-    while rec.machine().slab().caches[id as usize].cpu[0].avail() < g.limit {
+    let free_before = rec.machine().slab().caches[id].node[0].free_objects;
+    while rec.machine().slab().caches[id].cpu[0].avail() < g.limit {
         kfree(&mut rec, objs[next], 0, None);
         next += 1;
     }
@@ -205,7 +206,7 @@ fn a_full_array_flushes_its_oldest_batch_to_the_shared_array_then_to_the_slabs()
         step.unwrap().path,
         "array full: oldest batch back to the slabs"
     );
-    let free_after = rec.machine().slab().caches[id as usize].node[0].free_objects;
+    let free_after = rec.machine().slab().caches[id].node[0].free_objects;
     assert_eq!(free_after, free_before + u64::from(g.batchcount));
 }
 
@@ -219,7 +220,7 @@ fn remote_frees_go_to_the_alien_cache_and_drain_to_their_node_when_full() {
         .collect();
     assert!(objs
         .iter()
-        .all(|&o| rec.machine().addr_pfn(o).unwrap() / rec.machine().span == 1));
+        .all(|&o| rec.machine().node_of(rec.machine().addr_pfn(o).unwrap()) == 1));
     for &o in &objs[..12] {
         kfree(&mut rec, o, 0, None);
     }
@@ -241,7 +242,7 @@ fn remote_frees_go_to_the_alien_cache_and_drain_to_their_node_when_full() {
 fn free_block_keeps_at_most_free_limit_free_objects_on_a_node() {
     let mut rec = boot(1, 1);
     let id = cache(&mut rec, "obj1000", 1000);
-    let g = rec.machine().slab().caches[id as usize].geometry.clone();
+    let g = rec.machine().slab().caches[id].geometry.clone();
     let n = 400usize;
     let objs: Vec<u64> = (0..n)
         .map(|_| slab_alloc_node(&mut rec, id, 0, None))
@@ -250,7 +251,7 @@ fn free_block_keeps_at_most_free_limit_free_objects_on_a_node() {
         kfree(&mut rec, o, 0, None);
     }
     consistent(&rec);
-    let node = &rec.machine().slab().caches[id as usize].node[0];
+    let node = &rec.machine().slab().caches[id].node[0];
     assert!(node.free_objects <= u64::from(node.free_limit));
     // free_limit = (1 + cpus on the node) * batchcount + num.
     assert_eq!(node.free_limit, 2 * g.batchcount + g.num);
@@ -262,7 +263,7 @@ fn slabs_of_a_node_take_successive_colours() {
     // object 700, align 8: order 1, 11 objects, 7 colours of 64 bytes (spec 5.8).
     let mut rec = boot(1, 1);
     let id = cache(&mut rec, "obj700", 700);
-    let g = rec.machine().slab().caches[id as usize].geometry.clone();
+    let g = rec.machine().slab().caches[id].geometry.clone();
     assert_eq!((g.gfporder, g.num, g.colour, g.colour_off), (1, 11, 7, 64));
     let mut colours = Vec::new();
     for _ in 0..9 {
@@ -299,7 +300,7 @@ fn an_off_slab_cache_takes_its_index_arrays_from_a_kmalloc_cache() {
         &BootOptions::default(),
     )
     .unwrap();
-    let s = rec.machine().slab().caches[id as usize].clone();
+    let s = rec.machine().slab().caches[id].clone();
     assert_eq!(s.geometry.layout, FreelistLayout::OffSlab);
     let fc = s.freelist_cache.expect("a freelist cache");
     let live_before = rec.machine().live_objects;
@@ -327,15 +328,15 @@ fn cache_reap_clears_touched_first_then_drains_an_unused_array() {
     for &o in &objs {
         kfree(&mut rec, o, 0, None);
     }
-    let avail = rec.machine().slab().caches[id as usize].cpu[0].avail();
+    let avail = rec.machine().slab().caches[id].cpu[0].avail();
     cache_reap(&mut rec, None);
     consistent(&rec);
-    let ac = &rec.machine().slab().caches[id as usize].cpu[0];
+    let ac = &rec.machine().slab().caches[id].cpu[0];
     assert_eq!((ac.avail(), ac.touched), (avail, false));
     cache_reap(&mut rec, None);
     consistent(&rec);
     // (limit + 4) / 5 = 24 of the oldest go back to the slabs.
-    let ac = &rec.machine().slab().caches[id as usize].cpu[0];
+    let ac = &rec.machine().slab().caches[id].cpu[0];
     assert_eq!(ac.avail(), avail - 24);
     assert_eq!(
         rec.machine().slab().jiffies,
@@ -359,7 +360,7 @@ fn shrink_empties_every_array_and_destroy_refuses_a_cache_with_objects() {
         crate::slab_common::DestroyOutcome::StillHasObjects
     );
     consistent(&rec);
-    let s = &rec.machine().slab().caches[id as usize];
+    let s = &rec.machine().slab().caches[id];
     assert!(s.cpu.iter().all(|a| a.avail() == 0));
     assert_eq!(s.node.iter().map(|n| n.total_slabs).sum::<u64>(), 1);
     kfree(&mut rec, objs[0], 0, None);
@@ -382,7 +383,7 @@ fn free_slabs_are_destroyed_from_the_tail_of_slabs_free() {
     // slabs_destroy() walks from the head (mm/slab.c, v6.6).
     let mut rec = boot(1, 1);
     let id = cache(&mut rec, "obj1000", 1000);
-    let num = rec.machine().slab().caches[id as usize].geometry.num as usize;
+    let num = rec.machine().slab().caches[id].geometry.num as usize;
     let objs: Vec<u64> = (0..num * 3)
         .map(|_| slab_alloc_node(&mut rec, id, 0, None))
         .collect();
@@ -398,7 +399,7 @@ fn free_slabs_are_destroyed_from_the_tail_of_slabs_free() {
             .position(|s| s.function == "drain_freelist")
             .expect("shrink drains the free slabs");
     let before = rec.snapshot_at(drained).unwrap();
-    let mut free: Vec<Pfn> = before.slab().caches[id as usize].node[0]
+    let mut free: Vec<Pfn> = before.slab().caches[id].node[0]
         .slabs_free
         .iter()
         .copied()
@@ -465,7 +466,7 @@ fn a_remote_node_request_bypasses_the_array() {
     consistent(&rec);
     let m = rec.machine();
     assert_eq!(m.node_of(m.addr_pfn(obj).unwrap()), 1);
-    assert_eq!(m.slab().caches[id as usize].cpu[0].avail(), 0);
+    assert_eq!(m.slab().caches[id].cpu[0].avail(), 0);
 }
 
 #[test]
@@ -474,13 +475,10 @@ fn kmalloc_uses_slab_size_classes_and_large_kmalloc() {
     let a = kmalloc(&mut rec, 8, 0, None);
     let place = place_of(rec.machine(), a).unwrap();
     let cache = rec.machine().slab().slabs[&place.pfn].cache;
-    assert_eq!(
-        rec.machine().slab().caches[cache as usize].name,
-        "kmalloc-32"
-    );
+    assert_eq!(rec.machine().slab().caches[cache].name, "kmalloc-32");
     let b = kmalloc(&mut rec, 70, 0, None);
     let cache = rec.machine().slab().slabs[&place_of(rec.machine(), b).unwrap().pfn].cache;
-    let s = &rec.machine().slab().caches[cache as usize];
+    let s = &rec.machine().slab().caches[cache];
     assert_eq!((s.name.as_str(), s.geometry.size), ("kmalloc-96", 128));
     let big = kmalloc(&mut rec, 100_000, 0, None);
     assert_ne!(big, 0);
@@ -570,7 +568,7 @@ proptest! {
         let nodes = nodes.min(cpus);
         let switches = BootOptions { freelist_random, freelist_hardened, slab_legacy_refill, ..BootOptions::default() };
         let mut rec = boot_with(cpus, nodes, pages, &switches, seed);
-        let mut ids: Vec<u32> = sizes.iter().enumerate().map(|(i, &s)| {
+        let mut ids: Vec<CacheId> = sizes.iter().enumerate().map(|(i, &s)| {
             let flags = crate::geometry::SlabFlags { typesafe_by_rcu: typesafe_by_rcu[i], ..Default::default() };
             kmem_cache_create(&mut rec, &format!("c{i}"), s, 0, flags, ctor && i == 0, &switches).unwrap()
         }).collect();
@@ -633,7 +631,7 @@ proptest! {
             // Callers hold `live`, plus OFF_SLAB index arrays held by the slab layer, plus what
             // kfree_rcu() has not freed yet.
             let arrays = rec.machine().slab().slabs.values().filter(|s| {
-                rec.machine().slab().caches[s.cache as usize].geometry.layout == FreelistLayout::OffSlab
+                rec.machine().slab().caches[s.cache].geometry.layout == FreelistLayout::OffSlab
             }).count();
             let queued: usize = rec.machine().rcu.krc.iter().map(|k| k.waiting()).sum();
             prop_assert_eq!(rec.machine().live_objects as usize, live.len() + arrays + queued);
@@ -671,7 +669,7 @@ fn fallback_alloc_walks_the_local_zonelist() {
     let id = cache(&mut rec, "obj64", 64);
     for cpu in [0, 2] {
         slab_alloc_node(&mut rec, id, cpu, None);
-        assert!(rec.machine().slab().caches[id as usize].node[cpu as usize].free_objects > 0);
+        assert!(rec.machine().slab().caches[id].node[cpu as usize].free_objects > 0);
     }
     exhaust_node(&mut rec, 1, 1);
     let obj = slab_alloc_node(&mut rec, id, 1, None);
@@ -721,7 +719,7 @@ fn colour_next_advances_before_the_off_slab_index_array_is_allocated() {
         &BootOptions::default(),
     )
     .unwrap();
-    let g = rec.machine().slab().caches[id as usize].geometry.clone();
+    let g = rec.machine().slab().caches[id].geometry.clone();
     assert_eq!((g.layout, g.colour), (FreelistLayout::OffSlab, 2));
     // Every page taken, and kmalloc-256 with nothing left to give.
     let mut held = Vec::new();
@@ -752,7 +750,7 @@ fn colour_next_advances_before_the_off_slab_index_array_is_allocated() {
         .position(|s| s.function == "slab_alloc_node" && s.path == "out of memory")
         .unwrap();
     assert!(colour < index_array);
-    let colour_next = |rec: &Recorder| rec.machine().slab().caches[id as usize].node[0].colour_next;
+    let colour_next = |rec: &Recorder| rec.machine().slab().caches[id].node[0].colour_next;
     assert_eq!(colour_next(&rec), failed as u32 % g.colour);
     // With pages for the slab and its index array, the next slab takes the colour after it.
     free_pages(&mut rec, 0, held.pop().unwrap()).unwrap();

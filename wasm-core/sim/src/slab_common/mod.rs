@@ -3,6 +3,7 @@
 //! (`cache_from_obj()`), and the diagnostic steps of bad frees.
 
 use crate::geometry::SlabFlags;
+use crate::ids::CacheId;
 use crate::machine::{Damage, FrameState, Machine, Owner, Pfn};
 use crate::page_alloc::free_pages;
 use crate::trace::{Event, Recorder};
@@ -42,7 +43,7 @@ pub(crate) fn diagnostic(
 pub(crate) fn free_prologue(
     rec: &mut Recorder,
     addr: u64,
-    destroyed_cache: Option<u32>,
+    destroyed_cache: Option<CacheId>,
 ) -> Option<FreeOutcome> {
     if addr == 0 || addr == ZERO_SIZE_PTR {
         rec.call("kfree", "NULL or ZERO_SIZE_PTR", "step.kfree_null", |_| {});
@@ -80,7 +81,7 @@ pub(crate) fn free_outside_slabs(
     rec: &mut Recorder,
     addr: u64,
     cpu: u32,
-    cache: Option<u32>,
+    cache: Option<CacheId>,
 ) -> FreeOutcome {
     if cache.is_none() && is_large_kmalloc(rec.machine(), addr) {
         let pfn = rec
@@ -110,7 +111,7 @@ pub(crate) fn cache_from_obj_checks(hardened: bool, consistency_checks: bool) ->
 /// `cache_from_obj()` when the object is not of the cache the caller named: "Wrong slab cache.
 /// %s but object is from %s" (with hardening or `slub_debug=F`, see `cache_from_obj_checks`),
 /// then the object's own cache is used.
-pub(crate) fn wrong_cache(rec: &mut Recorder, expected: u32, actual: u32) {
+pub(crate) fn wrong_cache(rec: &mut Recorder, expected: CacheId, actual: CacheId) {
     rec.call("cache_from_obj", "wrong cache", "step.wrong_cache", |rec| {
         rec.arg_cache("expected", expected);
         rec.arg_cache("actual", actual);
@@ -125,8 +126,8 @@ pub(crate) fn wrong_cache_unchecked(
     rec: &mut Recorder,
     path: &'static str,
     key: &'static str,
-    expected: u32,
-    actual: u32,
+    expected: CacheId,
+    actual: CacheId,
     addr: u64,
     pfn: Pfn,
     offsets: Option<(u32, u32)>,
@@ -162,13 +163,13 @@ pub(crate) fn slab_unmergeable(
 
 /// `kfree()` (or, with `cache`, `kmem_cache_free()`) of `addr` on `cpu`, under the slab
 /// allocator the machine was built with.
-pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> FreeOutcome {
+pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<CacheId>) -> FreeOutcome {
     crate::allocator::ops(rec.machine()).kfree(rec, addr, cpu, cache)
 }
 
 /// `kmem_cache_free_bulk()` (or, without `cache`, `kfree_bulk()`) of `objs` on `cpu`, under the
 /// slab allocator the machine was built with.
-pub fn kmem_cache_free_bulk(rec: &mut Recorder, cache: Option<u32>, objs: &[u64], cpu: u32) {
+pub fn kmem_cache_free_bulk(rec: &mut Recorder, cache: Option<CacheId>, objs: &[u64], cpu: u32) {
     crate::allocator::ops(rec.machine()).kmem_cache_free_bulk(rec, cache, objs, cpu);
 }
 

@@ -8,6 +8,7 @@ use super::random::shuffle_freelist;
 use super::{get_freepointer, object_allocated, set_cpu_freelist, take_object};
 use crate::geometry::kmalloc::KmallocTarget;
 use crate::gfp::{Gfp, GFP_KERNEL};
+use crate::ids::CacheId;
 use crate::kmalloc_caches::KmallocType;
 use crate::machine::{Owner, Pfn};
 use crate::page_alloc::{alloc_pages, zonelist};
@@ -68,7 +69,7 @@ pub fn __do_kmalloc_node(
 /// The choice `kmalloc_type()` makes among the normal cache and its 15 random copies, shown
 /// as a step of its own (the kernel computes it inline): `hash_64(caller ^
 /// random_kmalloc_seed, 4)` is the copy, 0 being the normal cache.
-fn random_kmalloc_step(rec: &mut Recorder, cache: u32, caller: u64, copy: u8) {
+fn random_kmalloc_step(rec: &mut Recorder, cache: CacheId, caller: u64, copy: u8) {
     rec.call(
         "kmalloc_slab",
         "random kmalloc cache",
@@ -82,9 +83,9 @@ fn random_kmalloc_step(rec: &mut Recorder, cache: u32, caller: u64, copy: u8) {
 }
 
 /// `slab_alloc_node()`: `cache`'s next object for `cpu`, from `node` if given.
-pub fn slab_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
+pub fn slab_alloc_node(rec: &mut Recorder, cache: CacheId, cpu: u32, node: Option<u32>) -> u64 {
     let m = rec.machine();
-    if m.slub().caches[cache as usize].destroyed {
+    if m.slub().caches[cache].destroyed {
         // The kmem_cache structure is freed memory now: a use-after-free in the caller.
         return rec.call(
             "kmem_cache_alloc",
@@ -96,7 +97,7 @@ pub fn slab_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u3
             },
         );
     }
-    let c = &m.slub().caches[cache as usize].cpu[cpu as usize];
+    let c = &m.slub().caches[cache].cpu[cpu as usize];
     let (object, slab) = (c.freelist, c.slab);
     let node_ok = match (node, slab) {
         (Some(n), Some(pfn)) => m.slub().slabs[&pfn].node == n,
@@ -118,13 +119,18 @@ pub fn slab_alloc_node(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u3
     clippy::too_many_lines,
     reason = "mirrors ___slab_alloc()'s labels (reread_slab, load_freelist, new_slab, ...) in the kernel's order"
 )]
-pub(crate) fn ___slab_alloc(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
-    if rec.machine().slub().caches[cache as usize].debug() {
+pub(crate) fn ___slab_alloc(
+    rec: &mut Recorder,
+    cache: CacheId,
+    cpu: u32,
+    node: Option<u32>,
+) -> u64 {
+    if rec.machine().slub().caches[cache].debug() {
         return slab_alloc_debug(rec, cache, cpu, node);
     }
     loop {
         // reread_slab / redo
-        let c = rec.machine().slub().caches[cache as usize].cpu[cpu as usize].clone();
+        let c = rec.machine().slub().caches[cache].cpu[cpu as usize].clone();
         if let Some(pfn) = c.slab {
             let slab_node = rec.machine().slub().slabs[&pfn].node;
             if node.is_some_and(|n| n != slab_node) {
@@ -185,7 +191,7 @@ pub(crate) fn ___slab_alloc(rec: &mut Recorder, cache: u32, cpu: u32, node: Opti
                     return object;
                 }
             }
-            if rec.machine().slub().caches[cache as usize].cpu[cpu as usize]
+            if rec.machine().slub().caches[cache].cpu[cpu as usize]
                 .slab
                 .is_some()
             {
@@ -194,7 +200,7 @@ pub(crate) fn ___slab_alloc(rec: &mut Recorder, cache: u32, cpu: u32, node: Opti
         }
         // new_slab: no cpu slab now; the per-CPU partial stack first (read afresh: the branches
         // above may have changed this CPU's state).
-        let partial = rec.machine().slub().caches[cache as usize].cpu[cpu as usize].partial;
+        let partial = rec.machine().slub().caches[cache].cpu[cpu as usize].partial;
         if let Some(top) = partial {
             let next = rec.machine().slub().slabs[&top].next;
             rec.call(
@@ -239,7 +245,7 @@ pub(crate) fn ___slab_alloc(rec: &mut Recorder, cache: u32, cpu: u32, node: Opti
         let Some(new) = new_slab(rec, cache, cpu, node) else {
             return slab_out_of_memory(rec, cache);
         };
-        let freelist = rec.machine().slub().caches[cache as usize].cpu[cpu as usize].freelist;
+        let freelist = rec.machine().slub().caches[cache].cpu[cpu as usize].freelist;
         debug_assert_eq!(freelist, 0);
         return allocate_slab(rec, cache, cpu, new, |rec, pfn| {
             let freelist = take_new_slab_freelist(rec, cache, pfn);
@@ -249,7 +255,7 @@ pub(crate) fn ___slab_alloc(rec: &mut Recorder, cache: u32, cpu: u32, node: Opti
 }
 
 /// `___slab_alloc()` with no slab to be had: `slab_out_of_memory()`, and NULL.
-fn slab_out_of_memory(rec: &mut Recorder, cache: u32) -> u64 {
+fn slab_out_of_memory(rec: &mut Recorder, cache: CacheId) -> u64 {
     rec.call("___slab_alloc", "out of memory", "step.slab_oom", |rec| {
         rec.arg_cache("cache", cache);
         0
@@ -258,7 +264,7 @@ fn slab_out_of_memory(rec: &mut Recorder, cache: u32) -> u64 {
 
 /// `retry_load_slab`: the slab becomes the cpu slab, then `load_freelist`. Continues the step
 /// that found the slab, so no step ends with a frozen slab that belongs to nobody.
-fn install(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, freelist: u64) -> u64 {
+fn install(rec: &mut Recorder, cache: CacheId, cpu: u32, pfn: Pfn, freelist: u64) -> u64 {
     rec.emit(Event::CpuSlabSet {
         cache,
         cpu,
@@ -270,7 +276,7 @@ fn install(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn, freelist: u64) ->
 /// `load_freelist`: the first object goes to the caller, the rest become `c->freelist`; the
 /// last thing the step that found them does.
 #[inline(always)]
-fn load_freelist(rec: &mut Recorder, cache: u32, cpu: u32, freelist: u64) -> u64 {
+fn load_freelist(rec: &mut Recorder, cache: CacheId, cpu: u32, freelist: u64) -> u64 {
     take_object(rec, cache, cpu, freelist);
     rec.arg_addr("object", freelist);
     freelist
@@ -283,12 +289,12 @@ fn load_freelist(rec: &mut Recorder, cache: u32, cpu: u32, freelist: u64) -> u64
 /// empty.
 fn get_partial_node<R>(
     rec: &mut Recorder,
-    cache: u32,
+    cache: CacheId,
     cpu: u32,
     node: u32,
     then: impl FnOnce(&mut Recorder, Pfn, u64) -> R,
 ) -> Option<R> {
-    let s = &rec.machine().slub().caches[cache as usize];
+    let s = &rec.machine().slub().caches[cache];
     if s.node[node as usize].partial.is_empty() {
         return None;
     }
@@ -308,7 +314,7 @@ fn get_partial_node<R>(
 /// first slab (its freelist is returned) and `put_cpu_partial()` on the ones after it.
 fn take_partial_slabs(
     rec: &mut Recorder,
-    cache: u32,
+    cache: CacheId,
     cpu: u32,
     node: u32,
     limit: u32,
@@ -322,7 +328,7 @@ fn take_partial_slabs(
     // The list in order, without a copy: each pass removes the slab at its head, and nothing
     // else here adds to or takes from this node's list.
     let head = |rec: &Recorder| {
-        let list = &rec.machine().slub().caches[cache as usize].node[node as usize].partial;
+        let list = &rec.machine().slub().caches[cache].node[node as usize].partial;
         list.first().copied()
     };
     while let Some(pfn) = head(rec) {
@@ -363,7 +369,7 @@ fn take_partial_slabs(
 /// when no node was found (with a step saying why, if it searched at all).
 fn get_any_partial<R>(
     rec: &mut Recorder,
-    cache: u32,
+    cache: CacheId,
     cpu: u32,
     local: u32,
     then: impl FnOnce(&mut Recorder, u32) -> R,
@@ -373,7 +379,7 @@ fn get_any_partial<R>(
         return None; // the zonelist holds the local node only: nothing more to find
     }
     let m = rec.machine();
-    let s = &m.slub().caches[cache as usize];
+    let s = &m.slub().caches[cache];
     let (ratio, min_partial) = (s.remote_node_defrag_ratio, s.geometry.min_partial as usize);
     // The zonelist of mempolicy_slab_node(), the local node without a memory policy, as
     // build_zonelists() ordered it at boot. It starts with the local node itself, whose
@@ -411,15 +417,15 @@ fn get_any_partial<R>(
 /// partial stack; each object is taken under the node's `list_lock` from a node partial slab
 /// (`alloc_single_from_partial()`) or from a new slab (`alloc_single_from_new_slab()`).
 #[doc(alias = "___slab_alloc")]
-fn slab_alloc_debug(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
+fn slab_alloc_debug(rec: &mut Recorder, cache: CacheId, cpu: u32, node: Option<u32>) -> u64 {
     let search = node.unwrap_or(rec.machine().cpu_node[cpu as usize]);
-    let local = &rec.machine().slub().caches[cache as usize].node[search as usize].partial;
+    let local = &rec.machine().slub().caches[cache].node[search as usize].partial;
     if let Some(&pfn) = local.first() {
         return alloc_single_from_partial(rec, cache, cpu, search, pfn);
     }
     if node.is_none() {
         let found = get_any_partial(rec, cache, cpu, search, |rec, n| {
-            let pfn = rec.machine().slub().caches[cache as usize].node[n as usize].partial[0];
+            let pfn = rec.machine().slub().caches[cache].node[n as usize].partial[0];
             alloc_single_from_partial(rec, cache, cpu, n, pfn)
         });
         if let Some(object) = found {
@@ -436,8 +442,8 @@ fn slab_alloc_debug(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>)
 
 /// `alloc_single_from_new_slab()`, in the `allocate_slab` step: the first object of a new
 /// slab of a debug cache goes to the caller, and the slab onto the node's lists.
-fn alloc_single_from_new_slab(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn) -> u64 {
-    let s = &rec.machine().slub().caches[cache as usize];
+fn alloc_single_from_new_slab(rec: &mut Recorder, cache: CacheId, cpu: u32, pfn: Pfn) -> u64 {
+    let s = &rec.machine().slub().caches[cache];
     let store_user = s.flags.store_user;
     let slab = rec.machine().slub().slabs[&pfn].fields();
     let object = slab.freelist;
@@ -481,8 +487,14 @@ fn alloc_single_from_new_slab(rec: &mut Recorder, cache: u32, cpu: u32, pfn: Pfn
 
 /// `alloc_single_from_partial()`: one object from a node partial slab of a debug cache; a
 /// slab that becomes full leaves the partial list (for `n->full` with `SLAB_STORE_USER`).
-fn alloc_single_from_partial(rec: &mut Recorder, cache: u32, cpu: u32, node: u32, pfn: Pfn) -> u64 {
-    let store_user = rec.machine().slub().caches[cache as usize].flags.store_user;
+fn alloc_single_from_partial(
+    rec: &mut Recorder,
+    cache: CacheId,
+    cpu: u32,
+    node: u32,
+    pfn: Pfn,
+) -> u64 {
+    let store_user = rec.machine().slub().caches[cache].flags.store_user;
     let slab = rec.machine().slub().slabs[&pfn].fields();
     let object = slab.freelist;
     let next = get_freepointer(rec.machine(), object);
@@ -524,8 +536,13 @@ struct NewSlabPages {
 
 /// `new_slab()` → `allocate_slab()`, first half: pages of the preferred order, else of the
 /// minimum order (their page allocator steps come before the `allocate_slab` step).
-fn new_slab(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> Option<NewSlabPages> {
-    let g = rec.machine().slub().caches[cache as usize].geometry.clone();
+fn new_slab(
+    rec: &mut Recorder,
+    cache: CacheId,
+    cpu: u32,
+    node: Option<u32>,
+) -> Option<NewSlabPages> {
+    let g = rec.machine().slub().caches[cache].geometry.clone();
     let mut order = g.order as u8;
     let mut objects = g.objs_per_slab;
     let pfn = match alloc_pages(rec, cpu, node, order, Owner::Slab { cache }) {
@@ -550,7 +567,7 @@ fn new_slab(rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> Opti
 /// same step (the caller's use of it: `___slab_alloc()` freezes it as the cpu slab).
 fn allocate_slab<R>(
     rec: &mut Recorder,
-    cache: u32,
+    cache: CacheId,
     cpu: u32,
     new: NewSlabPages,
     then: impl FnOnce(&mut Recorder, Pfn) -> R,
@@ -560,7 +577,7 @@ fn allocate_slab<R>(
         order,
         objects,
     } = new;
-    let path = if u32::from(order) == rec.machine().slub().caches[cache as usize].geometry.order {
+    let path = if u32::from(order) == rec.machine().slub().caches[cache].geometry.order {
         "preferred order"
     } else {
         "order fallback"
@@ -586,7 +603,7 @@ fn allocate_slab<R>(
 /// The rest of `___slab_alloc()`'s new-slab branch, in the same step as `allocate_slab()`: the
 /// slab's whole freelist goes to the CPU, the slab is frozen with every object in use, and
 /// `inc_slabs_node()` counts it.
-fn take_new_slab_freelist(rec: &mut Recorder, cache: u32, pfn: Pfn) -> u64 {
+fn take_new_slab_freelist(rec: &mut Recorder, cache: CacheId, pfn: Pfn) -> u64 {
     let slab = &rec.machine().slub().slabs[&pfn];
     let (freelist, objects, node) = (slab.freelist, slab.objects, slab.node);
     rec.emit(Event::SlabStateSet {

@@ -1,6 +1,7 @@
 //! Applying SLUB events to the machine (the recorder's only way to change SLUB state).
 
 use super::state::{KmemCache, KmemCacheCpu, KmemCacheNode, ReciprocalValue, Slab, SlubState};
+use crate::ids::CacheId;
 use crate::machine::{FrameState, Machine, Owner, Pfn, DIRECT_MAP_BASE};
 use crate::trace::{End, Event, NewCache};
 
@@ -17,8 +18,8 @@ impl SlubState {
     /// That is `cache`'s own list, except after a free to the wrong cache that was not
     /// checked, when the slab can sit on that list of another cache (the kernel then
     /// miscounts `cache`'s `nr_partial`: see `machine::damage`).
-    fn list_del(&mut self, cache: u32, node: u32, pfn: Pfn, full: bool) {
-        let order = std::iter::once(cache as usize).chain(0..self.caches.len());
+    fn list_del(&mut self, cache: CacheId, node: u32, pfn: Pfn, full: bool) {
+        let order = std::iter::once(cache).chain(self.caches.keys());
         for id in order {
             let n = &mut self.caches[id].node[node as usize];
             let list = if full { &mut n.full } else { &mut n.partial };
@@ -40,10 +41,10 @@ impl Machine {
     }
 
     /// Every object callers hold, with its cache, in address order.
-    pub fn live(&self) -> impl Iterator<Item = (u64, u32)> + '_ {
+    pub fn live(&self) -> impl Iterator<Item = (u64, CacheId)> + '_ {
         let st = self.slub();
         st.slabs.iter().flat_map(move |(pfn, s)| {
-            let size = st.caches[s.cache as usize].geometry.size;
+            let size = st.caches[s.cache].geometry.size;
             s.allocated
                 .iter()
                 .enumerate()
@@ -79,7 +80,7 @@ impl Machine {
                     random,
                     random_seq,
                 } = &**new;
-                debug_assert_eq!(*id as usize, st.caches.len());
+                debug_assert_eq!(id.index(), st.caches.len());
                 if let Some(slot) = kmalloc {
                     self.kmalloc_caches.set(*slot, *id);
                 }
@@ -109,26 +110,24 @@ impl Machine {
                     node: vec![KmemCacheNode::default(); nodes as usize],
                 });
             }
-            Event::CacheAliased { id, alias } => {
-                st.caches[*id as usize].aliases.push(alias.clone())
-            }
+            Event::CacheAliased { id, alias } => st.caches[*id].aliases.push(alias.clone()),
             Event::CacheUnaliased { id, alias } => {
-                let aliases = &mut st.caches[*id as usize].aliases;
+                let aliases = &mut st.caches[*id].aliases;
                 if let Some(i) = aliases.iter().position(|a| a == alias) {
                     aliases.remove(i);
                 }
             }
-            Event::CacheDestroyed { id } => st.caches[*id as usize].destroyed = true,
+            Event::CacheDestroyed { id } => st.caches[*id].destroyed = true,
             Event::SlabCreated {
                 cache,
                 pfn,
                 order,
                 freelist,
             } => {
-                let s = &st.caches[*cache as usize];
+                let s = &st.caches[*cache];
                 let size = s.geometry.size;
                 let objects = &(freelist.len() as u32);
-                let node = &(*pfn / span);
+                let node = &(pfn.0 / span);
                 // Every free object links to the next; the last holds NULL (encoded when
                 // hardened, so even a NULL is a non-zero word then).
                 let mut words = vec![0; *objects as usize];
@@ -148,7 +147,7 @@ impl Machine {
                         node: *node,
                         objects: *objects,
                         size,
-                        reciprocal_size: st.caches[*cache as usize].reciprocal_size,
+                        reciprocal_size: st.caches[*cache].reciprocal_size,
                         inuse: 0,
                         frozen: false,
                         freelist: head,
@@ -164,7 +163,7 @@ impl Machine {
                 node,
                 objects,
             } => {
-                let n = &mut st.caches[*cache as usize].node[*node as usize];
+                let n = &mut st.caches[*cache].node[*node as usize];
                 n.nr_slabs += 1;
                 n.total_objects += u64::from(*objects);
             }
@@ -173,7 +172,7 @@ impl Machine {
                 node,
                 objects,
             } => {
-                let n = &mut st.caches[*cache as usize].node[*node as usize];
+                let n = &mut st.caches[*cache].node[*node as usize];
                 n.nr_slabs -= 1;
                 n.total_objects -= u64::from(*objects);
             }
@@ -190,7 +189,7 @@ impl Machine {
             }
             Event::FreePointerSet { pfn, index, value } => {
                 let slab = st.slabs.get_mut(pfn).expect("slab exists");
-                let s = &st.caches[slab.cache as usize];
+                let s = &st.caches[slab.cache];
                 let obj = object_addr(*pfn, slab.size, *index);
                 slab.words[*index as usize] = s.freelist_ptr_encode(*value, s.freeptr_addr(obj));
             }
@@ -200,15 +199,15 @@ impl Machine {
                 freelist,
                 tid,
             } => {
-                let c = &mut st.caches[*cache as usize].cpu[*cpu as usize];
+                let c = &mut st.caches[*cache].cpu[*cpu as usize];
                 c.freelist = *freelist;
                 c.tid = *tid;
             }
             Event::CpuSlabSet { cache, cpu, slab } => {
-                st.caches[*cache as usize].cpu[*cpu as usize].slab = *slab
+                st.caches[*cache].cpu[*cpu as usize].slab = *slab
             }
             Event::CpuPartialSet { cache, cpu, top } => {
-                st.caches[*cache as usize].cpu[*cpu as usize].partial = *top
+                st.caches[*cache].cpu[*cpu as usize].partial = *top
             }
             Event::SlabPartialLinked { pfn, next, slabs } => {
                 let slab = st.slabs.get_mut(pfn).expect("slab exists");
@@ -221,16 +220,14 @@ impl Machine {
                 pfn,
                 end,
             } => {
-                let list = &mut st.caches[*cache as usize].node[*node as usize].partial;
+                let list = &mut st.caches[*cache].node[*node as usize].partial;
                 match end {
                     End::Head => list.insert(0, *pfn),
                     End::Tail => list.push(*pfn),
                 }
             }
             Event::NodeFullAdded { cache, node, pfn } => {
-                st.caches[*cache as usize].node[*node as usize]
-                    .full
-                    .push(*pfn);
+                st.caches[*cache].node[*node as usize].full.push(*pfn);
             }
             Event::NodeFullRemoved { cache, node, pfn } => {
                 st.list_del(*cache, *node, *pfn, true);
@@ -240,7 +237,7 @@ impl Machine {
             }
             Event::SlabDiscarded { pfn, .. } => {
                 if let Some(slab) = st.slabs.remove(pfn) {
-                    self.frames[*pfn as usize].state = FrameState::Allocated {
+                    self.frames[*pfn].state = FrameState::Allocated {
                         order: slab.order,
                         owner: Owner::Pages,
                     };

@@ -10,6 +10,7 @@ use super::alloc::___slab_alloc;
 use super::free::{cache_from_obj_unchecked, do_slab_free, free_path, FreeOutcome};
 use super::state::TID_STEP;
 use super::{get_freepointer, obj_to_index, place_of, set_freepointer};
+use crate::ids::CacheId;
 use crate::page_alloc::free_pages;
 use crate::slab_common::is_large_kmalloc;
 use crate::trace::{DetachedFreelist, Event, Recorder};
@@ -20,14 +21,14 @@ const LOOKAHEAD: u32 = 3;
 
 /// `kmem_cache_alloc_bulk()`: `n` objects, all or none. The objects come off `c->freelist`
 /// without a tid bump each; an empty freelist calls `___slab_alloc()`, which refills it.
-pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: u32, n: u32, cpu: u32) -> Vec<u64> {
+pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: CacheId, n: u32, cpu: u32) -> Vec<u64> {
     rec.call("kmem_cache_alloc_bulk", "bulk", "step.alloc_bulk", |rec| {
         rec.arg_cache("cache", cache);
         rec.arg("cpu", cpu);
         rec.arg("count", n);
         let mut p = Vec::with_capacity(n as usize);
         for _ in 0..n {
-            let c = rec.machine().slub().caches[cache as usize].cpu[cpu as usize].clone();
+            let c = rec.machine().slub().caches[cache].cpu[cpu as usize].clone();
             if c.freelist == 0 {
                 rec.emit(Event::CpuFreelistSet {
                     cache,
@@ -64,7 +65,7 @@ pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: u32, n: u32, cpu: u32) -
             });
             p.push(c.freelist);
         }
-        let c = rec.machine().slub().caches[cache as usize].cpu[cpu as usize].clone();
+        let c = rec.machine().slub().caches[cache].cpu[cpu as usize].clone();
         rec.emit(Event::CpuFreelistSet {
             cache,
             cpu,
@@ -80,7 +81,7 @@ pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: u32, n: u32, cpu: u32) -
 /// with a diagnostic step.
 pub fn kmem_cache_free_bulk(
     rec: &mut Recorder,
-    cache: Option<u32>,
+    cache: Option<CacheId>,
     objs: &[u64],
     cpu: u32,
 ) -> FreeOutcome {
@@ -104,7 +105,7 @@ pub fn kmem_cache_free_bulk(
 }
 
 /// The first entry that is not a live object of the right kind (or appears twice).
-fn first_bad(rec: &Recorder, cache: Option<u32>, objs: &[u64]) -> Option<u64> {
+fn first_bad(rec: &Recorder, cache: Option<CacheId>, objs: &[u64]) -> Option<u64> {
     let m = rec.machine();
     let mut seen = BTreeSet::new();
     objs.iter().copied().find(|&o| {
@@ -128,7 +129,7 @@ fn first_bad(rec: &Recorder, cache: Option<u32>, objs: &[u64]) -> Option<u64> {
 /// freed.
 fn build_detached_freelist(
     rec: &mut Recorder,
-    cache: Option<u32>,
+    cache: Option<CacheId>,
     p: &mut [u64],
     size: usize,
     cpu: u32,

@@ -4,6 +4,7 @@
 //! incremental checker (`machine::check`) to the items a step touched.
 
 use super::state::{KmemCacheCpu, Slab};
+use crate::ids::CacheId;
 use crate::machine::check::Totals;
 use crate::machine::{FrameState, Machine, Owner, Pfn};
 use std::collections::BTreeMap;
@@ -70,12 +71,12 @@ impl SlubPlaces {
     }
 
     /// Where the slab at `pfn` of cache `cache` is held.
-    pub(crate) fn get(&self, m: &Machine, cache: u32, pfn: Pfn) -> SlubPlace {
+    pub(crate) fn get(&self, m: &Machine, cache: CacheId, pfn: Pfn) -> SlubPlace {
         match self {
             SlubPlaces::Index(index) => index.get(&pfn).copied().unwrap_or_default(),
             SlubPlaces::Scan => {
                 let mut place = SlubPlace::default();
-                let Some(s) = m.slub().caches.get(cache as usize) else {
+                let Some(s) = m.slub().caches.get(cache) else {
                     return place;
                 };
                 let count = |list: &[Pfn]| list.iter().filter(|&&at| at == pfn).count() as u32;
@@ -155,7 +156,7 @@ fn walk(
     seen: &mut [u64],
     bad: &mut Vec<String>,
 ) -> u32 {
-    let s = &m.slub().caches[slab.cache as usize];
+    let s = &m.slub().caches[slab.cache];
     let size = u64::from(s.geometry.size);
     let start = m.object_addr(pfn, s.geometry.size, 0);
     let mut n = 0;
@@ -210,7 +211,7 @@ pub(crate) fn check_slab(m: &Machine, pfn: Pfn, place: SlubPlace, bad: &mut Vec<
     {
         bad.push(format!("slab {pfn:#x}'s pages are {head:?}"));
     }
-    let s = &m.slub().caches[slab.cache as usize];
+    let s = &m.slub().caches[slab.cache];
     let mut seen = vec![0u64; (slab.objects as usize).div_ceil(64)];
     let free = walk(
         m,
@@ -269,8 +270,8 @@ pub(crate) fn check_slab(m: &Machine, pfn: Pfn, place: SlubPlace, bad: &mut Vec<
 
 /// One CPU's `kmem_cache_cpu`: its cpu slab is a slab of the cache (and without one it has
 /// no freelist); its partial stack links slabs of the cache whose `slabs` count down by one.
-pub(crate) fn check_cpu(m: &Machine, cache: u32, cpu: u32, bad: &mut Vec<String>) {
-    let Some(s) = m.slub().caches.get(cache as usize) else {
+pub(crate) fn check_cpu(m: &Machine, cache: CacheId, cpu: u32, bad: &mut Vec<String>) {
+    let Some(s) = m.slub().caches.get(cache) else {
         return;
     };
     let c = &s.cpu[cpu as usize];
@@ -328,13 +329,13 @@ pub(crate) fn check_cpu(m: &Machine, cache: u32, cpu: u32, bad: &mut Vec<String>
 /// the cache on that node; a full list (kept only with `SLAB_STORE_USER`) holds full slabs.
 pub(crate) fn check_node_entry(
     m: &Machine,
-    cache: u32,
+    cache: CacheId,
     node: u32,
     full: bool,
     pfn: Pfn,
     bad: &mut Vec<String>,
 ) {
-    let Some(s) = m.slub().caches.get(cache as usize) else {
+    let Some(s) = m.slub().caches.get(cache) else {
         return;
     };
     let slab = m.slub().slabs.get(&pfn);
@@ -357,7 +358,7 @@ pub(crate) fn check_node_entry(
 /// `check_node_entry` wherever `pfn` is on the node's lists.
 pub(crate) fn check_node_entries_of(
     m: &Machine,
-    cache: u32,
+    cache: CacheId,
     node: u32,
     pfn: Pfn,
     bad: &mut Vec<String>,
@@ -365,7 +366,7 @@ pub(crate) fn check_node_entries_of(
     let Some(n) = m
         .slub()
         .caches
-        .get(cache as usize)
+        .get(cache)
         .and_then(|s| s.node.get(node as usize))
     else {
         return;
@@ -381,12 +382,12 @@ pub(crate) fn check_node_entries_of(
 /// A node's `nr_slabs` and `total_objects` count every slab of the cache on the node.
 pub(crate) fn check_node_counters(
     m: &Machine,
-    cache: u32,
+    cache: CacheId,
     node: u32,
     totals: &Totals,
     bad: &mut Vec<String>,
 ) {
-    let Some(s) = m.slub().caches.get(cache as usize) else {
+    let Some(s) = m.slub().caches.get(cache) else {
         return;
     };
     let Some(n) = s.node.get(node as usize) else {

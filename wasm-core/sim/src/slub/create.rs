@@ -6,6 +6,7 @@ use crate::geometry::kmalloc::{kmalloc_classes, kmalloc_target, KmallocTarget};
 use crate::geometry::platform::WORD;
 use crate::geometry::{CacheRequest, CacheSource, GeometryError, SlabFlags};
 use crate::gfp::{Gfp, GFP_KERNEL};
+use crate::ids::CacheId;
 use crate::kmalloc_caches::{kmalloc_type, KmallocSlot, KmallocType};
 use crate::slab_common::random::{freelist_randomize, get_random_long, BootStream};
 use crate::slab_common::slab_unmergeable;
@@ -72,7 +73,7 @@ fn create_kmalloc_caches_body(rec: &mut Recorder, boot: &BootOptions) -> Result<
             let mut geometry = (rec.machine().profile.slub_geometry)(&req)?;
             let name = ty.cache_name(&class);
             geometry.cache = Some(name.clone());
-            let id = rec.machine().slub().caches.len() as u32;
+            let id = rec.machine().slub().caches.next_key();
             let objs = geometry.objs_per_slab;
             let (random, random_seq) = if ty == KmallocType::Normal {
                 kmem_cache_open_random(rec, boot, objs)
@@ -134,7 +135,7 @@ fn kmem_cache_open_random(
 pub fn kmalloc_cache_for(
     rec: &Recorder,
     size: u64,
-) -> Result<Result<u32, KmallocTarget>, GeometryError> {
+) -> Result<Result<CacheId, KmallocTarget>, GeometryError> {
     kmalloc_slab(rec, size, GFP_KERNEL, 0).map(|r| r.map(|(cache, _)| cache))
 }
 
@@ -145,7 +146,7 @@ pub fn kmalloc_slab(
     size: u64,
     flags: Gfp,
     caller: u64,
-) -> Result<Result<(u32, KmallocType), KmallocTarget>, GeometryError> {
+) -> Result<Result<(CacheId, KmallocType), KmallocTarget>, GeometryError> {
     let m = rec.machine();
     match kmalloc_target(&m.page, size)? {
         KmallocTarget::Cache(class) => {
@@ -180,7 +181,7 @@ pub fn kmem_cache_create_usercopy(
     usersize: u32,
     ctor: bool,
     boot: &BootOptions,
-) -> Result<u32, GeometryError> {
+) -> Result<CacheId, GeometryError> {
     let req = request(
         rec,
         boot,
@@ -218,7 +219,7 @@ pub fn kmem_cache_create_usercopy(
             rec.arg("size", geometry.size);
             rec.arg("objs_per_slab", geometry.objs_per_slab);
             rec.arg("order", geometry.order);
-            let id = rec.machine().slub().caches.len() as u32;
+            let id = rec.machine().slub().caches.next_key();
             let (random, random_seq) = kmem_cache_open_random(rec, boot, geometry.objs_per_slab);
             rec.emit(Event::CacheCreated(Box::new(NewCache {
                 id,
@@ -249,7 +250,7 @@ pub fn kmem_cache_create(
     flags: SlabFlags,
     ctor: bool,
     boot: &BootOptions,
-) -> Result<u32, GeometryError> {
+) -> Result<CacheId, GeometryError> {
     kmem_cache_create_usercopy(rec, name, size, align, flags, 0, 0, ctor, boot)
 }
 
@@ -262,7 +263,7 @@ fn find_mergeable(
     boot: &BootOptions,
     req: &CacheRequest,
     align: u32,
-) -> Option<u32> {
+) -> Option<CacheId> {
     if slab_unmergeable(&req.flags, req.ctor, 0, boot.slab_nomerge) {
         return None;
     }

@@ -7,6 +7,7 @@ use super::tests::{boot_with, cache_with, consistent};
 use super::*;
 use crate::boot::BootOptions;
 use crate::geometry::SlabFlags;
+use crate::ids::CacheId;
 use crate::slab_common::DestroyOutcome;
 use crate::slabinfo::slabinfo;
 use crate::sysfs::sysfs_attribute;
@@ -124,7 +125,7 @@ fn unfreeze_partials_discards_the_empty_slabs_last_in_first_out() {
     let switches = BootOptions::default();
     let mut rec = boot_with(1, 1, 1024, &switches, 0);
     let id = cache_with(&mut rec, "obj512", 512, &switches);
-    let g = rec.machine().slub().caches[id as usize].geometry.clone();
+    let g = rec.machine().slub().caches[id].geometry.clone();
     let per = g.objs_per_slab as usize;
     let keep = g.min_partial as usize;
     let objs: Vec<u64> = (0..per * (keep + 4))
@@ -135,12 +136,7 @@ fn unfreeze_partials_discards_the_empty_slabs_last_in_first_out() {
         kfree(&mut rec, objs[k * per], 0, None);
     }
     flush_cpu_slab(&mut rec, id, 0);
-    assert_eq!(
-        rec.machine().slub().caches[id as usize].node[0]
-            .partial
-            .len(),
-        keep
-    );
+    assert_eq!(rec.machine().slub().caches[id].node[0].partial.len(), keep);
     // Three full slabs emptied on cpu0: each is frozen onto cpu0's partial stack by its first
     // free and stays there, empty. The stack is walked from its top, the last one pushed.
     let empties: Vec<Pfn> = (keep..keep + 3)
@@ -152,7 +148,7 @@ fn unfreeze_partials_discards_the_empty_slabs_last_in_first_out() {
         }
     }
     assert_eq!(
-        rec.machine().slub().caches[id as usize].cpu[0].partial,
+        rec.machine().slub().caches[id].cpu[0].partial,
         Some(empties[2])
     );
     let from = rec.steps().len();
@@ -174,9 +170,7 @@ fn destroy_frees_the_empty_partial_slabs_last_in_first_out() {
     let switches = BootOptions::default();
     let mut rec = boot_with(1, 1, 1024, &switches, 0);
     let id = cache_with(&mut rec, "obj512", 512, &switches);
-    let per = rec.machine().slub().caches[id as usize]
-        .geometry
-        .objs_per_slab as usize;
+    let per = rec.machine().slub().caches[id].geometry.objs_per_slab as usize;
     let objs: Vec<u64> = (0..per * 3)
         .map(|_| slab_alloc_node(&mut rec, id, 0, None))
         .collect();
@@ -185,9 +179,7 @@ fn destroy_frees_the_empty_partial_slabs_last_in_first_out() {
     }
     flush_cpu_slab(&mut rec, id, 0);
     // Fewer than min_partial: every empty slab was kept on the node partial list.
-    let list = rec.machine().slub().caches[id as usize].node[0]
-        .partial
-        .clone();
+    let list = rec.machine().slub().caches[id].node[0].partial.clone();
     assert_eq!(list.len(), 3);
     let from = rec.steps().len();
     assert_eq!(
@@ -216,7 +208,7 @@ fn a_busy_destroy_stops_at_the_first_node_that_keeps_slabs() {
         kmem_cache_destroy(&mut rec, id, None, 0),
         DestroyOutcome::StillHasObjects
     );
-    let s = &rec.machine().slub().caches[id as usize];
+    let s = &rec.machine().slub().caches[id];
     assert_eq!(s.node[0].partial.len(), 1, "node 0 keeps its busy slab");
     assert_eq!(s.node[1].partial.len(), 1, "node 1 is never looked at");
     assert_eq!(rec.machine().slub().slabs[&s.node[1].partial[0]].inuse, 0);
@@ -234,9 +226,7 @@ fn a_bulk_free_hands_each_group_back_in_the_order_it_was_gathered() {
         let mut rec = boot_with(2, 1, 1024, &switches, 0);
         let id = cache_with(&mut rec, "obj512", 512, &switches);
         // One full slab, cpu0's cpu slab with an empty c->freelist; four of its objects go.
-        let per = rec.machine().slub().caches[id as usize]
-            .geometry
-            .objs_per_slab as usize;
+        let per = rec.machine().slub().caches[id].geometry.objs_per_slab as usize;
         let all: Vec<u64> = (0..per)
             .map(|_| slab_alloc_node(&mut rec, id, 0, None))
             .collect();
@@ -310,16 +300,11 @@ fn an_unchecked_free_to_the_wrong_cache_runs_the_named_caches_code() {
     let mut rec = boot_with(1, 1, 1024, &switches, 0);
     let foo = cache_with(&mut rec, "foo", 64, &switches);
     let k128 = kmalloc_cache_for(&rec, 128).unwrap().unwrap();
-    let per = rec.machine().slub().caches[k128 as usize]
-        .geometry
-        .objs_per_slab as usize;
+    let per = rec.machine().slub().caches[k128].geometry.objs_per_slab as usize;
     // A full kmalloc-128 slab that is no longer cpu0's cpu slab, and one object of it.
     let objs: Vec<u64> = (0..=per).map(|_| kmalloc(&mut rec, 128, 0, None)).collect();
     let (x, slab) = (objs[0], place_of(rec.machine(), objs[0]).unwrap().pfn);
-    assert_ne!(
-        rec.machine().slub().caches[k128 as usize].cpu[0].slab,
-        Some(slab)
-    );
+    assert_ne!(rec.machine().slub().caches[k128].cpu[0].slab, Some(slab));
     assert!(diagnostics(&rec).is_empty());
     let from = rec.steps().len();
     assert_eq!(kfree(&mut rec, x, 0, Some(foo)), FreeOutcome::Freed);
@@ -329,7 +314,7 @@ fn an_unchecked_free_to_the_wrong_cache_runs_the_named_caches_code() {
     assert_eq!(steps[from + 1].path, "full slab to cpu partial");
     // __slab_free(foo, slab): a full slab's first free freezes it onto foo's stack.
     let m = rec.machine();
-    assert_eq!(m.slub().caches[foo as usize].cpu[0].partial, Some(slab));
+    assert_eq!(m.slub().caches[foo].cpu[0].partial, Some(slab));
     assert_eq!(
         (m.slub().slabs[&slab].cache, m.slub().slabs[&slab].freelist),
         (k128, x)
@@ -343,10 +328,7 @@ fn an_unchecked_free_to_the_wrong_cache_runs_the_named_caches_code() {
             && l.ends_with("is a slab of kmalloc-128, not of the cache")));
     // foo now hands out kmalloc-128's slot as one of its own objects.
     assert_eq!(slab_alloc_node(&mut rec, foo, 0, None), x);
-    assert_eq!(
-        rec.machine().slub().caches[foo as usize].cpu[0].slab,
-        Some(slab)
-    );
+    assert_eq!(rec.machine().slub().caches[foo].cpu[0].slab, Some(slab));
 }
 
 #[test]
@@ -404,7 +386,7 @@ fn discarding_another_caches_slab_is_recorded_and_the_counts_still_add_up() {
     let foo = cache_with(&mut rec, "foo", 64, &switches);
     let k128 = kmalloc_cache_for(&rec, 128).unwrap().unwrap();
     // min_partial foo slabs with one free object each on node 0's partial list.
-    let g = rec.machine().slub().caches[foo as usize].geometry.clone();
+    let g = rec.machine().slub().caches[foo].geometry.clone();
     let (foo_per, keep) = (g.objs_per_slab as usize, g.min_partial as usize);
     let mine: Vec<u64> = (0..foo_per * keep)
         .map(|_| slab_alloc_node(&mut rec, foo, 0, None))
@@ -413,25 +395,15 @@ fn discarding_another_caches_slab_is_recorded_and_the_counts_still_add_up() {
         kfree(&mut rec, mine[k * foo_per], 0, None);
     }
     flush_cpu_slab(&mut rec, foo, 0);
-    assert_eq!(
-        rec.machine().slub().caches[foo as usize].node[0]
-            .partial
-            .len(),
-        keep
-    );
+    assert_eq!(rec.machine().slub().caches[foo].node[0].partial.len(), keep);
     // A full kmalloc-128 slab, emptied through foo: frozen onto foo's stack by the first free.
-    let per = rec.machine().slub().caches[k128 as usize]
-        .geometry
-        .objs_per_slab as usize;
+    let per = rec.machine().slub().caches[k128].geometry.objs_per_slab as usize;
     let objs: Vec<u64> = (0..=per).map(|_| kmalloc(&mut rec, 128, 0, None)).collect();
     let slab = place_of(rec.machine(), objs[0]).unwrap().pfn;
     for &o in &objs[..per] {
         kfree(&mut rec, o, 0, Some(foo));
     }
-    assert_eq!(
-        rec.machine().slub().caches[foo as usize].cpu[0].partial,
-        Some(slab)
-    );
+    assert_eq!(rec.machine().slub().caches[foo].cpu[0].partial, Some(slab));
     flush_cpu_slab(&mut rec, foo, 0);
     assert!(!rec.machine().slub().slabs.contains_key(&slab), "discarded");
     assert!(rec.machine().damage.iter().any(|d| matches!(
@@ -507,7 +479,7 @@ proptest::proptest! {
         let nodes = nodes.min(cpus);
         let switches = slub_debug(debug);
         let mut rec = boot_with(cpus, nodes, 400, &switches, 0);
-        let ids: Vec<u32> = sizes.iter().enumerate().map(|(i, &s)| cache_with(&mut rec, &format!("c{i}"), s, &switches)).collect();
+        let ids: Vec<CacheId> = sizes.iter().enumerate().map(|(i, &s)| cache_with(&mut rec, &format!("c{i}"), s, &switches)).collect();
         let mut live: Vec<u64> = Vec::new();
         let mut check = crate::machine::check::TraceCheck::new(&rec, crate::machine::check::FullChecks::EVERY_STEP).unwrap();
         for op in ops {
@@ -522,7 +494,7 @@ proptest::proptest! {
                     if !live.is_empty() {
                         let obj = live.swap_remove(pick % live.len());
                         let named = named.map(|c| ids[c]);
-                        if named.is_some_and(|c| rec.machine().slub().caches[c as usize].destroyed) {
+                        if named.is_some_and(|c| rec.machine().slub().caches[c].destroyed) {
                             live.push(obj);
                         }
                         kfree(&mut rec, obj, cpu % cpus, named);

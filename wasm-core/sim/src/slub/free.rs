@@ -4,7 +4,8 @@
 
 use super::partial::{discard_slab, put_cpu_partial};
 use super::{object_freed, place_of, set_cpu_freelist, set_freepointer_at};
-use crate::machine::Machine;
+use crate::ids::CacheId;
+use crate::machine::{Machine, Pfn};
 pub use crate::slab_common::FreeOutcome;
 use crate::slab_common::{
     cache_from_obj_checks, diagnostic, free_outside_slabs, free_prologue, wrong_cache,
@@ -13,9 +14,9 @@ use crate::slab_common::{
 use crate::trace::{End, Event, Recorder, Splice};
 
 /// `kfree()` of `addr` on `cpu`; with `cache`, `kmem_cache_free(cache, addr)`.
-pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> FreeOutcome {
+pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<CacheId>) -> FreeOutcome {
     let m = rec.machine();
-    let destroyed = cache.filter(|&c| m.slub().caches[c as usize].destroyed);
+    let destroyed = cache.filter(|&c| m.slub().caches[c].destroyed);
     if let Some(outcome) = free_prologue(rec, addr, destroyed) {
         return outcome;
     }
@@ -41,7 +42,7 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
         // whose free_debug_processing() checks before set_freepointer() links anything
         // (mm/slub.c, v6.6): first slab->inuse against the count to free (every debug cache),
         // then, with SLAB_CONSISTENCY_CHECKS, on_freelist(). Either abandons the free.
-        let s = &m.slub().caches[slab_cache as usize];
+        let s = &m.slub().caches[slab_cache];
         if s.debug() && slab.inuse == 0 {
             return diagnostic(
                 rec,
@@ -99,19 +100,19 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> Fre
 /// frees to the object's own cache.
 pub(super) fn cache_from_obj_unchecked(
     rec: &mut Recorder,
-    named: u32,
-    slab_cache: u32,
+    named: CacheId,
+    slab_cache: CacheId,
     addr: u64,
-    pfn: u32,
-) -> Option<u32> {
+    pfn: Pfn,
+) -> Option<CacheId> {
     let m = rec.machine();
-    let n = &m.slub().caches[named as usize];
+    let n = &m.slub().caches[named];
     if cache_from_obj_checks(n.hardened, n.flags.consistency_checks) {
         return None;
     }
     let offsets = (
         n.geometry.offset,
-        m.slub().caches[slab_cache as usize].geometry.offset,
+        m.slub().caches[slab_cache].geometry.offset,
     );
     wrong_cache_unchecked(
         rec,
@@ -129,7 +130,7 @@ pub(super) fn cache_from_obj_unchecked(
 /// `slab_free()` for one object, object `index` of the slab at `pfn`. Its
 /// `slab_free_freelist_hook()` pass over a one-object list changes nothing (it stores NULL in
 /// the free pointer, which `do_slab_free()` overwrites), so it gets no step; see `bulk.rs`.
-fn slab_free(rec: &mut Recorder, cache: u32, pfn: u32, addr: u64, index: u32, cpu: u32) {
+fn slab_free(rec: &mut Recorder, cache: CacheId, pfn: Pfn, addr: u64, index: u32, cpu: u32) {
     do_slab_free(rec, cache, pfn, &[(addr, index)], cpu);
 }
 
@@ -139,8 +140,8 @@ fn slab_free(rec: &mut Recorder, cache: u32, pfn: u32, addr: u64, index: u32, cp
 /// take `__slab_free()`.
 pub(crate) fn do_slab_free(
     rec: &mut Recorder,
-    cache: u32,
-    pfn: u32,
+    cache: CacheId,
+    pfn: Pfn,
     objs: &[(u64, u32)],
     cpu: u32,
 ) {
@@ -150,7 +151,7 @@ pub(crate) fn do_slab_free(
         Splice::ListLock => return free_to_partial_list(rec, cache, pfn, objs, cpu),
     }
     let (head, (_, tail_index)) = (objs[0].0, objs[objs.len() - 1]);
-    let cpu_head = rec.machine().slub().caches[cache as usize].cpu[cpu as usize].freelist;
+    let cpu_head = rec.machine().slub().caches[cache].cpu[cpu as usize].freelist;
     rec.call("do_slab_free", "fast path", "step.free_fast", |rec| {
         rec.arg_cache("cache", cache);
         rec.arg("cpu", cpu);
@@ -166,8 +167,8 @@ pub(crate) fn do_slab_free(
 /// The way `do_slab_free()` takes for objects of the slab at `pfn` freed on `cpu`: the fast
 /// path onto `c->freelist` when the slab is the CPU's cpu slab, else `__slab_free()`, which a
 /// debug cache (never a cpu slab) does under the node's list lock (`free_to_partial_list()`).
-pub(crate) fn free_path(m: &Machine, cache: u32, pfn: u32, cpu: u32) -> Splice {
-    let s = &m.slub().caches[cache as usize];
+pub(crate) fn free_path(m: &Machine, cache: CacheId, pfn: Pfn, cpu: u32) -> Splice {
+    let s = &m.slub().caches[cache];
     if s.cpu[cpu as usize].slab == Some(pfn) {
         Splice::CpuFreelist
     } else if s.debug() {
@@ -179,9 +180,9 @@ pub(crate) fn free_path(m: &Machine, cache: u32, pfn: u32, cpu: u32) -> Splice {
 
 /// `__slab_free()` for `cnt = objs.len()` objects of one slab (not of a debug cache), linked
 /// head to tail.
-fn __slab_free(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, u32)], cpu: u32) {
+fn __slab_free(rec: &mut Recorder, cache: CacheId, pfn: Pfn, objs: &[(u64, u32)], cpu: u32) {
     let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
-    let s = &rec.machine().slub().caches[cache as usize];
+    let s = &rec.machine().slub().caches[cache];
     let (has_cpu_partial, min_partial) = (s.has_cpu_partial(), u64::from(s.geometry.min_partial));
     let slab = rec.machine().slub().slabs[&pfn].fields();
     let prior = slab.freelist;
@@ -237,7 +238,7 @@ fn __slab_free(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, u32)], cp
             }
             return;
         }
-        let nr_partial = rec.machine().slub().caches[cache as usize].node[slab.node as usize]
+        let nr_partial = rec.machine().slub().caches[cache].node[slab.node as usize]
             .partial
             .len() as u64;
         if inuse == 0 && nr_partial >= min_partial {
@@ -266,9 +267,15 @@ fn __slab_free(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, u32)], cp
 /// node's `list_lock`: the objects go on the slab's freelist; a slab that was full returns to
 /// the partial list (leaving `n->full`), and an empty one is discarded once the node keeps
 /// `min_partial` partial slabs.
-fn free_to_partial_list(rec: &mut Recorder, cache: u32, pfn: u32, objs: &[(u64, u32)], cpu: u32) {
+fn free_to_partial_list(
+    rec: &mut Recorder,
+    cache: CacheId,
+    pfn: Pfn,
+    objs: &[(u64, u32)],
+    cpu: u32,
+) {
     let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
-    let s = &rec.machine().slub().caches[cache as usize];
+    let s = &rec.machine().slub().caches[cache];
     let (store_user, min_partial) = (s.flags.store_user, s.geometry.min_partial as usize);
     let slab = rec.machine().slub().slabs[&pfn].fields();
     let nr_partial = s.node[slab.node as usize].partial.len();

@@ -7,6 +7,7 @@ use crate::boot::Allocator;
 use crate::boot::BootOptions;
 use crate::geometry::GeometryError;
 use crate::gfp::Gfp;
+use crate::ids::CacheId;
 use crate::machine::check::{SlabShare, Totals, Touched};
 use crate::machine::{Machine, Pfn};
 use crate::slab_common::{DestroyOutcome, FreeOutcome};
@@ -34,7 +35,7 @@ impl SlabAllocator for Slub {
         rec: &mut Recorder,
         a: &CacheArgs,
         boot: &BootOptions,
-    ) -> Result<u32, GeometryError> {
+    ) -> Result<CacheId, GeometryError> {
         super::kmem_cache_create_usercopy(
             rec,
             a.name,
@@ -48,12 +49,8 @@ impl SlabAllocator for Slub {
         )
     }
 
-    fn find_cache(&self, m: &Machine, name: &str) -> Option<u32> {
-        m.slub()
-            .caches
-            .iter()
-            .position(|c| c.name == name)
-            .map(|i| i as u32)
+    fn find_cache(&self, m: &Machine, name: &str) -> Option<CacheId> {
+        m.slub().caches.position(|c| c.name == name)
     }
 
     fn kmalloc(
@@ -68,30 +65,54 @@ impl SlabAllocator for Slub {
         super::__do_kmalloc_node(rec, size, flags, caller, cpu, node)
     }
 
-    fn kmem_cache_alloc(&self, rec: &mut Recorder, cache: u32, cpu: u32, node: Option<u32>) -> u64 {
+    fn kmem_cache_alloc(
+        &self,
+        rec: &mut Recorder,
+        cache: CacheId,
+        cpu: u32,
+        node: Option<u32>,
+    ) -> u64 {
         super::slab_alloc_node(rec, cache, cpu, node)
     }
 
-    fn kmem_cache_alloc_bulk(&self, rec: &mut Recorder, cache: u32, n: u32, cpu: u32) -> Vec<u64> {
+    fn kmem_cache_alloc_bulk(
+        &self,
+        rec: &mut Recorder,
+        cache: CacheId,
+        n: u32,
+        cpu: u32,
+    ) -> Vec<u64> {
         super::kmem_cache_alloc_bulk(rec, cache, n, cpu)
     }
 
-    fn kfree(&self, rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<u32>) -> FreeOutcome {
+    fn kfree(
+        &self,
+        rec: &mut Recorder,
+        addr: u64,
+        cpu: u32,
+        cache: Option<CacheId>,
+    ) -> FreeOutcome {
         super::kfree(rec, addr, cpu, cache)
     }
 
-    fn kmem_cache_free_bulk(&self, rec: &mut Recorder, cache: Option<u32>, objs: &[u64], cpu: u32) {
+    fn kmem_cache_free_bulk(
+        &self,
+        rec: &mut Recorder,
+        cache: Option<CacheId>,
+        objs: &[u64],
+        cpu: u32,
+    ) {
         super::kmem_cache_free_bulk(rec, cache, objs, cpu);
     }
 
-    fn kmem_cache_shrink(&self, rec: &mut Recorder, cache: u32, cpu: u32) {
+    fn kmem_cache_shrink(&self, rec: &mut Recorder, cache: CacheId, cpu: u32) {
         super::kmem_cache_shrink(rec, cache, cpu);
     }
 
     fn kmem_cache_destroy(
         &self,
         rec: &mut Recorder,
-        cache: u32,
+        cache: CacheId,
         alias: Option<&str>,
         cpu: u32,
     ) -> DestroyOutcome {
@@ -102,7 +123,7 @@ impl SlabAllocator for Slub {
         true
     }
 
-    fn flush_cpu_slab(&self, rec: &mut Recorder, cache: u32, cpu: u32) -> Result<(), Missing> {
+    fn flush_cpu_slab(&self, rec: &mut Recorder, cache: CacheId, cpu: u32) -> Result<(), Missing> {
         super::flush_cpu_slab(rec, cache, cpu);
         Ok(())
     }
@@ -115,7 +136,7 @@ impl SlabAllocator for Slub {
         m.is_live(addr)
     }
 
-    fn slab_of(&self, m: &Machine, pfn: Pfn) -> Option<(u32, u32)> {
+    fn slab_of(&self, m: &Machine, pfn: Pfn) -> Option<(CacheId, u32)> {
         m.slub().slabs.get(&pfn).map(|s| (s.cache, s.node))
     }
 
@@ -145,7 +166,7 @@ impl SlabAllocator for Slub {
         crate::snapshot::slub_briefs(m)
     }
 
-    fn cache_view(&self, v: &View, id: u32, wanted: Option<Pfn>) -> CacheView {
+    fn cache_view(&self, v: &View, id: CacheId, wanted: Option<Pfn>) -> CacheView {
         crate::snapshot::slub_cache_view(v, id, wanted)
     }
 

@@ -8,15 +8,18 @@
 //!   (`freelist_ptr_decode()`).
 
 use super::state::KmemCache;
+use crate::ids::CacheId;
 use crate::slab_common::random::draw_below;
 use crate::trace::Recorder;
 
 /// `shuffle_freelist()`: the free objects of a new slab of `objects` objects, in freelist
 /// order. `None` when the cache has no random sequence or the slab has fewer than 2 objects.
-pub(crate) fn shuffle_freelist(rec: &mut Recorder, cache: u32, objects: u32) -> Option<Vec<u32>> {
-    let seq = rec.machine().slub().caches[cache as usize]
-        .random_seq
-        .clone()?;
+pub(crate) fn shuffle_freelist(
+    rec: &mut Recorder,
+    cache: CacheId,
+    objects: u32,
+) -> Option<Vec<u32>> {
+    let seq = rec.machine().slub().caches[cache].random_seq.clone()?;
     if objects < 2 {
         return None;
     }

@@ -2,6 +2,8 @@
 //! spec 2.9).
 
 use super::partial::{discard_slab, flush_cpu_slab};
+use crate::ids::CacheId;
+use crate::machine::Pfn;
 use crate::slab_common::DestroyOutcome;
 use crate::trace::{End, Event, Recorder};
 
@@ -13,15 +15,15 @@ const SHRINK_PROMOTE_MAX: u32 = 32;
 /// first, the rest stay behind them in their order. `list_move()` adds at the head of each
 /// bucket, so within one free count the order is reversed.
 #[doc(alias = "__kmem_cache_shrink")]
-pub fn kmem_cache_shrink(rec: &mut Recorder, cache: u32, cpu: u32) {
+pub fn kmem_cache_shrink(rec: &mut Recorder, cache: CacheId, cpu: u32) {
     for c in 0..rec.machine().config.cpus {
         flush_cpu_slab(rec, cache, c);
     }
     for node in 0..rec.machine().config.nodes {
-        let list = rec.machine().slub().caches[cache as usize].node[node as usize]
+        let list = rec.machine().slub().caches[cache].node[node as usize]
             .partial
             .clone();
-        let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); SHRINK_PROMOTE_MAX as usize];
+        let mut buckets: Vec<Vec<Pfn>> = vec![Vec::new(); SHRINK_PROMOTE_MAX as usize];
         let mut rest = Vec::new();
         let mut discard = Vec::new();
         for &pfn in &list {
@@ -70,12 +72,12 @@ pub fn kmem_cache_shrink(rec: &mut Recorder, cache: u32, cpu: u32) {
 /// "kmem_cache_destroy %s: Slab cache still has objects" and keeps the cache.
 pub fn kmem_cache_destroy(
     rec: &mut Recorder,
-    cache: u32,
+    cache: CacheId,
     alias: Option<&str>,
     cpu: u32,
 ) -> DestroyOutcome {
     if let Some(alias) = alias.filter(|a| {
-        rec.machine().slub().caches[cache as usize]
+        rec.machine().slub().caches[cache]
             .aliases
             .iter()
             .any(|x| x == a)
@@ -94,12 +96,9 @@ pub fn kmem_cache_destroy(
         );
         return DestroyOutcome::Unreferenced;
     }
-    if !rec.machine().slub().caches[cache as usize]
-        .aliases
-        .is_empty()
-    {
+    if !rec.machine().slub().caches[cache].aliases.is_empty() {
         // The creator's name goes first but the cache lives on for its aliases.
-        let alias = rec.machine().slub().caches[cache as usize].aliases[0].clone();
+        let alias = rec.machine().slub().caches[cache].aliases[0].clone();
         rec.call(
             "kmem_cache_destroy",
             "refcount",
@@ -123,9 +122,9 @@ pub fn kmem_cache_destroy(
             rec.arg_cache("cache", cache);
             for node in 0..rec.machine().config.nodes {
                 free_partial(rec, cache, cpu, node);
-                let n = &rec.machine().slub().caches[cache as usize].node[node as usize];
+                let n = &rec.machine().slub().caches[cache].node[node as usize];
                 if !n.partial.is_empty() || n.nr_slabs > 0 {
-                    let left: u64 = rec.machine().slub().caches[cache as usize]
+                    let left: u64 = rec.machine().slub().caches[cache]
                         .node
                         .iter()
                         .map(|n| n.nr_slabs)
@@ -149,10 +148,7 @@ pub fn kmem_cache_destroy(
         );
         return DestroyOutcome::StillHasObjects;
     }
-    if rec.machine().slub().caches[cache as usize]
-        .flags
-        .typesafe_by_rcu
-    {
+    if rec.machine().slub().caches[cache].flags.typesafe_by_rcu {
         // shutdown_cache(): released by slab_caches_to_rcu_destroy_workfn() after rcu_barrier().
         crate::rcu::slab_caches_to_rcu_destroy_workfn(rec, cache);
     }
@@ -164,8 +160,8 @@ pub fn kmem_cache_destroy(
 /// from its head, so the last empty slab of the partial list is discarded first (mm/slub.c,
 /// v6.6). Slabs with objects stay (the kernel prints them: "Objects remaining in %s on
 /// __kmem_cache_shutdown()").
-fn free_partial(rec: &mut Recorder, cache: u32, cpu: u32, node: u32) {
-    let list = rec.machine().slub().caches[cache as usize].node[node as usize]
+fn free_partial(rec: &mut Recorder, cache: CacheId, cpu: u32, node: u32) {
+    let list = rec.machine().slub().caches[cache].node[node as usize]
         .partial
         .clone();
     rec.emit(Event::ListLockTaken { cache, node });

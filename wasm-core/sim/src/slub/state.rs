@@ -5,6 +5,8 @@
 //! as on x86_64, so a kernel engineer reads them as they would in a crash dump. NULL is 0.
 
 use crate::geometry::{CacheGeometry, SlabFlags};
+use crate::ids::CacheId;
+use crate::ids::TiVec;
 use crate::kmalloc_caches::KmallocSlot;
 use crate::machine::{Pfn, SlabTable};
 use serde::Serialize;
@@ -18,7 +20,7 @@ pub const TID_STEP: u64 = 64;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SlubState {
     /// `slab_caches`, oldest first (slabinfo prints newest first).
-    pub caches: Vec<KmemCache>,
+    pub caches: TiVec<CacheId, KmemCache>,
     /// Every slab, by its first page.
     pub slabs: SlabTable,
 }
@@ -26,7 +28,7 @@ pub struct SlubState {
 /// `struct kmem_cache`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct KmemCache {
-    pub id: u32,
+    pub id: CacheId,
     pub name: String,
     /// Layout and limits fixed at creation (`calculate_sizes()` and friends).
     pub geometry: CacheGeometry,
@@ -91,7 +93,7 @@ pub struct KmemCacheNode {
 /// `struct slab` (SLUB's view of the first page).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Slab {
-    pub cache: u32,
+    pub cache: CacheId,
     pub order: u8,
     pub node: u32,
     /// `objects`.
@@ -120,7 +122,7 @@ pub struct Slab {
 /// A slab's scalar fields, copied out (reading them without cloning the slot vectors).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SlabFields {
-    pub cache: u32,
+    pub cache: CacheId,
     pub order: u8,
     pub node: u32,
     pub objects: u32,

@@ -4,6 +4,7 @@
 use super::check::check_slub;
 use super::*;
 use crate::boot::BootOptions;
+use crate::ids::CacheId;
 use crate::machine::check::{check_page_allocator, FullChecks, TraceCheck};
 use crate::machine::{Machine, MachineConfig};
 use crate::slab_common::DestroyOutcome;
@@ -40,11 +41,16 @@ pub(super) fn boot_with(
     rec
 }
 
-pub(super) fn cache(rec: &mut Recorder, name: &str, size: u32) -> u32 {
+pub(super) fn cache(rec: &mut Recorder, name: &str, size: u32) -> CacheId {
     cache_with(rec, name, size, &BootOptions::default())
 }
 
-pub(super) fn cache_with(rec: &mut Recorder, name: &str, size: u32, switches: &BootOptions) -> u32 {
+pub(super) fn cache_with(
+    rec: &mut Recorder,
+    name: &str,
+    size: u32,
+    switches: &BootOptions,
+) -> CacheId {
     kmem_cache_create(rec, name, size, 0, Default::default(), false, switches).unwrap()
 }
 
@@ -62,7 +68,7 @@ pub(super) fn slab_of(rec: &Recorder, addr: u64) -> Pfn {
 fn life_cycle_of_spec_5_13() {
     let mut rec = boot(1, 1, 1024);
     let id = cache(&mut rec, "obj48", 48);
-    let g = rec.machine().slub().caches[id as usize].geometry.clone();
+    let g = rec.machine().slub().caches[id].geometry.clone();
     assert_eq!(
         (g.objs_per_slab, g.cpu_partial_slabs, g.min_partial),
         (85, 3, 5)
@@ -74,7 +80,7 @@ fn life_cycle_of_spec_5_13() {
         .collect();
     let slabs: Vec<Pfn> = (0..5).map(|k| slab_of(&rec, objs[k * 85])).collect();
     let m = rec.machine();
-    assert_eq!(m.slub().caches[id as usize].cpu[0].slab, Some(slabs[4]));
+    assert_eq!(m.slub().caches[id].cpu[0].slab, Some(slabs[4]));
     for &a in &slabs[..4] {
         let s = &m.slub().slabs[&a];
         assert!(
@@ -82,7 +88,7 @@ fn life_cycle_of_spec_5_13() {
             "full and unlisted"
         );
     }
-    assert!(m.slub().caches[id as usize].node[0].partial.is_empty());
+    assert!(m.slub().caches[id].node[0].partial.is_empty());
     consistent(&rec);
 
     // 3-4: a free to each of A, B, C freezes it onto the cpu partial stack.
@@ -91,7 +97,7 @@ fn life_cycle_of_spec_5_13() {
             kfree(&mut rec, objs[k * 85], 0, Some(id)),
             FreeOutcome::Freed
         );
-        let c = &rec.machine().slub().caches[id as usize].cpu[0];
+        let c = &rec.machine().slub().caches[id].cpu[0];
         assert_eq!(c.partial, Some(slabs[k]));
         assert_eq!(rec.machine().slub().slabs[&slabs[k]].slabs, k as u32 + 1);
         assert!(rec.machine().slub().slabs[&slabs[k]].frozen);
@@ -105,17 +111,17 @@ fn life_cycle_of_spec_5_13() {
     kfree(&mut rec, objs[3 * 85], 0, Some(id));
     let m = rec.machine();
     assert_eq!(
-        m.slub().caches[id as usize].node[0].partial,
+        m.slub().caches[id].node[0].partial,
         [slabs[2], slabs[1], slabs[0]]
     );
-    assert_eq!(m.slub().caches[id as usize].cpu[0].partial, Some(slabs[3]));
+    assert_eq!(m.slub().caches[id].cpu[0].partial, Some(slabs[3]));
     assert_eq!(m.slub().slabs[&slabs[3]].slabs, 1);
     assert!(!m.slub().slabs[&slabs[0]].frozen);
     consistent(&rec);
 
     // 6: when E runs out the stack is popped: D's one free object is taken with get_freelist.
     let mut more = Vec::new();
-    while rec.machine().slub().caches[id as usize].cpu[0].slab == Some(slabs[4]) {
+    while rec.machine().slub().caches[id].cpu[0].slab == Some(slabs[4]) {
         more.push(slab_alloc_node(&mut rec, id, 0, None));
         if more.len() > 200 {
             panic!("E never ran out");
@@ -126,10 +132,7 @@ fn life_cycle_of_spec_5_13() {
         objs[3 * 85],
         "the object freed to D comes back"
     );
-    assert_eq!(
-        rec.machine().slub().caches[id as usize].cpu[0].slab,
-        Some(slabs[3])
-    );
+    assert_eq!(rec.machine().slub().caches[id].cpu[0].slab, Some(slabs[3]));
     consistent(&rec);
 
     // Then the node partial list: C first, with the cpu partial stack refilled from the rest.
@@ -137,8 +140,8 @@ fn life_cycle_of_spec_5_13() {
     assert_eq!(slab_of(&rec, next), slabs[2]);
     let m = rec.machine();
     // cpu_partial_slabs = 3: one slab becomes the cpu slab and 3/2+1 = 2 go to the stack.
-    assert!(m.slub().caches[id as usize].node[0].partial.is_empty());
-    assert_eq!(m.slub().caches[id as usize].cpu[0].partial, Some(slabs[0]));
+    assert!(m.slub().caches[id].node[0].partial.is_empty());
+    assert_eq!(m.slub().caches[id].cpu[0].partial, Some(slabs[0]));
     assert_eq!(m.slub().slabs[&slabs[0]].slabs, 2);
     consistent(&rec);
 }
@@ -148,17 +151,17 @@ fn fast_paths_stay_on_the_cpu_freelist_and_bump_tid() {
     let mut rec = boot(2, 1, 1024);
     let id = kmalloc_cache_for(&rec, 64).unwrap().unwrap();
     let a = kmalloc(&mut rec, 64, 0, None);
-    let tid = rec.machine().slub().caches[id as usize].cpu[0].tid;
+    let tid = rec.machine().slub().caches[id].cpu[0].tid;
     let b = kmalloc(&mut rec, 60, 0, None);
     assert_eq!(b, a + 64, "objects come in address order from a new slab");
     assert_eq!(rec.steps().last().unwrap().path, "fast path");
     assert_eq!(
-        rec.machine().slub().caches[id as usize].cpu[0].tid,
+        rec.machine().slub().caches[id].cpu[0].tid,
         tid + state::TID_STEP
     );
     kfree(&mut rec, b, 0, None);
     assert_eq!(
-        rec.machine().slub().caches[id as usize].cpu[0].freelist,
+        rec.machine().slub().caches[id].cpu[0].freelist,
         b,
         "freed to c->freelist"
     );
@@ -181,7 +184,7 @@ fn fast_paths_stay_on_the_cpu_freelist_and_bump_tid() {
 fn empty_slabs_are_kept_up_to_min_partial_then_discarded() {
     let mut rec = boot(1, 1, 2048);
     let id = cache(&mut rec, "big", 1024);
-    let g = rec.machine().slub().caches[id as usize].geometry.clone();
+    let g = rec.machine().slub().caches[id].geometry.clone();
     let per = g.objs_per_slab as usize;
     // Fill 8 slabs, then make the cpu slab another one so all 8 are unlisted and full.
     let objs: Vec<u64> = (0..per * 8 + 1)
@@ -195,7 +198,7 @@ fn empty_slabs_are_kept_up_to_min_partial_then_discarded() {
         flush_cpu_slab(&mut rec, id, 0);
         consistent(&rec);
     }
-    let n = &rec.machine().slub().caches[id as usize].node[0];
+    let n = &rec.machine().slub().caches[id].node[0];
     assert_eq!(
         n.partial.len() as u32,
         g.min_partial,
@@ -238,7 +241,7 @@ fn kmalloc_classes_large_allocations_and_bad_frees() {
     let big = kmalloc(&mut rec, 9000, 0, None);
     let pfn = rec.machine().addr_pfn(big).unwrap();
     assert!(matches!(
-        rec.machine().frames[pfn as usize].state,
+        rec.machine().frames[pfn].state,
         crate::machine::FrameState::Allocated {
             order: 2,
             owner: crate::machine::Owner::LargeKmalloc
@@ -286,7 +289,7 @@ fn compatible_caches_merge_unless_told_not_to() {
     assert_eq!(a, b, "104 fits a's 104-byte slots");
     let c = cache(&mut rec, "c", 90);
     assert_ne!(a, c, "96 would waste a word of a's 104: not merged");
-    assert_eq!(rec.machine().slub().caches[a as usize].aliases, ["b"]);
+    assert_eq!(rec.machine().slub().caches[a].aliases, ["b"]);
     assert_ne!(
         kmem_cache_create(
             &mut rec,
@@ -345,9 +348,7 @@ fn slabinfo_counts_cpu_free_objects_as_active() {
 fn detached_freelist_trace_of_spec_2_8() {
     let mut rec = boot(2, 1, 1024);
     let id = cache(&mut rec, "k1024", 1024);
-    let per = rec.machine().slub().caches[id as usize]
-        .geometry
-        .objs_per_slab as usize;
+    let per = rec.machine().slub().caches[id].geometry.objs_per_slab as usize;
     let objs: Vec<u64> = (0..per * 5)
         .map(|_| slab_alloc_node(&mut rec, id, 0, None))
         .collect();
@@ -424,7 +425,7 @@ fn detached_freelist_trace_of_spec_2_8() {
     // The walk starts at the last entry. Here the two objects lie in two slabs: only the
     // second one's is cpu0's c->slab when the bulk free runs.
     let slab_of = |o: u64| place_of(rec.machine(), o).unwrap().pfn;
-    let cpu_slab = rec.machine().slub().caches[id as usize].cpu[0].slab;
+    let cpu_slab = rec.machine().slub().caches[id].cpu[0].slab;
     assert_eq!(
         (
             Some(slab_of(mine[1])) == cpu_slab,
@@ -471,9 +472,7 @@ fn alloc_bulk_is_all_or_nothing() {
 fn shrink_frees_empty_slabs_and_puts_the_fullest_first() {
     let mut rec = boot(1, 1, 1024);
     let id = cache(&mut rec, "k256", 256);
-    let per = rec.machine().slub().caches[id as usize]
-        .geometry
-        .objs_per_slab as usize;
+    let per = rec.machine().slub().caches[id].geometry.objs_per_slab as usize;
     assert_eq!(per, 16);
     let objs: Vec<u64> = (0..per * 5)
         .map(|_| slab_alloc_node(&mut rec, id, 0, None))
@@ -487,13 +486,13 @@ fn shrink_frees_empty_slabs_and_puts_the_fullest_first() {
     }
     flush_cpu_slab(&mut rec, id, 0);
     assert!(
-        rec.machine().slub().caches[id as usize].node[0]
+        rec.machine().slub().caches[id].node[0]
             .partial
             .contains(&slabs[1]),
         "kept: below min_partial"
     );
     kmem_cache_shrink(&mut rec, id, 0);
-    let n = &rec.machine().slub().caches[id as usize].node[0];
+    let n = &rec.machine().slub().caches[id].node[0];
     // Fullest first: 1 free (slab 2), 2 free (slab 3), 3 free (slab 0); the empty slab 1 is
     // freed even though the node holds fewer than min_partial.
     assert_eq!(n.partial, [slabs[2], slabs[3], slabs[0]]);
@@ -512,13 +511,13 @@ fn destroy_refuses_a_busy_cache_and_drops_merged_names_first() {
         kmem_cache_destroy(&mut rec, id, Some("b"), 0),
         DestroyOutcome::Unreferenced
     );
-    assert!(rec.machine().slub().caches[id as usize].aliases.is_empty());
+    assert!(rec.machine().slub().caches[id].aliases.is_empty());
     assert_eq!(
         kmem_cache_destroy(&mut rec, id, None, 0),
         DestroyOutcome::StillHasObjects
     );
     assert_eq!(rec.steps().last().unwrap().caption.key, "step.destroy_busy");
-    assert!(!rec.machine().slub().caches[id as usize].destroyed);
+    assert!(!rec.machine().slub().caches[id].destroyed);
     kfree(&mut rec, x, 0, Some(id));
     assert_eq!(
         kmem_cache_destroy(&mut rec, id, None, 0),
@@ -626,7 +625,7 @@ proptest! {
         };
         let switches = BootOptions { freelist_random, freelist_hardened, slub_debug, ..BootOptions::default() };
         let mut rec = boot_with(cpus, nodes, pages, &switches, seed);
-        let ids: Vec<u32> = sizes.iter().enumerate().map(|(i, &s)| {
+        let ids: Vec<CacheId> = sizes.iter().enumerate().map(|(i, &s)| {
             let flags = crate::geometry::SlabFlags { typesafe_by_rcu: typesafe_by_rcu[i], ..Default::default() };
             kmem_cache_create(&mut rec, &format!("c{i}"), s, 0, flags, false, &switches).unwrap()
         }).collect();
@@ -708,10 +707,7 @@ fn freelist_randomisation_shuffles_each_new_slab_from_the_cache_sequence() {
     let run = |seed: u64| {
         let mut rec = boot_with(1, 1, 1024, &switches, seed);
         let id = cache_with(&mut rec, "obj48", 48, &switches);
-        let seq = rec.machine().slub().caches[id as usize]
-            .random_seq
-            .clone()
-            .unwrap();
+        let seq = rec.machine().slub().caches[id].random_seq.clone().unwrap();
         let objs: Vec<u64> = (0..85)
             .map(|_| slab_alloc_node(&mut rec, id, 0, None))
             .collect();
@@ -751,9 +747,9 @@ fn hardened_free_pointers_are_stored_encoded() {
     let mut rec = boot_with(1, 1, 1024, &switches, 9);
     let id = cache_with(&mut rec, "obj48", 48, &switches);
     let a = slab_alloc_node(&mut rec, id, 0, None);
-    let s = &rec.machine().slub().caches[id as usize];
+    let s = &rec.machine().slub().caches[id];
     assert!(s.hardened && s.random != 0);
-    let next = rec.machine().slub().caches[id as usize].cpu[0].freelist;
+    let next = rec.machine().slub().caches[id].cpu[0].freelist;
     assert_eq!(next, a + 48);
     let place = place_of(rec.machine(), next).unwrap();
     let slab = &rec.machine().slub().slabs[&place.pfn];
@@ -813,7 +809,7 @@ fn get_any_partial_takes_a_slab_from_a_node_with_partial_slabs_to_spare() {
     // draw says stay local: with the default ratio 1000, 23 draws in 1024).
     let mut rec = boot(2, 2, 1024);
     let id = cache(&mut rec, "obj512", 512);
-    let g = rec.machine().slub().caches[id as usize].geometry.clone();
+    let g = rec.machine().slub().caches[id].geometry.clone();
     let per_slab = g.objs_per_slab as usize;
     let slabs = g.min_partial as usize + 3;
     let objs: Vec<u64> = (0..per_slab * slabs)
@@ -826,16 +822,12 @@ fn get_any_partial_takes_a_slab_from_a_node_with_partial_slabs_to_spare() {
     }
     flush_cpu_slab(&mut rec, id, 0);
     flush_cpu_slab(&mut rec, id, 1);
-    let node1 = rec.machine().slub().caches[id as usize].node[1]
-        .partial
-        .len();
+    let node1 = rec.machine().slub().caches[id].node[1].partial.len();
     assert!(
         node1 > g.min_partial as usize,
         "{node1} partial slabs on node 1"
     );
-    assert!(rec.machine().slub().caches[id as usize].node[0]
-        .partial
-        .is_empty());
+    assert!(rec.machine().slub().caches[id].node[0].partial.is_empty());
     let obj = slab_alloc_node(&mut rec, id, 0, None);
     let step = rec
         .steps()
@@ -849,9 +841,7 @@ fn get_any_partial_takes_a_slab_from_a_node_with_partial_slabs_to_spare() {
     let node = rec.machine().slub().slabs[&slab_of(&rec, obj)].node;
     assert_eq!(node, 1, "a slab from node 1's partial list");
     assert_eq!(
-        rec.machine().slub().caches[id as usize].node[1]
-            .partial
-            .len(),
+        rec.machine().slub().caches[id].node[1].partial.len(),
         node1 - 1 - (node1 - 1).min((g.cpu_partial_slabs / 2 + 1) as usize),
         "one slab to the cpu, up to cpu_partial_slabs/2+1 more to cpu0's partial stack"
     );
@@ -871,10 +861,8 @@ fn get_any_partial_takes_a_slab_from_a_node_with_partial_slabs_to_spare() {
 /// Gives each node of `nodes` (through cpuN, on node N) `slabs` partial slabs of `id`: full
 /// slabs with one object freed each, flushed from the per-CPU partial stack. Every slab is
 /// filled before any becomes partial, so no allocation here takes another node's slab.
-fn partial_slabs_on(rec: &mut Recorder, id: u32, nodes: &[u32], slabs: usize) {
-    let per_slab = rec.machine().slub().caches[id as usize]
-        .geometry
-        .objs_per_slab as usize;
+fn partial_slabs_on(rec: &mut Recorder, id: CacheId, nodes: &[u32], slabs: usize) {
+    let per_slab = rec.machine().slub().caches[id].geometry.objs_per_slab as usize;
     let objs: Vec<Vec<u64>> = nodes
         .iter()
         .map(|&cpu| {
@@ -888,7 +876,7 @@ fn partial_slabs_on(rec: &mut Recorder, id: u32, nodes: &[u32], slabs: usize) {
             assert_eq!(kfree(rec, chunk[0], node, None), FreeOutcome::Freed);
         }
         flush_cpu_slab(rec, id, node);
-        let partial = &rec.machine().slub().caches[id as usize].node[node as usize].partial;
+        let partial = &rec.machine().slub().caches[id].node[node as usize].partial;
         assert_eq!(partial.len(), slabs);
     }
 }
@@ -923,10 +911,7 @@ fn get_any_partial_follows_the_zonelist_of_the_distance_table() {
     let mut rec = Recorder::new(m, true);
     create_kmalloc_caches(&mut rec, &BootOptions::default()).unwrap();
     let id = cache(&mut rec, "obj512", 512);
-    let spare = rec.machine().slub().caches[id as usize]
-        .geometry
-        .min_partial as usize
-        + 1;
+    let spare = rec.machine().slub().caches[id].geometry.min_partial as usize + 1;
     partial_slabs_on(&mut rec, id, &[0, 2, 3], spare);
     let obj = slab_alloc_node(&mut rec, id, 1, None);
     consistent(&rec);
@@ -984,15 +969,13 @@ fn debug_caches_take_the_locked_single_object_paths() {
         };
         let mut rec = boot_with(2, 1, 1024, &switches, 0);
         let id = cache_with(&mut rec, "dbg", 200, &switches);
-        assert!(rec.machine().slub().caches[id as usize].debug());
-        let per_slab = rec.machine().slub().caches[id as usize]
-            .geometry
-            .objs_per_slab as usize;
+        assert!(rec.machine().slub().caches[id].debug());
+        let per_slab = rec.machine().slub().caches[id].geometry.objs_per_slab as usize;
         let objs: Vec<u64> = (0..per_slab + 1)
             .map(|_| slab_alloc_node(&mut rec, id, 0, None))
             .collect();
         consistent(&rec);
-        let s = &rec.machine().slub().caches[id as usize];
+        let s = &rec.machine().slub().caches[id];
         // No cpu slab, no per-CPU state at all; the first slab is full, the second partial.
         assert!(s
             .cpu
@@ -1009,7 +992,7 @@ fn debug_caches_take_the_locked_single_object_paths() {
         assert!(!functions.contains(&"slab_alloc_node"), "no fast path");
         // A free to the full slab moves it back to the partial list, from any CPU.
         assert_eq!(kfree(&mut rec, objs[0], 1, None), FreeOutcome::Freed);
-        let s = &rec.machine().slub().caches[id as usize];
+        let s = &rec.machine().slub().caches[id];
         assert!(s.node[0].full.is_empty());
         assert_eq!(s.node[0].partial.len(), 2);
         assert_eq!(

@@ -2,6 +2,7 @@
 //! and the page-frame map as blocks (one entry per block, not per page, so a machine of a
 //! gigabyte stays a few thousand entries).
 
+use crate::ids::CacheId;
 use crate::machine::{FrameState, Machine, Owner, Pfn};
 use serde::Serialize;
 
@@ -72,7 +73,7 @@ pub enum BlockOwner {
         order: u8,
     },
     Slab {
-        cache: u32,
+        cache: CacheId,
         order: u8,
     },
     LargeKmalloc {
@@ -83,7 +84,7 @@ pub enum BlockOwner {
     },
     /// A slab of a `SLAB_TYPESAFE_BY_RCU` cache waiting for its RCU callback.
     SlabRcu {
-        cache: u32,
+        cache: CacheId,
         order: u8,
     },
     /// A page of a CPU's `kfree_rcu()` pointers.
@@ -195,9 +196,9 @@ pub(super) fn buddy_view(m: &Machine) -> BuddyView {
         })
         .collect();
     let mut blocks: Vec<BlockView> = Vec::new();
-    let mut pfn: Pfn = 0;
-    while (pfn as usize) < m.frames.len() {
-        let owner = owner_of(m.frames[pfn as usize].state).unwrap_or(BlockOwner::Hole);
+    let mut pfn = Pfn(0);
+    while pfn.index() < m.frames.len() {
+        let owner = owner_of(m.frames[pfn].state).unwrap_or(BlockOwner::Hole);
         let pages = block_pages(owner);
         match blocks.last_mut() {
             Some(last) if owner == BlockOwner::Hole && last.owner == BlockOwner::Hole => {

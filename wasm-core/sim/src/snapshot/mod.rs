@@ -23,6 +23,7 @@ pub(crate) use slab::{briefs as slab_briefs, cache_view as slab_cache_view};
 pub(crate) use slub::{briefs as slub_briefs, cache_view as slub_cache_view};
 
 use crate::boot::Allocator;
+use crate::ids::CacheId;
 use crate::kmalloc_caches::KmallocType;
 use crate::machine::{Machine, Pfn};
 use crate::rcu::event::RcuEvent;
@@ -96,7 +97,7 @@ pub struct Snapshot {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
 pub struct CacheBrief {
-    pub id: u32,
+    pub id: CacheId,
     pub name: String,
     pub object_size: u32,
     pub size: u32,
@@ -114,7 +115,7 @@ pub struct CacheBrief {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
 pub struct CacheView {
-    pub id: u32,
+    pub id: CacheId,
     pub name: String,
     pub object_size: u32,
     pub size: u32,
@@ -337,13 +338,13 @@ pub struct SlotView {
 #[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
 pub struct Transient {
     /// The cache the step worked on, if any.
-    pub cache: Option<u32>,
+    pub cache: Option<CacheId>,
     /// Slabs the step changed (first pfns).
     pub slabs: Vec<Pfn>,
     /// Objects the step allocated or freed.
     pub objects: Vec<String>,
     /// `list_lock`s taken: (cache, node).
-    pub list_locks: Vec<(u32, u32)>,
+    pub list_locks: Vec<(CacheId, u32)>,
     pub merges: Vec<BuddyPair>,
     pub splits: Vec<BuddyPair>,
     pub detached: Vec<DetachedView>,
@@ -363,7 +364,7 @@ pub struct BuddyPair {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
 pub struct DetachedView {
-    pub cache: u32,
+    pub cache: CacheId,
     pub slab: Pfn,
     /// The CPU running the bulk free, and where the list went: onto its `c->freelist`, onto
     /// `slab->freelist`, or (a debug cache) through the node's list lock.
@@ -458,7 +459,7 @@ pub struct View<'a> {
 }
 
 impl View<'_> {
-    fn lock(&self, cache: u32, node: u32) -> LockView {
+    fn lock(&self, cache: CacheId, node: u32) -> LockView {
         LockView {
             taken_now: self.transient.list_locks.contains(&(cache, node)),
             taken_total: self

@@ -3,6 +3,7 @@
 //! the `kfree_rcu()` pointers its `krc` holds.
 
 use super::hex;
+use crate::ids::CacheId;
 use crate::machine::{Machine, Pfn};
 use crate::rcu::state::{KrcLists, RcuFunc};
 use serde::Serialize;
@@ -42,7 +43,7 @@ pub struct RcuCallbackView {
     pub ready: bool,
     /// A slab's first pfn, its cache and its pages (slab callbacks).
     pub pfn: Option<Pfn>,
-    pub cache: Option<u32>,
+    pub cache: Option<CacheId>,
     pub pages: u32,
     /// The `krw_arr[]` batch (`rcu_work_rcufn`).
     pub batch: Option<u32>,

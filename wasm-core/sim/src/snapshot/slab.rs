@@ -4,6 +4,7 @@ use super::{
     hex, AlienView, ArrayView, CacheBrief, CacheView, CpuView, NodeView, SlabBrief, SlabPlace,
     SlabView, SlotState, SlotView, View,
 };
+use crate::ids::CacheId;
 use crate::machine::{Machine, Pfn};
 use crate::slab::state::{ArrayCache, Slab, SlabList};
 use std::collections::VecDeque;
@@ -12,7 +13,7 @@ use std::collections::VecDeque;
 /// `index * size`), if the slab exists.
 pub(super) fn object_addr(m: &Machine, pfn: Pfn, index: u32) -> Option<u64> {
     let slab = m.slab().slabs.get(&pfn)?;
-    let size = m.slab().caches.get(slab.cache as usize)?.geometry.size;
+    let size = m.slab().caches.get(slab.cache)?.geometry.size;
     Some(m.object_addr(pfn, size, index) + u64::from(slab.colour_off))
 }
 
@@ -21,7 +22,7 @@ pub(crate) fn briefs(m: &Machine) -> Vec<CacheBrief> {
     let mut live = vec![0u32; caches.len()];
     let mut slabs = vec![0u32; caches.len()];
     for slab in m.slab().slabs.values() {
-        let c = slab.cache as usize;
+        let c = slab.cache.index();
         if c < live.len() {
             live[c] += slab.allocated.iter().filter(|&&a| a).count() as u32;
             slabs[c] += 1;
@@ -36,8 +37,8 @@ pub(crate) fn briefs(m: &Machine) -> Vec<CacheBrief> {
             size: c.geometry.size,
             objs_per_slab: c.geometry.num,
             order: c.geometry.gfporder,
-            live_objects: live[c.id as usize],
-            slabs: slabs[c.id as usize],
+            live_objects: live[c.id.index()],
+            slabs: slabs[c.id.index()],
             kmalloc: c.kmalloc.map(|k| k.ty),
             destroyed: c.destroyed,
         })
@@ -75,9 +76,9 @@ fn array(ac: &ArrayCache) -> ArrayView {
     }
 }
 
-pub(crate) fn cache_view(v: &View, id: u32, wanted: Option<Pfn>) -> CacheView {
+pub(crate) fn cache_view(v: &View, id: CacheId, wanted: Option<Pfn>) -> CacheView {
     let m = v.m;
-    let c = &m.slab().caches[id as usize];
+    let c = &m.slab().caches[id];
     let g = &c.geometry;
     let list = |pfns: &VecDeque<Pfn>| -> Vec<SlabBrief> {
         pfns.iter()

@@ -4,6 +4,7 @@ use super::{
     hex, CacheBrief, CacheView, CpuView, NodeView, PartialSlab, SlabBrief, SlabPlace, SlabView,
     SlotState, SlotView, View,
 };
+use crate::ids::CacheId;
 use crate::machine::{Machine, Pfn};
 use crate::slub::state::{KmemCache, Slab};
 use std::collections::BTreeMap;
@@ -12,7 +13,7 @@ pub(crate) fn briefs(m: &Machine) -> Vec<CacheBrief> {
     let mut live = vec![0u32; m.slub().caches.len()];
     let mut slabs = vec![0u32; m.slub().caches.len()];
     for slab in m.slub().slabs.values() {
-        let c = slab.cache as usize;
+        let c = slab.cache.index();
         if c < live.len() {
             live[c] += slab.allocated.iter().filter(|&&a| a).count() as u32;
             slabs[c] += 1;
@@ -28,8 +29,8 @@ pub(crate) fn briefs(m: &Machine) -> Vec<CacheBrief> {
             size: s.geometry.size,
             objs_per_slab: s.geometry.objs_per_slab,
             order: s.geometry.order,
-            live_objects: live[s.id as usize],
-            slabs: slabs[s.id as usize],
+            live_objects: live[s.id.index()],
+            slabs: slabs[s.id.index()],
             kmalloc: s.kmalloc.map(|k| k.ty),
             destroyed: s.destroyed,
         })
@@ -77,9 +78,9 @@ fn brief(pfn: Pfn, slab: &Slab, place: SlabPlace) -> SlabBrief {
     }
 }
 
-pub(crate) fn cache_view(v: &View, id: u32, wanted: Option<Pfn>) -> CacheView {
+pub(crate) fn cache_view(v: &View, id: CacheId, wanted: Option<Pfn>) -> CacheView {
     let m = v.m;
-    let s = &m.slub().caches[id as usize];
+    let s = &m.slub().caches[id];
     let g = &s.geometry;
     let mut places: BTreeMap<Pfn, SlabPlace> = BTreeMap::new();
     let mut cpus = Vec::new();

@@ -2,6 +2,7 @@
 //! in order, to the state before the step yields the state after it (`Machine::apply`).
 
 use crate::geometry::{CacheGeometry, SlabFlags};
+use crate::ids::CacheId;
 use crate::kmalloc_caches::KmallocSlot;
 use crate::machine::{Damage, Owner, Pfn};
 use crate::rcu::event::RcuEvent;
@@ -73,24 +74,32 @@ pub enum Event {
     /// A cache was created (`kmem_cache_create()`, `create_kmalloc_caches()`).
     CacheCreated(Box<NewCache>),
     /// A new cache was merged into an existing one (`__kmem_cache_alias()`).
-    CacheAliased { id: u32, alias: String },
+    CacheAliased { id: CacheId, alias: String },
     /// A merged name let go of its cache (`kmem_cache_destroy()` with references left).
-    CacheUnaliased { id: u32, alias: String },
+    CacheUnaliased { id: CacheId, alias: String },
     /// `kmem_cache_destroy()` finished.
-    CacheDestroyed { id: u32 },
+    CacheDestroyed { id: CacheId },
     /// A slab was set up on freshly allocated pages (`allocate_slab()`): all its objects free,
     /// linked in the order of `freelist` (object indices; its length is `slab->objects`). Its
     /// node is the node of `pfn`.
     SlabCreated {
-        cache: u32,
+        cache: CacheId,
         pfn: Pfn,
         order: u8,
         freelist: Box<[u32]>,
     },
     /// `inc_slabs_node()`.
-    SlabCounted { cache: u32, node: u32, objects: u32 },
+    SlabCounted {
+        cache: CacheId,
+        node: u32,
+        objects: u32,
+    },
     /// `dec_slabs_node()`.
-    SlabUncounted { cache: u32, node: u32, objects: u32 },
+    SlabUncounted {
+        cache: CacheId,
+        node: u32,
+        objects: u32,
+    },
     /// The machine's random generator gave `draws` 32-bit numbers (`get_random_u32()`).
     RandomDrawn { draws: u32 },
     /// `random_kmalloc_seed` was set at the end of `create_kmalloc_caches()`
@@ -108,20 +117,20 @@ pub enum Event {
     FreePointerSet { pfn: Pfn, index: u32, value: u64 },
     /// `c->freelist` and `c->tid` changed.
     CpuFreelistSet {
-        cache: u32,
+        cache: CacheId,
         cpu: u32,
         freelist: u64,
         tid: u64,
     },
     /// `c->slab` changed.
     CpuSlabSet {
-        cache: u32,
+        cache: CacheId,
         cpu: u32,
         slab: Option<Pfn>,
     },
     /// `c->partial` changed.
     CpuPartialSet {
-        cache: u32,
+        cache: CacheId,
         cpu: u32,
         top: Option<Pfn>,
     },
@@ -133,21 +142,21 @@ pub enum Event {
     },
     /// `add_partial()`.
     NodePartialAdded {
-        cache: u32,
+        cache: CacheId,
         node: u32,
         pfn: Pfn,
         end: End,
     },
     /// `remove_partial()`.
-    NodePartialRemoved { cache: u32, node: u32, pfn: Pfn },
+    NodePartialRemoved { cache: CacheId, node: u32, pfn: Pfn },
     /// `add_full()` (debug caches with `SLAB_STORE_USER`).
-    NodeFullAdded { cache: u32, node: u32, pfn: Pfn },
+    NodeFullAdded { cache: CacheId, node: u32, pfn: Pfn },
     /// `remove_full()`.
-    NodeFullRemoved { cache: u32, node: u32, pfn: Pfn },
+    NodeFullRemoved { cache: CacheId, node: u32, pfn: Pfn },
     /// The slab is gone from its cache (`discard_slab()` → `free_slab()`). Its pages are
     /// ordinary pages again (`__free_slab()`: `__folio_clear_slab()`), freed next; or, for a
     /// `SLAB_TYPESAFE_BY_RCU` cache, they wait for a grace period (`RcuEvent::CallbackQueued`).
-    SlabDiscarded { cache: u32, pfn: Pfn },
+    SlabDiscarded { cache: CacheId, pfn: Pfn },
     /// `build_detached_freelist()` gathered `objects` (head first) of one slab from the array
     /// of a bulk free, scanning `scanned` entries with `lookahead_left` misses to spare; the
     /// array after its swaps is `array`, of which entries from `done_from` on are finished.
@@ -159,7 +168,7 @@ pub enum Event {
     /// An object went to a caller.
     /// It is object `index` of the slab at `pfn`.
     ObjectAllocated {
-        cache: u32,
+        cache: CacheId,
         cpu: u32,
         addr: u64,
         pfn: Pfn,
@@ -167,7 +176,7 @@ pub enum Event {
     },
     /// A caller gave an object back.
     ObjectFreed {
-        cache: u32,
+        cache: CacheId,
         cpu: u32,
         addr: u64,
         pfn: Pfn,
@@ -176,7 +185,7 @@ pub enum Event {
 
     // --- both allocators --------------------------------------------------------------
     /// `spin_lock(&n->list_lock)` of cache `cache` on node `node`.
-    ListLockTaken { cache: u32, node: u32 },
+    ListLockTaken { cache: CacheId, node: u32 },
     /// An unchecked bad operation damaged the kernel's structures (see `machine::damage`).
     DamageRecorded(Box<Damage>),
 
@@ -192,7 +201,7 @@ pub enum Event {
 /// What `CacheCreated` records.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct NewCache {
-    pub id: u32,
+    pub id: CacheId,
     pub name: String,
     pub geometry: CacheGeometry,
     pub flags: SlabFlags,
@@ -227,7 +236,7 @@ pub enum Splice {
 /// What `DetachedFreelistBuilt` records (see there).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct DetachedFreelist {
-    pub cache: u32,
+    pub cache: CacheId,
     pub slab: Pfn,
     /// The CPU running the bulk free, and where its `do_slab_free()` puts the list.
     pub cpu: u32,

@@ -24,6 +24,7 @@
 
 use super::arena::{Arena, Mark};
 use super::Event;
+use crate::ids::{CacheId, CpuId, NodeId, Pfn, TiVec};
 use crate::machine::{AllocatorState, Machine};
 use crate::slub::state::SlubState;
 use serde::Serialize;
@@ -42,7 +43,7 @@ pub enum Arg {
     /// An address, shown in hex.
     Addr(u64),
     /// A cache, shown by name (cache ids are never reused, so the live machine names them).
-    Cache(u32),
+    Cache(CacheId),
     /// A fixed word, e.g. `to head`.
     Word(&'static str),
     /// Any other text (rare: a name before its cache exists).
@@ -51,6 +52,21 @@ pub enum Arg {
 
 impl From<u32> for Arg {
     fn from(v: u32) -> Self {
+        Arg::Num(u64::from(v))
+    }
+}
+impl From<Pfn> for Arg {
+    fn from(v: Pfn) -> Self {
+        Arg::Num(u64::from(v))
+    }
+}
+impl From<CpuId> for Arg {
+    fn from(v: CpuId) -> Self {
+        Arg::Num(u64::from(v))
+    }
+}
+impl From<NodeId> for Arg {
+    fn from(v: NodeId) -> Self {
         Arg::Num(u64::from(v))
     }
 }
@@ -358,7 +374,7 @@ impl Recorder {
 
     /// Adds cache `cache`, shown by name, as a caption argument.
     #[inline]
-    pub fn arg_cache(&mut self, name: &'static str, cache: u32) {
+    pub fn arg_cache(&mut self, name: &'static str, cache: CacheId) {
         self.arg(name, Arg::Cache(cache));
     }
 
@@ -531,6 +547,12 @@ trait HeapBytes {
     fn heap_bytes(&self) -> usize;
 }
 
+impl<I, T> HeapBytes for TiVec<I, T> {
+    fn heap_bytes(&self) -> usize {
+        self.capacity() * std::mem::size_of::<T>()
+    }
+}
+
 impl<T> HeapBytes for Vec<T> {
     fn heap_bytes(&self) -> usize {
         self.capacity() * std::mem::size_of::<T>()
@@ -663,7 +685,10 @@ mod tests {
     }
 
     fn released(pfn: u32) -> Event {
-        Event::PagesReleased { pfn, order: 0 }
+        Event::PagesReleased {
+            pfn: Pfn(pfn),
+            order: 0,
+        }
     }
 
     /// A call inside a call joins its step: one step with both calls' events, the outer

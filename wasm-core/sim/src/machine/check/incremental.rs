@@ -14,6 +14,7 @@
 use super::pages::{self, ListId};
 use super::totals::{check_live, Totals};
 use super::touched::{rcu_owned, slab_home, touches, Naming, Touched};
+use crate::ids::CacheId;
 use crate::machine::{damage, Machine};
 use crate::rcu::check::{self as rcu_check, RcuHolders};
 use crate::slab::check::{self as slab_check, SlabPlaces};
@@ -157,7 +158,7 @@ pub(crate) fn check_touched_slub(
     bad: &mut Vec<String>,
 ) {
     for &cache in &t.caches {
-        if let Some(s) = m.slub().caches.get(cache as usize) {
+        if let Some(s) = m.slub().caches.get(cache) {
             t.cpus
                 .extend((0..s.cpu.len() as u32).map(|cpu| (cache, cpu)));
             t.nodes
@@ -169,7 +170,7 @@ pub(crate) fn check_touched_slub(
         if let Some(c) = m
             .slub()
             .caches
-            .get(cache as usize)
+            .get(cache)
             .and_then(|s| s.cpu.get(cpu as usize))
         {
             t.held.extend(c.slab.map(|pfn| (pfn, cache)));
@@ -190,7 +191,7 @@ pub(crate) fn check_touched_slub(
     for &(cache, cpu) in &t.cpus {
         if m.slub()
             .caches
-            .get(cache as usize)
+            .get(cache)
             .is_some_and(|s| (cpu as usize) < s.cpu.len())
         {
             slub_check::check_cpu(m, cache, cpu, bad);
@@ -214,14 +215,14 @@ pub(crate) fn check_touched_slab(
     bad: &mut Vec<String>,
 ) {
     for &cache in &t.caches {
-        if let Some(s) = m.slab().caches.get(cache as usize) {
+        if let Some(s) = m.slab().caches.get(cache) {
             t.arrays
                 .extend(slab_check::arrays(s).into_iter().map(|r| (cache, r)));
             t.nodes
                 .extend((0..s.node.len() as u32).map(|node| (cache, node)));
         }
     }
-    let key = |&(cache, r): &(u32, AcRef)| match r {
+    let key = |&(cache, r): &(CacheId, AcRef)| match r {
         AcRef::Cpu { cpu } => (cache, 0, u32::from(cpu), 0),
         AcRef::Shared { node } => (cache, 1, u32::from(node), 0),
         AcRef::Alien { node, remote } => (cache, 2, u32::from(node), u32::from(remote)),

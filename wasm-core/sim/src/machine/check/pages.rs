@@ -18,7 +18,7 @@ impl ListId {
     /// The list whose state the frame at `pfn` is in, if it heads a free or pcp block.
     #[inline]
     pub(crate) fn of_frame(m: &Machine, pfn: Pfn) -> Option<ListId> {
-        match m.frames.get(pfn as usize)?.state {
+        match m.frames.get(pfn)?.state {
             FrameState::Buddy { order } => Some(ListId::Free {
                 node: m.node_of(pfn),
                 order,
@@ -81,8 +81,8 @@ impl ListId {
 pub(crate) fn check_all(m: &Machine, totals: &Totals, bad: &mut Vec<String>) {
     for zone in &m.zones {
         check_blocks(m, zone, zone.start_pfn, zone.start_pfn + zone.pages, bad);
-        for hole in zone.start_pfn + zone.pages..zone.start_pfn + m.span {
-            if m.frames[hole as usize].state != FrameState::Hole {
+        for hole in Pfn::range(zone.start_pfn + zone.pages, zone.start_pfn + m.span) {
+            if m.frames[hole].state != FrameState::Hole {
                 bad.push(format!(
                     "pfn {hole:#x} is past node {} but not a hole",
                     zone.node
@@ -117,12 +117,12 @@ pub(crate) fn check_all(m: &Machine, totals: &Totals, bad: &mut Vec<String>) {
 /// tail. Over the whole zone this says each page belongs to exactly one block.
 pub(crate) fn check_blocks(m: &Machine, zone: &Zone, from: Pfn, to: Pfn, bad: &mut Vec<String>) {
     let end = zone.start_pfn + zone.pages;
-    let mut pfn = match m.frames.get(from as usize).map(|f| f.state) {
+    let mut pfn = match m.frames.get(from).map(|f| f.state) {
         Some(FrameState::Tail { head }) if head < from && head >= zone.start_pfn => head,
         _ => from,
     };
     while pfn < to.min(end) {
-        let order = match m.frames[pfn as usize].state {
+        let order = match m.frames[pfn].state {
             FrameState::Buddy { order }
             | FrameState::Pcp { order, .. }
             | FrameState::Allocated { order, .. } => order,
@@ -139,14 +139,14 @@ pub(crate) fn check_blocks(m: &Machine, zone: &Zone, from: Pfn, to: Pfn, bad: &m
             }
         };
         let size = 1u32 << order;
-        if pfn % size != 0 || pfn + size > end {
+        if pfn.0 % size != 0 || pfn + size > end {
             bad.push(format!(
                 "block at {pfn:#x} of order {order} is misaligned or overruns the node"
             ));
             break;
         }
-        for tail in pfn + 1..pfn + size {
-            if m.frames[tail as usize].state != (FrameState::Tail { head: pfn }) {
+        for tail in pfn.pages(size).skip(1) {
+            if m.frames[tail].state != (FrameState::Tail { head: pfn }) {
                 bad.push(format!("pfn {tail:#x} should be a tail of {pfn:#x}"));
             }
         }
@@ -165,7 +165,7 @@ pub(crate) fn check_entry(m: &Machine, id: ListId, pfn: Pfn, bad: &mut Vec<Strin
         ));
         return;
     };
-    let Some(frame) = m.frames.get(pfn as usize) else {
+    let Some(frame) = m.frames.get(pfn) else {
         bad.push(format!("{}: links to {pfn:#x}, not a page", id.name()));
         return;
     };
@@ -179,7 +179,7 @@ pub(crate) fn check_entry(m: &Machine, id: ListId, pfn: Pfn, bad: &mut Vec<Strin
     }
     let linked = |other: Pfn, back: fn(&crate::machine::PageFrame) -> Pfn| {
         m.frames
-            .get(other as usize)
+            .get(other)
             .is_some_and(|f| back(f) == pfn && ListId::of_frame(m, other) == Some(id))
     };
     let prev_ok = if frame.prev == NIL {
@@ -201,7 +201,7 @@ pub(crate) fn check_entry(m: &Machine, id: ListId, pfn: Pfn, bad: &mut Vec<Strin
     if let ListId::Free { order, .. } = id {
         let buddy = pfn ^ (1 << order);
         if u32::from(order) < m.page.max_order
-            && m.frames.get(buddy as usize).map(|f| f.state) == Some(FrameState::Buddy { order })
+            && m.frames.get(buddy).map(|f| f.state) == Some(FrameState::Buddy { order })
         {
             bad.push(format!(
                 "free buddies {pfn:#x} and {buddy:#x} of order {order} were not merged"
@@ -218,9 +218,7 @@ pub(crate) fn check_list(m: &Machine, id: ListId, totals: &Totals, bad: &mut Vec
         return;
     };
     let ends = |pfn: Pfn, outward: fn(&crate::machine::PageFrame) -> Pfn| {
-        m.frames
-            .get(pfn as usize)
-            .is_some_and(|f| outward(f) == NIL)
+        m.frames.get(pfn).is_some_and(|f| outward(f) == NIL)
     };
     let empty = list.len == 0;
     let ends_open = empty || (ends(list.first, |f| f.prev) && ends(list.last, |f| f.next));
@@ -249,7 +247,7 @@ fn walk(m: &Machine, id: ListId, bad: &mut Vec<String>) {
     let Some(list) = id.head(m) else { return };
     let mut n = 0u32;
     let mut at = list.first;
-    while at != NIL && (at as usize) < m.frames.len() {
+    while at != NIL && ((at).index()) < m.frames.len() {
         if n >= list.len {
             bad.push(format!(
                 "{} is longer than its length {} (a cycle?)",
@@ -260,7 +258,7 @@ fn walk(m: &Machine, id: ListId, bad: &mut Vec<String>) {
         }
         check_entry(m, id, at, bad);
         n += 1;
-        at = m.frames[at as usize].next;
+        at = m.frames[at].next;
     }
     if n != list.len {
         bad.push(format!(

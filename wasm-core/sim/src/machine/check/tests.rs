@@ -175,7 +175,7 @@ fn caught<T: Clone>(
 /// The first free object of a SLUB slab: on its own freelist, else on a cpu freelist.
 fn a_free_object(m: &Machine, pfn: Pfn) -> Option<u64> {
     let slab = m.slub().slabs.get(&pfn)?;
-    let s = &m.slub().caches[slab.cache as usize];
+    let s = &m.slub().caches[slab.cache];
     Some(slab.freelist).filter(|&f| f != 0).or_else(|| {
         s.cpu
             .iter()
@@ -196,7 +196,7 @@ fn a_broken_freelist_of_a_touched_slab_is_caught_at_its_step() {
         };
         // The object's free pointer now points at itself: a cycle.
         let index = crate::slub::place_of(m, obj).expect("an object").index;
-        let s = &m.slub().caches[m.slub().slabs[&pfn].cache as usize];
+        let s = &m.slub().caches[m.slub().slabs[&pfn].cache];
         let word = s.freelist_ptr_encode(obj, s.freeptr_addr(obj));
         m.alloc.slub_mut().slabs.get_mut(&pfn).unwrap().words[index as usize] = word;
         true
@@ -218,7 +218,7 @@ fn a_broken_cpu_structure_or_partial_stack_is_caught_at_its_step() {
         "has a freelist but no cpu slab",
         cpu_freelist,
         |m, (cache, cpu)| {
-            let c = &mut m.alloc.slub_mut().caches[cache as usize].cpu[cpu as usize];
+            let c = &mut m.alloc.slub_mut().caches[cache].cpu[cpu as usize];
             if c.freelist == 0 {
                 return false;
             }
@@ -257,7 +257,7 @@ fn a_broken_node_list_or_node_counter_is_caught_at_its_step() {
         "held more than once",
         added,
         |m, (cache, node, pfn)| {
-            let list = &mut m.alloc.slub_mut().caches[cache as usize].node[node as usize].partial;
+            let list = &mut m.alloc.slub_mut().caches[cache].node[node as usize].partial;
             if !list.contains(&pfn) {
                 return false;
             }
@@ -270,7 +270,7 @@ fn a_broken_node_list_or_node_counter_is_caught_at_its_step() {
         _ => None,
     };
     caught(slub_workload, "counts", counted, |m, (cache, node)| {
-        m.alloc.slub_mut().caches[cache as usize].node[node as usize].nr_slabs += 1;
+        m.alloc.slub_mut().caches[cache].node[node as usize].nr_slabs += 1;
         true
     });
     let allocated = |e: &Event| match *e {
@@ -294,10 +294,10 @@ fn broken_pages_lists_and_counts_are_caught_at_their_step() {
         "detached at a step boundary",
         pages,
         |m, pfn| {
-            let FrameState::Allocated { order, .. } = m.frames[pfn as usize].state else {
+            let FrameState::Allocated { order, .. } = m.frames[pfn].state else {
                 return false;
             };
-            m.frames[pfn as usize].state = FrameState::Detached { order };
+            m.frames[pfn].state = FrameState::Detached { order };
             true
         },
     );
@@ -307,9 +307,8 @@ fn broken_pages_lists_and_counts_are_caught_at_their_step() {
         } => Some((node, pfn, order)),
         _ => None,
     };
-    let still_free = |m: &Machine, pfn: Pfn, order: u8| {
-        m.frames[pfn as usize].state == FrameState::Buddy { order }
-    };
+    let still_free =
+        |m: &Machine, pfn: Pfn, order: u8| m.frames[pfn].state == FrameState::Buddy { order };
     caught(
         slub_workload,
         "links around",
@@ -318,7 +317,7 @@ fn broken_pages_lists_and_counts_are_caught_at_their_step() {
             if !still_free(m, pfn, order) {
                 return false;
             }
-            m.frames[pfn as usize].next = pfn;
+            m.frames[pfn].next = pfn;
             true
         },
     );
@@ -398,7 +397,7 @@ fn broken_slab_arrays_slabs_and_lists_are_caught_at_their_step() {
         _ => None,
     };
     caught(slab_workload, "free_objects", counts, |m, (cache, node)| {
-        m.alloc.slab_mut().caches[cache as usize].node[node as usize].free_objects += 1;
+        m.alloc.slab_mut().caches[cache].node[node as usize].free_objects += 1;
         true
     });
 }
@@ -416,10 +415,10 @@ fn broken_rcu_callbacks_batches_and_pages_are_caught_at_their_step() {
         _ => None,
     };
     caught(rcu_workload, "but the page is", queued_slab, |m, pfn| {
-        let FrameState::Allocated { order, .. } = m.frames[pfn as usize].state else {
+        let FrameState::Allocated { order, .. } = m.frames[pfn].state else {
             return false;
         };
-        m.frames[pfn as usize].state = FrameState::Allocated {
+        m.frames[pfn].state = FrameState::Allocated {
             order,
             owner: Owner::Pages,
         };
@@ -507,7 +506,6 @@ fn a_corruption_no_step_touches_waits_for_the_next_full_check() {
     let id = m
         .slub()
         .caches
-        .iter()
         .position(|c| c.name == "kmalloc-8k")
         .unwrap();
     m.alloc.slub_mut().caches[id].node[0].nr_slabs += 1;

@@ -4,6 +4,7 @@
 //! new share back after the step. The share of an item is one function either way.
 
 use super::pages::ListId;
+use crate::ids::CacheId;
 use crate::machine::{Machine, Pfn};
 
 /// Sums over frames and slabs.
@@ -33,7 +34,7 @@ impl Totals {
     /// Every share added up: what the counters must equal.
     pub(crate) fn of(m: &Machine) -> Totals {
         let mut t = Totals::zero(m);
-        for pfn in 0..m.frames.len() as Pfn {
+        for pfn in m.frames.keys() {
             t.frame(m, pfn, 1);
         }
         for pfn in crate::allocator::ops(m).slab_pfns(m) {
@@ -65,7 +66,7 @@ impl Totals {
             return;
         };
         self.live += sign * held;
-        let i = cache as usize * m.config.nodes as usize + node as usize;
+        let i = cache.index() * m.config.nodes as usize + node as usize;
         if self.per_node.len() <= i {
             self.per_node.resize(i + 1, [0, 0]);
         }
@@ -74,8 +75,8 @@ impl Totals {
     }
 
     /// The sums of `(cache, node)`.
-    pub(crate) fn node(&self, m: &Machine, cache: u32, node: u32) -> [i64; 2] {
-        let i = cache as usize * m.config.nodes as usize + node as usize;
+    pub(crate) fn node(&self, m: &Machine, cache: CacheId, node: u32) -> [i64; 2] {
+        let i = cache.index() * m.config.nodes as usize + node as usize;
         self.per_node.get(i).copied().unwrap_or([0, 0])
     }
 }
@@ -93,7 +94,7 @@ pub(crate) fn check_live(m: &Machine, totals: &Totals, bad: &mut Vec<String>) {
 /// A slab's share of the sums the counters must equal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SlabShare {
-    pub cache: u32,
+    pub cache: CacheId,
     pub node: u32,
     /// What it adds to its node's counters of `cache`: slabs, and objects (SLUB: every
     /// object of a counted slab; SLAB: the free objects of a listed slab).

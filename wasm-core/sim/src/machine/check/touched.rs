@@ -15,6 +15,7 @@
 
 use super::pages::ListId;
 use super::totals::Totals;
+use crate::ids::CacheId;
 use crate::machine::{Machine, Pfn, NIL};
 use crate::rcu::event::RcuEvent;
 use crate::rcu::state::RcuFunc;
@@ -45,19 +46,19 @@ pub struct Touched {
     /// `(cpu, node)` pcps whose `count` may have changed.
     pub(crate) pcps: Vec<(u32, u32)>,
     /// Slabs named, with their cache (their shares are out until the step ends).
-    pub(crate) slabs: Vec<(Pfn, u32)>,
+    pub(crate) slabs: Vec<(Pfn, CacheId)>,
     /// Slabs to check whose shares did not change: what a touched structure held.
-    pub(crate) held: Vec<(Pfn, u32)>,
+    pub(crate) held: Vec<(Pfn, CacheId)>,
     /// SLUB `kmem_cache_cpu`s, `(cache, cpu)`.
-    pub(crate) cpus: Vec<(u32, u32)>,
+    pub(crate) cpus: Vec<(CacheId, u32)>,
     /// Node list entries, `(cache, node, pfn)`, checked wherever the pfn is on those lists.
-    pub(crate) node_entries: Vec<(u32, u32, Pfn)>,
+    pub(crate) node_entries: Vec<(CacheId, u32, Pfn)>,
     /// Node counters, `(cache, node)`.
-    pub(crate) nodes: Vec<(u32, u32)>,
+    pub(crate) nodes: Vec<(CacheId, u32)>,
     /// SLAB array caches.
-    pub(crate) arrays: Vec<(u32, AcRef)>,
+    pub(crate) arrays: Vec<(CacheId, AcRef)>,
     /// Caches created: all their per-CPU and node structures are new.
-    pub(crate) caches: Vec<u32>,
+    pub(crate) caches: Vec<CacheId>,
     /// RCU: CPUs whose oldest callback was invoked (the new oldest is checked).
     pub(crate) cb_heads: Vec<u32>,
     /// RCU: one entry per callback queued, naming its CPU (the newest ones are checked, each
@@ -116,26 +117,26 @@ impl Naming<'_> {
     /// The block of `2^order` frames from `pfn` (clamped to the machine).
     fn frames(&mut self, pfn: Pfn, order: u8) {
         let m = self.m;
-        let end = (u64::from(pfn) + (1u64 << order)).min(m.frames.len() as u64) as Pfn;
+        let end = Pfn((u64::from(pfn) + (1u64 << order)).min(m.frames.len() as u64) as u32);
         if pfn >= end {
             return;
         }
         self.t.ranges.push((pfn, end));
-        for at in pfn..end {
+        for at in Pfn::range(pfn, end) {
             // Each time: a block added earlier in the step may be taken off its list now,
             // relinking the entries around it.
             if let Some(id) = ListId::of_frame(m, at) {
                 self.t.lists.push(id);
                 self.t.entries.push(at);
-                let f = &m.frames[at as usize];
+                let f = &m.frames[at];
                 for near in [f.prev, f.next] {
                     if near != NIL {
                         self.t.entries.push(near);
                     }
                 }
             }
-            if self.t.frame_stamp[at as usize] != self.t.stamp {
-                self.t.frame_stamp[at as usize] = self.t.stamp;
+            if self.t.frame_stamp[at.index()] != self.t.stamp {
+                self.t.frame_stamp[at.index()] = self.t.stamp;
                 self.totals.frame(m, at, -1);
                 self.t.frames.push(at);
                 if rcu_owned(m, at) {
@@ -146,9 +147,9 @@ impl Naming<'_> {
     }
 
     /// The slab at `pfn`; `cache` names its cache if it does not exist yet.
-    fn slab(&mut self, pfn: Pfn, cache: Option<u32>) {
+    fn slab(&mut self, pfn: Pfn, cache: Option<CacheId>) {
         let m = self.m;
-        let Some(stamp) = self.t.slab_stamp.get_mut(pfn as usize) else {
+        let Some(stamp) = self.t.slab_stamp.get_mut(pfn.index()) else {
             return;
         };
         if *stamp == self.t.stamp {
@@ -166,20 +167,20 @@ impl Naming<'_> {
     }
 
     /// A slab held by a touched structure: checked, its share unchanged.
-    fn held(&mut self, pfn: Option<Pfn>, cache: u32) {
+    fn held(&mut self, pfn: Option<Pfn>, cache: CacheId) {
         if let Some(pfn) = pfn {
             self.t.held.push((pfn, cache));
         }
     }
 
     /// A SLUB CPU's `kmem_cache_cpu`, and the slabs it holds now.
-    fn cpu(&mut self, cache: u32, cpu: u32) {
+    fn cpu(&mut self, cache: CacheId, cpu: u32) {
         let m = self.m;
         self.t.cpus.push((cache, cpu));
         if let Some(c) = m
             .slub()
             .caches
-            .get(cache as usize)
+            .get(cache)
             .and_then(|s| s.cpu.get(cpu as usize))
         {
             self.held(c.slab, cache);
@@ -190,14 +191,14 @@ impl Naming<'_> {
     }
 
     /// The slab a SLAB object lies in.
-    fn object(&mut self, cache: u32, addr: u64) {
+    fn object(&mut self, cache: CacheId, addr: u64) {
         if let Some(p) = crate::slab::place_of(self.m, addr) {
             self.slab(p.pfn, Some(cache));
         }
     }
 
     /// A node list entry and the node's counters.
-    fn node_entry(&mut self, cache: u32, node: u32, pfn: Pfn) {
+    fn node_entry(&mut self, cache: CacheId, node: u32, pfn: Pfn) {
         self.t.node_entries.push((cache, node, pfn));
         self.t.nodes.push((cache, node));
     }
@@ -211,13 +212,13 @@ impl Naming<'_> {
 /// Whether the frame at `pfn` heads a block whose owner says RCU holds it.
 pub(crate) fn rcu_owned(m: &Machine, pfn: Pfn) -> bool {
     m.frames
-        .get(pfn as usize)
+        .get(pfn)
         .and_then(|f| crate::rcu::check::rcu_owned(f.state))
         .is_some()
 }
 
 /// The cache and node of the slab at `pfn`, under the machine's allocator.
-pub(crate) fn slab_home(m: &Machine, pfn: Pfn) -> Option<(u32, u32)> {
+pub(crate) fn slab_home(m: &Machine, pfn: Pfn) -> Option<(CacheId, u32)> {
     crate::allocator::ops(m).slab_of(m, pfn)
 }
 
@@ -330,7 +331,7 @@ pub(crate) fn touches(event: &Event, n: &mut Naming) {
             n.frames(pfn, 0);
             n.node_entry(cache, node, pfn);
             // Whatever per-CPU structure held it must let go of it in the same step.
-            if let Some(s) = n.m.slub().caches.get(cache as usize) {
+            if let Some(s) = n.m.slub().caches.get(cache) {
                 for cpu in 0..s.cpu.len() as u32 {
                     n.cpu(cache, cpu);
                 }
@@ -353,11 +354,17 @@ pub(crate) fn touches(event: &Event, n: &mut Naming) {
 
 /// The cache whose node `node` partial (or full) list holds `pfn`, looked for as the removal
 /// looks: `cache`'s own list first, then every cache's.
-fn slub_list_holder(m: &Machine, cache: u32, node: u32, pfn: Pfn, full: bool) -> Option<u32> {
-    let on = |id: u32| {
+fn slub_list_holder(
+    m: &Machine,
+    cache: CacheId,
+    node: u32,
+    pfn: Pfn,
+    full: bool,
+) -> Option<CacheId> {
+    let on = |id: CacheId| {
         m.slub()
             .caches
-            .get(id as usize)
+            .get(id)
             .and_then(|s| s.node.get(node as usize))
             .is_some_and(|n| {
                 if full {
@@ -368,7 +375,7 @@ fn slub_list_holder(m: &Machine, cache: u32, node: u32, pfn: Pfn, full: bool) ->
             })
     };
     std::iter::once(cache)
-        .chain(0..m.slub().caches.len() as u32)
+        .chain(m.slub().caches.keys())
         .find(|&id| on(id))
 }
 
@@ -488,6 +495,6 @@ pub(crate) fn slab_touches(event: &SlabEvent, n: &mut Naming) {
 }
 
 /// The entries of a SLAB array cache.
-fn array(m: &Machine, cache: u32, ac: AcRef) -> Option<&[u64]> {
-    Some(&m.slab().caches.get(cache as usize)?.ac(ac)?.entry)
+fn array(m: &Machine, cache: CacheId, ac: AcRef) -> Option<&[u64]> {
+    Some(&m.slab().caches.get(cache)?.ac(ac)?.entry)
 }
