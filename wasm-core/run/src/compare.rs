@@ -122,7 +122,7 @@ pub fn measure(rec: &Recorder, summary: RunSummary) -> Side {
         live_objects: m.live_objects,
         cached_per_cpu,
         cached_shared,
-        list_locks: m.list_lock_taken.clone(),
+        list_locks: m.list_lock_taken.raw.clone(),
         paths,
         fast_allocs,
         fast_frees,

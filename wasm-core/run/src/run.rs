@@ -24,7 +24,7 @@ use slabscope_scenario::{Op, OpLine, Ref, Scenario, Statement, StatementLine, Ta
 use slabscope_sim::allocator::{self, CacheArgs, Missing};
 use slabscope_sim::boot::Allocator;
 use slabscope_sim::geometry::platform::MAX_CPUS;
-use slabscope_sim::ids::CacheId;
+use slabscope_sim::ids::{CacheId, CpuId};
 use slabscope_sim::machine::config::{MAX_NODES, MAX_PAGES_PER_NODE};
 use slabscope_sim::machine::{AllocatorState, ConfigError, Machine, Owner, Pfn};
 use slabscope_sim::page_alloc::{alloc_pages, drain_local_pages, free_pages, PageAllocError};
@@ -473,7 +473,7 @@ fn run_op(
         return step(rec, line, caches, names, lists);
     };
     let id = lookup_cache(rec, caches, line.line, cache)?;
-    let cpu = line.cpu.unwrap_or(0);
+    let cpu = translate::cpu(line.cpu.unwrap_or(0));
     let got = allocator::ops(rec.machine()).kmem_cache_alloc_bulk(rec, id, *count, cpu);
     let values = got.into_iter().map(|addr| Value::Object { addr });
     match &line.target {
@@ -584,7 +584,7 @@ fn step(
 ) -> Result<Option<Value>, RunError> {
     // The parser guarantees a CPU for every operation that needs one, and declared caches;
     // kmalloc cache names are looked up here.
-    let cpu = line.cpu.unwrap_or(0);
+    let cpu = translate::cpu(line.cpu.unwrap_or(0));
     let ops = allocator::ops(rec.machine());
     let wrong = |Missing| RunError::WrongAllocator {
         line: line.line,
@@ -611,12 +611,17 @@ fn step(
                 translate::gfp(*gfp),
                 caller,
                 cpu,
-                *node,
+                node.map(translate::node),
             )))
         }
         Op::KmemCacheAlloc { cache, node } => {
             let id = lookup_cache(rec, caches, line.line, cache)?;
-            Ok(object(ops.kmem_cache_alloc(rec, id, cpu, *node)))
+            Ok(object(ops.kmem_cache_alloc(
+                rec,
+                id,
+                cpu,
+                node.map(translate::node),
+            )))
         }
         Op::Kfree { obj } => {
             let addr = addr_of(rec, &resolve(line.line, obj, names, lists)?);
@@ -675,14 +680,15 @@ fn step(
             if !ops.has_cpu_slabs() {
                 return Err(wrong(Missing));
             }
-            for cpu in 0..rec.machine().config.cpus {
+            for cpu in CpuId::all(rec.machine().config.cpus) {
                 let id = lookup_cache(rec, caches, line.line, cache)?;
                 ops.flush_cpu_slab(rec, id, cpu).map_err(wrong)?;
             }
             Ok(None)
         }
         Op::CacheReap => {
-            ops.cache_reap(rec, line.cpu).map_err(wrong)?;
+            ops.cache_reap(rec, line.cpu.map(translate::cpu))
+                .map_err(wrong)?;
             Ok(None)
         }
         Op::KfreeRcu { obj, mightsleep } => {
@@ -691,7 +697,7 @@ fn step(
             Ok(None)
         }
         Op::KfreeRcuMonitor => {
-            rcu::kfree_rcu_monitor(rec, line.cpu);
+            rcu::kfree_rcu_monitor(rec, line.cpu.map(translate::cpu));
             Ok(None)
         }
         Op::SynchronizeRcu => {
@@ -704,7 +710,7 @@ fn step(
         }
         Op::KmemCacheAllocBulk { .. } => unreachable!("run_op handles bulk allocation"),
         Op::AllocPages { order, node } => {
-            match alloc_pages(rec, cpu, *node, *order, Owner::Pages) {
+            match alloc_pages(rec, cpu, node.map(translate::node), *order, Owner::Pages) {
                 Ok(pfn) => Ok(Some(Value::Pages { pfn })),
                 Err(PageAllocError::Order { order, max_order }) => {
                     // __alloc_pages(): WARN_ON_ONCE(order > MAX_ORDER) and return NULL.

@@ -16,7 +16,7 @@ use serde::Serialize;
 use slabscope_scenario::{parse, ParseError, PrintFile};
 use slabscope_sim::boot::Allocator;
 use slabscope_sim::buddyinfo::buddyinfo;
-use slabscope_sim::ids::CacheId;
+use slabscope_sim::ids::{CacheId, CpuId};
 use slabscope_sim::machine::{Machine, Pfn};
 use slabscope_sim::rcu::event::RcuEvent;
 use slabscope_sim::rcu::state::RcuFunc;
@@ -161,7 +161,7 @@ pub struct Lane {
 /// Every allocation and free of every address, in step order: (step, allocated, cpu, cache).
 #[derive(Default)]
 struct ObjectHistory {
-    by_addr: BTreeMap<u64, Vec<(u32, bool, u32, CacheId)>>,
+    by_addr: BTreeMap<u64, Vec<(u32, bool, CpuId, CacheId)>>,
     op_ends: Vec<usize>,
     ops_start: usize,
 }
@@ -178,7 +178,7 @@ impl ObjectHistory {
         (i < self.op_ends.len()).then_some(i as u32)
     }
 
-    fn mark(&self, step: u32, cpu: u32) -> Mark {
+    fn mark(&self, step: u32, cpu: CpuId) -> Mark {
         Mark {
             step,
             op: self.op_of(step),
@@ -454,13 +454,7 @@ impl Session {
                     }
                     Event::PcpBlockAdded {
                         cpu, pfn: p, order, ..
-                    } if covers(p, order) => (
-                        p,
-                        BlockOwner::Pcp {
-                            cpu: cpu as u16,
-                            order,
-                        },
-                    ),
+                    } if covers(p, order) => (p, BlockOwner::Pcp { cpu, order }),
                     Event::PagesAllocated {
                         pfn: p,
                         order,

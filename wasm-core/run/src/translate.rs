@@ -10,6 +10,7 @@ use slabscope_scenario::{
 use slabscope_sim::boot::{Allocator, BootOptions};
 use slabscope_sim::geometry::SlabFlags;
 use slabscope_sim::gfp::Gfp;
+use slabscope_sim::ids::{CpuId, NodeId};
 use slabscope_sim::machine::MachineConfig;
 use slabscope_sim::profile::KernelProfile;
 
@@ -93,4 +94,14 @@ pub fn cache_flags(flags: CacheFlags) -> SlabFlags {
 /// gfp names as the `gfp_t` they spell: the language gives every name the kernel's bits.
 pub fn gfp(names: GfpNames) -> Gfp {
     Gfp(names.0)
+}
+
+/// The CPU a `cpuN` prefix names (the parser has checked it against the machine's CPUs).
+pub fn cpu(cpu: u32) -> CpuId {
+    CpuId::new(cpu)
+}
+
+/// The node a `node=N` argument names (checked against the machine's nodes by the parser).
+pub fn node(node: u32) -> NodeId {
+    NodeId::new(node)
 }

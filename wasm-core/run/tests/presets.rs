@@ -7,7 +7,7 @@
 
 use slabscope_run::run;
 use slabscope_scenario::{parse, Allocator, Scenario};
-use slabscope_sim::ids::{CacheId, Pfn};
+use slabscope_sim::ids::{CacheId, CpuId, Pfn};
 use slabscope_sim::machine::check::{check_trace, FullChecks};
 use slabscope_sim::trace::{Event, Recorder, Shown, Step};
 use std::collections::{BTreeMap, BTreeSet};
@@ -393,7 +393,7 @@ fn detached_counts(steps: &[Step<'_>]) -> Vec<Vec<usize>> {
 /// Whether every fast-path allocation that follows a fast-path free on the same CPU and
 /// cache returns the object freed, and at least one does.
 fn fast_path_is_lifo(steps: &[Step<'_>]) -> bool {
-    let mut last_freed: BTreeMap<(CacheId, u32), u64> = BTreeMap::new();
+    let mut last_freed: BTreeMap<(CacheId, CpuId), u64> = BTreeMap::new();
     let mut reused = 0;
     for s in steps {
         for e in s.events {

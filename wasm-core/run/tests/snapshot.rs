@@ -3,6 +3,7 @@
 
 use slabscope_run::run;
 use slabscope_scenario::parse;
+use slabscope_sim::ids::CpuId;
 use slabscope_sim::snapshot::*;
 use slabscope_sim::trace::Recorder;
 
@@ -140,7 +141,7 @@ kfree_rcu(b) on cpu0
         .buddy
         .blocks
         .iter()
-        .filter(|b| matches!(b.owner, BlockOwner::KfreeRcu { cpu: 0, .. }))
+        .filter(|b| matches!(b.owner, BlockOwner::KfreeRcu { cpu: CpuId(0), .. }))
         .count();
     assert_eq!(pointer_pages, 5);
     // The shrink's step is about the cache whose slab it queued.

@@ -289,7 +289,7 @@ fn check_against_the_slabs(m: &Machine) {
         let mut partial = vec![0; nodes];
         let mut objects_partial = vec![0; nodes];
         for slab in m.slub().slabs.values().filter(|sl| sl.cache == s.id) {
-            let n = slab.node as usize;
+            let n = slab.node.index();
             let (all, inuse) = (u64::from(slab.objects), u64::from(slab.inuse));
             slabs[n] += 1;
             total[n] += all;
@@ -315,9 +315,9 @@ fn check_against_the_slabs(m: &Machine) {
                 stacks.push((cpu, depth));
             }
             if let Some(pfn) = c.slab {
-                cpu_slabs[m.slub().slabs[&pfn].node as usize] += 1;
+                cpu_slabs[m.slub().slabs[&pfn].node.index()] += 1;
                 if let Some(top) = c.partial {
-                    cpu_slabs[m.slub().slabs[&top].node as usize] += depth;
+                    cpu_slabs[m.slub().slabs[&top].node.index()] += depth;
                 }
             }
         }

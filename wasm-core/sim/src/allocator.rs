@@ -20,7 +20,7 @@
 use crate::boot::{Allocator, BootOptions};
 use crate::geometry::{GeometryError, SlabFlags};
 use crate::gfp::Gfp;
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId, NodeId};
 use crate::machine::check::{SlabShare, Totals, Touched};
 use crate::machine::{Machine, Pfn};
 use crate::slab_common::{DestroyOutcome, FreeOutcome};
@@ -76,8 +76,8 @@ pub trait SlabAllocator: Sync {
         size: u64,
         flags: Gfp,
         caller: u64,
-        cpu: u32,
-        node: Option<u32>,
+        cpu: CpuId,
+        node: Option<NodeId>,
     ) -> u64;
 
     /// `kmem_cache_alloc()`/`kmem_cache_alloc_node()`: `slab_alloc_node()` of cache `cache`.
@@ -85,8 +85,8 @@ pub trait SlabAllocator: Sync {
         &self,
         rec: &mut Recorder,
         cache: CacheId,
-        cpu: u32,
-        node: Option<u32>,
+        cpu: CpuId,
+        node: Option<NodeId>,
     ) -> u64;
 
     /// `kmem_cache_alloc_bulk()`: `n` objects or none.
@@ -95,12 +95,17 @@ pub trait SlabAllocator: Sync {
         rec: &mut Recorder,
         cache: CacheId,
         n: u32,
-        cpu: u32,
+        cpu: CpuId,
     ) -> Vec<u64>;
 
     /// `kfree(addr)`, or `kmem_cache_free(cache, addr)` with `cache`.
-    fn kfree(&self, rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<CacheId>)
-        -> FreeOutcome;
+    fn kfree(
+        &self,
+        rec: &mut Recorder,
+        addr: u64,
+        cpu: CpuId,
+        cache: Option<CacheId>,
+    ) -> FreeOutcome;
 
     /// `kmem_cache_free_bulk(cache, objs)`, or `kfree_bulk(objs)` without `cache`.
     fn kmem_cache_free_bulk(
@@ -108,11 +113,11 @@ pub trait SlabAllocator: Sync {
         rec: &mut Recorder,
         cache: Option<CacheId>,
         objs: &[u64],
-        cpu: u32,
+        cpu: CpuId,
     );
 
     /// `kmem_cache_shrink()` → `__kmem_cache_shrink()`.
-    fn kmem_cache_shrink(&self, rec: &mut Recorder, cache: CacheId, cpu: u32);
+    fn kmem_cache_shrink(&self, rec: &mut Recorder, cache: CacheId, cpu: CpuId);
 
     /// `kmem_cache_destroy()` of `cache` under the name `alias` (another name of a merged
     /// cache), on `cpu`.
@@ -121,7 +126,7 @@ pub trait SlabAllocator: Sync {
         rec: &mut Recorder,
         cache: CacheId,
         alias: Option<&str>,
-        cpu: u32,
+        cpu: CpuId,
     ) -> DestroyOutcome;
 
     /// Whether each CPU has a cpu slab of each cache (`struct kmem_cache_cpu`): what
@@ -129,16 +134,17 @@ pub trait SlabAllocator: Sync {
     fn has_cpu_slabs(&self) -> bool;
 
     /// `flush_cpu_slab()` of `cache` on `cpu` (SLUB).
-    fn flush_cpu_slab(&self, rec: &mut Recorder, cache: CacheId, cpu: u32) -> Result<(), Missing>;
+    fn flush_cpu_slab(&self, rec: &mut Recorder, cache: CacheId, cpu: CpuId)
+        -> Result<(), Missing>;
 
     /// `cache_reap()` on `cpu`, or on every CPU (SLAB).
-    fn cache_reap(&self, rec: &mut Recorder, cpu: Option<u32>) -> Result<(), Missing>;
+    fn cache_reap(&self, rec: &mut Recorder, cpu: Option<CpuId>) -> Result<(), Missing>;
 
     /// Whether `addr` is the start of a slab object a caller holds.
     fn is_live_object(&self, m: &Machine, addr: u64) -> bool;
 
     /// The cache and node of the slab whose first page is `pfn`, if there is one.
-    fn slab_of(&self, m: &Machine, pfn: Pfn) -> Option<(CacheId, u32)>;
+    fn slab_of(&self, m: &Machine, pfn: Pfn) -> Option<(CacheId, NodeId)>;
 
     /// Every slab's first page, in address order.
     fn slab_pfns(&self, m: &Machine) -> Vec<Pfn>;

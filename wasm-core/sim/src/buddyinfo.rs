@@ -19,6 +19,7 @@ pub fn buddyinfo(machine: &Machine) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::NodeId;
     use crate::machine::MachineConfig;
 
     #[test]
@@ -38,7 +39,7 @@ mod tests {
         })
         .unwrap();
         let counts = [356, 154, 571, 302, 143, 14, 7, 4, 3, 2, 0];
-        for (area, n) in m.zones[0].free_area.iter_mut().zip(counts) {
+        for (area, n) in m.zones[NodeId(0)].free_area.iter_mut().zip(counts) {
             area.len = n;
         }
         assert_eq!(buddyinfo(&m), sample);

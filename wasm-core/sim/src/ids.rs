@@ -2,9 +2,10 @@
 //! another is meant (a compile error), and the tables they index are typed by them
 //! (`TiVec<CacheId, _>` is indexed by a `CacheId` and nothing else).
 //!
-//! State of the conversion: page frames and caches use their ids everywhere (`Pfn`,
-//! `CacheId`). `CpuId` and `NodeId` are defined here, but CPUs and nodes are still passed as
-//! `u32` through the simulator; converting them is the next step.
+//! Every id of the simulator is one of these: page frames, caches, CPUs and nodes are passed,
+//! stored and recorded in events as `Pfn`, `CacheId`, `CpuId` and `NodeId`. Plain numbers
+//! remain only at the edges: the machine's configuration (`MachineConfig`'s counts and
+//! `cpu_node`), which the scenario text gives, and what is counted rather than named.
 //!
 //! | id        | identifies                                   | in the kernel                       |
 //! |-----------|----------------------------------------------|-------------------------------------|
@@ -131,8 +132,10 @@ id! {
 }
 
 id! {
-    /// A NUMA node (`numa_node_id()`, `page_to_nid()`); each node has one zone.
-    NodeId(u32)
+    /// A NUMA node (`numa_node_id()`, `page_to_nid()`); each node has one zone. 16 bits, as
+    /// for CPUs: the limit is 4 nodes, and the keys that pair a node with a CPU or another
+    /// node (a pcp list, SLAB's `AcRef`) stay small.
+    NodeId(u16)
 }
 
 impl From<Pfn> for u32 {
@@ -159,7 +162,7 @@ impl From<CpuId> for u32 {
 impl From<NodeId> for u32 {
     #[inline(always)]
     fn from(id: NodeId) -> u32 {
-        id.0
+        u32::from(id.0)
     }
 }
 
@@ -168,12 +171,49 @@ impl CpuId {
     pub fn all(cpus: u32) -> impl DoubleEndedIterator<Item = CpuId> + Clone {
         (0..cpus).map(|c| CpuId(c as u16))
     }
+
+    /// The CPU's bit in a CPU mask (`cpumask`), e.g. the CPUs holding a slab.
+    #[inline(always)]
+    pub const fn bit(self) -> u64 {
+        1 << self.0
+    }
+
+    /// The CPUs whose bits are set in `mask`, lowest first (`for_each_cpu()`).
+    pub fn in_mask(mut mask: u64) -> impl Iterator<Item = CpuId> {
+        std::iter::from_fn(move || {
+            (mask != 0).then(|| {
+                let cpu = CpuId(mask.trailing_zeros() as u16);
+                mask &= mask - 1;
+                cpu
+            })
+        })
+    }
+
+    /// CPU `c` of a number given as `u32` (machine configuration, scenario text), within the
+    /// 64-CPU limit the configuration enforces.
+    #[inline(always)]
+    pub fn new(c: u32) -> CpuId {
+        CpuId(c as u16)
+    }
 }
 
 impl NodeId {
     /// Nodes `0..nodes`.
     pub fn all(nodes: u32) -> impl DoubleEndedIterator<Item = NodeId> + Clone {
-        (0..nodes).map(NodeId)
+        (0..nodes).map(|n| NodeId(n as u16))
+    }
+
+    /// `next_node_in()`: the node after this one among `0..nodes`, wrapping round to node 0.
+    #[inline]
+    pub fn next_node_in(self, nodes: u32) -> NodeId {
+        NodeId::new((u32::from(self) + 1) % nodes)
+    }
+
+    /// Node `n` of a count given as `u32` (machine configuration, scenario text), checked
+    /// against the 16-bit range by the machine's limits.
+    #[inline(always)]
+    pub fn new(n: u32) -> NodeId {
+        NodeId(n as u16)
     }
 }
 
@@ -277,5 +317,18 @@ mod tests {
         assert_eq!((a, b), (CpuId(0), CpuId(1)));
         assert_eq!(t[CpuId(1)], "cpu1");
         assert_eq!(t.keys().collect::<Vec<_>>(), [CpuId(0), CpuId(1)]);
+    }
+
+    #[test]
+    fn cpu_masks_and_the_round_robin_of_nodes() {
+        let mask = CpuId(5).bit() | CpuId(0).bit() | CpuId(63).bit();
+        assert_eq!(
+            CpuId::in_mask(mask).collect::<Vec<_>>(),
+            [CpuId(0), CpuId(5), CpuId(63)]
+        );
+        assert_eq!(CpuId::in_mask(0).count(), 0);
+        assert_eq!(NodeId(1).next_node_in(4), NodeId(2));
+        assert_eq!(NodeId(3).next_node_in(4), NodeId(0));
+        assert_eq!(NodeId(0).next_node_in(1), NodeId(0));
     }
 }

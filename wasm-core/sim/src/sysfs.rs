@@ -26,6 +26,7 @@
 //!   directory. Differs from v6.6: when `kmem_cache_destroy()` only drops a merged name's
 //!   reference, the kernel leaves its symlink in place; here it goes with the reference.
 
+use crate::ids::{NodeId, TiVec};
 use crate::machine::{Machine, Pfn};
 use crate::slab_common::slab_unmergeable;
 use crate::slub::state::KmemCache;
@@ -359,7 +360,7 @@ const SO_TOTAL: u8 = 1 << 4;
 /// `show_slab_objects()`, v6.6: a total, then ` N<node>=<count>` for every node whose count is
 /// not zero (`CONFIG_NUMA`), then a newline.
 fn show_slab_objects(m: &Machine, s: &KmemCache, flags: u8) -> String {
-    let mut nodes = vec![0u64; m.config.nodes as usize];
+    let mut nodes: TiVec<NodeId, u64> = NodeId::all(m.config.nodes).map(|_| 0).collect();
     if flags & SO_CPU != 0 {
         for c in &s.cpu {
             // A CPU without a cpu slab is skipped whole: its per-CPU partial slabs, if any,
@@ -373,7 +374,7 @@ fn show_slab_objects(m: &Machine, s: &KmemCache, flags: u8) -> String {
             } else {
                 1
             };
-            nodes[slab.node as usize] += x;
+            nodes[slab.node] += x;
             // slub_percpu_partial_read_once(): the top slab of the stack knows its depth and
             // the whole stack is charged to the top slab's node. With SO_TOTAL or SO_OBJECTS
             // the kernel warns (WARN_ON_ONCE) and adds the cpu slab's count again.
@@ -384,14 +385,14 @@ fn show_slab_objects(m: &Machine, s: &KmemCache, flags: u8) -> String {
                 } else {
                     u64::from(partial.slabs)
                 };
-                nodes[partial.node as usize] += x;
+                nodes[partial.node] += x;
             }
         }
     }
     if flags & SO_ALL != 0 {
         // The node counters cover every slab wherever it is: cpu slab, per-CPU partial, node
         // partial or full. Objects "in use" are all but the free ones on node partial slabs.
-        for (node, n) in s.node.iter().enumerate() {
+        for (node, n) in s.node.iter_enumerated() {
             // Unsigned arithmetic, as in the kernel: after a free to the wrong cache a node
             // list can hold another cache's slab, whose free objects this one never counted.
             nodes[node] = nodes[node].wrapping_add(if flags & SO_TOTAL != 0 {
@@ -406,7 +407,7 @@ fn show_slab_objects(m: &Machine, s: &KmemCache, flags: u8) -> String {
             });
         }
     } else if flags & SO_PARTIAL != 0 {
-        for (node, n) in s.node.iter().enumerate() {
+        for (node, n) in s.node.iter_enumerated() {
             nodes[node] += if flags & SO_TOTAL != 0 {
                 count_partial(m, &n.partial, |objects, _| objects)
             } else if flags & SO_OBJECTS != 0 {
@@ -420,7 +421,7 @@ fn show_slab_objects(m: &Machine, s: &KmemCache, flags: u8) -> String {
         .iter()
         .fold(0u64, |a, &b| a.wrapping_add(b))
         .to_string();
-    for (node, count) in nodes.iter().enumerate().filter(|(_, &c)| c != 0) {
+    for (node, count) in nodes.iter_enumerated().filter(|(_, &c)| c != 0) {
         let _ = write!(out, " N{node}={count}");
     }
     out.push('\n');

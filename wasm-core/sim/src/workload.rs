@@ -16,6 +16,7 @@
 //! (none with the default boot options) is separate.
 
 use crate::boot::BootOptions;
+use crate::ids::CpuId;
 use crate::machine::{Machine, MachineConfig};
 use crate::slub::{create_kmalloc_caches, kfree, kmalloc, FreeOutcome};
 use crate::trace::Recorder;
@@ -74,7 +75,7 @@ pub fn run_standard_ops(rec: &mut Recorder, ops: u64, seed: u64) -> WorkloadRepo
             n if n > HIGH => roll == 0,
             _ => roll < 2,
         };
-        let cpu = rng.next_u32() % cpus;
+        let cpu = CpuId::new(rng.next_u32() % cpus);
         if alloc {
             let size = u64::from(rng.next_u32() % 2048 + 1);
             let addr = kmalloc(rec, size, cpu, None);

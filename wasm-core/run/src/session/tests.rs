@@ -187,7 +187,7 @@ fn the_remote_free_preset_ends_with_one_partial_slab_on_node_0() {
     assert_eq!(freed.len(), 16);
     assert!(freed
         .iter()
-        .all(|m| m.cpu == 1 && m.op.is_some_and(|op| op >= 96)));
+        .all(|m| m.cpu == CpuId(1) && m.op.is_some_and(|op| op >= 96)));
     let files = session
         .files(outline.steps as usize, Some("kmalloc-128"))
         .expect("files");

@@ -8,7 +8,7 @@ impl Machine {
     pub(crate) fn apply(&mut self, event: &Event) {
         match *event {
             Event::FreeBlockRemoved { node, pfn, order } => {
-                let zone = &mut self.zones[node as usize];
+                let zone = &mut self.zones[node];
                 zone.free_area[order as usize].remove(&mut self.frames, pfn);
                 zone.free_pages -= 1 << order;
                 self.frames[pfn].state = FrameState::Detached { order };
@@ -20,7 +20,7 @@ impl Machine {
                 end,
             } => {
                 self.set_block(pfn, order, FrameState::Buddy { order });
-                let zone = &mut self.zones[node as usize];
+                let zone = &mut self.zones[node];
                 let list = &mut zone.free_area[order as usize];
                 match end {
                     End::Head => list.push_head(&mut self.frames, pfn),
@@ -46,14 +46,7 @@ impl Machine {
                 order,
                 end,
             } => {
-                self.set_block(
-                    pfn,
-                    order,
-                    FrameState::Pcp {
-                        cpu: cpu as u16,
-                        order,
-                    },
-                );
+                self.set_block(pfn, order, FrameState::Pcp { cpu, order });
                 let index = self.pcp_index(cpu, node);
                 let pcp = &mut self.pcp[index];
                 let list = &mut pcp.lists[order as usize];
@@ -95,7 +88,7 @@ impl Machine {
                 }
             }
             Event::RandomKmallocSeedSet { seed } => self.random_kmalloc_seed = Some(seed),
-            Event::ListLockTaken { node, .. } => self.list_lock_taken[node as usize] += 1,
+            Event::ListLockTaken { node, .. } => self.list_lock_taken[node] += 1,
             Event::DamageRecorded(ref d) => self.damage.push((**d).clone()),
             Event::Slab(ref e) => self.apply_slab(e),
             Event::Rcu(ref e) => self.apply_rcu(e),

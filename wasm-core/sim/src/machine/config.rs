@@ -1,6 +1,7 @@
 //! The simulated machine's shape: CPUs, NUMA nodes, page size and memory per node.
 
 use crate::geometry::platform::{PageGeometry, MAX_CPUS};
+use crate::ids::{CpuId, NodeId};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -34,6 +35,20 @@ pub struct MachineConfig {
     /// `percpu_pagelist_high_fraction` lets an administrator change it).
     #[serde(default)]
     pub pcp_high: Option<u32>,
+}
+
+impl MachineConfig {
+    /// Whether `cpu` is one of this machine's CPUs (`cpu_possible()`).
+    #[inline]
+    pub fn has_cpu(&self, cpu: CpuId) -> bool {
+        u32::from(cpu) < self.cpus
+    }
+
+    /// Whether `node` is one of this machine's nodes (`node_possible()`).
+    #[inline]
+    pub fn has_node(&self, node: NodeId) -> bool {
+        u32::from(node) < self.nodes
+    }
 }
 
 /// Why a machine cannot be built.

@@ -18,7 +18,7 @@
 //!   record first (there are few, and the run stays damaged from the step that did it on).
 
 use super::{Machine, Pfn};
-use crate::ids::CacheId;
+use crate::ids::{CacheId, NodeId};
 use serde::Serialize;
 
 /// One piece of known damage.
@@ -47,7 +47,7 @@ pub enum Damage {
         cache: CacheId,
         slab_cache: CacheId,
         pfn: Pfn,
-        node: u32,
+        node: NodeId,
         objects: u32,
     },
     /// SLAB: `free_block()` of `cache` took back `addr`, an object of `slab_cache`'s slab at
@@ -59,7 +59,7 @@ pub enum Damage {
         slab_cache: CacheId,
         addr: u64,
         pfn: Pfn,
-        node: u32,
+        node: NodeId,
     },
 }
 

@@ -26,8 +26,7 @@ pub use slabs::SlabTable;
 
 use crate::boot::Allocator;
 use crate::geometry::platform::PageGeometry;
-use crate::ids::CacheId;
-use crate::ids::TiVec;
+use crate::ids::{CacheId, CpuId, NodeId, TiVec};
 use crate::kmalloc_caches::KmallocCaches;
 use crate::page_alloc::zonelist::{self, DistanceError};
 use crate::profile::KernelProfile;
@@ -64,7 +63,7 @@ pub enum Owner {
     SlabRcu { cache: CacheId },
     /// A page of `kfree_rcu()` pointers (`struct kvfree_rcu_bulk_data`) of this CPU's `krc`,
     /// in use or in its page cache.
-    KfreeRcu { cpu: u16 },
+    KfreeRcu { cpu: CpuId },
 }
 
 /// What a page frame is, seen from `struct page`.
@@ -74,7 +73,7 @@ pub enum FrameState {
     /// First page of a free block on `free_area[order]` (`PageBuddy`).
     Buddy { order: u8 },
     /// First page of a block on a CPU's pcp list.
-    Pcp { cpu: u16, order: u8 },
+    Pcp { cpu: CpuId, order: u8 },
     /// First page of an allocated block.
     Allocated { order: u8, owner: Owner },
     /// Off every list between two events of one step (never seen at a step boundary).
@@ -97,7 +96,7 @@ pub struct PageFrame {
 /// One zone (a node's ZONE_NORMAL; no DMA/DMA32/movable zones are modelled).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Zone {
-    pub node: u32,
+    pub node: NodeId,
     pub start_pfn: Pfn,
     /// Present (and managed) pages.
     pub pages: u32,
@@ -173,11 +172,11 @@ pub struct Machine {
     pub config: MachineConfig,
     pub page: PageGeometry,
     /// Node of each CPU.
-    pub cpu_node: Vec<u32>,
+    pub cpu_node: TiVec<CpuId, NodeId>,
     /// Pfns per node span (a multiple of the largest block).
     pub span: u32,
     pub frames: TiVec<Pfn, PageFrame>,
-    pub zones: Vec<Zone>,
+    pub zones: TiVec<NodeId, Zone>,
     /// `pcp[cpu * nodes + node]`: every CPU has lists for every zone.
     pub pcp: Vec<PerCpuPages>,
     /// `kmalloc_caches[type][index]`: the cache id of each kmalloc cache.
@@ -197,13 +196,13 @@ pub struct Machine {
     /// The slab allocator the kernel was built with, and its caches and slabs.
     pub alloc: AllocatorState,
     /// Per node: acquisitions of any cache's `n->list_lock` so far.
-    pub list_lock_taken: Vec<u64>,
+    pub list_lock_taken: TiVec<NodeId, u64>,
     /// `node_distance(a, b)` as `node_distance[a][b]` (the SLIT): 10/20 unless
     /// `with_node_distance()` gave a table.
     pub node_distance: Vec<Vec<u32>>,
     /// Each node's fallback zonelist (`node_zonelists[ZONELIST_FALLBACK]`, one zone per node),
     /// built at boot by `build_all_zonelists()`: the nodes its allocations try, in order.
-    pub zonelists: Vec<Vec<u32>>,
+    pub zonelists: TiVec<NodeId, Vec<NodeId>>,
     /// What unchecked bad operations did to the kernel's structures (`damage.rs`).
     pub damage: Vec<Damage>,
     /// Grace periods, `call_rcu()` callbacks and `kfree_rcu()` batches.
@@ -221,6 +220,7 @@ impl Machine {
     /// `new`, with the random generator seeded by `seed`.
     pub fn new_seeded(config: MachineConfig, seed: u64) -> Result<Machine, ConfigError> {
         let (page, cpu_node) = config.validate()?;
+        let cpu_node: TiVec<CpuId, NodeId> = cpu_node.into_iter().map(NodeId::new).collect();
         let max_block = 1u32 << page.max_order;
         let span = config.pages_per_node.div_ceil(max_block) * max_block;
         let mut frames: TiVec<Pfn, PageFrame> = vec![
@@ -233,9 +233,9 @@ impl Machine {
         ]
         .into();
         let lists = (page.max_order + 1) as usize;
-        let mut zones = Vec::new();
-        for node in 0..config.nodes {
-            let start_pfn = Pfn(node * span);
+        let mut zones: TiVec<NodeId, Zone> = TiVec::new();
+        for node in NodeId::all(config.nodes) {
+            let start_pfn = Pfn(u32::from(node) * span);
             let mut zone = Zone {
                 node,
                 start_pfn,
@@ -264,9 +264,9 @@ impl Machine {
             }
             zones.push(zone);
         }
-        watermark::setup_per_zone_wmarks(&page, &mut zones);
+        watermark::setup_per_zone_wmarks(&page, &mut zones.raw);
         let mut pcp = Vec::new();
-        for _cpu in 0..config.cpus {
+        for _cpu in CpuId::all(config.cpus) {
             for zone in &zones {
                 let cpus_of_node = cpu_node.iter().filter(|&&n| n == zone.node).count() as u32;
                 let batch = config
@@ -308,7 +308,7 @@ impl Machine {
                 caches: TiVec::new(),
                 slabs: SlabTable::new(frames_len),
             }),
-            list_lock_taken: vec![0; nodes_count],
+            list_lock_taken: vec![0; nodes_count].into(),
             node_distance,
             zonelists,
             damage: Vec::new(),
@@ -389,13 +389,13 @@ impl Machine {
     }
 
     /// The node whose memory holds `pfn`.
-    pub fn node_of(&self, pfn: Pfn) -> u32 {
-        pfn.0 / self.span
+    pub fn node_of(&self, pfn: Pfn) -> NodeId {
+        NodeId::new(pfn.0 / self.span)
     }
 
     /// Index into `pcp` for a CPU's lists of a node's zone.
-    pub fn pcp_index(&self, cpu: u32, node: u32) -> usize {
-        (cpu * self.config.nodes + node) as usize
+    pub fn pcp_index(&self, cpu: CpuId, node: NodeId) -> usize {
+        cpu.index() * self.config.nodes as usize + node.index()
     }
 
     /// The frame at `pfn`, if it exists.

@@ -53,11 +53,12 @@ pub fn zone_highsize(zone: &Zone, batch: u32, cpus_of_node: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::NodeId;
     use crate::machine::{ListHead, Pfn};
 
     fn zone(pages: u32) -> Zone {
         Zone {
-            node: 0,
+            node: NodeId(0),
             start_pfn: Pfn(0),
             pages,
             free_area: vec![ListHead::EMPTY; 11],

@@ -1,11 +1,12 @@
 //! The buddy free lists: `__free_one_page()` with `buddy_merge_likely()`, and
 //! `__rmqueue_smallest()` with `expand()` (mm/page_alloc.c, v6.6; spec 4.2, 4.3).
 
+use crate::ids::NodeId;
 use crate::machine::{FrameState, Machine, Pfn};
 use crate::trace::{End, Event, Recorder};
 
 /// `page_is_buddy()`: `pfn` is the head of a free block of exactly `order` in `node`.
-fn page_is_buddy(m: &Machine, pfn: Pfn, order: u8, node: u32) -> bool {
+fn page_is_buddy(m: &Machine, pfn: Pfn, order: u8, node: NodeId) -> bool {
     m.frame(pfn)
         .is_some_and(|f| f.state == FrameState::Buddy { order })
         && m.node_of(pfn) == node
@@ -56,7 +57,7 @@ pub fn __free_one_page(rec: &mut Recorder, pfn: Pfn, order: u8, to_tail: bool) {
 
 /// `buddy_merge_likely()`: when the block one order up would have a free buddy, queue this
 /// block at the tail so it stays free long enough for that merge.
-fn buddy_merge_likely(m: &Machine, pfn: Pfn, buddy_pfn: Pfn, order: u8, node: u32) -> bool {
+fn buddy_merge_likely(m: &Machine, pfn: Pfn, buddy_pfn: Pfn, order: u8, node: NodeId) -> bool {
     if u32::from(order) + 1 >= m.page.max_order {
         return false;
     }
@@ -66,9 +67,9 @@ fn buddy_merge_likely(m: &Machine, pfn: Pfn, buddy_pfn: Pfn, order: u8, node: u3
 
 /// `__rmqueue_smallest()`: takes the first block of the smallest order `>= order` that has one,
 /// and splits it down with `expand()`, inside the caller's step.
-pub fn __rmqueue_smallest(rec: &mut Recorder, node: u32, order: u8) -> Option<Pfn> {
+pub fn __rmqueue_smallest(rec: &mut Recorder, node: NodeId, order: u8) -> Option<Pfn> {
     let m = rec.machine();
-    let zone = &m.zones[node as usize];
+    let zone = &m.zones[node];
     let current =
         (order..=m.page.max_order as u8).find(|&o| !zone.free_area[o as usize].is_empty())?;
     let pfn = zone.free_area[current as usize].first;

@@ -16,7 +16,7 @@ pub mod zonelist;
 
 pub use buddy::{__free_one_page, __rmqueue_smallest};
 
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId, NodeId};
 use crate::machine::{FrameState, Owner, Pfn};
 use crate::trace::{Event, Recorder};
 use std::fmt;
@@ -27,8 +27,8 @@ pub const PCP_MAX_ORDER: u8 = 3;
 /// A page allocator request that cannot be carried out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PageAllocError {
-    Cpu(u32),
-    Node(u32),
+    Cpu(CpuId),
+    Node(NodeId),
     Order {
         order: u8,
         max_order: u32,
@@ -85,8 +85,8 @@ impl std::error::Error for PageAllocError {}
 #[doc(alias = "__alloc_pages")]
 pub fn alloc_pages(
     rec: &mut Recorder,
-    cpu: u32,
-    node: Option<u32>,
+    cpu: CpuId,
+    node: Option<NodeId>,
     order: u8,
     owner: Owner,
 ) -> Result<Pfn, PageAllocError> {
@@ -97,8 +97,8 @@ pub fn alloc_pages(
 /// only.
 pub fn alloc_pages_thisnode(
     rec: &mut Recorder,
-    cpu: u32,
-    node: u32,
+    cpu: CpuId,
+    node: NodeId,
     order: u8,
     owner: Owner,
 ) -> Result<Pfn, PageAllocError> {
@@ -107,14 +107,14 @@ pub fn alloc_pages_thisnode(
 
 fn alloc_pages_zonelist(
     rec: &mut Recorder,
-    cpu: u32,
-    node: Option<u32>,
+    cpu: CpuId,
+    node: Option<NodeId>,
     order: u8,
     owner: Owner,
     this_node: bool,
 ) -> Result<Pfn, PageAllocError> {
     let m = rec.machine();
-    if cpu >= m.config.cpus {
+    if !m.config.has_cpu(cpu) {
         return Err(PageAllocError::Cpu(cpu));
     }
     if u32::from(order) > m.page.max_order {
@@ -123,14 +123,14 @@ fn alloc_pages_zonelist(
             max_order: m.page.max_order,
         });
     }
-    let preferred = node.unwrap_or(m.cpu_node[cpu as usize]);
-    if preferred >= m.config.nodes {
+    let preferred = node.unwrap_or(m.cpu_node[cpu]);
+    if !m.config.has_node(preferred) {
         return Err(PageAllocError::Node(preferred));
     }
     let zonelist = if this_node {
         vec![preferred]
     } else {
-        m.zonelists[preferred as usize].clone()
+        m.zonelists[preferred].clone()
     };
     // get_page_from_freelist(): the zones of the zonelist in order (no watermarks modelled:
     // a zone fails only when it has no block of the order).
@@ -170,7 +170,13 @@ fn alloc_pages_zonelist(
 }
 
 /// The step between two zones of the zonelist: `failed` had no block, `next` is tried.
-fn zonelist_fallback(rec: &mut Recorder, zonelist: &[u32], failed: u32, next: u32, order: u8) {
+fn zonelist_fallback(
+    rec: &mut Recorder,
+    zonelist: &[NodeId],
+    failed: NodeId,
+    next: NodeId,
+    order: u8,
+) {
     rec.call(
         "get_page_from_freelist",
         "next zone in the zonelist",
@@ -187,9 +193,9 @@ fn zonelist_fallback(rec: &mut Recorder, zonelist: &[u32], failed: u32, next: u3
 
 /// `__free_pages()`: gives back the block starting at `pfn`, freed on `cpu`.
 #[doc(alias = "__free_pages")]
-pub fn free_pages(rec: &mut Recorder, cpu: u32, pfn: Pfn) -> Result<(), PageAllocError> {
+pub fn free_pages(rec: &mut Recorder, cpu: CpuId, pfn: Pfn) -> Result<(), PageAllocError> {
     let m = rec.machine();
-    if cpu >= m.config.cpus {
+    if !m.config.has_cpu(cpu) {
         return Err(PageAllocError::Cpu(cpu));
     }
     let state = m.frame(pfn).map_or(FrameState::Hole, |f| f.state);
@@ -217,11 +223,11 @@ pub fn free_pages(rec: &mut Recorder, cpu: u32, pfn: Pfn) -> Result<(), PageAllo
 }
 
 /// `drain_local_pages()` on `cpu`: every pcp list of every zone goes back to the buddy lists.
-pub fn drain_local_pages(rec: &mut Recorder, cpu: u32) -> Result<(), PageAllocError> {
-    if cpu >= rec.machine().config.cpus {
+pub fn drain_local_pages(rec: &mut Recorder, cpu: CpuId) -> Result<(), PageAllocError> {
+    if !rec.machine().config.has_cpu(cpu) {
         return Err(PageAllocError::Cpu(cpu));
     }
-    for node in 0..rec.machine().config.nodes {
+    for node in NodeId::all(rec.machine().config.nodes) {
         let index = rec.machine().pcp_index(cpu, node);
         let count = rec.machine().pcp[index].count;
         if count > 0 {

@@ -4,6 +4,7 @@
 
 use super::buddy::{__free_one_page, __rmqueue_smallest};
 use super::PCP_MAX_ORDER;
+use crate::ids::{CpuId, NodeId};
 use crate::machine::{Pfn, PCP_ORDERS};
 use crate::trace::{End, Event, Recorder};
 
@@ -12,8 +13,8 @@ use crate::trace::{End, Event, Recorder};
 /// caller's `PagesAllocated`). `None` sends the caller to `rmqueue_buddy()`.
 pub(super) fn rmqueue_pcplist<R>(
     rec: &mut Recorder,
-    cpu: u32,
-    node: u32,
+    cpu: CpuId,
+    node: NodeId,
     order: u8,
     then: impl FnOnce(&mut Recorder, Pfn) -> R,
 ) -> Option<R> {
@@ -76,7 +77,7 @@ pub(super) fn rmqueue_pcplist<R>(
 }
 
 /// Allocations damp the free batching: `pcp->free_factor >>= 1`.
-fn halve_free_factor(rec: &mut Recorder, cpu: u32, node: u32, free_factor: u32) {
+fn halve_free_factor(rec: &mut Recorder, cpu: CpuId, node: NodeId, free_factor: u32) {
     if free_factor != 0 {
         rec.emit(Event::PcpFreeFactorSet {
             cpu,
@@ -88,7 +89,7 @@ fn halve_free_factor(rec: &mut Recorder, cpu: u32, node: u32, free_factor: u32) 
 
 /// `free_unref_page()` → `free_unref_page_commit()`: the block goes to the head of this CPU's
 /// list; past `high`, a batch goes back to the buddy lists.
-pub(super) fn free_unref_page(rec: &mut Recorder, cpu: u32, node: u32, pfn: Pfn, order: u8) {
+pub(super) fn free_unref_page(rec: &mut Recorder, cpu: CpuId, node: NodeId, pfn: Pfn, order: u8) {
     let (count, batch, pcp_high, free_factor) = rec.call(
         "free_unref_page_commit",
         "to pcp",
@@ -163,8 +164,8 @@ pub(super) fn free_unref_page(rec: &mut Recorder, cpu: u32, node: u32, pfn: Pfn,
 /// round-robin over the non-empty lists, each from its tail (the coldest entries).
 pub(super) fn free_pcppages_bulk(
     rec: &mut Recorder,
-    cpu: u32,
-    node: u32,
+    cpu: CpuId,
+    node: NodeId,
     count: i64,
     pindex: usize,
     caller: &'static str,

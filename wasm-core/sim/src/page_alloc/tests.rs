@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::buddyinfo::buddyinfo;
+use crate::ids::{CpuId, NodeId};
 use crate::machine::check::{check_page_allocator, FullChecks, TraceCheck};
 use crate::machine::{Machine, MachineConfig};
 use crate::trace::Shown;
@@ -29,7 +30,7 @@ fn no_pcp(pages: u32) -> Recorder {
 }
 
 fn nr_free(rec: &Recorder) -> Vec<u32> {
-    rec.machine().zones[0]
+    rec.machine().zones[NodeId(0)]
         .free_area
         .iter()
         .map(|a| a.len)
@@ -56,7 +57,7 @@ fn boot_hands_memory_over_as_aligned_maximal_blocks() {
     assert_eq!(counts[10], 1); // 0..1024
     assert_eq!(counts[9], 1); // 1024..1536
     assert_eq!((counts[0], counts[1]), (1, 1)); // 1536..1538, 1538
-    assert_eq!(rec.machine().zones[0].free_pages, 1539);
+    assert_eq!(rec.machine().zones[NodeId(0)].free_pages, 1539);
     assert!(check_page_allocator(rec.machine()).is_empty());
 }
 
@@ -65,11 +66,13 @@ fn split_of_spec_5_10() {
     // The smallest free block is order 3: an order-0 request keeps the lowest page and gives
     // back the upper halves at orders 2, 1, 0.
     let mut rec = no_pcp(8);
-    let pfn = alloc_pages(&mut rec, 0, None, 0, Owner::Pages).unwrap();
+    let pfn = alloc_pages(&mut rec, CpuId(0), None, 0, Owner::Pages).unwrap();
     assert_eq!(pfn, Pfn(0));
     assert_eq!(&nr_free(&rec)[..4], &[1, 1, 1, 0]);
     let m = rec.machine();
-    let heads: Vec<Pfn> = (0..3).map(|o| m.zones[0].free_area[o].first).collect();
+    let heads: Vec<Pfn> = (0..3)
+        .map(|o| m.zones[NodeId(0)].free_area[o].first)
+        .collect();
     assert_eq!(heads, [1, 2, 4].map(Pfn));
 }
 
@@ -77,7 +80,7 @@ fn split_of_spec_5_10() {
 fn merge_chain_of_spec_5_10() {
     let mut rec = no_pcp(16);
     let pfns: Vec<Pfn> = (0..16)
-        .map(|_| alloc_pages(&mut rec, 0, None, 0, Owner::Pages).unwrap())
+        .map(|_| alloc_pages(&mut rec, CpuId(0), None, 0, Owner::Pages).unwrap())
         .collect();
     assert_eq!(
         pfns,
@@ -86,18 +89,18 @@ fn merge_chain_of_spec_5_10() {
     );
     // Free 4 (order 0), 6+7 (-> order 1 at 6), 0..3 (-> order 2 at 0); then free 5.
     for pfn in [4, 6, 7, 0, 1, 2, 3] {
-        free_pages(&mut rec, 0, Pfn(pfn)).unwrap();
+        free_pages(&mut rec, CpuId(0), Pfn(pfn)).unwrap();
     }
     assert_eq!(&nr_free(&rec)[..4], &[1, 1, 1, 0]);
     let before = rec.steps().len();
-    free_pages(&mut rec, 0, Pfn(5)).unwrap();
+    free_pages(&mut rec, CpuId(0), Pfn(5)).unwrap();
     // 5^1 = 4 -> order 1 at 4; 4^2 = 6 -> order 2 at 4; 4^4 = 0 -> order 3 at 0; 0^8 = 8 busy.
     assert_eq!(
         merges(&rec, before),
         [(4, 5, 0), (4, 6, 1), (0, 4, 2)].map(|(a, b, o)| (Pfn(a), Pfn(b), o))
     );
     assert_eq!(&nr_free(&rec)[..5], &[0, 0, 0, 1, 0]);
-    assert_eq!(rec.machine().zones[0].free_area[3].first, Pfn(0));
+    assert_eq!(rec.machine().zones[NodeId(0)].free_area[3].first, Pfn(0));
     assert!(check_page_allocator(rec.machine()).is_empty());
 }
 
@@ -107,25 +110,25 @@ fn a_block_whose_higher_buddy_is_free_goes_to_the_tail() {
     // (0..1) would have a free buddy (2..3), so 0 is queued at the tail of free_area[0].
     let mut rec = no_pcp(4);
     let p: Vec<Pfn> = (0..4)
-        .map(|_| alloc_pages(&mut rec, 0, None, 0, Owner::Pages).unwrap())
+        .map(|_| alloc_pages(&mut rec, CpuId(0), None, 0, Owner::Pages).unwrap())
         .collect();
     assert_eq!(p, [0, 1, 2, 3].map(Pfn));
-    free_pages(&mut rec, 0, Pfn(2)).unwrap();
-    free_pages(&mut rec, 0, Pfn(3)).unwrap(); // 2+3 -> order 1 at 2
-                                              // Put an unrelated order-0 block on free_area[0] first, so head and tail differ.
+    free_pages(&mut rec, CpuId(0), Pfn(2)).unwrap();
+    free_pages(&mut rec, CpuId(0), Pfn(3)).unwrap(); // 2+3 -> order 1 at 2
+                                                     // Put an unrelated order-0 block on free_area[0] first, so head and tail differ.
     let mut rec2 = no_pcp(8);
     let q: Vec<Pfn> = (0..8)
-        .map(|_| alloc_pages(&mut rec2, 0, None, 0, Owner::Pages).unwrap())
+        .map(|_| alloc_pages(&mut rec2, CpuId(0), None, 0, Owner::Pages).unwrap())
         .collect();
     for pfn in [6, 2, 3] {
-        free_pages(&mut rec2, 0, q[pfn as usize]).unwrap();
+        free_pages(&mut rec2, CpuId(0), q[pfn as usize]).unwrap();
     }
-    free_pages(&mut rec2, 0, Pfn(0)).unwrap();
+    free_pages(&mut rec2, CpuId(0), Pfn(0)).unwrap();
     let list = rec2
         .machine()
-        .list_pfns(&rec2.machine().zones[0].free_area[0]);
+        .list_pfns(&rec2.machine().zones[NodeId(0)].free_area[0]);
     assert_eq!(list, [6, 0].map(Pfn), "0 joined at the tail, behind 6");
-    free_pages(&mut rec, 0, Pfn(0)).unwrap();
+    free_pages(&mut rec, CpuId(0), Pfn(0)).unwrap();
     assert!(check_page_allocator(rec.machine()).is_empty());
     assert!(check_page_allocator(rec2.machine()).is_empty());
 }
@@ -133,19 +136,19 @@ fn a_block_whose_higher_buddy_is_free_goes_to_the_tail() {
 #[test]
 fn pcp_refill_takes_a_batch_in_address_order() {
     let mut rec = machine(2, 1, 1024, Some(7), Some(28));
-    let first = alloc_pages(&mut rec, 0, None, 0, Owner::Pages).unwrap();
+    let first = alloc_pages(&mut rec, CpuId(0), None, 0, Owner::Pages).unwrap();
     assert_eq!(first, Pfn(0));
     let m = rec.machine();
-    let pcp = &m.pcp[m.pcp_index(0, 0)];
+    let pcp = &m.pcp[m.pcp_index(CpuId(0), NodeId(0))];
     assert_eq!(pcp.count, 6);
     assert_eq!(m.list_pfns(&pcp.lists[0]), [1, 2, 3, 4, 5, 6].map(Pfn));
     // The other CPU's lists are untouched; its first allocation refills its own.
-    let other = alloc_pages(&mut rec, 1, None, 0, Owner::Pages).unwrap();
+    let other = alloc_pages(&mut rec, CpuId(1), None, 0, Owner::Pages).unwrap();
     assert_eq!(other, Pfn(7));
     // Order-2 refills take max(7 >> 2, 2) = 2 blocks.
-    alloc_pages(&mut rec, 0, None, 2, Owner::Pages).unwrap();
+    alloc_pages(&mut rec, CpuId(0), None, 2, Owner::Pages).unwrap();
     let m = rec.machine();
-    assert_eq!(m.pcp[m.pcp_index(0, 0)].lists[2].len, 1);
+    assert_eq!(m.pcp[m.pcp_index(CpuId(0), NodeId(0))].lists[2].len, 1);
     assert!(check_page_allocator(rec.machine()).is_empty());
 }
 
@@ -153,13 +156,13 @@ fn pcp_refill_takes_a_batch_in_address_order() {
 fn frees_past_high_go_back_in_growing_batches() {
     let mut rec = machine(1, 1, 1024, Some(4), Some(12));
     let pages: Vec<Pfn> = (0..40)
-        .map(|_| alloc_pages(&mut rec, 0, None, 0, Owner::Pages).unwrap())
+        .map(|_| alloc_pages(&mut rec, CpuId(0), None, 0, Owner::Pages).unwrap())
         .collect();
-    let index = rec.machine().pcp_index(0, 0);
+    let index = rec.machine().pcp_index(CpuId(0), NodeId(0));
     let mut drained = Vec::new();
     for &p in &pages {
         let before = rec.machine().pcp[index].count;
-        free_pages(&mut rec, 0, p).unwrap();
+        free_pages(&mut rec, CpuId(0), p).unwrap();
         let after = rec.machine().pcp[index].count;
         if after <= before {
             drained.push(before + 1 - after);
@@ -177,13 +180,22 @@ fn drain_returns_everything_and_merges_back_to_boot_state() {
     let booted = buddyinfo(rec.machine());
     let mut got = Vec::new();
     for i in 0..50u32 {
-        got.push(alloc_pages(&mut rec, i % 2, Some(i % 2), (i % 4) as u8, Owner::Pages).unwrap());
+        got.push(
+            alloc_pages(
+                &mut rec,
+                CpuId::new(i % 2),
+                Some(NodeId::new(i % 2)),
+                (i % 4) as u8,
+                Owner::Pages,
+            )
+            .unwrap(),
+        );
     }
     for (i, &p) in got.iter().enumerate() {
-        free_pages(&mut rec, (i as u32 + 1) % 2, p).unwrap();
+        free_pages(&mut rec, CpuId::new((i as u32 + 1) % 2), p).unwrap();
     }
-    drain_local_pages(&mut rec, 0).unwrap();
-    drain_local_pages(&mut rec, 1).unwrap();
+    drain_local_pages(&mut rec, CpuId(0)).unwrap();
+    drain_local_pages(&mut rec, CpuId(1)).unwrap();
     assert_eq!(buddyinfo(rec.machine()), booted);
     assert!(check_page_allocator(rec.machine()).is_empty());
 }
@@ -192,34 +204,47 @@ fn drain_returns_everything_and_merges_back_to_boot_state() {
 fn zonelist_falls_back_to_other_nodes_then_fails_cleanly() {
     let mut rec = machine(2, 2, 4, Some(1), Some(0));
     for _ in 0..4 {
-        let pfn = alloc_pages(&mut rec, 0, None, 0, Owner::Pages).unwrap();
-        assert_eq!(rec.machine().node_of(pfn), 0);
+        let pfn = alloc_pages(&mut rec, CpuId(0), None, 0, Owner::Pages).unwrap();
+        assert_eq!(rec.machine().node_of(pfn), NodeId(0));
     }
-    let pfn = alloc_pages(&mut rec, 0, None, 0, Owner::Pages).unwrap();
-    assert_eq!(rec.machine().node_of(pfn), 1);
+    let pfn = alloc_pages(&mut rec, CpuId(0), None, 0, Owner::Pages).unwrap();
+    assert_eq!(rec.machine().node_of(pfn), NodeId(1));
     assert_eq!(
-        alloc_pages(&mut rec, 0, None, 3, Owner::Pages),
+        alloc_pages(&mut rec, CpuId(0), None, 3, Owner::Pages),
         Err(PageAllocError::OutOfMemory { order: 3 })
     );
     assert_eq!(rec.steps().last().unwrap().function, "__alloc_pages");
     assert!(matches!(
-        free_pages(&mut rec, 0, Pfn(3000)),
+        free_pages(&mut rec, CpuId(0), Pfn(3000)),
         Err(PageAllocError::NotAllocated { .. })
     ));
     // 1025 is the free buddy of the page just taken from node 1 (which starts at pfn 1024).
     assert_eq!(pfn, Pfn(1024));
     assert!(matches!(
-        free_pages(&mut rec, 0, Pfn(1025)),
+        free_pages(&mut rec, CpuId(0), Pfn(1025)),
         Err(PageAllocError::NotAllocated { .. })
     ));
-    assert!(alloc_pages(&mut rec, 9, None, 0, Owner::Pages).is_err());
-    assert!(alloc_pages(&mut rec, 0, None, 11, Owner::Pages).is_err());
+    assert!(alloc_pages(&mut rec, CpuId(9), None, 0, Owner::Pages).is_err());
+    assert!(alloc_pages(&mut rec, CpuId(0), None, 11, Owner::Pages).is_err());
     assert!(check_page_allocator(rec.machine()).is_empty());
+}
+
+/// Each node's zonelist, as plain node numbers.
+fn zonelists(m: &Machine) -> Vec<Vec<u32>> {
+    m.zonelists
+        .iter()
+        .map(|list| list.iter().map(|&n| u32::from(n)).collect())
+        .collect()
 }
 
 /// The node of the block `alloc_pages()` gives `cpu` (preferring `node`), after every page of
 /// `full` was taken.
-fn node_after_exhausting(rec: &mut Recorder, full: u32, cpu: u32, node: Option<u32>) -> u32 {
+fn node_after_exhausting(
+    rec: &mut Recorder,
+    full: NodeId,
+    cpu: CpuId,
+    node: Option<NodeId>,
+) -> NodeId {
     while alloc_pages_thisnode(rec, cpu, full, 0, Owner::Pages).is_ok() {}
     let pfn = alloc_pages(rec, cpu, node, 0, Owner::Pages).unwrap();
     rec.machine().node_of(pfn)
@@ -231,10 +256,13 @@ fn an_exhausted_node_falls_back_along_its_zonelist_not_in_node_order() {
     // puts the nodes above it first), so its next choice is node 2, not node 0.
     let mut rec = machine(3, 3, 16, Some(1), Some(0));
     assert_eq!(
-        rec.machine().zonelists,
+        zonelists(rec.machine()),
         [vec![0, 1, 2], vec![1, 2, 0], vec![2, 0, 1]]
     );
-    assert_eq!(node_after_exhausting(&mut rec, 1, 1, None), 2);
+    assert_eq!(
+        node_after_exhausting(&mut rec, NodeId(1), CpuId(1), None),
+        NodeId(2)
+    );
     let step = rec
         .steps()
         .into_iter()
@@ -250,13 +278,16 @@ fn an_exhausted_node_falls_back_along_its_zonelist_not_in_node_order() {
         (Shown::Num(1), Shown::Num(2), Shown::Text("1 2 0".into()))
     );
     // alloc_pages_node(1) on a CPU of node 0 walks node 1's zonelist, not the CPU's.
-    assert_eq!(rec.machine().cpu_node[0], 0);
-    let pfn = alloc_pages(&mut rec, 0, Some(1), 0, Owner::Pages).unwrap();
-    assert_eq!(rec.machine().node_of(pfn), 2);
+    assert_eq!(rec.machine().cpu_node[CpuId(0)], NodeId(0));
+    let pfn = alloc_pages(&mut rec, CpuId(0), Some(NodeId(1)), 0, Owner::Pages).unwrap();
+    assert_eq!(rec.machine().node_of(pfn), NodeId(2));
     // __GFP_THISNODE does not fall back at all.
-    assert!(alloc_pages_thisnode(&mut rec, 0, 1, 0, Owner::Pages).is_err());
+    assert!(alloc_pages_thisnode(&mut rec, CpuId(0), NodeId(1), 0, Owner::Pages).is_err());
     // Node 2's zonelist is 2 0 1: with node 2 full too, cpu2 gets node 0.
-    assert_eq!(node_after_exhausting(&mut rec, 2, 2, None), 0);
+    assert_eq!(
+        node_after_exhausting(&mut rec, NodeId(2), CpuId(2), None),
+        NodeId(0)
+    );
     assert!(check_page_allocator(rec.machine()).is_empty());
 }
 
@@ -283,11 +314,20 @@ fn zonelists_follow_the_node_distance_table() {
     .unwrap()
     .with_node_distance(ring)
     .unwrap();
-    assert_eq!(m.zonelists[1], [1, 3, 0, 2]);
+    assert_eq!(zonelists(&m)[1], [1, 3, 0, 2]);
     let mut rec = Recorder::new(m, true);
-    assert_eq!(node_after_exhausting(&mut rec, 1, 1, None), 3);
-    assert_eq!(node_after_exhausting(&mut rec, 3, 1, None), 0);
-    assert_eq!(node_after_exhausting(&mut rec, 0, 1, None), 2);
+    assert_eq!(
+        node_after_exhausting(&mut rec, NodeId(1), CpuId(1), None),
+        NodeId(3)
+    );
+    assert_eq!(
+        node_after_exhausting(&mut rec, NodeId(3), CpuId(1), None),
+        NodeId(0)
+    );
+    assert_eq!(
+        node_after_exhausting(&mut rec, NodeId(0), CpuId(1), None),
+        NodeId(2)
+    );
     assert!(check_page_allocator(rec.machine()).is_empty());
     // A table the kernel would refuse is refused.
     let bad = Machine::new(MachineConfig {
@@ -351,8 +391,8 @@ proptest! {
         for op in ops {
             match op {
                 Op::Alloc { cpu, node, order } => {
-                    let node = node.map(|n| n % nodes);
-                    match alloc_pages(&mut rec, cpu % cpus, node, order, Owner::Pages) {
+                    let node = node.map(|n| NodeId::new(n % nodes));
+                    match alloc_pages(&mut rec, CpuId::new(cpu % cpus), node, order, Owner::Pages) {
                         Ok(pfn) => live.push(pfn),
                         Err(PageAllocError::OutOfMemory { .. }) => {}
                         Err(e) => prop_assert!(false, "unexpected error {e}"),
@@ -361,10 +401,10 @@ proptest! {
                 Op::Free { cpu, pick } => {
                     if !live.is_empty() {
                         let pfn = live.swap_remove(pick % live.len());
-                        free_pages(&mut rec, cpu % cpus, pfn).unwrap();
+                        free_pages(&mut rec, CpuId::new(cpu % cpus), pfn).unwrap();
                     }
                 }
-                Op::Drain { cpu } => drain_local_pages(&mut rec, cpu % cpus).unwrap(),
+                Op::Drain { cpu } => drain_local_pages(&mut rec, CpuId::new(cpu % cpus)).unwrap(),
             }
             prop_assert!(rec.is_idle(), "an operation left a step open");
             // Every invariant after every step this operation produced: what the step touched,

@@ -16,6 +16,7 @@
 //!   below, each in ascending order (round robin). `Machine::with_node_distance()` builds the
 //!   lists from any other table.
 
+use crate::ids::{NodeId, TiSlice, TiVec};
 use std::fmt;
 
 /// `LOCAL_DISTANCE` (include/linux/topology.h): a node's distance to itself.
@@ -35,10 +36,14 @@ pub enum DistanceError {
     /// Not one row of `nodes` entries per node.
     Shape { nodes: u32 },
     /// A node's distance to itself is not `LOCAL_DISTANCE`.
-    Local { node: u32, distance: u32 },
+    Local { node: NodeId, distance: u32 },
     /// A distance between two nodes is not above `LOCAL_DISTANCE` or does not fit in the SLIT's
     /// byte.
-    Remote { from: u32, to: u32, distance: u32 },
+    Remote {
+        from: NodeId,
+        to: NodeId,
+        distance: u32,
+    },
 }
 
 impl fmt::Display for DistanceError {
@@ -90,8 +95,8 @@ pub fn check_distance(distance: &[Vec<u32>], nodes: u32) -> Result<(), DistanceE
     if distance.len() != nodes as usize || distance.iter().any(|r| r.len() != nodes as usize) {
         return Err(DistanceError::Shape { nodes });
     }
-    for (from, row) in (0u32..).zip(distance) {
-        for (to, &d) in (0u32..).zip(row) {
+    for (from, row) in NodeId::all(nodes).zip(distance) {
+        for (to, &d) in NodeId::all(nodes).zip(row) {
             if from == to && d != LOCAL_DISTANCE {
                 return Err(DistanceError::Local {
                     node: from,
@@ -117,35 +122,35 @@ pub fn check_distance(distance: &[Vec<u32>], nodes: u32) -> Result<(), DistanceE
 /// already took first in a new distance group (`node_load`) wins; at equal load, the lowest
 /// id. The node returned is marked used.
 pub fn find_next_best_node(
-    node: u32,
-    used: &mut [bool],
+    node: NodeId,
+    used: &mut TiSlice<NodeId, bool>,
     distance: &[Vec<u32>],
     has_cpus: &[bool],
-    node_load: &[u32],
-) -> Option<u32> {
-    if !used[node as usize] {
-        used[node as usize] = true;
+    node_load: &TiSlice<NodeId, u32>,
+) -> Option<NodeId> {
+    if !used[node] {
+        used[node] = true;
         return Some(node);
     }
-    let mut best: Option<(u64, u32)> = None;
+    let mut best: Option<(u64, NodeId)> = None;
     // for_each_node_state(n, N_MEMORY): every simulated node has memory.
-    for n in 0..used.len() as u32 {
-        if used[n as usize] {
+    for n in used.keys() {
+        if used[n] {
             continue;
         }
-        let mut val = u64::from(distance[node as usize][n as usize]);
+        let mut val = u64::from(distance[node.index()][n.index()]);
         val += u64::from(n < node);
-        if has_cpus[n as usize] {
+        if has_cpus[n.index()] {
             val += PENALTY_FOR_NODE_WITH_CPUS;
         }
-        val = val * MAX_NUMNODES + u64::from(node_load[n as usize]);
+        val = val * MAX_NUMNODES + u64::from(node_load[n]);
         // Strictly smaller: on a tie the lower node id, met first, stays.
         if best.is_none_or(|(min, _)| val < min) {
             best = Some((val, n));
         }
     }
     let (_, n) = best?;
-    used[n as usize] = true;
+    used[n] = true;
     Some(n)
 }
 
@@ -159,20 +164,20 @@ pub fn find_next_best_node(
 /// secondary CPUs call `numa_add_cpu()`, so every mask is still empty then and the
 /// `Machine` passes `false` for every node (as every simulated node has CPUs, `true` for all
 /// would give the same lists).
-pub fn build_all_zonelists(distance: &[Vec<u32>], has_cpus: &[bool]) -> Vec<Vec<u32>> {
+pub fn build_all_zonelists(distance: &[Vec<u32>], has_cpus: &[bool]) -> TiVec<NodeId, Vec<NodeId>> {
     let nodes = distance.len();
-    let mut node_load = vec![0u32; nodes];
-    let mut zonelists = Vec::with_capacity(nodes);
-    for local in 0..nodes as u32 {
-        let mut used = vec![false; nodes];
+    let mut node_load: TiVec<NodeId, u32> = vec![0u32; nodes].into();
+    let mut zonelists = TiVec::with_capacity(nodes);
+    for local in NodeId::all(nodes as u32) {
+        let mut used: TiVec<NodeId, bool> = vec![false; nodes].into();
         let mut order = Vec::with_capacity(nodes);
         let mut prev = local;
         while let Some(n) = find_next_best_node(local, &mut used, distance, has_cpus, &node_load) {
             // The first node of each farther distance group is charged, so that the next
             // list built starts that group elsewhere (round robin).
-            let d = &distance[local as usize];
-            if d[n as usize] != d[prev as usize] {
-                node_load[n as usize] += 1;
+            let d = &distance[local.index()];
+            if d[n.index()] != d[prev.index()] {
+                node_load[n] += 1;
             }
             order.push(n);
             prev = n;
@@ -183,10 +188,10 @@ pub fn build_all_zonelists(distance: &[Vec<u32>], has_cpus: &[bool]) -> Vec<Vec<
 }
 
 /// A zonelist as the kernel prints it at boot ("Fallback order for Node 1: 1 2 0").
-pub fn zonelist_text(zonelist: &[u32]) -> String {
+pub fn zonelist_text(zonelist: &[NodeId]) -> String {
     zonelist
         .iter()
-        .map(u32::to_string)
+        .map(NodeId::to_string)
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -195,8 +200,16 @@ pub fn zonelist_text(zonelist: &[u32]) -> String {
 mod tests {
     use super::*;
 
+    /// The zonelists of nodes without CPUs, as plain numbers.
     fn lists(distance: &[Vec<u32>]) -> Vec<Vec<u32>> {
-        build_all_zonelists(distance, &vec![false; distance.len()])
+        lists_with_cpus(distance, &vec![false; distance.len()])
+    }
+
+    fn lists_with_cpus(distance: &[Vec<u32>], has_cpus: &[bool]) -> Vec<Vec<u32>> {
+        build_all_zonelists(distance, has_cpus)
+            .into_iter()
+            .map(|list| list.into_iter().map(u32::from).collect())
+            .collect()
     }
 
     #[test]
@@ -250,9 +263,12 @@ mod tests {
         // Rebuilding node 3's list alone, with a fresh node_load, breaks the 1/2 tie by id.
         let d = ring();
         let cpus = vec![false; 4];
-        let mut used = vec![false; 4];
+        let mut used: TiVec<NodeId, bool> = vec![false; 4].into();
+        let load: TiVec<NodeId, u32> = vec![0; 4].into();
         let fresh: Vec<u32> =
-            std::iter::from_fn(|| find_next_best_node(3, &mut used, &d, &cpus, &[0; 4])).collect();
+            std::iter::from_fn(|| find_next_best_node(NodeId(3), &mut used, &d, &cpus, &load))
+                .map(u32::from)
+                .collect();
         assert_eq!(fresh, [3, 1, 2, 0]);
         // In the boot-time build, node 1 was first of a new distance group on the lists of
         // nodes 0 and 2, node 2 only on node 1's: node_load [0, 2, 1, 3] makes 2 win.
@@ -263,7 +279,7 @@ mod tests {
     fn nodes_with_cpus_count_one_unit_farther() {
         // Three nodes at equal distance; only node 1 has CPUs: node 0 prefers headless node 2.
         let d = uniform_distance(3);
-        let with_cpus = build_all_zonelists(&d, &[false, true, false]);
+        let with_cpus = lists_with_cpus(&d, &[false, true, false]);
         assert_eq!(with_cpus[0], [0, 2, 1]);
         assert_eq!(lists(&d)[0], [0, 1, 2]);
     }
@@ -279,13 +295,20 @@ mod tests {
         bad[2][2] = 11;
         assert!(matches!(
             check_distance(&bad, 4),
-            Err(DistanceError::Local { node: 2, .. })
+            Err(DistanceError::Local {
+                node: NodeId(2),
+                ..
+            })
         ));
         bad[2][2] = 10;
         bad[0][3] = 10;
         assert!(matches!(
             check_distance(&bad, 4),
-            Err(DistanceError::Remote { from: 0, to: 3, .. })
+            Err(DistanceError::Remote {
+                from: NodeId(0),
+                to: NodeId(3),
+                ..
+            })
         ));
     }
 }

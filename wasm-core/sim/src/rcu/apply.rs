@@ -14,11 +14,11 @@ impl Machine {
                         owner: Owner::SlabRcu { cache },
                     };
                 }
-                self.rcu.cblist[cpu as usize].push(RcuCallback { gp, func });
+                self.rcu.cblist[cpu].push(RcuCallback { gp, func });
             }
             RcuEvent::GracePeriodElapsed { completed } => self.rcu.completed = completed,
             RcuEvent::CallbackInvoked { cpu, func } => {
-                let list = &mut self.rcu.cblist[cpu as usize];
+                let list = &mut self.rcu.cblist[cpu];
                 debug_assert_eq!(list.first().map(|c| c.func), Some(func));
                 list.remove(0);
                 if let RcuFunc::FreeSlab { pfn, order, .. } = func {
@@ -29,7 +29,7 @@ impl Machine {
                 }
             }
             RcuEvent::KrcPageAttached { cpu, pfn, cached } => {
-                let krc = &mut self.rcu.krc[cpu as usize];
+                let krc = &mut self.rcu.krc[cpu];
                 if cached {
                     debug_assert_eq!(krc.bkvcache.last(), Some(&pfn));
                     krc.bkvcache.pop();
@@ -45,28 +45,26 @@ impl Machine {
                 );
             }
             RcuEvent::KrcPointerRecorded { cpu, addr, gp } => {
-                let page = &mut self.rcu.krc[cpu as usize].queued.bulk[0];
+                let page = &mut self.rcu.krc[cpu].queued.bulk[0];
                 page.records.push(addr);
                 page.gp = gp;
             }
             RcuEvent::KrcObjectChained { cpu, addr, gp } => {
-                let queued = &mut self.rcu.krc[cpu as usize].queued;
+                let queued = &mut self.rcu.krc[cpu].queued;
                 queued.head.insert(0, addr);
                 queued.head_gp = gp;
             }
-            RcuEvent::KrcMonitorSet { cpu, pending } => {
-                self.rcu.krc[cpu as usize].monitor_pending = pending
-            }
+            RcuEvent::KrcMonitorSet { cpu, pending } => self.rcu.krc[cpu].monitor_pending = pending,
             RcuEvent::KrcBatchDetached { cpu, batch } => {
-                let krc = &mut self.rcu.krc[cpu as usize];
+                let krc = &mut self.rcu.krc[cpu];
                 krc.krw_arr[batch as usize] = std::mem::take(&mut krc.queued);
             }
             RcuEvent::KrcBatchTaken { cpu, batch } => {
-                let krc = &mut self.rcu.krc[cpu as usize];
+                let krc = &mut self.rcu.krc[cpu];
                 krc.work = std::mem::take(&mut krc.krw_arr[batch as usize]);
             }
             RcuEvent::KrcReadyTaken { cpu, pages, head } => {
-                let krc = &mut self.rcu.krc[cpu as usize];
+                let krc = &mut self.rcu.krc[cpu];
                 let keep = krc.queued.bulk.len() - pages as usize;
                 krc.work.bulk = krc.queued.bulk.split_off(keep);
                 if head {
@@ -75,7 +73,7 @@ impl Machine {
                 }
             }
             RcuEvent::KrcPageReleased { cpu, pfn, cached } => {
-                let krc = &mut self.rcu.krc[cpu as usize];
+                let krc = &mut self.rcu.krc[cpu];
                 if let Some(i) = krc.work.bulk.iter().position(|b| b.pfn == pfn) {
                     krc.work.bulk.remove(i);
                 }
@@ -84,11 +82,11 @@ impl Machine {
                 }
             }
             RcuEvent::KrcObjectUnchained { cpu, addr } => {
-                let work = &mut self.rcu.krc[cpu as usize].work;
+                let work = &mut self.rcu.krc[cpu].work;
                 debug_assert_eq!(work.head.first(), Some(&addr));
                 work.head.remove(0);
             }
-            RcuEvent::KrcPageCached { cpu, pfn } => self.rcu.krc[cpu as usize].bkvcache.push(pfn),
+            RcuEvent::KrcPageCached { cpu, pfn } => self.rcu.krc[cpu].bkvcache.push(pfn),
         }
     }
 }

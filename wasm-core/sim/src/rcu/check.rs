@@ -11,6 +11,7 @@
 //! or from a scan of RCU's lists for a local one (`RcuHolders`).
 
 use super::state::{kvfree_bulk_max_entr, RcuFunc, KFREE_N_BATCHES, RCU_MIN_CACHED_OBJS};
+use crate::ids::CpuId;
 use crate::machine::{FrameState, Machine, Owner, Pfn};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -56,9 +57,9 @@ fn each_holder(m: &Machine, mut f: impl FnMut(Pfn, (u8, Owner))) {
             }
         }
     }
-    for (cpu, krc) in m.rcu.krc.iter().enumerate() {
+    for (cpu, krc) in m.rcu.krc.iter_enumerated() {
         for pfn in krc.pages() {
-            f(pfn, (0, Owner::KfreeRcu { cpu: cpu as u16 }));
+            f(pfn, (0, Owner::KfreeRcu { cpu }));
         }
     }
 }
@@ -69,16 +70,16 @@ pub(crate) fn check_all(m: &Machine, bad: &mut Vec<String>) {
         return;
     }
     let rcu = &m.rcu;
-    for (cpu, list) in rcu.cblist.iter().enumerate() {
+    for (cpu, list) in rcu.cblist.iter_enumerated() {
         for i in 0..list.len() {
-            check_callback(m, cpu as u32, i, bad);
+            check_callback(m, cpu, i, bad);
         }
     }
     let mut queued = BTreeSet::new();
-    for (cpu, krc) in rcu.krc.iter().enumerate() {
-        check_krc(m, cpu as u32, bad);
+    for (cpu, krc) in rcu.krc.iter_enumerated() {
+        check_krc(m, cpu, bad);
         for batch in 0..KFREE_N_BATCHES as u8 {
-            check_batch(m, cpu as u32, batch, bad);
+            check_batch(m, cpu, batch, bad);
         }
         for addr in krc.waiting_objects() {
             if !queued.insert(addr) {
@@ -139,9 +140,9 @@ pub(crate) fn rcu_owned(state: FrameState) -> Option<(u8, Owner)> {
 /// Callback `i` of `cpu`'s list waits for a grace period no earlier than the one before it
 /// and no later than the next; a slab whose pages it frees is no slab of its cache any more;
 /// a `kfree_rcu()` batch's callback has a batch to free.
-pub(crate) fn check_callback(m: &Machine, cpu: u32, i: usize, bad: &mut Vec<String>) {
+pub(crate) fn check_callback(m: &Machine, cpu: CpuId, i: usize, bad: &mut Vec<String>) {
     let rcu = &m.rcu;
-    let Some(list) = rcu.cblist.get(cpu as usize) else {
+    let Some(list) = rcu.cblist.get(cpu) else {
         return;
     };
     let Some(cb) = list.get(i) else {
@@ -165,7 +166,7 @@ pub(crate) fn check_callback(m: &Machine, cpu: u32, i: usize, bad: &mut Vec<Stri
             }
         }
         RcuFunc::KfreeRcuWork { batch } => {
-            let krc = &rcu.krc[cpu as usize];
+            let krc = &rcu.krc[cpu];
             if krc.krw_arr.get(batch as usize).is_none_or(|b| b.is_empty()) {
                 bad.push(format!(
                     "cpu{cpu}: the callback of kfree_rcu batch {batch} has no batch"
@@ -178,8 +179,8 @@ pub(crate) fn check_callback(m: &Machine, cpu: u32, i: usize, bad: &mut Vec<Stri
 /// A CPU's `krc`: its page cache keeps at most `rcu_min_cached_objs` pages; each page of
 /// pointers queued or in a batch holds 1 to `KVFREE_BULK_MAX_ENTR` of them and waits for no
 /// grace period past the next, as do its chained objects; what is queued has a monitor.
-pub(crate) fn check_krc(m: &Machine, cpu: u32, bad: &mut Vec<String>) {
-    let Some(krc) = m.rcu.krc.get(cpu as usize) else {
+pub(crate) fn check_krc(m: &Machine, cpu: CpuId, bad: &mut Vec<String>) {
+    let Some(krc) = m.rcu.krc.get(cpu) else {
         return;
     };
     let next = m.rcu.next_gp();
@@ -218,9 +219,8 @@ pub(crate) fn check_krc(m: &Machine, cpu: u32, bad: &mut Vec<String>) {
 
 /// `krw_arr[batch]` of a CPU has its one callback on that CPU's list exactly when it holds
 /// anything.
-pub(crate) fn check_batch(m: &Machine, cpu: u32, batch: u8, bad: &mut Vec<String>) {
-    let (Some(krc), Some(list)) = (m.rcu.krc.get(cpu as usize), m.rcu.cblist.get(cpu as usize))
-    else {
+pub(crate) fn check_batch(m: &Machine, cpu: CpuId, batch: u8, bad: &mut Vec<String>) {
+    let (Some(krc), Some(list)) = (m.rcu.krc.get(cpu), m.rcu.cblist.get(cpu)) else {
         return;
     };
     let Some(lists) = krc.krw_arr.get(batch as usize) else {

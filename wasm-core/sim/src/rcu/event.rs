@@ -2,6 +2,7 @@
 //! `Machine::apply_rcu` is the only code that applies them.
 
 use super::state::RcuFunc;
+use crate::ids::CpuId;
 use crate::machine::Pfn;
 use serde::Serialize;
 
@@ -12,36 +13,36 @@ pub enum RcuEvent {
     /// grace period `gp` has ended. For a slab (`free_slab()` of a `SLAB_TYPESAFE_BY_RCU`
     /// cache) its pages now wait there: still a slab's pages to the page allocator, but of no
     /// cache's lists or counters.
-    CallbackQueued { cpu: u32, gp: u32, func: RcuFunc },
+    CallbackQueued { cpu: CpuId, gp: u32, func: RcuFunc },
     /// A grace period ended; `completed` have ended since boot.
     GracePeriodElapsed { completed: u32 },
     /// `rcu_do_batch()` on `cpu` invoked its oldest callback, `func`, which left the list. A
     /// slab's pages are ordinary pages again (`__free_slab()`: `__folio_clear_slab()`), freed
     /// next.
-    CallbackInvoked { cpu: u32, func: RcuFunc },
+    CallbackInvoked { cpu: CpuId, func: RcuFunc },
     /// `add_ptr_to_bulk_krc_lock()`: a pointer page joined the head of `cpu`'s queued pages,
     /// taken from its page cache (`cached`) or just allocated.
-    KrcPageAttached { cpu: u32, pfn: Pfn, cached: bool },
+    KrcPageAttached { cpu: CpuId, pfn: Pfn, cached: bool },
     /// `bnode->records[bnode->nr_records++] = ptr` in the newest queued page, whose `gp_snap`
     /// is now `gp`.
-    KrcPointerRecorded { cpu: u32, addr: u64, gp: u32 },
+    KrcPointerRecorded { cpu: CpuId, addr: u64, gp: u32 },
     /// `kvfree_call_rcu()` without a page: the object was chained at `krcp->head` through its
     /// own `rcu_head` (channel 3); `head_gp_snap` is now `gp`.
-    KrcObjectChained { cpu: u32, addr: u64, gp: u32 },
+    KrcObjectChained { cpu: CpuId, addr: u64, gp: u32 },
     /// `monitor_work` was armed (`schedule_delayed_monitor_work()`), or ran.
-    KrcMonitorSet { cpu: u32, pending: bool },
+    KrcMonitorSet { cpu: CpuId, pending: bool },
     /// `kfree_rcu_monitor()` moved every queued page and chained object into `krw_arr[batch]`.
-    KrcBatchDetached { cpu: u32, batch: u8 },
+    KrcBatchDetached { cpu: CpuId, batch: u8 },
     /// `kfree_rcu_work()` took `krw_arr[batch]`'s lists into its own (`list_replace_init()`).
-    KrcBatchTaken { cpu: u32, batch: u8 },
+    KrcBatchTaken { cpu: CpuId, batch: u8 },
     /// `kvfree_rcu_drain_ready()` took the `pages` oldest queued pages (their grace period has
     /// ended) and, with `head`, the chained objects into its own lists.
-    KrcReadyTaken { cpu: u32, pages: u32, head: bool },
+    KrcReadyTaken { cpu: CpuId, pages: u32, head: bool },
     /// `kvfree_rcu_bulk()` is done with the page at `pfn`: it went back to the page cache
     /// (`put_cached_bnode()`, `cached`) or is freed next (`free_page()`).
-    KrcPageReleased { cpu: u32, pfn: Pfn, cached: bool },
+    KrcPageReleased { cpu: CpuId, pfn: Pfn, cached: bool },
     /// `kvfree_rcu_list()` took the next chained object off its list.
-    KrcObjectUnchained { cpu: u32, addr: u64 },
+    KrcObjectUnchained { cpu: CpuId, addr: u64 },
     /// `fill_page_cache_func()`: a freshly allocated empty page joined the page cache.
-    KrcPageCached { cpu: u32, pfn: Pfn },
+    KrcPageCached { cpu: CpuId, pfn: Pfn },
 }

@@ -23,6 +23,7 @@
 use super::event::RcuEvent;
 use super::state::{kvfree_bulk_max_entr, RcuFunc, RCU_MIN_CACHED_OBJS};
 use super::{call_rcu, emit, grace_period};
+use crate::ids::CpuId;
 use crate::machine::{Machine, Owner, Pfn};
 use crate::page_alloc::{alloc_pages, free_pages};
 use crate::slab_common;
@@ -56,7 +57,7 @@ fn queued(m: &Machine, addr: u64) -> bool {
 }
 
 /// A refused `kfree_rcu()` of `addr`, as a step with this path and caption key.
-fn refused(rec: &mut Recorder, path: &'static str, key: &'static str, addr: u64, cpu: u32) {
+fn refused(rec: &mut Recorder, path: &'static str, key: &'static str, addr: u64, cpu: CpuId) {
     rec.call("kvfree_call_rcu", path, key, |rec| {
         rec.arg("cpu", cpu);
         rec.arg_addr("object", addr);
@@ -72,7 +73,7 @@ fn refused(rec: &mut Recorder, path: &'static str, key: &'static str, addr: u64,
 pub fn kvfree_call_rcu(
     rec: &mut Recorder,
     addr: u64,
-    cpu: u32,
+    cpu: CpuId,
     may_sleep: bool,
 ) -> KfreeRcuOutcome {
     if addr == 0 {
@@ -98,7 +99,7 @@ pub fn kvfree_call_rcu(
         return KfreeRcuOutcome::Refused;
     }
     let max = kvfree_bulk_max_entr(m.page.page_size) as usize;
-    let krc = &m.rcu.krc[cpu as usize];
+    let krc = &m.rcu.krc[cpu];
     let room = krc
         .queued
         .bulk
@@ -135,7 +136,7 @@ pub fn kvfree_call_rcu(
         } else if !room && may_sleep {
             // __get_free_page(GFP_KERNEL | __GFP_NORETRY | __GFP_NOMEMALLOC | __GFP_NOWARN), with
             // the krc lock dropped.
-            page = alloc_pages(rec, cpu, None, 0, Owner::KfreeRcu { cpu: cpu as u16 }).ok();
+            page = alloc_pages(rec, cpu, None, 0, Owner::KfreeRcu { cpu }).ok();
             if let Some(pfn) = page {
                 emit(
                     rec,
@@ -187,8 +188,8 @@ pub fn kvfree_call_rcu(
 
 /// `fill_page_cache_func()` on `cpu`: allocates empty pointer pages until the page cache
 /// holds `rcu_min_cached_objs`, or an allocation fails.
-fn fill_page_cache_func(rec: &mut Recorder, cpu: u32) {
-    let have = rec.machine().rcu.krc[cpu as usize].bkvcache.len();
+fn fill_page_cache_func(rec: &mut Recorder, cpu: CpuId) {
+    let have = rec.machine().rcu.krc[cpu].bkvcache.len();
     if have >= RCU_MIN_CACHED_OBJS {
         return;
     }
@@ -200,7 +201,7 @@ fn fill_page_cache_func(rec: &mut Recorder, cpu: u32) {
             rec.arg("cpu", cpu);
             let mut added = 0u32;
             for _ in have..RCU_MIN_CACHED_OBJS {
-                let owner = Owner::KfreeRcu { cpu: cpu as u16 };
+                let owner = Owner::KfreeRcu { cpu };
                 let Ok(pfn) = alloc_pages(rec, cpu, None, 0, owner) else {
                     break;
                 };
@@ -214,15 +215,15 @@ fn fill_page_cache_func(rec: &mut Recorder, cpu: u32) {
 
 /// A `kfree_rcu_monitor` operation: the monitor's delayed work (`KFREE_DRAIN_JIFFIES`, 5 s)
 /// has expired on `cpu`, or on every CPU where it is pending, and runs there.
-pub fn kfree_rcu_monitor(rec: &mut Recorder, cpu: Option<u32>) {
+pub fn kfree_rcu_monitor(rec: &mut Recorder, cpu: Option<CpuId>) {
     let krc = &rec.machine().rcu.krc;
-    let cpus: Vec<u32> = match cpu {
+    let cpus: Vec<CpuId> = match cpu {
         Some(c) => vec![c],
-        None => (0..krc.len() as u32).collect(),
+        None => krc.keys().collect(),
     };
-    let pending: Vec<u32> = cpus
+    let pending: Vec<CpuId> = cpus
         .into_iter()
-        .filter(|&c| krc[c as usize].monitor_pending)
+        .filter(|&c| krc[c].monitor_pending)
         .collect();
     if pending.is_empty() {
         rec.call(
@@ -243,9 +244,9 @@ pub fn kfree_rcu_monitor(rec: &mut Recorder, cpu: Option<u32>) {
 /// (`queue_rcu_work()`: a callback for the next grace period), or rearms itself when both
 /// batches are busy. Its work reads pending until its last step.
 #[doc(alias = "kfree_rcu_monitor")]
-fn monitor(rec: &mut Recorder, cpu: u32) {
+fn monitor(rec: &mut Recorder, cpu: CpuId) {
     let m = rec.machine();
-    let queued = &m.rcu.krc[cpu as usize].queued;
+    let queued = &m.rcu.krc[cpu].queued;
     // kvfree_rcu_drain_ready(): from the oldest page, those whose grace period has ended.
     let pages = queued
         .bulk
@@ -293,7 +294,7 @@ fn monitor(rec: &mut Recorder, cpu: u32) {
             return;
         }
     }
-    let krc = &rec.machine().rcu.krc[cpu as usize];
+    let krc = &rec.machine().rcu.krc[cpu];
     let objects = krc.queued.objects() as u32;
     // need_wait_for_krwp_work(): a batch is free once kfree_rcu_work() has taken its lists.
     let free = krc.krw_arr.iter().position(|b| b.is_empty());
@@ -338,8 +339,8 @@ fn monitor(rec: &mut Recorder, cpu: u32) {
 
 /// The callback of `krw_arr[batch]` on `cpu` (`rcu_work_rcufn()`, its grace period over) and
 /// the `kfree_rcu_work()` it queues, which takes the batch and frees it.
-pub(super) fn kfree_rcu_work(rec: &mut Recorder, cpu: u32, batch: u8) {
-    let objects = rec.machine().rcu.krc[cpu as usize].krw_arr[batch as usize].objects() as u32;
+pub(super) fn kfree_rcu_work(rec: &mut Recorder, cpu: CpuId, batch: u8) {
+    let objects = rec.machine().rcu.krc[cpu].krw_arr[batch as usize].objects() as u32;
     rec.call(
         "kfree_rcu_work",
         "after the grace period",
@@ -358,8 +359,8 @@ pub(super) fn kfree_rcu_work(rec: &mut Recorder, cpu: u32, batch: u8) {
 
 /// Frees what the work lists hold: each page with `kvfree_rcu_bulk()`, newest page first,
 /// then the chained objects with `kvfree_rcu_list()`, newest first.
-fn free_work(rec: &mut Recorder, cpu: u32) {
-    let work = rec.machine().rcu.krc[cpu as usize].work.clone();
+fn free_work(rec: &mut Recorder, cpu: CpuId) {
+    let work = rec.machine().rcu.krc[cpu].work.clone();
     for page in &work.bulk {
         kvfree_rcu_bulk(rec, cpu, page.pfn, &page.records);
     }
@@ -375,7 +376,7 @@ fn free_work(rec: &mut Recorder, cpu: u32) {
 
 /// `kvfree_rcu_bulk()`: `kfree_bulk()` of a page's pointers, then the page goes back to the
 /// page cache or to the page allocator.
-fn kvfree_rcu_bulk(rec: &mut Recorder, cpu: u32, pfn: Pfn, records: &[u64]) {
+fn kvfree_rcu_bulk(rec: &mut Recorder, cpu: CpuId, pfn: Pfn, records: &[u64]) {
     let mut live = Vec::with_capacity(records.len());
     for &addr in records {
         if live_object(rec.machine(), addr) {
@@ -396,7 +397,7 @@ fn kvfree_rcu_bulk(rec: &mut Recorder, cpu: u32, pfn: Pfn, records: &[u64]) {
     if !live.is_empty() {
         slab_common::kmem_cache_free_bulk(rec, None, &live, cpu);
     }
-    let cached = rec.machine().rcu.krc[cpu as usize].bkvcache.len() < RCU_MIN_CACHED_OBJS;
+    let cached = rec.machine().rcu.krc[cpu].bkvcache.len() < RCU_MIN_CACHED_OBJS;
     rec.call(
         "kvfree_rcu_bulk",
         if cached {

@@ -35,7 +35,7 @@ pub mod state;
 
 pub use kfree::{kfree_rcu_monitor, kvfree_call_rcu, KfreeRcuOutcome};
 
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId, TiVec};
 use crate::machine::Pfn;
 use crate::page_alloc::free_pages;
 use crate::trace::{Event, Recorder};
@@ -49,7 +49,7 @@ pub(crate) fn emit(rec: &mut Recorder, e: RcuEvent) {
 
 /// `call_rcu()` on `cpu`, inside the caller's step: `func` runs once the next grace period
 /// has ended. For a slab, its pages wait in the "waiting for RCU" state until then.
-pub(crate) fn call_rcu(rec: &mut Recorder, cpu: u32, func: RcuFunc) {
+pub(crate) fn call_rcu(rec: &mut Recorder, cpu: CpuId, func: RcuFunc) {
     let gp = rec.machine().rcu.next_gp();
     rec.arg("gp", gp);
     emit(rec, RcuEvent::CallbackQueued { cpu, gp, func });
@@ -58,7 +58,7 @@ pub(crate) fn call_rcu(rec: &mut Recorder, cpu: u32, func: RcuFunc) {
 /// `free_slab()` of a slab of a `SLAB_TYPESAFE_BY_RCU` cache (SLUB) or `slab_destroy()`
 /// (SLAB), inside the caller's step: `call_rcu(&slab->rcu_head, rcu_free_slab)`.
 #[doc(alias = "free_slab")]
-pub(crate) fn free_slab_rcu(rec: &mut Recorder, cpu: u32, cache: CacheId, pfn: Pfn, order: u8) {
+pub(crate) fn free_slab_rcu(rec: &mut Recorder, cpu: CpuId, cache: CacheId, pfn: Pfn, order: u8) {
     call_rcu(rec, cpu, RcuFunc::FreeSlab { cache, pfn, order });
 }
 
@@ -97,7 +97,7 @@ pub fn synchronize_rcu(rec: &mut Recorder) {
 /// are not waited for.
 pub fn rcu_barrier(rec: &mut Recorder) {
     let m = &rec.machine().rcu;
-    let counts: Vec<usize> = m.cblist.iter().map(Vec::len).collect();
+    let counts: TiVec<CpuId, usize> = m.cblist.iter().map(Vec::len).collect();
     let total: usize = counts.iter().sum();
     if total == 0 {
         rec.call(
@@ -124,16 +124,16 @@ pub fn rcu_barrier(rec: &mut Recorder) {
             }
         },
     );
-    for (cpu, n) in counts.into_iter().enumerate() {
+    for (cpu, n) in counts.into_iter_enumerated() {
         for _ in 0..n {
-            rcu_do_batch(rec, cpu as u32);
+            rcu_do_batch(rec, cpu);
         }
     }
 }
 
 /// `rcu_do_batch()` on `cpu` for its oldest callback (whose grace period has ended).
-fn rcu_do_batch(rec: &mut Recorder, cpu: u32) {
-    let Some(&cb) = rec.machine().rcu.cblist[cpu as usize].first() else {
+fn rcu_do_batch(rec: &mut Recorder, cpu: CpuId) {
+    let Some(&cb) = rec.machine().rcu.cblist[cpu].first() else {
         return;
     };
     match cb.func {

@@ -7,7 +7,7 @@
 //! `get_state_synchronize_rcu()`); it may go on once `completed` has reached that number
 //! (`poll_state_synchronize_rcu()`).
 
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId, TiVec};
 use crate::machine::Pfn;
 use serde::Serialize;
 
@@ -144,9 +144,9 @@ pub struct RcuState {
     pub completed: u32,
     /// Per CPU: callbacks `call_rcu()` queued there and not yet invoked, oldest first (the
     /// kernel's segmented `rdp->cblist`, which is first in, first out).
-    pub cblist: Vec<Vec<RcuCallback>>,
+    pub cblist: TiVec<CpuId, Vec<RcuCallback>>,
     /// Per CPU: `krc`.
-    pub krc: Vec<KfreeRcuCpu>,
+    pub krc: TiVec<CpuId, KfreeRcuCpu>,
 }
 
 impl RcuState {
@@ -154,8 +154,8 @@ impl RcuState {
     pub fn new(cpus: u32) -> Self {
         RcuState {
             completed: 0,
-            cblist: vec![Vec::new(); cpus as usize],
-            krc: vec![KfreeRcuCpu::default(); cpus as usize],
+            cblist: vec![Vec::new(); cpus as usize].into(),
+            krc: vec![KfreeRcuCpu::default(); cpus as usize].into(),
         }
     }
 

@@ -8,7 +8,7 @@ use super::*;
 use crate::boot::Allocator;
 use crate::boot::BootOptions;
 use crate::geometry::SlabFlags;
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId};
 use crate::machine::check::{check_trace, FullChecks};
 use crate::machine::{FrameState, Machine, MachineConfig, Owner};
 use crate::slabinfo::slabinfo;
@@ -50,7 +50,7 @@ fn rcu_cache(rec: &mut Recorder, name: &str, size: u32) -> CacheId {
     .unwrap()
 }
 
-fn alloc(rec: &mut Recorder, cache: CacheId, cpu: u32) -> u64 {
+fn alloc(rec: &mut Recorder, cache: CacheId, cpu: CpuId) -> u64 {
     let obj = match rec.machine().allocator() {
         Allocator::Slub => crate::slub::slab_alloc_node(rec, cache, cpu, None),
         Allocator::Slab => crate::slab::slab_alloc_node(rec, cache, cpu, None),
@@ -59,7 +59,7 @@ fn alloc(rec: &mut Recorder, cache: CacheId, cpu: u32) -> u64 {
     obj
 }
 
-fn kmalloc(rec: &mut Recorder, size: u64, cpu: u32) -> u64 {
+fn kmalloc(rec: &mut Recorder, size: u64, cpu: CpuId) -> u64 {
     let obj = match rec.machine().allocator() {
         Allocator::Slub => crate::slub::kmalloc(rec, size, cpu, None),
         Allocator::Slab => crate::slab::kmalloc(rec, size, cpu, None),
@@ -68,14 +68,14 @@ fn kmalloc(rec: &mut Recorder, size: u64, cpu: u32) -> u64 {
     obj
 }
 
-fn free(rec: &mut Recorder, obj: u64, cpu: u32) {
+fn free(rec: &mut Recorder, obj: u64, cpu: CpuId) {
     match rec.machine().allocator() {
         Allocator::Slub => crate::slub::kfree(rec, obj, cpu, None),
         Allocator::Slab => crate::slab::kfree(rec, obj, cpu, None),
     };
 }
 
-fn shrink(rec: &mut Recorder, cache: CacheId, cpu: u32) {
+fn shrink(rec: &mut Recorder, cache: CacheId, cpu: CpuId) {
     match rec.machine().allocator() {
         Allocator::Slub => crate::slub::kmem_cache_shrink(rec, cache, cpu),
         Allocator::Slab => {
@@ -128,15 +128,15 @@ fn typesafe_by_rcu_slab_pages_wait_for_rcu_barrier() {
     for allocator in [Allocator::Slub, Allocator::Slab] {
         let mut rec = boot(allocator, 2, 1024);
         let id = rcu_cache(&mut rec, "rcu_obj", 512);
-        let objs: Vec<u64> = (0..24).map(|_| alloc(&mut rec, id, 0)).collect();
+        let objs: Vec<u64> = (0..24).map(|_| alloc(&mut rec, id, CpuId(0))).collect();
         let pfns = slab_pfns(&rec, &objs);
         assert!(pfns.len() >= 2, "{allocator:?}");
         for &o in &objs {
-            free(&mut rec, o, 0);
+            free(&mut rec, o, CpuId(0));
         }
         let before = free_pages(rec.machine());
         let mut pages = 0;
-        shrink(&mut rec, id, 1);
+        shrink(&mut rec, id, CpuId(1));
         for &pfn in &pfns {
             let FrameState::Allocated { order, owner } = state(&rec, pfn) else {
                 panic!("{allocator:?}: pfn {pfn} is {:?}", state(&rec, pfn));
@@ -149,8 +149,8 @@ fn typesafe_by_rcu_slab_pages_wait_for_rcu_barrier() {
         let line = info.lines().find(|l| l.starts_with("rcu_obj ")).unwrap();
         let cols: Vec<&str> = line.split_whitespace().collect();
         assert_eq!((cols[1], cols[2]), ("0", "0"), "{allocator:?}: {line}");
-        assert_eq!(rec.machine().rcu.cblist[1].len(), pfns.len());
-        assert!(rec.machine().rcu.cblist[0].is_empty());
+        assert_eq!(rec.machine().rcu.cblist[CpuId(1)].len(), pfns.len());
+        assert!(rec.machine().rcu.cblist[CpuId(0)].is_empty());
 
         synchronize_rcu(&mut rec);
         assert_eq!(free_pages(rec.machine()), before, "{allocator:?}");
@@ -161,7 +161,7 @@ fn typesafe_by_rcu_slab_pages_wait_for_rcu_barrier() {
         assert_eq!(free_pages(rec.machine()), before + pages, "{allocator:?}");
         for &pfn in &pfns {
             assert!(
-                matches!(state(&rec, pfn), FrameState::Pcp { cpu: 1, .. }),
+                matches!(state(&rec, pfn), FrameState::Pcp { cpu: CpuId(1), .. }),
                 "{allocator:?}: pfn {pfn} is {:?}",
                 state(&rec, pfn)
             );
@@ -176,20 +176,20 @@ fn typesafe_by_rcu_slab_pages_wait_for_rcu_barrier() {
 fn each_callback_waits_for_the_grace_period_after_its_call_rcu() {
     let mut rec = boot(Allocator::Slub, 1, 1024);
     let id = rcu_cache(&mut rec, "rcu_obj", 1024);
-    let a: Vec<u64> = (0..16).map(|_| alloc(&mut rec, id, 0)).collect();
+    let a: Vec<u64> = (0..16).map(|_| alloc(&mut rec, id, CpuId(0))).collect();
     for &o in &a {
-        free(&mut rec, o, 0);
+        free(&mut rec, o, CpuId(0));
     }
-    shrink(&mut rec, id, 0);
+    shrink(&mut rec, id, CpuId(0));
     synchronize_rcu(&mut rec);
-    let b: Vec<u64> = (0..16).map(|_| alloc(&mut rec, id, 0)).collect();
+    let b: Vec<u64> = (0..16).map(|_| alloc(&mut rec, id, CpuId(0))).collect();
     for &o in &b {
-        free(&mut rec, o, 0);
+        free(&mut rec, o, CpuId(0));
     }
-    shrink(&mut rec, id, 0);
+    shrink(&mut rec, id, CpuId(0));
     let m = &rec.machine().rcu;
     assert_eq!(m.completed, 1);
-    let gps: Vec<u32> = m.cblist[0].iter().map(|c| c.gp).collect();
+    let gps: Vec<u32> = m.cblist[CpuId(0)].iter().map(|c| c.gp).collect();
     assert!(gps.contains(&1) && gps.contains(&2), "{gps:?}");
     assert!(gps.windows(2).all(|w| w[0] <= w[1]));
     rcu_barrier(&mut rec);
@@ -215,19 +215,19 @@ fn destroying_a_typesafe_by_rcu_cache_waits_for_rcu_barrier() {
         let mut rec = boot(allocator, 2, 1024);
         let other = rcu_cache(&mut rec, "other", 256);
         let id = rcu_cache(&mut rec, "doomed", 256);
-        let o: Vec<u64> = (0..20).map(|_| alloc(&mut rec, other, 1)).collect();
+        let o: Vec<u64> = (0..20).map(|_| alloc(&mut rec, other, CpuId(1))).collect();
         for &x in &o {
-            free(&mut rec, x, 1);
+            free(&mut rec, x, CpuId(1));
         }
-        shrink(&mut rec, other, 1);
-        let d: Vec<u64> = (0..20).map(|_| alloc(&mut rec, id, 0)).collect();
+        shrink(&mut rec, other, CpuId(1));
+        let d: Vec<u64> = (0..20).map(|_| alloc(&mut rec, id, CpuId(0))).collect();
         for &x in &d {
-            free(&mut rec, x, 0);
+            free(&mut rec, x, CpuId(0));
         }
         assert!(rec.machine().rcu.pending() > 0);
         let outcome = match allocator {
-            Allocator::Slub => crate::slub::kmem_cache_destroy(&mut rec, id, None, 0),
-            Allocator::Slab => crate::slab::kmem_cache_destroy(&mut rec, id, None, 0),
+            Allocator::Slub => crate::slub::kmem_cache_destroy(&mut rec, id, None, CpuId(0)),
+            Allocator::Slab => crate::slab::kmem_cache_destroy(&mut rec, id, None, CpuId(0)),
         };
         assert_eq!(outcome, crate::slab_common::DestroyOutcome::Destroyed);
         assert_eq!(rec.machine().rcu.pending(), 0, "{allocator:?}");
@@ -267,18 +267,18 @@ fn destroying_a_typesafe_by_rcu_cache_waits_for_rcu_barrier() {
 fn kfree_rcu_frees_each_page_with_kfree_bulk_then_the_chained_objects() {
     for allocator in [Allocator::Slub, Allocator::Slab] {
         let mut rec = boot(allocator, 2, 1024);
-        let objs: Vec<u64> = (0..6).map(|_| kmalloc(&mut rec, 64, 0)).collect();
+        let objs: Vec<u64> = (0..6).map(|_| kmalloc(&mut rec, 64, CpuId(0))).collect();
         let mut twin = boot(allocator, 2, 1024);
         for &o in &objs {
-            assert_eq!(kmalloc(&mut twin, 64, 0), o);
+            assert_eq!(kmalloc(&mut twin, 64, CpuId(0)), o);
         }
         let free_before = free_pages(rec.machine());
 
         assert_eq!(
-            kvfree_call_rcu(&mut rec, objs[0], 0, false),
+            kvfree_call_rcu(&mut rec, objs[0], CpuId(0), false),
             KfreeRcuOutcome::Queued
         );
-        let krc = &rec.machine().rcu.krc[0];
+        let krc = &rec.machine().rcu.krc[CpuId(0)];
         assert_eq!(krc.queued.head, vec![objs[0]]);
         assert_eq!(krc.bkvcache.len(), RCU_MIN_CACHED_OBJS);
         assert!(krc.monitor_pending);
@@ -287,9 +287,9 @@ fn kfree_rcu_frees_each_page_with_kfree_bulk_then_the_chained_objects() {
             free_before - RCU_MIN_CACHED_OBJS as u64
         );
         for &o in &objs[1..] {
-            kvfree_call_rcu(&mut rec, o, 0, false);
+            kvfree_call_rcu(&mut rec, o, CpuId(0), false);
         }
-        let krc = &rec.machine().rcu.krc[0];
+        let krc = &rec.machine().rcu.krc[CpuId(0)];
         assert_eq!(krc.queued.bulk.len(), 1);
         assert_eq!(krc.queued.bulk[0].records, objs[1..]);
         assert_eq!(krc.bkvcache.len(), RCU_MIN_CACHED_OBJS - 1);
@@ -299,13 +299,13 @@ fn kfree_rcu_frees_each_page_with_kfree_bulk_then_the_chained_objects() {
         // rcu_barrier() does not wait for pointers no monitor has handed to RCU (6.6 has no
         // kvfree_rcu_barrier()).
         rcu_barrier(&mut rec);
-        assert_eq!(rec.machine().rcu.krc[0].queued.objects(), 6);
+        assert_eq!(rec.machine().rcu.krc[CpuId(0)].queued.objects(), 6);
         kfree_rcu_monitor(&mut rec, None);
-        let krc = &rec.machine().rcu.krc[0];
+        let krc = &rec.machine().rcu.krc[CpuId(0)];
         assert!(krc.queued.is_empty() && !krc.monitor_pending);
         assert_eq!(krc.krw_arr[0].objects(), 6);
         assert_eq!(
-            rec.machine().rcu.cblist[0][0].func,
+            rec.machine().rcu.cblist[CpuId(0)][0].func,
             RcuFunc::KfreeRcuWork { batch: 0 }
         );
         synchronize_rcu(&mut rec);
@@ -316,7 +316,7 @@ fn kfree_rcu_frees_each_page_with_kfree_bulk_then_the_chained_objects() {
         );
         rcu_barrier(&mut rec);
         assert_eq!(rec.machine().live_objects, 0);
-        let krc = &rec.machine().rcu.krc[0];
+        let krc = &rec.machine().rcu.krc[CpuId(0)];
         assert!(krc.krw_arr[0].is_empty() && krc.work.is_empty());
         assert_eq!(krc.bkvcache.len(), RCU_MIN_CACHED_OBJS);
         consistent(&rec);
@@ -324,11 +324,13 @@ fn kfree_rcu_frees_each_page_with_kfree_bulk_then_the_chained_objects() {
         // The twin frees the same objects the way kfree_rcu_work() does, on the same CPU.
         match allocator {
             Allocator::Slub => {
-                crate::slub::kmem_cache_free_bulk(&mut twin, None, &objs[1..], 0);
+                crate::slub::kmem_cache_free_bulk(&mut twin, None, &objs[1..], CpuId(0));
             }
-            Allocator::Slab => crate::slab::kmem_cache_free_bulk(&mut twin, None, &objs[1..], 0),
+            Allocator::Slab => {
+                crate::slab::kmem_cache_free_bulk(&mut twin, None, &objs[1..], CpuId(0))
+            }
         }
-        free(&mut twin, objs[0], 0);
+        free(&mut twin, objs[0], CpuId(0));
         let (m, t) = (rec.machine(), twin.machine());
         match allocator {
             Allocator::Slub => {
@@ -348,23 +350,25 @@ fn full_pages_of_pointers_are_freed_newest_first() {
     let mut rec = boot(Allocator::Slub, 1, 2048);
     let max = kvfree_bulk_max_entr(4096) as usize;
     assert_eq!(max, 507);
-    let objs: Vec<u64> = (0..max + 10).map(|_| kmalloc(&mut rec, 8, 0)).collect();
+    let objs: Vec<u64> = (0..max + 10)
+        .map(|_| kmalloc(&mut rec, 8, CpuId(0)))
+        .collect();
     let mut twin = boot(Allocator::Slub, 1, 2048);
     for &o in &objs {
-        assert_eq!(kmalloc(&mut twin, 8, 0), o);
+        assert_eq!(kmalloc(&mut twin, 8, CpuId(0)), o);
     }
     // A warm page cache: one chained object first.
     for &o in &objs {
-        kvfree_call_rcu(&mut rec, o, 0, false);
+        kvfree_call_rcu(&mut rec, o, CpuId(0), false);
     }
-    let q = &rec.machine().rcu.krc[0].queued;
+    let q = &rec.machine().rcu.krc[CpuId(0)].queued;
     assert_eq!(q.head, vec![objs[0]]);
     assert_eq!(q.bulk.len(), 2);
     assert_eq!(q.bulk[0].records, objs[max + 1..]);
     assert_eq!(q.bulk[1].records, objs[1..max + 1]);
     let (newest, oldest) = (q.bulk[0].pfn, q.bulk[1].pfn);
     assert_eq!(
-        rec.machine().rcu.krc[0].bkvcache.len(),
+        rec.machine().rcu.krc[CpuId(0)].bkvcache.len(),
         RCU_MIN_CACHED_OBJS - 2
     );
     // One more page in the cache, so that it is full when the second page comes back.
@@ -373,12 +377,18 @@ fn full_pages_of_pointers_are_freed_newest_first() {
         "test",
         "step.krc_fill_page_cache",
         |rec| {
-            let owner = Owner::KfreeRcu { cpu: 0 };
-            let spare = crate::page_alloc::alloc_pages(rec, 0, None, 0, owner).unwrap();
-            emit(rec, RcuEvent::KrcPageCached { cpu: 0, pfn: spare });
+            let owner = Owner::KfreeRcu { cpu: CpuId(0) };
+            let spare = crate::page_alloc::alloc_pages(rec, CpuId(0), None, 0, owner).unwrap();
+            emit(
+                rec,
+                RcuEvent::KrcPageCached {
+                    cpu: CpuId(0),
+                    pfn: spare,
+                },
+            );
         },
     );
-    kfree_rcu_monitor(&mut rec, Some(0));
+    kfree_rcu_monitor(&mut rec, Some(CpuId(0)));
     rcu_barrier(&mut rec);
     assert_eq!(rec.machine().live_objects, 0);
     let released: Vec<(Pfn, &str)> = rec
@@ -402,9 +412,9 @@ fn full_pages_of_pointers_are_freed_newest_first() {
     );
     assert!(matches!(state(&rec, oldest), FrameState::Pcp { .. }));
     consistent(&rec);
-    crate::slub::kmem_cache_free_bulk(&mut twin, None, &objs[max + 1..], 0);
-    crate::slub::kmem_cache_free_bulk(&mut twin, None, &objs[1..max + 1], 0);
-    crate::slub::kfree(&mut twin, objs[0], 0, None);
+    crate::slub::kmem_cache_free_bulk(&mut twin, None, &objs[max + 1..], CpuId(0));
+    crate::slub::kmem_cache_free_bulk(&mut twin, None, &objs[1..max + 1], CpuId(0));
+    crate::slub::kfree(&mut twin, objs[0], CpuId(0), None);
     assert_eq!(rec.machine().slub().caches, twin.machine().slub().caches);
     assert_eq!(rec.machine().slub().slabs, twin.machine().slub().slabs);
 }
@@ -415,25 +425,25 @@ fn full_pages_of_pointers_are_freed_newest_first() {
 #[test]
 fn the_monitor_frees_at_once_what_a_grace_period_already_covers() {
     let mut rec = boot(Allocator::Slub, 1, 1024);
-    let objs: Vec<u64> = (0..4).map(|_| kmalloc(&mut rec, 128, 0)).collect();
-    kvfree_call_rcu(&mut rec, objs[0], 0, false); // chained; fills the page cache
-    kvfree_call_rcu(&mut rec, objs[1], 0, false); // into a page
+    let objs: Vec<u64> = (0..4).map(|_| kmalloc(&mut rec, 128, CpuId(0))).collect();
+    kvfree_call_rcu(&mut rec, objs[0], CpuId(0), false); // chained; fills the page cache
+    kvfree_call_rcu(&mut rec, objs[1], CpuId(0), false); // into a page
     synchronize_rcu(&mut rec);
     kfree_rcu_monitor(&mut rec, None);
     assert_eq!(rec.machine().live_objects, 2);
     assert_eq!(rec.machine().rcu.pending(), 0);
-    assert!(!rec.machine().rcu.krc[0].monitor_pending);
+    assert!(!rec.machine().rcu.krc[CpuId(0)].monitor_pending);
     assert!(rec
         .steps()
         .iter()
         .any(|s| s.function == "kvfree_rcu_drain_ready"));
 
-    kvfree_call_rcu(&mut rec, objs[2], 0, false);
+    kvfree_call_rcu(&mut rec, objs[2], CpuId(0), false);
     synchronize_rcu(&mut rec);
-    kvfree_call_rcu(&mut rec, objs[3], 0, false); // the same page: its gp_snap moves on
+    kvfree_call_rcu(&mut rec, objs[3], CpuId(0), false); // the same page: its gp_snap moves on
     kfree_rcu_monitor(&mut rec, None);
     assert_eq!(rec.machine().live_objects, 2);
-    assert_eq!(rec.machine().rcu.krc[0].krw_arr[0].objects(), 2);
+    assert_eq!(rec.machine().rcu.krc[CpuId(0)].krw_arr[0].objects(), 2);
     rcu_barrier(&mut rec);
     assert_eq!(rec.machine().live_objects, 0);
     consistent(&rec);
@@ -444,12 +454,12 @@ fn the_monitor_frees_at_once_what_a_grace_period_already_covers() {
 #[test]
 fn the_monitor_rearms_while_both_batches_wait() {
     let mut rec = boot(Allocator::Slab, 2, 1024);
-    let objs: Vec<u64> = (0..3).map(|_| kmalloc(&mut rec, 64, 1)).collect();
+    let objs: Vec<u64> = (0..3).map(|_| kmalloc(&mut rec, 64, CpuId(1))).collect();
     for &o in &objs {
-        kvfree_call_rcu(&mut rec, o, 1, false);
-        kfree_rcu_monitor(&mut rec, Some(1));
+        kvfree_call_rcu(&mut rec, o, CpuId(1), false);
+        kfree_rcu_monitor(&mut rec, Some(CpuId(1)));
     }
-    let krc = &rec.machine().rcu.krc[1];
+    let krc = &rec.machine().rcu.krc[CpuId(1)];
     assert_eq!(krc.krw_arr.iter().map(|b| b.objects()).sum::<usize>(), 2);
     assert_eq!(krc.queued.objects(), 1);
     assert!(krc.monitor_pending);
@@ -468,13 +478,13 @@ fn the_monitor_rearms_while_both_batches_wait() {
 fn kfree_rcu_mightsleep_allocates_its_page_or_frees_inline() {
     let mut rec = boot(Allocator::Slub, 1, 64);
     let max = kvfree_bulk_max_entr(4096) as usize;
-    let objs: Vec<u64> = (0..=max).map(|_| kmalloc(&mut rec, 8, 0)).collect();
+    let objs: Vec<u64> = (0..=max).map(|_| kmalloc(&mut rec, 8, CpuId(0))).collect();
     let free_before = free_pages(rec.machine());
     assert_eq!(
-        kvfree_call_rcu(&mut rec, objs[0], 0, true),
+        kvfree_call_rcu(&mut rec, objs[0], CpuId(0), true),
         KfreeRcuOutcome::Queued
     );
-    let krc = &rec.machine().rcu.krc[0];
+    let krc = &rec.machine().rcu.krc[CpuId(0)];
     assert_eq!(krc.queued.bulk.len(), 1);
     assert!(krc.bkvcache.is_empty() && krc.queued.head.is_empty());
     let page = krc.queued.bulk[0].pfn;
@@ -482,22 +492,22 @@ fn kfree_rcu_mightsleep_allocates_its_page_or_frees_inline() {
         state(&rec, page),
         FrameState::Allocated {
             order: 0,
-            owner: Owner::KfreeRcu { cpu: 0 }
+            owner: Owner::KfreeRcu { cpu: CpuId(0) }
         }
     );
     assert_eq!(free_pages(rec.machine()), free_before - 1);
     // Use up memory, then fill the page.
-    while crate::page_alloc::alloc_pages(&mut rec, 0, None, 0, Owner::Pages).is_ok() {}
+    while crate::page_alloc::alloc_pages(&mut rec, CpuId(0), None, 0, Owner::Pages).is_ok() {}
     for &o in &objs[1..max] {
         assert_eq!(
-            kvfree_call_rcu(&mut rec, o, 0, true),
+            kvfree_call_rcu(&mut rec, o, CpuId(0), true),
             KfreeRcuOutcome::Queued
         );
     }
     let completed = rec.machine().rcu.completed;
     let live = rec.machine().live_objects;
     assert_eq!(
-        kvfree_call_rcu(&mut rec, objs[max], 0, true),
+        kvfree_call_rcu(&mut rec, objs[max], CpuId(0), true),
         KfreeRcuOutcome::FreedInline
     );
     assert_eq!(rec.machine().rcu.completed, completed + 1);
@@ -510,26 +520,26 @@ fn kfree_rcu_mightsleep_allocates_its_page_or_frees_inline() {
 #[test]
 fn bad_kfree_rcu_pointers_are_diagnostic_steps() {
     let mut rec = boot(Allocator::Slub, 1, 1024);
-    let a = kmalloc(&mut rec, 64, 0);
-    let b = kmalloc(&mut rec, 64, 0);
-    let c = kmalloc(&mut rec, 64, 0);
+    let a = kmalloc(&mut rec, 64, CpuId(0));
+    let b = kmalloc(&mut rec, 64, CpuId(0));
+    let c = kmalloc(&mut rec, 64, CpuId(0));
     assert_eq!(
-        kvfree_call_rcu(&mut rec, 0, 0, false),
+        kvfree_call_rcu(&mut rec, 0, CpuId(0), false),
         KfreeRcuOutcome::Ignored
     );
     assert_eq!(
-        kvfree_call_rcu(&mut rec, a + 8, 0, false),
+        kvfree_call_rcu(&mut rec, a + 8, CpuId(0), false),
         KfreeRcuOutcome::Refused
     );
-    kvfree_call_rcu(&mut rec, a, 0, false);
-    kvfree_call_rcu(&mut rec, b, 0, false);
-    kvfree_call_rcu(&mut rec, c, 0, false);
+    kvfree_call_rcu(&mut rec, a, CpuId(0), false);
+    kvfree_call_rcu(&mut rec, b, CpuId(0), false);
+    kvfree_call_rcu(&mut rec, c, CpuId(0), false);
     assert_eq!(
-        kvfree_call_rcu(&mut rec, b, 0, false),
+        kvfree_call_rcu(&mut rec, b, CpuId(0), false),
         KfreeRcuOutcome::Refused
     );
     assert_eq!(rec.steps().last().unwrap().path, "queued twice");
-    free(&mut rec, b, 0);
+    free(&mut rec, b, CpuId(0));
     kfree_rcu_monitor(&mut rec, None);
     rcu_barrier(&mut rec);
     assert_eq!(rec.machine().live_objects, 0);
@@ -544,16 +554,16 @@ fn bad_kfree_rcu_pointers_are_diagnostic_steps() {
 #[test]
 fn the_checker_accounts_for_every_page_rcu_holds() {
     let mut rec = boot(Allocator::Slub, 1, 1024);
-    let a = kmalloc(&mut rec, 64, 0);
-    kvfree_call_rcu(&mut rec, a, 0, false);
+    let a = kmalloc(&mut rec, 64, CpuId(0));
+    kvfree_call_rcu(&mut rec, a, CpuId(0), false);
     assert!(check_rcu(rec.machine()).is_empty());
     let mut m = rec.machine().clone();
-    let pfn = m.rcu.krc[0].bkvcache.pop().unwrap();
+    let pfn = m.rcu.krc[CpuId(0)].bkvcache.pop().unwrap();
     assert!(check_rcu(&m)
         .iter()
         .any(|e| e.contains(&format!("{pfn:#x}"))));
     let mut m = rec.machine().clone();
-    m.rcu.krc[0].monitor_pending = false;
+    m.rcu.krc[CpuId(0)].monitor_pending = false;
     assert!(check_rcu(&m)
         .iter()
         .any(|e| e.contains("no monitor work is pending")));

@@ -8,7 +8,7 @@ use super::state::{AcRef, SlabList, BATCHREFILL_LIMIT};
 use super::{cpu_ac, emit, lock, shared_ac};
 use crate::geometry::slab::FreelistLayout;
 use crate::gfp::{Gfp, GFP_KERNEL};
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId, NodeId};
 use crate::machine::{Owner, Pfn};
 use crate::page_alloc::{alloc_pages, alloc_pages_thisnode, free_pages, zonelist};
 use crate::slab_common::random::draw_below;
@@ -17,7 +17,7 @@ use crate::trace::{End, Recorder};
 
 /// `kmalloc(size, GFP_KERNEL)`/`kmalloc_node()` under SLAB: an object of at least `size`
 /// bytes, or NULL (0).
-pub fn kmalloc(rec: &mut Recorder, size: u64, cpu: u32, node: Option<u32>) -> u64 {
+pub fn kmalloc(rec: &mut Recorder, size: u64, cpu: CpuId, node: Option<NodeId>) -> u64 {
     __do_kmalloc_node(rec, size, GFP_KERNEL, cpu, node)
 }
 
@@ -28,8 +28,8 @@ pub fn __do_kmalloc_node(
     rec: &mut Recorder,
     size: u64,
     flags: Gfp,
-    cpu: u32,
-    node: Option<u32>,
+    cpu: CpuId,
+    node: Option<NodeId>,
 ) -> u64 {
     if size == 0 {
         rec.call("kmalloc", "size 0", "step.kmalloc_zero", |_| {});
@@ -54,7 +54,12 @@ pub fn __do_kmalloc_node(
 }
 
 /// `kmem_cache_alloc()`/`kmem_cache_alloc_node()` → `slab_alloc_node()` → `__do_cache_alloc()`.
-pub fn slab_alloc_node(rec: &mut Recorder, cache: CacheId, cpu: u32, node: Option<u32>) -> u64 {
+pub fn slab_alloc_node(
+    rec: &mut Recorder,
+    cache: CacheId,
+    cpu: CpuId,
+    node: Option<NodeId>,
+) -> u64 {
     if rec.machine().slab().caches[cache].destroyed {
         rec.call(
             "kmem_cache_alloc",
@@ -78,8 +83,8 @@ pub fn slab_alloc_node(rec: &mut Recorder, cache: CacheId, cpu: u32, node: Optio
 
 /// `__do_cache_alloc()`: the local array unless another node is asked for; then the node
 /// lists of the wanted node; then any node.
-fn __do_cache_alloc(rec: &mut Recorder, cache: CacheId, cpu: u32, node: Option<u32>) -> u64 {
-    let local = rec.machine().cpu_node[cpu as usize];
+fn __do_cache_alloc(rec: &mut Recorder, cache: CacheId, cpu: CpuId, node: Option<NodeId>) -> u64 {
+    let local = rec.machine().cpu_node[cpu];
     let nodeid = node.unwrap_or(local);
     let mut obj = 0;
     if nodeid == local {
@@ -92,7 +97,7 @@ fn __do_cache_alloc(rec: &mut Recorder, cache: CacheId, cpu: u32, node: Option<u
 }
 
 /// Hands `obj`, just taken off an array or a slab, to the caller (inside the open step).
-fn give(rec: &mut Recorder, cache: CacheId, cpu: u32, obj: u64) -> u64 {
+fn give(rec: &mut Recorder, cache: CacheId, cpu: CpuId, obj: u64) -> u64 {
     let place = super::place_of(rec.machine(), obj).expect("objects lie in slabs");
     emit(
         rec,
@@ -108,8 +113,8 @@ fn give(rec: &mut Recorder, cache: CacheId, cpu: u32, obj: u64) -> u64 {
 }
 
 /// `ac->touched = 1; return ac->entry[--ac->avail];` inside the open step.
-fn pop(rec: &mut Recorder, cache: CacheId, cpu: u32) -> u64 {
-    let ac = &rec.machine().slab().caches[cache].cpu[cpu as usize];
+fn pop(rec: &mut Recorder, cache: CacheId, cpu: CpuId) -> u64 {
+    let ac = &rec.machine().slab().caches[cache].cpu[cpu];
     let (obj, touched) = (
         *ac.entry.last().expect("the array is not empty"),
         ac.touched,
@@ -135,8 +140,8 @@ fn pop(rec: &mut Recorder, cache: CacheId, cpu: u32) -> u64 {
 }
 
 /// `____cache_alloc()`: the newest pointer of this CPU's array, else a refill.
-fn ____cache_alloc(rec: &mut Recorder, cache: CacheId, cpu: u32) -> u64 {
-    if rec.machine().slab().caches[cache].cpu[cpu as usize].avail() > 0 {
+fn ____cache_alloc(rec: &mut Recorder, cache: CacheId, cpu: CpuId) -> u64 {
+    if rec.machine().slab().caches[cache].cpu[cpu].avail() > 0 {
         let obj = rec.call(
             "____cache_alloc",
             "array hit",
@@ -153,17 +158,17 @@ fn ____cache_alloc(rec: &mut Recorder, cache: CacheId, cpu: u32) -> u64 {
 }
 
 /// `cache_alloc_refill()` (v6.6, or the pre-4.7 behaviour with `legacy_refill`).
-fn cache_alloc_refill(rec: &mut Recorder, cache: CacheId, cpu: u32) -> u64 {
-    let node = rec.machine().cpu_node[cpu as usize];
+fn cache_alloc_refill(rec: &mut Recorder, cache: CacheId, cpu: CpuId) -> u64 {
+    let node = rec.machine().cpu_node[cpu];
     loop {
         let m = rec.machine();
         let s = &m.slab().caches[cache];
-        let ac = &s.cpu[cpu as usize];
+        let ac = &s.cpu[cpu];
         let mut batch = i64::from(ac.batchcount);
         if !ac.touched && batch > i64::from(BATCHREFILL_LIMIT) {
             batch = i64::from(BATCHREFILL_LIMIT);
         }
-        let n = &s.node[node as usize];
+        let n = &s.node[node];
         let shared_avail = n.shared.as_ref().map(|sh| sh.avail());
         let room = ac.limit - ac.avail();
         let lists_have = !n.slabs_partial.is_empty() || !n.slabs_free.is_empty();
@@ -206,12 +211,12 @@ fn cache_alloc_refill(rec: &mut Recorder, cache: CacheId, cpu: u32) -> u64 {
                         fixup_slab_list(rec, cache, pfn);
                     }
                     // must_grow: n->free_objects -= ac->avail
-                    let avail = rec.machine().slab().caches[cache].cpu[cpu as usize].avail();
+                    let avail = rec.machine().slab().caches[cache].cpu[cpu].avail();
                     if avail > 0 {
                         node_counts(rec, cache, node, 0, 0, -(avail as i32));
                     }
                 }
-                (rec.machine().slab().caches[cache].cpu[cpu as usize].avail() > 0)
+                (rec.machine().slab().caches[cache].cpu[cpu].avail() > 0)
                     .then(|| pop(rec, cache, cpu))
             });
             if let Some(obj) = refilled {
@@ -244,7 +249,7 @@ fn cache_alloc_refill(rec: &mut Recorder, cache: CacheId, cpu: u32) -> u64 {
             );
         }
         cache_grow_end(rec, cache, slab);
-        if rec.machine().slab().caches[cache].cpu[cpu as usize].avail() == 0 {
+        if rec.machine().slab().caches[cache].cpu[cpu].avail() == 0 {
             return 0;
         }
         let obj = rec.call(
@@ -294,7 +299,7 @@ pub(crate) fn transfer_objects(
 pub(crate) fn node_counts(
     rec: &mut Recorder,
     cache: CacheId,
-    node: u32,
+    node: NodeId,
     total_slabs: i32,
     free_slabs: i32,
     free_objects: i32,
@@ -313,8 +318,8 @@ pub(crate) fn node_counts(
 
 /// `get_first_slab()`: the first partial slab, else the first free one (noting that free
 /// slabs were touched).
-fn get_first_slab(rec: &mut Recorder, cache: CacheId, node: u32) -> Option<Pfn> {
-    let n = &rec.machine().slab().caches[cache].node[node as usize];
+fn get_first_slab(rec: &mut Recorder, cache: CacheId, node: NodeId) -> Option<Pfn> {
+    let n = &rec.machine().slab().caches[cache].node[node];
     if let Some(&pfn) = n.slabs_partial.front() {
         return Some(pfn);
     }
@@ -346,7 +351,7 @@ fn slab_get_obj(rec: &mut Recorder, pfn: Pfn) -> u64 {
 /// `alloc_block()`: pushes objects of the slab onto this CPU's array until the slab is full
 /// or `batch` is used up; returns what is left of `batch` (as the kernel's post-decrement
 /// loop leaves it, possibly -1).
-fn alloc_block(rec: &mut Recorder, cache: CacheId, cpu: u32, pfn: Pfn, mut batch: i64) -> i64 {
+fn alloc_block(rec: &mut Recorder, cache: CacheId, cpu: CpuId, pfn: Pfn, mut batch: i64) -> i64 {
     let num = rec.machine().slab().caches[cache].geometry.num;
     loop {
         if rec.machine().slab().slabs[&pfn].active >= num {
@@ -404,12 +409,12 @@ fn fixup_slab_list(rec: &mut Recorder, cache: CacheId, pfn: Pfn) {
 fn ____cache_alloc_node(
     rec: &mut Recorder,
     cache: CacheId,
-    cpu: u32,
-    nodeid: u32,
+    cpu: CpuId,
+    nodeid: NodeId,
     this_node: bool,
 ) -> u64 {
     loop {
-        let n = &rec.machine().slab().caches[cache].node[nodeid as usize];
+        let n = &rec.machine().slab().caches[cache].node[nodeid];
         let has = !n.slabs_partial.is_empty() || !n.slabs_free.is_empty();
         let path = if has {
             "one object from the node's lists"
@@ -476,9 +481,9 @@ fn ____cache_alloc_node(
 /// `fallback_alloc()`: the first node of the local node's zonelist (`mempolicy_slab_node()`
 /// without a memory policy is `numa_mem_id()`) with free objects in its lists, else a new
 /// slab wherever the page allocator finds memory along that zonelist.
-fn fallback_alloc(rec: &mut Recorder, cache: CacheId, cpu: u32) -> u64 {
-    let local = rec.machine().cpu_node[cpu as usize];
-    let zonelist = rec.machine().zonelists[local as usize].clone();
+fn fallback_alloc(rec: &mut Recorder, cache: CacheId, cpu: CpuId) -> u64 {
+    let local = rec.machine().cpu_node[cpu];
+    let zonelist = rec.machine().zonelists[local].clone();
     rec.call(
         "fallback_alloc",
         "walk the zonelist",
@@ -492,7 +497,7 @@ fn fallback_alloc(rec: &mut Recorder, cache: CacheId, cpu: u32) -> u64 {
     );
     loop {
         for &nid in &zonelist {
-            if rec.machine().slab().caches[cache].node[nid as usize].free_objects > 0 {
+            if rec.machine().slab().caches[cache].node[nid].free_objects > 0 {
                 let obj = ____cache_alloc_node(rec, cache, cpu, nid, true);
                 if obj != 0 {
                     return obj;
@@ -526,8 +531,8 @@ fn fallback_alloc(rec: &mut Recorder, cache: CacheId, cpu: u32) -> u64 {
 pub(crate) fn cache_grow_begin(
     rec: &mut Recorder,
     cache: CacheId,
-    cpu: u32,
-    node: u32,
+    cpu: CpuId,
+    node: NodeId,
     this_node: bool,
 ) -> Option<Pfn> {
     let g = rec.machine().slab().caches[cache].geometry.clone();
@@ -544,7 +549,7 @@ pub(crate) fn cache_grow_begin(
     let page_addr = rec.machine().object_addr(pfn, 1, 0);
     // The colour of the node the pages came from: colour_next is advanced (wrapping at
     // cachep->colour), then used.
-    let mut colour = rec.machine().slab().caches[cache].node[slab_node as usize].colour_next + 1;
+    let mut colour = rec.machine().slab().caches[cache].node[slab_node].colour_next + 1;
     if colour >= g.colour {
         colour = 0;
     }
@@ -704,7 +709,12 @@ pub(crate) fn cache_grow_end(rec: &mut Recorder, cache: CacheId, slab: Option<Pf
 
 /// `kmem_cache_alloc_bulk()`: `count` objects by `__do_cache_alloc()` one by one; on failure
 /// the ones obtained are freed and none is returned.
-pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: CacheId, count: u32, cpu: u32) -> Vec<u64> {
+pub fn kmem_cache_alloc_bulk(
+    rec: &mut Recorder,
+    cache: CacheId,
+    count: u32,
+    cpu: CpuId,
+) -> Vec<u64> {
     rec.call(
         "kmem_cache_alloc_bulk",
         "one by one",

@@ -3,6 +3,7 @@
 use super::event::{SlabEvent, SlabNew, SlabNewCache};
 use super::state::{ArrayCache, KmemCache, KmemCacheNode, Slab};
 use crate::geometry::slab::free_limit;
+use crate::ids::NodeId;
 use crate::machine::{FrameState, Machine, Owner};
 use crate::trace::End;
 
@@ -34,7 +35,7 @@ impl Machine {
                     sl.kmalloc_caches.set(*slot, *id);
                 }
                 let nodes = self.config.nodes;
-                let node = (0..nodes)
+                let node = NodeId::all(nodes)
                     .map(|n| {
                         let cpus_on_node = self.cpu_node.iter().filter(|&&c| c == n).count() as u32;
                         KmemCacheNode {
@@ -42,7 +43,7 @@ impl Machine {
                             shared: (g.shared > 0)
                                 .then(|| ArrayCache::new(g.shared_capacity(), 0xbaad_f00d)),
                             // alloc_alien_cache(): one per other node, only on NUMA machines.
-                            alien: (0..nodes)
+                            alien: NodeId::all(nodes)
                                 .map(|r| {
                                     (nodes > 1 && r != n)
                                         .then(|| ArrayCache::new(g.alien_limit, 0xbaad_f00d))
@@ -109,7 +110,7 @@ impl Machine {
                     Slab {
                         cache: *cache,
                         order: *order,
-                        node: pfn.0 / self.span,
+                        node: NodeId::new(pfn.0 / self.span),
                         colour_off: *colour_off,
                         active: 0,
                         freelist: freelist.clone(),
@@ -123,7 +124,7 @@ impl Machine {
                 cache,
                 node,
                 colour,
-            } => sl.caches[*cache].node[*node as usize].colour_next = *colour,
+            } => sl.caches[*cache].node[*node].colour_next = *colour,
             SlabEvent::ObjGot { pfn } => {
                 sl.slabs.get_mut(pfn).expect("slab exists").active += 1;
             }
@@ -155,8 +156,7 @@ impl Machine {
                 let slab = sl.slabs.get_mut(pfn).expect("slab exists");
                 debug_assert!(slab.list.is_none());
                 slab.list = Some(*list);
-                let node = slab.node as usize;
-                let l = sl.caches[*cache].node[node].list_mut(*list);
+                let l = sl.caches[*cache].node[slab.node].list_mut(*list);
                 match end {
                     End::Head => l.push_front(*pfn),
                     End::Tail => l.push_back(*pfn),
@@ -165,8 +165,7 @@ impl Machine {
             SlabEvent::SlabUnlisted { cache, pfn } => {
                 let slab = sl.slabs.get_mut(pfn).expect("slab exists");
                 let list = slab.list.take().expect("the slab is on a list");
-                let node = slab.node as usize;
-                let l = sl.caches[*cache].node[node].list_mut(list);
+                let l = sl.caches[*cache].node[slab.node].list_mut(list);
                 let at = l.iter().position(|p| p == pfn).expect("on its list");
                 l.remove(at);
             }
@@ -177,7 +176,7 @@ impl Machine {
                 free_slabs,
                 free_objects,
             } => {
-                let n = &mut sl.caches[*cache].node[*node as usize];
+                let n = &mut sl.caches[*cache].node[*node];
                 n.total_slabs = n.total_slabs.wrapping_add_signed(i64::from(*total_slabs));
                 n.free_slabs = n.free_slabs.wrapping_add_signed(i64::from(*free_slabs));
                 n.free_objects = n.free_objects.wrapping_add_signed(i64::from(*free_objects));
@@ -186,9 +185,9 @@ impl Machine {
                 cache,
                 node,
                 touched,
-            } => sl.caches[*cache].node[*node as usize].free_touched = *touched,
+            } => sl.caches[*cache].node[*node].free_touched = *touched,
             SlabEvent::NextReap { cache, node, at } => {
-                sl.caches[*cache].node[*node as usize].next_reap = *at
+                sl.caches[*cache].node[*node].next_reap = *at
             }
             SlabEvent::AcPushed { cache, ac, addr } => {
                 sl.caches[*cache].ac_mut(*ac).entry.push(*addr)
@@ -246,11 +245,10 @@ impl Machine {
             SlabEvent::AlienLockTaken { .. } => {}
             SlabEvent::Jiffies { now } => sl.jiffies = *now,
             SlabEvent::ReapNode { cpu, node } => {
-                let cpu = *cpu as usize;
-                if sl.reap_node.len() <= cpu {
-                    sl.reap_node.resize(cpu + 1, 0);
+                if sl.reap_node.len() <= cpu.index() {
+                    sl.reap_node.resize(cpu.index() + 1, NodeId(0));
                 }
-                sl.reap_node[cpu] = *node;
+                sl.reap_node[*cpu] = *node;
             }
         }
     }

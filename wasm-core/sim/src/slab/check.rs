@@ -7,7 +7,7 @@
 use super::place_of;
 use super::state::{AcRef, ArrayCache, KmemCache, SlabList};
 use crate::geometry::slab::FreelistLayout;
-use crate::ids::CacheId;
+use crate::ids::{CacheId, NodeId};
 use crate::machine::check::Totals;
 use crate::machine::{FrameState, Machine, Owner, Pfn};
 use std::collections::{BTreeMap, BTreeSet};
@@ -50,19 +50,14 @@ fn list_of(n: &super::state::KmemCacheNode, which: SlabList) -> &std::collection
 
 /// Every array cache of a cache.
 pub(crate) fn arrays(s: &KmemCache) -> Vec<AcRef> {
-    let mut out: Vec<AcRef> = (0..s.cpu.len())
-        .map(|cpu| AcRef::Cpu { cpu: cpu as u16 })
-        .collect();
-    for (node, n) in s.node.iter().enumerate() {
+    let mut out: Vec<AcRef> = s.cpu.keys().map(|cpu| AcRef::Cpu { cpu }).collect();
+    for (node, n) in s.node.iter_enumerated() {
         if n.shared.is_some() {
-            out.push(AcRef::Shared { node: node as u8 });
+            out.push(AcRef::Shared { node });
         }
-        for (remote, a) in n.alien.iter().enumerate() {
+        for (remote, a) in n.alien.iter_enumerated() {
             if a.is_some() {
-                out.push(AcRef::Alien {
-                    node: node as u8,
-                    remote: remote as u8,
-                });
+                out.push(AcRef::Alien { node, remote });
             }
         }
     }
@@ -70,11 +65,11 @@ pub(crate) fn arrays(s: &KmemCache) -> Vec<AcRef> {
 }
 
 /// The node an array's objects must come from.
-fn array_node(m: &Machine, r: AcRef) -> Option<u32> {
+fn array_node(m: &Machine, r: AcRef) -> Option<NodeId> {
     match r {
-        AcRef::Cpu { cpu } => (m.config.nodes > 1).then(|| m.cpu_node[cpu as usize]),
-        AcRef::Shared { node } => Some(u32::from(node)),
-        AcRef::Alien { remote, .. } => Some(u32::from(remote)),
+        AcRef::Cpu { cpu } => (m.config.nodes > 1).then(|| m.cpu_node[cpu]),
+        AcRef::Shared { node } => Some(node),
+        AcRef::Alien { remote, .. } => Some(remote),
     }
 }
 
@@ -146,13 +141,13 @@ pub(crate) fn check_all(m: &Machine, totals: &Totals, bad: &mut Vec<String>) {
         for r in arrays(s) {
             check_array(m, s.id, r, &mut seen, bad);
         }
-        for (node, n) in s.node.iter().enumerate() {
+        for (node, n) in s.node.iter_enumerated() {
             for which in LISTS {
                 for &pfn in list_of(n, which) {
-                    check_list_entry(m, s.id, node as u32, which, pfn, bad);
+                    check_list_entry(m, s.id, node, which, pfn, bad);
                 }
             }
-            check_node_counters(m, s.id, node as u32, totals, bad);
+            check_node_counters(m, s.id, node, totals, bad);
         }
     }
     for (&pfn, slab) in &m.slab().slabs {
@@ -238,7 +233,7 @@ pub(crate) fn check_array(
 pub(crate) fn check_list_entry(
     m: &Machine,
     cache: CacheId,
-    node: u32,
+    node: NodeId,
     which: SlabList,
     pfn: Pfn,
     bad: &mut Vec<String>,
@@ -285,16 +280,11 @@ pub(crate) fn check_list_entry(
 pub(crate) fn check_list_entries_of(
     m: &Machine,
     cache: CacheId,
-    node: u32,
+    node: NodeId,
     pfn: Pfn,
     bad: &mut Vec<String>,
 ) {
-    let Some(n) = m
-        .slab()
-        .caches
-        .get(cache)
-        .and_then(|s| s.node.get(node as usize))
-    else {
+    let Some(n) = m.slab().caches.get(cache).and_then(|s| s.node.get(node)) else {
         return;
     };
     for which in LISTS {
@@ -309,14 +299,14 @@ pub(crate) fn check_list_entries_of(
 pub(crate) fn check_node_counters(
     m: &Machine,
     cache: CacheId,
-    node: u32,
+    node: NodeId,
     totals: &Totals,
     bad: &mut Vec<String>,
 ) {
     let Some(s) = m.slab().caches.get(cache) else {
         return;
     };
-    let Some(n) = s.node.get(node as usize) else {
+    let Some(n) = s.node.get(node) else {
         return;
     };
     let [listed, free_objects] = totals.node(m, cache, node);

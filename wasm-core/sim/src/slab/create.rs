@@ -15,7 +15,7 @@ use crate::geometry::slab::{
 };
 use crate::geometry::{GeometryError, SlabFlags};
 use crate::gfp::{Gfp, GFP_KERNEL};
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId};
 use crate::kmalloc_caches::{kmalloc_type, KmallocSlot, KmallocType};
 use crate::machine::Machine;
 use crate::slab_common::random::{freelist_randomize, BootStream};
@@ -118,8 +118,8 @@ pub fn create_kmalloc_caches(rec: &mut Recorder, boot: &BootOptions) -> Result<(
         "step.create_kmalloc_caches",
         |rec| {
             let nodes = rec.machine().config.nodes;
-            for cpu in 0..rec.machine().config.cpus {
-                let node = (rec.machine().cpu_node[cpu as usize] + 1) % nodes;
+            for cpu in CpuId::all(rec.machine().config.cpus) {
+                let node = rec.machine().cpu_node[cpu].next_node_in(nodes);
                 emit(rec, SlabEvent::ReapNode { cpu, node });
             }
             let p = params(rec.machine(), boot);

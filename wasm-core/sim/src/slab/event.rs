@@ -4,7 +4,7 @@
 use super::state::{AcRef, SlabList};
 use crate::geometry::slab::SlabCacheGeometry;
 use crate::geometry::SlabFlags;
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId, NodeId};
 use crate::kmalloc_caches::KmallocSlot;
 use crate::machine::Pfn;
 use crate::trace::End;
@@ -28,7 +28,7 @@ pub enum SlabEvent {
     /// `n->colour_next` changed.
     ColourNext {
         cache: CacheId,
-        node: u32,
+        node: NodeId,
         colour: u32,
     },
     /// `slab_get_obj()`: the slab handed out `freelist[active]`; `active` grew by one.
@@ -51,7 +51,7 @@ pub enum SlabEvent {
     /// The node's counters moved by these amounts.
     NodeCounts {
         cache: CacheId,
-        node: u32,
+        node: NodeId,
         total_slabs: i32,
         free_slabs: i32,
         free_objects: i32,
@@ -59,11 +59,15 @@ pub enum SlabEvent {
     /// `n->free_touched` set or cleared.
     FreeTouched {
         cache: CacheId,
-        node: u32,
+        node: NodeId,
         touched: bool,
     },
     /// `n->next_reap` set.
-    NextReap { cache: CacheId, node: u32, at: u64 },
+    NextReap {
+        cache: CacheId,
+        node: NodeId,
+        at: u64,
+    },
     /// An object pointer went on top of an array.
     AcPushed {
         cache: CacheId,
@@ -97,14 +101,14 @@ pub enum SlabEvent {
     /// An object went to a caller.
     ObjectAllocated {
         cache: CacheId,
-        cpu: u32,
+        cpu: CpuId,
         pfn: Pfn,
         index: u32,
     },
     /// A caller gave an object back.
     ObjectFreed {
         cache: CacheId,
-        cpu: u32,
+        cpu: CpuId,
         pfn: Pfn,
         index: u32,
     },
@@ -114,13 +118,13 @@ pub enum SlabEvent {
     /// `spin_lock(&alien->lock)` of node `node`'s alien cache for node `remote`.
     AlienLockTaken {
         cache: CacheId,
-        node: u32,
-        remote: u32,
+        node: NodeId,
+        remote: NodeId,
     },
     /// `jiffies` moved on (a `cache_reap` operation: the timer's 2 s passed).
     Jiffies { now: u64 },
     /// A CPU's `slab_reap_node` moved on (`next_reap_node()`).
-    ReapNode { cpu: u32, node: u32 },
+    ReapNode { cpu: CpuId, node: NodeId },
 }
 
 /// What `SlabEvent::CacheCreated` records.

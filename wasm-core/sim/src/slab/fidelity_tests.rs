@@ -4,7 +4,7 @@
 use super::tests::{boot, boot_with, cache, consistent};
 use super::*;
 use crate::boot::BootOptions;
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId};
 use crate::machine::check::check_machine;
 use crate::machine::Damage;
 use crate::slub::FreeOutcome;
@@ -17,21 +17,21 @@ fn an_unchecked_free_to_the_wrong_cache_parks_the_object_in_the_named_caches_arr
     // kmalloc-128 object out next, as one of its own.
     let mut rec = boot(1, 1);
     let foo = cache(&mut rec, "foo", 64);
-    let x = kmalloc(&mut rec, 128, 0, None);
+    let x = kmalloc(&mut rec, 128, CpuId(0), None);
     let from = rec.steps().len();
-    assert_eq!(kfree(&mut rec, x, 0, Some(foo)), FreeOutcome::Freed);
+    assert_eq!(kfree(&mut rec, x, CpuId(0), Some(foo)), FreeOutcome::Freed);
     let keys: Vec<&str> = rec.steps()[from..].iter().map(|s| s.caption.key).collect();
     assert_eq!(
         keys,
         ["step.slab_wrong_cache_unchecked", "step.slab_free_array"]
     );
-    assert_eq!(rec.machine().slab().caches[foo].cpu[0].entry, [x]);
+    assert_eq!(rec.machine().slab().caches[foo].cpu[CpuId(0)].entry, [x]);
     let bad = check_machine(rec.machine());
     assert!(bad[0].starts_with("known damage: "), "{bad:?}");
     assert!(bad
         .iter()
         .any(|l| l.contains("holds") && l.contains("of another cache")));
-    assert_eq!(slab_alloc_node(&mut rec, foo, 0, None), x);
+    assert_eq!(slab_alloc_node(&mut rec, foo, CpuId(0), None), x);
 }
 
 #[test]
@@ -43,11 +43,13 @@ fn hardening_redirects_a_free_to_the_wrong_cache() {
     let mut rec = boot_with(1, 1, 16384, &switches, 0);
     let foo =
         kmem_cache_create(&mut rec, "foo", 64, 0, Default::default(), false, &switches).unwrap();
-    let x = kmalloc(&mut rec, 128, 0, None);
+    let x = kmalloc(&mut rec, 128, CpuId(0), None);
     let from = rec.steps().len();
-    assert_eq!(kfree(&mut rec, x, 0, Some(foo)), FreeOutcome::Freed);
+    assert_eq!(kfree(&mut rec, x, CpuId(0), Some(foo)), FreeOutcome::Freed);
     assert_eq!(rec.steps()[from].caption.key, "step.wrong_cache");
-    assert!(rec.machine().slab().caches[foo].cpu[0].entry.is_empty());
+    assert!(rec.machine().slab().caches[foo].cpu[CpuId(0)]
+        .entry
+        .is_empty());
     assert!(check_machine(rec.machine()).is_empty());
 }
 
@@ -57,17 +59,17 @@ fn free_block_returns_another_caches_object_to_its_own_slab_and_records_it() {
     // free_block() is where the simulator stops following the kernel.
     let mut rec = boot(1, 1);
     let foo = cache(&mut rec, "foo", 64);
-    let x = kmalloc(&mut rec, 128, 0, None);
-    let limit = rec.machine().slab().caches[foo].cpu[0].limit as usize;
+    let x = kmalloc(&mut rec, 128, CpuId(0), None);
+    let limit = rec.machine().slab().caches[foo].cpu[CpuId(0)].limit as usize;
     let mine: Vec<u64> = (0..limit)
-        .map(|_| slab_alloc_node(&mut rec, foo, 0, None))
+        .map(|_| slab_alloc_node(&mut rec, foo, CpuId(0), None))
         .collect();
-    kfree(&mut rec, x, 0, Some(foo));
+    kfree(&mut rec, x, CpuId(0), Some(foo));
     for &o in &mine {
-        kfree(&mut rec, o, 0, None);
+        kfree(&mut rec, o, CpuId(0), None);
     }
     let m = rec.machine();
-    assert!(!m.slab().caches[foo].cpu[0].entry.contains(&x));
+    assert!(!m.slab().caches[foo].cpu[CpuId(0)].entry.contains(&x));
     assert!(m.damage.iter().any(|d| matches!(
         d,
         Damage::ForeignObjectFreed { cache, addr, .. } if (*cache, *addr) == (foo, x)
@@ -129,7 +131,7 @@ proptest! {
         for op in ops {
             match op {
                 Op::Alloc { cpu, cache } => {
-                    let obj = slab_alloc_node(&mut rec, ids[cache], cpu % cpus, None);
+                    let obj = slab_alloc_node(&mut rec, ids[cache], CpuId::new(cpu % cpus), None);
                     if obj != 0 {
                         live.push(obj);
                     }
@@ -138,12 +140,12 @@ proptest! {
                     if !live.is_empty() {
                         let obj = live.swap_remove(pick % live.len());
                         let named = named.map(|c| ids[c]);
-                        prop_assert_eq!(kfree(&mut rec, obj, cpu % cpus, named), FreeOutcome::Freed);
+                        prop_assert_eq!(kfree(&mut rec, obj, CpuId::new(cpu % cpus), named), FreeOutcome::Freed);
                     }
                 }
-                Op::Reap { cpu } => cache_reap(&mut rec, Some(cpu % cpus)),
+                Op::Reap { cpu } => cache_reap(&mut rec, Some(CpuId::new(cpu % cpus))),
                 Op::Shrink { cpu, cache } => {
-                    kmem_cache_shrink(&mut rec, ids[cache], cpu % cpus);
+                    kmem_cache_shrink(&mut rec, ids[cache], CpuId::new(cpu % cpus));
                 }
             }
             prop_assert!(rec.is_idle(), "an operation left a step open");

@@ -7,7 +7,7 @@ use super::event::SlabEvent;
 use super::state::{AcRef, SlabList};
 use super::{alien_ac, cpu_ac, emit, lock, lock_alien, place_of, shared_ac};
 use crate::geometry::slab::FreelistLayout;
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId, NodeId};
 use crate::machine::Damage;
 use crate::machine::Pfn;
 use crate::page_alloc::free_pages;
@@ -18,7 +18,7 @@ use crate::slab_common::{
 use crate::trace::{End, Event, Recorder};
 
 /// `kfree()` of `addr` on `cpu`; with `cache`, `kmem_cache_free(cache, addr)`.
-pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<CacheId>) -> FreeOutcome {
+pub fn kfree(rec: &mut Recorder, addr: u64, cpu: CpuId, cache: Option<CacheId>) -> FreeOutcome {
     let m = rec.machine();
     let destroyed = cache.filter(|&c| m.slab().caches[c].destroyed);
     if let Some(outcome) = free_prologue(rec, addr, destroyed) {
@@ -46,7 +46,7 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<CacheId>) ->
         // free goes unnoticed without DEBUG_SLAB: the pointer sits in an array twice and the
         // object is later handed to two callers.
         let s = &m.slab().caches[slab_cache];
-        let local = m.cpu_node[cpu as usize];
+        let local = m.cpu_node[cpu];
         let target = if m.config.nodes > 1 && slab.node != local {
             alien_ac(local, slab.node)
         } else {
@@ -59,7 +59,7 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<CacheId>) ->
         } else if matches!(target, AcRef::Alien { .. }) {
             ac.avail()
         } else {
-            let room = s.node[local as usize]
+            let room = s.node[local]
                 .shared
                 .as_ref()
                 .map_or(0, |sh| sh.limit - sh.avail());
@@ -111,9 +111,9 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<CacheId>) ->
     clippy::too_many_lines,
     reason = "mirrors ___cache_free() and cache_free_alien() of mm/slab.c in the kernel's order"
 )]
-fn ___cache_free(rec: &mut Recorder, cache: CacheId, pfn: Pfn, index: u32, addr: u64, cpu: u32) {
+fn ___cache_free(rec: &mut Recorder, cache: CacheId, pfn: Pfn, index: u32, addr: u64, cpu: CpuId) {
     let m = rec.machine();
-    let local = m.cpu_node[cpu as usize];
+    let local = m.cpu_node[cpu];
     let slab_node = m.slab().slabs[&pfn].node;
     let freed = SlabEvent::ObjectFreed {
         cache,
@@ -163,7 +163,7 @@ fn ___cache_free(rec: &mut Recorder, cache: CacheId, pfn: Pfn, index: u32, addr:
         slabs_destroy(rec, cache, cpu, list);
         return;
     }
-    let ac = &m.slab().caches[cache].cpu[cpu as usize];
+    let ac = &m.slab().caches[cache].cpu[cpu];
     if ac.avail() < ac.limit {
         rec.call(
             "___cache_free",
@@ -186,7 +186,7 @@ fn ___cache_free(rec: &mut Recorder, cache: CacheId, pfn: Pfn, index: u32, addr:
         );
         return;
     }
-    let shared_room = m.slab().caches[cache].node[local as usize]
+    let shared_room = m.slab().caches[cache].node[local]
         .shared
         .as_ref()
         .map_or(0, |sh| sh.limit - sh.avail());
@@ -221,13 +221,13 @@ fn ___cache_free(rec: &mut Recorder, cache: CacheId, pfn: Pfn, index: u32, addr:
 /// `cache_flusharray()`: the oldest `batchcount` pointers of a full array go to the node's
 /// shared array if it has room (as many as fit), else back to their slabs by `free_block()`.
 /// Returns the slabs to destroy.
-fn cache_flusharray(rec: &mut Recorder, cache: CacheId, cpu: u32) -> Vec<Pfn> {
+fn cache_flusharray(rec: &mut Recorder, cache: CacheId, cpu: CpuId) -> Vec<Pfn> {
     let m = rec.machine();
-    let node = m.cpu_node[cpu as usize];
+    let node = m.cpu_node[cpu];
     let s = &m.slab().caches[cache];
-    let ac = &s.cpu[cpu as usize];
+    let ac = &s.cpu[cpu];
     let batch = ac.batchcount.min(ac.avail());
-    let room = s.node[node as usize]
+    let room = s.node[node]
         .shared
         .as_ref()
         .map_or(0, |sh| sh.limit - sh.avail());
@@ -268,7 +268,12 @@ fn cache_flusharray(rec: &mut Recorder, cache: CacheId, cpu: u32) -> Vec<Pfn> {
 /// computed with this cache's object size in the other cache's slab and the slab would move
 /// onto this cache's lists, which the simulator's slabs cannot hold. It goes back to its own
 /// slab, lists and counts instead, and the damage is recorded (`machine::damage`).
-pub(crate) fn free_block(rec: &mut Recorder, cache: CacheId, objs: &[u64], node: u32) -> Vec<Pfn> {
+pub(crate) fn free_block(
+    rec: &mut Recorder,
+    cache: CacheId,
+    objs: &[u64],
+    node: NodeId,
+) -> Vec<Pfn> {
     let m = rec.machine();
     let own = |obj: u64| {
         let pfn = place_of(m, obj).expect("array entries are objects").pfn;
@@ -319,7 +324,7 @@ pub(crate) fn free_block(rec: &mut Recorder, cache: CacheId, objs: &[u64], node:
     let mut list = Vec::new();
     loop {
         let s = &rec.machine().slab().caches[cache];
-        let n = &s.node[node as usize];
+        let n = &s.node[node];
         let num = s.geometry.num;
         if n.free_objects <= u64::from(n.free_limit) {
             break;
@@ -338,7 +343,7 @@ pub(crate) fn free_block(rec: &mut Recorder, cache: CacheId, objs: &[u64], node:
 /// `free_block()` of `cache` meeting `obj`, an object of another cache: it goes back to its
 /// own slab as that cache's `free_block()` would put it, and the damage the kernel does
 /// instead is recorded (see `free_block`).
-fn free_foreign_object(rec: &mut Recorder, cache: CacheId, obj: u64, node: u32) {
+fn free_foreign_object(rec: &mut Recorder, cache: CacheId, obj: u64, node: NodeId) {
     let place = place_of(rec.machine(), obj).expect("array entries are objects");
     let pfn = place.pfn;
     let slab = &rec.machine().slab().slabs[&pfn];
@@ -386,8 +391,8 @@ fn free_foreign_object(rec: &mut Recorder, cache: CacheId, obj: u64, node: u32) 
 pub(crate) fn __drain_alien_cache(
     rec: &mut Recorder,
     cache: CacheId,
-    node: u32,
-    remote: u32,
+    node: NodeId,
+    remote: NodeId,
 ) -> Vec<Pfn> {
     let alien = alien_ac(node, remote);
     if super::ac_entries(rec.machine(), cache, alien).is_empty() {
@@ -417,7 +422,7 @@ pub(crate) fn __drain_alien_cache(
 /// `slabs_destroy()` → `slab_destroy()`: each slab's pages go back to the page allocator, or,
 /// for a `SLAB_TYPESAFE_BY_RCU` cache, wait for a grace period (`call_rcu(&slab->rcu_head,
 /// kmem_rcu_free)`); an OFF_SLAB index array is freed to its kmalloc cache at once either way.
-pub(crate) fn slabs_destroy(rec: &mut Recorder, cache: CacheId, cpu: u32, list: Vec<Pfn>) {
+pub(crate) fn slabs_destroy(rec: &mut Recorder, cache: CacheId, cpu: CpuId, list: Vec<Pfn>) {
     for pfn in list {
         let slab = &rec.machine().slab().slabs[&pfn];
         let (mgmt, order) = (slab.freelist_addr, slab.order);
@@ -452,7 +457,7 @@ pub(crate) fn slabs_destroy(rec: &mut Recorder, cache: CacheId, cpu: u32, list: 
 }
 
 /// `kmem_cache_free_bulk()`/`kfree_bulk()`: SLAB frees the objects one by one.
-pub fn kmem_cache_free_bulk(rec: &mut Recorder, cache: Option<CacheId>, objs: &[u64], cpu: u32) {
+pub fn kmem_cache_free_bulk(rec: &mut Recorder, cache: Option<CacheId>, objs: &[u64], cpu: CpuId) {
     rec.call(
         "kmem_cache_free_bulk",
         "one by one",

@@ -39,7 +39,7 @@ pub use free::{kfree, kmem_cache_free_bulk};
 pub use ops::Slab;
 pub use reap::{cache_reap, kmem_cache_destroy, kmem_cache_shrink};
 
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId, NodeId};
 use crate::machine::DIRECT_MAP_BASE;
 use crate::machine::{FrameState, Machine, Pfn};
 use crate::trace::{Event, Recorder};
@@ -91,12 +91,12 @@ impl Machine {
 }
 
 /// `spin_lock(&n->list_lock)`.
-pub(crate) fn lock(rec: &mut Recorder, cache: CacheId, node: u32) {
+pub(crate) fn lock(rec: &mut Recorder, cache: CacheId, node: NodeId) {
     rec.emit(Event::ListLockTaken { cache, node });
 }
 
 /// `spin_lock(&alien->lock)` of node `node`'s alien cache for objects of `remote`.
-pub(crate) fn lock_alien(rec: &mut Recorder, cache: CacheId, node: u32, remote: u32) {
+pub(crate) fn lock_alien(rec: &mut Recorder, cache: CacheId, node: NodeId, remote: NodeId) {
     emit(
         rec,
         SlabEvent::AlienLockTaken {
@@ -113,21 +113,18 @@ pub(crate) fn emit(rec: &mut Recorder, e: SlabEvent) {
 }
 
 /// The per-CPU array of `cpu`.
-pub(crate) fn cpu_ac(cpu: u32) -> AcRef {
-    AcRef::Cpu { cpu: cpu as u16 }
+pub(crate) fn cpu_ac(cpu: CpuId) -> AcRef {
+    AcRef::Cpu { cpu }
 }
 
 /// The shared array of `node`.
-pub(crate) fn shared_ac(node: u32) -> AcRef {
-    AcRef::Shared { node: node as u8 }
+pub(crate) fn shared_ac(node: NodeId) -> AcRef {
+    AcRef::Shared { node }
 }
 
 /// Node `node`'s alien cache for objects of `remote`.
-pub(crate) fn alien_ac(node: u32, remote: u32) -> AcRef {
-    AcRef::Alien {
-        node: node as u8,
-        remote: remote as u8,
-    }
+pub(crate) fn alien_ac(node: NodeId, remote: NodeId) -> AcRef {
+    AcRef::Alien { node, remote }
 }
 
 /// The pointers an array holds (oldest first).

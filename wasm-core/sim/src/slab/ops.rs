@@ -7,7 +7,7 @@ use crate::boot::Allocator;
 use crate::boot::BootOptions;
 use crate::geometry::GeometryError;
 use crate::gfp::Gfp;
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId, NodeId};
 use crate::machine::check::{SlabShare, Totals, Touched};
 use crate::machine::{Machine, Pfn};
 use crate::slab_common::{DestroyOutcome, FreeOutcome};
@@ -59,8 +59,8 @@ impl SlabAllocator for Slab {
         size: u64,
         flags: Gfp,
         _caller: u64, // SLAB has no random kmalloc caches: the call site picks nothing
-        cpu: u32,
-        node: Option<u32>,
+        cpu: CpuId,
+        node: Option<NodeId>,
     ) -> u64 {
         super::__do_kmalloc_node(rec, size, flags, cpu, node)
     }
@@ -69,8 +69,8 @@ impl SlabAllocator for Slab {
         &self,
         rec: &mut Recorder,
         cache: CacheId,
-        cpu: u32,
-        node: Option<u32>,
+        cpu: CpuId,
+        node: Option<NodeId>,
     ) -> u64 {
         super::slab_alloc_node(rec, cache, cpu, node)
     }
@@ -80,7 +80,7 @@ impl SlabAllocator for Slab {
         rec: &mut Recorder,
         cache: CacheId,
         n: u32,
-        cpu: u32,
+        cpu: CpuId,
     ) -> Vec<u64> {
         super::kmem_cache_alloc_bulk(rec, cache, n, cpu)
     }
@@ -89,7 +89,7 @@ impl SlabAllocator for Slab {
         &self,
         rec: &mut Recorder,
         addr: u64,
-        cpu: u32,
+        cpu: CpuId,
         cache: Option<CacheId>,
     ) -> FreeOutcome {
         super::kfree(rec, addr, cpu, cache)
@@ -100,12 +100,12 @@ impl SlabAllocator for Slab {
         rec: &mut Recorder,
         cache: Option<CacheId>,
         objs: &[u64],
-        cpu: u32,
+        cpu: CpuId,
     ) {
         super::kmem_cache_free_bulk(rec, cache, objs, cpu);
     }
 
-    fn kmem_cache_shrink(&self, rec: &mut Recorder, cache: CacheId, cpu: u32) {
+    fn kmem_cache_shrink(&self, rec: &mut Recorder, cache: CacheId, cpu: CpuId) {
         super::kmem_cache_shrink(rec, cache, cpu);
     }
 
@@ -114,7 +114,7 @@ impl SlabAllocator for Slab {
         rec: &mut Recorder,
         cache: CacheId,
         alias: Option<&str>,
-        cpu: u32,
+        cpu: CpuId,
     ) -> DestroyOutcome {
         super::kmem_cache_destroy(rec, cache, alias, cpu)
     }
@@ -123,11 +123,11 @@ impl SlabAllocator for Slab {
         false
     }
 
-    fn flush_cpu_slab(&self, _: &mut Recorder, _: CacheId, _: u32) -> Result<(), Missing> {
+    fn flush_cpu_slab(&self, _: &mut Recorder, _: CacheId, _: CpuId) -> Result<(), Missing> {
         Err(Missing)
     }
 
-    fn cache_reap(&self, rec: &mut Recorder, cpu: Option<u32>) -> Result<(), Missing> {
+    fn cache_reap(&self, rec: &mut Recorder, cpu: Option<CpuId>) -> Result<(), Missing> {
         super::cache_reap(rec, cpu);
         Ok(())
     }
@@ -137,7 +137,7 @@ impl SlabAllocator for Slab {
             .is_some_and(|p| p.offset == 0 && m.slab().slabs[&p.pfn].allocated[p.index as usize])
     }
 
-    fn slab_of(&self, m: &Machine, pfn: Pfn) -> Option<(CacheId, u32)> {
+    fn slab_of(&self, m: &Machine, pfn: Pfn) -> Option<(CacheId, NodeId)> {
         m.slab().slabs.get(&pfn).map(|s| (s.cache, s.node))
     }
 

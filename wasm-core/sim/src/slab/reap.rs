@@ -7,14 +7,14 @@ use super::event::SlabEvent;
 use super::free::{__drain_alien_cache, free_block, slabs_destroy};
 use super::state::{AcRef, REAPTIMEOUT_AC, REAPTIMEOUT_NODE};
 use super::{ac_entries, alien_ac, cpu_ac, emit, lock, lock_alien, shared_ac};
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId, NodeId};
 use crate::machine::Pfn;
 use crate::slab_common::DestroyOutcome;
 use crate::trace::Recorder;
 
 /// `cache_reap` on `cpu` (or on every CPU in turn): the timer's 2 s have passed, then each
 /// CPU's `cache_reap()` walks every cache, newest first.
-pub fn cache_reap(rec: &mut Recorder, cpu: Option<u32>) {
+pub fn cache_reap(rec: &mut Recorder, cpu: Option<CpuId>) {
     let now = rec.machine().slab().jiffies + REAPTIMEOUT_AC;
     rec.call(
         "cache_reap",
@@ -25,25 +25,20 @@ pub fn cache_reap(rec: &mut Recorder, cpu: Option<u32>) {
             emit(rec, SlabEvent::Jiffies { now });
         },
     );
-    let cpus: Vec<u32> = match cpu {
+    let cpus: Vec<CpuId> = match cpu {
         Some(c) => vec![c],
-        None => (0..rec.machine().config.cpus).collect(),
+        None => CpuId::all(rec.machine().config.cpus).collect(),
     };
     for cpu in cpus {
         cache_reap_cpu(rec, cpu);
     }
 }
 
-fn cache_reap_cpu(rec: &mut Recorder, cpu: u32) {
+fn cache_reap_cpu(rec: &mut Recorder, cpu: CpuId) {
     let m = rec.machine();
-    let node = m.cpu_node[cpu as usize];
+    let node = m.cpu_node[cpu];
     let now = m.slab().jiffies;
-    let reap_node = m
-        .slab()
-        .reap_node
-        .get(cpu as usize)
-        .copied()
-        .unwrap_or(node);
+    let reap_node = m.slab().reap_node.get(cpu).copied().unwrap_or(node);
     let ids: Vec<CacheId> = m
         .slab()
         .caches
@@ -71,7 +66,7 @@ fn cache_reap_cpu(rec: &mut Recorder, cpu: u32) {
             slabs_destroy(rec, cache, cpu, list);
         }
         drain_array(rec, cache, cpu, node, cpu_ac(cpu));
-        let n = &rec.machine().slab().caches[cache].node[node as usize];
+        let n = &rec.machine().slab().caches[cache].node[node];
         if n.next_reap > now {
             continue;
         }
@@ -89,7 +84,7 @@ fn cache_reap_cpu(rec: &mut Recorder, cpu: u32) {
         });
         drain_array(rec, cache, cpu, node, shared_ac(node));
         let s = &rec.machine().slab().caches[cache];
-        let n = &s.node[node as usize];
+        let n = &s.node[node];
         if n.free_touched {
             rec.call(
                 "cache_reap",
@@ -124,7 +119,7 @@ fn cache_reap_cpu(rec: &mut Recorder, cpu: u32) {
                 rec,
                 SlabEvent::ReapNode {
                     cpu,
-                    node: (reap_node + 1) % nodes,
+                    node: reap_node.next_node_in(nodes),
                 },
             );
         },
@@ -133,7 +128,7 @@ fn cache_reap_cpu(rec: &mut Recorder, cpu: u32) {
 
 /// `drain_array()`: a recently used array is only marked unused; an unused one gives its
 /// oldest fifth of `limit` (or half of what it holds, if less) back to the slabs.
-fn drain_array(rec: &mut Recorder, cache: CacheId, cpu: u32, node: u32, ac: AcRef) {
+fn drain_array(rec: &mut Recorder, cache: CacheId, cpu: CpuId, node: NodeId, ac: AcRef) {
     let Some(a) = rec.machine().slab().caches[cache].ac(ac) else {
         return;
     };
@@ -181,7 +176,7 @@ fn drain_array(rec: &mut Recorder, cache: CacheId, cpu: u32, node: u32, ac: AcRe
 fn drain_locked(
     rec: &mut Recorder,
     cache: CacheId,
-    node: u32,
+    node: NodeId,
     ac: AcRef,
     objs: &[u64],
 ) -> Vec<Pfn> {
@@ -202,12 +197,18 @@ fn drain_locked(
 
 /// `drain_freelist()`: destroys up to `tofree` free slabs, the last one first, taking the node
 /// lock for each.
-fn drain_freelist(rec: &mut Recorder, cache: CacheId, cpu: u32, node: u32, tofree: u32) -> u32 {
+fn drain_freelist(
+    rec: &mut Recorder,
+    cache: CacheId,
+    cpu: CpuId,
+    node: NodeId,
+    tofree: u32,
+) -> u32 {
     let mut freed = 0;
     while freed < tofree {
         let s = &rec.machine().slab().caches[cache];
         let num = s.geometry.num;
-        let Some(&pfn) = s.node[node as usize].slabs_free.back() else {
+        let Some(&pfn) = s.node[node].slabs_free.back() else {
             break;
         };
         rec.call(
@@ -230,11 +231,11 @@ fn drain_freelist(rec: &mut Recorder, cache: CacheId, cpu: u32, node: u32, tofre
 
 /// `drain_cpu_caches()`: every CPU array (`do_drain()` on each CPU), every alien cache and
 /// every shared array, completely.
-fn drain_cpu_caches(rec: &mut Recorder, cache: CacheId, cpu: u32) {
+fn drain_cpu_caches(rec: &mut Recorder, cache: CacheId, cpu: CpuId) {
     let cpus = rec.machine().config.cpus;
     let nodes = rec.machine().config.nodes;
-    for c in 0..cpus {
-        let node = rec.machine().cpu_node[c as usize];
+    for c in CpuId::all(cpus) {
+        let node = rec.machine().cpu_node[c];
         let objs = ac_entries(rec.machine(), cache, cpu_ac(c));
         let list = rec.call(
             "do_drain",
@@ -248,8 +249,8 @@ fn drain_cpu_caches(rec: &mut Recorder, cache: CacheId, cpu: u32) {
         );
         slabs_destroy(rec, cache, c, list);
     }
-    for node in 0..nodes {
-        for remote in (0..nodes).filter(|&r| r != node && nodes > 1) {
+    for node in NodeId::all(nodes) {
+        for remote in NodeId::all(nodes).filter(|&r| r != node && nodes > 1) {
             let list = rec.call(
                 "drain_alien_cache",
                 "empty an alien cache",
@@ -265,8 +266,8 @@ fn drain_cpu_caches(rec: &mut Recorder, cache: CacheId, cpu: u32) {
             slabs_destroy(rec, cache, cpu, list);
         }
     }
-    for node in 0..nodes {
-        if rec.machine().slab().caches[cache].node[node as usize]
+    for node in NodeId::all(nodes) {
+        if rec.machine().slab().caches[cache].node[node]
             .shared
             .is_none()
         {
@@ -290,12 +291,12 @@ fn drain_cpu_caches(rec: &mut Recorder, cache: CacheId, cpu: u32) {
 /// `__kmem_cache_shrink()`: drain every array, then destroy every free slab. Returns whether
 /// slabs with objects remain.
 #[doc(alias = "__kmem_cache_shrink")]
-pub fn kmem_cache_shrink(rec: &mut Recorder, cache: CacheId, cpu: u32) -> bool {
+pub fn kmem_cache_shrink(rec: &mut Recorder, cache: CacheId, cpu: CpuId) -> bool {
     drain_cpu_caches(rec, cache, cpu);
     let mut busy = false;
-    for node in 0..rec.machine().config.nodes {
+    for node in NodeId::all(rec.machine().config.nodes) {
         drain_freelist(rec, cache, cpu, node, u32::MAX);
-        let n = &rec.machine().slab().caches[cache].node[node as usize];
+        let n = &rec.machine().slab().caches[cache].node[node];
         busy |= !n.slabs_full.is_empty() || !n.slabs_partial.is_empty();
     }
     busy
@@ -308,7 +309,7 @@ pub fn kmem_cache_destroy(
     rec: &mut Recorder,
     cache: CacheId,
     alias: Option<&str>,
-    cpu: u32,
+    cpu: CpuId,
 ) -> DestroyOutcome {
     let aliases = rec.machine().slab().caches[cache].aliases.clone();
     let dropped = match alias {

@@ -9,8 +9,7 @@
 
 use crate::geometry::slab::SlabCacheGeometry;
 use crate::geometry::SlabFlags;
-use crate::ids::CacheId;
-use crate::ids::TiVec;
+use crate::ids::{CacheId, CpuId, NodeId, TiVec};
 use crate::kmalloc_caches::{KmallocCaches, KmallocSlot};
 use crate::machine::Pfn;
 use serde::Serialize;
@@ -38,7 +37,7 @@ pub struct SlabState {
     /// `jiffies`: advanced only by `cache_reap` operations (the 2 s timer is not simulated).
     pub jiffies: u64,
     /// Per CPU, `slab_reap_node`: whose alien cache the next `cache_reap()` drains.
-    pub reap_node: Vec<u32>,
+    pub reap_node: TiVec<CpuId, NodeId>,
     /// The behaviour before "mm/slab: refill cpu cache through a new slab without holding a
     /// node lock" (Linux 4.7): a refill that grows the cache links the new slab first and then
     /// goes back to take objects from the node lists under `list_lock`.
@@ -73,9 +72,9 @@ pub struct KmemCache {
     /// `kmem_cache_destroy()` has run.
     pub destroyed: bool,
     /// `cpu_cache`, index: CPU.
-    pub cpu: Vec<ArrayCache>,
+    pub cpu: TiVec<CpuId, ArrayCache>,
     /// `node[]`, index: node.
-    pub node: Vec<KmemCacheNode>,
+    pub node: TiVec<NodeId, KmemCacheNode>,
 }
 
 /// `struct array_cache`: a stack of free object pointers; `entry.len()` is `avail`, the last
@@ -129,7 +128,7 @@ pub struct KmemCacheNode {
     /// The per-node shared array (none when `shared` is 0).
     pub shared: Option<ArrayCache>,
     /// `alien[remote]`: objects of node `remote` freed on this node (NUMA only).
-    pub alien: Vec<Option<ArrayCache>>,
+    pub alien: TiVec<NodeId, Option<ArrayCache>>,
     pub next_reap: u64,
     pub free_touched: bool,
 }
@@ -149,7 +148,7 @@ impl KmemCacheNode {
 pub struct Slab {
     pub cache: CacheId,
     pub order: u8,
-    pub node: u32,
+    pub node: NodeId,
     /// Colour offset in bytes: `s_mem` is the slab's address plus this.
     pub colour_off: u32,
     /// `active`: objects handed out of the slab (to callers or to arrays).
@@ -172,11 +171,11 @@ pub struct Slab {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum AcRef {
     /// `cpu_cache` of a CPU.
-    Cpu { cpu: u16 },
+    Cpu { cpu: CpuId },
     /// `n->shared` of a node.
-    Shared { node: u8 },
+    Shared { node: NodeId },
     /// `n->alien[remote]` of a node.
-    Alien { node: u8, remote: u8 },
+    Alien { node: NodeId, remote: NodeId },
 }
 
 impl std::fmt::Display for AcRef {
@@ -196,25 +195,20 @@ impl KmemCache {
     /// The array an `AcRef` names.
     pub fn ac(&self, r: AcRef) -> Option<&ArrayCache> {
         match r {
-            AcRef::Cpu { cpu } => self.cpu.get(cpu as usize),
-            AcRef::Shared { node } => self.node.get(node as usize)?.shared.as_ref(),
-            AcRef::Alien { node, remote } => self
-                .node
-                .get(node as usize)?
-                .alien
-                .get(remote as usize)?
-                .as_ref(),
+            AcRef::Cpu { cpu } => self.cpu.get(cpu),
+            AcRef::Shared { node } => self.node.get(node)?.shared.as_ref(),
+            AcRef::Alien { node, remote } => self.node.get(node)?.alien.get(remote)?.as_ref(),
         }
     }
 
     pub fn ac_mut(&mut self, r: AcRef) -> &mut ArrayCache {
         match r {
-            AcRef::Cpu { cpu } => &mut self.cpu[cpu as usize],
-            AcRef::Shared { node } => self.node[node as usize]
+            AcRef::Cpu { cpu } => &mut self.cpu[cpu],
+            AcRef::Shared { node } => self.node[node]
                 .shared
                 .as_mut()
                 .expect("the node has a shared array"),
-            AcRef::Alien { node, remote } => self.node[node as usize].alien[remote as usize]
+            AcRef::Alien { node, remote } => self.node[node].alien[remote]
                 .as_mut()
                 .expect("the node has this alien cache"),
         }

@@ -8,7 +8,7 @@ use super::state::BATCHREFILL_LIMIT;
 use super::*;
 use crate::boot::{Allocator, BootOptions};
 use crate::geometry::slab::FreelistLayout;
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId, NodeId};
 use crate::machine::check::{check_page_allocator, FullChecks, TraceCheck};
 use crate::machine::{Machine, MachineConfig, Owner};
 use crate::page_alloc::{alloc_pages, alloc_pages_thisnode, free_pages};
@@ -77,25 +77,25 @@ fn first_allocation_grows_without_the_node_lock_and_fills_a_cold_array() {
     let g = rec.machine().slab().caches[id].geometry.clone();
     assert_eq!((g.limit, g.batchcount), (120, 60));
     let before = locks(&rec);
-    let a = slab_alloc_node(&mut rec, id, 0, None);
+    let a = slab_alloc_node(&mut rec, id, CpuId(0), None);
     assert_ne!(a, 0);
     consistent(&rec);
     let m = rec.machine();
     let s = &m.slab().caches[id];
     // A cold array refills BATCHREFILL_LIMIT objects, straight from the new slab; one was
     // handed out.
-    assert_eq!(s.cpu[0].avail(), BATCHREFILL_LIMIT - 1);
-    assert!(s.cpu[0].touched);
-    let n = &s.node[0];
+    assert_eq!(s.cpu[CpuId(0)].avail(), BATCHREFILL_LIMIT - 1);
+    assert!(s.cpu[CpuId(0)].touched);
+    let n = &s.node[NodeId(0)];
     assert_eq!(n.slabs_partial.len(), 1);
     assert_eq!(n.total_slabs, 1);
     assert_eq!(n.free_objects, u64::from(g.num - BATCHREFILL_LIMIT));
     // Only cache_grow_end() took list_lock.
     assert_eq!(locks(&rec) - before, 1);
     // The next allocation is an array hit: the newest pointer, no lock.
-    let top = *s.cpu[0].entry.last().unwrap();
+    let top = *s.cpu[CpuId(0)].entry.last().unwrap();
     let before = locks(&rec);
-    assert_eq!(slab_alloc_node(&mut rec, id, 0, None), top);
+    assert_eq!(slab_alloc_node(&mut rec, id, CpuId(0), None), top);
     assert_eq!(locks(&rec), before);
     assert_eq!(rec.steps().last().unwrap().path, "array hit");
 }
@@ -118,21 +118,21 @@ fn before_4_7_a_growing_refill_takes_the_node_lock_twice() {
     )
     .unwrap();
     let before = locks(&rec);
-    slab_alloc_node(&mut rec, id, 0, None);
+    slab_alloc_node(&mut rec, id, CpuId(0), None);
     consistent(&rec);
     // cache_grow_end() links the free slab, then the retried refill takes it under the lock.
     assert_eq!(locks(&rec) - before, 2);
     let s = &rec.machine().slab().caches[id];
-    assert_eq!(s.cpu[0].avail(), BATCHREFILL_LIMIT - 1);
+    assert_eq!(s.cpu[CpuId(0)].avail(), BATCHREFILL_LIMIT - 1);
 }
 
 #[test]
 fn a_second_cpu_refills_from_the_slab_lists_under_the_lock() {
     let mut rec = boot(2, 1);
     let id = cache(&mut rec, "obj100", 100);
-    slab_alloc_node(&mut rec, id, 0, None);
+    slab_alloc_node(&mut rec, id, CpuId(0), None);
     let before = locks(&rec);
-    slab_alloc_node(&mut rec, id, 1, None);
+    slab_alloc_node(&mut rec, id, CpuId(1), None);
     consistent(&rec);
     assert_eq!(locks(&rec) - before, 1);
     let step = rec
@@ -142,9 +142,9 @@ fn a_second_cpu_refills_from_the_slab_lists_under_the_lock() {
         .find(|s| s.function == "cache_alloc_refill");
     assert_eq!(step.unwrap().path, "from the node's slab lists");
     let s = &rec.machine().slab().caches[id];
-    assert_eq!(s.cpu[1].avail(), BATCHREFILL_LIMIT - 1);
+    assert_eq!(s.cpu[CpuId(1)].avail(), BATCHREFILL_LIMIT - 1);
     // Both CPUs' objects came from the one slab, which is now 32 objects in.
-    let pfn = s.node[0].slabs_partial[0];
+    let pfn = s.node[NodeId(0)].slabs_partial[0];
     assert_eq!(
         rec.machine().slab().slabs[&pfn].active,
         2 * BATCHREFILL_LIMIT
@@ -157,45 +157,45 @@ fn a_full_array_flushes_its_oldest_batch_to_the_shared_array_then_to_the_slabs()
     let id = cache(&mut rec, "obj100", 100);
     let g = rec.machine().slab().caches[id].geometry.clone();
     let objs: Vec<u64> = (0..(g.limit + g.batchcount) * 10)
-        .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+        .map(|_| slab_alloc_node(&mut rec, id, CpuId(0), None))
         .collect();
     // Empty the arrays first, so the frees below start from an empty per-CPU array.
-    kmem_cache_shrink(&mut rec, id, 0);
+    kmem_cache_shrink(&mut rec, id, CpuId(0));
     consistent(&rec);
     for &o in &objs[..g.limit as usize] {
-        assert_eq!(kfree(&mut rec, o, 0, None), FreeOutcome::Freed);
+        assert_eq!(kfree(&mut rec, o, CpuId(0), None), FreeOutcome::Freed);
     }
     let s = &rec.machine().slab().caches[id];
-    let array = s.cpu[0].entry.clone();
-    assert_eq!(s.cpu[0].avail(), g.limit);
+    let array = s.cpu[CpuId(0)].entry.clone();
+    assert_eq!(s.cpu[CpuId(0)].avail(), g.limit);
     // One more free: the oldest batchcount pointers move to the shared array.
-    kfree(&mut rec, objs[g.limit as usize], 0, None);
+    kfree(&mut rec, objs[g.limit as usize], CpuId(0), None);
     consistent(&rec);
     let s = &rec.machine().slab().caches[id];
     assert_eq!(
-        s.node[0].shared.as_ref().unwrap().entry,
+        s.node[NodeId(0)].shared.as_ref().unwrap().entry,
         array[..g.batchcount as usize]
     );
-    assert_eq!(s.cpu[0].avail(), g.limit - g.batchcount + 1);
+    assert_eq!(s.cpu[CpuId(0)].avail(), g.limit - g.batchcount + 1);
     // Fill the shared array (8 * 60 = 480); then a flush goes through free_block().
-    let shared_limit = s.node[0].shared.as_ref().unwrap().limit;
+    let shared_limit = s.node[NodeId(0)].shared.as_ref().unwrap().limit;
     let mut next = g.limit as usize + 1;
-    while rec.machine().slab().caches[id].node[0]
+    while rec.machine().slab().caches[id].node[NodeId(0)]
         .shared
         .as_ref()
         .unwrap()
         .avail()
         < shared_limit
     {
-        kfree(&mut rec, objs[next], 0, None);
+        kfree(&mut rec, objs[next], CpuId(0), None);
         next += 1;
     }
-    let free_before = rec.machine().slab().caches[id].node[0].free_objects;
-    while rec.machine().slab().caches[id].cpu[0].avail() < g.limit {
-        kfree(&mut rec, objs[next], 0, None);
+    let free_before = rec.machine().slab().caches[id].node[NodeId(0)].free_objects;
+    while rec.machine().slab().caches[id].cpu[CpuId(0)].avail() < g.limit {
+        kfree(&mut rec, objs[next], CpuId(0), None);
         next += 1;
     }
-    kfree(&mut rec, objs[next], 0, None);
+    kfree(&mut rec, objs[next], CpuId(0), None);
     consistent(&rec);
     let step = rec
         .steps()
@@ -206,7 +206,7 @@ fn a_full_array_flushes_its_oldest_batch_to_the_shared_array_then_to_the_slabs()
         step.unwrap().path,
         "array full: oldest batch back to the slabs"
     );
-    let free_after = rec.machine().slab().caches[id].node[0].free_objects;
+    let free_after = rec.machine().slab().caches[id].node[NodeId(0)].free_objects;
     assert_eq!(free_after, free_before + u64::from(g.batchcount));
 }
 
@@ -216,25 +216,31 @@ fn remote_frees_go_to_the_alien_cache_and_drain_to_their_node_when_full() {
     let id = cache(&mut rec, "obj100", 100);
     // cpu1 is on node 1: it allocates node-1 objects; cpu0 (node 0) frees them.
     let objs: Vec<u64> = (0..40)
-        .map(|_| slab_alloc_node(&mut rec, id, 1, None))
+        .map(|_| slab_alloc_node(&mut rec, id, CpuId(1), None))
         .collect();
     assert!(objs
         .iter()
-        .all(|&o| rec.machine().node_of(rec.machine().addr_pfn(o).unwrap()) == 1));
+        .all(|&o| rec.machine().node_of(rec.machine().addr_pfn(o).unwrap()) == NodeId(1)));
     for &o in &objs[..12] {
-        kfree(&mut rec, o, 0, None);
+        kfree(&mut rec, o, CpuId(0), None);
     }
     consistent(&rec);
-    let alien = alien_ac(0, 1);
+    let alien = alien_ac(NodeId(0), NodeId(1));
     assert_eq!(ac_entries(rec.machine(), id, alien), objs[..12].to_vec());
     let before = rec.machine().list_lock_taken.clone();
-    kfree(&mut rec, objs[12], 0, None);
+    kfree(&mut rec, objs[12], CpuId(0), None);
     consistent(&rec);
     // The full alien cache (limit 12) drained under node 1's lock into node 1's shared array.
     assert_eq!(ac_entries(rec.machine(), id, alien), vec![objs[12]]);
     let after = &rec.machine().list_lock_taken;
-    assert_eq!((after[0] - before[0], after[1] - before[1]), (0, 1));
-    let shared = ac_entries(rec.machine(), id, shared_ac(1));
+    assert_eq!(
+        (
+            after[NodeId(0)] - before[NodeId(0)],
+            after[NodeId(1)] - before[NodeId(1)]
+        ),
+        (0, 1)
+    );
+    let shared = ac_entries(rec.machine(), id, shared_ac(NodeId(1)));
     assert_eq!(shared, objs[..12].to_vec());
 }
 
@@ -245,13 +251,13 @@ fn free_block_keeps_at_most_free_limit_free_objects_on_a_node() {
     let g = rec.machine().slab().caches[id].geometry.clone();
     let n = 400usize;
     let objs: Vec<u64> = (0..n)
-        .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+        .map(|_| slab_alloc_node(&mut rec, id, CpuId(0), None))
         .collect();
     for &o in &objs {
-        kfree(&mut rec, o, 0, None);
+        kfree(&mut rec, o, CpuId(0), None);
     }
     consistent(&rec);
-    let node = &rec.machine().slab().caches[id].node[0];
+    let node = &rec.machine().slab().caches[id].node[NodeId(0)];
     assert!(node.free_objects <= u64::from(node.free_limit));
     // free_limit = (1 + cpus on the node) * batchcount + num.
     assert_eq!(node.free_limit, 2 * g.batchcount + g.num);
@@ -270,7 +276,7 @@ fn slabs_of_a_node_take_successive_colours() {
         let before: Vec<Pfn> = rec.machine().slab().slabs.keys().copied().collect();
         // Allocate until a new slab appears.
         loop {
-            slab_alloc_node(&mut rec, id, 0, None);
+            slab_alloc_node(&mut rec, id, CpuId(0), None);
             let new = rec
                 .machine()
                 .slab()
@@ -304,7 +310,7 @@ fn an_off_slab_cache_takes_its_index_arrays_from_a_kmalloc_cache() {
     assert_eq!(s.geometry.layout, FreelistLayout::OffSlab);
     let fc = s.freelist_cache.expect("a freelist cache");
     let live_before = rec.machine().live_objects;
-    let obj = slab_alloc_node(&mut rec, id, 0, None);
+    let obj = slab_alloc_node(&mut rec, id, CpuId(0), None);
     consistent(&rec);
     let pfn = place_of(rec.machine(), obj).unwrap().pfn;
     let mgmt = rec.machine().slab().slabs[&pfn].freelist_addr;
@@ -312,8 +318,8 @@ fn an_off_slab_cache_takes_its_index_arrays_from_a_kmalloc_cache() {
     assert_eq!(rec.machine().slab().slabs[&owner].cache, fc);
     assert_eq!(rec.machine().live_objects, live_before + 2);
     // Destroying the slab frees its index array too.
-    kfree(&mut rec, obj, 0, None);
-    kmem_cache_shrink(&mut rec, id, 0);
+    kfree(&mut rec, obj, CpuId(0), None);
+    kmem_cache_shrink(&mut rec, id, CpuId(0));
     consistent(&rec);
     assert_eq!(rec.machine().live_objects, live_before);
 }
@@ -323,20 +329,20 @@ fn cache_reap_clears_touched_first_then_drains_an_unused_array() {
     let mut rec = boot(1, 1);
     let id = cache(&mut rec, "obj100", 100);
     let objs: Vec<u64> = (0..30)
-        .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+        .map(|_| slab_alloc_node(&mut rec, id, CpuId(0), None))
         .collect();
     for &o in &objs {
-        kfree(&mut rec, o, 0, None);
+        kfree(&mut rec, o, CpuId(0), None);
     }
-    let avail = rec.machine().slab().caches[id].cpu[0].avail();
+    let avail = rec.machine().slab().caches[id].cpu[CpuId(0)].avail();
     cache_reap(&mut rec, None);
     consistent(&rec);
-    let ac = &rec.machine().slab().caches[id].cpu[0];
+    let ac = &rec.machine().slab().caches[id].cpu[CpuId(0)];
     assert_eq!((ac.avail(), ac.touched), (avail, false));
     cache_reap(&mut rec, None);
     consistent(&rec);
     // (limit + 4) / 5 = 24 of the oldest go back to the slabs.
-    let ac = &rec.machine().slab().caches[id].cpu[0];
+    let ac = &rec.machine().slab().caches[id].cpu[CpuId(0)];
     assert_eq!(ac.avail(), avail - 24);
     assert_eq!(
         rec.machine().slab().jiffies,
@@ -349,29 +355,29 @@ fn shrink_empties_every_array_and_destroy_refuses_a_cache_with_objects() {
     let mut rec = boot(2, 2);
     let id = cache(&mut rec, "obj64", 64);
     let objs: Vec<u64> = (0..100)
-        .map(|i| slab_alloc_node(&mut rec, id, i % 2, None))
+        .map(|i| slab_alloc_node(&mut rec, id, CpuId::new(i % 2), None))
         .collect();
     for (i, &o) in objs.iter().enumerate().skip(1) {
-        kfree(&mut rec, o, (i as u32 + 1) % 2, None);
+        kfree(&mut rec, o, CpuId::new((i as u32 + 1) % 2), None);
     }
     consistent(&rec);
     assert_eq!(
-        kmem_cache_destroy(&mut rec, id, None, 0),
+        kmem_cache_destroy(&mut rec, id, None, CpuId(0)),
         crate::slab_common::DestroyOutcome::StillHasObjects
     );
     consistent(&rec);
     let s = &rec.machine().slab().caches[id];
     assert!(s.cpu.iter().all(|a| a.avail() == 0));
     assert_eq!(s.node.iter().map(|n| n.total_slabs).sum::<u64>(), 1);
-    kfree(&mut rec, objs[0], 0, None);
+    kfree(&mut rec, objs[0], CpuId(0), None);
     assert_eq!(
-        kmem_cache_destroy(&mut rec, id, None, 0),
+        kmem_cache_destroy(&mut rec, id, None, CpuId(0)),
         crate::slab_common::DestroyOutcome::Destroyed
     );
     consistent(&rec);
     assert!(rec.machine().slab().slabs.values().all(|s| s.cache != id));
     // A destroyed cache is a use after free.
-    assert_eq!(slab_alloc_node(&mut rec, id, 0, None), 0);
+    assert_eq!(slab_alloc_node(&mut rec, id, CpuId(0), None), 0);
     assert_eq!(rec.steps().last().unwrap().path, "destroyed cache");
 }
 
@@ -385,13 +391,13 @@ fn free_slabs_are_destroyed_from_the_tail_of_slabs_free() {
     let id = cache(&mut rec, "obj1000", 1000);
     let num = rec.machine().slab().caches[id].geometry.num as usize;
     let objs: Vec<u64> = (0..num * 3)
-        .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+        .map(|_| slab_alloc_node(&mut rec, id, CpuId(0), None))
         .collect();
     for &o in &objs {
-        kfree(&mut rec, o, 0, None);
+        kfree(&mut rec, o, CpuId(0), None);
     }
     let from = rec.steps().len();
-    assert!(!kmem_cache_shrink(&mut rec, id, 0));
+    assert!(!kmem_cache_shrink(&mut rec, id, CpuId(0)));
     let steps = rec.steps();
     let drained = from
         + steps[from..]
@@ -399,7 +405,7 @@ fn free_slabs_are_destroyed_from_the_tail_of_slabs_free() {
             .position(|s| s.function == "drain_freelist")
             .expect("shrink drains the free slabs");
     let before = rec.snapshot_at(drained).unwrap();
-    let mut free: Vec<Pfn> = before.slab().caches[id].node[0]
+    let mut free: Vec<Pfn> = before.slab().caches[id].node[NodeId(0)]
         .slabs_free
         .iter()
         .copied()
@@ -435,25 +441,28 @@ fn bad_frees_are_diagnosed_and_change_nothing() {
         &hardened,
     )
     .unwrap();
-    let a = slab_alloc_node(&mut rec, id, 0, None);
-    let b = slab_alloc_node(&mut rec, id, 0, None);
-    assert_eq!(kfree(&mut rec, a + 8, 0, None), FreeOutcome::Refused);
-    kfree(&mut rec, a, 0, None);
+    let a = slab_alloc_node(&mut rec, id, CpuId(0), None);
+    let b = slab_alloc_node(&mut rec, id, CpuId(0), None);
+    assert_eq!(kfree(&mut rec, a + 8, CpuId(0), None), FreeOutcome::Refused);
+    kfree(&mut rec, a, CpuId(0), None);
     let before = rec.machine().clone();
     // `a` is the newest pointer of the array: the hardened check catches it.
-    assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Refused);
+    assert_eq!(kfree(&mut rec, a, CpuId(0), None), FreeOutcome::Refused);
     assert_eq!(
         rec.steps().last().unwrap().caption.key,
         "step.kfree_double_free_warn"
     );
-    kfree(&mut rec, b, 0, None);
+    kfree(&mut rec, b, CpuId(0), None);
     // Now `a` is under `b`: the check misses it; the simulator still refuses it.
-    assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Refused);
+    assert_eq!(kfree(&mut rec, a, CpuId(0), None), FreeOutcome::Refused);
     assert_eq!(
         rec.steps().last().unwrap().caption.key,
         "step.kfree_double_free"
     );
-    assert_eq!(kfree(&mut rec, 0x1234, 0, None), FreeOutcome::Refused);
+    assert_eq!(
+        kfree(&mut rec, 0x1234, CpuId(0), None),
+        FreeOutcome::Refused
+    );
     assert_eq!(rec.machine().live_objects, before.live_objects - 1);
     consistent(&rec);
 }
@@ -462,28 +471,28 @@ fn bad_frees_are_diagnosed_and_change_nothing() {
 fn a_remote_node_request_bypasses_the_array() {
     let mut rec = boot(2, 2);
     let id = cache(&mut rec, "obj64", 64);
-    let obj = slab_alloc_node(&mut rec, id, 0, Some(1));
+    let obj = slab_alloc_node(&mut rec, id, CpuId(0), Some(NodeId(1)));
     consistent(&rec);
     let m = rec.machine();
-    assert_eq!(m.node_of(m.addr_pfn(obj).unwrap()), 1);
-    assert_eq!(m.slab().caches[id].cpu[0].avail(), 0);
+    assert_eq!(m.node_of(m.addr_pfn(obj).unwrap()), NodeId(1));
+    assert_eq!(m.slab().caches[id].cpu[CpuId(0)].avail(), 0);
 }
 
 #[test]
 fn kmalloc_uses_slab_size_classes_and_large_kmalloc() {
     let mut rec = boot(1, 1);
-    let a = kmalloc(&mut rec, 8, 0, None);
+    let a = kmalloc(&mut rec, 8, CpuId(0), None);
     let place = place_of(rec.machine(), a).unwrap();
     let cache = rec.machine().slab().slabs[&place.pfn].cache;
     assert_eq!(rec.machine().slab().caches[cache].name, "kmalloc-32");
-    let b = kmalloc(&mut rec, 70, 0, None);
+    let b = kmalloc(&mut rec, 70, CpuId(0), None);
     let cache = rec.machine().slab().slabs[&place_of(rec.machine(), b).unwrap().pfn].cache;
     let s = &rec.machine().slab().caches[cache];
     assert_eq!((s.name.as_str(), s.geometry.size), ("kmalloc-96", 128));
-    let big = kmalloc(&mut rec, 100_000, 0, None);
+    let big = kmalloc(&mut rec, 100_000, CpuId(0), None);
     assert_ne!(big, 0);
     assert!(place_of(rec.machine(), big).is_none());
-    assert_eq!(kfree(&mut rec, big, 0, None), FreeOutcome::Freed);
+    assert_eq!(kfree(&mut rec, big, CpuId(0), None), FreeOutcome::Freed);
     consistent(&rec);
 }
 
@@ -578,7 +587,7 @@ proptest! {
         for op in ops {
             match op {
                 Op::Alloc { cpu, cache, node } => {
-                    let obj = slab_alloc_node(&mut rec, ids[cache], cpu % cpus, node.map(|n| n % nodes));
+                    let obj = slab_alloc_node(&mut rec, ids[cache], CpuId::new(cpu % cpus), node.map(|n| NodeId::new(n % nodes)));
                     if obj != 0 {
                         live.push(obj);
                     }
@@ -586,15 +595,15 @@ proptest! {
                 Op::Free { cpu, pick } => {
                     if !live.is_empty() {
                         let obj = live.swap_remove(pick % live.len());
-                        prop_assert_eq!(kfree(&mut rec, obj, cpu % cpus, None), FreeOutcome::Freed);
+                        prop_assert_eq!(kfree(&mut rec, obj, CpuId::new(cpu % cpus), None), FreeOutcome::Freed);
                     }
                 }
-                Op::Reap { cpu } => cache_reap(&mut rec, cpu.map(|c| c % cpus)),
+                Op::Reap { cpu } => cache_reap(&mut rec, cpu.map(|c| CpuId::new(c % cpus))),
                 Op::Shrink { cpu, cache } => {
-                    kmem_cache_shrink(&mut rec, ids[cache], cpu % cpus);
+                    kmem_cache_shrink(&mut rec, ids[cache], CpuId::new(cpu % cpus));
                 }
                 Op::AllocBulk { cpu, cache, n } => {
-                    let got = kmem_cache_alloc_bulk(&mut rec, ids[cache], n, cpu % cpus);
+                    let got = kmem_cache_alloc_bulk(&mut rec, ids[cache], n, CpuId::new(cpu % cpus));
                     prop_assert!(got.is_empty() || got.len() == n as usize);
                     live.extend(got);
                 }
@@ -606,16 +615,16 @@ proptest! {
                         }
                     }
                     if !batch.is_empty() {
-                        kmem_cache_free_bulk(&mut rec, None, &batch, cpu % cpus);
+                        kmem_cache_free_bulk(&mut rec, None, &batch, CpuId::new(cpu % cpus));
                     }
                 }
                 Op::KfreeRcu { cpu, pick, mightsleep } => {
                     if !live.is_empty() {
                         let obj = live.swap_remove(pick % live.len());
-                        crate::rcu::kvfree_call_rcu(&mut rec, obj, cpu % cpus, mightsleep);
+                        crate::rcu::kvfree_call_rcu(&mut rec, obj, CpuId::new(cpu % cpus), mightsleep);
                     }
                 }
-                Op::KfreeRcuMonitor { cpu } => crate::rcu::kfree_rcu_monitor(&mut rec, cpu.map(|c| c % cpus)),
+                Op::KfreeRcuMonitor { cpu } => crate::rcu::kfree_rcu_monitor(&mut rec, cpu.map(|c| CpuId::new(c % cpus))),
                 Op::SynchronizeRcu => crate::rcu::synchronize_rcu(&mut rec),
                 Op::RcuBarrier => crate::rcu::rcu_barrier(&mut rec),
             }
@@ -642,14 +651,16 @@ proptest! {
 }
 
 /// Takes every page of `node` with `cpu` (its pcp list for the node included).
-fn exhaust_node(rec: &mut Recorder, cpu: u32, node: u32) {
+fn exhaust_node(rec: &mut Recorder, cpu: CpuId, node: NodeId) {
     while alloc_pages_thisnode(rec, cpu, node, 0, Owner::Pages).is_ok() {}
 }
 
 /// The node whose memory holds `obj`.
 fn obj_node(rec: &Recorder, obj: u64) -> u32 {
-    rec.machine()
-        .node_of(place_of(rec.machine(), obj).unwrap().pfn)
+    u32::from(
+        rec.machine()
+            .node_of(place_of(rec.machine(), obj).unwrap().pfn),
+    )
 }
 
 /// The caption argument `name` of the last step of `function`, as shown.
@@ -667,12 +678,12 @@ fn fallback_alloc_walks_the_local_zonelist() {
     // objects too.
     let mut rec = boot_with(3, 3, 256, &BootOptions::default(), 0);
     let id = cache(&mut rec, "obj64", 64);
-    for cpu in [0, 2] {
-        slab_alloc_node(&mut rec, id, cpu, None);
-        assert!(rec.machine().slab().caches[id].node[cpu as usize].free_objects > 0);
+    for n in [0, 2] {
+        slab_alloc_node(&mut rec, id, CpuId(n), None);
+        assert!(rec.machine().slab().caches[id].node[NodeId(n)].free_objects > 0);
     }
-    exhaust_node(&mut rec, 1, 1);
-    let obj = slab_alloc_node(&mut rec, id, 1, None);
+    exhaust_node(&mut rec, CpuId(1), NodeId(1));
+    let obj = slab_alloc_node(&mut rec, id, CpuId(1), None);
     consistent(&rec);
     assert_eq!(obj_node(&rec, obj), 2);
     assert_eq!(
@@ -683,8 +694,8 @@ fn fallback_alloc_walks_the_local_zonelist() {
     // same zonelist (cache_grow_begin() without __GFP_THISNODE) and finds node 2.
     let mut rec = boot_with(3, 3, 256, &BootOptions::default(), 0);
     let id = cache(&mut rec, "obj64", 64);
-    exhaust_node(&mut rec, 1, 1);
-    let obj = slab_alloc_node(&mut rec, id, 1, None);
+    exhaust_node(&mut rec, CpuId(1), NodeId(1));
+    let obj = slab_alloc_node(&mut rec, id, CpuId(1), None);
     consistent(&rec);
     assert_eq!(obj_node(&rec, obj), 2);
 }
@@ -723,14 +734,14 @@ fn colour_next_advances_before_the_off_slab_index_array_is_allocated() {
     assert_eq!((g.layout, g.colour), (FreelistLayout::OffSlab, 2));
     // Every page taken, and kmalloc-256 with nothing left to give.
     let mut held = Vec::new();
-    while let Ok(pfn) = alloc_pages(&mut rec, 0, None, 0, Owner::Pages) {
+    while let Ok(pfn) = alloc_pages(&mut rec, CpuId(0), None, 0, Owner::Pages) {
         held.push(pfn);
     }
-    while kmalloc(&mut rec, 256, 0, None) != 0 {}
+    while kmalloc(&mut rec, 256, CpuId(0), None) != 0 {}
     // One page back: enough for a slab of ctor600, not for its index array as well.
-    free_pages(&mut rec, 0, held.pop().unwrap()).unwrap();
+    free_pages(&mut rec, CpuId(0), held.pop().unwrap()).unwrap();
     let from = rec.cursor();
-    assert_eq!(slab_alloc_node(&mut rec, id, 0, None), 0);
+    assert_eq!(slab_alloc_node(&mut rec, id, CpuId(0), None), 0);
     let steps = rec.steps();
     let ours = &steps[from..];
     // cache_alloc_refill()'s direct grow, ____cache_alloc_node()'s must_grow and
@@ -750,12 +761,12 @@ fn colour_next_advances_before_the_off_slab_index_array_is_allocated() {
         .position(|s| s.function == "slab_alloc_node" && s.path == "out of memory")
         .unwrap();
     assert!(colour < index_array);
-    let colour_next = |rec: &Recorder| rec.machine().slab().caches[id].node[0].colour_next;
+    let colour_next = |rec: &Recorder| rec.machine().slab().caches[id].node[NodeId(0)].colour_next;
     assert_eq!(colour_next(&rec), failed as u32 % g.colour);
     // With pages for the slab and its index array, the next slab takes the colour after it.
-    free_pages(&mut rec, 0, held.pop().unwrap()).unwrap();
-    free_pages(&mut rec, 0, held.pop().unwrap()).unwrap();
-    let obj = slab_alloc_node(&mut rec, id, 0, None);
+    free_pages(&mut rec, CpuId(0), held.pop().unwrap()).unwrap();
+    free_pages(&mut rec, CpuId(0), held.pop().unwrap()).unwrap();
+    let obj = slab_alloc_node(&mut rec, id, CpuId(0), None);
     assert_ne!(obj, 0);
     let pfn = place_of(rec.machine(), obj).unwrap().pfn;
     let expected = (failed as u32 + 1) % g.colour;

@@ -3,7 +3,7 @@
 //! (`cache_from_obj()`), and the diagnostic steps of bad frees.
 
 use crate::geometry::SlabFlags;
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId};
 use crate::machine::{Damage, FrameState, Machine, Owner, Pfn};
 use crate::page_alloc::free_pages;
 use crate::trace::{Event, Recorder};
@@ -80,7 +80,7 @@ pub(crate) fn is_large_kmalloc(m: &Machine, addr: u64) -> bool {
 pub(crate) fn free_outside_slabs(
     rec: &mut Recorder,
     addr: u64,
-    cpu: u32,
+    cpu: CpuId,
     cache: Option<CacheId>,
 ) -> FreeOutcome {
     if cache.is_none() && is_large_kmalloc(rec.machine(), addr) {
@@ -163,13 +163,13 @@ pub(crate) fn slab_unmergeable(
 
 /// `kfree()` (or, with `cache`, `kmem_cache_free()`) of `addr` on `cpu`, under the slab
 /// allocator the machine was built with.
-pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<CacheId>) -> FreeOutcome {
+pub fn kfree(rec: &mut Recorder, addr: u64, cpu: CpuId, cache: Option<CacheId>) -> FreeOutcome {
     crate::allocator::ops(rec.machine()).kfree(rec, addr, cpu, cache)
 }
 
 /// `kmem_cache_free_bulk()` (or, without `cache`, `kfree_bulk()`) of `objs` on `cpu`, under the
 /// slab allocator the machine was built with.
-pub fn kmem_cache_free_bulk(rec: &mut Recorder, cache: Option<CacheId>, objs: &[u64], cpu: u32) {
+pub fn kmem_cache_free_bulk(rec: &mut Recorder, cache: Option<CacheId>, objs: &[u64], cpu: CpuId) {
     crate::allocator::ops(rec.machine()).kmem_cache_free_bulk(rec, cache, objs, cpu);
 }
 

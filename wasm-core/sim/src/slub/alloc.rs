@@ -8,7 +8,7 @@ use super::random::shuffle_freelist;
 use super::{get_freepointer, object_allocated, set_cpu_freelist, take_object};
 use crate::geometry::kmalloc::KmallocTarget;
 use crate::gfp::{Gfp, GFP_KERNEL};
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId, NodeId};
 use crate::kmalloc_caches::KmallocType;
 use crate::machine::{Owner, Pfn};
 use crate::page_alloc::{alloc_pages, zonelist};
@@ -18,7 +18,7 @@ use crate::trace::{End, Event, Recorder};
 
 /// `kmalloc(size, GFP_KERNEL)`/`kmalloc_node()` from an unnamed caller (address 0): an
 /// object of at least `size` bytes, or NULL (0).
-pub fn kmalloc(rec: &mut Recorder, size: u64, cpu: u32, node: Option<u32>) -> u64 {
+pub fn kmalloc(rec: &mut Recorder, size: u64, cpu: CpuId, node: Option<NodeId>) -> u64 {
     __do_kmalloc_node(rec, size, GFP_KERNEL, 0, cpu, node)
 }
 
@@ -31,8 +31,8 @@ pub fn __do_kmalloc_node(
     size: u64,
     flags: Gfp,
     caller: u64,
-    cpu: u32,
-    node: Option<u32>,
+    cpu: CpuId,
+    node: Option<NodeId>,
 ) -> u64 {
     match kmalloc_slab(rec, size, flags, caller) {
         Ok(Ok((cache, ty))) => {
@@ -83,7 +83,12 @@ fn random_kmalloc_step(rec: &mut Recorder, cache: CacheId, caller: u64, copy: u8
 }
 
 /// `slab_alloc_node()`: `cache`'s next object for `cpu`, from `node` if given.
-pub fn slab_alloc_node(rec: &mut Recorder, cache: CacheId, cpu: u32, node: Option<u32>) -> u64 {
+pub fn slab_alloc_node(
+    rec: &mut Recorder,
+    cache: CacheId,
+    cpu: CpuId,
+    node: Option<NodeId>,
+) -> u64 {
     let m = rec.machine();
     if m.slub().caches[cache].destroyed {
         // The kmem_cache structure is freed memory now: a use-after-free in the caller.
@@ -97,7 +102,7 @@ pub fn slab_alloc_node(rec: &mut Recorder, cache: CacheId, cpu: u32, node: Optio
             },
         );
     }
-    let c = &m.slub().caches[cache].cpu[cpu as usize];
+    let c = &m.slub().caches[cache].cpu[cpu];
     let (object, slab) = (c.freelist, c.slab);
     let node_ok = match (node, slab) {
         (Some(n), Some(pfn)) => m.slub().slabs[&pfn].node == n,
@@ -122,15 +127,15 @@ pub fn slab_alloc_node(rec: &mut Recorder, cache: CacheId, cpu: u32, node: Optio
 pub(crate) fn ___slab_alloc(
     rec: &mut Recorder,
     cache: CacheId,
-    cpu: u32,
-    node: Option<u32>,
+    cpu: CpuId,
+    node: Option<NodeId>,
 ) -> u64 {
     if rec.machine().slub().caches[cache].debug() {
         return slab_alloc_debug(rec, cache, cpu, node);
     }
     loop {
         // reread_slab / redo
-        let c = rec.machine().slub().caches[cache].cpu[cpu as usize].clone();
+        let c = rec.machine().slub().caches[cache].cpu[cpu].clone();
         if let Some(pfn) = c.slab {
             let slab_node = rec.machine().slub().slabs[&pfn].node;
             if node.is_some_and(|n| n != slab_node) {
@@ -191,16 +196,13 @@ pub(crate) fn ___slab_alloc(
                     return object;
                 }
             }
-            if rec.machine().slub().caches[cache].cpu[cpu as usize]
-                .slab
-                .is_some()
-            {
+            if rec.machine().slub().caches[cache].cpu[cpu].slab.is_some() {
                 continue;
             }
         }
         // new_slab: no cpu slab now; the per-CPU partial stack first (read afresh: the branches
         // above may have changed this CPU's state).
-        let partial = rec.machine().slub().caches[cache].cpu[cpu as usize].partial;
+        let partial = rec.machine().slub().caches[cache].cpu[cpu].partial;
         if let Some(top) = partial {
             let next = rec.machine().slub().slabs[&top].next;
             rec.call(
@@ -225,9 +227,9 @@ pub(crate) fn ___slab_alloc(
             continue; // redo: c->freelist is NULL, so get_freelist() runs on it
         }
         // new_objects
-        let search = node.unwrap_or(rec.machine().cpu_node[cpu as usize]);
+        let search = node.unwrap_or(rec.machine().cpu_node[cpu]);
         // get_partial_node(), then the slab it returns is installed in the same step.
-        let from_node = |rec: &mut Recorder, n: u32| {
+        let from_node = |rec: &mut Recorder, n: NodeId| {
             get_partial_node(rec, cache, cpu, n, |rec, pfn, freelist| {
                 install(rec, cache, cpu, pfn, freelist)
             })
@@ -245,7 +247,7 @@ pub(crate) fn ___slab_alloc(
         let Some(new) = new_slab(rec, cache, cpu, node) else {
             return slab_out_of_memory(rec, cache);
         };
-        let freelist = rec.machine().slub().caches[cache].cpu[cpu as usize].freelist;
+        let freelist = rec.machine().slub().caches[cache].cpu[cpu].freelist;
         debug_assert_eq!(freelist, 0);
         return allocate_slab(rec, cache, cpu, new, |rec, pfn| {
             let freelist = take_new_slab_freelist(rec, cache, pfn);
@@ -264,7 +266,7 @@ fn slab_out_of_memory(rec: &mut Recorder, cache: CacheId) -> u64 {
 
 /// `retry_load_slab`: the slab becomes the cpu slab, then `load_freelist`. Continues the step
 /// that found the slab, so no step ends with a frozen slab that belongs to nobody.
-fn install(rec: &mut Recorder, cache: CacheId, cpu: u32, pfn: Pfn, freelist: u64) -> u64 {
+fn install(rec: &mut Recorder, cache: CacheId, cpu: CpuId, pfn: Pfn, freelist: u64) -> u64 {
     rec.emit(Event::CpuSlabSet {
         cache,
         cpu,
@@ -276,7 +278,7 @@ fn install(rec: &mut Recorder, cache: CacheId, cpu: u32, pfn: Pfn, freelist: u64
 /// `load_freelist`: the first object goes to the caller, the rest become `c->freelist`; the
 /// last thing the step that found them does.
 #[inline(always)]
-fn load_freelist(rec: &mut Recorder, cache: CacheId, cpu: u32, freelist: u64) -> u64 {
+fn load_freelist(rec: &mut Recorder, cache: CacheId, cpu: CpuId, freelist: u64) -> u64 {
     take_object(rec, cache, cpu, freelist);
     rec.arg_addr("object", freelist);
     freelist
@@ -290,12 +292,12 @@ fn load_freelist(rec: &mut Recorder, cache: CacheId, cpu: u32, freelist: u64) ->
 fn get_partial_node<R>(
     rec: &mut Recorder,
     cache: CacheId,
-    cpu: u32,
-    node: u32,
+    cpu: CpuId,
+    node: NodeId,
     then: impl FnOnce(&mut Recorder, Pfn, u64) -> R,
 ) -> Option<R> {
     let s = &rec.machine().slub().caches[cache];
-    if s.node[node as usize].partial.is_empty() {
+    if s.node[node].partial.is_empty() {
         return None;
     }
     let (limit, has_cpu_partial) = (s.geometry.cpu_partial_slabs, s.has_cpu_partial());
@@ -315,8 +317,8 @@ fn get_partial_node<R>(
 fn take_partial_slabs(
     rec: &mut Recorder,
     cache: CacheId,
-    cpu: u32,
-    node: u32,
+    cpu: CpuId,
+    node: NodeId,
     limit: u32,
     has_cpu_partial: bool,
 ) -> (Pfn, u64) {
@@ -328,7 +330,7 @@ fn take_partial_slabs(
     // The list in order, without a copy: each pass removes the slab at its head, and nothing
     // else here adds to or takes from this node's list.
     let head = |rec: &Recorder| {
-        let list = &rec.machine().slub().caches[cache].node[node as usize].partial;
+        let list = &rec.machine().slub().caches[cache].node[node].partial;
         list.first().copied()
     };
     while let Some(pfn) = head(rec) {
@@ -370,9 +372,9 @@ fn take_partial_slabs(
 fn get_any_partial<R>(
     rec: &mut Recorder,
     cache: CacheId,
-    cpu: u32,
-    local: u32,
-    then: impl FnOnce(&mut Recorder, u32) -> R,
+    cpu: CpuId,
+    local: NodeId,
+    then: impl FnOnce(&mut Recorder, NodeId) -> R,
 ) -> Option<R> {
     let nodes = rec.machine().config.nodes;
     if nodes == 1 {
@@ -384,11 +386,11 @@ fn get_any_partial<R>(
     // The zonelist of mempolicy_slab_node(), the local node without a memory policy, as
     // build_zonelists() ordered it at boot. It starts with the local node itself, whose
     // partial list get_partial_node() has just found empty.
-    let candidate = m.zonelists[local as usize]
+    let candidate = m.zonelists[local]
         .iter()
         .copied()
-        .find(|&n| s.node[n as usize].partial.len() > min_partial);
-    let order = zonelist::zonelist_text(&m.zonelists[local as usize]);
+        .find(|&n| s.node[n].partial.len() > min_partial);
+    let order = zonelist::zonelist_text(&m.zonelists[local]);
     rec.call(
         "get_any_partial",
         "remote node partial",
@@ -417,15 +419,15 @@ fn get_any_partial<R>(
 /// partial stack; each object is taken under the node's `list_lock` from a node partial slab
 /// (`alloc_single_from_partial()`) or from a new slab (`alloc_single_from_new_slab()`).
 #[doc(alias = "___slab_alloc")]
-fn slab_alloc_debug(rec: &mut Recorder, cache: CacheId, cpu: u32, node: Option<u32>) -> u64 {
-    let search = node.unwrap_or(rec.machine().cpu_node[cpu as usize]);
-    let local = &rec.machine().slub().caches[cache].node[search as usize].partial;
+fn slab_alloc_debug(rec: &mut Recorder, cache: CacheId, cpu: CpuId, node: Option<NodeId>) -> u64 {
+    let search = node.unwrap_or(rec.machine().cpu_node[cpu]);
+    let local = &rec.machine().slub().caches[cache].node[search].partial;
     if let Some(&pfn) = local.first() {
         return alloc_single_from_partial(rec, cache, cpu, search, pfn);
     }
     if node.is_none() {
         let found = get_any_partial(rec, cache, cpu, search, |rec, n| {
-            let pfn = rec.machine().slub().caches[cache].node[n as usize].partial[0];
+            let pfn = rec.machine().slub().caches[cache].node[n].partial[0];
             alloc_single_from_partial(rec, cache, cpu, n, pfn)
         });
         if let Some(object) = found {
@@ -442,7 +444,7 @@ fn slab_alloc_debug(rec: &mut Recorder, cache: CacheId, cpu: u32, node: Option<u
 
 /// `alloc_single_from_new_slab()`, in the `allocate_slab` step: the first object of a new
 /// slab of a debug cache goes to the caller, and the slab onto the node's lists.
-fn alloc_single_from_new_slab(rec: &mut Recorder, cache: CacheId, cpu: u32, pfn: Pfn) -> u64 {
+fn alloc_single_from_new_slab(rec: &mut Recorder, cache: CacheId, cpu: CpuId, pfn: Pfn) -> u64 {
     let s = &rec.machine().slub().caches[cache];
     let store_user = s.flags.store_user;
     let slab = rec.machine().slub().slabs[&pfn].fields();
@@ -490,8 +492,8 @@ fn alloc_single_from_new_slab(rec: &mut Recorder, cache: CacheId, cpu: u32, pfn:
 fn alloc_single_from_partial(
     rec: &mut Recorder,
     cache: CacheId,
-    cpu: u32,
-    node: u32,
+    cpu: CpuId,
+    node: NodeId,
     pfn: Pfn,
 ) -> u64 {
     let store_user = rec.machine().slub().caches[cache].flags.store_user;
@@ -539,8 +541,8 @@ struct NewSlabPages {
 fn new_slab(
     rec: &mut Recorder,
     cache: CacheId,
-    cpu: u32,
-    node: Option<u32>,
+    cpu: CpuId,
+    node: Option<NodeId>,
 ) -> Option<NewSlabPages> {
     let g = rec.machine().slub().caches[cache].geometry.clone();
     let mut order = g.order as u8;
@@ -568,7 +570,7 @@ fn new_slab(
 fn allocate_slab<R>(
     rec: &mut Recorder,
     cache: CacheId,
-    cpu: u32,
+    cpu: CpuId,
     new: NewSlabPages,
     then: impl FnOnce(&mut Recorder, Pfn) -> R,
 ) -> R {

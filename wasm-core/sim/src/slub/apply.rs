@@ -1,7 +1,7 @@
 //! Applying SLUB events to the machine (the recorder's only way to change SLUB state).
 
 use super::state::{KmemCache, KmemCacheCpu, KmemCacheNode, ReciprocalValue, Slab, SlubState};
-use crate::ids::CacheId;
+use crate::ids::{CacheId, NodeId};
 use crate::machine::{FrameState, Machine, Owner, Pfn, DIRECT_MAP_BASE};
 use crate::trace::{End, Event, NewCache};
 
@@ -18,10 +18,10 @@ impl SlubState {
     /// That is `cache`'s own list, except after a free to the wrong cache that was not
     /// checked, when the slab can sit on that list of another cache (the kernel then
     /// miscounts `cache`'s `nr_partial`: see `machine::damage`).
-    fn list_del(&mut self, cache: CacheId, node: u32, pfn: Pfn, full: bool) {
+    fn list_del(&mut self, cache: CacheId, node: NodeId, pfn: Pfn, full: bool) {
         let order = std::iter::once(cache).chain(self.caches.keys());
         for id in order {
-            let n = &mut self.caches[id].node[node as usize];
+            let n = &mut self.caches[id].node[node];
             let list = if full { &mut n.full } else { &mut n.partial };
             // A slab is on a list at most once (check_slub), so the first match is the only
             // one; the scan stops there (usually at the head of the cache's own list).
@@ -107,7 +107,7 @@ impl Machine {
                             ..KmemCacheCpu::default()
                         })
                         .collect(),
-                    node: vec![KmemCacheNode::default(); nodes as usize],
+                    node: vec![KmemCacheNode::default(); nodes as usize].into(),
                 });
             }
             Event::CacheAliased { id, alias } => st.caches[*id].aliases.push(alias.clone()),
@@ -127,7 +127,7 @@ impl Machine {
                 let s = &st.caches[*cache];
                 let size = s.geometry.size;
                 let objects = &(freelist.len() as u32);
-                let node = &(pfn.0 / span);
+                let node = &NodeId::new(pfn.0 / span);
                 // Every free object links to the next; the last holds NULL (encoded when
                 // hardened, so even a NULL is a non-zero word then).
                 let mut words = vec![0; *objects as usize];
@@ -163,7 +163,7 @@ impl Machine {
                 node,
                 objects,
             } => {
-                let n = &mut st.caches[*cache].node[*node as usize];
+                let n = &mut st.caches[*cache].node[*node];
                 n.nr_slabs += 1;
                 n.total_objects += u64::from(*objects);
             }
@@ -172,7 +172,7 @@ impl Machine {
                 node,
                 objects,
             } => {
-                let n = &mut st.caches[*cache].node[*node as usize];
+                let n = &mut st.caches[*cache].node[*node];
                 n.nr_slabs -= 1;
                 n.total_objects -= u64::from(*objects);
             }
@@ -199,16 +199,12 @@ impl Machine {
                 freelist,
                 tid,
             } => {
-                let c = &mut st.caches[*cache].cpu[*cpu as usize];
+                let c = &mut st.caches[*cache].cpu[*cpu];
                 c.freelist = *freelist;
                 c.tid = *tid;
             }
-            Event::CpuSlabSet { cache, cpu, slab } => {
-                st.caches[*cache].cpu[*cpu as usize].slab = *slab
-            }
-            Event::CpuPartialSet { cache, cpu, top } => {
-                st.caches[*cache].cpu[*cpu as usize].partial = *top
-            }
+            Event::CpuSlabSet { cache, cpu, slab } => st.caches[*cache].cpu[*cpu].slab = *slab,
+            Event::CpuPartialSet { cache, cpu, top } => st.caches[*cache].cpu[*cpu].partial = *top,
             Event::SlabPartialLinked { pfn, next, slabs } => {
                 let slab = st.slabs.get_mut(pfn).expect("slab exists");
                 slab.next = *next;
@@ -220,14 +216,14 @@ impl Machine {
                 pfn,
                 end,
             } => {
-                let list = &mut st.caches[*cache].node[*node as usize].partial;
+                let list = &mut st.caches[*cache].node[*node].partial;
                 match end {
                     End::Head => list.insert(0, *pfn),
                     End::Tail => list.push(*pfn),
                 }
             }
             Event::NodeFullAdded { cache, node, pfn } => {
-                st.caches[*cache].node[*node as usize].full.push(*pfn);
+                st.caches[*cache].node[*node].full.push(*pfn);
             }
             Event::NodeFullRemoved { cache, node, pfn } => {
                 st.list_del(*cache, *node, *pfn, true);

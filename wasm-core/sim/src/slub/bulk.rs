@@ -10,7 +10,7 @@ use super::alloc::___slab_alloc;
 use super::free::{cache_from_obj_unchecked, do_slab_free, free_path, FreeOutcome};
 use super::state::TID_STEP;
 use super::{get_freepointer, obj_to_index, place_of, set_freepointer};
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId};
 use crate::page_alloc::free_pages;
 use crate::slab_common::is_large_kmalloc;
 use crate::trace::{DetachedFreelist, Event, Recorder};
@@ -21,14 +21,14 @@ const LOOKAHEAD: u32 = 3;
 
 /// `kmem_cache_alloc_bulk()`: `n` objects, all or none. The objects come off `c->freelist`
 /// without a tid bump each; an empty freelist calls `___slab_alloc()`, which refills it.
-pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: CacheId, n: u32, cpu: u32) -> Vec<u64> {
+pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: CacheId, n: u32, cpu: CpuId) -> Vec<u64> {
     rec.call("kmem_cache_alloc_bulk", "bulk", "step.alloc_bulk", |rec| {
         rec.arg_cache("cache", cache);
         rec.arg("cpu", cpu);
         rec.arg("count", n);
         let mut p = Vec::with_capacity(n as usize);
         for _ in 0..n {
-            let c = rec.machine().slub().caches[cache].cpu[cpu as usize].clone();
+            let c = rec.machine().slub().caches[cache].cpu[cpu].clone();
             if c.freelist == 0 {
                 rec.emit(Event::CpuFreelistSet {
                     cache,
@@ -65,7 +65,7 @@ pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: CacheId, n: u32, cpu: u3
             });
             p.push(c.freelist);
         }
-        let c = rec.machine().slub().caches[cache].cpu[cpu as usize].clone();
+        let c = rec.machine().slub().caches[cache].cpu[cpu].clone();
         rec.emit(Event::CpuFreelistSet {
             cache,
             cpu,
@@ -83,7 +83,7 @@ pub fn kmem_cache_free_bulk(
     rec: &mut Recorder,
     cache: Option<CacheId>,
     objs: &[u64],
-    cpu: u32,
+    cpu: CpuId,
 ) -> FreeOutcome {
     if let Some(bad) = first_bad(rec, cache, objs) {
         rec.call(
@@ -132,7 +132,7 @@ fn build_detached_freelist(
     cache: Option<CacheId>,
     p: &mut [u64],
     size: usize,
-    cpu: u32,
+    cpu: CpuId,
 ) -> usize {
     let mut size = size - 1;
     let object = p[size];

@@ -4,7 +4,7 @@
 //! incremental checker (`machine::check`) to the items a step touched.
 
 use super::state::{KmemCacheCpu, Slab};
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId, NodeId};
 use crate::machine::check::Totals;
 use crate::machine::{FrameState, Machine, Owner, Pfn};
 use std::collections::BTreeMap;
@@ -48,14 +48,14 @@ impl SlubPlaces {
         let mut index: BTreeMap<Pfn, SlubPlace> = BTreeMap::new();
         for s in &m.slub().caches {
             let mine = |pfn: &Pfn| m.slub().slabs.get(pfn).is_some_and(|sl| sl.cache == s.id);
-            for (cpu, c) in s.cpu.iter().enumerate() {
+            for (cpu, c) in s.cpu.iter_enumerated() {
                 if let Some(pfn) = c.slab.filter(mine) {
-                    index.entry(pfn).or_default().cpu_slab |= 1 << cpu;
+                    index.entry(pfn).or_default().cpu_slab |= cpu.bit();
                 }
                 for pfn in cpu_partial(m, c).filter(mine) {
                     let place = index.entry(pfn).or_default();
                     place.cpu_partial += 1;
-                    place.cpu_partial_of |= 1 << cpu;
+                    place.cpu_partial_of |= cpu.bit();
                 }
             }
             for n in &s.node {
@@ -80,14 +80,14 @@ impl SlubPlaces {
                     return place;
                 };
                 let count = |list: &[Pfn]| list.iter().filter(|&&at| at == pfn).count() as u32;
-                for (cpu, c) in s.cpu.iter().enumerate() {
+                for (cpu, c) in s.cpu.iter_enumerated() {
                     if c.slab == Some(pfn) {
-                        place.cpu_slab |= 1 << cpu;
+                        place.cpu_slab |= cpu.bit();
                     }
                     let on_stack = cpu_partial(m, c).filter(|&at| at == pfn).count() as u32;
                     if on_stack > 0 {
                         place.cpu_partial += on_stack;
-                        place.cpu_partial_of |= 1 << cpu;
+                        place.cpu_partial_of |= cpu.bit();
                     }
                 }
                 for n in &s.node {
@@ -117,11 +117,10 @@ pub(crate) fn cpu_partial<'a>(m: &'a Machine, c: &KmemCacheCpu) -> impl Iterator
 pub(crate) fn check_all(m: &Machine, totals: &Totals, bad: &mut Vec<String>) {
     let places = SlubPlaces::index(m);
     for s in &m.slub().caches {
-        for cpu in 0..s.cpu.len() as u32 {
+        for cpu in s.cpu.keys() {
             check_cpu(m, s.id, cpu, bad);
         }
-        for node in 0..s.node.len() as u32 {
-            let n = &s.node[node as usize];
+        for (node, n) in s.node.iter_enumerated() {
             for &pfn in &n.partial {
                 check_node_entry(m, s.id, node, false, pfn, bad);
             }
@@ -229,8 +228,8 @@ pub(crate) fn check_slab(m: &Machine, pfn: Pfn, place: SlubPlace, bad: &mut Vec<
         ));
     }
     let mut cpu_free = 0;
-    for (cpu, c) in s.cpu.iter().enumerate() {
-        if place.cpu_slab & (1 << cpu) != 0 {
+    for (cpu, c) in s.cpu.iter_enumerated() {
+        if place.cpu_slab & cpu.bit() != 0 {
             cpu_free += walk(m, pfn, slab, c.freelist, "c->freelist", &mut seen, bad);
         }
     }
@@ -270,11 +269,11 @@ pub(crate) fn check_slab(m: &Machine, pfn: Pfn, place: SlubPlace, bad: &mut Vec<
 
 /// One CPU's `kmem_cache_cpu`: its cpu slab is a slab of the cache (and without one it has
 /// no freelist); its partial stack links slabs of the cache whose `slabs` count down by one.
-pub(crate) fn check_cpu(m: &Machine, cache: CacheId, cpu: u32, bad: &mut Vec<String>) {
+pub(crate) fn check_cpu(m: &Machine, cache: CacheId, cpu: CpuId, bad: &mut Vec<String>) {
     let Some(s) = m.slub().caches.get(cache) else {
         return;
     };
-    let c = &s.cpu[cpu as usize];
+    let c = &s.cpu[cpu];
     let mine = |pfn: Pfn| m.slub().slabs.get(&pfn).is_some_and(|sl| sl.cache == cache);
     // Whose slab it is instead: after an unchecked free to the wrong cache (known damage), a
     // slab of another cache whose objects this cache now hands out as its own.
@@ -330,7 +329,7 @@ pub(crate) fn check_cpu(m: &Machine, cache: CacheId, cpu: u32, bad: &mut Vec<Str
 pub(crate) fn check_node_entry(
     m: &Machine,
     cache: CacheId,
-    node: u32,
+    node: NodeId,
     full: bool,
     pfn: Pfn,
     bad: &mut Vec<String>,
@@ -359,16 +358,11 @@ pub(crate) fn check_node_entry(
 pub(crate) fn check_node_entries_of(
     m: &Machine,
     cache: CacheId,
-    node: u32,
+    node: NodeId,
     pfn: Pfn,
     bad: &mut Vec<String>,
 ) {
-    let Some(n) = m
-        .slub()
-        .caches
-        .get(cache)
-        .and_then(|s| s.node.get(node as usize))
-    else {
+    let Some(n) = m.slub().caches.get(cache).and_then(|s| s.node.get(node)) else {
         return;
     };
     if n.partial.contains(&pfn) {
@@ -383,14 +377,14 @@ pub(crate) fn check_node_entries_of(
 pub(crate) fn check_node_counters(
     m: &Machine,
     cache: CacheId,
-    node: u32,
+    node: NodeId,
     totals: &Totals,
     bad: &mut Vec<String>,
 ) {
     let Some(s) = m.slub().caches.get(cache) else {
         return;
     };
-    let Some(n) = s.node.get(node as usize) else {
+    let Some(n) = s.node.get(node) else {
         return;
     };
     let [slabs, objects] = totals.node(m, cache, node);

@@ -7,7 +7,7 @@ use super::tests::{boot_with, cache_with, consistent};
 use super::*;
 use crate::boot::BootOptions;
 use crate::geometry::SlabFlags;
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId, NodeId};
 use crate::slab_common::DestroyOutcome;
 use crate::slabinfo::slabinfo;
 use crate::sysfs::sysfs_attribute;
@@ -68,14 +68,14 @@ fn debug_checks_come_before_the_hardened_bug_on() {
         };
         let mut rec = boot_with(1, 1, 1024, &switches, 5);
         let id = cache_with(&mut rec, "dbg", 200, &switches);
-        let a = slab_alloc_node(&mut rec, id, 0, None);
-        let _b = slab_alloc_node(&mut rec, id, 0, None);
-        assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Freed);
+        let a = slab_alloc_node(&mut rec, id, CpuId(0), None);
+        let _b = slab_alloc_node(&mut rec, id, CpuId(0), None);
+        assert_eq!(kfree(&mut rec, a, CpuId(0), None), FreeOutcome::Freed);
         assert_eq!(
             rec.machine().slub().slabs[&place_of(rec.machine(), a).unwrap().pfn].freelist,
             a
         );
-        assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Refused);
+        assert_eq!(kfree(&mut rec, a, CpuId(0), None), FreeOutcome::Refused);
         assert_eq!(
             rec.steps().last().unwrap().caption.key,
             "step.kfree_double_free_debug",
@@ -93,9 +93,9 @@ fn debug_checks_come_before_the_hardened_bug_on() {
         };
         let mut rec = boot_with(1, 1, 1024, &switches, 5);
         let id = cache_with(&mut rec, "dbg", 200, &switches);
-        let a = slab_alloc_node(&mut rec, id, 0, None);
-        assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Freed);
-        assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Refused);
+        let a = slab_alloc_node(&mut rec, id, CpuId(0), None);
+        assert_eq!(kfree(&mut rec, a, CpuId(0), None), FreeOutcome::Freed);
+        assert_eq!(kfree(&mut rec, a, CpuId(0), None), FreeOutcome::Refused);
         assert_eq!(
             rec.steps().last().unwrap().caption.key,
             "step.kfree_double_free_debug_inuse",
@@ -129,14 +129,19 @@ fn unfreeze_partials_discards_the_empty_slabs_last_in_first_out() {
     let per = g.objs_per_slab as usize;
     let keep = g.min_partial as usize;
     let objs: Vec<u64> = (0..per * (keep + 4))
-        .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+        .map(|_| slab_alloc_node(&mut rec, id, CpuId(0), None))
         .collect();
     // min_partial slabs with one free object each go to the node partial list.
     for k in 0..keep {
-        kfree(&mut rec, objs[k * per], 0, None);
+        kfree(&mut rec, objs[k * per], CpuId(0), None);
     }
-    flush_cpu_slab(&mut rec, id, 0);
-    assert_eq!(rec.machine().slub().caches[id].node[0].partial.len(), keep);
+    flush_cpu_slab(&mut rec, id, CpuId(0));
+    assert_eq!(
+        rec.machine().slub().caches[id].node[NodeId(0)]
+            .partial
+            .len(),
+        keep
+    );
     // Three full slabs emptied on cpu0: each is frozen onto cpu0's partial stack by its first
     // free and stays there, empty. The stack is walked from its top, the last one pushed.
     let empties: Vec<Pfn> = (keep..keep + 3)
@@ -144,21 +149,24 @@ fn unfreeze_partials_discards_the_empty_slabs_last_in_first_out() {
         .collect();
     for k in keep..keep + 3 {
         for &o in &objs[k * per..(k + 1) * per] {
-            kfree(&mut rec, o, 0, None);
+            kfree(&mut rec, o, CpuId(0), None);
         }
     }
     assert_eq!(
-        rec.machine().slub().caches[id].cpu[0].partial,
+        rec.machine().slub().caches[id].cpu[CpuId(0)].partial,
         Some(empties[2])
     );
     let from = rec.steps().len();
-    flush_cpu_slab(&mut rec, id, 0);
+    flush_cpu_slab(&mut rec, id, CpuId(0));
     // Walked top first (empties[2], [1], [0]), each pushed on slab_to_discard: freed from
     // its head, empties[0] first.
     assert_eq!(discarded(&rec, from), empties);
     // So the page freed last, at the head of cpu0's order-0 pcp list, is the top slab's.
     let m = rec.machine();
-    assert_eq!(m.pcp[m.pcp_index(0, 0)].lists[0].first, empties[2]);
+    assert_eq!(
+        m.pcp[m.pcp_index(CpuId(0), NodeId(0))].lists[0].first,
+        empties[2]
+    );
     consistent(&rec);
 }
 
@@ -172,25 +180,30 @@ fn destroy_frees_the_empty_partial_slabs_last_in_first_out() {
     let id = cache_with(&mut rec, "obj512", 512, &switches);
     let per = rec.machine().slub().caches[id].geometry.objs_per_slab as usize;
     let objs: Vec<u64> = (0..per * 3)
-        .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+        .map(|_| slab_alloc_node(&mut rec, id, CpuId(0), None))
         .collect();
     for o in objs {
-        kfree(&mut rec, o, 0, None);
+        kfree(&mut rec, o, CpuId(0), None);
     }
-    flush_cpu_slab(&mut rec, id, 0);
+    flush_cpu_slab(&mut rec, id, CpuId(0));
     // Fewer than min_partial: every empty slab was kept on the node partial list.
-    let list = rec.machine().slub().caches[id].node[0].partial.clone();
+    let list = rec.machine().slub().caches[id].node[NodeId(0)]
+        .partial
+        .clone();
     assert_eq!(list.len(), 3);
     let from = rec.steps().len();
     assert_eq!(
-        kmem_cache_destroy(&mut rec, id, None, 0),
+        kmem_cache_destroy(&mut rec, id, None, CpuId(0)),
         DestroyOutcome::Destroyed
     );
     let mut lifo = list.clone();
     lifo.reverse();
     assert_eq!(discarded(&rec, from), lifo);
     let m = rec.machine();
-    assert_eq!(m.pcp[m.pcp_index(0, 0)].lists[0].first, list[0]);
+    assert_eq!(
+        m.pcp[m.pcp_index(CpuId(0), NodeId(0))].lists[0].first,
+        list[0]
+    );
     consistent(&rec);
 }
 
@@ -201,17 +214,28 @@ fn a_busy_destroy_stops_at_the_first_node_that_keeps_slabs() {
     let switches = BootOptions::default();
     let mut rec = boot_with(2, 2, 1024, &switches, 0);
     let id = cache_with(&mut rec, "obj512", 512, &switches);
-    let _kept = slab_alloc_node(&mut rec, id, 0, None);
-    let gone = slab_alloc_node(&mut rec, id, 1, None);
-    kfree(&mut rec, gone, 1, None);
+    let _kept = slab_alloc_node(&mut rec, id, CpuId(0), None);
+    let gone = slab_alloc_node(&mut rec, id, CpuId(1), None);
+    kfree(&mut rec, gone, CpuId(1), None);
     assert_eq!(
-        kmem_cache_destroy(&mut rec, id, None, 0),
+        kmem_cache_destroy(&mut rec, id, None, CpuId(0)),
         DestroyOutcome::StillHasObjects
     );
     let s = &rec.machine().slub().caches[id];
-    assert_eq!(s.node[0].partial.len(), 1, "node 0 keeps its busy slab");
-    assert_eq!(s.node[1].partial.len(), 1, "node 1 is never looked at");
-    assert_eq!(rec.machine().slub().slabs[&s.node[1].partial[0]].inuse, 0);
+    assert_eq!(
+        s.node[NodeId(0)].partial.len(),
+        1,
+        "node 0 keeps its busy slab"
+    );
+    assert_eq!(
+        s.node[NodeId(1)].partial.len(),
+        1,
+        "node 1 is never looked at"
+    );
+    assert_eq!(
+        rec.machine().slub().slabs[&s.node[NodeId(1)].partial[0]].inuse,
+        0
+    );
     consistent(&rec);
 }
 
@@ -221,14 +245,17 @@ fn a_bulk_free_hands_each_group_back_in_the_order_it_was_gathered() {
     // from its head and pushes every object onto a new list (mm/slub.c, v6.6; spec 2.8): the
     // list do_slab_free() links in is reversed, the entry build_detached_freelist() took first
     // (the last of the array) at its head.
-    for (free_cpu, splice) in [(0, Splice::CpuFreelist), (1, Splice::SlabFreelist)] {
+    for (free_cpu, splice) in [
+        (CpuId(0), Splice::CpuFreelist),
+        (CpuId(1), Splice::SlabFreelist),
+    ] {
         let switches = BootOptions::default();
         let mut rec = boot_with(2, 1, 1024, &switches, 0);
         let id = cache_with(&mut rec, "obj512", 512, &switches);
         // One full slab, cpu0's cpu slab with an empty c->freelist; four of its objects go.
         let per = rec.machine().slub().caches[id].geometry.objs_per_slab as usize;
         let all: Vec<u64> = (0..per)
-            .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+            .map(|_| slab_alloc_node(&mut rec, id, CpuId(0), None))
             .collect();
         let p = all[..4].to_vec();
         let from = rec.steps().len();
@@ -251,7 +278,7 @@ fn a_bulk_free_hands_each_group_back_in_the_order_it_was_gathered() {
         // slab->freelist when cpu0 finds its c->freelist empty).
         let gathered: Vec<u64> = p.iter().rev().copied().collect();
         let again: Vec<u64> = (0..4)
-            .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+            .map(|_| slab_alloc_node(&mut rec, id, CpuId(0), None))
             .collect();
         assert_eq!(again, gathered, "{splice:?}");
         let free = if splice == Splice::CpuFreelist {
@@ -275,10 +302,10 @@ fn freeing_one_object_records_no_reversal() {
     // kfree() nor for a bulk free's group of one.
     let switches = BootOptions::default();
     let mut rec = boot_with(1, 1, 1024, &switches, 0);
-    let a = kmalloc(&mut rec, 64, 0, None);
-    let b = kmalloc(&mut rec, 512, 0, None);
-    kfree(&mut rec, a, 0, None);
-    kmem_cache_free_bulk(&mut rec, None, &[b], 0);
+    let a = kmalloc(&mut rec, 64, CpuId(0), None);
+    let b = kmalloc(&mut rec, 512, CpuId(0), None);
+    kfree(&mut rec, a, CpuId(0), None);
+    kmem_cache_free_bulk(&mut rec, None, &[b], CpuId(0));
     assert!(rec
         .steps()
         .iter()
@@ -302,19 +329,24 @@ fn an_unchecked_free_to_the_wrong_cache_runs_the_named_caches_code() {
     let k128 = kmalloc_cache_for(&rec, 128).unwrap().unwrap();
     let per = rec.machine().slub().caches[k128].geometry.objs_per_slab as usize;
     // A full kmalloc-128 slab that is no longer cpu0's cpu slab, and one object of it.
-    let objs: Vec<u64> = (0..=per).map(|_| kmalloc(&mut rec, 128, 0, None)).collect();
+    let objs: Vec<u64> = (0..=per)
+        .map(|_| kmalloc(&mut rec, 128, CpuId(0), None))
+        .collect();
     let (x, slab) = (objs[0], place_of(rec.machine(), objs[0]).unwrap().pfn);
-    assert_ne!(rec.machine().slub().caches[k128].cpu[0].slab, Some(slab));
+    assert_ne!(
+        rec.machine().slub().caches[k128].cpu[CpuId(0)].slab,
+        Some(slab)
+    );
     assert!(diagnostics(&rec).is_empty());
     let from = rec.steps().len();
-    assert_eq!(kfree(&mut rec, x, 0, Some(foo)), FreeOutcome::Freed);
+    assert_eq!(kfree(&mut rec, x, CpuId(0), Some(foo)), FreeOutcome::Freed);
     let steps = rec.steps();
     let keys: Vec<&str> = steps[from..].iter().map(|s| s.caption.key).collect();
     assert_eq!(keys, ["step.wrong_cache_unchecked", "step.slab_free"]);
     assert_eq!(steps[from + 1].path, "full slab to cpu partial");
     // __slab_free(foo, slab): a full slab's first free freezes it onto foo's stack.
     let m = rec.machine();
-    assert_eq!(m.slub().caches[foo].cpu[0].partial, Some(slab));
+    assert_eq!(m.slub().caches[foo].cpu[CpuId(0)].partial, Some(slab));
     assert_eq!(
         (m.slub().slabs[&slab].cache, m.slub().slabs[&slab].freelist),
         (k128, x)
@@ -327,8 +359,11 @@ fn an_unchecked_free_to_the_wrong_cache_runs_the_named_caches_code() {
         .any(|l| l.starts_with("foo: cpu0's per-CPU partial slab 0x")
             && l.ends_with("is a slab of kmalloc-128, not of the cache")));
     // foo now hands out kmalloc-128's slot as one of its own objects.
-    assert_eq!(slab_alloc_node(&mut rec, foo, 0, None), x);
-    assert_eq!(rec.machine().slub().caches[foo].cpu[0].slab, Some(slab));
+    assert_eq!(slab_alloc_node(&mut rec, foo, CpuId(0), None), x);
+    assert_eq!(
+        rec.machine().slub().caches[foo].cpu[CpuId(0)].slab,
+        Some(slab)
+    );
 }
 
 #[test]
@@ -342,9 +377,9 @@ fn hardening_or_consistency_checks_redirect_a_free_to_the_wrong_cache() {
     ] {
         let mut rec = boot_with(1, 1, 1024, &switches, 0);
         let foo = cache_with(&mut rec, "foo", 64, &switches);
-        let x = kmalloc(&mut rec, 128, 0, None);
+        let x = kmalloc(&mut rec, 128, CpuId(0), None);
         let from = rec.steps().len();
-        assert_eq!(kfree(&mut rec, x, 0, Some(foo)), FreeOutcome::Freed);
+        assert_eq!(kfree(&mut rec, x, CpuId(0), Some(foo)), FreeOutcome::Freed);
         assert_eq!(rec.steps()[from].caption.key, "step.wrong_cache");
         assert!(!rec.machine().is_live(x));
         assert!(diagnostics(&rec).is_empty(), "{:?}", diagnostics(&rec));
@@ -357,9 +392,11 @@ fn a_bulk_free_naming_the_wrong_cache_frees_the_group_with_that_cache() {
     let switches = BootOptions::default();
     let mut rec = boot_with(1, 1, 1024, &switches, 0);
     let foo = cache_with(&mut rec, "foo", 64, &switches);
-    let p: Vec<u64> = (0..3).map(|_| kmalloc(&mut rec, 128, 0, None)).collect();
+    let p: Vec<u64> = (0..3)
+        .map(|_| kmalloc(&mut rec, 128, CpuId(0), None))
+        .collect();
     let from = rec.steps().len();
-    kmem_cache_free_bulk(&mut rec, Some(foo), &p, 0);
+    kmem_cache_free_bulk(&mut rec, Some(foo), &p, CpuId(0));
     let steps = rec.steps();
     let functions: Vec<&str> = steps[from..].iter().map(|s| s.function).collect();
     assert_eq!(
@@ -389,22 +426,32 @@ fn discarding_another_caches_slab_is_recorded_and_the_counts_still_add_up() {
     let g = rec.machine().slub().caches[foo].geometry.clone();
     let (foo_per, keep) = (g.objs_per_slab as usize, g.min_partial as usize);
     let mine: Vec<u64> = (0..foo_per * keep)
-        .map(|_| slab_alloc_node(&mut rec, foo, 0, None))
+        .map(|_| slab_alloc_node(&mut rec, foo, CpuId(0), None))
         .collect();
     for k in 0..keep {
-        kfree(&mut rec, mine[k * foo_per], 0, None);
+        kfree(&mut rec, mine[k * foo_per], CpuId(0), None);
     }
-    flush_cpu_slab(&mut rec, foo, 0);
-    assert_eq!(rec.machine().slub().caches[foo].node[0].partial.len(), keep);
+    flush_cpu_slab(&mut rec, foo, CpuId(0));
+    assert_eq!(
+        rec.machine().slub().caches[foo].node[NodeId(0)]
+            .partial
+            .len(),
+        keep
+    );
     // A full kmalloc-128 slab, emptied through foo: frozen onto foo's stack by the first free.
     let per = rec.machine().slub().caches[k128].geometry.objs_per_slab as usize;
-    let objs: Vec<u64> = (0..=per).map(|_| kmalloc(&mut rec, 128, 0, None)).collect();
+    let objs: Vec<u64> = (0..=per)
+        .map(|_| kmalloc(&mut rec, 128, CpuId(0), None))
+        .collect();
     let slab = place_of(rec.machine(), objs[0]).unwrap().pfn;
     for &o in &objs[..per] {
-        kfree(&mut rec, o, 0, Some(foo));
+        kfree(&mut rec, o, CpuId(0), Some(foo));
     }
-    assert_eq!(rec.machine().slub().caches[foo].cpu[0].partial, Some(slab));
-    flush_cpu_slab(&mut rec, foo, 0);
+    assert_eq!(
+        rec.machine().slub().caches[foo].cpu[CpuId(0)].partial,
+        Some(slab)
+    );
+    flush_cpu_slab(&mut rec, foo, CpuId(0));
     assert!(!rec.machine().slub().slabs.contains_key(&slab), "discarded");
     assert!(rec.machine().damage.iter().any(|d| matches!(
         d,
@@ -485,7 +532,7 @@ proptest::proptest! {
         for op in ops {
             match op {
                 Op::Alloc { cpu, cache } => {
-                    let obj = slab_alloc_node(&mut rec, ids[cache], cpu % cpus, None);
+                    let obj = slab_alloc_node(&mut rec, ids[cache], CpuId::new(cpu % cpus), None);
                     if obj != 0 {
                         live.push(obj);
                     }
@@ -497,7 +544,7 @@ proptest::proptest! {
                         if named.is_some_and(|c| rec.machine().slub().caches[c].destroyed) {
                             live.push(obj);
                         }
-                        kfree(&mut rec, obj, cpu % cpus, named);
+                        kfree(&mut rec, obj, CpuId::new(cpu % cpus), named);
                     }
                 }
                 Op::FreeBulk { cpu, picks, named } => {
@@ -509,13 +556,13 @@ proptest::proptest! {
                         }
                     }
                     if !batch.is_empty() {
-                        prop_assert_eq!(kmem_cache_free_bulk(&mut rec, named, &batch, cpu % cpus), FreeOutcome::Freed);
+                        prop_assert_eq!(kmem_cache_free_bulk(&mut rec, named, &batch, CpuId::new(cpu % cpus)), FreeOutcome::Freed);
                     }
                 }
-                Op::Flush { cpu, cache } => flush_cpu_slab(&mut rec, ids[cache], cpu % cpus),
-                Op::Shrink { cpu, cache } => kmem_cache_shrink(&mut rec, ids[cache], cpu % cpus),
+                Op::Flush { cpu, cache } => flush_cpu_slab(&mut rec, ids[cache], CpuId::new(cpu % cpus)),
+                Op::Shrink { cpu, cache } => kmem_cache_shrink(&mut rec, ids[cache], CpuId::new(cpu % cpus)),
                 Op::Destroy { cpu, cache } => {
-                    let _ = kmem_cache_destroy(&mut rec, ids[cache], None, cpu % cpus);
+                    let _ = kmem_cache_destroy(&mut rec, ids[cache], None, CpuId::new(cpu % cpus));
                 }
             }
             prop_assert!(rec.is_idle(), "an operation left a step open");

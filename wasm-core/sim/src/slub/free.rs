@@ -4,7 +4,7 @@
 
 use super::partial::{discard_slab, put_cpu_partial};
 use super::{object_freed, place_of, set_cpu_freelist, set_freepointer_at};
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId};
 use crate::machine::{Machine, Pfn};
 pub use crate::slab_common::FreeOutcome;
 use crate::slab_common::{
@@ -14,7 +14,7 @@ use crate::slab_common::{
 use crate::trace::{End, Event, Recorder, Splice};
 
 /// `kfree()` of `addr` on `cpu`; with `cache`, `kmem_cache_free(cache, addr)`.
-pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<CacheId>) -> FreeOutcome {
+pub fn kfree(rec: &mut Recorder, addr: u64, cpu: CpuId, cache: Option<CacheId>) -> FreeOutcome {
     let m = rec.machine();
     let destroyed = cache.filter(|&c| m.slub().caches[c].destroyed);
     if let Some(outcome) = free_prologue(rec, addr, destroyed) {
@@ -65,7 +65,7 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: u32, cache: Option<CacheId>) ->
         // be linked in front of (this CPU's c->freelist for its cpu slab, else the slab's own
         // freelist) oopses. Any other double free goes unnoticed without slub_debug: the
         // freelist gets a cycle and the object is handed out twice later.
-        let c = &s.cpu[cpu as usize];
+        let c = &s.cpu[cpu];
         let fp = if c.slab == Some(place.pfn) {
             c.freelist
         } else {
@@ -130,7 +130,7 @@ pub(super) fn cache_from_obj_unchecked(
 /// `slab_free()` for one object, object `index` of the slab at `pfn`. Its
 /// `slab_free_freelist_hook()` pass over a one-object list changes nothing (it stores NULL in
 /// the free pointer, which `do_slab_free()` overwrites), so it gets no step; see `bulk.rs`.
-fn slab_free(rec: &mut Recorder, cache: CacheId, pfn: Pfn, addr: u64, index: u32, cpu: u32) {
+fn slab_free(rec: &mut Recorder, cache: CacheId, pfn: Pfn, addr: u64, index: u32, cpu: CpuId) {
     do_slab_free(rec, cache, pfn, &[(addr, index)], cpu);
 }
 
@@ -143,7 +143,7 @@ pub(crate) fn do_slab_free(
     cache: CacheId,
     pfn: Pfn,
     objs: &[(u64, u32)],
-    cpu: u32,
+    cpu: CpuId,
 ) {
     match free_path(rec.machine(), cache, pfn, cpu) {
         Splice::CpuFreelist => {}
@@ -151,7 +151,7 @@ pub(crate) fn do_slab_free(
         Splice::ListLock => return free_to_partial_list(rec, cache, pfn, objs, cpu),
     }
     let (head, (_, tail_index)) = (objs[0].0, objs[objs.len() - 1]);
-    let cpu_head = rec.machine().slub().caches[cache].cpu[cpu as usize].freelist;
+    let cpu_head = rec.machine().slub().caches[cache].cpu[cpu].freelist;
     rec.call("do_slab_free", "fast path", "step.free_fast", |rec| {
         rec.arg_cache("cache", cache);
         rec.arg("cpu", cpu);
@@ -167,9 +167,9 @@ pub(crate) fn do_slab_free(
 /// The way `do_slab_free()` takes for objects of the slab at `pfn` freed on `cpu`: the fast
 /// path onto `c->freelist` when the slab is the CPU's cpu slab, else `__slab_free()`, which a
 /// debug cache (never a cpu slab) does under the node's list lock (`free_to_partial_list()`).
-pub(crate) fn free_path(m: &Machine, cache: CacheId, pfn: Pfn, cpu: u32) -> Splice {
+pub(crate) fn free_path(m: &Machine, cache: CacheId, pfn: Pfn, cpu: CpuId) -> Splice {
     let s = &m.slub().caches[cache];
-    if s.cpu[cpu as usize].slab == Some(pfn) {
+    if s.cpu[cpu].slab == Some(pfn) {
         Splice::CpuFreelist
     } else if s.debug() {
         Splice::ListLock
@@ -180,7 +180,7 @@ pub(crate) fn free_path(m: &Machine, cache: CacheId, pfn: Pfn, cpu: u32) -> Spli
 
 /// `__slab_free()` for `cnt = objs.len()` objects of one slab (not of a debug cache), linked
 /// head to tail.
-fn __slab_free(rec: &mut Recorder, cache: CacheId, pfn: Pfn, objs: &[(u64, u32)], cpu: u32) {
+fn __slab_free(rec: &mut Recorder, cache: CacheId, pfn: Pfn, objs: &[(u64, u32)], cpu: CpuId) {
     let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
     let s = &rec.machine().slub().caches[cache];
     let (has_cpu_partial, min_partial) = (s.has_cpu_partial(), u64::from(s.geometry.min_partial));
@@ -238,7 +238,7 @@ fn __slab_free(rec: &mut Recorder, cache: CacheId, pfn: Pfn, objs: &[(u64, u32)]
             }
             return;
         }
-        let nr_partial = rec.machine().slub().caches[cache].node[slab.node as usize]
+        let nr_partial = rec.machine().slub().caches[cache].node[slab.node]
             .partial
             .len() as u64;
         if inuse == 0 && nr_partial >= min_partial {
@@ -272,13 +272,13 @@ fn free_to_partial_list(
     cache: CacheId,
     pfn: Pfn,
     objs: &[(u64, u32)],
-    cpu: u32,
+    cpu: CpuId,
 ) {
     let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
     let s = &rec.machine().slub().caches[cache];
     let (store_user, min_partial) = (s.flags.store_user, s.geometry.min_partial as usize);
     let slab = rec.machine().slub().slabs[&pfn].fields();
-    let nr_partial = s.node[slab.node as usize].partial.len();
+    let nr_partial = s.node[slab.node].partial.len();
     let (prior, inuse, node) = (slab.freelist, slab.inuse - cnt, slab.node);
     let discard = inuse == 0 && nr_partial >= min_partial;
     let path = match (prior == 0, discard) {

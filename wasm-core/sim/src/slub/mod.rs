@@ -51,7 +51,7 @@ pub use ops::Slub;
 pub use partial::flush_cpu_slab;
 pub use shrink::{kmem_cache_destroy, kmem_cache_shrink};
 
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId};
 use crate::machine::{Machine, Pfn};
 use crate::trace::{Event, Recorder};
 use state::TID_STEP;
@@ -110,7 +110,7 @@ pub(crate) fn obj_to_index(m: &Machine, pfn: Pfn, addr: u64) -> u32 {
 /// to the caller: `c->freelist` moves to the next free object (bumping the tid) and the object
 /// is allocated. Returns the object.
 #[inline(always)]
-pub(crate) fn take_object(rec: &mut Recorder, cache: CacheId, cpu: u32, object: u64) -> u64 {
+pub(crate) fn take_object(rec: &mut Recorder, cache: CacheId, cpu: CpuId, object: u64) -> u64 {
     let place = place_of(rec.machine(), object).expect("free objects lie in slabs");
     let next = freepointer_at(rec.machine(), &place, object);
     set_cpu_freelist(rec, cache, cpu, next);
@@ -125,7 +125,13 @@ pub(crate) fn take_object(rec: &mut Recorder, cache: CacheId, cpu: u32, object: 
 }
 
 /// Records that object `addr` of the slab at `pfn` went to a caller.
-pub(crate) fn object_allocated(rec: &mut Recorder, cache: CacheId, cpu: u32, pfn: Pfn, addr: u64) {
+pub(crate) fn object_allocated(
+    rec: &mut Recorder,
+    cache: CacheId,
+    cpu: CpuId,
+    pfn: Pfn,
+    addr: u64,
+) {
     let index = obj_to_index(rec.machine(), pfn, addr);
     rec.emit(Event::ObjectAllocated {
         cache,
@@ -141,7 +147,7 @@ pub(crate) fn object_allocated(rec: &mut Recorder, cache: CacheId, cpu: u32, pfn
 pub(crate) fn object_freed(
     rec: &mut Recorder,
     cache: CacheId,
-    cpu: u32,
+    cpu: CpuId,
     pfn: Pfn,
     addr: u64,
     index: u32,
@@ -178,8 +184,8 @@ pub(crate) fn set_freepointer_at(rec: &mut Recorder, pfn: Pfn, index: u32, next:
 
 /// Sets `c->freelist` and bumps `c->tid` (`next_tid()`).
 #[inline]
-pub(crate) fn set_cpu_freelist(rec: &mut Recorder, cache: CacheId, cpu: u32, freelist: u64) {
-    let tid = rec.machine().slub().caches[cache].cpu[cpu as usize].tid + TID_STEP;
+pub(crate) fn set_cpu_freelist(rec: &mut Recorder, cache: CacheId, cpu: CpuId, freelist: u64) {
+    let tid = rec.machine().slub().caches[cache].cpu[cpu].tid + TID_STEP;
     rec.emit(Event::CpuFreelistSet {
         cache,
         cpu,

@@ -7,7 +7,7 @@ use crate::boot::Allocator;
 use crate::boot::BootOptions;
 use crate::geometry::GeometryError;
 use crate::gfp::Gfp;
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId, NodeId};
 use crate::machine::check::{SlabShare, Totals, Touched};
 use crate::machine::{Machine, Pfn};
 use crate::slab_common::{DestroyOutcome, FreeOutcome};
@@ -59,8 +59,8 @@ impl SlabAllocator for Slub {
         size: u64,
         flags: Gfp,
         caller: u64,
-        cpu: u32,
-        node: Option<u32>,
+        cpu: CpuId,
+        node: Option<NodeId>,
     ) -> u64 {
         super::__do_kmalloc_node(rec, size, flags, caller, cpu, node)
     }
@@ -69,8 +69,8 @@ impl SlabAllocator for Slub {
         &self,
         rec: &mut Recorder,
         cache: CacheId,
-        cpu: u32,
-        node: Option<u32>,
+        cpu: CpuId,
+        node: Option<NodeId>,
     ) -> u64 {
         super::slab_alloc_node(rec, cache, cpu, node)
     }
@@ -80,7 +80,7 @@ impl SlabAllocator for Slub {
         rec: &mut Recorder,
         cache: CacheId,
         n: u32,
-        cpu: u32,
+        cpu: CpuId,
     ) -> Vec<u64> {
         super::kmem_cache_alloc_bulk(rec, cache, n, cpu)
     }
@@ -89,7 +89,7 @@ impl SlabAllocator for Slub {
         &self,
         rec: &mut Recorder,
         addr: u64,
-        cpu: u32,
+        cpu: CpuId,
         cache: Option<CacheId>,
     ) -> FreeOutcome {
         super::kfree(rec, addr, cpu, cache)
@@ -100,12 +100,12 @@ impl SlabAllocator for Slub {
         rec: &mut Recorder,
         cache: Option<CacheId>,
         objs: &[u64],
-        cpu: u32,
+        cpu: CpuId,
     ) {
         super::kmem_cache_free_bulk(rec, cache, objs, cpu);
     }
 
-    fn kmem_cache_shrink(&self, rec: &mut Recorder, cache: CacheId, cpu: u32) {
+    fn kmem_cache_shrink(&self, rec: &mut Recorder, cache: CacheId, cpu: CpuId) {
         super::kmem_cache_shrink(rec, cache, cpu);
     }
 
@@ -114,7 +114,7 @@ impl SlabAllocator for Slub {
         rec: &mut Recorder,
         cache: CacheId,
         alias: Option<&str>,
-        cpu: u32,
+        cpu: CpuId,
     ) -> DestroyOutcome {
         super::kmem_cache_destroy(rec, cache, alias, cpu)
     }
@@ -123,12 +123,17 @@ impl SlabAllocator for Slub {
         true
     }
 
-    fn flush_cpu_slab(&self, rec: &mut Recorder, cache: CacheId, cpu: u32) -> Result<(), Missing> {
+    fn flush_cpu_slab(
+        &self,
+        rec: &mut Recorder,
+        cache: CacheId,
+        cpu: CpuId,
+    ) -> Result<(), Missing> {
         super::flush_cpu_slab(rec, cache, cpu);
         Ok(())
     }
 
-    fn cache_reap(&self, _: &mut Recorder, _: Option<u32>) -> Result<(), Missing> {
+    fn cache_reap(&self, _: &mut Recorder, _: Option<CpuId>) -> Result<(), Missing> {
         Err(Missing)
     }
 
@@ -136,7 +141,7 @@ impl SlabAllocator for Slub {
         m.is_live(addr)
     }
 
-    fn slab_of(&self, m: &Machine, pfn: Pfn) -> Option<(CacheId, u32)> {
+    fn slab_of(&self, m: &Machine, pfn: Pfn) -> Option<(CacheId, NodeId)> {
         m.slub().slabs.get(&pfn).map(|s| (s.cache, s.node))
     }
 

@@ -5,17 +5,23 @@
 //! These record their events into the step their caller has open.
 
 use super::{freelist_len, get_freepointer, set_cpu_freelist, set_freepointer};
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId};
 use crate::machine::{Damage, Pfn};
 use crate::page_alloc::free_pages;
 use crate::trace::{End, Event, Recorder};
 
 /// `put_cpu_partial()`: push a frozen slab on `cpu`'s partial stack. With `drain`, a stack that
 /// already holds `cpu_partial_slabs` slabs is first moved whole to the node lists.
-pub(crate) fn put_cpu_partial(rec: &mut Recorder, cache: CacheId, cpu: u32, pfn: Pfn, drain: bool) {
+pub(crate) fn put_cpu_partial(
+    rec: &mut Recorder,
+    cache: CacheId,
+    cpu: CpuId,
+    pfn: Pfn,
+    drain: bool,
+) {
     let s = &rec.machine().slub().caches[cache];
     let limit = s.geometry.cpu_partial_slabs;
-    let mut old = s.cpu[cpu as usize].partial;
+    let mut old = s.cpu[cpu].partial;
     let mut spill = None;
     let mut slabs = 0;
     if let Some(top) = old {
@@ -50,7 +56,12 @@ pub(crate) fn put_cpu_partial(rec: &mut Recorder, cache: CacheId, cpu: u32, pfn:
 /// node's partial list, or discarded when empty and the node already keeps `min_partial`.
 /// The empty ones are pushed on `slab_to_discard` (through `slab->next`) and freed from its
 /// head once the lock is dropped: last met, first discarded (mm/slub.c, v6.6).
-pub(crate) fn __unfreeze_partials(rec: &mut Recorder, cache: CacheId, cpu: u32, list: Option<Pfn>) {
+pub(crate) fn __unfreeze_partials(
+    rec: &mut Recorder,
+    cache: CacheId,
+    cpu: CpuId,
+    list: Option<Pfn>,
+) {
     let min_partial = u64::from(rec.machine().slub().caches[cache].geometry.min_partial);
     let mut discard = Vec::new();
     let mut at = list;
@@ -77,7 +88,7 @@ pub(crate) fn __unfreeze_partials(rec: &mut Recorder, cache: CacheId, cpu: u32, 
             inuse: slab.inuse,
             frozen: false,
         });
-        let nr_partial = rec.machine().slub().caches[cache].node[slab.node as usize]
+        let nr_partial = rec.machine().slub().caches[cache].node[slab.node]
             .partial
             .len() as u64;
         if slab.inuse == 0 && nr_partial >= min_partial {
@@ -103,7 +114,7 @@ pub(crate) fn __unfreeze_partials(rec: &mut Recorder, cache: CacheId, cpu: u32, 
 pub(crate) fn deactivate_slab(
     rec: &mut Recorder,
     cache: CacheId,
-    cpu: u32,
+    cpu: CpuId,
     pfn: Pfn,
     cpu_freelist: u64,
 ) {
@@ -134,7 +145,7 @@ pub(crate) fn deactivate_slab(
     });
     // Stage three: the list.
     let s = &rec.machine().slub().caches[cache];
-    let nr_partial = s.node[slab.node as usize].partial.len() as u64;
+    let nr_partial = s.node[slab.node].partial.len() as u64;
     if inuse == 0 && nr_partial >= u64::from(s.geometry.min_partial) {
         rec.arg("deactivate", "empty: discard");
         discard_slab(rec, cache, cpu, pfn);
@@ -171,7 +182,7 @@ pub(crate) fn deactivate_slab(
 ///
 /// `free_slab()` of a `SLAB_TYPESAFE_BY_RCU` cache frees them through `call_rcu()` instead:
 /// they wait for a grace period (`dec_slabs_node()` has already run, so no count shows them).
-pub(crate) fn discard_slab(rec: &mut Recorder, cache: CacheId, cpu: u32, pfn: Pfn) {
+pub(crate) fn discard_slab(rec: &mut Recorder, cache: CacheId, cpu: CpuId, pfn: Pfn) {
     let slab = rec.machine().slub().slabs[&pfn].fields();
     let rcu = rec.machine().slub().caches[cache].flags.typesafe_by_rcu;
     // What discard_slab() does either way.
@@ -219,7 +230,7 @@ pub(crate) fn discard_slab(rec: &mut Recorder, cache: CacheId, cpu: u32, pfn: Pf
 pub(crate) fn flush_slab(
     rec: &mut Recorder,
     cache: CacheId,
-    cpu: u32,
+    cpu: CpuId,
     pfn: Pfn,
     cpu_freelist: u64,
 ) {
@@ -233,8 +244,8 @@ pub(crate) fn flush_slab(
 }
 
 /// `flush_cpu_slab()`: deactivate `cpu`'s cpu slab and unfreeze its partial stack.
-pub fn flush_cpu_slab(rec: &mut Recorder, cache: CacheId, cpu: u32) {
-    let c = rec.machine().slub().caches[cache].cpu[cpu as usize].clone();
+pub fn flush_cpu_slab(rec: &mut Recorder, cache: CacheId, cpu: CpuId) {
+    let c = rec.machine().slub().caches[cache].cpu[cpu].clone();
     if let Some(pfn) = c.slab {
         rec.call(
             "flush_slab",

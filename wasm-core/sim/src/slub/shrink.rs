@@ -2,7 +2,7 @@
 //! spec 2.9).
 
 use super::partial::{discard_slab, flush_cpu_slab};
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId, NodeId};
 use crate::machine::Pfn;
 use crate::slab_common::DestroyOutcome;
 use crate::trace::{End, Event, Recorder};
@@ -15,12 +15,12 @@ const SHRINK_PROMOTE_MAX: u32 = 32;
 /// first, the rest stay behind them in their order. `list_move()` adds at the head of each
 /// bucket, so within one free count the order is reversed.
 #[doc(alias = "__kmem_cache_shrink")]
-pub fn kmem_cache_shrink(rec: &mut Recorder, cache: CacheId, cpu: u32) {
-    for c in 0..rec.machine().config.cpus {
+pub fn kmem_cache_shrink(rec: &mut Recorder, cache: CacheId, cpu: CpuId) {
+    for c in CpuId::all(rec.machine().config.cpus) {
         flush_cpu_slab(rec, cache, c);
     }
-    for node in 0..rec.machine().config.nodes {
-        let list = rec.machine().slub().caches[cache].node[node as usize]
+    for node in NodeId::all(rec.machine().config.nodes) {
+        let list = rec.machine().slub().caches[cache].node[node]
             .partial
             .clone();
         let mut buckets: Vec<Vec<Pfn>> = vec![Vec::new(); SHRINK_PROMOTE_MAX as usize];
@@ -74,7 +74,7 @@ pub fn kmem_cache_destroy(
     rec: &mut Recorder,
     cache: CacheId,
     alias: Option<&str>,
-    cpu: u32,
+    cpu: CpuId,
 ) -> DestroyOutcome {
     if let Some(alias) = alias.filter(|a| {
         rec.machine().slub().caches[cache]
@@ -110,7 +110,7 @@ pub fn kmem_cache_destroy(
         );
         return DestroyOutcome::Unreferenced;
     }
-    for c in 0..rec.machine().config.cpus {
+    for c in CpuId::all(rec.machine().config.cpus) {
         flush_cpu_slab(rec, cache, c);
     }
     // The slabs still counted when shutdown stops at a node that keeps some.
@@ -120,9 +120,9 @@ pub fn kmem_cache_destroy(
         "step.cache_shutdown",
         |rec| {
             rec.arg_cache("cache", cache);
-            for node in 0..rec.machine().config.nodes {
+            for node in NodeId::all(rec.machine().config.nodes) {
                 free_partial(rec, cache, cpu, node);
-                let n = &rec.machine().slub().caches[cache].node[node as usize];
+                let n = &rec.machine().slub().caches[cache].node[node];
                 if !n.partial.is_empty() || n.nr_slabs > 0 {
                     let left: u64 = rec.machine().slub().caches[cache]
                         .node
@@ -160,8 +160,8 @@ pub fn kmem_cache_destroy(
 /// from its head, so the last empty slab of the partial list is discarded first (mm/slub.c,
 /// v6.6). Slabs with objects stay (the kernel prints them: "Objects remaining in %s on
 /// __kmem_cache_shutdown()").
-fn free_partial(rec: &mut Recorder, cache: CacheId, cpu: u32, node: u32) {
-    let list = rec.machine().slub().caches[cache].node[node as usize]
+fn free_partial(rec: &mut Recorder, cache: CacheId, cpu: CpuId, node: NodeId) {
+    let list = rec.machine().slub().caches[cache].node[node]
         .partial
         .clone();
     rec.emit(Event::ListLockTaken { cache, node });

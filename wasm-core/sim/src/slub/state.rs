@@ -5,8 +5,7 @@
 //! as on x86_64, so a kernel engineer reads them as they would in a crash dump. NULL is 0.
 
 use crate::geometry::{CacheGeometry, SlabFlags};
-use crate::ids::CacheId;
-use crate::ids::TiVec;
+use crate::ids::{CacheId, CpuId, NodeId, TiVec};
 use crate::kmalloc_caches::KmallocSlot;
 use crate::machine::{Pfn, SlabTable};
 use serde::Serialize;
@@ -59,9 +58,9 @@ pub struct KmemCache {
     /// `kmem_cache_destroy()` has run.
     pub destroyed: bool,
     /// Index: CPU.
-    pub cpu: Vec<KmemCacheCpu>,
+    pub cpu: TiVec<CpuId, KmemCacheCpu>,
     /// Index: node.
-    pub node: Vec<KmemCacheNode>,
+    pub node: TiVec<NodeId, KmemCacheNode>,
 }
 
 /// `struct kmem_cache_cpu`.
@@ -95,7 +94,7 @@ pub struct KmemCacheNode {
 pub struct Slab {
     pub cache: CacheId,
     pub order: u8,
-    pub node: u32,
+    pub node: NodeId,
     /// `objects`.
     pub objects: u32,
     /// The cache's slot size and its reciprocal, copied here so that finding an object's
@@ -124,7 +123,7 @@ pub struct Slab {
 pub struct SlabFields {
     pub cache: CacheId,
     pub order: u8,
-    pub node: u32,
+    pub node: NodeId,
     pub objects: u32,
     pub inuse: u32,
     pub frozen: bool,

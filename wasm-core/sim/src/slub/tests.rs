@@ -4,7 +4,7 @@
 use super::check::check_slub;
 use super::*;
 use crate::boot::BootOptions;
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId, NodeId};
 use crate::machine::check::{check_page_allocator, FullChecks, TraceCheck};
 use crate::machine::{Machine, MachineConfig};
 use crate::slab_common::DestroyOutcome;
@@ -76,11 +76,11 @@ fn life_cycle_of_spec_5_13() {
 
     // 1-2: four full slabs A..D and a fifth, E, as the cpu slab.
     let objs: Vec<u64> = (0..85 * 4 + 1)
-        .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+        .map(|_| slab_alloc_node(&mut rec, id, CpuId(0), None))
         .collect();
     let slabs: Vec<Pfn> = (0..5).map(|k| slab_of(&rec, objs[k * 85])).collect();
     let m = rec.machine();
-    assert_eq!(m.slub().caches[id].cpu[0].slab, Some(slabs[4]));
+    assert_eq!(m.slub().caches[id].cpu[CpuId(0)].slab, Some(slabs[4]));
     for &a in &slabs[..4] {
         let s = &m.slub().slabs[&a];
         assert!(
@@ -88,41 +88,41 @@ fn life_cycle_of_spec_5_13() {
             "full and unlisted"
         );
     }
-    assert!(m.slub().caches[id].node[0].partial.is_empty());
+    assert!(m.slub().caches[id].node[NodeId(0)].partial.is_empty());
     consistent(&rec);
 
     // 3-4: a free to each of A, B, C freezes it onto the cpu partial stack.
     for k in 0..3 {
         assert_eq!(
-            kfree(&mut rec, objs[k * 85], 0, Some(id)),
+            kfree(&mut rec, objs[k * 85], CpuId(0), Some(id)),
             FreeOutcome::Freed
         );
-        let c = &rec.machine().slub().caches[id].cpu[0];
+        let c = &rec.machine().slub().caches[id].cpu[CpuId(0)];
         assert_eq!(c.partial, Some(slabs[k]));
         assert_eq!(rec.machine().slub().slabs[&slabs[k]].slabs, k as u32 + 1);
         assert!(rec.machine().slub().slabs[&slabs[k]].frozen);
     }
     // A second free to B is linked into its freelist and nothing else moves.
-    kfree(&mut rec, objs[85 + 1], 0, Some(id));
+    kfree(&mut rec, objs[85 + 1], CpuId(0), Some(id));
     assert_eq!(rec.machine().slub().slabs[&slabs[1]].inuse, 83);
 
     // 5: D's first free finds a full stack (3 slabs): A, B, C go to the node list tail in stack
     // order (C, B, A), and D starts a new stack.
-    kfree(&mut rec, objs[3 * 85], 0, Some(id));
+    kfree(&mut rec, objs[3 * 85], CpuId(0), Some(id));
     let m = rec.machine();
     assert_eq!(
-        m.slub().caches[id].node[0].partial,
+        m.slub().caches[id].node[NodeId(0)].partial,
         [slabs[2], slabs[1], slabs[0]]
     );
-    assert_eq!(m.slub().caches[id].cpu[0].partial, Some(slabs[3]));
+    assert_eq!(m.slub().caches[id].cpu[CpuId(0)].partial, Some(slabs[3]));
     assert_eq!(m.slub().slabs[&slabs[3]].slabs, 1);
     assert!(!m.slub().slabs[&slabs[0]].frozen);
     consistent(&rec);
 
     // 6: when E runs out the stack is popped: D's one free object is taken with get_freelist.
     let mut more = Vec::new();
-    while rec.machine().slub().caches[id].cpu[0].slab == Some(slabs[4]) {
-        more.push(slab_alloc_node(&mut rec, id, 0, None));
+    while rec.machine().slub().caches[id].cpu[CpuId(0)].slab == Some(slabs[4]) {
+        more.push(slab_alloc_node(&mut rec, id, CpuId(0), None));
         if more.len() > 200 {
             panic!("E never ran out");
         }
@@ -132,16 +132,19 @@ fn life_cycle_of_spec_5_13() {
         objs[3 * 85],
         "the object freed to D comes back"
     );
-    assert_eq!(rec.machine().slub().caches[id].cpu[0].slab, Some(slabs[3]));
+    assert_eq!(
+        rec.machine().slub().caches[id].cpu[CpuId(0)].slab,
+        Some(slabs[3])
+    );
     consistent(&rec);
 
     // Then the node partial list: C first, with the cpu partial stack refilled from the rest.
-    let next = slab_alloc_node(&mut rec, id, 0, None);
+    let next = slab_alloc_node(&mut rec, id, CpuId(0), None);
     assert_eq!(slab_of(&rec, next), slabs[2]);
     let m = rec.machine();
     // cpu_partial_slabs = 3: one slab becomes the cpu slab and 3/2+1 = 2 go to the stack.
-    assert!(m.slub().caches[id].node[0].partial.is_empty());
-    assert_eq!(m.slub().caches[id].cpu[0].partial, Some(slabs[0]));
+    assert!(m.slub().caches[id].node[NodeId(0)].partial.is_empty());
+    assert_eq!(m.slub().caches[id].cpu[CpuId(0)].partial, Some(slabs[0]));
     assert_eq!(m.slub().slabs[&slabs[0]].slabs, 2);
     consistent(&rec);
 }
@@ -150,18 +153,18 @@ fn life_cycle_of_spec_5_13() {
 fn fast_paths_stay_on_the_cpu_freelist_and_bump_tid() {
     let mut rec = boot(2, 1, 1024);
     let id = kmalloc_cache_for(&rec, 64).unwrap().unwrap();
-    let a = kmalloc(&mut rec, 64, 0, None);
-    let tid = rec.machine().slub().caches[id].cpu[0].tid;
-    let b = kmalloc(&mut rec, 60, 0, None);
+    let a = kmalloc(&mut rec, 64, CpuId(0), None);
+    let tid = rec.machine().slub().caches[id].cpu[CpuId(0)].tid;
+    let b = kmalloc(&mut rec, 60, CpuId(0), None);
     assert_eq!(b, a + 64, "objects come in address order from a new slab");
     assert_eq!(rec.steps().last().unwrap().path, "fast path");
     assert_eq!(
-        rec.machine().slub().caches[id].cpu[0].tid,
+        rec.machine().slub().caches[id].cpu[CpuId(0)].tid,
         tid + state::TID_STEP
     );
-    kfree(&mut rec, b, 0, None);
+    kfree(&mut rec, b, CpuId(0), None);
     assert_eq!(
-        rec.machine().slub().caches[id].cpu[0].freelist,
+        rec.machine().slub().caches[id].cpu[CpuId(0)].freelist,
         b,
         "freed to c->freelist"
     );
@@ -171,7 +174,7 @@ fn fast_paths_stay_on_the_cpu_freelist_and_bump_tid() {
         "inuse unchanged by a fast free"
     );
     // A remote free goes to slab->freelist; the owner picks it up with get_freelist later.
-    kfree(&mut rec, a, 1, None);
+    kfree(&mut rec, a, CpuId(1), None);
     assert_eq!(rec.machine().slub().slabs[&slab_of(&rec, a)].freelist, a);
     consistent(&rec);
     assert!(
@@ -188,17 +191,17 @@ fn empty_slabs_are_kept_up_to_min_partial_then_discarded() {
     let per = g.objs_per_slab as usize;
     // Fill 8 slabs, then make the cpu slab another one so all 8 are unlisted and full.
     let objs: Vec<u64> = (0..per * 8 + 1)
-        .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+        .map(|_| slab_alloc_node(&mut rec, id, CpuId(0), None))
         .collect();
     // Flush the stack each time so that slabs reach the node list, then empty them.
     for k in 0..8 {
         for i in 0..per {
-            kfree(&mut rec, objs[k * per + i], 0, Some(id));
+            kfree(&mut rec, objs[k * per + i], CpuId(0), Some(id));
         }
-        flush_cpu_slab(&mut rec, id, 0);
+        flush_cpu_slab(&mut rec, id, CpuId(0));
         consistent(&rec);
     }
-    let n = &rec.machine().slub().caches[id].node[0];
+    let n = &rec.machine().slub().caches[id].node[NodeId(0)];
     assert_eq!(
         n.partial.len() as u32,
         g.min_partial,
@@ -231,14 +234,14 @@ fn empty_slabs_are_kept_up_to_min_partial_then_discarded() {
 fn kmalloc_classes_large_allocations_and_bad_frees() {
     let mut rec = boot(2, 1, 1024);
     assert_eq!(
-        kmalloc(&mut rec, 0, 0, None),
+        kmalloc(&mut rec, 0, CpuId(0), None),
         crate::slab_common::ZERO_SIZE_PTR
     );
     assert_eq!(
-        kfree(&mut rec, crate::slab_common::ZERO_SIZE_PTR, 0, None),
+        kfree(&mut rec, crate::slab_common::ZERO_SIZE_PTR, CpuId(0), None),
         FreeOutcome::Ignored
     );
-    let big = kmalloc(&mut rec, 9000, 0, None);
+    let big = kmalloc(&mut rec, 9000, CpuId(0), None);
     let pfn = rec.machine().addr_pfn(big).unwrap();
     assert!(matches!(
         rec.machine().frames[pfn].state,
@@ -247,24 +250,27 @@ fn kmalloc_classes_large_allocations_and_bad_frees() {
             owner: crate::machine::Owner::LargeKmalloc
         }
     ));
-    assert_eq!(kfree(&mut rec, big, 1, None), FreeOutcome::Freed);
+    assert_eq!(kfree(&mut rec, big, CpuId(1), None), FreeOutcome::Freed);
 
-    let a = kmalloc(&mut rec, 100, 0, None);
+    let a = kmalloc(&mut rec, 100, CpuId(0), None);
     let before = rec.machine().clone();
-    assert_eq!(kfree(&mut rec, a + 8, 0, None), FreeOutcome::Refused);
+    assert_eq!(kfree(&mut rec, a + 8, CpuId(0), None), FreeOutcome::Refused);
     assert_eq!(
         rec.steps().last().unwrap().caption.key,
         "step.kfree_inside_object"
     );
     assert_eq!(
-        kfree(&mut rec, a + 128, 0, None),
+        kfree(&mut rec, a + 128, CpuId(0), None),
         FreeOutcome::Refused,
         "never allocated"
     );
-    assert_eq!(kfree(&mut rec, 0xdead_0000, 0, None), FreeOutcome::Refused);
+    assert_eq!(
+        kfree(&mut rec, 0xdead_0000, CpuId(0), None),
+        FreeOutcome::Refused
+    );
     assert_eq!(rec.machine(), &before, "refused frees change nothing");
-    assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Freed);
-    assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Refused);
+    assert_eq!(kfree(&mut rec, a, CpuId(0), None), FreeOutcome::Freed);
+    assert_eq!(kfree(&mut rec, a, CpuId(0), None), FreeOutcome::Refused);
     assert_eq!(
         rec.steps().last().unwrap().caption.key,
         "step.kfree_double_free"
@@ -272,8 +278,11 @@ fn kmalloc_classes_large_allocations_and_bad_frees() {
     // Without hardening or slub_debug=F, cache_from_obj() does not look (fidelity_tests.rs
     // has the rest).
     let other = cache(&mut rec, "other", 128);
-    let b = kmalloc(&mut rec, 128, 0, None);
-    assert_eq!(kfree(&mut rec, b, 0, Some(other)), FreeOutcome::Freed);
+    let b = kmalloc(&mut rec, 128, CpuId(0), None);
+    assert_eq!(
+        kfree(&mut rec, b, CpuId(0), Some(other)),
+        FreeOutcome::Freed
+    );
     assert!(rec
         .steps()
         .iter()
@@ -317,9 +326,11 @@ fn compatible_caches_merge_unless_told_not_to() {
 #[test]
 fn slabinfo_counts_cpu_free_objects_as_active() {
     let mut rec = boot(1, 1, 1024);
-    let objs: Vec<u64> = (0..40).map(|_| kmalloc(&mut rec, 64, 0, None)).collect();
+    let objs: Vec<u64> = (0..40)
+        .map(|_| kmalloc(&mut rec, 64, CpuId(0), None))
+        .collect();
     for &o in &objs[..10] {
-        kfree(&mut rec, o, 0, None);
+        kfree(&mut rec, o, CpuId(0), None);
     }
     let text = slabinfo(rec.machine());
     let line = text.lines().find(|l| l.starts_with("kmalloc-64 ")).unwrap();
@@ -335,7 +346,7 @@ fn slabinfo_counts_cpu_free_objects_as_active() {
     assert_eq!(order.first(), Some(&"kmalloc-cg-8k"), "newest first");
     assert_eq!(order.last(), Some(&"kmalloc-8"));
     let k64 = kmalloc_cache_for(&rec, 64).unwrap().unwrap();
-    flush_cpu_slab(&mut rec, k64, 0);
+    flush_cpu_slab(&mut rec, k64, CpuId(0));
     let text = slabinfo(rec.machine());
     let line = text.lines().find(|l| l.starts_with("kmalloc-64 ")).unwrap();
     assert!(
@@ -350,7 +361,7 @@ fn detached_freelist_trace_of_spec_2_8() {
     let id = cache(&mut rec, "k1024", 1024);
     let per = rec.machine().slub().caches[id].geometry.objs_per_slab as usize;
     let objs: Vec<u64> = (0..per * 5)
-        .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+        .map(|_| slab_alloc_node(&mut rec, id, CpuId(0), None))
         .collect();
     let s = |slab: usize, i: usize| objs[slab * per + i];
     let (a, b, c, d, e) = (0, 1, 2, 3, 4);
@@ -366,7 +377,7 @@ fn detached_freelist_trace_of_spec_2_8() {
     ];
     let from = rec.steps().len();
     assert_eq!(
-        kmem_cache_free_bulk(&mut rec, Some(id), &p, 1),
+        kmem_cache_free_bulk(&mut rec, Some(id), &p, CpuId(1)),
         FreeOutcome::Freed
     );
     let built: Vec<&Event> = rec.steps()[from..]
@@ -396,7 +407,7 @@ fn detached_freelist_trace_of_spec_2_8() {
     );
     assert_eq!((*done_from, *lookahead_left), (6, 0));
     // cpu1 frees into slab A, which is no CPU's c->slab: __slab_free()'s cmpxchg on the slab.
-    assert_eq!((df.cpu, df.splice), (1, Splice::SlabFreelist));
+    assert_eq!((df.cpu, df.splice), (CpuId(1), Splice::SlabFreelist));
     // Then D1 alone (E1, C1, A2 miss), and so on until all eight are free.
     let Event::DetachedFreelistBuilt(df) = built[1] else {
         unreachable!()
@@ -406,15 +417,15 @@ fn detached_freelist_trace_of_spec_2_8() {
     consistent(&rec);
     // Objects of cpu0's own c->slab, freed on cpu0: the fast path onto c->freelist.
     let mine = [
-        slab_alloc_node(&mut rec, id, 0, None),
-        slab_alloc_node(&mut rec, id, 0, None),
+        slab_alloc_node(&mut rec, id, CpuId(0), None),
+        slab_alloc_node(&mut rec, id, CpuId(0), None),
     ];
     let from = rec.steps().len();
     assert_eq!(
-        kmem_cache_free_bulk(&mut rec, Some(id), &mine, 0),
+        kmem_cache_free_bulk(&mut rec, Some(id), &mine, CpuId(0)),
         FreeOutcome::Freed
     );
-    let spliced: Vec<(u32, Splice)> = rec.steps()[from..]
+    let spliced: Vec<(CpuId, Splice)> = rec.steps()[from..]
         .iter()
         .flat_map(|st| st.events.iter())
         .filter_map(|ev| match ev {
@@ -425,7 +436,7 @@ fn detached_freelist_trace_of_spec_2_8() {
     // The walk starts at the last entry. Here the two objects lie in two slabs: only the
     // second one's is cpu0's c->slab when the bulk free runs.
     let slab_of = |o: u64| place_of(rec.machine(), o).unwrap().pfn;
-    let cpu_slab = rec.machine().slub().caches[id].cpu[0].slab;
+    let cpu_slab = rec.machine().slub().caches[id].cpu[CpuId(0)].slab;
     assert_eq!(
         (
             Some(slab_of(mine[1])) == cpu_slab,
@@ -435,16 +446,19 @@ fn detached_freelist_trace_of_spec_2_8() {
     );
     assert_eq!(
         spliced,
-        [(0, Splice::CpuFreelist), (0, Splice::SlabFreelist)]
+        [
+            (CpuId(0), Splice::CpuFreelist),
+            (CpuId(0), Splice::SlabFreelist)
+        ]
     );
     // A bad entry refuses the whole array.
     let before = rec.machine().clone();
     assert_eq!(
-        kmem_cache_free_bulk(&mut rec, Some(id), &[s(b, 2), s(b, 1)], 0),
+        kmem_cache_free_bulk(&mut rec, Some(id), &[s(b, 2), s(b, 1)], CpuId(0)),
         FreeOutcome::Refused
     );
     assert_eq!(
-        kmem_cache_free_bulk(&mut rec, Some(id), &[s(b, 2), s(b, 2)], 0),
+        kmem_cache_free_bulk(&mut rec, Some(id), &[s(b, 2), s(b, 2)], CpuId(0)),
         FreeOutcome::Refused
     );
     assert_eq!(rec.machine(), &before);
@@ -454,7 +468,7 @@ fn detached_freelist_trace_of_spec_2_8() {
 fn alloc_bulk_is_all_or_nothing() {
     let mut rec = boot(1, 1, 64);
     let id = cache(&mut rec, "k512", 512);
-    let got = kmem_cache_alloc_bulk(&mut rec, id, 20, 0);
+    let got = kmem_cache_alloc_bulk(&mut rec, id, 20, CpuId(0));
     assert_eq!(got.len(), 20);
     assert_eq!(
         got.iter().collect::<std::collections::BTreeSet<_>>().len(),
@@ -463,7 +477,7 @@ fn alloc_bulk_is_all_or_nothing() {
     assert_eq!(rec.machine().live_objects as usize, 20);
     consistent(&rec);
     // 64 pages hold at most 64 * 8 = 512 such objects: asking for 1000 fails and frees back.
-    assert!(kmem_cache_alloc_bulk(&mut rec, id, 1000, 0).is_empty());
+    assert!(kmem_cache_alloc_bulk(&mut rec, id, 1000, CpuId(0)).is_empty());
     assert_eq!(rec.machine().live_objects as usize, 20);
     consistent(&rec);
 }
@@ -475,24 +489,24 @@ fn shrink_frees_empty_slabs_and_puts_the_fullest_first() {
     let per = rec.machine().slub().caches[id].geometry.objs_per_slab as usize;
     assert_eq!(per, 16);
     let objs: Vec<u64> = (0..per * 5)
-        .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+        .map(|_| slab_alloc_node(&mut rec, id, CpuId(0), None))
         .collect();
     let slabs: Vec<Pfn> = (0..5).map(|k| slab_of(&rec, objs[k * per])).collect();
     // Free 3, 16 (all), 1 and 2 objects of slabs 0..3, then flush them to the node list.
     for (k, n) in [(0, 3), (1, 16), (2, 1), (3, 2)] {
         for i in 0..n {
-            kfree(&mut rec, objs[k * per + i], 0, Some(id));
+            kfree(&mut rec, objs[k * per + i], CpuId(0), Some(id));
         }
     }
-    flush_cpu_slab(&mut rec, id, 0);
+    flush_cpu_slab(&mut rec, id, CpuId(0));
     assert!(
-        rec.machine().slub().caches[id].node[0]
+        rec.machine().slub().caches[id].node[NodeId(0)]
             .partial
             .contains(&slabs[1]),
         "kept: below min_partial"
     );
-    kmem_cache_shrink(&mut rec, id, 0);
-    let n = &rec.machine().slub().caches[id].node[0];
+    kmem_cache_shrink(&mut rec, id, CpuId(0));
+    let n = &rec.machine().slub().caches[id].node[NodeId(0)];
     // Fullest first: 1 free (slab 2), 2 free (slab 3), 3 free (slab 0); the empty slab 1 is
     // freed even though the node holds fewer than min_partial.
     assert_eq!(n.partial, [slabs[2], slabs[3], slabs[0]]);
@@ -506,21 +520,21 @@ fn destroy_refuses_a_busy_cache_and_drops_merged_names_first() {
     let id = cache(&mut rec, "a", 200);
     let alias = cache(&mut rec, "b", 200);
     assert_eq!(id, alias);
-    let x = slab_alloc_node(&mut rec, id, 0, None);
+    let x = slab_alloc_node(&mut rec, id, CpuId(0), None);
     assert_eq!(
-        kmem_cache_destroy(&mut rec, id, Some("b"), 0),
+        kmem_cache_destroy(&mut rec, id, Some("b"), CpuId(0)),
         DestroyOutcome::Unreferenced
     );
     assert!(rec.machine().slub().caches[id].aliases.is_empty());
     assert_eq!(
-        kmem_cache_destroy(&mut rec, id, None, 0),
+        kmem_cache_destroy(&mut rec, id, None, CpuId(0)),
         DestroyOutcome::StillHasObjects
     );
     assert_eq!(rec.steps().last().unwrap().caption.key, "step.destroy_busy");
     assert!(!rec.machine().slub().caches[id].destroyed);
-    kfree(&mut rec, x, 0, Some(id));
+    kfree(&mut rec, x, CpuId(0), Some(id));
     assert_eq!(
-        kmem_cache_destroy(&mut rec, id, None, 0),
+        kmem_cache_destroy(&mut rec, id, None, CpuId(0)),
         DestroyOutcome::Destroyed
     );
     assert!(
@@ -528,7 +542,7 @@ fn destroy_refuses_a_busy_cache_and_drops_merged_names_first() {
         "every slab went back"
     );
     assert!(!slabinfo(rec.machine()).contains("\na "));
-    assert_eq!(slab_alloc_node(&mut rec, id, 0, None), 0);
+    assert_eq!(slab_alloc_node(&mut rec, id, CpuId(0), None), 0);
     assert_eq!(
         rec.steps().last().unwrap().caption.key,
         "step.use_destroyed_cache"
@@ -634,7 +648,7 @@ proptest! {
         for op in ops {
             match op {
                 Op::Alloc { cpu, cache, node } => {
-                    let obj = slab_alloc_node(&mut rec, ids[cache], cpu % cpus, node.map(|n| n % nodes));
+                    let obj = slab_alloc_node(&mut rec, ids[cache], CpuId::new(cpu % cpus), node.map(|n| NodeId::new(n % nodes)));
                     if obj != 0 {
                         live.push(obj);
                     }
@@ -642,13 +656,13 @@ proptest! {
                 Op::Free { cpu, pick } => {
                     if !live.is_empty() {
                         let obj = live.swap_remove(pick % live.len());
-                        prop_assert_eq!(kfree(&mut rec, obj, cpu % cpus, None), FreeOutcome::Freed);
+                        prop_assert_eq!(kfree(&mut rec, obj, CpuId::new(cpu % cpus), None), FreeOutcome::Freed);
                     }
                 }
-                Op::Flush { cpu, cache } => flush_cpu_slab(&mut rec, ids[cache], cpu % cpus),
-                Op::Shrink { cpu, cache } => kmem_cache_shrink(&mut rec, ids[cache], cpu % cpus),
+                Op::Flush { cpu, cache } => flush_cpu_slab(&mut rec, ids[cache], CpuId::new(cpu % cpus)),
+                Op::Shrink { cpu, cache } => kmem_cache_shrink(&mut rec, ids[cache], CpuId::new(cpu % cpus)),
                 Op::AllocBulk { cpu, cache, n } => {
-                    let got = kmem_cache_alloc_bulk(&mut rec, ids[cache], n, cpu % cpus);
+                    let got = kmem_cache_alloc_bulk(&mut rec, ids[cache], n, CpuId::new(cpu % cpus));
                     prop_assert!(got.is_empty() || got.len() == n as usize);
                     live.extend(got);
                 }
@@ -661,16 +675,16 @@ proptest! {
                         }
                     }
                     if !batch.is_empty() {
-                        prop_assert_eq!(kmem_cache_free_bulk(&mut rec, None, &batch, cpu % cpus), FreeOutcome::Freed);
+                        prop_assert_eq!(kmem_cache_free_bulk(&mut rec, None, &batch, CpuId::new(cpu % cpus)), FreeOutcome::Freed);
                     }
                 }
                 Op::KfreeRcu { cpu, pick, mightsleep } => {
                     if !live.is_empty() {
                         let obj = live.swap_remove(pick % live.len());
-                        crate::rcu::kvfree_call_rcu(&mut rec, obj, cpu % cpus, mightsleep);
+                        crate::rcu::kvfree_call_rcu(&mut rec, obj, CpuId::new(cpu % cpus), mightsleep);
                     }
                 }
-                Op::KfreeRcuMonitor { cpu } => crate::rcu::kfree_rcu_monitor(&mut rec, cpu.map(|c| c % cpus)),
+                Op::KfreeRcuMonitor { cpu } => crate::rcu::kfree_rcu_monitor(&mut rec, cpu.map(|c| CpuId::new(c % cpus))),
                 Op::SynchronizeRcu => crate::rcu::synchronize_rcu(&mut rec),
                 Op::RcuBarrier => crate::rcu::rcu_barrier(&mut rec),
             }
@@ -709,7 +723,7 @@ fn freelist_randomisation_shuffles_each_new_slab_from_the_cache_sequence() {
         let id = cache_with(&mut rec, "obj48", 48, &switches);
         let seq = rec.machine().slub().caches[id].random_seq.clone().unwrap();
         let objs: Vec<u64> = (0..85)
-            .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+            .map(|_| slab_alloc_node(&mut rec, id, CpuId(0), None))
             .collect();
         consistent(&rec);
         (rec, seq, objs)
@@ -746,10 +760,10 @@ fn hardened_free_pointers_are_stored_encoded() {
     };
     let mut rec = boot_with(1, 1, 1024, &switches, 9);
     let id = cache_with(&mut rec, "obj48", 48, &switches);
-    let a = slab_alloc_node(&mut rec, id, 0, None);
+    let a = slab_alloc_node(&mut rec, id, CpuId(0), None);
     let s = &rec.machine().slub().caches[id];
     assert!(s.hardened && s.random != 0);
-    let next = rec.machine().slub().caches[id].cpu[0].freelist;
+    let next = rec.machine().slub().caches[id].cpu[CpuId(0)].freelist;
     assert_eq!(next, a + 48);
     let place = place_of(rec.machine(), next).unwrap();
     let slab = &rec.machine().slub().slabs[&place.pfn];
@@ -778,12 +792,12 @@ fn hardening_catches_only_the_naive_double_free() {
         };
         let mut rec = boot_with(1, 1, 1024, &switches, 3);
         let id = cache_with(&mut rec, "obj48", 48, &switches);
-        let a = slab_alloc_node(&mut rec, id, 0, None);
-        let b = slab_alloc_node(&mut rec, id, 0, None);
-        assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Freed);
+        let a = slab_alloc_node(&mut rec, id, CpuId(0), None);
+        let b = slab_alloc_node(&mut rec, id, CpuId(0), None);
+        assert_eq!(kfree(&mut rec, a, CpuId(0), None), FreeOutcome::Freed);
         // a is now the head of c->freelist: freeing it again is the case BUG_ON(object == fp)
         // catches.
-        assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Refused);
+        assert_eq!(kfree(&mut rec, a, CpuId(0), None), FreeOutcome::Refused);
         let key = rec.steps().last().unwrap().caption.key;
         let expected = if hardened {
             "step.kfree_double_free_bug"
@@ -792,8 +806,8 @@ fn hardening_catches_only_the_naive_double_free() {
         };
         assert_eq!(key, expected);
         // After b is freed, a is no longer the head: the check cannot see it.
-        assert_eq!(kfree(&mut rec, b, 0, None), FreeOutcome::Freed);
-        assert_eq!(kfree(&mut rec, a, 0, None), FreeOutcome::Refused);
+        assert_eq!(kfree(&mut rec, b, CpuId(0), None), FreeOutcome::Freed);
+        assert_eq!(kfree(&mut rec, a, CpuId(0), None), FreeOutcome::Refused);
         assert_eq!(
             rec.steps().last().unwrap().caption.key,
             "step.kfree_double_free"
@@ -813,22 +827,29 @@ fn get_any_partial_takes_a_slab_from_a_node_with_partial_slabs_to_spare() {
     let per_slab = g.objs_per_slab as usize;
     let slabs = g.min_partial as usize + 3;
     let objs: Vec<u64> = (0..per_slab * slabs)
-        .map(|_| slab_alloc_node(&mut rec, id, 1, None))
+        .map(|_| slab_alloc_node(&mut rec, id, CpuId(1), None))
         .collect();
     // Free one object of each slab from cpu0: full slabs become partial on node 1 (through
     // cpu0's partial stack, then flushed to the node).
     for chunk in objs.chunks(per_slab) {
-        assert_eq!(kfree(&mut rec, chunk[0], 0, None), FreeOutcome::Freed);
+        assert_eq!(
+            kfree(&mut rec, chunk[0], CpuId(0), None),
+            FreeOutcome::Freed
+        );
     }
-    flush_cpu_slab(&mut rec, id, 0);
-    flush_cpu_slab(&mut rec, id, 1);
-    let node1 = rec.machine().slub().caches[id].node[1].partial.len();
+    flush_cpu_slab(&mut rec, id, CpuId(0));
+    flush_cpu_slab(&mut rec, id, CpuId(1));
+    let node1 = rec.machine().slub().caches[id].node[NodeId(1)]
+        .partial
+        .len();
     assert!(
         node1 > g.min_partial as usize,
         "{node1} partial slabs on node 1"
     );
-    assert!(rec.machine().slub().caches[id].node[0].partial.is_empty());
-    let obj = slab_alloc_node(&mut rec, id, 0, None);
+    assert!(rec.machine().slub().caches[id].node[NodeId(0)]
+        .partial
+        .is_empty());
+    let obj = slab_alloc_node(&mut rec, id, CpuId(0), None);
     let step = rec
         .steps()
         .into_iter()
@@ -839,9 +860,11 @@ fn get_any_partial_takes_a_slab_from_a_node_with_partial_slabs_to_spare() {
     // Seed 0's draw is under the ratio: this run takes the remote branch.
     assert!(!stayed_local);
     let node = rec.machine().slub().slabs[&slab_of(&rec, obj)].node;
-    assert_eq!(node, 1, "a slab from node 1's partial list");
+    assert_eq!(node, NodeId(1), "a slab from node 1's partial list");
     assert_eq!(
-        rec.machine().slub().caches[id].node[1].partial.len(),
+        rec.machine().slub().caches[id].node[NodeId(1)]
+            .partial
+            .len(),
         node1 - 1 - (node1 - 1).min((g.cpu_partial_slabs / 2 + 1) as usize),
         "one slab to the cpu, up to cpu_partial_slabs/2+1 more to cpu0's partial stack"
     );
@@ -849,8 +872,11 @@ fn get_any_partial_takes_a_slab_from_a_node_with_partial_slabs_to_spare() {
     // With node 1 at min_partial or below, nothing is taken: a new local slab.
     let mut rec = boot(2, 2, 1024);
     let id = cache(&mut rec, "obj512", 512);
-    let obj = slab_alloc_node(&mut rec, id, 0, None);
-    assert_eq!(rec.machine().slub().slabs[&slab_of(&rec, obj)].node, 0);
+    let obj = slab_alloc_node(&mut rec, id, CpuId(0), None);
+    assert_eq!(
+        rec.machine().slub().slabs[&slab_of(&rec, obj)].node,
+        NodeId(0)
+    );
     assert!(rec
         .steps()
         .iter()
@@ -861,22 +887,22 @@ fn get_any_partial_takes_a_slab_from_a_node_with_partial_slabs_to_spare() {
 /// Gives each node of `nodes` (through cpuN, on node N) `slabs` partial slabs of `id`: full
 /// slabs with one object freed each, flushed from the per-CPU partial stack. Every slab is
 /// filled before any becomes partial, so no allocation here takes another node's slab.
-fn partial_slabs_on(rec: &mut Recorder, id: CacheId, nodes: &[u32], slabs: usize) {
+fn partial_slabs_on(rec: &mut Recorder, id: CacheId, nodes: &[u16], slabs: usize) {
     let per_slab = rec.machine().slub().caches[id].geometry.objs_per_slab as usize;
     let objs: Vec<Vec<u64>> = nodes
         .iter()
-        .map(|&cpu| {
+        .map(|&n| {
             (0..per_slab * slabs)
-                .map(|_| slab_alloc_node(rec, id, cpu, None))
+                .map(|_| slab_alloc_node(rec, id, CpuId(n), None))
                 .collect()
         })
         .collect();
-    for (&node, objs) in nodes.iter().zip(&objs) {
+    for (&n, objs) in nodes.iter().zip(&objs) {
         for chunk in objs.chunks(per_slab) {
-            assert_eq!(kfree(rec, chunk[0], node, None), FreeOutcome::Freed);
+            assert_eq!(kfree(rec, chunk[0], CpuId(n), None), FreeOutcome::Freed);
         }
-        flush_cpu_slab(rec, id, node);
-        let partial = &rec.machine().slub().caches[id].node[node as usize].partial;
+        flush_cpu_slab(rec, id, CpuId(n));
+        let partial = &rec.machine().slub().caches[id].node[NodeId(n)].partial;
         assert_eq!(partial.len(), slabs);
     }
 }
@@ -913,7 +939,7 @@ fn get_any_partial_follows_the_zonelist_of_the_distance_table() {
     let id = cache(&mut rec, "obj512", 512);
     let spare = rec.machine().slub().caches[id].geometry.min_partial as usize + 1;
     partial_slabs_on(&mut rec, id, &[0, 2, 3], spare);
-    let obj = slab_alloc_node(&mut rec, id, 1, None);
+    let obj = slab_alloc_node(&mut rec, id, CpuId(1), None);
     consistent(&rec);
     let step = rec
         .steps()
@@ -935,7 +961,10 @@ fn get_any_partial_follows_the_zonelist_of_the_distance_table() {
         Some(crate::trace::Shown::Text("1 3 0 2".into()))
     );
     assert_eq!(arg("node"), Some(crate::trace::Shown::Num(3)));
-    assert_eq!(rec.machine().slub().slabs[&slab_of(&rec, obj)].node, 3);
+    assert_eq!(
+        rec.machine().slub().slabs[&slab_of(&rec, obj)].node,
+        NodeId(3)
+    );
 }
 
 #[test]
@@ -945,15 +974,27 @@ fn a_new_slab_on_a_full_node_comes_from_the_next_node_of_its_zonelist() {
     // 1 2 0 gives the slab node 2's memory.
     let mut rec = boot(3, 3, 256);
     let id = cache(&mut rec, "obj512", 512);
-    while crate::page_alloc::alloc_pages_thisnode(&mut rec, 1, 1, 0, crate::machine::Owner::Pages)
-        .is_ok()
+    while crate::page_alloc::alloc_pages_thisnode(
+        &mut rec,
+        CpuId(1),
+        NodeId(1),
+        0,
+        crate::machine::Owner::Pages,
+    )
+    .is_ok()
     {}
-    let obj = slab_alloc_node(&mut rec, id, 1, None);
+    let obj = slab_alloc_node(&mut rec, id, CpuId(1), None);
     consistent(&rec);
-    assert_eq!(rec.machine().slub().slabs[&slab_of(&rec, obj)].node, 2);
+    assert_eq!(
+        rec.machine().slub().slabs[&slab_of(&rec, obj)].node,
+        NodeId(2)
+    );
     // kmalloc_node(…, 1) asks node 1's zonelist too: the same node 2.
-    let other = slab_alloc_node(&mut rec, id, 0, Some(1));
-    assert_eq!(rec.machine().slub().slabs[&slab_of(&rec, other)].node, 2);
+    let other = slab_alloc_node(&mut rec, id, CpuId(0), Some(NodeId(1)));
+    assert_eq!(
+        rec.machine().slub().slabs[&slab_of(&rec, other)].node,
+        NodeId(2)
+    );
 }
 
 #[test]
@@ -972,7 +1013,7 @@ fn debug_caches_take_the_locked_single_object_paths() {
         assert!(rec.machine().slub().caches[id].debug());
         let per_slab = rec.machine().slub().caches[id].geometry.objs_per_slab as usize;
         let objs: Vec<u64> = (0..per_slab + 1)
-            .map(|_| slab_alloc_node(&mut rec, id, 0, None))
+            .map(|_| slab_alloc_node(&mut rec, id, CpuId(0), None))
             .collect();
         consistent(&rec);
         let s = &rec.machine().slub().caches[id];
@@ -982,31 +1023,37 @@ fn debug_caches_take_the_locked_single_object_paths() {
             .iter()
             .all(|c| c.slab.is_none() && c.freelist == 0 && c.partial.is_none()));
         let first = slab_of(&rec, objs[0]);
-        assert_eq!(s.node[0].partial, vec![slab_of(&rec, objs[per_slab])]);
         assert_eq!(
-            s.node[0].full,
+            s.node[NodeId(0)].partial,
+            vec![slab_of(&rec, objs[per_slab])]
+        );
+        assert_eq!(
+            s.node[NodeId(0)].full,
             if store_user { vec![first] } else { vec![] }
         );
         let functions: Vec<&str> = rec.steps().iter().map(|st| st.function).collect();
         assert!(functions.contains(&"alloc_single_from_partial"));
         assert!(!functions.contains(&"slab_alloc_node"), "no fast path");
         // A free to the full slab moves it back to the partial list, from any CPU.
-        assert_eq!(kfree(&mut rec, objs[0], 1, None), FreeOutcome::Freed);
+        assert_eq!(kfree(&mut rec, objs[0], CpuId(1), None), FreeOutcome::Freed);
         let s = &rec.machine().slub().caches[id];
-        assert!(s.node[0].full.is_empty());
-        assert_eq!(s.node[0].partial.len(), 2);
+        assert!(s.node[NodeId(0)].full.is_empty());
+        assert_eq!(s.node[NodeId(0)].partial.len(), 2);
         assert_eq!(
             rec.steps().last().unwrap().path,
             "debug cache: full slab to node partial"
         );
         // slub_debug=F names a double free.
-        assert_eq!(kfree(&mut rec, objs[0], 1, None), FreeOutcome::Refused);
+        assert_eq!(
+            kfree(&mut rec, objs[0], CpuId(1), None),
+            FreeOutcome::Refused
+        );
         assert_eq!(
             rec.steps().last().unwrap().caption.key,
             "step.kfree_double_free_debug"
         );
         for &o in &objs[1..] {
-            assert_eq!(kfree(&mut rec, o, 0, None), FreeOutcome::Freed);
+            assert_eq!(kfree(&mut rec, o, CpuId(0), None), FreeOutcome::Freed);
             consistent(&rec);
         }
         assert_eq!(rec.machine().live_objects, 0);

@@ -2,7 +2,7 @@
 //! and the page-frame map as blocks (one entry per block, not per page, so a machine of a
 //! gigabyte stays a few thousand entries).
 
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId, NodeId};
 use crate::machine::{FrameState, Machine, Owner, Pfn};
 use serde::Serialize;
 
@@ -24,7 +24,7 @@ pub struct BuddyView {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
 pub struct ZoneView {
-    pub node: u32,
+    pub node: NodeId,
     pub start_pfn: Pfn,
     pub pages: u32,
     /// `NR_FREE_PAGES` (pcp pages not counted).
@@ -50,8 +50,8 @@ pub struct FreeAreaView {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
 pub struct PcpView {
-    pub cpu: u32,
-    pub node: u32,
+    pub cpu: CpuId,
+    pub node: NodeId,
     pub count: u32,
     pub high: u32,
     pub batch: u32,
@@ -69,7 +69,7 @@ pub enum BlockOwner {
         order: u8,
     },
     Pcp {
-        cpu: u16,
+        cpu: CpuId,
         order: u8,
     },
     Slab {
@@ -89,7 +89,7 @@ pub enum BlockOwner {
     },
     /// A page of a CPU's `kfree_rcu()` pointers.
     KfreeRcu {
-        cpu: u16,
+        cpu: CpuId,
         order: u8,
     },
     /// Between two events of one step (never at a step boundary).
@@ -176,14 +176,14 @@ pub(super) fn buddy_view(m: &Machine) -> BuddyView {
                 .collect(),
         })
         .collect();
-    let nodes = m.config.nodes;
-    let pcp = m
-        .pcp
-        .iter()
-        .enumerate()
-        .map(|(i, p)| PcpView {
-            cpu: i as u32 / nodes,
-            node: i as u32 % nodes,
+    // `pcp` is laid out CPU by CPU, a list per node within each (`Machine::pcp_index`).
+    let lists = CpuId::all(m.config.cpus)
+        .flat_map(|cpu| NodeId::all(m.config.nodes).map(move |node| (cpu, node)));
+    let pcp = lists
+        .zip(&m.pcp)
+        .map(|((cpu, node), p)| PcpView {
+            cpu,
+            node,
             count: p.count,
             high: p.high,
             batch: p.batch,

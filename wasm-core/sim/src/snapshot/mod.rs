@@ -23,7 +23,7 @@ pub(crate) use slab::{briefs as slab_briefs, cache_view as slab_cache_view};
 pub(crate) use slub::{briefs as slub_briefs, cache_view as slub_cache_view};
 
 use crate::boot::Allocator;
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId, NodeId};
 use crate::kmalloc_caches::KmallocType;
 use crate::machine::{Machine, Pfn};
 use crate::rcu::event::RcuEvent;
@@ -56,7 +56,7 @@ pub struct Mark {
     pub step: u32,
     /// The scenario operation (0-based) that step belongs to; `None` for boot steps.
     pub op: Option<u32>,
-    pub cpu: u32,
+    pub cpu: CpuId,
 }
 
 /// Looks up the last allocation and free of an object before a cursor.
@@ -82,7 +82,7 @@ pub struct Snapshot {
     pub allocator: Allocator,
     pub page_size: u32,
     /// Node of each CPU.
-    pub cpu_node: Vec<u32>,
+    pub cpu_node: Vec<NodeId>,
     /// Every cache, oldest first.
     pub caches: Vec<CacheBrief>,
     /// The cache shown in full.
@@ -148,8 +148,8 @@ pub struct CacheView {
 pub enum CpuView {
     /// `struct kmem_cache_cpu`.
     Slub {
-        cpu: u32,
-        node: u32,
+        cpu: CpuId,
+        node: NodeId,
         /// `c->freelist` followed through the stored free pointers, head first.
         freelist: Vec<String>,
         /// `c->tid`.
@@ -161,7 +161,11 @@ pub enum CpuView {
         partial: Vec<PartialSlab>,
     },
     /// `cpu_cache` (`struct array_cache`).
-    Slab { cpu: u32, node: u32, ac: ArrayView },
+    Slab {
+        cpu: CpuId,
+        node: NodeId,
+        ac: ArrayView,
+    },
 }
 
 /// A slab on a per-CPU partial stack.
@@ -190,7 +194,7 @@ pub struct ArrayView {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
 pub struct AlienView {
-    pub remote: u32,
+    pub remote: NodeId,
     pub ac: ArrayView,
 }
 
@@ -212,7 +216,7 @@ pub struct LockView {
 pub enum NodeView {
     /// SLUB's `struct kmem_cache_node`.
     Slub {
-        node: u32,
+        node: NodeId,
         /// `n->partial`, head first; its length is `nr_partial`.
         partial: Vec<SlabBrief>,
         /// `n->full` (debug caches with `SLAB_STORE_USER` only).
@@ -227,7 +231,7 @@ pub enum NodeView {
     },
     /// SLAB's `struct kmem_cache_node`.
     Slab {
-        node: u32,
+        node: NodeId,
         slabs_partial: Vec<SlabBrief>,
         slabs_full: Vec<SlabBrief>,
         slabs_free: Vec<SlabBrief>,
@@ -251,11 +255,11 @@ pub enum NodeView {
 pub enum SlabPlace {
     /// SLUB: some CPU's `c->slab`.
     CpuSlab {
-        cpu: u32,
+        cpu: CpuId,
     },
     /// SLUB: on some CPU's partial stack.
     CpuPartial {
-        cpu: u32,
+        cpu: CpuId,
     },
     /// SLUB: `n->partial`.
     NodePartial,
@@ -274,7 +278,7 @@ pub enum SlabPlace {
 #[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
 pub struct SlabBrief {
     pub pfn: Pfn,
-    pub node: u32,
+    pub node: NodeId,
     pub order: u8,
     pub objects: u32,
     /// SLUB `inuse`; SLAB `active`.
@@ -310,7 +314,7 @@ pub enum SlotState {
     /// On the slab's own free list.
     Free,
     /// SLUB: on `c->freelist` of this CPU (the slab is its cpu slab).
-    CpuFreelist { cpu: u32 },
+    CpuFreelist { cpu: CpuId },
     /// SLAB: out of the slab but parked in an array cache (free to callers, `active` to the
     /// slab).
     Cached,
@@ -344,7 +348,7 @@ pub struct Transient {
     /// Objects the step allocated or freed.
     pub objects: Vec<String>,
     /// `list_lock`s taken: (cache, node).
-    pub list_locks: Vec<(CacheId, u32)>,
+    pub list_locks: Vec<(CacheId, NodeId)>,
     pub merges: Vec<BuddyPair>,
     pub splits: Vec<BuddyPair>,
     pub detached: Vec<DetachedView>,
@@ -354,7 +358,7 @@ pub struct Transient {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
 pub struct BuddyPair {
-    pub node: u32,
+    pub node: NodeId,
     pub pfn: Pfn,
     pub buddy: Pfn,
     pub order: u8,
@@ -368,7 +372,7 @@ pub struct DetachedView {
     pub slab: Pfn,
     /// The CPU running the bulk free, and where the list went: onto its `c->freelist`, onto
     /// `slab->freelist`, or (a debug cache) through the node's list lock.
-    pub cpu: u32,
+    pub cpu: CpuId,
     pub splice: Splice,
     /// Whether this is the step of `slab_free_freelist_hook()`, which reversed the list.
     pub reversed: bool,
@@ -440,7 +444,7 @@ pub fn snapshot(
         cursor: cursor as u32,
         allocator: m.allocator(),
         page_size: m.page.page_size,
-        cpu_node: m.cpu_node.clone(),
+        cpu_node: m.cpu_node.raw.clone(),
         caches,
         cache,
         buddy: buddy::buddy_view(m),
@@ -459,15 +463,10 @@ pub struct View<'a> {
 }
 
 impl View<'_> {
-    fn lock(&self, cache: CacheId, node: u32) -> LockView {
+    fn lock(&self, cache: CacheId, node: NodeId) -> LockView {
         LockView {
             taken_now: self.transient.list_locks.contains(&(cache, node)),
-            taken_total: self
-                .m
-                .list_lock_taken
-                .get(node as usize)
-                .copied()
-                .unwrap_or(0),
+            taken_total: self.m.list_lock_taken.get(node).copied().unwrap_or(0),
         }
     }
 }

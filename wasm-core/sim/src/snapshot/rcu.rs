@@ -3,7 +3,7 @@
 //! the `kfree_rcu()` pointers its `krc` holds.
 
 use super::hex;
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId};
 use crate::machine::{Machine, Pfn};
 use crate::rcu::state::{KrcLists, RcuFunc};
 use serde::Serialize;
@@ -24,7 +24,7 @@ pub struct RcuView {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
 pub struct RcuCpuView {
-    pub cpu: u32,
+    pub cpu: CpuId,
     /// Callbacks `call_rcu()` queued here, oldest first; they run here.
     pub callbacks: Vec<RcuCallbackView>,
     /// `krc`: this CPU's `kfree_rcu()` pointers.
@@ -125,11 +125,10 @@ pub(super) fn rcu_view(m: &Machine) -> RcuView {
     let cpus = m
         .rcu
         .cblist
-        .iter()
+        .iter_enumerated()
         .zip(&m.rcu.krc)
-        .enumerate()
-        .map(|(cpu, (cbs, krc))| RcuCpuView {
-            cpu: cpu as u32,
+        .map(|((cpu, cbs), krc)| RcuCpuView {
+            cpu,
             callbacks: cbs
                 .iter()
                 .map(|cb| {

@@ -87,20 +87,18 @@ pub(crate) fn cache_view(v: &View, id: CacheId, wanted: Option<Pfn>) -> CacheVie
     };
     let cpus = c
         .cpu
-        .iter()
-        .enumerate()
+        .iter_enumerated()
         .map(|(cpu, ac)| CpuView::Slab {
-            cpu: cpu as u32,
+            cpu,
             node: m.cpu_node[cpu],
             ac: array(ac),
         })
         .collect();
     let nodes = c
         .node
-        .iter()
-        .enumerate()
+        .iter_enumerated()
         .map(|(node, n)| NodeView::Slab {
-            node: node as u32,
+            node,
             slabs_partial: list(&n.slabs_partial),
             slabs_full: list(&n.slabs_full),
             slabs_free: list(&n.slabs_free),
@@ -111,16 +109,15 @@ pub(crate) fn cache_view(v: &View, id: CacheId, wanted: Option<Pfn>) -> CacheVie
             shared: n.shared.as_ref().map(array),
             alien: n
                 .alien
-                .iter()
-                .enumerate()
+                .iter_enumerated()
                 .filter_map(|(remote, ac)| {
                     Some(AlienView {
-                        remote: remote as u32,
+                        remote,
                         ac: array(ac.as_ref()?),
                     })
                 })
                 .collect(),
-            list_lock: v.lock(id, node as u32),
+            list_lock: v.lock(id, node),
         })
         .collect();
     let slabs: Vec<SlabBrief> = m

@@ -4,7 +4,7 @@ use super::{
     hex, CacheBrief, CacheView, CpuView, NodeView, PartialSlab, SlabBrief, SlabPlace, SlabView,
     SlotState, SlotView, View,
 };
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId, TiSlice, TiVec};
 use crate::machine::{Machine, Pfn};
 use crate::slub::state::{KmemCache, Slab};
 use std::collections::BTreeMap;
@@ -84,9 +84,8 @@ pub(crate) fn cache_view(v: &View, id: CacheId, wanted: Option<Pfn>) -> CacheVie
     let g = &s.geometry;
     let mut places: BTreeMap<Pfn, SlabPlace> = BTreeMap::new();
     let mut cpus = Vec::new();
-    let mut chains = Vec::new();
-    for (cpu, c) in s.cpu.iter().enumerate() {
-        let cpu = cpu as u32;
+    let mut chains: TiVec<CpuId, Vec<u64>> = TiVec::new();
+    for (cpu, c) in s.cpu.iter_enumerated() {
         if let Some(pfn) = c.slab {
             places.insert(pfn, SlabPlace::CpuSlab { cpu });
         }
@@ -111,7 +110,7 @@ pub(crate) fn cache_view(v: &View, id: CacheId, wanted: Option<Pfn>) -> CacheVie
         let freelist = chain(m, s, c.freelist, g.objs_per_slab);
         cpus.push(CpuView::Slub {
             cpu,
-            node: m.cpu_node[cpu as usize],
+            node: m.cpu_node[cpu],
             freelist: freelist.iter().copied().map(hex).collect(),
             tid: c.tid,
             slab: c.slab,
@@ -135,17 +134,16 @@ pub(crate) fn cache_view(v: &View, id: CacheId, wanted: Option<Pfn>) -> CacheVie
     };
     let nodes = s
         .node
-        .iter()
-        .enumerate()
+        .iter_enumerated()
         .map(|(node, n)| NodeView::Slub {
-            node: node as u32,
+            node,
             partial: list(&n.partial),
             full: list(&n.full),
             nr_partial: n.partial.len() as u32,
             min_partial: g.min_partial,
             nr_slabs: n.nr_slabs,
             total_objects: n.total_objects,
-            list_lock: v.lock(id, node as u32),
+            list_lock: v.lock(id, node),
         })
         .collect();
     let slabs: Vec<SlabBrief> = m
@@ -183,16 +181,16 @@ pub(crate) fn cache_view(v: &View, id: CacheId, wanted: Option<Pfn>) -> CacheVie
 fn slab_view(
     v: &View,
     s: &KmemCache,
-    chains: &[Vec<u64>],
+    chains: &TiSlice<CpuId, Vec<u64>>,
     pfn: Pfn,
     place: SlabPlace,
 ) -> Option<SlabView> {
     let m = v.m;
     let slab = m.slub().slabs.get(&pfn)?;
     // Objects on the owning CPU's c->freelist (only a cpu slab has one).
-    let mut on_cpu: BTreeMap<u32, u32> = BTreeMap::new();
+    let mut on_cpu: BTreeMap<u32, CpuId> = BTreeMap::new();
     if let SlabPlace::CpuSlab { cpu } = place {
-        for &a in chains.get(cpu as usize).map_or(&[][..], Vec::as_slice) {
+        for &a in chains.get(cpu).map_or(&[][..], Vec::as_slice) {
             if let Some(i) = index_in(m, pfn, slab, a) {
                 on_cpu.insert(i, cpu);
             }

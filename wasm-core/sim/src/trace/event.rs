@@ -2,7 +2,7 @@
 //! in order, to the state before the step yields the state after it (`Machine::apply`).
 
 use crate::geometry::{CacheGeometry, SlabFlags};
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId, NodeId};
 use crate::kmalloc_caches::KmallocSlot;
 use crate::machine::{Damage, Owner, Pfn};
 use crate::rcu::event::RcuEvent;
@@ -22,47 +22,47 @@ pub enum End {
 #[serde(tag = "event")]
 pub enum Event {
     /// A free block left `free_area[order]` of its node (`del_page_from_free_list()`).
-    FreeBlockRemoved { node: u32, pfn: Pfn, order: u8 },
+    FreeBlockRemoved { node: NodeId, pfn: Pfn, order: u8 },
     /// A free block joined `free_area[order]` (`add_to_free_list[_tail]()`).
     FreeBlockAdded {
-        node: u32,
+        node: NodeId,
         pfn: Pfn,
         order: u8,
         end: End,
     },
     /// Two buddies became one block of `order + 1` at the lower pfn (`__free_one_page()`).
     BuddiesMerged {
-        node: u32,
+        node: NodeId,
         pfn: Pfn,
         buddy: Pfn,
         order: u8,
     },
     /// A block was split in two halves of `order` (`expand()`); the upper half is `upper`.
     BlockSplit {
-        node: u32,
+        node: NodeId,
         pfn: Pfn,
         upper: Pfn,
         order: u8,
     },
     /// A block joined a CPU's pcp list of a node's zone.
     PcpBlockAdded {
-        cpu: u32,
-        node: u32,
+        cpu: CpuId,
+        node: NodeId,
         pfn: Pfn,
         order: u8,
         end: End,
     },
     /// A block left a CPU's pcp list.
     PcpBlockRemoved {
-        cpu: u32,
-        node: u32,
+        cpu: CpuId,
+        node: NodeId,
         pfn: Pfn,
         order: u8,
     },
     /// `pcp->free_factor` changed (halved by an allocation, raised by a bulk free).
     PcpFreeFactorSet {
-        cpu: u32,
-        node: u32,
+        cpu: CpuId,
+        node: NodeId,
         free_factor: u32,
     },
     /// A block was handed to its owner.
@@ -91,13 +91,13 @@ pub enum Event {
     /// `inc_slabs_node()`.
     SlabCounted {
         cache: CacheId,
-        node: u32,
+        node: NodeId,
         objects: u32,
     },
     /// `dec_slabs_node()`.
     SlabUncounted {
         cache: CacheId,
-        node: u32,
+        node: NodeId,
         objects: u32,
     },
     /// The machine's random generator gave `draws` 32-bit numbers (`get_random_u32()`).
@@ -118,20 +118,20 @@ pub enum Event {
     /// `c->freelist` and `c->tid` changed.
     CpuFreelistSet {
         cache: CacheId,
-        cpu: u32,
+        cpu: CpuId,
         freelist: u64,
         tid: u64,
     },
     /// `c->slab` changed.
     CpuSlabSet {
         cache: CacheId,
-        cpu: u32,
+        cpu: CpuId,
         slab: Option<Pfn>,
     },
     /// `c->partial` changed.
     CpuPartialSet {
         cache: CacheId,
-        cpu: u32,
+        cpu: CpuId,
         top: Option<Pfn>,
     },
     /// A slab's per-CPU partial stack link (`slab->next`, `slab->slabs`).
@@ -143,16 +143,28 @@ pub enum Event {
     /// `add_partial()`.
     NodePartialAdded {
         cache: CacheId,
-        node: u32,
+        node: NodeId,
         pfn: Pfn,
         end: End,
     },
     /// `remove_partial()`.
-    NodePartialRemoved { cache: CacheId, node: u32, pfn: Pfn },
+    NodePartialRemoved {
+        cache: CacheId,
+        node: NodeId,
+        pfn: Pfn,
+    },
     /// `add_full()` (debug caches with `SLAB_STORE_USER`).
-    NodeFullAdded { cache: CacheId, node: u32, pfn: Pfn },
+    NodeFullAdded {
+        cache: CacheId,
+        node: NodeId,
+        pfn: Pfn,
+    },
     /// `remove_full()`.
-    NodeFullRemoved { cache: CacheId, node: u32, pfn: Pfn },
+    NodeFullRemoved {
+        cache: CacheId,
+        node: NodeId,
+        pfn: Pfn,
+    },
     /// The slab is gone from its cache (`discard_slab()` → `free_slab()`). Its pages are
     /// ordinary pages again (`__free_slab()`: `__folio_clear_slab()`), freed next; or, for a
     /// `SLAB_TYPESAFE_BY_RCU` cache, they wait for a grace period (`RcuEvent::CallbackQueued`).
@@ -169,7 +181,7 @@ pub enum Event {
     /// It is object `index` of the slab at `pfn`.
     ObjectAllocated {
         cache: CacheId,
-        cpu: u32,
+        cpu: CpuId,
         addr: u64,
         pfn: Pfn,
         index: u32,
@@ -177,7 +189,7 @@ pub enum Event {
     /// A caller gave an object back.
     ObjectFreed {
         cache: CacheId,
-        cpu: u32,
+        cpu: CpuId,
         addr: u64,
         pfn: Pfn,
         index: u32,
@@ -185,7 +197,7 @@ pub enum Event {
 
     // --- both allocators --------------------------------------------------------------
     /// `spin_lock(&n->list_lock)` of cache `cache` on node `node`.
-    ListLockTaken { cache: CacheId, node: u32 },
+    ListLockTaken { cache: CacheId, node: NodeId },
     /// An unchecked bad operation damaged the kernel's structures (see `machine::damage`).
     DamageRecorded(Box<Damage>),
 
@@ -239,7 +251,7 @@ pub struct DetachedFreelist {
     pub cache: CacheId,
     pub slab: Pfn,
     /// The CPU running the bulk free, and where its `do_slab_free()` puts the list.
-    pub cpu: u32,
+    pub cpu: CpuId,
     pub splice: Splice,
     pub objects: Vec<u64>,
     pub scanned: u32,

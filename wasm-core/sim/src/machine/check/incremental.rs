@@ -14,7 +14,7 @@
 use super::pages::{self, ListId};
 use super::totals::{check_live, Totals};
 use super::touched::{rcu_owned, slab_home, touches, Naming, Touched};
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId};
 use crate::machine::{damage, Machine};
 use crate::rcu::check::{self as rcu_check, RcuHolders};
 use crate::slab::check::{self as slab_check, SlabPlaces};
@@ -123,7 +123,7 @@ fn check_pages(m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<Stri
             to = to.max(b);
             next += 1;
         }
-        if let Some(zone) = m.zones.get(m.node_of(from) as usize) {
+        if let Some(zone) = m.zones.get(m.node_of(from)) {
             pages::check_blocks(m, zone, from, to, bad);
         }
     }
@@ -144,7 +144,7 @@ fn check_pages(m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<Stri
     }
     dedup(&mut t.pcps);
     for &(cpu, node) in &t.pcps {
-        if cpu < m.config.cpus && node < m.config.nodes {
+        if m.config.has_cpu(cpu) && m.config.has_node(node) {
             pages::check_pcp(m, cpu, node, bad);
         }
     }
@@ -159,20 +159,13 @@ pub(crate) fn check_touched_slub(
 ) {
     for &cache in &t.caches {
         if let Some(s) = m.slub().caches.get(cache) {
-            t.cpus
-                .extend((0..s.cpu.len() as u32).map(|cpu| (cache, cpu)));
-            t.nodes
-                .extend((0..s.node.len() as u32).map(|node| (cache, node)));
+            t.cpus.extend(s.cpu.keys().map(|cpu| (cache, cpu)));
+            t.nodes.extend(s.node.keys().map(|node| (cache, node)));
         }
     }
     // A touched CPU's cpu slab: its freelist walk covers `c->freelist`.
     for &(cache, cpu) in &t.cpus {
-        if let Some(c) = m
-            .slub()
-            .caches
-            .get(cache)
-            .and_then(|s| s.cpu.get(cpu as usize))
-        {
+        if let Some(c) = m.slub().caches.get(cache).and_then(|s| s.cpu.get(cpu)) {
             t.held.extend(c.slab.map(|pfn| (pfn, cache)));
         }
     }
@@ -181,10 +174,8 @@ pub(crate) fn check_touched_slub(
         let place = SlubPlaces::Scan.get(m, cache, pfn);
         slub_check::check_slab(m, pfn, place, bad);
         // The CPUs holding it: their partial stacks run through it.
-        let mut holders = place.cpu_slab | place.cpu_partial_of;
-        while holders != 0 {
-            t.cpus.push((cache, holders.trailing_zeros()));
-            holders &= holders - 1;
+        for cpu in CpuId::in_mask(place.cpu_slab | place.cpu_partial_of) {
+            t.cpus.push((cache, cpu));
         }
     }
     dedup(&mut t.cpus);
@@ -192,7 +183,7 @@ pub(crate) fn check_touched_slub(
         if m.slub()
             .caches
             .get(cache)
-            .is_some_and(|s| (cpu as usize) < s.cpu.len())
+            .is_some_and(|s| s.cpu.get(cpu).is_some())
         {
             slub_check::check_cpu(m, cache, cpu, bad);
         }
@@ -218,8 +209,7 @@ pub(crate) fn check_touched_slab(
         if let Some(s) = m.slab().caches.get(cache) {
             t.arrays
                 .extend(slab_check::arrays(s).into_iter().map(|r| (cache, r)));
-            t.nodes
-                .extend((0..s.node.len() as u32).map(|node| (cache, node)));
+            t.nodes.extend(s.node.keys().map(|node| (cache, node)));
         }
     }
     let key = |&(cache, r): &(CacheId, AcRef)| match r {
@@ -268,7 +258,7 @@ fn check_rcu(m: &Machine, t: &mut Touched, bad: &mut Vec<String>) {
     t.cb_tails.sort_unstable();
     for run in t.cb_tails.chunk_by(|a, b| a == b) {
         let cpu = run[0];
-        let len = m.rcu.cblist.get(cpu as usize).map_or(0, Vec::len);
+        let len = m.rcu.cblist.get(cpu).map_or(0, Vec::len);
         for i in len.saturating_sub(run.len())..len {
             rcu_check::check_callback(m, cpu, i, bad);
         }

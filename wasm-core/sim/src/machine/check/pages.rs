@@ -3,15 +3,16 @@
 //! `check_all` applies each to every item; the incremental checker to what a step touched.
 
 use super::totals::Totals;
+use crate::ids::{CpuId, NodeId};
 use crate::machine::{FrameState, ListHead, Machine, Pfn, Zone, NIL, PCP_ORDERS};
 
 /// A buddy free list or a pcp list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum ListId {
     /// `free_area[order]` of a node's zone.
-    Free { node: u32, order: u8 },
+    Free { node: NodeId, order: u8 },
     /// A CPU's pcp list of `order` for a node's zone.
-    Pcp { cpu: u32, node: u32, order: u8 },
+    Pcp { cpu: CpuId, node: NodeId, order: u8 },
 }
 
 impl ListId {
@@ -24,7 +25,7 @@ impl ListId {
                 order,
             }),
             FrameState::Pcp { cpu, order } => Some(ListId::Pcp {
-                cpu: u32::from(cpu),
+                cpu,
                 node: m.node_of(pfn),
                 order,
             }),
@@ -47,11 +48,11 @@ impl ListId {
     pub(crate) fn index(self, m: &Machine) -> Option<usize> {
         let orders = m.page.max_order as usize + 1;
         match self {
-            ListId::Free { node, order } => ((node as usize) < m.zones.len()
+            ListId::Free { node, order } => (node.index() < m.zones.len()
                 && (order as usize) < orders)
-                .then(|| node as usize * orders + order as usize),
-            ListId::Pcp { cpu, node, order } => (cpu < m.config.cpus
-                && node < m.config.nodes
+                .then(|| node.index() * orders + order as usize),
+            ListId::Pcp { cpu, node, order } => (m.config.has_cpu(cpu)
+                && m.config.has_node(node)
                 && (order as usize) < PCP_ORDERS)
                 .then(|| {
                     m.zones.len() * orders + m.pcp_index(cpu, node) * PCP_ORDERS + order as usize
@@ -62,7 +63,7 @@ impl ListId {
     fn head(self, m: &Machine) -> Option<&ListHead> {
         self.index(m)?;
         Some(match self {
-            ListId::Free { node, order } => &m.zones[node as usize].free_area[order as usize],
+            ListId::Free { node, order } => &m.zones[node].free_area[order as usize],
             ListId::Pcp { cpu, node, order } => {
                 &m.pcp[m.pcp_index(cpu, node)].lists[order as usize]
             }
@@ -99,8 +100,8 @@ pub(crate) fn check_all(m: &Machine, totals: &Totals, bad: &mut Vec<String>) {
         }
         check_zone(m, zone.node, bad);
     }
-    for cpu in 0..m.config.cpus {
-        for node in 0..m.config.nodes {
+    for cpu in CpuId::all(m.config.cpus) {
+        for node in NodeId::all(m.config.nodes) {
             for order in 0..PCP_ORDERS as u8 {
                 let id = ListId::Pcp { cpu, node, order };
                 walk(m, id, bad);
@@ -271,8 +272,8 @@ fn walk(m: &Machine, id: ListId, bad: &mut Vec<String>) {
 
 /// `NR_FREE_PAGES` of a node's zone is what its free lists hold (pcp pages are not counted,
 /// as in the kernel).
-pub(crate) fn check_zone(m: &Machine, node: u32, bad: &mut Vec<String>) {
-    let Some(zone) = m.zones.get(node as usize) else {
+pub(crate) fn check_zone(m: &Machine, node: NodeId, bad: &mut Vec<String>) {
+    let Some(zone) = m.zones.get(node) else {
         return;
     };
     let held: u64 = zone
@@ -290,7 +291,7 @@ pub(crate) fn check_zone(m: &Machine, node: u32, bad: &mut Vec<String>) {
 }
 
 /// A pcp's `count` is what its lists hold.
-pub(crate) fn check_pcp(m: &Machine, cpu: u32, node: u32, bad: &mut Vec<String>) {
+pub(crate) fn check_pcp(m: &Machine, cpu: CpuId, node: NodeId, bad: &mut Vec<String>) {
     let pcp = &m.pcp[m.pcp_index(cpu, node)];
     let held: u32 = pcp
         .lists

@@ -7,6 +7,7 @@ use super::{check_machine, Checker, FullChecks, TraceCheck};
 use crate::boot::{Allocator, BootOptions};
 use crate::geometry::SlabFlags;
 use crate::gfp::GFP_KERNEL;
+use crate::ids::{CpuId, NodeId};
 use crate::machine::{FrameState, Machine, MachineConfig, Owner, Pfn};
 use crate::page_alloc::{alloc_pages, drain_local_pages, free_pages};
 use crate::rcu;
@@ -44,25 +45,25 @@ fn boot(allocator: Allocator, cpus: u32, pages: u32, pcp: (u32, u32)) -> Recorde
 fn slub_workload() -> Recorder {
     let mut rec = boot(Allocator::Slub, 2, 256, (7, 28));
     let a: Vec<u64> = (0..48)
-        .map(|_| crate::slub::kmalloc(&mut rec, 512, 0, None))
+        .map(|_| crate::slub::kmalloc(&mut rec, 512, CpuId(0), None))
         .collect();
     for x in a {
-        kfree(&mut rec, x, 1, None);
+        kfree(&mut rec, x, CpuId(1), None);
     }
     for _ in 0..12 {
-        crate::slub::kmalloc(&mut rec, 512, 0, None);
+        crate::slub::kmalloc(&mut rec, 512, CpuId(0), None);
     }
     let cache = crate::slub::kmalloc_cache_for(&rec, 512).unwrap().unwrap();
-    crate::slub::flush_cpu_slab(&mut rec, cache, 1);
-    let p = alloc_pages(&mut rec, 0, None, 2, Owner::Pages).unwrap();
-    free_pages(&mut rec, 0, p).unwrap();
+    crate::slub::flush_cpu_slab(&mut rec, cache, CpuId(1));
+    let p = alloc_pages(&mut rec, CpuId(0), None, 2, Owner::Pages).unwrap();
+    free_pages(&mut rec, CpuId(0), p).unwrap();
     let q: Vec<Pfn> = (0..20)
-        .map(|_| alloc_pages(&mut rec, 1, None, 0, Owner::Pages).unwrap())
+        .map(|_| alloc_pages(&mut rec, CpuId(1), None, 0, Owner::Pages).unwrap())
         .collect();
     for pfn in q {
-        free_pages(&mut rec, 1, pfn).unwrap();
+        free_pages(&mut rec, CpuId(1), pfn).unwrap();
     }
-    drain_local_pages(&mut rec, 1).unwrap();
+    drain_local_pages(&mut rec, CpuId(1)).unwrap();
     rec
 }
 
@@ -70,10 +71,10 @@ fn slub_workload() -> Recorder {
 fn slab_workload() -> Recorder {
     let mut rec = boot(Allocator::Slab, 2, 512, (7, 28));
     let kmalloc =
-        |rec: &mut Recorder| crate::slab::__do_kmalloc_node(rec, 100, GFP_KERNEL, 0, None);
+        |rec: &mut Recorder| crate::slab::__do_kmalloc_node(rec, 100, GFP_KERNEL, CpuId(0), None);
     let a: Vec<u64> = (0..200).map(|_| kmalloc(&mut rec)).collect();
     for x in a {
-        kfree(&mut rec, x, 1, None);
+        kfree(&mut rec, x, CpuId(1), None);
     }
     for _ in 0..50 {
         kmalloc(&mut rec);
@@ -93,26 +94,26 @@ fn rcu_workload() -> Recorder {
     let sighand = crate::slub::kmem_cache_create(&mut rec, "sighand", 512, 0, flags, false, &boot);
     let sighand = sighand.unwrap();
     let s: Vec<u64> = (0..16)
-        .map(|_| crate::slub::slab_alloc_node(&mut rec, sighand, 0, None))
+        .map(|_| crate::slub::slab_alloc_node(&mut rec, sighand, CpuId(0), None))
         .collect();
     for x in s {
-        kfree(&mut rec, x, 0, Some(sighand));
+        kfree(&mut rec, x, CpuId(0), Some(sighand));
     }
-    crate::slub::kmem_cache_shrink(&mut rec, sighand, 1);
+    crate::slub::kmem_cache_shrink(&mut rec, sighand, CpuId(1));
     rcu::synchronize_rcu(&mut rec);
     rcu::rcu_barrier(&mut rec);
     let k: Vec<u64> = (0..7)
-        .map(|_| crate::slub::kmalloc(&mut rec, 64, 0, None))
+        .map(|_| crate::slub::kmalloc(&mut rec, 64, CpuId(0), None))
         .collect();
     for &x in &k[..4] {
-        rcu::kvfree_call_rcu(&mut rec, x, 0, false);
+        rcu::kvfree_call_rcu(&mut rec, x, CpuId(0), false);
     }
     rcu::kfree_rcu_monitor(&mut rec, None);
-    rcu::kvfree_call_rcu(&mut rec, k[4], 0, false);
-    rcu::kfree_rcu_monitor(&mut rec, Some(0));
-    rcu::kvfree_call_rcu(&mut rec, k[5], 0, false);
-    rcu::kfree_rcu_monitor(&mut rec, Some(0));
-    rcu::kfree_rcu_monitor(&mut rec, Some(1));
+    rcu::kvfree_call_rcu(&mut rec, k[4], CpuId(0), false);
+    rcu::kfree_rcu_monitor(&mut rec, Some(CpuId(0)));
+    rcu::kvfree_call_rcu(&mut rec, k[5], CpuId(0), false);
+    rcu::kfree_rcu_monitor(&mut rec, Some(CpuId(0)));
+    rcu::kfree_rcu_monitor(&mut rec, Some(CpuId(1)));
     rcu::synchronize_rcu(&mut rec);
     rcu::kfree_rcu_monitor(&mut rec, None);
     rcu::rcu_barrier(&mut rec);
@@ -218,7 +219,7 @@ fn a_broken_cpu_structure_or_partial_stack_is_caught_at_its_step() {
         "has a freelist but no cpu slab",
         cpu_freelist,
         |m, (cache, cpu)| {
-            let c = &mut m.alloc.slub_mut().caches[cache].cpu[cpu as usize];
+            let c = &mut m.alloc.slub_mut().caches[cache].cpu[cpu];
             if c.freelist == 0 {
                 return false;
             }
@@ -257,7 +258,7 @@ fn a_broken_node_list_or_node_counter_is_caught_at_its_step() {
         "held more than once",
         added,
         |m, (cache, node, pfn)| {
-            let list = &mut m.alloc.slub_mut().caches[cache].node[node as usize].partial;
+            let list = &mut m.alloc.slub_mut().caches[cache].node[node].partial;
             if !list.contains(&pfn) {
                 return false;
             }
@@ -270,7 +271,7 @@ fn a_broken_node_list_or_node_counter_is_caught_at_its_step() {
         _ => None,
     };
     caught(slub_workload, "counts", counted, |m, (cache, node)| {
-        m.alloc.slub_mut().caches[cache].node[node as usize].nr_slabs += 1;
+        m.alloc.slub_mut().caches[cache].node[node].nr_slabs += 1;
         true
     });
     let allocated = |e: &Event| match *e {
@@ -331,14 +332,14 @@ fn broken_pages_lists_and_counts_are_caught_at_their_step() {
             if !still_free(m, pfn, order) {
                 return false;
             }
-            let zone = &mut m.zones[node as usize];
+            let zone = &mut m.zones[node];
             zone.free_area[order as usize].remove(&mut m.frames, pfn);
             zone.free_pages -= 1 << order;
             true
         },
     );
     caught(slub_workload, "NR_FREE_PAGES", freed, |m, (node, ..)| {
-        m.zones[node as usize].free_pages += 1;
+        m.zones[node].free_pages += 1;
         true
     });
     let pcp = |e: &Event| match *e {
@@ -397,7 +398,7 @@ fn broken_slab_arrays_slabs_and_lists_are_caught_at_their_step() {
         _ => None,
     };
     caught(slab_workload, "free_objects", counts, |m, (cache, node)| {
-        m.alloc.slab_mut().caches[cache].node[node as usize].free_objects += 1;
+        m.alloc.slab_mut().caches[cache].node[node].free_objects += 1;
         true
     });
 }
@@ -434,7 +435,7 @@ fn broken_rcu_callbacks_batches_and_pages_are_caught_at_their_step() {
         "held twice by RCU",
         cached,
         |m, (cpu, pfn)| {
-            m.rcu.krc[cpu as usize]
+            m.rcu.krc[cpu]
                 .queued
                 .bulk
                 .push(crate::rcu::state::BulkData {
@@ -455,7 +456,7 @@ fn broken_rcu_callbacks_batches_and_pages_are_caught_at_their_step() {
         "no monitor work is pending",
         recorded,
         |m, (cpu, _)| {
-            m.rcu.krc[cpu as usize].monitor_pending = false;
+            m.rcu.krc[cpu].monitor_pending = false;
             true
         },
     );
@@ -464,7 +465,7 @@ fn broken_rcu_callbacks_batches_and_pages_are_caught_at_their_step() {
         "queued by kfree_rcu() twice",
         recorded,
         |m, (cpu, addr)| {
-            let other = (cpu as usize + 1) % m.rcu.krc.len();
+            let other = CpuId::from((cpu.index() + 1) % m.rcu.krc.len());
             m.rcu.krc[other].krw_arr[1].head.push(addr);
             true
         },
@@ -475,7 +476,7 @@ fn broken_rcu_callbacks_batches_and_pages_are_caught_at_their_step() {
         _ => None,
     };
     caught(rcu_workload, "0 callbacks", detached, |m, (cpu, batch)| {
-        m.rcu.cblist[cpu as usize].retain(|c| c.func != RcuFunc::KfreeRcuWork { batch });
+        m.rcu.cblist[cpu].retain(|c| c.func != RcuFunc::KfreeRcuWork { batch });
         true
     });
     // A callback queued for a grace period before the one ahead of it.
@@ -484,7 +485,7 @@ fn broken_rcu_callbacks_batches_and_pages_are_caught_at_their_step() {
         _ => None,
     };
     caught(rcu_workload, "waits for grace period", queued, |m, cpu| {
-        let list = &mut m.rcu.cblist[cpu as usize];
+        let list = &mut m.rcu.cblist[cpu];
         if list.len() < 2 {
             return false;
         }
@@ -508,7 +509,7 @@ fn a_corruption_no_step_touches_waits_for_the_next_full_check() {
         .caches
         .position(|c| c.name == "kmalloc-8k")
         .unwrap();
-    m.alloc.slub_mut().caches[id].node[0].nr_slabs += 1;
+    m.alloc.slub_mut().caches[id].node[NodeId(0)].nr_slabs += 1;
     check
         .advance(&rec, at + 1)
         .expect("the next step does not touch it");

@@ -4,7 +4,7 @@
 //! new share back after the step. The share of an item is one function either way.
 
 use super::pages::ListId;
-use crate::ids::CacheId;
+use crate::ids::{CacheId, NodeId};
 use crate::machine::{Machine, Pfn};
 
 /// Sums over frames and slabs.
@@ -66,7 +66,7 @@ impl Totals {
             return;
         };
         self.live += sign * held;
-        let i = cache.index() * m.config.nodes as usize + node as usize;
+        let i = cache.index() * m.config.nodes as usize + node.index();
         if self.per_node.len() <= i {
             self.per_node.resize(i + 1, [0, 0]);
         }
@@ -75,8 +75,8 @@ impl Totals {
     }
 
     /// The sums of `(cache, node)`.
-    pub(crate) fn node(&self, m: &Machine, cache: CacheId, node: u32) -> [i64; 2] {
-        let i = cache.index() * m.config.nodes as usize + node as usize;
+    pub(crate) fn node(&self, m: &Machine, cache: CacheId, node: NodeId) -> [i64; 2] {
+        let i = cache.index() * m.config.nodes as usize + node.index();
         self.per_node.get(i).copied().unwrap_or([0, 0])
     }
 }
@@ -95,7 +95,7 @@ pub(crate) fn check_live(m: &Machine, totals: &Totals, bad: &mut Vec<String>) {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SlabShare {
     pub cache: CacheId,
-    pub node: u32,
+    pub node: NodeId,
     /// What it adds to its node's counters of `cache`: slabs, and objects (SLUB: every
     /// object of a counted slab; SLAB: the free objects of a listed slab).
     pub counted: [i64; 2],

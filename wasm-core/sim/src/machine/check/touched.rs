@@ -15,7 +15,7 @@
 
 use super::pages::ListId;
 use super::totals::Totals;
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId, NodeId};
 use crate::machine::{Machine, Pfn, NIL};
 use crate::rcu::event::RcuEvent;
 use crate::rcu::state::RcuFunc;
@@ -42,32 +42,32 @@ pub struct Touched {
     /// Buddy free lists and pcp lists.
     pub(crate) lists: Vec<ListId>,
     /// Zones (by node) whose `NR_FREE_PAGES` may have changed.
-    pub(crate) zones: Vec<u32>,
+    pub(crate) zones: Vec<NodeId>,
     /// `(cpu, node)` pcps whose `count` may have changed.
-    pub(crate) pcps: Vec<(u32, u32)>,
+    pub(crate) pcps: Vec<(CpuId, NodeId)>,
     /// Slabs named, with their cache (their shares are out until the step ends).
     pub(crate) slabs: Vec<(Pfn, CacheId)>,
     /// Slabs to check whose shares did not change: what a touched structure held.
     pub(crate) held: Vec<(Pfn, CacheId)>,
     /// SLUB `kmem_cache_cpu`s, `(cache, cpu)`.
-    pub(crate) cpus: Vec<(CacheId, u32)>,
+    pub(crate) cpus: Vec<(CacheId, CpuId)>,
     /// Node list entries, `(cache, node, pfn)`, checked wherever the pfn is on those lists.
-    pub(crate) node_entries: Vec<(CacheId, u32, Pfn)>,
+    pub(crate) node_entries: Vec<(CacheId, NodeId, Pfn)>,
     /// Node counters, `(cache, node)`.
-    pub(crate) nodes: Vec<(CacheId, u32)>,
+    pub(crate) nodes: Vec<(CacheId, NodeId)>,
     /// SLAB array caches.
     pub(crate) arrays: Vec<(CacheId, AcRef)>,
     /// Caches created: all their per-CPU and node structures are new.
     pub(crate) caches: Vec<CacheId>,
     /// RCU: CPUs whose oldest callback was invoked (the new oldest is checked).
-    pub(crate) cb_heads: Vec<u32>,
+    pub(crate) cb_heads: Vec<CpuId>,
     /// RCU: one entry per callback queued, naming its CPU (the newest ones are checked, each
     /// against the one before it).
-    pub(crate) cb_tails: Vec<u32>,
+    pub(crate) cb_tails: Vec<CpuId>,
     /// RCU: CPUs whose `krc` changed.
-    pub(crate) krcs: Vec<u32>,
+    pub(crate) krcs: Vec<CpuId>,
     /// RCU: `krw_arr[batch]` of a CPU, or its callback, changed.
-    pub(crate) batches: Vec<(u32, u8)>,
+    pub(crate) batches: Vec<(CpuId, u8)>,
     /// RCU: pointers `kfree_rcu()` queued.
     pub(crate) queued: Vec<u64>,
     /// Pages RCU took or let go of, and frames named whose block RCU owned before an event
@@ -174,15 +174,10 @@ impl Naming<'_> {
     }
 
     /// A SLUB CPU's `kmem_cache_cpu`, and the slabs it holds now.
-    fn cpu(&mut self, cache: CacheId, cpu: u32) {
+    fn cpu(&mut self, cache: CacheId, cpu: CpuId) {
         let m = self.m;
         self.t.cpus.push((cache, cpu));
-        if let Some(c) = m
-            .slub()
-            .caches
-            .get(cache)
-            .and_then(|s| s.cpu.get(cpu as usize))
-        {
+        if let Some(c) = m.slub().caches.get(cache).and_then(|s| s.cpu.get(cpu)) {
             self.held(c.slab, cache);
             for pfn in crate::slub::check::cpu_partial(m, c) {
                 self.t.held.push((pfn, cache));
@@ -198,13 +193,13 @@ impl Naming<'_> {
     }
 
     /// A node list entry and the node's counters.
-    fn node_entry(&mut self, cache: CacheId, node: u32, pfn: Pfn) {
+    fn node_entry(&mut self, cache: CacheId, node: NodeId, pfn: Pfn) {
         self.t.node_entries.push((cache, node, pfn));
         self.t.nodes.push((cache, node));
     }
 
     /// The node of the slab at `pfn` (a slab lies on the node of its pages).
-    fn node_of(&self, pfn: Pfn) -> u32 {
+    fn node_of(&self, pfn: Pfn) -> NodeId {
         self.m.node_of(pfn)
     }
 }
@@ -218,7 +213,7 @@ pub(crate) fn rcu_owned(m: &Machine, pfn: Pfn) -> bool {
 }
 
 /// The cache and node of the slab at `pfn`, under the machine's allocator.
-pub(crate) fn slab_home(m: &Machine, pfn: Pfn) -> Option<(CacheId, u32)> {
+pub(crate) fn slab_home(m: &Machine, pfn: Pfn) -> Option<(CacheId, NodeId)> {
     crate::allocator::ops(m).slab_of(m, pfn)
 }
 
@@ -332,7 +327,7 @@ pub(crate) fn touches(event: &Event, n: &mut Naming) {
             n.node_entry(cache, node, pfn);
             // Whatever per-CPU structure held it must let go of it in the same step.
             if let Some(s) = n.m.slub().caches.get(cache) {
-                for cpu in 0..s.cpu.len() as u32 {
+                for cpu in s.cpu.keys() {
                     n.cpu(cache, cpu);
                 }
             }
@@ -357,7 +352,7 @@ pub(crate) fn touches(event: &Event, n: &mut Naming) {
 fn slub_list_holder(
     m: &Machine,
     cache: CacheId,
-    node: u32,
+    node: NodeId,
     pfn: Pfn,
     full: bool,
 ) -> Option<CacheId> {
@@ -365,7 +360,7 @@ fn slub_list_holder(
         m.slub()
             .caches
             .get(id)
-            .and_then(|s| s.node.get(node as usize))
+            .and_then(|s| s.node.get(node))
             .is_some_and(|n| {
                 if full {
                     n.full.contains(&pfn)
@@ -381,7 +376,7 @@ fn slub_list_holder(
 
 /// Names what an RCU event touches. Exhaustive: see the module's rules.
 pub(crate) fn rcu_touches(event: &RcuEvent, n: &mut Naming) {
-    let func = |n: &mut Naming, cpu: u32, func: RcuFunc| match func {
+    let func = |n: &mut Naming, cpu: CpuId, func: RcuFunc| match func {
         // The slab's pages change owner (the frame states), and what holds them.
         RcuFunc::FreeSlab { pfn, order, .. } => {
             n.frames(pfn, order);
