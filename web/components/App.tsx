@@ -9,6 +9,11 @@ import { LANGUAGES, changeLanguage, loadLaterStrings, type Language } from '../i
 import { isPresetId, presetText } from '../scenario/presets';
 import { currentHref, currentQuery, fullPageUrl, languageAddress, pageAddress, parsePageQuery, pushAddress, replaceAddress, type Page } from '../url/urlState';
 import { Visualizer } from './Visualizer';
+import { Player } from './player/Player';
+import { PlayerComponent, type RenderPlayer } from './player/PlayerComponent';
+
+// The player the lessons page draws (see PlayerComponent.ts for why it is handed down).
+const renderPlayer: RenderPlayer = (props) => <Player {...props} />;
 
 // The geometry explorer is a second page: its code loads only when it is opened.
 const GeometryExplorer = lazy(() =>
@@ -82,7 +87,7 @@ export function App({ client }: { client: SimClient }) {
           {page === 'lessons' && lesson !== null ? (
             // A lesson embedded whole (a course page's iframe): its text, exercises and player.
             <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
-              <LessonsPage lesson={lesson} onLesson={openLesson} t={t} lang={i18n.language as Language} client={client} ready={load.state === 'ready'} preset={presetOrNull} onLanguage={setLanguage} />
+              <PlayerComponent.Provider value={renderPlayer}><LessonsPage lesson={lesson} onLesson={openLesson} t={t} lang={i18n.language as Language} client={client} ready={load.state === 'ready'} preset={presetOrNull} onLanguage={setLanguage} /></PlayerComponent.Provider>
             </Suspense>
           ) : (
             <Visualizer client={client} ready={load.state === 'ready'} onLanguage={setLanguage} embed />
@@ -100,7 +105,7 @@ export function App({ client }: { client: SimClient }) {
         {page === 'visualizer' && <Visualizer client={client} ready={load.state === 'ready'} onLanguage={setLanguage} />}
         {page === 'lessons' && (
           <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
-            <LessonsPage lesson={lesson} onLesson={openLesson} t={t} lang={i18n.language as Language} client={client} ready={load.state === 'ready'} preset={presetOrNull} onLanguage={setLanguage} />
+            <PlayerComponent.Provider value={renderPlayer}><LessonsPage lesson={lesson} onLesson={openLesson} t={t} lang={i18n.language as Language} client={client} ready={load.state === 'ready'} preset={presetOrNull} onLanguage={setLanguage} /></PlayerComponent.Provider>
           </Suspense>
         )}
         {page === 'geometry' && load.state === 'ready' && (

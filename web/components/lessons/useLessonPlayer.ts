@@ -8,7 +8,7 @@ import type { Anchor, LessonMeta } from '../../lessons/format';
 import { lessonScenario } from '../../lessons/load';
 import { playerActions, type Scenario } from '../../player/playerState';
 import { usePlayer, type Player } from '../../player/usePlayer';
-import { isPresetId } from '../../scenario/presets';
+import { isPresetId } from '../../scenario/presetIds';
 
 /** A preset's text by its id, or null when there is no such preset. */
 export type PresetText = (id: string) => Promise<string | null>;
