@@ -532,7 +532,7 @@ fn every_preset_file_has_an_entry_and_every_entry_a_file() {
 
 #[test]
 fn the_visualizer_lists_every_preset() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../web/scenario/presets.ts");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../web/scenario/presetIds.ts");
     let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let unlisted: Vec<_> = PRESETS
         .iter()
@@ -541,7 +541,7 @@ fn the_visualizer_lists_every_preset() {
         .collect();
     assert!(
         unlisted.is_empty(),
-        "web/scenario/presets.ts PRESET_IDS lacks {unlisted:?}"
+        "web/scenario/presetIds.ts PRESET_IDS lacks {unlisted:?}"
     );
 }
 
