@@ -33,5 +33,6 @@ pub mod sysfs;
 pub mod trace;
 pub mod workload;
 
-/// The id of the profile a run gets when it names none (`profile::PROFILES` lists them all).
+/// The id of the profile a run gets when it names none, `profile::LINUX_6_6` (`profile::PROFILES`
+/// lists them all).
 pub const PROFILE: &str = "linux-6.6";

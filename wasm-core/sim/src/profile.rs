@@ -1,6 +1,8 @@
 //! Kernel profiles: which kernel a run reproduces. A profile is a stable id (`linux-6.6`)
 //! plus what that version's source does: the slab allocators it can be built with and their
-//! implementations, how it lays out a cache, and the distro defaults a run starts from.
+//! implementations, and how it lays out a cache. The distro defaults a run starts from are
+//! `BootOptions::default()` (every option off, as 6.6's defaults are); a later version whose
+//! defaults differ gets a field for them here when it is added, not before.
 //!
 //! Rules:
 //! - A shared link names a profile and replays the same way forever, so a profile, once
@@ -12,7 +14,7 @@
 //! - The machine holds its profile from boot; `allocator::ops` asks it for the implementation.
 
 use crate::allocator::SlabAllocator;
-use crate::boot::{Allocator, BootOptions};
+use crate::boot::Allocator;
 use crate::geometry::{CacheGeometry, CacheRequest, GeometryError};
 use std::fmt;
 
@@ -25,9 +27,6 @@ pub struct KernelProfile {
     pub allocators: &'static [(Allocator, &'static dyn SlabAllocator)],
     /// How the version lays out a SLUB cache: `calculate_sizes()` and `calculate_order()`.
     pub slub_geometry: fn(&CacheRequest) -> Result<CacheGeometry, GeometryError>,
-    /// The build options and boot parameters of a distro kernel of the version booted with an
-    /// empty command line: what a run's switches start from.
-    pub defaults: fn() -> BootOptions,
 }
 
 impl KernelProfile {
@@ -57,13 +56,12 @@ impl fmt::Debug for KernelProfile {
 
 /// Linux 6.6 LTS: SLUB (the default) or SLAB, as `spec/kernel-6.6.md` describes them.
 pub static LINUX_6_6: KernelProfile = KernelProfile {
-    id: "linux-6.6",
+    id: crate::PROFILE,
     allocators: &[
         (Allocator::Slub, &crate::slub::Slub),
         (Allocator::Slab, &crate::slab::Slab),
     ],
     slub_geometry: crate::geometry::kmem_cache_geometry,
-    defaults: BootOptions::default,
 };
 
 /// Every profile, oldest first.
