@@ -48,7 +48,18 @@ export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl, ac
   const notSaved = useCallback(() => setNotice({ kind: 'error', text: t('scenario.notSaved') }), [t]);
   const { draft, earlier, replace, onChange } = useDraft(scenario.text, notSaved);
 
-  const openPreset = async (id: PresetId) => onScenario({ text: await presetText(id), preset: id });
+  // A preset's text is a chunk fetched when it is opened, which can fail (the network, a new
+  // deployment): the person hears why, and nothing else changes.
+  const openPreset = async (id: PresetId) => {
+    let text: string;
+    try {
+      text = await presetText(id);
+    } catch (e) {
+      setNotice({ kind: 'error', text: t('scenario.presetFailed', { title: t(`presets.${id}.title`), error: e instanceof Error ? e.message : String(e) }) });
+      return;
+    }
+    onScenario({ text, preset: id });
+  };
 
   const runDraft = useCallback(() => onScenario({ text: draft, preset: null }), [draft, onScenario]);
 
