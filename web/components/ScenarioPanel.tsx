@@ -15,8 +15,6 @@ import { DraftEditor } from './DraftEditor';
 import { useDraft } from './useDraft';
 import { useFileDrop } from './useFileDrop';
 
-export type { Scenario };
-
 /** A message under the bar: a link made (with the link to copy), a file opened, or what failed
  *  (with a file to save instead when the scenario is too long for a link). */
 interface Notice {
