@@ -50,7 +50,7 @@ export function DraftEditor({ draft, onChange, onReplace, earlier, check, onRun,
 
 /** The earlier drafts, typed and opened in groups of their own; picking one brings it back. */
 function EarlierPicker({ earlier, onReplace }: { earlier: EarlierDrafts; onReplace: (text: string, typed?: boolean) => void }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   return (
     <label>
       {t('scenario.earlier')}{' '}
@@ -70,7 +70,7 @@ function EarlierPicker({ earlier, onReplace }: { earlier: EarlierDrafts; onRepla
             <optgroup key={list} label={t(list === 'typed' ? 'scenario.earlierTyped' : 'scenario.earlierOpened')}>
               {earlier[list].map((d, i) => (
                 <option key={`${d.at}-${i}`} value={`${list}:${i}`}>
-                  {t('scenario.earlierItem', { when: new Date(d.at).toLocaleString(), first: firstLine(d.text) })}
+                  {t('scenario.earlierItem', { when: new Date(d.at).toLocaleString(i18n.language), first: firstLine(d.text) })}
                 </option>
               ))}
             </optgroup>

@@ -9,7 +9,7 @@ import { LANGUAGES, type Language } from '../i18n/i18n';
 import type { SimClient } from '../core/client';
 import type { Exercise, LessonMeta, LessonText } from '../lessons/format';
 import { Grader } from '../lessons/grader';
-import { LESSONS, lessonById, lessonScenario, lessonText } from '../lessons/load';
+import { LESSONS, lessonById, lessonText } from '../lessons/load';
 import { loadProgress, recordTry, type Progress } from '../lessons/progress';
 import { applyVariant, loadSeed, parseSeed, saveSeed } from '../lessons/variant';
 import { currentQuery, lessonHref, parsePageQuery } from '../url/urlState';
@@ -17,13 +17,8 @@ import { variantOf, variedCount, type Picked, type Translate } from './lessons/E
 import { LessonIndex } from './lessons/LessonIndex';
 import { LessonSection } from './lessons/LessonSection';
 import { LessonPlayer } from './lessons/LessonPlayer';
-import { useLessonPlayer, type PresetText } from './lessons/useLessonPlayer';
+import { lessonPlayerScenario, useLessonPlayer, type PresetText } from './lessons/useLessonPlayer';
 import type { Pick } from './player/Player';
-
-/** The scenario text a lesson runs. */
-async function scenarioText(meta: LessonMeta, preset: PresetText): Promise<string | null> {
-  return 'preset' in meta.scenario ? preset(meta.scenario.preset) : lessonScenario(meta);
-}
 
 function progressStorage(): Storage | null {
   try {
@@ -89,7 +84,7 @@ function useExercises(client: SimClient, meta: LessonMeta | null, preset: Preset
    *  gives (null when there is none to run). */
   const exerciseScenario = async (exercise: Exercise): Promise<string | null> => {
     if (!meta) return null;
-    const text = await scenarioText(meta, preset);
+    const text = (await lessonPlayerScenario(meta, preset, null))?.text ?? null;
     const edits = variantOf(seed, meta.id, exercise).edits;
     if (text === null || edits.length === 0) return text;
     const edited = applyVariant(text, edits);

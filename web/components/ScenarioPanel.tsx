@@ -15,8 +15,6 @@ import { DraftEditor } from './DraftEditor';
 import { useDraft } from './useDraft';
 import { useFileDrop } from './useFileDrop';
 
-export type { Scenario };
-
 /** A message under the bar: a link made (with the link to copy), a file opened, or what failed
  *  (with a file to save instead when the scenario is too long for a link). */
 interface Notice {
@@ -48,7 +46,18 @@ export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl, ac
   const notSaved = useCallback(() => setNotice({ kind: 'error', text: t('scenario.notSaved') }), [t]);
   const { draft, earlier, replace, onChange } = useDraft(scenario.text, notSaved);
 
-  const openPreset = async (id: PresetId) => onScenario({ text: await presetText(id), preset: id });
+  // A preset's text is a chunk fetched when it is opened, which can fail (the network, a new
+  // deployment): the person hears why, and nothing else changes.
+  const openPreset = async (id: PresetId) => {
+    let text: string;
+    try {
+      text = await presetText(id);
+    } catch (e) {
+      setNotice({ kind: 'error', text: t('scenario.presetFailed', { title: t(`presets.${id}.title`), error: e instanceof Error ? e.message : String(e) }) });
+      return;
+    }
+    onScenario({ text, preset: id });
+  };
 
   const runDraft = useCallback(() => onScenario({ text: draft, preset: null }), [draft, onScenario]);
 

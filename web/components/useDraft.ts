@@ -18,11 +18,9 @@ export interface EarlierDrafts {
  *  hears that the browser refused to keep a draft. */
 export function useDraft(shown: string, onNotSaved: () => void) {
   const [storage] = useState(browserStorage);
-  const [draft, setDraft] = useState<string>(() => loadSaved(storage).draft ?? shown);
-  const [earlier, setEarlier] = useState<EarlierDrafts>(() => {
-    const saved = loadSaved(storage);
-    return { typed: saved.earlier, opened: saved.opened };
-  });
+  const [saved] = useState(() => loadSaved(storage));
+  const [draft, setDraft] = useState<string>(saved.draft ?? shown);
+  const [earlier, setEarlier] = useState<EarlierDrafts>({ typed: saved.earlier, opened: saved.opened });
 
   // Replacing the draft (not typing) keeps the old one among the earlier drafts. `typed`: the
   // new text is one the person typed (an earlier draft brought back).

@@ -42,7 +42,7 @@ export class ScenarioError extends Error {
 }
 
 /** The Error a request fails with for `error`. */
-export function failure(error: SimError): ScenarioError | SimFailure {
+function failure(error: SimError): ScenarioError | SimFailure {
   switch (error.kind) {
     case 'parse': {
       const { line, column, key, args, message, hint } = error;

@@ -25,7 +25,7 @@ export interface Moved {
 
 /** The scenario the player shows for a lesson: `text` when given (an exercise's variant), else
  *  the lesson's own (a preset by its id); null when there is none. */
-async function lessonPlayerScenario(meta: LessonMeta, preset: PresetText, text: string | null): Promise<Scenario | null> {
+export async function lessonPlayerScenario(meta: LessonMeta, preset: PresetText, text: string | null): Promise<Scenario | null> {
   if (text !== null) return { text, preset: null };
   if ('preset' in meta.scenario) {
     const id = meta.scenario.preset;
