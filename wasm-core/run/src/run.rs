@@ -553,7 +553,8 @@ pub(crate) fn resolve(
     }
 }
 
-/// Runs one operation once; returns the value it produces, if it produces one.
+/// The address a value passes to a free: an object's own, a page block's first byte, 0 for
+/// NULL.
 fn addr_of(rec: &Recorder, v: &Value) -> u64 {
     match *v {
         Value::Object { addr } => addr,
