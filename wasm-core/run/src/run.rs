@@ -681,8 +681,8 @@ fn step(
             if !ops.has_cpu_slabs() {
                 return Err(wrong(Missing));
             }
+            let id = lookup_cache(rec, caches, line.line, cache)?;
             for cpu in CpuId::all(rec.machine().config.cpus) {
-                let id = lookup_cache(rec, caches, line.line, cache)?;
                 ops.flush_cpu_slab(rec, id, cpu).map_err(wrong)?;
             }
             Ok(None)
