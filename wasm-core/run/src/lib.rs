@@ -17,7 +17,7 @@ mod lists;
 pub mod print;
 mod run;
 pub mod session;
-pub mod site;
+mod site;
 pub mod translate;
 pub mod wire;
 
@@ -27,7 +27,6 @@ pub use run::{
     run, run_with_progress, run_with_summary, RunError, RunProgress, RunSummary, Value,
     MAX_RUN_OPS, MAX_RUN_STEPS, PROGRESS_EVERY,
 };
-pub use site::{call_site_address, call_site_name};
 
 #[cfg(test)]
 mod tests;

@@ -346,7 +346,7 @@ pub fn run_with_progress(
                 }
                 let locks_before = rec.machine().list_lock_taken.clone();
                 rec.set_origin(Some(line.line), Some(summary.op_ends.len() as u32));
-                let result = run_op(&mut rec, line, &caches, &names, &mut lists);
+                let result = step(&mut rec, line, &caches, &names, &mut lists);
                 let kind = line.op.name().to_string();
                 *summary.ops.entry(kind.clone()).or_default() += 1;
                 summary.op_ends.push(rec.cursor());
@@ -460,32 +460,6 @@ fn statement(
     Ok(())
 }
 
-/// Runs one line's operation once. A bulk allocation's list is stored here; other results
-/// are returned for the caller to name.
-fn run_op(
-    rec: &mut Recorder,
-    line: &OpLine,
-    caches: &BTreeMap<String, CacheId>,
-    names: &BTreeMap<String, Value>,
-    lists: &mut BTreeMap<String, Vec<Value>>,
-) -> Result<Option<Value>, RunError> {
-    let Op::KmemCacheAllocBulk { cache, count } = &line.op else {
-        return step(rec, line, caches, names, lists);
-    };
-    let id = lookup_cache(rec, caches, line.line, cache)?;
-    let cpu = translate::cpu(line.cpu.unwrap_or(0));
-    let got = allocator::ops(rec.machine()).kmem_cache_alloc_bulk(rec, id, *count, cpu);
-    let values = got.into_iter().map(|addr| Value::Object { addr });
-    match &line.target {
-        Some(Target::Name(n)) => {
-            lists.insert(n.clone(), values.collect());
-        }
-        Some(Target::Append(n)) => lists.entry(n.clone()).or_default().extend(values),
-        None => {}
-    }
-    Ok(None)
-}
-
 fn lookup_cache(
     rec: &Recorder,
     caches: &BTreeMap<String, CacheId>,
@@ -553,7 +527,8 @@ pub(crate) fn resolve(
     }
 }
 
-/// Runs one operation once; returns the value it produces, if it produces one.
+/// The address a value passes to a free: an object's own, a page block's first byte, 0 for
+/// NULL.
 fn addr_of(rec: &Recorder, v: &Value) -> u64 {
     match *v {
         Value::Object { addr } => addr,
@@ -570,7 +545,8 @@ fn object(addr: u64) -> Option<Value> {
     })
 }
 
-/// Runs one operation once; returns the value it produces, if it produces one.
+/// Runs one operation once; returns the value it produces, if it produces one, for the
+/// caller to name. A bulk allocation's list is stored here.
 #[allow(
     clippy::too_many_lines,
     reason = "one arm per operation, each the kernel calls it stands for under either allocator"
@@ -580,7 +556,7 @@ fn step(
     line: &OpLine,
     caches: &BTreeMap<String, CacheId>,
     names: &BTreeMap<String, Value>,
-    lists: &BTreeMap<String, Vec<Value>>,
+    lists: &mut BTreeMap<String, Vec<Value>>,
 ) -> Result<Option<Value>, RunError> {
     // The parser guarantees a CPU for every operation that needs one, and declared caches;
     // kmalloc cache names are looked up here.
@@ -680,8 +656,8 @@ fn step(
             if !ops.has_cpu_slabs() {
                 return Err(wrong(Missing));
             }
+            let id = lookup_cache(rec, caches, line.line, cache)?;
             for cpu in CpuId::all(rec.machine().config.cpus) {
-                let id = lookup_cache(rec, caches, line.line, cache)?;
                 ops.flush_cpu_slab(rec, id, cpu).map_err(wrong)?;
             }
             Ok(None)
@@ -708,7 +684,19 @@ fn step(
             rcu::rcu_barrier(rec);
             Ok(None)
         }
-        Op::KmemCacheAllocBulk { .. } => unreachable!("run_op handles bulk allocation"),
+        Op::KmemCacheAllocBulk { cache, count } => {
+            let id = lookup_cache(rec, caches, line.line, cache)?;
+            let got = ops.kmem_cache_alloc_bulk(rec, id, *count, cpu);
+            let values = got.into_iter().map(|addr| Value::Object { addr });
+            match &line.target {
+                Some(Target::Name(n)) => {
+                    lists.insert(n.clone(), values.collect());
+                }
+                Some(Target::Append(n)) => lists.entry(n.clone()).or_default().extend(values),
+                None => {}
+            }
+            Ok(None)
+        }
         Op::AllocPages { order, node } => {
             match alloc_pages(rec, cpu, node.map(translate::node), *order, Owner::Pages) {
                 Ok(pfn) => Ok(Some(Value::Pages { pfn })),

@@ -25,6 +25,6 @@ pub use ast::{
 };
 pub use error::ParseError;
 pub use gfp::Gfp;
-pub use limits::{MAX_BULK, MAX_REPEAT, MAX_TEXT};
+pub use limits::MAX_TEXT;
 pub use machine::{MachineDecl, MachineError};
 pub use parse::{parse, MAGIC, PROFILES, VERSION, VERSIONS};
