@@ -193,7 +193,10 @@ impl CpuId {
     /// 64-CPU limit the configuration enforces.
     #[inline(always)]
     pub fn new(c: u32) -> CpuId {
-        debug_assert!(c <= u32::from(u16::MAX), "cpu{c} is past any configuration's limit");
+        debug_assert!(
+            c <= u32::from(u16::MAX),
+            "cpu{c} is past any configuration's limit"
+        );
         CpuId(c as u16)
     }
 }
@@ -214,7 +217,10 @@ impl NodeId {
     /// against the 16-bit range by the machine's limits.
     #[inline(always)]
     pub fn new(n: u32) -> NodeId {
-        debug_assert!(n <= u32::from(u16::MAX), "node {n} is past any configuration's limit");
+        debug_assert!(
+            n <= u32::from(u16::MAX),
+            "node {n} is past any configuration's limit"
+        );
         NodeId(n as u16)
     }
 }
