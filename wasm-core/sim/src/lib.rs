@@ -27,6 +27,7 @@ pub mod slab;
 pub mod slab_common;
 pub mod slabinfo;
 pub mod slub;
+pub mod smp;
 pub mod snapshot;
 pub mod sweep;
 pub mod sysfs;

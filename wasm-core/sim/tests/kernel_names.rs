@@ -58,7 +58,10 @@ fn names_in(dir: &Path, names: &mut BTreeSet<String>) {
                     names.insert(rest.split('"').next().unwrap_or("").to_string());
                 }
                 let after_fn = line.split_once("fn ").filter(|(before, _)| {
-                    before.is_empty() || before.ends_with("pub ") || before.ends_with(") ")
+                    before.is_empty()
+                        || before.ends_with("pub ")
+                        || before.ends_with(") ")
+                        || before.ends_with("async ")
                 });
                 if let Some((_, rest)) = after_fn {
                     let name: String = rest

@@ -2,10 +2,14 @@
 //! `get_partial_node()`, `acquire_slab()`, `new_slab()`/`allocate_slab()` and kmalloc
 //! (mm/slub.c and mm/slab_common.c, v6.6; spec 2.5, 2.6).
 
+use super::cmpxchg::{read_slab, slab_update_freelist, SlabWord};
 use super::create::kmalloc_slab;
-use super::partial::{flush_slab, put_cpu_partial};
+use super::partial::{deactivate_slab, put_cpu_partial};
 use super::random::shuffle_freelist;
-use super::{get_freepointer, object_allocated, set_cpu_freelist, take_object};
+use super::state::TID_STEP;
+use super::{
+    freepointer_at, get_freepointer, object_allocated, place_of, set_cpu_freelist, take_object,
+};
 use crate::geometry::kmalloc::KmallocTarget;
 use crate::gfp::{Gfp, GFP_KERNEL};
 use crate::ids::{CacheId, CpuId, NodeId};
@@ -14,7 +18,10 @@ use crate::machine::{Owner, Pfn};
 use crate::page_alloc::{alloc_pages, zonelist};
 use crate::slab_common::random::draw_below;
 use crate::slab_common::ZERO_SIZE_PTR;
+use crate::smp::micro::{Access, Micro, RetryReason};
+use crate::smp::{run_sequential, Call, Ctx};
 use crate::trace::{End, Event, Recorder};
+use std::future::Future;
 
 /// `kmalloc(size, GFP_KERNEL)`/`kmalloc_node()` from an unnamed caller (address 0): an
 /// object of at least `size` bytes, or NULL (0).
@@ -89,171 +96,435 @@ pub fn slab_alloc_node(
     cpu: CpuId,
     node: Option<NodeId>,
 ) -> u64 {
-    let m = rec.machine();
-    if m.slub().caches[cache].destroyed {
-        // The kmem_cache structure is freed memory now: a use-after-free in the caller.
-        return rec.call(
-            "kmem_cache_alloc",
-            "destroyed cache",
-            "step.use_destroyed_cache",
-            |rec| {
-                rec.arg_cache("cache", cache);
-                0
-            },
-        );
+    if rec.machine().slub().caches[cache].destroyed {
+        return use_destroyed_cache(rec, cache);
     }
-    let c = &m.slub().caches[cache].cpu[cpu];
-    let (object, slab) = (c.freelist, c.slab);
-    let node_ok = match (node, slab) {
-        (Some(n), Some(pfn)) => m.slub().slabs[&pfn].node == n,
-        _ => true,
-    };
-    if object != 0 && slab.is_some() && node_ok {
-        return rec.call("slab_alloc_node", "fast path", "step.alloc_fast", |rec| {
-            rec.arg_cache("cache", cache);
-            rec.arg("cpu", cpu);
-            take_object(rec, cache, cpu, object);
-            object
-        });
-    }
-    ___slab_alloc(rec, cache, cpu, node)
+    run_sequential(rec, cpu, async |k| slab_alloc(k, cache, node).await)
 }
 
-/// `___slab_alloc()`.
+/// An allocation from a destroyed cache: the `kmem_cache` structure is freed memory now, a
+/// use-after-free in the caller.
+pub(crate) fn use_destroyed_cache(rec: &mut Recorder, cache: CacheId) -> u64 {
+    rec.call(
+        "kmem_cache_alloc",
+        "destroyed cache",
+        "step.use_destroyed_cache",
+        |rec| {
+            rec.arg_cache("cache", cache);
+            0
+        },
+    )
+}
+
+/// The lockless fast path of `slab_alloc_node()` (mm/slub.c, v6.6, `CONFIG_PREEMPTION`):
+///
+/// ```text
+/// redo:
+///     c = raw_cpu_ptr(s->cpu_slab); tid = READ_ONCE(c->tid);
+///     object = c->freelist; slab = c->slab;
+///     if (!object || !slab || !node_match(slab, node))
+///         object = __slab_alloc(s, gfpflags, node, addr, c, orig_size);
+///     else {
+///         next_object = get_freepointer_safe(s, object);
+///         if (!__update_cpu_freelist_fast(s, object, next_object, tid)) {
+///             note_cmpxchg_failure("slab_alloc", s, tid);
+///             goto redo;
+///         }
+///     }
+/// ```
+///
+/// Preemption and interrupts stay on: the task can be preempted (and migrated) or
+/// interrupted between any two of these accesses, and the tid makes the cmpxchg fail then.
+pub(crate) async fn slab_alloc(k: Ctx<'_>, cache: CacheId, node: Option<NodeId>) -> u64 {
+    let _f = k.frame("slab_alloc_node");
+    loop {
+        // redo:
+        let (c, tid) = read_tid(k, cache).await;
+        let (object, slab) = read_cpu_freelist(k, cache, c).await;
+        let node_ok = match (node, slab) {
+            (Some(n), Some(pfn)) => k.m(|m| m.slub().slabs.get(&pfn).is_some_and(|s| s.node == n)),
+            _ => true,
+        };
+        if object == 0 || slab.is_none() || !node_ok {
+            // Boxed: the slow path's state is large, and the fast path should not carry it.
+            return Box::pin(__slab_alloc(k, cache, node)).await;
+        }
+        let step = k.call("slab_alloc_node", "fast path", "step.alloc_fast");
+        k.arg_cache("cache", cache);
+        k.arg("cpu", k.cpu());
+        let next = get_freepointer_safe(k, object).await;
+        if update_cpu_freelist_fast(k, cache, object, next, tid, "slab_alloc").await {
+            let cpu = k.cpu();
+            k.with(|rec| object_allocated(rec, cache, cpu, slab_of(rec, object), object));
+            return object;
+        }
+        drop(step); // goto redo
+    }
+}
+
+/// The slab `object` lies in, as `take_object` finds it (an object on a CPU's freelist always
+/// lies in a slab).
+fn slab_of(rec: &Recorder, object: u64) -> Pfn {
+    place_of(rec.machine(), object).map_or(Pfn(0), |p| p.pfn)
+}
+
+/// `c = raw_cpu_ptr(s->cpu_slab); tid = READ_ONCE(c->tid)`: `c` is the CPU the task is on at
+/// that moment, which it keeps even if it migrates.
+pub(crate) fn read_tid(k: Ctx<'_>, cache: CacheId) -> impl Future<Output = (CpuId, u64)> + '_ {
+    k.step(Access::ReadTid, move || {
+        let c = k.cpu();
+        let tid = k.m(|m| m.slub().caches[cache].cpu[c].tid);
+        k.tid_read();
+        k.note(Micro::ReadTid {
+            cache,
+            cpu: c,
+            of: c,
+            tid,
+        });
+        (c, tid)
+    })
+}
+
+/// `c->freelist` and `c->slab` of CPU `c`'s `kmem_cache_cpu` (read with `c` as the task
+/// found it, wherever the task runs now).
+pub(crate) fn read_cpu_freelist(
+    k: Ctx<'_>,
+    cache: CacheId,
+    c: CpuId,
+) -> impl Future<Output = (u64, Option<Pfn>)> + '_ {
+    k.step(Access::ReadCpu, move || {
+        let (freelist, slab) = k.m(|m| {
+            let cc = &m.slub().caches[cache].cpu[c];
+            (cc.freelist, cc.slab)
+        });
+        k.note(Micro::ReadCpu {
+            cache,
+            cpu: k.cpu(),
+            of: c,
+            freelist,
+            slab,
+        });
+        (freelist, slab)
+    })
+}
+
+/// `get_freepointer_safe(s, object)`: the word at the free pointer's offset, read without
+/// trusting that `object` is still free (another task may have taken it, or its slab may be
+/// gone: the read then returns garbage, here 0, and the tid makes the cmpxchg fail).
+fn get_freepointer_safe(k: Ctx<'_>, object: u64) -> impl Future<Output = u64> + '_ {
+    k.step(Access::GetFreepointer, move || {
+        let next =
+            k.m(|m| place_of(m, object).map_or(0, |place| freepointer_at(m, &place, object)));
+        k.note(Micro::GetFreepointer {
+            cpu: k.cpu(),
+            object,
+            next,
+        });
+        next
+    })
+}
+
+/// `__update_cpu_freelist_fast()`: `this_cpu_try_cmpxchg_freelist()` of the (freelist, tid)
+/// pair of the CPU the task is on now, from (`old`, `tid`) to (`new`, `next_tid(tid)`).
+/// Under the teaching switch `no_tid` only the freelist is compared. A failure is what
+/// `note_cmpxchg_failure(site, s, tid)` reports before the caller goes back to `redo`.
+pub(crate) fn update_cpu_freelist_fast<'a>(
+    k: Ctx<'a>,
+    cache: CacheId,
+    old: u64,
+    new: u64,
+    tid: u64,
+    site: &'static str,
+) -> impl Future<Output = bool> + 'a {
+    k.step(Access::CmpxchgCpu, move || {
+        let cpu = k.cpu();
+        let (found, found_tid) = k.m(|m| {
+            let cc = &m.slub().caches[cache].cpu[cpu];
+            (cc.freelist, cc.tid)
+        });
+        let no_tid = k.teaching().no_tid;
+        let ok = found == old && (no_tid || found_tid == tid);
+        let reason = if ok {
+            // The kernel stores next_tid(tid), which is found_tid + TID_STEP when they match;
+            // without the tid in the compare, the CPU's own tid moves on.
+            k.with(|rec| {
+                rec.emit(Event::CpuFreelistSet {
+                    cache,
+                    cpu,
+                    freelist: new,
+                    tid: found_tid + TID_STEP,
+                });
+            });
+            None
+        } else {
+            let reason = note_cmpxchg_failure(k, tid);
+            k.count_retry(site, reason);
+            Some(reason)
+        };
+        k.note(Micro::CmpxchgCpu {
+            cache,
+            cpu,
+            ok,
+            old,
+            old_tid: tid,
+            found,
+            found_tid,
+            new,
+            no_tid,
+            reason,
+        });
+        ok
+    })
+}
+
+/// `note_cmpxchg_failure()` (mm/slub.c, v6.6): why the fast path's cmpxchg failed, as the
+/// kernel tells it from the tid it read and the tid the CPU has now ("due to cpu change" when
+/// the CPU in the tid's low bits differs, "due to cpu running other code" when only the
+/// event count does), made precise by what the simulator saw since the tid was read: a
+/// preemption or an interrupt on this CPU.
+fn note_cmpxchg_failure(k: Ctx<'_>, tid: u64) -> RetryReason {
+    if tid % TID_STEP != u64::from(k.cpu()) {
+        RetryReason::Migrated
+    } else {
+        k.disturbance()
+    }
+}
+
+/// `__slab_alloc()`: with `CONFIG_PREEMPT_COUNT`, `slub_get_cpu_ptr()` disables preemption
+/// and takes `c` afresh (the task may have moved since the fast path read its tid).
+async fn __slab_alloc(k: Ctx<'_>, cache: CacheId, node: Option<NodeId>) -> u64 {
+    k.preempt(true);
+    let object = ___slab_alloc(k, cache, node).await;
+    k.preempt(false);
+    object
+}
+
+/// `___slab_alloc()` (mm/slub.c, v6.6), with its labels. Entered with preemption off; the
+/// per-CPU state is changed only under `local_lock_irqsave(&s->cpu_slab->lock)` and read
+/// again after each time the lock was dropped (an interrupt on this CPU may have changed it,
+/// and other CPUs may have freed to its slabs). The sequential steps: `node mismatch`,
+/// `load c->freelist`, `get_freelist`, `cpu partial pop`, `get_partial_node` (with the slab
+/// installed in the same step), `get_any_partial`, `allocate_slab`, `out of memory`.
 #[allow(
     clippy::too_many_lines,
     reason = "mirrors ___slab_alloc()'s labels (reread_slab, load_freelist, new_slab, ...) in the kernel's order"
 )]
-pub(crate) fn ___slab_alloc(
-    rec: &mut Recorder,
-    cache: CacheId,
-    cpu: CpuId,
-    node: Option<NodeId>,
-) -> u64 {
-    if rec.machine().slub().caches[cache].debug() {
-        return slab_alloc_debug(rec, cache, cpu, node);
+pub(crate) async fn ___slab_alloc(k: Ctx<'_>, cache: CacheId, node: Option<NodeId>) -> u64 {
+    if k.m(|m| m.slub().caches[cache].debug()) {
+        return slab_alloc_debug(k, cache, node).await;
     }
-    loop {
-        // reread_slab / redo
-        let c = rec.machine().slub().caches[cache].cpu[cpu].clone();
-        if let Some(pfn) = c.slab {
-            let slab_node = rec.machine().slub().slabs[&pfn].node;
+    let _f = k.frame("___slab_alloc");
+    'reread_slab: loop {
+        let c = k.cpu();
+        let (_, slab) = read_cpu_freelist(k, cache, c).await;
+        if let Some(pfn) = slab {
+            // redo:
+            let slab_node = k.m(|m| m.slub().slabs[&pfn].node);
             if node.is_some_and(|n| n != slab_node) {
-                // ALLOC_NODE_MISMATCH: give the cpu slab back and look elsewhere.
-                rec.call(
+                // ALLOC_NODE_MISMATCH: goto deactivate_slab.
+                let step = k.call(
                     "___slab_alloc",
                     "node mismatch: deactivate",
                     "step.node_mismatch",
-                    |rec| {
-                        rec.arg_cache("cache", cache);
-                        rec.arg("cpu", cpu);
-                        rec.arg("slab_node", slab_node);
-                        flush_slab(rec, cache, cpu, pfn, c.freelist);
-                    },
                 );
-            } else if c.freelist != 0 {
-                return rec.call(
-                    "___slab_alloc",
-                    "load c->freelist",
-                    "step.load_freelist",
-                    |rec| {
-                        rec.arg_cache("cache", cache);
-                        rec.arg("cpu", cpu);
-                        load_freelist(rec, cache, cpu, c.freelist)
-                    },
-                );
-            } else {
-                // get_freelist(): take what other CPUs freed to this slab.
-                let slab = &rec.machine().slub().slabs[&pfn];
-                let (taken, objects) = (slab.freelist, slab.objects);
-                let path = if taken != 0 {
-                    "remote frees"
-                } else {
-                    "cpu slab exhausted"
-                };
-                let refilled = rec.call("get_freelist", path, "step.get_freelist", |rec| {
-                    rec.arg_cache("cache", cache);
-                    rec.arg("cpu", cpu);
-                    rec.emit(Event::SlabStateSet {
-                        pfn,
-                        freelist: 0,
-                        inuse: objects,
-                        frozen: taken != 0,
-                    });
-                    if taken != 0 {
-                        return Some(load_freelist(rec, cache, cpu, taken)); // ALLOC_REFILL
-                    }
-                    // DEACTIVATE_BYPASS: the slab is full and on no list now.
-                    rec.emit(Event::CpuSlabSet {
-                        cache,
-                        cpu,
-                        slab: None,
-                    });
-                    set_cpu_freelist(rec, cache, cpu, 0);
-                    None
-                });
-                if let Some(object) = refilled {
-                    return object;
+                k.arg_cache("cache", cache);
+                k.arg("cpu", c);
+                k.arg("slab_node", slab_node);
+                k.local_lock_irqsave(cache).await;
+                if k.m(|m| m.slub().caches[cache].cpu[c].slab) != Some(pfn) {
+                    k.local_unlock_irqrestore(cache).await;
+                    drop(step);
+                    continue 'reread_slab;
                 }
+                let freelist = detach_cpu_slab(k, cache, c);
+                k.local_unlock_irqrestore(cache).await;
+                deactivate_slab(k, cache, pfn, freelist).await;
+                drop(step);
+                continue 'reread_slab; // c->slab is NULL now: new_slab
             }
-            if rec.machine().slub().caches[cache].cpu[cpu].slab.is_some() {
-                continue;
+            // "must check again c->slab in case we got preempted and it changed"
+            k.local_lock_irqsave(cache).await;
+            let cc = k.m(|m| m.slub().caches[cache].cpu[c].clone());
+            if cc.slab != Some(pfn) {
+                k.local_unlock_irqrestore(cache).await;
+                continue 'reread_slab;
             }
+            if cc.freelist != 0 {
+                let _step = k.call("___slab_alloc", "load c->freelist", "step.load_freelist");
+                k.arg_cache("cache", cache);
+                k.arg("cpu", c);
+                let object = load_freelist(k, cache, c, cc.freelist);
+                k.local_unlock_irqrestore(cache).await;
+                return object;
+            }
+            // get_freelist(): take what other CPUs freed to this slab.
+            let step = k.call("get_freelist", "", "step.get_freelist");
+            k.arg_cache("cache", cache);
+            k.arg("cpu", c);
+            let freelist = get_freelist(k, pfn, &step).await;
+            if freelist != 0 {
+                // ALLOC_REFILL, load_freelist:
+                let object = load_freelist(k, cache, c, freelist);
+                k.local_unlock_irqrestore(cache).await;
+                return object;
+            }
+            // DEACTIVATE_BYPASS: the slab is full and on no list now.
+            k.with(|rec| {
+                rec.emit(Event::CpuSlabSet {
+                    cache,
+                    cpu: c,
+                    slab: None,
+                });
+                set_cpu_freelist(rec, cache, c, 0);
+            });
+            k.local_unlock_irqrestore(cache).await;
+            drop(step);
         }
-        // new_slab: no cpu slab now; the per-CPU partial stack first (read afresh: the branches
-        // above may have changed this CPU's state).
-        let partial = rec.machine().slub().caches[cache].cpu[cpu].partial;
-        if let Some(top) = partial {
-            let next = rec.machine().slub().slabs[&top].next;
-            rec.call(
-                "___slab_alloc",
-                "cpu partial pop",
-                "step.cpu_partial_pop",
-                |rec| {
-                    rec.arg_cache("cache", cache);
-                    rec.arg("cpu", cpu);
+        // new_slab: the per-CPU partial stack first.
+        let c = k.cpu();
+        if k.m(|m| m.slub().caches[cache].cpu[c].partial.is_some()) {
+            k.local_lock_irqsave(cache).await;
+            let cc = k.m(|m| m.slub().caches[cache].cpu[c].clone());
+            if cc.slab.is_some() {
+                k.local_unlock_irqrestore(cache).await;
+                continue 'reread_slab;
+            }
+            if let Some(top) = cc.partial {
+                let _step = k.call("___slab_alloc", "cpu partial pop", "step.cpu_partial_pop");
+                k.arg_cache("cache", cache);
+                k.arg("cpu", c);
+                k.with(|rec| {
+                    let next = rec.machine().slub().slabs[&top].next;
                     rec.emit(Event::CpuPartialSet {
                         cache,
-                        cpu,
+                        cpu: c,
                         top: next,
                     });
                     rec.emit(Event::CpuSlabSet {
                         cache,
-                        cpu,
+                        cpu: c,
                         slab: Some(top),
                     });
-                },
-            );
-            continue; // redo: c->freelist is NULL, so get_freelist() runs on it
+                });
+                k.local_unlock_irqrestore(cache).await;
+                continue 'reread_slab; // goto redo: c->freelist is NULL, so get_freelist()
+            }
+            // "we were preempted and partial list got empty": new_objects.
+            k.local_unlock_irqrestore(cache).await;
         }
-        // new_objects
-        let search = node.unwrap_or(rec.machine().cpu_node[cpu]);
-        // get_partial_node(), then the slab it returns is installed in the same step.
-        let from_node = |rec: &mut Recorder, n: NodeId| {
-            get_partial_node(rec, cache, cpu, n, |rec, pfn, freelist| {
-                install(rec, cache, cpu, pfn, freelist)
-            })
-        };
-        if let Some(object) = from_node(rec, search) {
+        // new_objects: get_partial(), and the slab it finds installed in the same step.
+        let search = node.unwrap_or(k.m(|m| m.cpu_node[c]));
+        if let Some(object) = get_partial_node(k, cache, search, install_k(cache)).await {
             return object;
         }
         // get_partial(), v6.6: other nodes only when the caller named none.
         if node.is_none() {
-            let found = get_any_partial(rec, cache, cpu, search, |rec, n| from_node(rec, n));
-            if let Some(object) = found.flatten() {
+            let from_node = async |k, n| get_partial_node(k, cache, n, install_k(cache)).await;
+            if let Some(object) = get_any_partial(k, cache, search, from_node).await {
                 return object;
             }
         }
-        let Some(new) = new_slab(rec, cache, cpu, node) else {
-            return slab_out_of_memory(rec, cache);
+        // slub_put_cpu_ptr(); new_slab(); slub_get_cpu_ptr(): preemption is on meanwhile.
+        k.preempt(false);
+        k.at(Access::Work).await;
+        let cpu = k.cpu();
+        let new = k.with(|rec| new_slab(rec, cache, cpu, node));
+        k.note(Micro::Work { cpu: k.cpu() });
+        k.preempt(true);
+        let Some(new) = new else {
+            return k.with(|rec| slab_out_of_memory(rec, cache));
         };
-        let freelist = rec.machine().slub().caches[cache].cpu[cpu].freelist;
-        debug_assert_eq!(freelist, 0);
-        return allocate_slab(rec, cache, cpu, new, |rec, pfn| {
-            let freelist = take_new_slab_freelist(rec, cache, pfn);
-            install(rec, cache, cpu, pfn, freelist)
-        });
+        let step = allocate_slab_step(k, cache, &new);
+        let pfn = new.pfn;
+        // "No other reference to the slab yet": its freelist is taken without a cmpxchg.
+        let freelist = k.with(|rec| take_new_slab_freelist(rec, cache, pfn));
+        let object = install(k, cache, pfn, freelist).await;
+        drop(step);
+        return object;
     }
+}
+
+/// `deactivate_slab:`/`flush_slab()`'s first half, under the local lock: the cpu slab and the
+/// CPU's freelist are detached (`c->slab = NULL; c->freelist = NULL; c->tid = next_tid()`);
+/// returns the freelist.
+pub(crate) fn detach_cpu_slab(k: Ctx<'_>, cache: CacheId, c: CpuId) -> u64 {
+    k.with(|rec| {
+        let freelist = rec.machine().slub().caches[cache].cpu[c].freelist;
+        rec.emit(Event::CpuSlabSet {
+            cache,
+            cpu: c,
+            slab: None,
+        });
+        set_cpu_freelist(rec, cache, c, 0);
+        freelist
+    })
+}
+
+/// `get_freelist()` (mm/slub.c, v6.6), under the local lock: takes the frozen cpu slab's
+/// whole freelist with a cmpxchg loop (remote frees race with it), leaving the slab frozen
+/// when there was one and unfrozen (full, on no list) when it was empty.
+async fn get_freelist(k: Ctx<'_>, pfn: Pfn, step: &Call<'_>) -> u64 {
+    loop {
+        let old = read_slab(k, pfn).await;
+        let (objects, taken) = (old.objects, old.freelist);
+        step.set_path(if taken != 0 {
+            "remote frees"
+        } else {
+            "cpu slab exhausted"
+        });
+        let new = SlabWord {
+            freelist: 0,
+            inuse: objects,
+            frozen: taken != 0,
+        };
+        if slab_update_freelist(k, pfn, &old, new, "get_freelist", |_| {}).await {
+            return taken;
+        }
+    }
+}
+
+/// `retry_load_slab:` then `load_freelist:` (mm/slub.c, v6.6): under the local lock, the
+/// slab becomes the cpu slab (a cpu slab an interrupt installed meanwhile is flushed first)
+/// and the first object of `freelist` goes to the caller. Continues the step that found the
+/// slab, so no sequential step ends with a frozen slab that belongs to nobody.
+async fn install(k: Ctx<'_>, cache: CacheId, pfn: Pfn, freelist: u64) -> u64 {
+    loop {
+        k.local_lock_irqsave(cache).await;
+        let c = k.cpu();
+        let cc = k.m(|m| m.slub().caches[cache].cpu[c].clone());
+        if let Some(other) = cc.slab {
+            // CPUSLAB_FLUSH: an interrupt on this CPU installed a cpu slab meanwhile.
+            let flush_freelist = detach_cpu_slab(k, cache, c);
+            k.local_unlock_irqrestore(cache).await;
+            deactivate_slab(k, cache, other, flush_freelist).await;
+            continue; // goto retry_load_slab
+        }
+        k.with(|rec| {
+            rec.emit(Event::CpuSlabSet {
+                cache,
+                cpu: c,
+                slab: Some(pfn),
+            });
+        });
+        let object = load_freelist(k, cache, c, freelist);
+        k.local_unlock_irqrestore(cache).await;
+        return object;
+    }
+}
+
+/// `install` as a continuation of `get_partial_node()`.
+fn install_k<'a>(cache: CacheId) -> impl AsyncFnOnce(Ctx<'a>, Pfn, u64) -> u64 {
+    async move |k, pfn, freelist| install(k, cache, pfn, freelist).await
+}
+
+/// `load_freelist:` under the local lock: the first object goes to the caller, the rest
+/// become `c->freelist` (bumping the tid).
+fn load_freelist(k: Ctx<'_>, cache: CacheId, c: CpuId, freelist: u64) -> u64 {
+    k.with(|rec| {
+        take_object(rec, cache, c, freelist);
+        rec.arg_addr("object", freelist);
+    });
+    freelist
 }
 
 /// `___slab_alloc()` with no slab to be had: `slab_out_of_memory()`, and NULL.
@@ -264,269 +535,278 @@ fn slab_out_of_memory(rec: &mut Recorder, cache: CacheId) -> u64 {
     })
 }
 
-/// `retry_load_slab`: the slab becomes the cpu slab, then `load_freelist`. Continues the step
-/// that found the slab, so no step ends with a frozen slab that belongs to nobody.
-fn install(rec: &mut Recorder, cache: CacheId, cpu: CpuId, pfn: Pfn, freelist: u64) -> u64 {
-    rec.emit(Event::CpuSlabSet {
-        cache,
-        cpu,
-        slab: Some(pfn),
-    });
-    load_freelist(rec, cache, cpu, freelist)
-}
-
-/// `load_freelist`: the first object goes to the caller, the rest become `c->freelist`; the
-/// last thing the step that found them does.
-#[inline(always)]
-fn load_freelist(rec: &mut Recorder, cache: CacheId, cpu: CpuId, freelist: u64) -> u64 {
-    take_object(rec, cache, cpu, freelist);
-    rec.arg_addr("object", freelist);
-    freelist
-}
-
-/// `get_partial_node()`: the first slab of the node's partial list becomes the cpu slab and up
-/// to `cpu_partial_slabs / 2 + 1` more go to the cpu partial stack. The first slab and its
-/// freelist go to `then`, which the caller uses to install it in the same step (so no step
-/// ends with a frozen slab that belongs to nobody). `None`, and no step, when the list is
-/// empty.
-fn get_partial_node<R>(
-    rec: &mut Recorder,
+/// `get_partial_node()` (mm/slub.c, v6.6): under the node's `list_lock`, `acquire_slab()`
+/// freezes the first slab of the partial list and takes its freelist (a cmpxchg, which a
+/// remote free to that slab can make fail: the walk then stops), and up to
+/// `cpu_partial_slabs / 2 + 1` more slabs are frozen onto the cpu partial stack. The first
+/// slab and its freelist go to `then` (the caller installs it in the same step). `None`, and
+/// no step, when the list is empty (a look at `n->nr_partial` without the lock).
+async fn get_partial_node<'a, R>(
+    k: Ctx<'a>,
     cache: CacheId,
-    cpu: CpuId,
     node: NodeId,
-    then: impl FnOnce(&mut Recorder, Pfn, u64) -> R,
+    then: impl AsyncFnOnce(Ctx<'a>, Pfn, u64) -> R,
 ) -> Option<R> {
-    let s = &rec.machine().slub().caches[cache];
-    if s.node[node].partial.is_empty() {
+    k.at(Access::ReadNode).await;
+    let nr_partial = k.m(|m| m.slub().caches[cache].node[node].partial.len());
+    k.note(Micro::ReadNode {
+        cache,
+        node,
+        cpu: k.cpu(),
+        nr_partial: nr_partial as u32,
+    });
+    if nr_partial == 0 {
         return None;
     }
-    let (limit, has_cpu_partial) = (s.geometry.cpu_partial_slabs, s.has_cpu_partial());
-    rec.call(
-        "get_partial_node",
-        "node partial",
-        "step.get_partial_node",
-        |rec| {
-            let (pfn, freelist) = take_partial_slabs(rec, cache, cpu, node, limit, has_cpu_partial);
-            Some(then(rec, pfn, freelist))
-        },
-    )
-}
-
-/// The body of `get_partial_node()` on a list that is not empty: `acquire_slab()` on the
-/// first slab (its freelist is returned) and `put_cpu_partial()` on the ones after it.
-fn take_partial_slabs(
-    rec: &mut Recorder,
-    cache: CacheId,
-    cpu: CpuId,
-    node: NodeId,
-    limit: u32,
-    has_cpu_partial: bool,
-) -> (Pfn, u64) {
-    rec.arg_cache("cache", cache);
-    rec.arg("node", node);
-    rec.emit(Event::ListLockTaken { cache, node }); // spin_lock_irqsave(&n->list_lock)
+    let (limit, has_cpu_partial) = k.m(|m| {
+        let s = &m.slub().caches[cache];
+        (s.geometry.cpu_partial_slabs, s.has_cpu_partial())
+    });
+    let step = k.call("get_partial_node", "node partial", "step.get_partial_node");
+    k.arg_cache("cache", cache);
+    k.arg("node", node);
+    k.spin_lock_irqsave(cache, node).await;
     let mut object = None;
     let mut partial_slabs = 0u32;
-    // The list in order, without a copy: each pass removes the slab at its head, and nothing
-    // else here adds to or takes from this node's list.
-    let head = |rec: &Recorder| {
-        let list = &rec.machine().slub().caches[cache].node[node].partial;
-        list.first().copied()
-    };
-    while let Some(pfn) = head(rec) {
-        // acquire_slab(): freeze it, take the freelist only for the first one.
-        let slab = &rec.machine().slub().slabs[&pfn];
-        let (freelist, inuse, objects) = (slab.freelist, slab.inuse, slab.objects);
-        rec.emit(Event::NodePartialRemoved { cache, node, pfn });
-        if object.is_none() {
-            rec.emit(Event::SlabStateSet {
-                pfn,
-                freelist: 0,
-                inuse: objects,
-                frozen: true,
-            });
+    // The list in order: each pass takes the slab at its head (acquire_slab() removes it), and
+    // nothing else changes this node's list while its lock is held.
+    while let Some(pfn) = k.m(|m| m.slub().caches[cache].node[node].partial.first().copied()) {
+        let first = object.is_none();
+        let Some(freelist) = acquire_slab(k, cache, node, pfn, first).await else {
+            break;
+        };
+        if first {
             object = Some((pfn, freelist));
         } else {
-            rec.emit(Event::SlabStateSet {
-                pfn,
-                freelist,
-                inuse,
-                frozen: true,
-            });
-            put_cpu_partial(rec, cache, cpu, pfn, false);
+            put_cpu_partial(k, cache, pfn, false).await;
             partial_slabs += 1;
         }
         if !has_cpu_partial || partial_slabs > limit / 2 {
             break;
         }
     }
-    rec.arg("to_cpu_partial", partial_slabs);
-    object.expect("the node's partial list is not empty")
+    k.arg("to_cpu_partial", partial_slabs);
+    k.spin_unlock_irqrestore(cache, node).await;
+    let (pfn, freelist) = object?;
+    let r = then(k, pfn, freelist).await;
+    drop(step);
+    Some(r)
+}
+
+/// `acquire_slab()` (mm/slub.c, v6.6), under the node's lock: freeze the slab with a cmpxchg
+/// (taking its whole freelist when `mode`, for the cpu slab) and take it off the partial list.
+/// `None` when the cmpxchg failed (a remote free changed the slab meanwhile).
+async fn acquire_slab(
+    k: Ctx<'_>,
+    cache: CacheId,
+    node: NodeId,
+    pfn: Pfn,
+    mode: bool,
+) -> Option<u64> {
+    let old = read_slab(k, pfn).await;
+    let new = if mode {
+        SlabWord {
+            freelist: 0,
+            inuse: old.objects,
+            frozen: true,
+        }
+    } else {
+        SlabWord {
+            freelist: old.freelist,
+            inuse: old.inuse,
+            frozen: true,
+        }
+    };
+    if !slab_update_freelist(k, pfn, &old, new, "acquire_slab", |_| {}).await {
+        return None;
+    }
+    // remove_partial(n, slab), under the lock, in the cmpxchg's micro-step.
+    k.with(|rec| rec.emit(Event::NodePartialRemoved { cache, node, pfn }));
+    Some(old.freelist)
 }
 
 /// `get_any_partial()`: with no partial slab on the local node, a slab from the partial list
 /// of another node that keeps more than `min_partial`, searched in zonelist order, unless the
-/// defrag ratio says to stay local this time. The node found goes to `then` (the nested
-/// `get_partial_node()` and what the caller does with its slab), inside this step. `None`
-/// when no node was found (with a step saying why, if it searched at all).
-fn get_any_partial<R>(
-    rec: &mut Recorder,
+/// defrag ratio says to stay local this time; `from_node` searches that node's list (and
+/// takes what it finds) inside this step. `None` when no node was found (with a step saying why, if it searched at
+/// all).
+async fn get_any_partial<'a, R>(
+    k: Ctx<'a>,
     cache: CacheId,
-    cpu: CpuId,
     local: NodeId,
-    then: impl FnOnce(&mut Recorder, NodeId) -> R,
+    from_node: impl AsyncFnOnce(Ctx<'a>, NodeId) -> Option<R>,
 ) -> Option<R> {
-    let nodes = rec.machine().config.nodes;
+    let nodes = k.m(|m| m.config.nodes);
     if nodes == 1 {
         return None; // the zonelist holds the local node only: nothing more to find
     }
-    let m = rec.machine();
-    let s = &m.slub().caches[cache];
-    let (ratio, min_partial) = (s.remote_node_defrag_ratio, s.geometry.min_partial as usize);
-    // The zonelist of mempolicy_slab_node(), the local node without a memory policy, as
-    // build_zonelists() ordered it at boot. It starts with the local node itself, whose
-    // partial list get_partial_node() has just found empty.
-    let candidate = m.zonelists[local]
-        .iter()
-        .copied()
-        .find(|&n| s.node[n].partial.len() > min_partial);
-    let order = zonelist::zonelist_text(&m.zonelists[local]);
-    rec.call(
+    let cpu = k.cpu();
+    let (ratio, candidate, order) = k.m(|m| {
+        let s = &m.slub().caches[cache];
+        let min_partial = s.geometry.min_partial as usize;
+        // The zonelist of mempolicy_slab_node(), the local node without a memory policy, as
+        // build_zonelists() ordered it at boot. It starts with the local node itself, whose
+        // partial list get_partial_node() has just found empty.
+        let candidate = m.zonelists[local]
+            .iter()
+            .copied()
+            .find(|&n| s.node[n].partial.len() > min_partial);
+        (
+            s.remote_node_defrag_ratio,
+            candidate,
+            zonelist::zonelist_text(&m.zonelists[local]),
+        )
+    });
+    let _step = k.call(
         "get_any_partial",
         "remote node partial",
         "step.get_any_partial",
-        |rec| {
-            rec.arg_cache("cache", cache);
-            rec.arg("cpu", cpu);
-            rec.arg("zonelist", order);
-            // The kernel uses the cycle counter as a cheap random number: get_cycles() % 1024.
-            let cycles = draw_below(rec, 1024);
-            if ratio == 0 || cycles > ratio {
-                rec.arg("outcome", "defrag ratio: stay local");
-                return None;
-            }
-            let Some(n) = candidate else {
-                rec.arg("outcome", "no other node has partial slabs to spare");
-                return None;
-            };
-            rec.arg("node", n);
-            Some(then(rec, n))
-        },
-    )
+    );
+    k.arg_cache("cache", cache);
+    k.arg("cpu", cpu);
+    k.arg("zonelist", order);
+    // The kernel uses the cycle counter as a cheap random number: get_cycles() % 1024.
+    let cycles = k.with(|rec| draw_below(rec, 1024));
+    if ratio == 0 || cycles > ratio {
+        k.arg("outcome", "defrag ratio: stay local");
+        return None;
+    }
+    let Some(n) = candidate else {
+        k.arg("outcome", "no other node has partial slabs to spare");
+        return None;
+    };
+    k.arg("node", n);
+    from_node(k, n).await
 }
 
 /// `___slab_alloc()` for a debug cache (`kmem_cache_debug()`): no cpu slab and no per-CPU
 /// partial stack; each object is taken under the node's `list_lock` from a node partial slab
-/// (`alloc_single_from_partial()`) or from a new slab (`alloc_single_from_new_slab()`).
+/// (`get_partial_node()` → `alloc_single_from_partial()`) or from a new slab
+/// (`alloc_single_from_new_slab()`).
 #[doc(alias = "___slab_alloc")]
-fn slab_alloc_debug(rec: &mut Recorder, cache: CacheId, cpu: CpuId, node: Option<NodeId>) -> u64 {
-    let search = node.unwrap_or(rec.machine().cpu_node[cpu]);
-    let local = &rec.machine().slub().caches[cache].node[search].partial;
-    if let Some(&pfn) = local.first() {
-        return alloc_single_from_partial(rec, cache, cpu, search, pfn);
+async fn slab_alloc_debug(k: Ctx<'_>, cache: CacheId, node: Option<NodeId>) -> u64 {
+    let cpu = k.cpu();
+    let search = node.unwrap_or(k.m(|m| m.cpu_node[cpu]));
+    if let Some(object) = alloc_single_from_partial(k, cache, search).await {
+        return object;
     }
     if node.is_none() {
-        let found = get_any_partial(rec, cache, cpu, search, |rec, n| {
-            let pfn = rec.machine().slub().caches[cache].node[n].partial[0];
-            alloc_single_from_partial(rec, cache, cpu, n, pfn)
-        });
-        if let Some(object) = found {
+        let from_node = async |k, n| alloc_single_from_partial(k, cache, n).await;
+        if let Some(object) = get_any_partial(k, cache, search, from_node).await {
             return object;
         }
     }
-    let Some(new) = new_slab(rec, cache, cpu, node) else {
-        return slab_out_of_memory(rec, cache);
+    k.at(Access::Work).await;
+    let new = k.with(|rec| new_slab(rec, cache, cpu, node));
+    k.note(Micro::Work { cpu });
+    let Some(new) = new else {
+        return k.with(|rec| slab_out_of_memory(rec, cache));
     };
-    allocate_slab(rec, cache, cpu, new, |rec, pfn| {
-        alloc_single_from_new_slab(rec, cache, cpu, pfn)
-    })
-}
-
-/// `alloc_single_from_new_slab()`, in the `allocate_slab` step: the first object of a new
-/// slab of a debug cache goes to the caller, and the slab onto the node's lists.
-fn alloc_single_from_new_slab(rec: &mut Recorder, cache: CacheId, cpu: CpuId, pfn: Pfn) -> u64 {
-    let s = &rec.machine().slub().caches[cache];
-    let store_user = s.flags.store_user;
-    let slab = rec.machine().slub().slabs[&pfn].fields();
-    let object = slab.freelist;
-    let next = get_freepointer(rec.machine(), object);
-    rec.emit(Event::SlabStateSet {
-        pfn,
-        freelist: next,
-        inuse: 1,
-        frozen: false,
-    });
-    // alloc_single_from_new_slab(): add_full()/add_partial() under the node's list_lock.
-    rec.emit(Event::ListLockTaken {
-        cache,
-        node: slab.node,
-    });
-    if slab.objects == 1 {
-        if store_user {
-            rec.emit(Event::NodeFullAdded {
-                cache,
-                node: slab.node,
-                pfn,
-            });
-        }
-    } else {
-        rec.emit(Event::NodePartialAdded {
-            cache,
-            node: slab.node,
-            pfn,
-            end: End::Head,
-        });
-    }
-    rec.emit(Event::SlabCounted {
-        cache,
-        node: slab.node,
-        objects: slab.objects,
-    });
-    object_allocated(rec, cache, cpu, pfn, object);
-    rec.arg_addr("object", object);
+    let step = allocate_slab_step(k, cache, &new);
+    let object = alloc_single_from_new_slab(k, cache, new.pfn).await;
+    drop(step);
     object
 }
 
-/// `alloc_single_from_partial()`: one object from a node partial slab of a debug cache; a
-/// slab that becomes full leaves the partial list (for `n->full` with `SLAB_STORE_USER`).
-fn alloc_single_from_partial(
-    rec: &mut Recorder,
-    cache: CacheId,
-    cpu: CpuId,
-    node: NodeId,
-    pfn: Pfn,
-) -> u64 {
-    let store_user = rec.machine().slub().caches[cache].flags.store_user;
-    let slab = rec.machine().slub().slabs[&pfn].fields();
+/// `alloc_single_from_new_slab()` (mm/slub.c, v6.6), in the `allocate_slab` step: the first
+/// object of a new slab of a debug cache goes to the caller, and the slab onto the node's
+/// lists under its `list_lock`.
+async fn alloc_single_from_new_slab(k: Ctx<'_>, cache: CacheId, pfn: Pfn) -> u64 {
+    let cpu = k.cpu();
+    let store_user = k.m(|m| m.slub().caches[cache].flags.store_user);
+    let slab = k.m(|m| m.slub().slabs[&pfn].fields());
     let object = slab.freelist;
-    let next = get_freepointer(rec.machine(), object);
-    rec.call(
+    k.with(|rec| {
+        let next = get_freepointer(rec.machine(), object);
+        rec.emit(Event::SlabStateSet {
+            pfn,
+            freelist: next,
+            inuse: 1,
+            frozen: false,
+        });
+    });
+    k.spin_lock_irqsave(cache, slab.node).await;
+    k.with(|rec| {
+        if slab.objects == 1 {
+            if store_user {
+                rec.emit(Event::NodeFullAdded {
+                    cache,
+                    node: slab.node,
+                    pfn,
+                });
+            }
+        } else {
+            rec.emit(Event::NodePartialAdded {
+                cache,
+                node: slab.node,
+                pfn,
+                end: End::Head,
+            });
+        }
+        rec.emit(Event::SlabCounted {
+            cache,
+            node: slab.node,
+            objects: slab.objects,
+        });
+        object_allocated(rec, cache, cpu, pfn, object);
+        rec.arg_addr("object", object);
+    });
+    k.spin_unlock_irqrestore(cache, slab.node).await;
+    object
+}
+
+/// `get_partial_node()` of a debug cache: under the node's `list_lock`,
+/// `alloc_single_from_partial()` takes one object from the first partial slab; a slab that
+/// becomes full leaves the partial list (for `n->full` with `SLAB_STORE_USER`). `None`, and
+/// no step, when the list is empty.
+async fn alloc_single_from_partial(k: Ctx<'_>, cache: CacheId, node: NodeId) -> Option<u64> {
+    k.at(Access::ReadNode).await;
+    let nr_partial = k.m(|m| m.slub().caches[cache].node[node].partial.len());
+    let cpu = k.cpu();
+    k.note(Micro::ReadNode {
+        cache,
+        node,
+        cpu,
+        nr_partial: nr_partial as u32,
+    });
+    if nr_partial == 0 {
+        return None;
+    }
+    let store_user = k.m(|m| m.slub().caches[cache].flags.store_user);
+    let _step = k.call(
         "alloc_single_from_partial",
         "debug cache: node partial",
         "step.alloc_single_from_partial",
-        |rec| {
-            rec.arg_cache("cache", cache);
-            rec.arg("cpu", cpu);
-            rec.arg("node", node);
-            // get_partial_node() calls it under the node's list_lock.
-            rec.emit(Event::ListLockTaken { cache, node });
-            rec.emit(Event::SlabStateSet {
-                pfn,
-                freelist: next,
-                inuse: slab.inuse + 1,
-                frozen: false,
-            });
-            if slab.inuse + 1 == slab.objects {
-                rec.emit(Event::NodePartialRemoved { cache, node, pfn });
-                if store_user {
-                    rec.emit(Event::NodeFullAdded { cache, node, pfn });
-                }
+    );
+    k.arg_cache("cache", cache);
+    k.arg("cpu", cpu);
+    k.arg("node", node);
+    k.spin_lock_irqsave(cache, node).await;
+    let object = k.with(|rec| {
+        let pfn = *rec.machine().slub().caches[cache].node[node]
+            .partial
+            .first()?;
+        let slab = rec.machine().slub().slabs[&pfn].fields();
+        let object = slab.freelist;
+        let next = get_freepointer(rec.machine(), object);
+        rec.emit(Event::SlabStateSet {
+            pfn,
+            freelist: next,
+            inuse: slab.inuse + 1,
+            frozen: false,
+        });
+        if slab.inuse + 1 == slab.objects {
+            rec.emit(Event::NodePartialRemoved { cache, node, pfn });
+            if store_user {
+                rec.emit(Event::NodeFullAdded { cache, node, pfn });
             }
-            object_allocated(rec, cache, cpu, pfn, object);
-            rec.arg_addr("object", object);
-            object
-        },
-    )
+        }
+        object_allocated(rec, cache, cpu, pfn, object);
+        rec.arg_addr("object", object);
+        Some(object)
+    });
+    k.spin_unlock_irqrestore(cache, node).await;
+    object
 }
 
 /// The pages `new_slab()` → `allocate_slab()` got: where, of which order, for how many objects.
@@ -565,30 +845,27 @@ fn new_slab(
 }
 
 /// `allocate_slab()`, second half, as a step: the free objects are linked (shuffled when the
-/// cache has a random sequence, else in address order), and `then` takes the new slab in the
-/// same step (the caller's use of it: `___slab_alloc()` freezes it as the cpu slab).
-fn allocate_slab<R>(
-    rec: &mut Recorder,
-    cache: CacheId,
-    cpu: CpuId,
-    new: NewSlabPages,
-    then: impl FnOnce(&mut Recorder, Pfn) -> R,
-) -> R {
-    let NewSlabPages {
+/// cache has a random sequence, else in address order). The step stays open while the
+/// returned guard lives: the caller's use of the new slab (`___slab_alloc()` freezes it as
+/// the cpu slab) joins it.
+#[doc(alias = "allocate_slab")]
+fn allocate_slab_step<'a>(k: Ctx<'a>, cache: CacheId, new: &NewSlabPages) -> Call<'a> {
+    let &NewSlabPages {
         pfn,
         order,
         objects,
     } = new;
-    let path = if u32::from(order) == rec.machine().slub().caches[cache].geometry.order {
+    let path = if u32::from(order) == k.m(|m| m.slub().caches[cache].geometry.order) {
         "preferred order"
     } else {
         "order fallback"
     };
-    rec.call("allocate_slab", path, "step.allocate_slab", |rec| {
-        rec.arg_cache("cache", cache);
-        rec.arg("cpu", cpu);
-        rec.arg("order", order);
-        rec.arg("objects", objects);
+    let step = k.call("allocate_slab", path, "step.allocate_slab");
+    k.arg_cache("cache", cache);
+    k.arg("cpu", k.cpu());
+    k.arg("order", order);
+    k.arg("objects", objects);
+    k.with(|rec| {
         let freelist = shuffle_freelist(rec, cache, objects)
             .unwrap_or_else(|| (0..objects).collect())
             .into_boxed_slice();
@@ -598,8 +875,8 @@ fn allocate_slab<R>(
             order,
             freelist,
         });
-        then(rec, pfn)
-    })
+    });
+    step
 }
 
 /// The rest of `___slab_alloc()`'s new-slab branch, in the same step as `allocate_slab()`: the

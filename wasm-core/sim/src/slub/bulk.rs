@@ -10,44 +10,62 @@ use super::alloc::___slab_alloc;
 use super::free::{cache_from_obj_unchecked, do_slab_free, free_path, FreeOutcome};
 use super::state::TID_STEP;
 use super::{get_freepointer, obj_to_index, place_of, set_freepointer};
-use crate::ids::{CacheId, CpuId};
+use crate::ids::{CacheId, CpuId, Pfn};
 use crate::page_alloc::free_pages;
 use crate::slab_common::is_large_kmalloc;
+use crate::smp::{run_sequential, Ctx};
 use crate::trace::{DetachedFreelist, Event, Recorder};
 use std::collections::BTreeSet;
 
 /// How far `build_detached_freelist()` looks past entries of other slabs.
 const LOOKAHEAD: u32 = 3;
 
-/// `kmem_cache_alloc_bulk()`: `n` objects, all or none. The objects come off `c->freelist`
-/// without a tid bump each; an empty freelist calls `___slab_alloc()`, which refills it.
+/// `kmem_cache_alloc_bulk()`: `n` objects, all or none.
 pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: CacheId, n: u32, cpu: CpuId) -> Vec<u64> {
-    rec.call("kmem_cache_alloc_bulk", "bulk", "step.alloc_bulk", |rec| {
-        rec.arg_cache("cache", cache);
-        rec.arg("cpu", cpu);
-        rec.arg("count", n);
-        let mut p = Vec::with_capacity(n as usize);
-        for _ in 0..n {
-            let c = rec.machine().slub().caches[cache].cpu[cpu].clone();
-            if c.freelist == 0 {
+    run_sequential(rec, cpu, async |k| alloc_bulk(k, cache, n).await)
+}
+
+/// `__kmem_cache_alloc_bulk()` (mm/slub.c, v6.6): with preemption off and the local lock held
+/// (`local_lock_irq()`), the objects come off `c->freelist` without a tid bump each; an empty
+/// freelist bumps the tid, drops the lock and calls `___slab_alloc()`, which refills it. Out
+/// of memory gives back what was taken and fails the whole request.
+pub(crate) async fn alloc_bulk(k: Ctx<'_>, cache: CacheId, n: u32) -> Vec<u64> {
+    let step = k.call("kmem_cache_alloc_bulk", "bulk", "step.alloc_bulk");
+    k.arg_cache("cache", cache);
+    k.arg("cpu", k.cpu());
+    k.arg("count", n);
+    k.preempt(true);
+    k.local_lock_irqsave(cache).await;
+    let cpu = k.cpu();
+    let mut p = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        let c = k.m(|m| m.slub().caches[cache].cpu[cpu].clone());
+        if c.freelist == 0 {
+            k.with(|rec| {
                 rec.emit(Event::CpuFreelistSet {
                     cache,
                     cpu,
                     freelist: 0,
                     tid: c.tid + TID_STEP,
                 });
-                let obj = ___slab_alloc(rec, cache, cpu, None);
-                if obj == 0 {
-                    // Out of memory: give back what was taken and fail the whole request.
-                    if !p.is_empty() {
-                        kmem_cache_free_bulk(rec, Some(cache), &p, cpu);
-                    }
-                    rec.arg("failed", "out of memory");
-                    return Vec::new();
+            });
+            k.local_unlock_irqrestore(cache).await;
+            let obj = ___slab_alloc(k, cache, None).await;
+            if obj == 0 {
+                // error: give back what was taken and fail the whole request.
+                k.preempt(false);
+                if !p.is_empty() {
+                    free_bulk(k, Some(cache), &p).await;
                 }
-                p.push(obj);
-                continue;
+                k.arg("failed", "out of memory");
+                drop(step);
+                return Vec::new();
             }
+            p.push(obj);
+            k.local_lock_irqsave(cache).await;
+            continue;
+        }
+        k.with(|rec| {
             let next = get_freepointer(rec.machine(), c.freelist);
             rec.emit(Event::CpuFreelistSet {
                 cache,
@@ -63,8 +81,10 @@ pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: CacheId, n: u32, cpu: Cp
                 pfn: place.pfn,
                 index: place.index,
             });
-            p.push(c.freelist);
-        }
+        });
+        p.push(c.freelist);
+    }
+    k.with(|rec| {
         let c = rec.machine().slub().caches[cache].cpu[cpu].clone();
         rec.emit(Event::CpuFreelistSet {
             cache,
@@ -72,8 +92,11 @@ pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: CacheId, n: u32, cpu: Cp
             freelist: c.freelist,
             tid: c.tid + TID_STEP,
         });
-        p
-    })
+    });
+    k.local_unlock_irqrestore(cache).await;
+    k.preempt(false);
+    drop(step);
+    p
 }
 
 /// `kmem_cache_free_bulk(cache, objs)`, or `kfree_bulk(objs)` when `cache` is `None`. Every
@@ -85,21 +108,28 @@ pub fn kmem_cache_free_bulk(
     objs: &[u64],
     cpu: CpuId,
 ) -> FreeOutcome {
-    if let Some(bad) = first_bad(rec, cache, objs) {
-        rec.call(
-            "kmem_cache_free_bulk",
-            "bad array entry",
-            "step.free_bulk_invalid",
-            |rec| {
-                rec.arg_addr("addr", bad);
-            },
-        );
+    run_sequential(rec, cpu, async |k| free_bulk(k, cache, objs).await)
+}
+
+/// `kmem_cache_free_bulk()` as kernel code: each detached freelist freed as it is built.
+pub(crate) async fn free_bulk(k: Ctx<'_>, cache: Option<CacheId>, objs: &[u64]) -> FreeOutcome {
+    if let Some(bad) = k.with(|rec| first_bad(rec, cache, objs)) {
+        k.with(|rec| {
+            rec.call(
+                "kmem_cache_free_bulk",
+                "bad array entry",
+                "step.free_bulk_invalid",
+                |rec| {
+                    rec.arg_addr("addr", bad);
+                },
+            );
+        });
         return FreeOutcome::Refused;
     }
     let mut p = objs.to_vec();
     let mut size = p.len();
     while size > 0 {
-        size = build_detached_freelist(rec, cache, &mut p, size, cpu);
+        size = build_detached_freelist(k, cache, &mut p, size).await;
     }
     FreeOutcome::Freed
 }
@@ -127,13 +157,33 @@ fn first_bad(rec: &Recorder, cache: Option<CacheId>, objs: &[u64]) -> Option<u64
 /// ones at the top of the array; then `slab_free()` frees the group with one `do_slab_free()`,
 /// after `slab_free_freelist_hook()` has reversed it. Returns how many entries remain to be
 /// freed.
-fn build_detached_freelist(
+async fn build_detached_freelist(
+    k: Ctx<'_>,
+    cache: Option<CacheId>,
+    p: &mut [u64],
+    size: usize,
+) -> usize {
+    let cpu = k.cpu();
+    let (same, df_cache, slab, group) = k.with(|rec| detach(rec, cache, p, size, cpu));
+    let Some((df_cache, slab, group)) = df_cache.zip(slab).zip(group).map(|((a, b), c)| (a, b, c))
+    else {
+        return same;
+    };
+    do_slab_free(k, df_cache, slab, &group).await;
+    same
+}
+
+/// `build_detached_freelist()`'s gathering and `slab_free_freelist_hook()`, as steps; returns
+/// how many entries remain, and the group to free (the cache, the slab, the objects head
+/// first with their indices), or no group for a large kmalloc freed here.
+#[allow(clippy::type_complexity, reason = "one use, by the caller above")]
+fn detach(
     rec: &mut Recorder,
     cache: Option<CacheId>,
     p: &mut [u64],
     size: usize,
     cpu: CpuId,
-) -> usize {
+) -> (usize, Option<CacheId>, Option<Pfn>, Option<Vec<(u64, u32)>>) {
     let mut size = size - 1;
     let object = p[size];
     if cache.is_none() && is_large_kmalloc(rec.machine(), object) {
@@ -146,7 +196,7 @@ fn build_detached_freelist(
                 let _ = free_pages(rec, cpu, pfn);
             },
         );
-        return size;
+        return (size, None, None, None);
     }
     let place = place_of(rec.machine(), object).expect("checked");
     let slab = place.pfn;
@@ -221,8 +271,7 @@ fn build_detached_freelist(
         .iter()
         .map(|&o| (o, obj_to_index(rec.machine(), slab, o)))
         .collect();
-    do_slab_free(rec, df_cache, slab, &objs, cpu);
-    same
+    (same, Some(df_cache), Some(slab), Some(objs))
 }
 
 /// `slab_free_freelist_hook()` on the detached freelist `group` (head first), as `slab_free()`

@@ -2,8 +2,10 @@
 //! `__slab_free()` (mm/slub.c, v6.6; spec 2.7.1, 2.7.2), and the checks that turn bad frees
 //! into diagnostic steps instead of corrupting the simulation.
 
-use super::partial::{discard_slab, put_cpu_partial};
-use super::{object_freed, place_of, set_cpu_freelist, set_freepointer_at};
+use super::alloc::{read_tid, update_cpu_freelist_fast};
+use super::cmpxchg::{read_slab, slab_update_freelist, SlabWord};
+use super::partial::{discard_slab_k, put_cpu_partial};
+use super::{object_freed, place_of, set_freepointer_at};
 use crate::ids::{CacheId, CpuId};
 use crate::machine::{Machine, Pfn};
 pub use crate::slab_common::FreeOutcome;
@@ -11,7 +13,10 @@ use crate::slab_common::{
     cache_from_obj_checks, diagnostic, free_outside_slabs, free_prologue, wrong_cache,
     wrong_cache_unchecked,
 };
+use crate::smp::micro::{Access, Micro};
+use crate::smp::{run_sequential, Ctx};
 use crate::trace::{End, Event, Recorder, Splice};
+use std::future::Future;
 
 /// `kfree()` of `addr` on `cpu`; with `cache`, `kmem_cache_free(cache, addr)`.
 pub fn kfree(rec: &mut Recorder, addr: u64, cpu: CpuId, cache: Option<CacheId>) -> FreeOutcome {
@@ -131,42 +136,287 @@ pub(super) fn cache_from_obj_unchecked(
 /// `slab_free_freelist_hook()` pass over a one-object list changes nothing (it stores NULL in
 /// the free pointer, which `do_slab_free()` overwrites), so it gets no step; see `bulk.rs`.
 fn slab_free(rec: &mut Recorder, cache: CacheId, pfn: Pfn, addr: u64, index: u32, cpu: CpuId) {
-    do_slab_free(rec, cache, pfn, &[(addr, index)], cpu);
+    run_sequential(rec, cpu, async |k| {
+        do_slab_free(k, cache, pfn, &[(addr, index)]).await;
+    });
 }
 
-/// `do_slab_free()`: frees `objs` of one slab, each with its index there, already linked head
-/// to tail (`objs[0]` is the head, each links to the next, the last is the tail), the way
-/// `free_path()` says: objects of this CPU's cpu slab go on `c->freelist` (fast path); others
-/// take `__slab_free()`.
-pub(crate) fn do_slab_free(
-    rec: &mut Recorder,
-    cache: CacheId,
-    pfn: Pfn,
-    objs: &[(u64, u32)],
-    cpu: CpuId,
-) {
-    match free_path(rec.machine(), cache, pfn, cpu) {
-        Splice::CpuFreelist => {}
-        Splice::SlabFreelist => return __slab_free(rec, cache, pfn, objs, cpu),
-        Splice::ListLock => return free_to_partial_list(rec, cache, pfn, objs, cpu),
-    }
+/// `do_slab_free()` (mm/slub.c, v6.6): frees `objs` of one slab, each with its index there,
+/// already linked head to tail (`objs[0]` is the head, each links to the next, the last is
+/// the tail). Objects of the CPU's cpu slab go on `c->freelist` with the lockless cmpxchg on
+/// (freelist, tid), retried from `redo` when the tid moved on; others take `__slab_free()`,
+/// which a debug cache (never a cpu slab) does under the node's list lock:
+///
+/// ```text
+/// redo:
+///     c = raw_cpu_ptr(s->cpu_slab); tid = READ_ONCE(c->tid);
+///     if (slab != c->slab) { __slab_free(...); return; }
+///     freelist = READ_ONCE(c->freelist);
+///     set_freepointer(s, tail_obj, freelist);
+///     if (!__update_cpu_freelist_fast(s, freelist, head, tid)) {
+///         note_cmpxchg_failure("slab_free", s, tid); goto redo;
+///     }
+/// ```
+pub(crate) async fn do_slab_free(k: Ctx<'_>, cache: CacheId, pfn: Pfn, objs: &[(u64, u32)]) {
+    let _f = k.frame("do_slab_free");
     let (head, (_, tail_index)) = (objs[0].0, objs[objs.len() - 1]);
-    let cpu_head = rec.machine().slub().caches[cache].cpu[cpu].freelist;
-    rec.call("do_slab_free", "fast path", "step.free_fast", |rec| {
-        rec.arg_cache("cache", cache);
-        rec.arg("cpu", cpu);
-        rec.arg("count", objs.len() as u32);
-        set_freepointer_at(rec, pfn, tail_index, cpu_head);
-        set_cpu_freelist(rec, cache, cpu, head);
+    loop {
+        // redo:
+        let (c, tid) = read_tid(k, cache).await;
+        let c_slab = read_cpu_slab(k, cache, c).await;
+        if c_slab != Some(pfn) {
+            if k.m(|m| m.slub().caches[cache].debug()) {
+                return Box::pin(free_to_partial_list(k, cache, pfn, objs)).await;
+            }
+            return __slab_free(k, cache, pfn, objs).await;
+        }
+        let step = k.call("do_slab_free", "fast path", "step.free_fast");
+        k.arg_cache("cache", cache);
+        k.arg("cpu", k.cpu());
+        k.arg("count", objs.len() as u32);
+        let freelist = read_cpu_freelist_only(k, cache, c).await;
+        set_freepointer_k(k, pfn, tail_index, freelist).await;
+        if update_cpu_freelist_fast(k, cache, freelist, head, tid, "slab_free").await {
+            let cpu = k.cpu();
+            k.with(|rec| {
+                for &(addr, index) in objs {
+                    object_freed(rec, cache, cpu, pfn, addr, index);
+                }
+            });
+            return;
+        }
+        drop(step); // goto redo
+    }
+}
+
+/// `slab != c->slab`: the cpu slab of CPU `c`.
+fn read_cpu_slab(k: Ctx<'_>, cache: CacheId, c: CpuId) -> impl Future<Output = Option<Pfn>> + '_ {
+    k.step(Access::ReadCpu, move || {
+        let slab = k.m(|m| m.slub().caches[cache].cpu[c].slab);
+        k.note(Micro::ReadCpuSlab {
+            cache,
+            cpu: k.cpu(),
+            of: c,
+            slab,
+        });
+        slab
+    })
+}
+
+/// `freelist = READ_ONCE(c->freelist)` of CPU `c`.
+fn read_cpu_freelist_only(k: Ctx<'_>, cache: CacheId, c: CpuId) -> impl Future<Output = u64> + '_ {
+    k.step(Access::ReadCpu, move || {
+        let freelist = k.m(|m| m.slub().caches[cache].cpu[c].freelist);
+        k.note(Micro::ReadCpuFreelist {
+            cache,
+            cpu: k.cpu(),
+            of: c,
+            freelist,
+        });
+        freelist
+    })
+}
+
+/// `set_freepointer(s, object, value)` of object `index` of the slab at `pfn`, an object the
+/// task holds (nobody else reads it before a cmpxchg publishes it).
+pub(crate) fn set_freepointer_k(
+    k: Ctx<'_>,
+    pfn: Pfn,
+    index: u32,
+    value: u64,
+) -> impl Future<Output = ()> + '_ {
+    k.step(Access::SetFreepointer, move || {
+        let object = k.with(|rec| {
+            set_freepointer_at(rec, pfn, index, value);
+            let size = rec.machine().slub().slabs.get(&pfn).map_or(0, |s| s.size);
+            rec.machine().object_addr(pfn, size, index)
+        });
+        k.note(Micro::SetFreepointer {
+            cpu: k.cpu(),
+            object,
+            value,
+        });
+    })
+}
+
+/// `__slab_free()` (mm/slub.c, v6.6) for `cnt = objs.len()` objects of one slab (not of a
+/// debug cache), linked head to tail:
+///
+/// ```text
+/// do {
+///     if (n) { spin_unlock_irqrestore(&n->list_lock, flags); n = NULL; }
+///     prior = slab->freelist; counters = slab->counters;
+///     set_freepointer(s, tail, prior);
+///     new.counters = counters; was_frozen = new.frozen; new.inuse -= cnt;
+///     if ((!new.inuse || !prior) && !was_frozen) {
+///         if (kmem_cache_has_cpu_partial(s) && !prior) new.frozen = 1;
+///         else { n = get_node(s, slab_nid(slab)); spin_lock_irqsave(&n->list_lock, flags); }
+///     }
+/// } while (!slab_update_freelist(s, slab, prior, counters, head, new.counters, "__slab_free"));
+/// ```
+async fn __slab_free(k: Ctx<'_>, cache: CacheId, pfn: Pfn, objs: &[(u64, u32)]) {
+    let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
+    let (has_cpu_partial, min_partial) = k.m(|m| {
+        let s = &m.slub().caches[cache];
+        (s.has_cpu_partial(), u64::from(s.geometry.min_partial))
+    });
+    let (step, old, new, takes_node_lock) = loop {
+        let old = read_slab(k, pfn).await;
+        let (prior, was_frozen) = (old.freelist, old.frozen);
+        let inuse = old.inuse - cnt;
+        let mut frozen = was_frozen;
+        let mut takes_node_lock = false;
+        if (inuse == 0 || prior == 0) && !was_frozen {
+            if has_cpu_partial && prior == 0 {
+                frozen = true; // a full slab gets its first free: freeze it for this CPU
+            } else {
+                takes_node_lock = true;
+            }
+        }
+        let path = if !takes_node_lock {
+            if was_frozen {
+                "frozen slab"
+            } else if frozen {
+                "full slab to cpu partial"
+            } else {
+                "partial slab"
+            }
+        } else if inuse == 0 {
+            "empty slab"
+        } else {
+            "full slab to node partial"
+        };
+        let step = k.call("__slab_free", path, "step.slab_free");
+        k.arg_cache("cache", cache);
+        k.arg("cpu", k.cpu());
+        k.arg("inuse", inuse);
+        k.arg("count", cnt);
+        set_freepointer_k(k, pfn, tail_index, prior).await;
+        if takes_node_lock {
+            k.spin_lock_irqsave(cache, old.node).await;
+        }
+        let new = SlabWord {
+            freelist: head,
+            inuse,
+            frozen,
+        };
+        if slab_update_freelist(k, pfn, &old, new, "__slab_free", |_| {}).await {
+            break (step, old, new, takes_node_lock);
+        }
+        drop(step);
+        if takes_node_lock {
+            k.spin_unlock_irqrestore(cache, old.node).await;
+        }
+    };
+    let cpu = k.cpu();
+    k.with(|rec| {
         for &(addr, index) in objs {
             object_freed(rec, cache, cpu, pfn, addr, index);
         }
     });
+    let (prior, node) = (old.freelist, old.node);
+    if !takes_node_lock {
+        if !old.frozen && new.frozen {
+            put_cpu_partial(k, cache, pfn, true).await; // CPU_PARTIAL_FREE
+        }
+        drop(step);
+        return;
+    }
+    let nr_partial = k.m(|m| m.slub().caches[cache].node[node].partial.len() as u64);
+    if new.inuse == 0 && nr_partial >= min_partial {
+        // slab_empty:
+        if prior != 0 {
+            k.with(|rec| rec.emit(Event::NodePartialRemoved { cache, node, pfn }));
+            // FREE_REMOVE_PARTIAL
+        }
+        k.spin_unlock_irqrestore(cache, node).await;
+        discard_slab_k(k, cache, pfn).await;
+        drop(step);
+        return;
+    }
+    if !has_cpu_partial && prior == 0 {
+        k.with(|rec| {
+            rec.emit(Event::NodePartialAdded {
+                cache,
+                node,
+                pfn,
+                end: End::Tail,
+            });
+        }); // FREE_ADD_PARTIAL
+    }
+    k.spin_unlock_irqrestore(cache, node).await;
+    drop(step);
 }
 
-/// The way `do_slab_free()` takes for objects of the slab at `pfn` freed on `cpu`: the fast
-/// path onto `c->freelist` when the slab is the CPU's cpu slab, else `__slab_free()`, which a
-/// debug cache (never a cpu slab) does under the node's list lock (`free_to_partial_list()`).
+/// `free_to_partial_list()` (mm/slub.c, v6.6): how a debug cache frees (`__slab_free()` sends
+/// it here), all under the node's `list_lock`: the objects go on the slab's freelist; a slab
+/// that was full returns to the partial list (leaving `n->full`), and an empty one is
+/// discarded once the node keeps `min_partial` partial slabs (freed after the unlock).
+async fn free_to_partial_list(k: Ctx<'_>, cache: CacheId, pfn: Pfn, objs: &[(u64, u32)]) {
+    let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
+    let (store_user, min_partial) = k.m(|m| {
+        let s = &m.slub().caches[cache];
+        (s.flags.store_user, s.geometry.min_partial as usize)
+    });
+    let node = k.m(|m| m.slub().slabs[&pfn].node);
+    let step = k.call("free_to_partial_list", "", "step.free_to_partial_list");
+    k.spin_lock_irqsave(cache, node).await;
+    let (slab, nr_partial) = k.m(|m| {
+        (
+            m.slub().slabs[&pfn].fields(),
+            m.slub().caches[cache].node[node].partial.len(),
+        )
+    });
+    let (prior, inuse) = (slab.freelist, slab.inuse - cnt);
+    let discard = inuse == 0 && nr_partial >= min_partial;
+    step.set_path(match (prior == 0, discard) {
+        (_, true) => "debug cache: empty slab discarded",
+        (true, false) => "debug cache: full slab to node partial",
+        (false, false) => "debug cache: partial slab",
+    });
+    k.arg_cache("cache", cache);
+    k.arg("cpu", k.cpu());
+    k.arg("inuse", inuse);
+    k.arg("count", cnt);
+    let cpu = k.cpu();
+    k.with(|rec| {
+        set_freepointer_at(rec, pfn, tail_index, prior);
+        rec.emit(Event::SlabStateSet {
+            pfn,
+            freelist: head,
+            inuse,
+            frozen: false,
+        });
+        for &(addr, index) in objs {
+            object_freed(rec, cache, cpu, pfn, addr, index);
+        }
+        if prior == 0 {
+            if store_user {
+                rec.emit(Event::NodeFullRemoved { cache, node, pfn });
+            }
+            if !discard {
+                rec.emit(Event::NodePartialAdded {
+                    cache,
+                    node,
+                    pfn,
+                    end: End::Tail,
+                });
+            }
+        } else if discard {
+            rec.emit(Event::NodePartialRemoved { cache, node, pfn });
+        }
+    });
+    k.spin_unlock_irqrestore(cache, node).await;
+    if discard {
+        discard_slab_k(k, cache, pfn).await;
+    }
+    drop(step);
+}
+
+/// The way `do_slab_free()` takes for objects of the slab at `pfn` freed on `cpu`, as the
+/// state reads now: the fast path onto `c->freelist` when the slab is the CPU's cpu slab, else
+/// `__slab_free()`, which a debug cache (never a cpu slab) does under the node's list lock
+/// (`free_to_partial_list()`).
 pub(crate) fn free_path(m: &Machine, cache: CacheId, pfn: Pfn, cpu: CpuId) -> Splice {
     let s = &m.slub().caches[cache];
     if s.cpu[cpu].slab == Some(pfn) {
@@ -176,154 +426,4 @@ pub(crate) fn free_path(m: &Machine, cache: CacheId, pfn: Pfn, cpu: CpuId) -> Sp
     } else {
         Splice::SlabFreelist
     }
-}
-
-/// `__slab_free()` for `cnt = objs.len()` objects of one slab (not of a debug cache), linked
-/// head to tail.
-fn __slab_free(rec: &mut Recorder, cache: CacheId, pfn: Pfn, objs: &[(u64, u32)], cpu: CpuId) {
-    let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
-    let s = &rec.machine().slub().caches[cache];
-    let (has_cpu_partial, min_partial) = (s.has_cpu_partial(), u64::from(s.geometry.min_partial));
-    let slab = rec.machine().slub().slabs[&pfn].fields();
-    let prior = slab.freelist;
-    let was_frozen = slab.frozen;
-    let inuse = slab.inuse - cnt;
-    let mut frozen = was_frozen;
-    let mut takes_node_lock = false;
-    if (inuse == 0 || prior == 0) && !was_frozen {
-        if has_cpu_partial && prior == 0 {
-            frozen = true; // a full slab gets its first free: freeze it for this CPU
-        } else {
-            takes_node_lock = true;
-        }
-    }
-    let path = if !takes_node_lock {
-        if was_frozen {
-            "frozen slab"
-        } else if frozen {
-            "full slab to cpu partial"
-        } else {
-            "partial slab"
-        }
-    } else if inuse == 0 {
-        "empty slab"
-    } else {
-        "full slab to node partial"
-    };
-    rec.call("__slab_free", path, "step.slab_free", |rec| {
-        rec.arg_cache("cache", cache);
-        rec.arg("cpu", cpu);
-        rec.arg("inuse", inuse);
-        rec.arg("count", cnt);
-        if takes_node_lock {
-            // Taken before the cmpxchg that makes the slab empty or unfrozen-partial.
-            rec.emit(Event::ListLockTaken {
-                cache,
-                node: slab.node,
-            });
-        }
-        set_freepointer_at(rec, pfn, tail_index, prior);
-        rec.emit(Event::SlabStateSet {
-            pfn,
-            freelist: head,
-            inuse,
-            frozen,
-        });
-        for &(addr, index) in objs {
-            object_freed(rec, cache, cpu, pfn, addr, index);
-        }
-        if !takes_node_lock {
-            if !was_frozen && frozen {
-                put_cpu_partial(rec, cache, cpu, pfn, true); // CPU_PARTIAL_FREE
-            }
-            return;
-        }
-        let nr_partial = rec.machine().slub().caches[cache].node[slab.node]
-            .partial
-            .len() as u64;
-        if inuse == 0 && nr_partial >= min_partial {
-            if prior != 0 {
-                rec.emit(Event::NodePartialRemoved {
-                    cache,
-                    node: slab.node,
-                    pfn,
-                }); // FREE_REMOVE_PARTIAL
-            }
-            discard_slab(rec, cache, cpu, pfn);
-            return;
-        }
-        if !has_cpu_partial && prior == 0 {
-            rec.emit(Event::NodePartialAdded {
-                cache,
-                node: slab.node,
-                pfn,
-                end: End::Tail,
-            }); // FREE_ADD_PARTIAL
-        }
-    })
-}
-
-/// `free_to_partial_list()`: how a debug cache frees (`__slab_free()` sends it here), under the
-/// node's `list_lock`: the objects go on the slab's freelist; a slab that was full returns to
-/// the partial list (leaving `n->full`), and an empty one is discarded once the node keeps
-/// `min_partial` partial slabs.
-fn free_to_partial_list(
-    rec: &mut Recorder,
-    cache: CacheId,
-    pfn: Pfn,
-    objs: &[(u64, u32)],
-    cpu: CpuId,
-) {
-    let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
-    let s = &rec.machine().slub().caches[cache];
-    let (store_user, min_partial) = (s.flags.store_user, s.geometry.min_partial as usize);
-    let slab = rec.machine().slub().slabs[&pfn].fields();
-    let nr_partial = s.node[slab.node].partial.len();
-    let (prior, inuse, node) = (slab.freelist, slab.inuse - cnt, slab.node);
-    let discard = inuse == 0 && nr_partial >= min_partial;
-    let path = match (prior == 0, discard) {
-        (_, true) => "debug cache: empty slab discarded",
-        (true, false) => "debug cache: full slab to node partial",
-        (false, false) => "debug cache: partial slab",
-    };
-    rec.call(
-        "free_to_partial_list",
-        path,
-        "step.free_to_partial_list",
-        |rec| {
-            rec.arg_cache("cache", cache);
-            rec.arg("cpu", cpu);
-            rec.arg("inuse", inuse);
-            rec.arg("count", cnt);
-            rec.emit(Event::ListLockTaken { cache, node });
-            set_freepointer_at(rec, pfn, tail_index, prior);
-            rec.emit(Event::SlabStateSet {
-                pfn,
-                freelist: head,
-                inuse,
-                frozen: false,
-            });
-            for &(addr, index) in objs {
-                object_freed(rec, cache, cpu, pfn, addr, index);
-            }
-            if prior == 0 {
-                if store_user {
-                    rec.emit(Event::NodeFullRemoved { cache, node, pfn });
-                }
-                if !discard {
-                    rec.emit(Event::NodePartialAdded {
-                        cache,
-                        node,
-                        pfn,
-                        end: End::Tail,
-                    });
-                }
-            } else if discard {
-                rec.emit(Event::NodePartialRemoved { cache, node, pfn });
-            }
-            if discard {
-                discard_slab(rec, cache, cpu, pfn);
-            }
-        },
-    );
 }

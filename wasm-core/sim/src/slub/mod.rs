@@ -32,6 +32,7 @@ mod alloc;
 mod apply;
 mod bulk;
 pub mod check;
+mod cmpxchg;
 mod create;
 mod free;
 mod ops;
@@ -209,3 +210,17 @@ pub fn freelist_len(m: &Machine, head: u64) -> u32 {
 mod fidelity_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+pub(crate) fn alloc_probe(
+    k: crate::smp::Ctx<'_>,
+    c: CacheId,
+) -> impl std::future::Future<Output = u64> + '_ {
+    alloc::slab_alloc(k, c, None)
+}
+#[cfg(test)]
+pub(crate) fn free_probe(
+    k: crate::smp::Ctx<'_>,
+    c: CacheId,
+) -> impl std::future::Future<Output = ()> + '_ {
+    async move { free::do_slab_free(k, c, Pfn(0), &[]).await }
+}

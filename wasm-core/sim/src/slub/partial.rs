@@ -4,173 +4,238 @@
 //!
 //! These record their events into the step their caller has open.
 
-use super::{freelist_len, get_freepointer, set_cpu_freelist, set_freepointer};
+use super::alloc::detach_cpu_slab;
+use super::cmpxchg::{read_slab, slab_update_freelist, SlabWord};
+use super::free::set_freepointer_k;
+use super::{freelist_len, get_freepointer, obj_to_index};
 use crate::ids::{CacheId, CpuId};
 use crate::machine::{Damage, Pfn};
 use crate::page_alloc::free_pages;
+use crate::smp::micro::{Access, Micro};
+use crate::smp::{run_sequential, Ctx};
 use crate::trace::{End, Event, Recorder};
+use std::future::Future;
 
-/// `put_cpu_partial()`: push a frozen slab on `cpu`'s partial stack. With `drain`, a stack that
-/// already holds `cpu_partial_slabs` slabs is first moved whole to the node lists.
-pub(crate) fn put_cpu_partial(
-    rec: &mut Recorder,
-    cache: CacheId,
-    cpu: CpuId,
-    pfn: Pfn,
-    drain: bool,
-) {
-    let s = &rec.machine().slub().caches[cache];
-    let limit = s.geometry.cpu_partial_slabs;
-    let mut old = s.cpu[cpu].partial;
-    let mut spill = None;
-    let mut slabs = 0;
-    if let Some(top) = old {
-        let depth = rec.machine().slub().slabs[&top].slabs;
-        if drain && depth >= limit {
-            spill = Some(top);
-            old = None;
-        } else {
-            slabs = depth;
+/// `put_cpu_partial()` (mm/slub.c, v6.6): under the local lock, push a frozen slab on this
+/// CPU's partial stack; with `drain`, a stack that already holds `cpu_partial_slabs` slabs is
+/// taken off whole and, after the lock is dropped, moved to the node lists.
+pub(crate) async fn put_cpu_partial(k: Ctx<'_>, cache: CacheId, pfn: Pfn, drain: bool) {
+    k.local_lock_irqsave(cache).await;
+    let cpu = k.cpu();
+    let spill = k.with(|rec| {
+        let s = &rec.machine().slub().caches[cache];
+        let limit = s.geometry.cpu_partial_slabs;
+        let mut old = s.cpu[cpu].partial;
+        let mut spill = None;
+        let mut slabs = 0;
+        if let Some(top) = old {
+            let depth = rec.machine().slub().slabs[&top].slabs;
+            if drain && depth >= limit {
+                spill = Some(top);
+                old = None;
+            } else {
+                slabs = depth;
+            }
         }
-    }
-    // The new top's `slab->slabs` (mm/slub.c, v6.6: the depth of the stack from it down).
-    rec.arg("slabs", slabs + 1);
-    rec.emit(Event::SlabPartialLinked {
-        pfn,
-        next: old,
-        slabs: slabs + 1,
+        // The new top's `slab->slabs` (mm/slub.c, v6.6: the depth of the stack from it down).
+        rec.arg("slabs", slabs + 1);
+        rec.emit(Event::SlabPartialLinked {
+            pfn,
+            next: old,
+            slabs: slabs + 1,
+        });
+        rec.emit(Event::CpuPartialSet {
+            cache,
+            cpu,
+            top: Some(pfn),
+        });
+        spill
     });
-    rec.emit(Event::CpuPartialSet {
-        cache,
-        cpu,
-        top: Some(pfn),
-    });
+    k.local_unlock_irqrestore(cache).await;
     if let Some(list) = spill {
         // CPU_PARTIAL_DRAIN
-        rec.arg("drained", 1u32);
-        __unfreeze_partials(rec, cache, cpu, Some(list));
+        k.arg("drained", 1u32);
+        __unfreeze_partials(k, cache, Some(list)).await;
     }
 }
 
-/// `__unfreeze_partials()`: every slab of the list is unfrozen and added to the tail of its
-/// node's partial list, or discarded when empty and the node already keeps `min_partial`.
-/// The empty ones are pushed on `slab_to_discard` (through `slab->next`) and freed from its
-/// head once the lock is dropped: last met, first discarded (mm/slub.c, v6.6).
-pub(crate) fn __unfreeze_partials(
-    rec: &mut Recorder,
-    cache: CacheId,
-    cpu: CpuId,
-    list: Option<Pfn>,
-) {
-    let min_partial = u64::from(rec.machine().slub().caches[cache].geometry.min_partial);
+/// `__unfreeze_partials()` (mm/slub.c, v6.6): every slab of the detached list is unfrozen with
+/// a cmpxchg loop (remote frees race with it) under its node's `list_lock`, taken whenever the
+/// node changes from the previous slab's, and added to the tail of the node's partial list,
+/// or, when empty and the node already keeps `min_partial`, pushed on `slab_to_discard`
+/// (through `slab->next`) and freed from its head once the lock is dropped: last met, first
+/// discarded.
+pub(crate) async fn __unfreeze_partials(k: Ctx<'_>, cache: CacheId, list: Option<Pfn>) {
+    let min_partial = k.m(|m| u64::from(m.slub().caches[cache].geometry.min_partial));
     let mut discard = Vec::new();
     let mut at = list;
     let mut locked = None;
     while let Some(pfn) = at {
-        let slab = rec.machine().slub().slabs[&pfn].fields();
+        let slab = k.m(|m| m.slub().slabs[&pfn].fields());
         at = slab.next;
-        // The node's list_lock is taken whenever the node changes from the previous slab's.
         if locked != Some(slab.node) {
+            if let Some(n) = locked {
+                k.spin_unlock_irqrestore(cache, n).await;
+            }
             locked = Some(slab.node);
-            rec.emit(Event::ListLockTaken {
-                cache,
-                node: slab.node,
-            });
+            k.spin_lock_irqsave(cache, slab.node).await;
         }
-        rec.emit(Event::SlabPartialLinked {
-            pfn,
-            next: None,
-            slabs: 0,
-        });
-        rec.emit(Event::SlabStateSet {
-            pfn,
-            freelist: slab.freelist,
-            inuse: slab.inuse,
-            frozen: false,
-        });
-        let nr_partial = rec.machine().slub().caches[cache].node[slab.node]
-            .partial
-            .len() as u64;
-        if slab.inuse == 0 && nr_partial >= min_partial {
-            discard.push(pfn);
-        } else {
-            rec.emit(Event::NodePartialAdded {
-                cache,
-                node: slab.node,
-                pfn,
-                end: End::Tail,
-            });
+        loop {
+            let old = read_slab(k, pfn).await;
+            let new = SlabWord {
+                freelist: old.freelist,
+                inuse: old.inuse,
+                frozen: false,
+            };
+            let unlinked = move |rec: &mut Recorder| {
+                rec.emit(Event::SlabPartialLinked {
+                    pfn,
+                    next: None,
+                    slabs: 0,
+                });
+            };
+            if slab_update_freelist(k, pfn, &old, new, "__unfreeze_partials", unlinked).await {
+                let nr_partial =
+                    k.m(|m| m.slub().caches[cache].node[slab.node].partial.len() as u64);
+                if new.inuse == 0 && nr_partial >= min_partial {
+                    discard.push(pfn);
+                } else {
+                    k.with(|rec| {
+                        rec.emit(Event::NodePartialAdded {
+                            cache,
+                            node: slab.node,
+                            pfn,
+                            end: End::Tail,
+                        });
+                    });
+                }
+                break;
+            }
         }
+    }
+    if let Some(n) = locked {
+        k.spin_unlock_irqrestore(cache, n).await;
     }
     // Pushed on the head of the discard list, freed from its head: the last one first.
     for pfn in discard.into_iter().rev() {
-        discard_slab(rec, cache, cpu, pfn);
+        discard_slab_k(k, cache, pfn).await;
     }
 }
 
-/// `deactivate_slab()`: the former cpu slab takes back the CPU's freelist and is unfrozen; it
-/// then goes to its node's partial list (tail if others freed to it meanwhile, else head), is
-/// discarded when empty and the node keeps enough, or stays unlisted when full.
-pub(crate) fn deactivate_slab(
-    rec: &mut Recorder,
-    cache: CacheId,
-    cpu: CpuId,
-    pfn: Pfn,
-    cpu_freelist: u64,
-) {
-    let slab = rec.machine().slub().slabs[&pfn].fields();
-    let end = if slab.freelist != 0 {
+/// `deactivate_slab()` (mm/slub.c, v6.6): the former cpu slab, detached by the caller with the
+/// CPU's freelist `cpu_freelist`, takes that freelist back and is unfrozen with a cmpxchg
+/// loop (remote frees race with it). What follows is chosen before each cmpxchg: discarded
+/// when it will be empty and the node keeps `min_partial` (`M_FREE`), added to its node's
+/// partial list under the `list_lock` taken before the cmpxchg ("Taking the spinlock
+/// removes the possibility that acquire_slab() will see a slab that is frozen";
+/// `M_PARTIAL`, at the tail if others had freed to it, else the head), or left unlisted when
+/// full (`M_FULL_NOLIST`).
+pub(crate) async fn deactivate_slab(k: Ctx<'_>, cache: CacheId, pfn: Pfn, cpu_freelist: u64) {
+    // "if (slab->freelist) ... DEACTIVATE_TO_TAIL": a look at the slab before stage one.
+    let first = read_slab(k, pfn).await;
+    let end = if first.freelist != 0 {
         End::Tail
     } else {
         End::Head
     };
-    // Stage one: count the CPU's free objects and find the last.
-    let free_delta = freelist_len(rec.machine(), cpu_freelist);
-    let mut tail = cpu_freelist;
-    while tail != 0 && get_freepointer(rec.machine(), tail) != 0 {
-        tail = get_freepointer(rec.machine(), tail);
-    }
-    // Stage two: splice it in front of the slab's own freelist and unfreeze.
-    let (freelist, inuse) = if cpu_freelist != 0 {
-        set_freepointer(rec, tail, slab.freelist);
-        (cpu_freelist, slab.inuse - free_delta)
-    } else {
-        (slab.freelist, slab.inuse)
-    };
-    rec.emit(Event::SlabStateSet {
-        pfn,
-        freelist,
-        inuse,
-        frozen: false,
+    // Stage one: count the CPU's free objects and find the last (objects the task holds).
+    let (free_delta, tail) = k.m(|m| {
+        let mut tail = cpu_freelist;
+        while tail != 0 && get_freepointer(m, tail) != 0 {
+            tail = get_freepointer(m, tail);
+        }
+        (freelist_len(m, cpu_freelist), tail)
     });
+    let (node, min_partial) = k.m(|m| {
+        let s = &m.slub().caches[cache];
+        (m.slub().slabs[&pfn].node, u64::from(s.geometry.min_partial))
+    });
+    // Stage two: splice it in front of the slab's own freelist and unfreeze.
+    let (new, mode) = loop {
+        // redo:
+        let old = read_slab(k, pfn).await;
+        let new = if cpu_freelist != 0 {
+            let index = k.m(|m| obj_to_index(m, pfn, tail));
+            set_freepointer_k(k, pfn, index, old.freelist).await;
+            SlabWord {
+                freelist: cpu_freelist,
+                inuse: old.inuse - free_delta,
+                frozen: false,
+            }
+        } else {
+            SlabWord {
+                freelist: old.freelist,
+                inuse: old.inuse,
+                frozen: false,
+            }
+        };
+        let nr_partial = k.m(|m| m.slub().caches[cache].node[node].partial.len() as u64);
+        let mode = if new.inuse == 0 && nr_partial >= min_partial {
+            Mode::Free
+        } else if new.freelist != 0 {
+            k.spin_lock_irqsave(cache, node).await;
+            Mode::Partial
+        } else {
+            Mode::FullNoList
+        };
+        if slab_update_freelist(k, pfn, &old, new, "deactivate_slab", |_| {}).await {
+            break (new, mode);
+        }
+        if mode == Mode::Partial {
+            k.spin_unlock_irqrestore(cache, node).await;
+        }
+    };
     // Stage three: the list.
-    let s = &rec.machine().slub().caches[cache];
-    let nr_partial = s.node[slab.node].partial.len() as u64;
-    if inuse == 0 && nr_partial >= u64::from(s.geometry.min_partial) {
-        rec.arg("deactivate", "empty: discard");
-        discard_slab(rec, cache, cpu, pfn);
-    } else if freelist != 0 {
-        rec.emit(Event::ListLockTaken {
-            cache,
-            node: slab.node,
-        });
-        rec.arg(
-            "deactivate",
-            if end == End::Head {
-                "to head"
-            } else {
-                "to tail"
-            },
-        );
-        rec.emit(Event::NodePartialAdded {
-            cache,
-            node: slab.node,
-            pfn,
-            end,
-        });
-    } else {
-        rec.arg("deactivate", "full");
+    match mode {
+        Mode::Partial => {
+            k.arg(
+                "deactivate",
+                if end == End::Head {
+                    "to head"
+                } else {
+                    "to tail"
+                },
+            );
+            k.with(|rec| {
+                rec.emit(Event::NodePartialAdded {
+                    cache,
+                    node,
+                    pfn,
+                    end,
+                });
+            });
+            k.spin_unlock_irqrestore(cache, node).await;
+        }
+        Mode::Free => {
+            k.arg("deactivate", "empty: discard");
+            discard_slab_k(k, cache, pfn).await;
+        }
+        Mode::FullNoList => {
+            debug_assert_eq!(new.freelist, 0);
+            k.arg("deactivate", "full");
+        }
     }
+}
+
+/// `deactivate_slab()`'s `enum slab_modes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Partial,
+    Free,
+    FullNoList,
+}
+
+/// `discard_slab()` of a slab the task holds and no list has, as a micro-step of its own.
+pub(crate) fn discard_slab_k(
+    k: Ctx<'_>,
+    cache: CacheId,
+    pfn: Pfn,
+) -> impl Future<Output = ()> + '_ {
+    k.step(Access::Work, move || {
+        let cpu = k.cpu();
+        k.with(|rec| discard_slab(rec, cache, cpu, pfn));
+        k.note(Micro::Work { cpu });
+    })
 }
 
 /// `discard_slab()`: uncount it and free its pages (on `cpu`), inside the caller's step.
@@ -225,54 +290,60 @@ pub(crate) fn discard_slab(rec: &mut Recorder, cache: CacheId, cpu: CpuId, pfn: 
     }
 }
 
-/// `flush_slab()`: detach the cpu slab and the CPU's freelist (bumping tid), then
-/// `deactivate_slab()` them. Also the node-mismatch branch of `___slab_alloc()`.
-pub(crate) fn flush_slab(
-    rec: &mut Recorder,
-    cache: CacheId,
-    cpu: CpuId,
-    pfn: Pfn,
-    cpu_freelist: u64,
-) {
-    rec.emit(Event::CpuSlabSet {
-        cache,
-        cpu,
-        slab: None,
-    });
-    set_cpu_freelist(rec, cache, cpu, 0);
-    deactivate_slab(rec, cache, cpu, pfn, cpu_freelist);
+/// `flush_cpu_slab()` on `cpu`: deactivate its cpu slab and unfreeze its partial stack.
+pub fn flush_cpu_slab(rec: &mut Recorder, cache: CacheId, cpu: CpuId) {
+    run_sequential(rec, cpu, async |k| flush_cpu_slab_k(k, cache).await);
 }
 
-/// `flush_cpu_slab()`: deactivate `cpu`'s cpu slab and unfreeze its partial stack.
-pub fn flush_cpu_slab(rec: &mut Recorder, cache: CacheId, cpu: CpuId) {
-    let c = rec.machine().slub().caches[cache].cpu[cpu].clone();
-    if let Some(pfn) = c.slab {
-        rec.call(
-            "flush_slab",
-            "deactivate cpu slab",
-            "step.flush_slab",
-            |rec| {
-                rec.arg_cache("cache", cache);
-                rec.arg("cpu", cpu);
-                flush_slab(rec, cache, cpu, pfn, c.freelist);
-            },
-        );
+/// `flush_cpu_slab()` (mm/slub.c, v6.6), run on the CPU itself: `flush_slab()` (under the
+/// local lock, detach the cpu slab and the CPU's freelist, bumping the tid; then
+/// `deactivate_slab()`), then `unfreeze_partials()` (under the local lock, detach the partial
+/// stack; then `__unfreeze_partials()`).
+#[doc(alias = "flush_slab")]
+pub(crate) async fn flush_cpu_slab_k(k: Ctx<'_>, cache: CacheId) {
+    let _f = k.frame("flush_cpu_slab");
+    let cpu = k.cpu();
+    if k.m(|m| m.slub().caches[cache].cpu[cpu].slab.is_some()) {
+        let _step = k.call("flush_slab", "deactivate cpu slab", "step.flush_slab");
+        k.arg_cache("cache", cache);
+        k.arg("cpu", cpu);
+        k.local_lock_irqsave(cache).await;
+        let slab = k.m(|m| m.slub().caches[cache].cpu[cpu].slab);
+        let freelist = detach_cpu_slab_if(k, cache, cpu, slab);
+        k.local_unlock_irqrestore(cache).await;
+        if let Some(pfn) = slab {
+            deactivate_slab(k, cache, pfn, freelist).await;
+        }
     }
-    if c.partial.is_some() {
-        rec.call(
+    if k.m(|m| m.slub().caches[cache].cpu[cpu].partial.is_some()) {
+        let _step = k.call(
             "unfreeze_partials_cpu",
             "cpu partial to node",
             "step.unfreeze_partials",
-            |rec| {
-                rec.arg_cache("cache", cache);
-                rec.arg("cpu", cpu);
-                rec.emit(Event::CpuPartialSet {
-                    cache,
-                    cpu,
-                    top: None,
-                });
-                __unfreeze_partials(rec, cache, cpu, c.partial);
-            },
         );
+        k.arg_cache("cache", cache);
+        k.arg("cpu", cpu);
+        k.local_lock_irqsave(cache).await;
+        let list = k.with(|rec| {
+            let list = rec.machine().slub().caches[cache].cpu[cpu].partial;
+            rec.emit(Event::CpuPartialSet {
+                cache,
+                cpu,
+                top: None,
+            });
+            list
+        });
+        k.local_unlock_irqrestore(cache).await;
+        __unfreeze_partials(k, cache, list).await;
+    }
+}
+
+/// `flush_slab()`'s detach when there is a cpu slab (an interrupt may have flushed it since
+/// the caller looked); the CPU's freelist, or 0.
+fn detach_cpu_slab_if(k: Ctx<'_>, cache: CacheId, cpu: CpuId, slab: Option<Pfn>) -> u64 {
+    if slab.is_some() {
+        detach_cpu_slab(k, cache, cpu)
+    } else {
+        0
     }
 }

@@ -7,4 +7,4 @@ mod recorder;
 pub mod text;
 
 pub use event::{DetachedFreelist, End, Event, NewCache, Splice};
-pub use recorder::{Arg, Caption, Recorder, Shown, Step};
+pub use recorder::{Arg, Caption, MicroEntry, Recorder, Shown, Step};

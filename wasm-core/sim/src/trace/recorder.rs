@@ -27,6 +27,7 @@ use super::Event;
 use crate::ids::{CacheId, CpuId, NodeId, Pfn, TiVec};
 use crate::machine::{AllocatorState, Machine};
 use crate::slub::state::SlubState;
+use crate::smp::micro::Micro;
 use serde::Serialize;
 
 const KEYFRAME_MIN_STEPS: usize = 64;
@@ -127,6 +128,21 @@ pub struct Step<'a> {
     /// the snapshot, not the events).
     #[cfg_attr(feature = "ts-export", ts(type = "Array<Record<string, unknown>>"))]
     pub events: &'a [Event],
+    /// The micro-steps the step is made of, when the recorder keeps them (`keep_micro`; an
+    /// interleaved run's steps are each one micro-step and always keep it); else empty.
+    pub micro: Vec<MicroEntry>,
+}
+
+/// One micro-step inside a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct MicroEntry {
+    /// The task that took it (an interleaved run's index; 0 in a sequential run).
+    pub task: u16,
+    pub micro: Micro,
+    /// How many of the step's events had been applied when it was over: the machine after
+    /// it is the step's start with `events[..events_through]` applied.
+    pub events_through: u32,
 }
 
 /// Where steps come from: a scenario line and an operation index, each `NONE` when there is
@@ -212,6 +228,18 @@ pub struct Recorder {
     cursor: usize,
     /// The origin of the steps recorded from now on.
     origin: Origin,
+    /// Micro-steps are kept (`keep_micro`).
+    keep_micro: bool,
+    /// Every kept micro-step, in order (single-item runs: indexable).
+    micro: Arena<MicroEntry>,
+    /// Micro-steps kept since the last step closed: the next step to close takes them (a
+    /// path's first loads come before the step its path opens).
+    micro_since: u32,
+    /// The open step is an interleaved run's micro-step (`open_micro_step`).
+    in_micro_step: bool,
+    /// Where each step's micro-steps end in `micro` (a step's start is the previous step's
+    /// end); empty until a micro-step is kept, so a run that keeps none pays nothing.
+    micro_ends: Vec<u32>,
 }
 
 impl Recorder {
@@ -237,7 +265,110 @@ impl Recorder {
             keeping_args: false,
             cursor: 0,
             origin: Origin::BOOT,
+            keep_micro: false,
+            micro: Arena::new(),
+            micro_since: 0,
+            in_micro_step: false,
+            micro_ends: Vec::new(),
         }
+    }
+
+    /// Keeps, from now on, the micro-steps each step is made of (`Step::micro`). Off by
+    /// default: a long sequential run does not pay for them.
+    pub fn keep_micro(&mut self, keep: bool) {
+        self.keep_micro = keep && self.record;
+    }
+
+    /// Whether micro-steps are kept.
+    pub fn keeps_micro(&self) -> bool {
+        self.keep_micro
+    }
+
+    /// Notes micro-step `micro` of task `task` in the open step (or the next one to open).
+    #[inline]
+    pub fn micro(&mut self, task: u16, micro: Micro) {
+        if self.keep_micro {
+            self.push_micro(task, micro);
+        }
+    }
+
+    #[inline(never)]
+    fn push_micro(&mut self, task: u16, micro: Micro) {
+        let events_through = if self.depth > 0 {
+            self.events.end() - self.open.events.index
+        } else {
+            0
+        };
+        self.micro.mark(1);
+        self.micro.push(MicroEntry {
+            task,
+            micro,
+            events_through,
+        });
+    }
+
+    /// The global indices of step `i`'s micro-steps.
+    fn micro_range(&self, i: usize) -> std::ops::Range<u32> {
+        let start = i
+            .checked_sub(1)
+            .and_then(|p| self.micro_ends.get(p))
+            .copied()
+            .unwrap_or(0);
+        let end = self.micro_ends.get(i).copied().unwrap_or(start);
+        start..end
+    }
+
+    /// Opens a call as `call` does (a step, or a call joining the open step) and returns
+    /// whether it opened a step. For `smp::Call`, which closes it with `close_call` when
+    /// dropped.
+    pub(crate) fn open_call(
+        &mut self,
+        function: &'static str,
+        path: &'static str,
+        key: &'static str,
+    ) -> bool {
+        self.begin(function, path, key);
+        self.depth == 1
+    }
+
+    /// Closes what `open_call` opened.
+    pub(crate) fn close_call(&mut self) {
+        self.end();
+    }
+
+    /// Sets the path of the open step (a path found after the step opened).
+    pub(crate) fn set_path(&mut self, path: &'static str) {
+        if self.depth == 1 {
+            self.open.path = path;
+        }
+    }
+
+    /// Opens the step of one micro-step of an interleaved run (the executor's, paired with
+    /// `close_micro_step`): the kernel code the task runs joins it as a nested call would,
+    /// adding no caption arguments.
+    pub(crate) fn open_micro_step(&mut self) {
+        self.keep_micro = self.record;
+        self.begin("", "", "");
+        self.keeping_args = false;
+        self.in_micro_step = true;
+    }
+
+    /// Closes the step `open_micro_step` opened, named after the kernel function the task is
+    /// in and captioned by its (first) micro-step.
+    pub(crate) fn close_micro_step(&mut self, function: &'static str, path: &'static str) {
+        if self.record {
+            let first = self.micro.get(self.micro_since as usize).map(|e| e.micro);
+            self.open.function = function;
+            self.open.path = path;
+            if let Some(micro) = first {
+                self.open.key = micro.key();
+                for (name, arg) in micro.args() {
+                    self.args.push((name, arg));
+                }
+            }
+        }
+        self.in_micro_step = false;
+        self.end();
     }
 
     /// The scenario line and operation the next steps belong to (`None`, `None`: boot). Set
@@ -287,6 +418,10 @@ impl Recorder {
                 args,
             },
             events: self.events.slice(head.events, head.events_end),
+            micro: self
+                .micro_range(i)
+                .filter_map(|i| self.micro.get(i as usize).copied())
+                .collect(),
         })
     }
 
@@ -366,7 +501,7 @@ impl Recorder {
     /// not recording).
     #[inline]
     pub fn arg(&mut self, name: &'static str, value: impl Into<Arg>) {
-        debug_assert_eq!(self.keeping_args, self.record && self.depth == 1);
+        debug_assert!(!self.keeping_args || (self.record && self.depth == 1));
         if self.keeping_args {
             self.args.push((name, value.into()));
         }
@@ -442,7 +577,7 @@ impl Recorder {
             }
             2 => {
                 self.depth = 1;
-                self.keeping_args = self.record;
+                self.keeping_args = self.record && !self.in_micro_step;
             }
             _ => self.depth -= 1,
         }
@@ -463,6 +598,13 @@ impl Recorder {
             args: step.args,
             args_end: self.args.end(),
         });
+        if self.keep_micro || !self.micro_ends.is_empty() {
+            // Steps closed before micro-steps were kept end where the first kept one starts.
+            let step = self.heads.len() - 1;
+            self.micro_ends.resize(step, self.micro_since);
+            self.micro_ends.push(self.micro.len() as u32);
+        }
+        self.micro_since = self.micro.len() as u32;
         let last = self.keyframes.last().map_or(0, |k| k.0);
         if self.cursor - last >= KEYFRAME_MIN_STEPS
             && self.bytes_since_keyframe >= self.keyframe_bytes * EVENT_BYTES_PER_KEYFRAME_BYTE

@@ -1,0 +1,566 @@
+//! SMP: the kernel paths that other CPUs (or an interrupt on the same CPU) can race with, as
+//! sequences of micro-steps, and an executor that interleaves CPUs at those micro-steps.
+//!
+//! Rules:
+//! - Such a path is an `async fn` taking a `Ctx`. Every access to memory that another CPU or
+//!   an interrupt can touch goes through a `Ctx` method that is a micro-step boundary, at the
+//!   kernel's own points: a load of a shared word, a cmpxchg, a lock taken, waited on or
+//!   dropped (`micro::Access`). Between two boundaries the code touches only what its task
+//!   owns: its locals, objects and slabs it holds, structures under a lock it holds.
+//! - Run sequentially (`run_sequential`), no boundary suspends: the path runs straight
+//!   through and records the same kernel-function steps as it always did; each micro-step is
+//!   noted inside its step when the recorder keeps micro-steps (`Recorder::keep_micro`).
+//! - Interleaved (`exec::Executor`), every boundary suspends the task; the schedule picks which
+//!   task resumes, and that task's micro-step (the access, then what the task computes up to
+//!   its next access) is one step of the trace, named by the micro-step.
+//! - Preemption and interrupts are injected only where the kernel allows them: a task can be
+//!   preempted (and migrated) at a boundary where its preempt count is 0 and interrupts are on;
+//!   an interrupt comes in at a boundary where interrupts are on.
+//! - Lock state (who holds which `list_lock`) lives here, not in the `Machine`: the trace names
+//!   every acquisition, wait and release as a micro-step, so a view rebuilds it from them.
+
+pub mod micro;
+
+use crate::ids::{CacheId, CpuId, NodeId};
+use crate::machine::Machine;
+use crate::trace::{Event, Recorder};
+use micro::{Access, Micro, RetryReason, Stats};
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+
+/// A task's index in its executor (0 in a sequential run).
+pub type TaskId = u16;
+
+/// A teaching switch, never a kernel option: what the model changes to show why the kernel is
+/// as it is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Teaching {
+    /// `teaching_no_tid`: the fast paths' cmpxchg compares `c->freelist` only, as if the
+    /// (freelist, tid) pair were a single word, so the ABA problem the tid exists to stop can
+    /// happen.
+    pub no_tid: bool,
+}
+
+/// What one task is doing, as the executor and the paths' boundaries see it.
+#[derive(Clone, Debug)]
+pub(crate) struct TaskState {
+    /// `smp_processor_id()`: the CPU the task runs on now (it can change at a preemption).
+    pub cpu: CpuId,
+    /// Preemption disabled (`preempt_count`): `local_lock`, `spin_lock`, `get_cpu_ptr()`.
+    pub preempt_off: u16,
+    /// Interrupts disabled (`local_irq_save` depth): `local_lock_irqsave`, `spin_lock_irqsave`.
+    pub irqs_off: u16,
+    /// The access the task is suspended before (interleaved only).
+    pub next: Option<Access>,
+    /// The kernel functions the task is in, outermost first (interleaved only): the innermost
+    /// names its micro-steps.
+    pub calls: Vec<Frame>,
+    /// Since the task last read a tid: it was preempted, or an interrupt ran on its CPU.
+    pub preempted: bool,
+    pub interrupted: bool,
+}
+
+/// A kernel function a task is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Frame {
+    pub function: &'static str,
+    pub path: &'static str,
+}
+
+/// Everything the tasks of one run share: the recorder (the machine), the tasks' states, the
+/// locks, the counters.
+pub(crate) struct Shared<'a> {
+    rec: RefCell<&'a mut Recorder>,
+    pub tasks: RefCell<Vec<TaskState>>,
+    /// Every boundary suspends (an executor drives the tasks).
+    interleaved: bool,
+    pub teaching: Teaching,
+    /// `n->list_lock` holders: (cache, node, task).
+    pub list_locks: RefCell<Vec<(CacheId, NodeId, TaskId)>>,
+    pub stats: RefCell<Stats>,
+    /// Micro-steps noted since the executor last looked (interleaved).
+    pub noted: Cell<u32>,
+    /// The recorder keeps micro-steps / caption arguments (read once: a run that keeps
+    /// neither does not even build them).
+    keep_micro: bool,
+    keep_args: bool,
+}
+
+impl<'a> Shared<'a> {
+    pub(crate) fn new(rec: &'a mut Recorder, interleaved: bool, teaching: Teaching) -> Self {
+        let keep_micro = rec.keeps_micro() || (interleaved && rec.recording());
+        let keep_args = rec.recording();
+        Shared {
+            keep_micro,
+            keep_args,
+            rec: RefCell::new(rec),
+            tasks: RefCell::new(Vec::new()),
+            interleaved,
+            teaching,
+            list_locks: RefCell::new(Vec::new()),
+            stats: RefCell::new(Stats::default()),
+            noted: Cell::new(0),
+        }
+    }
+
+    pub(crate) fn add_task(&self, cpu: CpuId) -> TaskId {
+        let mut tasks = self.tasks.borrow_mut();
+        tasks.push(TaskState {
+            cpu,
+            preempt_off: 0,
+            irqs_off: 0,
+            next: None,
+            calls: Vec::new(),
+            preempted: false,
+            interrupted: false,
+        });
+        (tasks.len() - 1) as TaskId
+    }
+
+    #[inline(always)]
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&mut Recorder) -> R) -> R {
+        f(&mut self.rec.borrow_mut())
+    }
+}
+
+/// The context kernel code runs in: one task (a CPU's process context, or an interrupt
+/// handler) of a run.
+#[derive(Clone, Copy)]
+pub struct Ctx<'a> {
+    sh: &'a Shared<'a>,
+    task: TaskId,
+    /// The CPU of a sequential run's only task (which never moves; an interleaved task's CPU
+    /// is in its `TaskState`).
+    solo_cpu: CpuId,
+}
+
+impl<'a> Ctx<'a> {
+    pub(crate) fn new(sh: &'a Shared<'a>, task: TaskId) -> Self {
+        let solo_cpu = sh
+            .tasks
+            .borrow()
+            .get(usize::from(task))
+            .map_or(CpuId(0), |t| t.cpu);
+        Ctx { sh, task, solo_cpu }
+    }
+
+    /// The only task of a sequential run, on `cpu` (it keeps no `TaskState`: nothing
+    /// preempts, interrupts or interleaves it).
+    fn solo(sh: &'a Shared<'a>, cpu: CpuId) -> Self {
+        Ctx {
+            sh,
+            task: 0,
+            solo_cpu: cpu,
+        }
+    }
+
+    /// Runs `f` on the recorder (never across a boundary).
+    #[inline]
+    pub fn with<R>(self, f: impl FnOnce(&mut Recorder) -> R) -> R {
+        self.sh.with(f)
+    }
+
+    /// Reads the machine.
+    #[inline]
+    pub fn m<R>(self, f: impl FnOnce(&Machine) -> R) -> R {
+        self.sh.with(|rec| f(rec.machine()))
+    }
+
+    /// `smp_processor_id()`.
+    #[inline]
+    pub fn cpu(self) -> CpuId {
+        if self.sh.interleaved {
+            self.sh.tasks.borrow()[usize::from(self.task)].cpu
+        } else {
+            self.solo_cpu
+        }
+    }
+
+    pub fn task(self) -> TaskId {
+        self.task
+    }
+
+    /// Whether an executor interleaves this run's tasks.
+    #[inline]
+    pub fn interleaved(self) -> bool {
+        self.sh.interleaved
+    }
+
+    pub fn teaching(self) -> Teaching {
+        self.sh.teaching
+    }
+
+    /// A micro-step boundary before `next`: interleaved, the task stops here until the
+    /// schedule picks it; sequential, nothing happens (the future is ready at once).
+    #[inline(always)]
+    pub fn at(self, next: Access) -> At<'a> {
+        At {
+            ctx: self,
+            next,
+            suspended: false,
+        }
+    }
+
+    /// One micro-step: a boundary before `next`, then `f`, the access and what follows it up
+    /// to the next boundary. A plain future (no nested state machine), so a sequential run
+    /// pays one branch for it.
+    #[inline(always)]
+    pub fn step<T, F: FnOnce() -> T + Unpin>(self, next: Access, f: F) -> StepFuture<'a, F> {
+        StepFuture {
+            ctx: self,
+            next,
+            suspended: false,
+            f: Some(f),
+        }
+    }
+
+    /// Notes what the micro-step just taken did (`Recorder::micro`).
+    #[inline(always)]
+    pub fn note(self, micro: Micro) {
+        if self.sh.interleaved {
+            self.sh.noted.set(self.sh.noted.get() + 1);
+        }
+        if self.sh.keep_micro {
+            let task = self.task;
+            self.with(|rec| rec.micro(task, micro));
+        }
+    }
+
+    /// The task has just read a tid: what disturbs it from now on makes its cmpxchg fail.
+    pub fn tid_read(self) {
+        if !self.sh.interleaved {
+            return;
+        }
+        let mut tasks = self.sh.tasks.borrow_mut();
+        let t = &mut tasks[usize::from(self.task)];
+        t.preempted = false;
+        t.interrupted = false;
+    }
+
+    /// What ran on the task's CPU since it read its tid, for a cmpxchg that failed on the
+    /// same CPU.
+    pub fn disturbance(self) -> RetryReason {
+        let t = &self.sh.tasks.borrow()[usize::from(self.task)];
+        if t.interrupted {
+            RetryReason::Interrupted
+        } else if t.preempted {
+            RetryReason::Preempted
+        } else {
+            RetryReason::OtherOperation
+        }
+    }
+
+    /// Names the task's micro-steps after kernel function `function` while the guard lives
+    /// (interleaved only; a sequential run's steps are named by `call`).
+    pub fn frame(self, function: &'static str) -> FrameGuard<'a> {
+        if self.sh.interleaved {
+            self.sh.tasks.borrow_mut()[usize::from(self.task)]
+                .calls
+                .push(Frame { function, path: "" });
+        }
+        FrameGuard { ctx: self }
+    }
+
+    /// Counts a retry of the kernel's at `site` (only an interleaved run retries).
+    pub fn count_retry(self, site: &'static str, reason: RetryReason) {
+        self.sh.stats.borrow_mut().retry(site, reason);
+    }
+
+    /// Enters kernel function `function` taking `path` with caption `key`: sequential, a step
+    /// of its own (or a call joining the open step, as `Recorder::call`), closed when the
+    /// returned guard drops; interleaved, a frame that names the task's micro-steps.
+    pub fn call(self, function: &'static str, path: &'static str, key: &'static str) -> Call<'a> {
+        if self.sh.interleaved {
+            self.sh.tasks.borrow_mut()[usize::from(self.task)]
+                .calls
+                .push(Frame { function, path });
+            Call {
+                ctx: self,
+                opened: false,
+            }
+        } else {
+            let opened = self.with(|rec| rec.open_call(function, path, key));
+            Call { ctx: self, opened }
+        }
+    }
+
+    /// Adds a caption argument to the open step (sequential; interleaved steps are captioned
+    /// by their micro-steps).
+    #[inline]
+    pub fn arg(self, name: &'static str, value: impl Into<crate::trace::Arg>) {
+        if self.sh.keep_args && !self.sh.interleaved {
+            self.with(|rec| rec.arg(name, value));
+        }
+    }
+
+    pub fn arg_cache(self, name: &'static str, cache: CacheId) {
+        self.arg(name, crate::trace::Arg::Cache(cache));
+    }
+
+    pub fn arg_addr(self, name: &'static str, addr: u64) {
+        self.arg(name, crate::trace::Arg::Addr(addr));
+    }
+
+    /// `local_lock_irqsave(&s->cpu_slab->lock, flags)` on this CPU: interrupts and preemption
+    /// off until the matching unlock. Never contended (only this CPU takes it, and its
+    /// interrupts are off while it is held); other CPUs still run.
+    #[inline(always)]
+    pub fn local_lock_irqsave(self, cache: CacheId) -> StepFuture<'a, impl FnOnce() + Unpin + 'a> {
+        self.step(Access::LocalLock, move || {
+            self.adjust(1, 1);
+            let cpu = self.cpu();
+            self.note(Micro::LocalLock { cache, cpu });
+        })
+    }
+
+    /// `local_unlock_irqrestore(&s->cpu_slab->lock, flags)`.
+    #[inline(always)]
+    pub fn local_unlock_irqrestore(
+        self,
+        cache: CacheId,
+    ) -> StepFuture<'a, impl FnOnce() + Unpin + 'a> {
+        self.step(Access::LocalUnlock, move || {
+            let cpu = self.cpu();
+            self.adjust(-1, -1);
+            self.note(Micro::LocalUnlock { cache, cpu });
+        })
+    }
+
+    /// `preempt_disable()` / `preempt_enable()` (`slub_get_cpu_ptr()` and its put): no
+    /// boundary of its own.
+    pub fn preempt(self, disable: bool) {
+        self.adjust(if disable { 1 } else { -1 }, 0);
+    }
+
+    fn adjust(self, preempt: i32, irqs: i32) {
+        if !self.sh.interleaved {
+            return;
+        }
+        let mut tasks = self.sh.tasks.borrow_mut();
+        let t = &mut tasks[usize::from(self.task)];
+        t.preempt_off = (i32::from(t.preempt_off) + preempt) as u16;
+        t.irqs_off = (i32::from(t.irqs_off) + irqs) as u16;
+    }
+
+    /// `spin_lock_irqsave(&n->list_lock, flags)`: takes the lock, or spins (one micro-step per
+    /// look at the held lock, each a visible wait) until its holder drops it.
+    pub async fn spin_lock_irqsave(self, cache: CacheId, node: NodeId) {
+        if !self.sh.interleaved {
+            // The only task: the lock is free.
+            let cpu = self.cpu();
+            self.with(|rec| rec.emit(Event::ListLockTaken { cache, node }));
+            self.note(Micro::SpinLock { cache, node, cpu });
+            return;
+        }
+        loop {
+            self.at(Access::SpinLock).await;
+            let holder = self
+                .sh
+                .list_locks
+                .borrow()
+                .iter()
+                .find(|l| l.0 == cache && l.1 == node)
+                .map(|l| l.2);
+            let cpu = self.cpu();
+            match holder {
+                None => {
+                    self.sh
+                        .list_locks
+                        .borrow_mut()
+                        .push((cache, node, self.task));
+                    self.adjust(1, 1);
+                    self.sh.stats.borrow_mut().lock_taken(cache, node);
+                    self.with(|rec| rec.emit(Event::ListLockTaken { cache, node }));
+                    self.note(Micro::SpinLock { cache, node, cpu });
+                    return;
+                }
+                Some(t) => {
+                    let holder_cpu = self.sh.tasks.borrow()[usize::from(t)].cpu;
+                    self.sh.stats.borrow_mut().lock_waited(cache, node);
+                    self.note(Micro::SpinWait {
+                        cache,
+                        node,
+                        cpu,
+                        holder: holder_cpu,
+                    });
+                }
+            }
+        }
+    }
+
+    /// `spin_unlock_irqrestore(&n->list_lock, flags)`.
+    pub async fn spin_unlock_irqrestore(self, cache: CacheId, node: NodeId) {
+        self.at(Access::SpinUnlock).await;
+        if !self.sh.interleaved {
+            let cpu = self.cpu();
+            self.note(Micro::SpinUnlock { cache, node, cpu });
+            return;
+        }
+        self.sh
+            .list_locks
+            .borrow_mut()
+            .retain(|l| !(l.0 == cache && l.1 == node));
+        self.adjust(-1, -1);
+        let cpu = self.cpu();
+        self.note(Micro::SpinUnlock { cache, node, cpu });
+    }
+}
+
+/// An open kernel-function call (see `Ctx::call`); dropping it closes the call.
+pub struct Call<'a> {
+    ctx: Ctx<'a>,
+    opened: bool,
+}
+
+impl Call<'_> {
+    /// The path, once the function has found which it takes (only the step this call opened
+    /// takes it; a call that joined an open step changes nothing, as in `Recorder::call`).
+    pub fn set_path(&self, path: &'static str) {
+        if self.ctx.sh.interleaved {
+            let mut tasks = self.ctx.sh.tasks.borrow_mut();
+            if let Some(f) = tasks[usize::from(self.ctx.task)].calls.last_mut() {
+                f.path = path;
+            }
+        } else if self.opened {
+            self.ctx.with(|rec| rec.set_path(path));
+        }
+    }
+}
+
+impl Drop for Call<'_> {
+    fn drop(&mut self) {
+        if self.ctx.sh.interleaved {
+            self.ctx.sh.tasks.borrow_mut()[usize::from(self.ctx.task)]
+                .calls
+                .pop();
+        } else {
+            self.ctx.with(Recorder::close_call);
+        }
+    }
+}
+
+/// A frame `Ctx::frame` pushed; dropping it pops it.
+pub struct FrameGuard<'a> {
+    ctx: Ctx<'a>,
+}
+
+impl Drop for FrameGuard<'_> {
+    fn drop(&mut self) {
+        if self.ctx.sh.interleaved {
+            self.ctx.sh.tasks.borrow_mut()[usize::from(self.ctx.task)]
+                .calls
+                .pop();
+        }
+    }
+}
+
+/// The future of a micro-step (`Ctx::step`).
+pub struct StepFuture<'a, F> {
+    ctx: Ctx<'a>,
+    next: Access,
+    suspended: bool,
+    f: Option<F>,
+}
+
+impl<T, F: FnOnce() -> T + Unpin> Future for StepFuture<'_, F> {
+    type Output = T;
+
+    #[inline(always)]
+    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<T> {
+        let sh = self.ctx.sh;
+        if sh.interleaved {
+            let task = usize::from(self.ctx.task);
+            if !self.suspended {
+                sh.tasks.borrow_mut()[task].next = Some(self.next);
+                self.suspended = true;
+                return Poll::Pending;
+            }
+            sh.tasks.borrow_mut()[task].next = None;
+        }
+        match self.f.take() {
+            Some(f) => Poll::Ready(f()),
+            None => unreachable!("a micro-step's future is polled after it completed"),
+        }
+    }
+}
+
+/// The future of a boundary (`Ctx::at`): interleaved, `Pending` once (the task's next
+/// access noted for the executor), then `Ready`; sequential, `Ready` at once.
+pub struct At<'a> {
+    ctx: Ctx<'a>,
+    next: Access,
+    suspended: bool,
+}
+
+impl Future for At<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        let sh = self.ctx.sh;
+        if !sh.interleaved {
+            return Poll::Ready(());
+        }
+        let task = usize::from(self.ctx.task);
+        if self.suspended {
+            sh.tasks.borrow_mut()[task].next = None;
+            Poll::Ready(())
+        } else {
+            sh.tasks.borrow_mut()[task].next = Some(self.next);
+            self.suspended = true;
+            Poll::Pending
+        }
+    }
+}
+
+/// Runs kernel code `f` on `cpu` as the only task: every boundary passes at once, so it
+/// completes in one poll.
+pub fn run_sequential<R>(
+    rec: &mut Recorder,
+    cpu: CpuId,
+    f: impl for<'b> AsyncFnOnce(Ctx<'b>) -> R,
+) -> R {
+    let sh = Shared::new(rec, false, Teaching::default());
+    let mut fut = std::pin::pin!(f(Ctx::solo(&sh, cpu)));
+    match fut.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(r) => r,
+        Poll::Pending => unreachable!("a sequential run never suspends"),
+    }
+}
+#[cfg(test)]
+mod size_probe {
+    #[test]
+    fn probe() {
+        use crate::ids::{CacheId, CpuId};
+        let config = crate::machine::MachineConfig {
+            cpus: 1,
+            nodes: 1,
+            cpu_node: vec![],
+            page_size: 4096,
+            pages_per_node: 64,
+            pcp_batch: None,
+            pcp_high: None,
+        };
+        let mut rec =
+            crate::trace::Recorder::new(crate::machine::Machine::new(config).unwrap(), false);
+        {
+            let sh = super::Shared::new(&mut rec, false, super::Teaching::default());
+            let k = super::Ctx::solo(&sh, CpuId(0));
+            let f = crate::slub::alloc_probe(k, CacheId(0));
+            eprintln!("slab_alloc future {}", std::mem::size_of_val(&f));
+            let f = crate::slub::free_probe(k, CacheId(0));
+            eprintln!("do_slab_free future {}", std::mem::size_of_val(&f));
+        }
+        let t = std::time::Instant::now();
+        let mut acc = 0u64;
+        for i in 0..10_000_000u64 {
+            acc += super::run_sequential(&mut rec, CpuId(0), async |k| k.cpu().0 as u64 + i);
+        }
+        eprintln!(
+            "empty run_sequential {:?} per call ({acc})",
+            t.elapsed() / 10_000_000
+        );
+    }
+}
