@@ -305,6 +305,7 @@ impl Machine {
             rng: Pcg32::seed_from_u64(seed),
             profile: &crate::profile::LINUX_6_6,
             alloc: AllocatorState::Slub(SlubState {
+                held: Vec::new(),
                 caches: TiVec::new(),
                 slabs: SlabTable::new(frames_len),
             }),
@@ -337,6 +338,7 @@ impl Machine {
     pub fn with_allocator(mut self, allocator: Allocator) -> Machine {
         self.alloc = match allocator {
             Allocator::Slub => AllocatorState::Slub(SlubState {
+                held: Vec::new(),
                 caches: TiVec::new(),
                 slabs: SlabTable::new(self.frames.len()),
             }),

@@ -2,9 +2,8 @@
 //! `get_partial_node()`, `acquire_slab()`, `new_slab()`/`allocate_slab()` and kmalloc
 //! (mm/slub.c and mm/slab_common.c, v6.6; spec 2.5, 2.6).
 
-use super::cmpxchg::{read_slab, slab_update_freelist, SlabWord};
+use super::cmpxchg::SlabWord;
 use super::create::kmalloc_slab;
-use super::partial::{deactivate_slab, put_cpu_partial};
 use super::random::shuffle_freelist;
 use super::state::TID_STEP;
 use super::{
@@ -19,7 +18,7 @@ use crate::page_alloc::{alloc_pages, zonelist};
 use crate::slab_common::random::draw_below;
 use crate::slab_common::ZERO_SIZE_PTR;
 use crate::smp::micro::{Access, Micro, RetryReason};
-use crate::smp::{run_sequential, Call, Ctx};
+use crate::smp::{run_sync, Call, Ctx, SyncCtx};
 use crate::trace::{End, Event, Recorder};
 use std::future::Future;
 
@@ -41,6 +40,23 @@ pub fn __do_kmalloc_node(
     cpu: CpuId,
     node: Option<NodeId>,
 ) -> u64 {
+    match kmalloc_cache(rec, size, flags, caller, cpu, node) {
+        Ok(cache) => slab_alloc_node(rec, cache, cpu, node),
+        Err(result) => result,
+    }
+}
+
+/// `__do_kmalloc_node()` up to `slab_alloc_node()`: the cache to allocate from, or the
+/// call's result when no cache serves it (size 0, a large kmalloc straight from the page
+/// allocator, a size too large, a destroyed cache).
+pub(crate) fn kmalloc_cache(
+    rec: &mut Recorder,
+    size: u64,
+    flags: Gfp,
+    caller: u64,
+    cpu: CpuId,
+    node: Option<NodeId>,
+) -> Result<CacheId, u64> {
     match kmalloc_slab(rec, size, flags, caller) {
         Ok(Ok((cache, ty))) => {
             // With random kmalloc caches, a normal request's copy (0 is the normal cache).
@@ -52,24 +68,37 @@ pub fn __do_kmalloc_node(
             if let Some(copy) = copy.filter(|_| rec.machine().random_kmalloc_seed.is_some()) {
                 random_kmalloc_step(rec, cache, caller, copy);
             }
-            slab_alloc_node(rec, cache, cpu, node)
+            alloc_cache(rec, cache)
         }
         Ok(Err(KmallocTarget::ZeroSizePtr)) => {
-            rec.call("kmalloc", "size 0", "step.kmalloc_zero", |_| ZERO_SIZE_PTR)
+            Err(rec.call("kmalloc", "size 0", "step.kmalloc_zero", |_| ZERO_SIZE_PTR))
         }
         Ok(Err(KmallocTarget::Large { order })) => {
             // __kmalloc_large_node(): straight to the page allocator.
-            match alloc_pages(rec, cpu, node, order as u8, Owner::LargeKmalloc) {
-                Ok(pfn) => rec.machine().object_addr(pfn, 1, 0),
-                Err(_) => 0,
-            }
+            Err(
+                match alloc_pages(rec, cpu, node, order as u8, Owner::LargeKmalloc) {
+                    Ok(pfn) => rec.machine().object_addr(pfn, 1, 0),
+                    Err(_) => 0,
+                },
+            )
         }
         Ok(Err(KmallocTarget::Cache(_))) | Err(_) => {
-            rec.call("kmalloc", "too large", "step.kmalloc_too_large", |rec| {
-                rec.arg("size", size);
-                0
-            })
+            Err(
+                rec.call("kmalloc", "too large", "step.kmalloc_too_large", |rec| {
+                    rec.arg("size", size);
+                    0
+                }),
+            )
         }
+    }
+}
+
+/// `cache`, unless it is destroyed (then the diagnostic step and NULL).
+pub(crate) fn alloc_cache(rec: &mut Recorder, cache: CacheId) -> Result<CacheId, u64> {
+    if rec.machine().slub().caches[cache].destroyed {
+        Err(use_destroyed_cache(rec, cache))
+    } else {
+        Ok(cache)
     }
 }
 
@@ -96,10 +125,10 @@ pub fn slab_alloc_node(
     cpu: CpuId,
     node: Option<NodeId>,
 ) -> u64 {
-    if rec.machine().slub().caches[cache].destroyed {
-        return use_destroyed_cache(rec, cache);
+    match alloc_cache(rec, cache) {
+        Ok(cache) => run_sync(rec, cpu, |k| sync::slab_alloc(k, cache, node)),
+        Err(result) => result,
     }
-    run_sequential(rec, cpu, async |k| slab_alloc(k, cache, node).await)
 }
 
 /// An allocation from a destroyed cache: the `kmem_cache` structure is freed memory now, a
@@ -116,415 +145,20 @@ pub(crate) fn use_destroyed_cache(rec: &mut Recorder, cache: CacheId) -> u64 {
     )
 }
 
-/// The lockless fast path of `slab_alloc_node()` (mm/slub.c, v6.6, `CONFIG_PREEMPTION`):
-///
-/// ```text
-/// redo:
-///     c = raw_cpu_ptr(s->cpu_slab); tid = READ_ONCE(c->tid);
-///     object = c->freelist; slab = c->slab;
-///     if (!object || !slab || !node_match(slab, node))
-///         object = __slab_alloc(s, gfpflags, node, addr, c, orig_size);
-///     else {
-///         next_object = get_freepointer_safe(s, object);
-///         if (!__update_cpu_freelist_fast(s, object, next_object, tid)) {
-///             note_cmpxchg_failure("slab_alloc", s, tid);
-///             goto redo;
-///         }
-///     }
-/// ```
-///
-/// Preemption and interrupts stay on: the task can be preempted (and migrated) or
-/// interrupted between any two of these accesses, and the tid makes the cmpxchg fail then.
-pub(crate) async fn slab_alloc(k: Ctx<'_>, cache: CacheId, node: Option<NodeId>) -> u64 {
-    let _f = k.frame("slab_alloc_node");
-    loop {
-        // redo:
-        let (c, tid) = read_tid(k, cache).await;
-        let (object, slab) = read_cpu_freelist(k, cache, c).await;
-        let node_ok = match (node, slab) {
-            (Some(n), Some(pfn)) => k.m(|m| m.slub().slabs.get(&pfn).is_some_and(|s| s.node == n)),
-            _ => true,
-        };
-        if object == 0 || slab.is_none() || !node_ok {
-            // Boxed: the slow path's state is large, and the fast path should not carry it.
-            return Box::pin(__slab_alloc(k, cache, node)).await;
-        }
-        let step = k.call("slab_alloc_node", "fast path", "step.alloc_fast");
-        k.arg_cache("cache", cache);
-        k.arg("cpu", k.cpu());
-        let next = get_freepointer_safe(k, object).await;
-        if update_cpu_freelist_fast(k, cache, object, next, tid, "slab_alloc").await {
-            let cpu = k.cpu();
-            k.with(|rec| object_allocated(rec, cache, cpu, slab_of(rec, object), object));
-            return object;
-        }
-        drop(step); // goto redo
-    }
-}
-
-/// The slab `object` lies in, as `take_object` finds it (an object on a CPU's freelist always
-/// lies in a slab).
-fn slab_of(rec: &Recorder, object: u64) -> Pfn {
-    place_of(rec.machine(), object).map_or(Pfn(0), |p| p.pfn)
-}
-
-/// `c = raw_cpu_ptr(s->cpu_slab); tid = READ_ONCE(c->tid)`: `c` is the CPU the task is on at
-/// that moment, which it keeps even if it migrates.
-pub(crate) fn read_tid(k: Ctx<'_>, cache: CacheId) -> impl Future<Output = (CpuId, u64)> + '_ {
-    k.step(Access::ReadTid, move || {
-        let c = k.cpu();
-        let tid = k.m(|m| m.slub().caches[cache].cpu[c].tid);
-        k.tid_read();
-        k.note(Micro::ReadTid {
-            cache,
-            cpu: c,
-            of: c,
-            tid,
-        });
-        (c, tid)
-    })
-}
-
-/// `c->freelist` and `c->slab` of CPU `c`'s `kmem_cache_cpu` (read with `c` as the task
-/// found it, wherever the task runs now).
-pub(crate) fn read_cpu_freelist(
-    k: Ctx<'_>,
-    cache: CacheId,
-    c: CpuId,
-) -> impl Future<Output = (u64, Option<Pfn>)> + '_ {
-    k.step(Access::ReadCpu, move || {
-        let (freelist, slab) = k.m(|m| {
-            let cc = &m.slub().caches[cache].cpu[c];
-            (cc.freelist, cc.slab)
-        });
-        k.note(Micro::ReadCpu {
-            cache,
-            cpu: k.cpu(),
-            of: c,
-            freelist,
-            slab,
-        });
-        (freelist, slab)
-    })
-}
-
-/// `get_freepointer_safe(s, object)`: the word at the free pointer's offset, read without
-/// trusting that `object` is still free (another task may have taken it, or its slab may be
-/// gone: the read then returns garbage, here 0, and the tid makes the cmpxchg fail).
-fn get_freepointer_safe(k: Ctx<'_>, object: u64) -> impl Future<Output = u64> + '_ {
-    k.step(Access::GetFreepointer, move || {
-        let next =
-            k.m(|m| place_of(m, object).map_or(0, |place| freepointer_at(m, &place, object)));
-        k.note(Micro::GetFreepointer {
-            cpu: k.cpu(),
-            object,
-            next,
-        });
-        next
-    })
-}
-
-/// `__update_cpu_freelist_fast()`: `this_cpu_try_cmpxchg_freelist()` of the (freelist, tid)
-/// pair of the CPU the task is on now, from (`old`, `tid`) to (`new`, `next_tid(tid)`).
-/// Under the teaching switch `no_tid` only the freelist is compared. A failure is what
-/// `note_cmpxchg_failure(site, s, tid)` reports before the caller goes back to `redo`.
-pub(crate) fn update_cpu_freelist_fast<'a>(
-    k: Ctx<'a>,
-    cache: CacheId,
-    old: u64,
-    new: u64,
-    tid: u64,
-    site: &'static str,
-) -> impl Future<Output = bool> + 'a {
-    k.step(Access::CmpxchgCpu, move || {
-        let cpu = k.cpu();
-        let (found, found_tid) = k.m(|m| {
-            let cc = &m.slub().caches[cache].cpu[cpu];
-            (cc.freelist, cc.tid)
-        });
-        let no_tid = k.teaching().no_tid;
-        let ok = found == old && (no_tid || found_tid == tid);
-        let reason = if ok {
-            // The kernel stores next_tid(tid), which is found_tid + TID_STEP when they match;
-            // without the tid in the compare, the CPU's own tid moves on.
-            k.with(|rec| {
-                rec.emit(Event::CpuFreelistSet {
-                    cache,
-                    cpu,
-                    freelist: new,
-                    tid: found_tid + TID_STEP,
-                });
-            });
-            None
-        } else {
-            let reason = note_cmpxchg_failure(k, tid);
-            k.count_retry(site, reason);
-            Some(reason)
-        };
-        k.note(Micro::CmpxchgCpu {
+/// Records that `object`, just taken off a CPU freelist, went to the caller (an object on a
+/// CPU freelist lies in a slab; a damaged freelist may say otherwise, and then nothing is
+/// recorded).
+#[inline]
+fn object_handed_out(rec: &mut Recorder, cache: CacheId, cpu: CpuId, object: u64) {
+    if let Some(place) = place_of(rec.machine(), object) {
+        rec.emit(Event::ObjectAllocated {
             cache,
             cpu,
-            ok,
-            old,
-            old_tid: tid,
-            found,
-            found_tid,
-            new,
-            no_tid,
-            reason,
+            addr: object,
+            pfn: place.pfn,
+            index: place.index,
         });
-        ok
-    })
-}
-
-/// `note_cmpxchg_failure()` (mm/slub.c, v6.6): why the fast path's cmpxchg failed, as the
-/// kernel tells it from the tid it read and the tid the CPU has now ("due to cpu change" when
-/// the CPU in the tid's low bits differs, "due to cpu running other code" when only the
-/// event count does), made precise by what the simulator saw since the tid was read: a
-/// preemption or an interrupt on this CPU.
-fn note_cmpxchg_failure(k: Ctx<'_>, tid: u64) -> RetryReason {
-    if tid % TID_STEP != u64::from(k.cpu()) {
-        RetryReason::Migrated
-    } else {
-        k.disturbance()
     }
-}
-
-/// `__slab_alloc()`: with `CONFIG_PREEMPT_COUNT`, `slub_get_cpu_ptr()` disables preemption
-/// and takes `c` afresh (the task may have moved since the fast path read its tid).
-async fn __slab_alloc(k: Ctx<'_>, cache: CacheId, node: Option<NodeId>) -> u64 {
-    k.preempt(true);
-    let object = ___slab_alloc(k, cache, node).await;
-    k.preempt(false);
-    object
-}
-
-/// `___slab_alloc()` (mm/slub.c, v6.6), with its labels. Entered with preemption off; the
-/// per-CPU state is changed only under `local_lock_irqsave(&s->cpu_slab->lock)` and read
-/// again after each time the lock was dropped (an interrupt on this CPU may have changed it,
-/// and other CPUs may have freed to its slabs). The sequential steps: `node mismatch`,
-/// `load c->freelist`, `get_freelist`, `cpu partial pop`, `get_partial_node` (with the slab
-/// installed in the same step), `get_any_partial`, `allocate_slab`, `out of memory`.
-#[allow(
-    clippy::too_many_lines,
-    reason = "mirrors ___slab_alloc()'s labels (reread_slab, load_freelist, new_slab, ...) in the kernel's order"
-)]
-pub(crate) async fn ___slab_alloc(k: Ctx<'_>, cache: CacheId, node: Option<NodeId>) -> u64 {
-    if k.m(|m| m.slub().caches[cache].debug()) {
-        return slab_alloc_debug(k, cache, node).await;
-    }
-    let _f = k.frame("___slab_alloc");
-    'reread_slab: loop {
-        let c = k.cpu();
-        let (_, slab) = read_cpu_freelist(k, cache, c).await;
-        if let Some(pfn) = slab {
-            // redo:
-            let slab_node = k.m(|m| m.slub().slabs[&pfn].node);
-            if node.is_some_and(|n| n != slab_node) {
-                // ALLOC_NODE_MISMATCH: goto deactivate_slab.
-                let step = k.call(
-                    "___slab_alloc",
-                    "node mismatch: deactivate",
-                    "step.node_mismatch",
-                );
-                k.arg_cache("cache", cache);
-                k.arg("cpu", c);
-                k.arg("slab_node", slab_node);
-                k.local_lock_irqsave(cache).await;
-                if k.m(|m| m.slub().caches[cache].cpu[c].slab) != Some(pfn) {
-                    k.local_unlock_irqrestore(cache).await;
-                    drop(step);
-                    continue 'reread_slab;
-                }
-                let freelist = detach_cpu_slab(k, cache, c);
-                k.local_unlock_irqrestore(cache).await;
-                deactivate_slab(k, cache, pfn, freelist).await;
-                drop(step);
-                continue 'reread_slab; // c->slab is NULL now: new_slab
-            }
-            // "must check again c->slab in case we got preempted and it changed"
-            k.local_lock_irqsave(cache).await;
-            let cc = k.m(|m| m.slub().caches[cache].cpu[c].clone());
-            if cc.slab != Some(pfn) {
-                k.local_unlock_irqrestore(cache).await;
-                continue 'reread_slab;
-            }
-            if cc.freelist != 0 {
-                let _step = k.call("___slab_alloc", "load c->freelist", "step.load_freelist");
-                k.arg_cache("cache", cache);
-                k.arg("cpu", c);
-                let object = load_freelist(k, cache, c, cc.freelist);
-                k.local_unlock_irqrestore(cache).await;
-                return object;
-            }
-            // get_freelist(): take what other CPUs freed to this slab.
-            let step = k.call("get_freelist", "", "step.get_freelist");
-            k.arg_cache("cache", cache);
-            k.arg("cpu", c);
-            let freelist = get_freelist(k, pfn, &step).await;
-            if freelist != 0 {
-                // ALLOC_REFILL, load_freelist:
-                let object = load_freelist(k, cache, c, freelist);
-                k.local_unlock_irqrestore(cache).await;
-                return object;
-            }
-            // DEACTIVATE_BYPASS: the slab is full and on no list now.
-            k.with(|rec| {
-                rec.emit(Event::CpuSlabSet {
-                    cache,
-                    cpu: c,
-                    slab: None,
-                });
-                set_cpu_freelist(rec, cache, c, 0);
-            });
-            k.local_unlock_irqrestore(cache).await;
-            drop(step);
-        }
-        // new_slab: the per-CPU partial stack first.
-        let c = k.cpu();
-        if k.m(|m| m.slub().caches[cache].cpu[c].partial.is_some()) {
-            k.local_lock_irqsave(cache).await;
-            let cc = k.m(|m| m.slub().caches[cache].cpu[c].clone());
-            if cc.slab.is_some() {
-                k.local_unlock_irqrestore(cache).await;
-                continue 'reread_slab;
-            }
-            if let Some(top) = cc.partial {
-                let _step = k.call("___slab_alloc", "cpu partial pop", "step.cpu_partial_pop");
-                k.arg_cache("cache", cache);
-                k.arg("cpu", c);
-                k.with(|rec| {
-                    let next = rec.machine().slub().slabs[&top].next;
-                    rec.emit(Event::CpuPartialSet {
-                        cache,
-                        cpu: c,
-                        top: next,
-                    });
-                    rec.emit(Event::CpuSlabSet {
-                        cache,
-                        cpu: c,
-                        slab: Some(top),
-                    });
-                });
-                k.local_unlock_irqrestore(cache).await;
-                continue 'reread_slab; // goto redo: c->freelist is NULL, so get_freelist()
-            }
-            // "we were preempted and partial list got empty": new_objects.
-            k.local_unlock_irqrestore(cache).await;
-        }
-        // new_objects: get_partial(), and the slab it finds installed in the same step.
-        let search = node.unwrap_or(k.m(|m| m.cpu_node[c]));
-        if let Some(object) = get_partial_node(k, cache, search, install_k(cache)).await {
-            return object;
-        }
-        // get_partial(), v6.6: other nodes only when the caller named none.
-        if node.is_none() {
-            let from_node = async |k, n| get_partial_node(k, cache, n, install_k(cache)).await;
-            if let Some(object) = get_any_partial(k, cache, search, from_node).await {
-                return object;
-            }
-        }
-        // slub_put_cpu_ptr(); new_slab(); slub_get_cpu_ptr(): preemption is on meanwhile.
-        k.preempt(false);
-        k.at(Access::Work).await;
-        let cpu = k.cpu();
-        let new = k.with(|rec| new_slab(rec, cache, cpu, node));
-        k.note(Micro::Work { cpu: k.cpu() });
-        k.preempt(true);
-        let Some(new) = new else {
-            return k.with(|rec| slab_out_of_memory(rec, cache));
-        };
-        let step = allocate_slab_step(k, cache, &new);
-        let pfn = new.pfn;
-        // "No other reference to the slab yet": its freelist is taken without a cmpxchg.
-        let freelist = k.with(|rec| take_new_slab_freelist(rec, cache, pfn));
-        let object = install(k, cache, pfn, freelist).await;
-        drop(step);
-        return object;
-    }
-}
-
-/// `deactivate_slab:`/`flush_slab()`'s first half, under the local lock: the cpu slab and the
-/// CPU's freelist are detached (`c->slab = NULL; c->freelist = NULL; c->tid = next_tid()`);
-/// returns the freelist.
-pub(crate) fn detach_cpu_slab(k: Ctx<'_>, cache: CacheId, c: CpuId) -> u64 {
-    k.with(|rec| {
-        let freelist = rec.machine().slub().caches[cache].cpu[c].freelist;
-        rec.emit(Event::CpuSlabSet {
-            cache,
-            cpu: c,
-            slab: None,
-        });
-        set_cpu_freelist(rec, cache, c, 0);
-        freelist
-    })
-}
-
-/// `get_freelist()` (mm/slub.c, v6.6), under the local lock: takes the frozen cpu slab's
-/// whole freelist with a cmpxchg loop (remote frees race with it), leaving the slab frozen
-/// when there was one and unfrozen (full, on no list) when it was empty.
-async fn get_freelist(k: Ctx<'_>, pfn: Pfn, step: &Call<'_>) -> u64 {
-    loop {
-        let old = read_slab(k, pfn).await;
-        let (objects, taken) = (old.objects, old.freelist);
-        step.set_path(if taken != 0 {
-            "remote frees"
-        } else {
-            "cpu slab exhausted"
-        });
-        let new = SlabWord {
-            freelist: 0,
-            inuse: objects,
-            frozen: taken != 0,
-        };
-        if slab_update_freelist(k, pfn, &old, new, "get_freelist", |_| {}).await {
-            return taken;
-        }
-    }
-}
-
-/// `retry_load_slab:` then `load_freelist:` (mm/slub.c, v6.6): under the local lock, the
-/// slab becomes the cpu slab (a cpu slab an interrupt installed meanwhile is flushed first)
-/// and the first object of `freelist` goes to the caller. Continues the step that found the
-/// slab, so no sequential step ends with a frozen slab that belongs to nobody.
-async fn install(k: Ctx<'_>, cache: CacheId, pfn: Pfn, freelist: u64) -> u64 {
-    loop {
-        k.local_lock_irqsave(cache).await;
-        let c = k.cpu();
-        let cc = k.m(|m| m.slub().caches[cache].cpu[c].clone());
-        if let Some(other) = cc.slab {
-            // CPUSLAB_FLUSH: an interrupt on this CPU installed a cpu slab meanwhile.
-            let flush_freelist = detach_cpu_slab(k, cache, c);
-            k.local_unlock_irqrestore(cache).await;
-            deactivate_slab(k, cache, other, flush_freelist).await;
-            continue; // goto retry_load_slab
-        }
-        k.with(|rec| {
-            rec.emit(Event::CpuSlabSet {
-                cache,
-                cpu: c,
-                slab: Some(pfn),
-            });
-        });
-        let object = load_freelist(k, cache, c, freelist);
-        k.local_unlock_irqrestore(cache).await;
-        return object;
-    }
-}
-
-/// `install` as a continuation of `get_partial_node()`.
-fn install_k<'a>(cache: CacheId) -> impl AsyncFnOnce(Ctx<'a>, Pfn, u64) -> u64 {
-    async move |k, pfn, freelist| install(k, cache, pfn, freelist).await
-}
-
-/// `load_freelist:` under the local lock: the first object goes to the caller, the rest
-/// become `c->freelist` (bumping the tid).
-fn load_freelist(k: Ctx<'_>, cache: CacheId, c: CpuId, freelist: u64) -> u64 {
-    k.with(|rec| {
-        take_object(rec, cache, c, freelist);
-        rec.arg_addr("object", freelist);
-    });
-    freelist
 }
 
 /// `___slab_alloc()` with no slab to be had: `slab_out_of_memory()`, and NULL.
@@ -535,282 +169,8 @@ fn slab_out_of_memory(rec: &mut Recorder, cache: CacheId) -> u64 {
     })
 }
 
-/// `get_partial_node()` (mm/slub.c, v6.6): under the node's `list_lock`, `acquire_slab()`
-/// freezes the first slab of the partial list and takes its freelist (a cmpxchg, which a
-/// remote free to that slab can make fail: the walk then stops), and up to
-/// `cpu_partial_slabs / 2 + 1` more slabs are frozen onto the cpu partial stack. The first
-/// slab and its freelist go to `then` (the caller installs it in the same step). `None`, and
-/// no step, when the list is empty (a look at `n->nr_partial` without the lock).
-async fn get_partial_node<'a, R>(
-    k: Ctx<'a>,
-    cache: CacheId,
-    node: NodeId,
-    then: impl AsyncFnOnce(Ctx<'a>, Pfn, u64) -> R,
-) -> Option<R> {
-    k.at(Access::ReadNode).await;
-    let nr_partial = k.m(|m| m.slub().caches[cache].node[node].partial.len());
-    k.note(Micro::ReadNode {
-        cache,
-        node,
-        cpu: k.cpu(),
-        nr_partial: nr_partial as u32,
-    });
-    if nr_partial == 0 {
-        return None;
-    }
-    let (limit, has_cpu_partial) = k.m(|m| {
-        let s = &m.slub().caches[cache];
-        (s.geometry.cpu_partial_slabs, s.has_cpu_partial())
-    });
-    let step = k.call("get_partial_node", "node partial", "step.get_partial_node");
-    k.arg_cache("cache", cache);
-    k.arg("node", node);
-    k.spin_lock_irqsave(cache, node).await;
-    let mut object = None;
-    let mut partial_slabs = 0u32;
-    // The list in order: each pass takes the slab at its head (acquire_slab() removes it), and
-    // nothing else changes this node's list while its lock is held.
-    while let Some(pfn) = k.m(|m| m.slub().caches[cache].node[node].partial.first().copied()) {
-        let first = object.is_none();
-        let Some(freelist) = acquire_slab(k, cache, node, pfn, first).await else {
-            break;
-        };
-        if first {
-            object = Some((pfn, freelist));
-        } else {
-            put_cpu_partial(k, cache, pfn, false).await;
-            partial_slabs += 1;
-        }
-        if !has_cpu_partial || partial_slabs > limit / 2 {
-            break;
-        }
-    }
-    k.arg("to_cpu_partial", partial_slabs);
-    k.spin_unlock_irqrestore(cache, node).await;
-    let (pfn, freelist) = object?;
-    let r = then(k, pfn, freelist).await;
-    drop(step);
-    Some(r)
-}
-
-/// `acquire_slab()` (mm/slub.c, v6.6), under the node's lock: freeze the slab with a cmpxchg
-/// (taking its whole freelist when `mode`, for the cpu slab) and take it off the partial list.
-/// `None` when the cmpxchg failed (a remote free changed the slab meanwhile).
-async fn acquire_slab(
-    k: Ctx<'_>,
-    cache: CacheId,
-    node: NodeId,
-    pfn: Pfn,
-    mode: bool,
-) -> Option<u64> {
-    let old = read_slab(k, pfn).await;
-    let new = if mode {
-        SlabWord {
-            freelist: 0,
-            inuse: old.objects,
-            frozen: true,
-        }
-    } else {
-        SlabWord {
-            freelist: old.freelist,
-            inuse: old.inuse,
-            frozen: true,
-        }
-    };
-    if !slab_update_freelist(k, pfn, &old, new, "acquire_slab", |_| {}).await {
-        return None;
-    }
-    // remove_partial(n, slab), under the lock, in the cmpxchg's micro-step.
-    k.with(|rec| rec.emit(Event::NodePartialRemoved { cache, node, pfn }));
-    Some(old.freelist)
-}
-
-/// `get_any_partial()`: with no partial slab on the local node, a slab from the partial list
-/// of another node that keeps more than `min_partial`, searched in zonelist order, unless the
-/// defrag ratio says to stay local this time; `from_node` searches that node's list (and
-/// takes what it finds) inside this step. `None` when no node was found (with a step saying why, if it searched at
-/// all).
-async fn get_any_partial<'a, R>(
-    k: Ctx<'a>,
-    cache: CacheId,
-    local: NodeId,
-    from_node: impl AsyncFnOnce(Ctx<'a>, NodeId) -> Option<R>,
-) -> Option<R> {
-    let nodes = k.m(|m| m.config.nodes);
-    if nodes == 1 {
-        return None; // the zonelist holds the local node only: nothing more to find
-    }
-    let cpu = k.cpu();
-    let (ratio, candidate, order) = k.m(|m| {
-        let s = &m.slub().caches[cache];
-        let min_partial = s.geometry.min_partial as usize;
-        // The zonelist of mempolicy_slab_node(), the local node without a memory policy, as
-        // build_zonelists() ordered it at boot. It starts with the local node itself, whose
-        // partial list get_partial_node() has just found empty.
-        let candidate = m.zonelists[local]
-            .iter()
-            .copied()
-            .find(|&n| s.node[n].partial.len() > min_partial);
-        (
-            s.remote_node_defrag_ratio,
-            candidate,
-            zonelist::zonelist_text(&m.zonelists[local]),
-        )
-    });
-    let _step = k.call(
-        "get_any_partial",
-        "remote node partial",
-        "step.get_any_partial",
-    );
-    k.arg_cache("cache", cache);
-    k.arg("cpu", cpu);
-    k.arg("zonelist", order);
-    // The kernel uses the cycle counter as a cheap random number: get_cycles() % 1024.
-    let cycles = k.with(|rec| draw_below(rec, 1024));
-    if ratio == 0 || cycles > ratio {
-        k.arg("outcome", "defrag ratio: stay local");
-        return None;
-    }
-    let Some(n) = candidate else {
-        k.arg("outcome", "no other node has partial slabs to spare");
-        return None;
-    };
-    k.arg("node", n);
-    from_node(k, n).await
-}
-
-/// `___slab_alloc()` for a debug cache (`kmem_cache_debug()`): no cpu slab and no per-CPU
-/// partial stack; each object is taken under the node's `list_lock` from a node partial slab
-/// (`get_partial_node()` → `alloc_single_from_partial()`) or from a new slab
-/// (`alloc_single_from_new_slab()`).
-#[doc(alias = "___slab_alloc")]
-async fn slab_alloc_debug(k: Ctx<'_>, cache: CacheId, node: Option<NodeId>) -> u64 {
-    let cpu = k.cpu();
-    let search = node.unwrap_or(k.m(|m| m.cpu_node[cpu]));
-    if let Some(object) = alloc_single_from_partial(k, cache, search).await {
-        return object;
-    }
-    if node.is_none() {
-        let from_node = async |k, n| alloc_single_from_partial(k, cache, n).await;
-        if let Some(object) = get_any_partial(k, cache, search, from_node).await {
-            return object;
-        }
-    }
-    k.at(Access::Work).await;
-    let new = k.with(|rec| new_slab(rec, cache, cpu, node));
-    k.note(Micro::Work { cpu });
-    let Some(new) = new else {
-        return k.with(|rec| slab_out_of_memory(rec, cache));
-    };
-    let step = allocate_slab_step(k, cache, &new);
-    let object = alloc_single_from_new_slab(k, cache, new.pfn).await;
-    drop(step);
-    object
-}
-
-/// `alloc_single_from_new_slab()` (mm/slub.c, v6.6), in the `allocate_slab` step: the first
-/// object of a new slab of a debug cache goes to the caller, and the slab onto the node's
-/// lists under its `list_lock`.
-async fn alloc_single_from_new_slab(k: Ctx<'_>, cache: CacheId, pfn: Pfn) -> u64 {
-    let cpu = k.cpu();
-    let store_user = k.m(|m| m.slub().caches[cache].flags.store_user);
-    let slab = k.m(|m| m.slub().slabs[&pfn].fields());
-    let object = slab.freelist;
-    k.with(|rec| {
-        let next = get_freepointer(rec.machine(), object);
-        rec.emit(Event::SlabStateSet {
-            pfn,
-            freelist: next,
-            inuse: 1,
-            frozen: false,
-        });
-    });
-    k.spin_lock_irqsave(cache, slab.node).await;
-    k.with(|rec| {
-        if slab.objects == 1 {
-            if store_user {
-                rec.emit(Event::NodeFullAdded {
-                    cache,
-                    node: slab.node,
-                    pfn,
-                });
-            }
-        } else {
-            rec.emit(Event::NodePartialAdded {
-                cache,
-                node: slab.node,
-                pfn,
-                end: End::Head,
-            });
-        }
-        rec.emit(Event::SlabCounted {
-            cache,
-            node: slab.node,
-            objects: slab.objects,
-        });
-        object_allocated(rec, cache, cpu, pfn, object);
-        rec.arg_addr("object", object);
-    });
-    k.spin_unlock_irqrestore(cache, slab.node).await;
-    object
-}
-
-/// `get_partial_node()` of a debug cache: under the node's `list_lock`,
-/// `alloc_single_from_partial()` takes one object from the first partial slab; a slab that
-/// becomes full leaves the partial list (for `n->full` with `SLAB_STORE_USER`). `None`, and
-/// no step, when the list is empty.
-async fn alloc_single_from_partial(k: Ctx<'_>, cache: CacheId, node: NodeId) -> Option<u64> {
-    k.at(Access::ReadNode).await;
-    let nr_partial = k.m(|m| m.slub().caches[cache].node[node].partial.len());
-    let cpu = k.cpu();
-    k.note(Micro::ReadNode {
-        cache,
-        node,
-        cpu,
-        nr_partial: nr_partial as u32,
-    });
-    if nr_partial == 0 {
-        return None;
-    }
-    let store_user = k.m(|m| m.slub().caches[cache].flags.store_user);
-    let _step = k.call(
-        "alloc_single_from_partial",
-        "debug cache: node partial",
-        "step.alloc_single_from_partial",
-    );
-    k.arg_cache("cache", cache);
-    k.arg("cpu", cpu);
-    k.arg("node", node);
-    k.spin_lock_irqsave(cache, node).await;
-    let object = k.with(|rec| {
-        let pfn = *rec.machine().slub().caches[cache].node[node]
-            .partial
-            .first()?;
-        let slab = rec.machine().slub().slabs[&pfn].fields();
-        let object = slab.freelist;
-        let next = get_freepointer(rec.machine(), object);
-        rec.emit(Event::SlabStateSet {
-            pfn,
-            freelist: next,
-            inuse: slab.inuse + 1,
-            frozen: false,
-        });
-        if slab.inuse + 1 == slab.objects {
-            rec.emit(Event::NodePartialRemoved { cache, node, pfn });
-            if store_user {
-                rec.emit(Event::NodeFullAdded { cache, node, pfn });
-            }
-        }
-        object_allocated(rec, cache, cpu, pfn, object);
-        rec.arg_addr("object", object);
-        Some(object)
-    });
-    k.spin_unlock_irqrestore(cache, node).await;
-    object
-}
-
 /// The pages `new_slab()` → `allocate_slab()` got: where, of which order, for how many objects.
-struct NewSlabPages {
+pub(crate) struct NewSlabPages {
     pfn: Pfn,
     order: u8,
     objects: u32,
@@ -844,41 +204,6 @@ fn new_slab(
     })
 }
 
-/// `allocate_slab()`, second half, as a step: the free objects are linked (shuffled when the
-/// cache has a random sequence, else in address order). The step stays open while the
-/// returned guard lives: the caller's use of the new slab (`___slab_alloc()` freezes it as
-/// the cpu slab) joins it.
-#[doc(alias = "allocate_slab")]
-fn allocate_slab_step<'a>(k: Ctx<'a>, cache: CacheId, new: &NewSlabPages) -> Call<'a> {
-    let &NewSlabPages {
-        pfn,
-        order,
-        objects,
-    } = new;
-    let path = if u32::from(order) == k.m(|m| m.slub().caches[cache].geometry.order) {
-        "preferred order"
-    } else {
-        "order fallback"
-    };
-    let step = k.call("allocate_slab", path, "step.allocate_slab");
-    k.arg_cache("cache", cache);
-    k.arg("cpu", k.cpu());
-    k.arg("order", order);
-    k.arg("objects", objects);
-    k.with(|rec| {
-        let freelist = shuffle_freelist(rec, cache, objects)
-            .unwrap_or_else(|| (0..objects).collect())
-            .into_boxed_slice();
-        rec.emit(Event::SlabCreated {
-            cache,
-            pfn,
-            order,
-            freelist,
-        });
-    });
-    step
-}
-
 /// The rest of `___slab_alloc()`'s new-slab branch, in the same step as `allocate_slab()`: the
 /// slab's whole freelist goes to the CPU, the slab is frozen with every object in use, and
 /// `inc_slabs_node()` counts it.
@@ -897,4 +222,745 @@ fn take_new_slab_freelist(rec: &mut Recorder, cache: CacheId, pfn: Pfn) -> u64 {
         objects,
     });
     freelist
+}
+
+/// The paths that race with other CPUs: written once, run as async code by the
+/// interleaving executor and as its synchronous twin (`sync`) by sequential runs.
+#[slabscope_dual::dual]
+pub(crate) mod asyn {
+    use super::*;
+    use crate::slub::cmpxchg::asyn::{read_slab, slab_update_freelist};
+    use crate::slub::partial::asyn::{deactivate_slab, put_cpu_partial};
+
+    /// The lockless fast path of `slab_alloc_node()` (mm/slub.c, v6.6, `CONFIG_PREEMPTION`):
+    ///
+    /// ```text
+    /// redo:
+    ///     c = raw_cpu_ptr(s->cpu_slab); tid = READ_ONCE(c->tid);
+    ///     object = c->freelist; slab = c->slab;
+    ///     if (!object || !slab || !node_match(slab, node))
+    ///         object = __slab_alloc(s, gfpflags, node, addr, c, orig_size);
+    ///     else {
+    ///         next_object = get_freepointer_safe(s, object);
+    ///         if (!__update_cpu_freelist_fast(s, object, next_object, tid)) {
+    ///             note_cmpxchg_failure("slab_alloc", s, tid);
+    ///             goto redo;
+    ///         }
+    ///     }
+    /// ```
+    ///
+    /// Preemption and interrupts stay on: the task can be preempted (and migrated) or
+    /// interrupted between any two of these accesses, and the tid makes the cmpxchg fail then.
+    pub(crate) async fn slab_alloc(k: Ctx<'_>, cache: CacheId, node: Option<NodeId>) -> u64 {
+        let _f = k.frame("slab_alloc_node");
+        loop {
+            // redo:
+            let (c, tid) = read_tid(k, cache).await;
+            let (object, slab) = read_cpu_freelist(k, cache, c).await;
+            let node_ok = match (node, slab) {
+                (Some(n), Some(pfn)) => {
+                    k.m(|m| m.slub().slabs.get(&pfn).is_some_and(|s| s.node == n))
+                }
+                _ => true,
+            };
+            if object == 0 || slab.is_none() || !node_ok {
+                // Boxed: the slow path's state is large, and the fast path should not carry it.
+                return Box::pin(__slab_alloc(k, cache, node)).await;
+            }
+            let step = k.call("slab_alloc_node", "fast path", "step.alloc_fast");
+            k.arg_cache("cache", cache);
+            k.arg("cpu", k.cpu());
+            let next = get_freepointer_safe(k, object).await;
+            if update_cpu_freelist_fast(k, cache, object, next, tid, "slab_alloc").await {
+                let cpu = k.cpu();
+                k.with(|rec| object_handed_out(rec, cache, cpu, object));
+                return object;
+            }
+            drop(step); // goto redo
+        }
+    }
+
+    /// `c = raw_cpu_ptr(s->cpu_slab); tid = READ_ONCE(c->tid)`: `c` is the CPU the task is on at
+    /// that moment, which it keeps even if it migrates.
+    pub(crate) fn read_tid(k: Ctx<'_>, cache: CacheId) -> impl Future<Output = (CpuId, u64)> + '_ {
+        k.step(Access::ReadTid, move || {
+            let c = k.cpu();
+            let tid = k.m(|m| m.slub().caches[cache].cpu[c].tid);
+            k.tid_read();
+            k.note(Micro::ReadTid {
+                cache,
+                cpu: c,
+                of: c,
+                tid,
+            });
+            (c, tid)
+        })
+    }
+
+    /// `c->freelist` and `c->slab` of CPU `c`'s `kmem_cache_cpu` (read with `c` as the task
+    /// found it, wherever the task runs now).
+    pub(crate) fn read_cpu_freelist(
+        k: Ctx<'_>,
+        cache: CacheId,
+        c: CpuId,
+    ) -> impl Future<Output = (u64, Option<Pfn>)> + '_ {
+        k.step(Access::ReadCpu, move || {
+            let (freelist, slab) = k.m(|m| {
+                let cc = &m.slub().caches[cache].cpu[c];
+                (cc.freelist, cc.slab)
+            });
+            k.note(Micro::ReadCpu {
+                cache,
+                cpu: k.cpu(),
+                of: c,
+                freelist,
+                slab,
+            });
+            (freelist, slab)
+        })
+    }
+
+    /// `get_freepointer_safe(s, object)`: the word at the free pointer's offset, read without
+    /// trusting that `object` is still free (another task may have taken it, or its slab may be
+    /// gone: the read then returns garbage, here 0, and the tid makes the cmpxchg fail).
+    pub(crate) fn get_freepointer_safe(k: Ctx<'_>, object: u64) -> impl Future<Output = u64> + '_ {
+        k.step(Access::GetFreepointer, move || {
+            let next =
+                k.m(|m| place_of(m, object).map_or(0, |place| freepointer_at(m, &place, object)));
+            k.note(Micro::GetFreepointer {
+                cpu: k.cpu(),
+                object,
+                next,
+            });
+            next
+        })
+    }
+
+    /// `__update_cpu_freelist_fast()`: `this_cpu_try_cmpxchg_freelist()` of the (freelist, tid)
+    /// pair of the CPU the task is on now, from (`old`, `tid`) to (`new`, `next_tid(tid)`).
+    /// Under the teaching switch `no_tid` only the freelist is compared. A failure is what
+    /// `note_cmpxchg_failure(site, s, tid)` reports before the caller goes back to `redo`.
+    pub(crate) fn update_cpu_freelist_fast<'a>(
+        k: Ctx<'a>,
+        cache: CacheId,
+        old: u64,
+        new: u64,
+        tid: u64,
+        site: &'static str,
+    ) -> impl Future<Output = bool> + 'a {
+        k.step(Access::CmpxchgCpu, move || {
+            let cpu = k.cpu();
+            let (found, found_tid) = k.m(|m| {
+                let cc = &m.slub().caches[cache].cpu[cpu];
+                (cc.freelist, cc.tid)
+            });
+            let no_tid = k.teaching().no_tid;
+            let ok = found == old && (no_tid || found_tid == tid);
+            let reason = if ok {
+                // The kernel stores next_tid(tid), which is found_tid + TID_STEP when they match;
+                // without the tid in the compare, the CPU's own tid moves on.
+                k.with(|rec| {
+                    rec.emit(Event::CpuFreelistSet {
+                        cache,
+                        cpu,
+                        freelist: new,
+                        tid: found_tid + TID_STEP,
+                    });
+                });
+                None
+            } else {
+                let reason = note_cmpxchg_failure(k, tid);
+                k.count_retry(site, reason);
+                Some(reason)
+            };
+            k.note(Micro::CmpxchgCpu {
+                cache,
+                cpu,
+                ok,
+                old,
+                old_tid: tid,
+                found,
+                found_tid,
+                new,
+                no_tid,
+                reason,
+            });
+            ok
+        })
+    }
+
+    /// `note_cmpxchg_failure()` (mm/slub.c, v6.6): why the fast path's cmpxchg failed, as the
+    /// kernel tells it from the tid it read and the tid the CPU has now ("due to cpu change" when
+    /// the CPU in the tid's low bits differs, "due to cpu running other code" when only the
+    /// event count does), made precise by what the simulator saw since the tid was read: a
+    /// preemption or an interrupt on this CPU.
+    pub(crate) fn note_cmpxchg_failure(k: Ctx<'_>, tid: u64) -> RetryReason {
+        if tid % TID_STEP != u64::from(k.cpu()) {
+            RetryReason::Migrated
+        } else {
+            k.disturbance()
+        }
+    }
+
+    /// `__slab_alloc()`: with `CONFIG_PREEMPT_COUNT`, `slub_get_cpu_ptr()` disables preemption
+    /// and takes `c` afresh (the task may have moved since the fast path read its tid).
+    pub(crate) async fn __slab_alloc(k: Ctx<'_>, cache: CacheId, node: Option<NodeId>) -> u64 {
+        k.preempt(true);
+        let object = ___slab_alloc(k, cache, node).await;
+        k.preempt(false);
+        object
+    }
+
+    /// `___slab_alloc()` (mm/slub.c, v6.6), with its labels. Entered with preemption off; the
+    /// per-CPU state is changed only under `local_lock_irqsave(&s->cpu_slab->lock)` and read
+    /// again after each time the lock was dropped (an interrupt on this CPU may have changed it,
+    /// and other CPUs may have freed to its slabs). The sequential steps: `node mismatch`,
+    /// `load c->freelist`, `get_freelist`, `cpu partial pop`, `get_partial_node` (with the slab
+    /// installed in the same step), `get_any_partial`, `allocate_slab`, `out of memory`.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "mirrors ___slab_alloc()'s labels (reread_slab, load_freelist, new_slab, ...) in the kernel's order"
+    )]
+    pub(crate) async fn ___slab_alloc(k: Ctx<'_>, cache: CacheId, node: Option<NodeId>) -> u64 {
+        if k.m(|m| m.slub().caches[cache].debug()) {
+            return slab_alloc_debug(k, cache, node).await;
+        }
+        let _f = k.frame("___slab_alloc");
+        'reread_slab: loop {
+            let c = k.cpu();
+            let (_, slab) = read_cpu_freelist(k, cache, c).await;
+            if let Some(pfn) = slab {
+                // redo:
+                let slab_node = k.m(|m| m.slub().slabs[&pfn].node);
+                if node.is_some_and(|n| n != slab_node) {
+                    // ALLOC_NODE_MISMATCH: goto deactivate_slab.
+                    let step = k.call(
+                        "___slab_alloc",
+                        "node mismatch: deactivate",
+                        "step.node_mismatch",
+                    );
+                    k.arg_cache("cache", cache);
+                    k.arg("cpu", c);
+                    k.arg("slab_node", slab_node);
+                    k.local_lock_irqsave(cache).await;
+                    if k.m(|m| m.slub().caches[cache].cpu[c].slab) != Some(pfn) {
+                        k.local_unlock_irqrestore(cache).await;
+                        drop(step);
+                        continue 'reread_slab;
+                    }
+                    let freelist = detach_cpu_slab(k, cache, c);
+                    k.local_unlock_irqrestore(cache).await;
+                    deactivate_slab(k, cache, pfn, freelist).await;
+                    drop(step);
+                    continue 'reread_slab; // c->slab is NULL now: new_slab
+                }
+                // "must check again c->slab in case we got preempted and it changed"
+                k.local_lock_irqsave(cache).await;
+                let cc = k.m(|m| m.slub().caches[cache].cpu[c].clone());
+                if cc.slab != Some(pfn) {
+                    k.local_unlock_irqrestore(cache).await;
+                    continue 'reread_slab;
+                }
+                if cc.freelist != 0 {
+                    let _step = k.call("___slab_alloc", "load c->freelist", "step.load_freelist");
+                    k.arg_cache("cache", cache);
+                    k.arg("cpu", c);
+                    let object = load_freelist(k, cache, c, cc.freelist);
+                    k.local_unlock_irqrestore(cache).await;
+                    return object;
+                }
+                // get_freelist(): take what other CPUs freed to this slab.
+                let step = k.call("get_freelist", "", "step.get_freelist");
+                k.arg_cache("cache", cache);
+                k.arg("cpu", c);
+                let freelist = get_freelist(k, pfn, &step).await;
+                if freelist != 0 {
+                    // ALLOC_REFILL, load_freelist:
+                    let object = load_freelist(k, cache, c, freelist);
+                    k.local_unlock_irqrestore(cache).await;
+                    return object;
+                }
+                // DEACTIVATE_BYPASS: the slab is full and on no list now.
+                k.with(|rec| {
+                    rec.emit(Event::CpuSlabSet {
+                        cache,
+                        cpu: c,
+                        slab: None,
+                    });
+                    set_cpu_freelist(rec, cache, c, 0);
+                });
+                k.local_unlock_irqrestore(cache).await;
+                drop(step);
+            }
+            // new_slab: the per-CPU partial stack first.
+            let c = k.cpu();
+            if k.m(|m| m.slub().caches[cache].cpu[c].partial.is_some()) {
+                k.local_lock_irqsave(cache).await;
+                let cc = k.m(|m| m.slub().caches[cache].cpu[c].clone());
+                if cc.slab.is_some() {
+                    k.local_unlock_irqrestore(cache).await;
+                    continue 'reread_slab;
+                }
+                if let Some(top) = cc.partial {
+                    let _step = k.call("___slab_alloc", "cpu partial pop", "step.cpu_partial_pop");
+                    k.arg_cache("cache", cache);
+                    k.arg("cpu", c);
+                    k.with(|rec| {
+                        let next = rec.machine().slub().slabs[&top].next;
+                        rec.emit(Event::CpuPartialSet {
+                            cache,
+                            cpu: c,
+                            top: next,
+                        });
+                        rec.emit(Event::CpuSlabSet {
+                            cache,
+                            cpu: c,
+                            slab: Some(top),
+                        });
+                    });
+                    k.local_unlock_irqrestore(cache).await;
+                    continue 'reread_slab; // goto redo: c->freelist is NULL, so get_freelist()
+                }
+                // "we were preempted and partial list got empty": new_objects.
+                k.local_unlock_irqrestore(cache).await;
+            }
+            // new_objects: get_partial(), and the slab it finds installed in the same step.
+            let search = node.unwrap_or(k.m(|m| m.cpu_node[c]));
+            if let Some(object) = get_partial_node(k, cache, search, install_k(cache)).await {
+                return object;
+            }
+            // get_partial(), v6.6: other nodes only when the caller named none.
+            if node.is_none() {
+                let from_node = async |k, n| get_partial_node(k, cache, n, install_k(cache)).await;
+                if let Some(object) = get_any_partial(k, cache, search, from_node).await {
+                    return object;
+                }
+            }
+            // slub_put_cpu_ptr(); new_slab(); slub_get_cpu_ptr(): preemption is on meanwhile.
+            k.preempt(false);
+            k.at(Access::Work).await;
+            let cpu = k.cpu();
+            let new = k.with(|rec| new_slab(rec, cache, cpu, node));
+            k.note(Micro::Work { cpu: k.cpu() });
+            k.preempt(true);
+            let Some(new) = new else {
+                return k.with(|rec| slab_out_of_memory(rec, cache));
+            };
+            let step = allocate_slab_step(k, cache, &new);
+            let pfn = new.pfn;
+            // "No other reference to the slab yet": its freelist is taken without a cmpxchg.
+            let freelist = k.with(|rec| take_new_slab_freelist(rec, cache, pfn));
+            k.hold(pfn, freelist);
+            let object = install(k, cache, pfn, freelist).await;
+            drop(step);
+            return object;
+        }
+    }
+
+    /// `deactivate_slab:`/`flush_slab()`'s first half, under the local lock: the cpu slab and the
+    /// CPU's freelist are detached (`c->slab = NULL; c->freelist = NULL; c->tid = next_tid()`);
+    /// returns the freelist.
+    pub(crate) fn detach_cpu_slab(k: Ctx<'_>, cache: CacheId, c: CpuId) -> u64 {
+        let (slab, freelist) = k.with(|rec| {
+            let cc = &rec.machine().slub().caches[cache].cpu[c];
+            let (slab, freelist) = (cc.slab, cc.freelist);
+            rec.emit(Event::CpuSlabSet {
+                cache,
+                cpu: c,
+                slab: None,
+            });
+            set_cpu_freelist(rec, cache, c, 0);
+            (slab, freelist)
+        });
+        if let Some(pfn) = slab {
+            k.hold(pfn, freelist);
+        }
+        freelist
+    }
+
+    /// `get_freelist()` (mm/slub.c, v6.6), under the local lock: takes the frozen cpu slab's
+    /// whole freelist with a cmpxchg loop (remote frees race with it), leaving the slab frozen
+    /// when there was one and unfrozen (full, on no list) when it was empty.
+    pub(crate) async fn get_freelist(k: Ctx<'_>, pfn: Pfn, step: &Call<'_>) -> u64 {
+        loop {
+            let old = read_slab(k, pfn).await;
+            let (objects, taken) = (old.objects, old.freelist);
+            step.set_path(if taken != 0 {
+                "remote frees"
+            } else {
+                "cpu slab exhausted"
+            });
+            let new = SlabWord {
+                freelist: 0,
+                inuse: objects,
+                frozen: taken != 0,
+            };
+            if slab_update_freelist(k, pfn, &old, new, "get_freelist", |_| {}).await {
+                return taken;
+            }
+        }
+    }
+
+    /// `retry_load_slab:` then `load_freelist:` (mm/slub.c, v6.6): under the local lock, the
+    /// slab becomes the cpu slab (a cpu slab an interrupt installed meanwhile is flushed first)
+    /// and the first object of `freelist` goes to the caller. Continues the step that found the
+    /// slab, so no sequential step ends with a frozen slab that belongs to nobody.
+    pub(crate) async fn install(k: Ctx<'_>, cache: CacheId, pfn: Pfn, freelist: u64) -> u64 {
+        loop {
+            k.local_lock_irqsave(cache).await;
+            let c = k.cpu();
+            let cc = k.m(|m| m.slub().caches[cache].cpu[c].clone());
+            if let Some(other) = cc.slab {
+                // CPUSLAB_FLUSH: an interrupt on this CPU installed a cpu slab meanwhile.
+                let flush_freelist = detach_cpu_slab(k, cache, c);
+                k.local_unlock_irqrestore(cache).await;
+                deactivate_slab(k, cache, other, flush_freelist).await;
+                continue; // goto retry_load_slab
+            }
+            k.release(pfn);
+            k.with(|rec| {
+                rec.emit(Event::CpuSlabSet {
+                    cache,
+                    cpu: c,
+                    slab: Some(pfn),
+                });
+            });
+            let object = load_freelist(k, cache, c, freelist);
+            k.local_unlock_irqrestore(cache).await;
+            return object;
+        }
+    }
+
+    /// `install` as a continuation of `get_partial_node()`.
+    pub(crate) fn install_k<'a>(cache: CacheId) -> impl AsyncFnOnce(Ctx<'a>, Pfn, u64) -> u64 {
+        async move |k, pfn, freelist| install(k, cache, pfn, freelist).await
+    }
+
+    /// `load_freelist:` under the local lock: the first object goes to the caller, the rest
+    /// become `c->freelist` (bumping the tid).
+    pub(crate) fn load_freelist(k: Ctx<'_>, cache: CacheId, c: CpuId, freelist: u64) -> u64 {
+        k.with(|rec| {
+            take_object(rec, cache, c, freelist);
+            rec.arg_addr("object", freelist);
+        });
+        freelist
+    }
+
+    /// `get_partial_node()` (mm/slub.c, v6.6): under the node's `list_lock`, `acquire_slab()`
+    /// freezes the first slab of the partial list and takes its freelist (a cmpxchg, which a
+    /// remote free to that slab can make fail: the walk then stops), and up to
+    /// `cpu_partial_slabs / 2 + 1` more slabs are frozen onto the cpu partial stack. The first
+    /// slab and its freelist go to `then` (the caller installs it in the same step). `None`, and
+    /// no step, when the list is empty (a look at `n->nr_partial` without the lock).
+    pub(crate) async fn get_partial_node<'a, R>(
+        k: Ctx<'a>,
+        cache: CacheId,
+        node: NodeId,
+        then: impl AsyncFnOnce(Ctx<'a>, Pfn, u64) -> R,
+    ) -> Option<R> {
+        k.at(Access::ReadNode).await;
+        let nr_partial = k.m(|m| m.slub().caches[cache].node[node].partial.len());
+        k.note(Micro::ReadNode {
+            cache,
+            node,
+            cpu: k.cpu(),
+            nr_partial: nr_partial as u32,
+        });
+        if nr_partial == 0 {
+            return None;
+        }
+        let (limit, has_cpu_partial) = k.m(|m| {
+            let s = &m.slub().caches[cache];
+            (s.geometry.cpu_partial_slabs, s.has_cpu_partial())
+        });
+        let step = k.call("get_partial_node", "node partial", "step.get_partial_node");
+        k.arg_cache("cache", cache);
+        k.arg("node", node);
+        k.spin_lock_irqsave(cache, node).await;
+        let mut object = None;
+        let mut partial_slabs = 0u32;
+        // The list in order: each pass takes the slab at its head (acquire_slab() removes it), and
+        // nothing else changes this node's list while its lock is held.
+        while let Some(pfn) = k.m(|m| m.slub().caches[cache].node[node].partial.first().copied()) {
+            let first = object.is_none();
+            let Some(freelist) = acquire_slab(k, cache, node, pfn, first).await else {
+                break;
+            };
+            if first {
+                object = Some((pfn, freelist));
+            } else {
+                put_cpu_partial(k, cache, pfn, false).await;
+                partial_slabs += 1;
+            }
+            if !has_cpu_partial || partial_slabs > limit / 2 {
+                break;
+            }
+        }
+        k.arg("to_cpu_partial", partial_slabs);
+        k.spin_unlock_irqrestore(cache, node).await;
+        let (pfn, freelist) = object?;
+        let r = then(k, pfn, freelist).await;
+        drop(step);
+        Some(r)
+    }
+
+    /// `acquire_slab()` (mm/slub.c, v6.6), under the node's lock: freeze the slab with a cmpxchg
+    /// (taking its whole freelist when `mode`, for the cpu slab) and take it off the partial list.
+    /// `None` when the cmpxchg failed (a remote free changed the slab meanwhile).
+    pub(crate) async fn acquire_slab(
+        k: Ctx<'_>,
+        cache: CacheId,
+        node: NodeId,
+        pfn: Pfn,
+        mode: bool,
+    ) -> Option<u64> {
+        let old = read_slab(k, pfn).await;
+        let new = if mode {
+            SlabWord {
+                freelist: 0,
+                inuse: old.objects,
+                frozen: true,
+            }
+        } else {
+            SlabWord {
+                freelist: old.freelist,
+                inuse: old.inuse,
+                frozen: true,
+            }
+        };
+        if !slab_update_freelist(k, pfn, &old, new, "acquire_slab", |_| {}).await {
+            return None;
+        }
+        // remove_partial(n, slab), under the lock, in the cmpxchg's micro-step.
+        k.with(|rec| rec.emit(Event::NodePartialRemoved { cache, node, pfn }));
+        k.hold(pfn, if mode { old.freelist } else { 0 });
+        Some(old.freelist)
+    }
+
+    /// `get_any_partial()`: with no partial slab on the local node, a slab from the partial list
+    /// of another node that keeps more than `min_partial`, searched in zonelist order, unless the
+    /// defrag ratio says to stay local this time; `from_node` searches that node's list (and
+    /// takes what it finds) inside this step. `None` when no node was found (with a step saying why, if it searched at
+    /// all).
+    pub(crate) async fn get_any_partial<'a, R>(
+        k: Ctx<'a>,
+        cache: CacheId,
+        local: NodeId,
+        from_node: impl AsyncFnOnce(Ctx<'a>, NodeId) -> Option<R>,
+    ) -> Option<R> {
+        let nodes = k.m(|m| m.config.nodes);
+        if nodes == 1 {
+            return None; // the zonelist holds the local node only: nothing more to find
+        }
+        let cpu = k.cpu();
+        let (ratio, candidate, order) = k.m(|m| {
+            let s = &m.slub().caches[cache];
+            let min_partial = s.geometry.min_partial as usize;
+            // The zonelist of mempolicy_slab_node(), the local node without a memory policy, as
+            // build_zonelists() ordered it at boot. It starts with the local node itself, whose
+            // partial list get_partial_node() has just found empty.
+            let candidate = m.zonelists[local]
+                .iter()
+                .copied()
+                .find(|&n| s.node[n].partial.len() > min_partial);
+            (
+                s.remote_node_defrag_ratio,
+                candidate,
+                zonelist::zonelist_text(&m.zonelists[local]),
+            )
+        });
+        let _step = k.call(
+            "get_any_partial",
+            "remote node partial",
+            "step.get_any_partial",
+        );
+        k.arg_cache("cache", cache);
+        k.arg("cpu", cpu);
+        k.arg("zonelist", order);
+        // The kernel uses the cycle counter as a cheap random number: get_cycles() % 1024.
+        let cycles = k.with(|rec| draw_below(rec, 1024));
+        if ratio == 0 || cycles > ratio {
+            k.arg("outcome", "defrag ratio: stay local");
+            return None;
+        }
+        let Some(n) = candidate else {
+            k.arg("outcome", "no other node has partial slabs to spare");
+            return None;
+        };
+        k.arg("node", n);
+        from_node(k, n).await
+    }
+
+    /// `___slab_alloc()` for a debug cache (`kmem_cache_debug()`): no cpu slab and no per-CPU
+    /// partial stack; each object is taken under the node's `list_lock` from a node partial slab
+    /// (`get_partial_node()` → `alloc_single_from_partial()`) or from a new slab
+    /// (`alloc_single_from_new_slab()`).
+    #[doc(alias = "___slab_alloc")]
+    pub(crate) async fn slab_alloc_debug(k: Ctx<'_>, cache: CacheId, node: Option<NodeId>) -> u64 {
+        let cpu = k.cpu();
+        let search = node.unwrap_or(k.m(|m| m.cpu_node[cpu]));
+        if let Some(object) = alloc_single_from_partial(k, cache, search).await {
+            return object;
+        }
+        if node.is_none() {
+            let from_node = async |k, n| alloc_single_from_partial(k, cache, n).await;
+            if let Some(object) = get_any_partial(k, cache, search, from_node).await {
+                return object;
+            }
+        }
+        k.at(Access::Work).await;
+        let new = k.with(|rec| new_slab(rec, cache, cpu, node));
+        k.note(Micro::Work { cpu });
+        let Some(new) = new else {
+            return k.with(|rec| slab_out_of_memory(rec, cache));
+        };
+        let step = allocate_slab_step(k, cache, &new);
+        let object = alloc_single_from_new_slab(k, cache, new.pfn).await;
+        drop(step);
+        object
+    }
+
+    /// `alloc_single_from_new_slab()` (mm/slub.c, v6.6), in the `allocate_slab` step: the first
+    /// object of a new slab of a debug cache goes to the caller, and the slab onto the node's
+    /// lists under its `list_lock`.
+    pub(crate) async fn alloc_single_from_new_slab(k: Ctx<'_>, cache: CacheId, pfn: Pfn) -> u64 {
+        let cpu = k.cpu();
+        let store_user = k.m(|m| m.slub().caches[cache].flags.store_user);
+        let slab = k.m(|m| m.slub().slabs[&pfn].fields());
+        let object = slab.freelist;
+        k.with(|rec| {
+            let next = get_freepointer(rec.machine(), object);
+            rec.emit(Event::SlabStateSet {
+                pfn,
+                freelist: next,
+                inuse: 1,
+                frozen: false,
+            });
+        });
+        k.spin_lock_irqsave(cache, slab.node).await;
+        k.with(|rec| {
+            if slab.objects == 1 {
+                if store_user {
+                    rec.emit(Event::NodeFullAdded {
+                        cache,
+                        node: slab.node,
+                        pfn,
+                    });
+                }
+            } else {
+                rec.emit(Event::NodePartialAdded {
+                    cache,
+                    node: slab.node,
+                    pfn,
+                    end: End::Head,
+                });
+            }
+            rec.emit(Event::SlabCounted {
+                cache,
+                node: slab.node,
+                objects: slab.objects,
+            });
+            object_allocated(rec, cache, cpu, pfn, object);
+            rec.arg_addr("object", object);
+        });
+        k.spin_unlock_irqrestore(cache, slab.node).await;
+        object
+    }
+
+    /// `get_partial_node()` of a debug cache: under the node's `list_lock`,
+    /// `alloc_single_from_partial()` takes one object from the first partial slab; a slab that
+    /// becomes full leaves the partial list (for `n->full` with `SLAB_STORE_USER`). `None`, and
+    /// no step, when the list is empty.
+    pub(crate) async fn alloc_single_from_partial(
+        k: Ctx<'_>,
+        cache: CacheId,
+        node: NodeId,
+    ) -> Option<u64> {
+        k.at(Access::ReadNode).await;
+        let nr_partial = k.m(|m| m.slub().caches[cache].node[node].partial.len());
+        let cpu = k.cpu();
+        k.note(Micro::ReadNode {
+            cache,
+            node,
+            cpu,
+            nr_partial: nr_partial as u32,
+        });
+        if nr_partial == 0 {
+            return None;
+        }
+        let store_user = k.m(|m| m.slub().caches[cache].flags.store_user);
+        let _step = k.call(
+            "alloc_single_from_partial",
+            "debug cache: node partial",
+            "step.alloc_single_from_partial",
+        );
+        k.arg_cache("cache", cache);
+        k.arg("cpu", cpu);
+        k.arg("node", node);
+        k.spin_lock_irqsave(cache, node).await;
+        let object = k.with(|rec| {
+            let pfn = *rec.machine().slub().caches[cache].node[node]
+                .partial
+                .first()?;
+            let slab = rec.machine().slub().slabs[&pfn].fields();
+            let object = slab.freelist;
+            let next = get_freepointer(rec.machine(), object);
+            rec.emit(Event::SlabStateSet {
+                pfn,
+                freelist: next,
+                inuse: slab.inuse + 1,
+                frozen: false,
+            });
+            if slab.inuse + 1 == slab.objects {
+                rec.emit(Event::NodePartialRemoved { cache, node, pfn });
+                if store_user {
+                    rec.emit(Event::NodeFullAdded { cache, node, pfn });
+                }
+            }
+            object_allocated(rec, cache, cpu, pfn, object);
+            rec.arg_addr("object", object);
+            Some(object)
+        });
+        k.spin_unlock_irqrestore(cache, node).await;
+        object
+    }
+
+    /// `allocate_slab()`, second half, as a step: the free objects are linked (shuffled when the
+    /// cache has a random sequence, else in address order). The step stays open while the
+    /// returned guard lives: the caller's use of the new slab (`___slab_alloc()` freezes it as
+    /// the cpu slab) joins it.
+    #[doc(alias = "allocate_slab")]
+    pub(crate) fn allocate_slab_step<'a>(
+        k: Ctx<'a>,
+        cache: CacheId,
+        new: &NewSlabPages,
+    ) -> Call<'a> {
+        let &NewSlabPages {
+            pfn,
+            order,
+            objects,
+        } = new;
+        let path = if u32::from(order) == k.m(|m| m.slub().caches[cache].geometry.order) {
+            "preferred order"
+        } else {
+            "order fallback"
+        };
+        let step = k.call("allocate_slab", path, "step.allocate_slab");
+        k.arg_cache("cache", cache);
+        k.arg("cpu", k.cpu());
+        k.arg("order", order);
+        k.arg("objects", objects);
+        k.with(|rec| {
+            let freelist = shuffle_freelist(rec, cache, objects)
+                .unwrap_or_else(|| (0..objects).collect())
+                .into_boxed_slice();
+            rec.emit(Event::SlabCreated {
+                cache,
+                pfn,
+                order,
+                freelist,
+            });
+        });
+        step
+    }
 }

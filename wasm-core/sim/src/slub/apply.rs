@@ -1,6 +1,8 @@
 //! Applying SLUB events to the machine (the recorder's only way to change SLUB state).
 
-use super::state::{KmemCache, KmemCacheCpu, KmemCacheNode, ReciprocalValue, Slab, SlubState};
+use super::state::{
+    HeldSlab, KmemCache, KmemCacheCpu, KmemCacheNode, ReciprocalValue, Slab, SlubState,
+};
 use crate::ids::{CacheId, NodeId};
 use crate::machine::{FrameState, Machine, Owner, Pfn, DIRECT_MAP_BASE};
 use crate::trace::{End, Event, NewCache};
@@ -205,6 +207,22 @@ impl Machine {
             }
             Event::CpuSlabSet { cache, cpu, slab } => st.caches[*cache].cpu[*cpu].slab = *slab,
             Event::CpuPartialSet { cache, cpu, top } => st.caches[*cache].cpu[*cpu].partial = *top,
+            Event::SlabHeld {
+                pfn,
+                cpu,
+                freelist,
+                count,
+            } => {
+                st.held.retain(|h| h.pfn != *pfn);
+                if let Some(cpu) = cpu {
+                    st.held.push(HeldSlab {
+                        pfn: *pfn,
+                        cpu: *cpu,
+                        freelist: *freelist,
+                        count: *count,
+                    });
+                }
+            }
             Event::SlabPartialLinked { pfn, next, slabs } => {
                 let slab = st.slabs.get_mut(pfn).expect("slab exists");
                 slab.next = *next;

@@ -6,14 +6,13 @@
 //! more); `do_slab_free()` (fast path, `__slab_free()` or a debug cache's
 //! `free_to_partial_list()`) frees it, as a `kfree()` would.
 
-use super::alloc::___slab_alloc;
-use super::free::{cache_from_obj_unchecked, do_slab_free, free_path, FreeOutcome};
+use super::free::{cache_from_obj_unchecked, free_path, FreeOutcome};
 use super::state::TID_STEP;
 use super::{get_freepointer, obj_to_index, place_of, set_freepointer};
 use crate::ids::{CacheId, CpuId, Pfn};
 use crate::page_alloc::free_pages;
 use crate::slab_common::is_large_kmalloc;
-use crate::smp::{run_sequential, Ctx};
+use crate::smp::{run_sync, Ctx, SyncCtx};
 use crate::trace::{DetachedFreelist, Event, Recorder};
 use std::collections::BTreeSet;
 
@@ -22,81 +21,7 @@ const LOOKAHEAD: u32 = 3;
 
 /// `kmem_cache_alloc_bulk()`: `n` objects, all or none.
 pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: CacheId, n: u32, cpu: CpuId) -> Vec<u64> {
-    run_sequential(rec, cpu, async |k| alloc_bulk(k, cache, n).await)
-}
-
-/// `__kmem_cache_alloc_bulk()` (mm/slub.c, v6.6): with preemption off and the local lock held
-/// (`local_lock_irq()`), the objects come off `c->freelist` without a tid bump each; an empty
-/// freelist bumps the tid, drops the lock and calls `___slab_alloc()`, which refills it. Out
-/// of memory gives back what was taken and fails the whole request.
-pub(crate) async fn alloc_bulk(k: Ctx<'_>, cache: CacheId, n: u32) -> Vec<u64> {
-    let step = k.call("kmem_cache_alloc_bulk", "bulk", "step.alloc_bulk");
-    k.arg_cache("cache", cache);
-    k.arg("cpu", k.cpu());
-    k.arg("count", n);
-    k.preempt(true);
-    k.local_lock_irqsave(cache).await;
-    let cpu = k.cpu();
-    let mut p = Vec::with_capacity(n as usize);
-    for _ in 0..n {
-        let c = k.m(|m| m.slub().caches[cache].cpu[cpu].clone());
-        if c.freelist == 0 {
-            k.with(|rec| {
-                rec.emit(Event::CpuFreelistSet {
-                    cache,
-                    cpu,
-                    freelist: 0,
-                    tid: c.tid + TID_STEP,
-                });
-            });
-            k.local_unlock_irqrestore(cache).await;
-            let obj = ___slab_alloc(k, cache, None).await;
-            if obj == 0 {
-                // error: give back what was taken and fail the whole request.
-                k.preempt(false);
-                if !p.is_empty() {
-                    free_bulk(k, Some(cache), &p).await;
-                }
-                k.arg("failed", "out of memory");
-                drop(step);
-                return Vec::new();
-            }
-            p.push(obj);
-            k.local_lock_irqsave(cache).await;
-            continue;
-        }
-        k.with(|rec| {
-            let next = get_freepointer(rec.machine(), c.freelist);
-            rec.emit(Event::CpuFreelistSet {
-                cache,
-                cpu,
-                freelist: next,
-                tid: c.tid,
-            });
-            let place = place_of(rec.machine(), c.freelist).expect("free objects lie in slabs");
-            rec.emit(Event::ObjectAllocated {
-                cache,
-                cpu,
-                addr: c.freelist,
-                pfn: place.pfn,
-                index: place.index,
-            });
-        });
-        p.push(c.freelist);
-    }
-    k.with(|rec| {
-        let c = rec.machine().slub().caches[cache].cpu[cpu].clone();
-        rec.emit(Event::CpuFreelistSet {
-            cache,
-            cpu,
-            freelist: c.freelist,
-            tid: c.tid + TID_STEP,
-        });
-    });
-    k.local_unlock_irqrestore(cache).await;
-    k.preempt(false);
-    drop(step);
-    p
+    run_sync(rec, cpu, |k| sync::alloc_bulk(k, cache, n))
 }
 
 /// `kmem_cache_free_bulk(cache, objs)`, or `kfree_bulk(objs)` when `cache` is `None`. Every
@@ -108,30 +33,7 @@ pub fn kmem_cache_free_bulk(
     objs: &[u64],
     cpu: CpuId,
 ) -> FreeOutcome {
-    run_sequential(rec, cpu, async |k| free_bulk(k, cache, objs).await)
-}
-
-/// `kmem_cache_free_bulk()` as kernel code: each detached freelist freed as it is built.
-pub(crate) async fn free_bulk(k: Ctx<'_>, cache: Option<CacheId>, objs: &[u64]) -> FreeOutcome {
-    if let Some(bad) = k.with(|rec| first_bad(rec, cache, objs)) {
-        k.with(|rec| {
-            rec.call(
-                "kmem_cache_free_bulk",
-                "bad array entry",
-                "step.free_bulk_invalid",
-                |rec| {
-                    rec.arg_addr("addr", bad);
-                },
-            );
-        });
-        return FreeOutcome::Refused;
-    }
-    let mut p = objs.to_vec();
-    let mut size = p.len();
-    while size > 0 {
-        size = build_detached_freelist(k, cache, &mut p, size).await;
-    }
-    FreeOutcome::Freed
+    run_sync(rec, cpu, |k| sync::free_bulk(k, cache, objs))
 }
 
 /// The first entry that is not a live object of the right kind (or appears twice).
@@ -150,27 +52,6 @@ fn first_bad(rec: &Recorder, cache: Option<CacheId>, objs: &[u64]) -> Option<u64
             None => true,
         }
     })
-}
-
-/// `build_detached_freelist()`: takes the last entry, gathers the other entries of its slab
-/// from the end of the array until the third entry of another slab, and parks the gathered
-/// ones at the top of the array; then `slab_free()` frees the group with one `do_slab_free()`,
-/// after `slab_free_freelist_hook()` has reversed it. Returns how many entries remain to be
-/// freed.
-async fn build_detached_freelist(
-    k: Ctx<'_>,
-    cache: Option<CacheId>,
-    p: &mut [u64],
-    size: usize,
-) -> usize {
-    let cpu = k.cpu();
-    let (same, df_cache, slab, group) = k.with(|rec| detach(rec, cache, p, size, cpu));
-    let Some((df_cache, slab, group)) = df_cache.zip(slab).zip(group).map(|((a, b), c)| (a, b, c))
-    else {
-        return same;
-    };
-    do_slab_free(k, df_cache, slab, &group).await;
-    same
 }
 
 /// `build_detached_freelist()`'s gathering and `slab_free_freelist_hook()`, as steps; returns
@@ -314,4 +195,135 @@ fn slab_free_freelist_hook(
         },
     );
     group
+}
+
+/// The paths that race with other CPUs: written once, run as async code by the
+/// interleaving executor and as its synchronous twin (`sync`) by sequential runs.
+#[slabscope_dual::dual]
+pub(crate) mod asyn {
+    use super::*;
+    use crate::slub::alloc::asyn::___slab_alloc;
+    use crate::slub::free::asyn::do_slab_free;
+
+    /// `__kmem_cache_alloc_bulk()` (mm/slub.c, v6.6): with preemption off and the local lock held
+    /// (`local_lock_irq()`), the objects come off `c->freelist` without a tid bump each; an empty
+    /// freelist bumps the tid, drops the lock and calls `___slab_alloc()`, which refills it. Out
+    /// of memory gives back what was taken and fails the whole request.
+    pub(crate) async fn alloc_bulk(k: Ctx<'_>, cache: CacheId, n: u32) -> Vec<u64> {
+        let step = k.call("kmem_cache_alloc_bulk", "bulk", "step.alloc_bulk");
+        k.arg_cache("cache", cache);
+        k.arg("cpu", k.cpu());
+        k.arg("count", n);
+        k.preempt(true);
+        k.local_lock_irqsave(cache).await;
+        let mut p = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            // `c = this_cpu_ptr(s->cpu_slab)` afresh: ___slab_alloc() lets the task move while
+            // it gets a new slab.
+            let cpu = k.cpu();
+            let c = k.m(|m| m.slub().caches[cache].cpu[cpu].clone());
+            if c.freelist == 0 {
+                k.with(|rec| {
+                    rec.emit(Event::CpuFreelistSet {
+                        cache,
+                        cpu,
+                        freelist: 0,
+                        tid: c.tid + TID_STEP,
+                    });
+                });
+                k.local_unlock_irqrestore(cache).await;
+                let obj = ___slab_alloc(k, cache, None).await;
+                if obj == 0 {
+                    // error: give back what was taken and fail the whole request.
+                    k.preempt(false);
+                    if !p.is_empty() {
+                        free_bulk(k, Some(cache), &p).await;
+                    }
+                    k.arg("failed", "out of memory");
+                    drop(step);
+                    return Vec::new();
+                }
+                p.push(obj);
+                k.local_lock_irqsave(cache).await;
+                continue;
+            }
+            k.with(|rec| {
+                let next = get_freepointer(rec.machine(), c.freelist);
+                rec.emit(Event::CpuFreelistSet {
+                    cache,
+                    cpu,
+                    freelist: next,
+                    tid: c.tid,
+                });
+                let place = place_of(rec.machine(), c.freelist).expect("free objects lie in slabs");
+                rec.emit(Event::ObjectAllocated {
+                    cache,
+                    cpu,
+                    addr: c.freelist,
+                    pfn: place.pfn,
+                    index: place.index,
+                });
+            });
+            p.push(c.freelist);
+        }
+        let cpu = k.cpu();
+        k.with(|rec| {
+            let c = rec.machine().slub().caches[cache].cpu[cpu].clone();
+            rec.emit(Event::CpuFreelistSet {
+                cache,
+                cpu,
+                freelist: c.freelist,
+                tid: c.tid + TID_STEP,
+            });
+        });
+        k.local_unlock_irqrestore(cache).await;
+        k.preempt(false);
+        drop(step);
+        p
+    }
+
+    /// `kmem_cache_free_bulk()` as kernel code: each detached freelist freed as it is built.
+    pub(crate) async fn free_bulk(k: Ctx<'_>, cache: Option<CacheId>, objs: &[u64]) -> FreeOutcome {
+        if let Some(bad) = k.with(|rec| first_bad(rec, cache, objs)) {
+            k.with(|rec| {
+                rec.call(
+                    "kmem_cache_free_bulk",
+                    "bad array entry",
+                    "step.free_bulk_invalid",
+                    |rec| {
+                        rec.arg_addr("addr", bad);
+                    },
+                );
+            });
+            return FreeOutcome::Refused;
+        }
+        let mut p = objs.to_vec();
+        let mut size = p.len();
+        while size > 0 {
+            size = build_detached_freelist(k, cache, &mut p, size).await;
+        }
+        FreeOutcome::Freed
+    }
+
+    /// `build_detached_freelist()`: takes the last entry, gathers the other entries of its slab
+    /// from the end of the array until the third entry of another slab, and parks the gathered
+    /// ones at the top of the array; then `slab_free()` frees the group with one `do_slab_free()`,
+    /// after `slab_free_freelist_hook()` has reversed it. Returns how many entries remain to be
+    /// freed.
+    pub(crate) async fn build_detached_freelist(
+        k: Ctx<'_>,
+        cache: Option<CacheId>,
+        p: &mut [u64],
+        size: usize,
+    ) -> usize {
+        let cpu = k.cpu();
+        let (same, df_cache, slab, group) = k.with(|rec| detach(rec, cache, p, size, cpu));
+        let Some((df_cache, slab, group)) =
+            df_cache.zip(slab).zip(group).map(|((a, b), c)| (a, b, c))
+        else {
+            return same;
+        };
+        do_slab_free(k, df_cache, slab, &group).await;
+        same
+    }
 }

@@ -22,6 +22,8 @@ pub(crate) struct SlubPlace {
     pub node_partial: u32,
     /// Times it is on a node full list of its cache.
     pub node_full: u32,
+    /// Tasks of an interleaved run that hold it between two micro-steps (`SlubState::held`).
+    pub task: u32,
 }
 
 impl SlubPlace {
@@ -30,7 +32,7 @@ impl SlubPlace {
     }
 
     fn per_cpu(self) -> u32 {
-        self.cpu_slab.count_ones() + self.cpu_partial
+        self.cpu_slab.count_ones() + self.cpu_partial + self.task
     }
 }
 
@@ -57,6 +59,9 @@ impl SlubPlaces {
                     place.cpu_partial += 1;
                     place.cpu_partial_of |= cpu.bit();
                 }
+            }
+            for h in m.slub().held.iter().filter(|h| mine(&h.pfn)) {
+                index.entry(h.pfn).or_default().task += 1;
             }
             for n in &s.node {
                 for &pfn in n.partial.iter().filter(|p| mine(p)) {
@@ -94,6 +99,7 @@ impl SlubPlaces {
                     place.node_partial += count(&n.partial);
                     place.node_full += count(&n.full);
                 }
+                place.task = m.slub().held.iter().filter(|h| h.pfn == pfn).count() as u32;
                 place
             }
         }
@@ -155,12 +161,27 @@ fn walk(
     seen: &mut [u64],
     bad: &mut Vec<String>,
 ) -> u32 {
+    walk_n(m, pfn, slab, head, u32::MAX, what, seen, bad)
+}
+
+/// `walk`, stopping after `limit` objects.
+#[allow(clippy::too_many_arguments, reason = "walk's arguments and the limit")]
+fn walk_n(
+    m: &Machine,
+    pfn: Pfn,
+    slab: &Slab,
+    head: u64,
+    limit: u32,
+    what: &str,
+    seen: &mut [u64],
+    bad: &mut Vec<String>,
+) -> u32 {
     let s = &m.slub().caches[slab.cache];
     let size = u64::from(s.geometry.size);
     let start = m.object_addr(pfn, s.geometry.size, 0);
     let mut n = 0;
     let mut at = head;
-    while at != 0 {
+    while at != 0 && n < limit {
         if n > slab.objects {
             bad.push(format!("{what} of slab {pfn:#x} has a cycle"));
             break;
@@ -233,6 +254,10 @@ pub(crate) fn check_slab(m: &Machine, pfn: Pfn, place: SlubPlace, bad: &mut Vec<
             cpu_free += walk(m, pfn, slab, c.freelist, "c->freelist", &mut seen, bad);
         }
     }
+    for h in m.slub().held.iter().filter(|h| h.pfn == pfn) {
+        let what = "a task's freelist";
+        cpu_free += walk_n(m, pfn, slab, h.freelist, h.count, what, &mut seen, bad);
+    }
     let live = slab.allocated.iter().filter(|&&a| a).count() as u32;
     if live + cpu_free != slab.inuse {
         bad.push(format!(
@@ -261,6 +286,9 @@ pub(crate) fn check_slab(m: &Machine, pfn: Pfn, place: SlubPlace, bad: &mut Vec<
     match (slab.frozen, place.per_cpu() > 0, place.node_partial > 0) {
         (true, true, false) | (false, false, true) => {}
         (false, false, false) if slab.freelist == 0 => {} // full, on no list (or n->full)
+        // A task holds it between two micro-steps: frozen for it, or unfrozen and empty on
+        // its way to discard_slab().
+        (false, true, false) if place.task > 0 => {}
         other => bad.push(format!(
             "slab {pfn:#x}: frozen/per-CPU/node-partial = {other:?} (free {free})"
         )),

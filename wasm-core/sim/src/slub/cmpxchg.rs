@@ -9,7 +9,7 @@
 use super::state::Slab;
 use crate::ids::{CpuId, NodeId, Pfn};
 use crate::smp::micro::{Access, Micro, RetryReason};
-use crate::smp::Ctx;
+use crate::smp::{Ctx, SyncCtx};
 use crate::trace::{Event, Recorder};
 use std::future::Future;
 
@@ -41,75 +41,82 @@ fn word(slab: &Slab) -> SlabRead {
     }
 }
 
-/// `prior = slab->freelist; counters = slab->counters` (one micro-step: the two words are
-/// read back to back, and the cmpxchg that follows checks both).
-pub(crate) fn read_slab(k: Ctx<'_>, pfn: Pfn) -> impl Future<Output = SlabRead> + '_ {
-    k.step(Access::ReadSlab, move || {
-        // A slab read here is held by the task (an object it frees, its cpu slab, a slab under
-        // a lock it holds), so it cannot have been freed; a damaged run may still get here,
-        // and reads zeros rather than stopping.
-        let read = k
-            .m(|m| m.slub().slabs.get(&pfn).map(word))
-            .unwrap_or(SlabRead {
-                freelist: 0,
-                inuse: 0,
-                frozen: false,
-                objects: 0,
-                node: NodeId(0),
-            });
-        k.note(Micro::ReadSlab {
-            cpu: k.cpu(),
-            pfn,
-            freelist: read.freelist,
-            inuse: read.inuse,
-            frozen: read.frozen,
-        });
-        read
-    })
-}
+/// The paths that race with other CPUs: written once, run as async code by the
+/// interleaving executor and as its synchronous twin (`sync`) by sequential runs.
+#[slabscope_dual::dual]
+pub(crate) mod asyn {
+    use super::*;
 
-/// `slab_update_freelist(s, slab, old.freelist, old.counters, new.freelist, new.counters,
-/// site)`: if the slab still holds what was read (`old`), it takes `new` (after `before`,
-/// what the caller does under a lock at the same moment) and this returns true; else nothing
-/// changes, the failure is counted for `site`, and the caller goes round its loop.
-pub(crate) fn slab_update_freelist<'a>(
-    k: Ctx<'a>,
-    pfn: Pfn,
-    old: &SlabRead,
-    new: SlabWord,
-    site: &'static str,
-    before: impl FnOnce(&mut Recorder) + Unpin + 'a,
-) -> impl Future<Output = bool> + 'a {
-    let old = *old;
-    k.step(Access::CmpxchgSlab, move || {
-        let now = k.m(|m| m.slub().slabs.get(&pfn).map(word));
-        let ok = now.is_some_and(|w| {
-            w.freelist == old.freelist && w.inuse == old.inuse && w.frozen == old.frozen
-        });
-        if ok {
-            k.with(|rec| {
-                before(rec);
-                rec.emit(Event::SlabStateSet {
-                    pfn,
-                    freelist: new.freelist,
-                    inuse: new.inuse,
-                    frozen: new.frozen,
+    /// `prior = slab->freelist; counters = slab->counters` (one micro-step: the two words are
+    /// read back to back, and the cmpxchg that follows checks both).
+    pub(crate) fn read_slab(k: Ctx<'_>, pfn: Pfn) -> impl Future<Output = SlabRead> + '_ {
+        k.step(Access::ReadSlab, move || {
+            // A slab read here is held by the task (an object it frees, its cpu slab, a slab under
+            // a lock it holds), so it cannot have been freed; a damaged run may still get here,
+            // and reads zeros rather than stopping.
+            let read = k
+                .m(|m| m.slub().slabs.get(&pfn).map(word))
+                .unwrap_or(SlabRead {
+                    freelist: 0,
+                    inuse: 0,
+                    frozen: false,
+                    objects: 0,
+                    node: NodeId(0),
                 });
+            k.note(Micro::ReadSlab {
+                cpu: k.cpu(),
+                pfn,
+                freelist: read.freelist,
+                inuse: read.inuse,
+                frozen: read.frozen,
             });
-        } else {
-            k.count_retry(site, RetryReason::SlabChanged);
-        }
-        let cpu: CpuId = k.cpu();
-        k.note(Micro::CmpxchgSlab {
-            cpu,
-            pfn,
-            site,
-            ok,
-            old: old.freelist,
-            new: new.freelist,
-            inuse: new.inuse,
-            frozen: new.frozen,
-        });
-        ok
-    })
+            read
+        })
+    }
+
+    /// `slab_update_freelist(s, slab, old.freelist, old.counters, new.freelist, new.counters,
+    /// site)`: if the slab still holds what was read (`old`), it takes `new` (after `before`,
+    /// what the caller does under a lock at the same moment) and this returns true; else nothing
+    /// changes, the failure is counted for `site`, and the caller goes round its loop.
+    pub(crate) fn slab_update_freelist<'a>(
+        k: Ctx<'a>,
+        pfn: Pfn,
+        old: &SlabRead,
+        new: SlabWord,
+        site: &'static str,
+        before: impl FnOnce(&mut Recorder) + Unpin + 'a,
+    ) -> impl Future<Output = bool> + 'a {
+        let old = *old;
+        k.step(Access::CmpxchgSlab, move || {
+            let now = k.m(|m| m.slub().slabs.get(&pfn).map(word));
+            let ok = now.is_some_and(|w| {
+                w.freelist == old.freelist && w.inuse == old.inuse && w.frozen == old.frozen
+            });
+            if ok {
+                k.with(|rec| {
+                    before(rec);
+                    rec.emit(Event::SlabStateSet {
+                        pfn,
+                        freelist: new.freelist,
+                        inuse: new.inuse,
+                        frozen: new.frozen,
+                    });
+                });
+            } else {
+                k.count_retry(site, RetryReason::SlabChanged);
+            }
+            let cpu: CpuId = k.cpu();
+            k.note(Micro::CmpxchgSlab {
+                cpu,
+                pfn,
+                site,
+                ok,
+                old: old.freelist,
+                new: new.freelist,
+                inuse: new.inuse,
+                frozen: new.frozen,
+            });
+            ok
+        })
+    }
 }

@@ -2,9 +2,7 @@
 //! `__slab_free()` (mm/slub.c, v6.6; spec 2.7.1, 2.7.2), and the checks that turn bad frees
 //! into diagnostic steps instead of corrupting the simulation.
 
-use super::alloc::{read_tid, update_cpu_freelist_fast};
-use super::cmpxchg::{read_slab, slab_update_freelist, SlabWord};
-use super::partial::{discard_slab_k, put_cpu_partial};
+use super::cmpxchg::SlabWord;
 use super::{object_freed, place_of, set_freepointer_at};
 use crate::ids::{CacheId, CpuId};
 use crate::machine::{Machine, Pfn};
@@ -14,31 +12,57 @@ use crate::slab_common::{
     wrong_cache_unchecked,
 };
 use crate::smp::micro::{Access, Micro};
-use crate::smp::{run_sequential, Ctx};
+use crate::smp::{run_sync, Ctx, SyncCtx};
 use crate::trace::{End, Event, Recorder, Splice};
 use std::future::Future;
 
 /// `kfree()` of `addr` on `cpu`; with `cache`, `kmem_cache_free(cache, addr)`.
 pub fn kfree(rec: &mut Recorder, addr: u64, cpu: CpuId, cache: Option<CacheId>) -> FreeOutcome {
+    match free_target(rec, addr, cpu, cache) {
+        Ok(t) => {
+            slab_free(rec, t.cache, t.pfn, addr, t.index, cpu);
+            FreeOutcome::Freed
+        }
+        Err(outcome) => outcome,
+    }
+}
+
+/// What `slab_free()` frees an object into: the cache whose code runs, the slab and the
+/// object's index there.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FreeTarget {
+    pub cache: CacheId,
+    pub pfn: Pfn,
+    pub index: u32,
+}
+
+/// `kfree()`/`kmem_cache_free()` up to `slab_free()`: every check a free passes first, each
+/// failure a diagnostic step and the outcome.
+pub(crate) fn free_target(
+    rec: &mut Recorder,
+    addr: u64,
+    cpu: CpuId,
+    cache: Option<CacheId>,
+) -> Result<FreeTarget, FreeOutcome> {
     let m = rec.machine();
     let destroyed = cache.filter(|&c| m.slub().caches[c].destroyed);
     if let Some(outcome) = free_prologue(rec, addr, destroyed) {
-        return outcome;
+        return Err(outcome);
     }
     let m = rec.machine();
     let Some(place) = place_of(m, addr) else {
         // With slub_debug the kernel reports "Invalid object pointer".
-        return free_outside_slabs(rec, addr, cpu, cache);
+        return Err(free_outside_slabs(rec, addr, cpu, cache));
     };
     if place.offset != 0 {
         // slub_debug=F: "Invalid object pointer"; without it the free pointer is written into
         // the middle of a neighbour and the freelist is corrupted.
-        return diagnostic(
+        return Err(diagnostic(
             rec,
             "pointer inside an object",
             "step.kfree_inside_object",
             addr,
-        );
+        ));
     }
     let slab = &m.slub().slabs[&place.pfn];
     let slab_cache = slab.cache;
@@ -49,21 +73,21 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: CpuId, cache: Option<CacheId>) 
         // then, with SLAB_CONSISTENCY_CHECKS, on_freelist(). Either abandons the free.
         let s = &m.slub().caches[slab_cache];
         if s.debug() && slab.inuse == 0 {
-            return diagnostic(
+            return Err(diagnostic(
                 rec,
                 "double free: slub_debug reports Slab has 0 allocated objects",
                 "step.kfree_double_free_debug_inuse",
                 addr,
-            );
+            ));
         }
         if s.flags.consistency_checks {
             // free_consistency_checks() → on_freelist(): "Object already free".
-            return diagnostic(
+            return Err(diagnostic(
                 rec,
                 "double free: slub_debug=F reports Object already free",
                 "step.kfree_double_free_debug",
                 addr,
-            );
+            ));
         }
         // With CONFIG_SLAB_FREELIST_HARDENED, set_freepointer() has a naive check,
         // BUG_ON(object == fp): freeing again the object at the head of the freelist it would
@@ -77,14 +101,19 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: CpuId, cache: Option<CacheId>) 
             slab.freelist
         };
         if s.hardened && fp == addr {
-            return diagnostic(
+            return Err(diagnostic(
                 rec,
                 "double free caught by BUG_ON(object == fp)",
                 "step.kfree_double_free_bug",
                 addr,
-            );
+            ));
         }
-        return diagnostic(rec, "double free", "step.kfree_double_free", addr);
+        return Err(diagnostic(
+            rec,
+            "double free",
+            "step.kfree_double_free",
+            addr,
+        ));
     }
     let mut s = slab_cache;
     if let Some(named) = cache.filter(|&c| c != slab_cache) {
@@ -93,8 +122,11 @@ pub fn kfree(rec: &mut Recorder, addr: u64, cpu: CpuId, cache: Option<CacheId>) 
             None => wrong_cache(rec, named, slab_cache),
         }
     }
-    slab_free(rec, s, place.pfn, addr, place.index, cpu);
-    FreeOutcome::Freed
+    Ok(FreeTarget {
+        cache: s,
+        pfn: place.pfn,
+        index: place.index,
+    })
 }
 
 /// `cache_from_obj(named, x)` (mm/slab.h, v6.6) for an object `addr` of `slab_cache`'s slab at
@@ -136,281 +168,9 @@ pub(super) fn cache_from_obj_unchecked(
 /// `slab_free_freelist_hook()` pass over a one-object list changes nothing (it stores NULL in
 /// the free pointer, which `do_slab_free()` overwrites), so it gets no step; see `bulk.rs`.
 fn slab_free(rec: &mut Recorder, cache: CacheId, pfn: Pfn, addr: u64, index: u32, cpu: CpuId) {
-    run_sequential(rec, cpu, async |k| {
-        do_slab_free(k, cache, pfn, &[(addr, index)]).await;
+    run_sync(rec, cpu, |k| {
+        sync::do_slab_free(k, cache, pfn, &[(addr, index)])
     });
-}
-
-/// `do_slab_free()` (mm/slub.c, v6.6): frees `objs` of one slab, each with its index there,
-/// already linked head to tail (`objs[0]` is the head, each links to the next, the last is
-/// the tail). Objects of the CPU's cpu slab go on `c->freelist` with the lockless cmpxchg on
-/// (freelist, tid), retried from `redo` when the tid moved on; others take `__slab_free()`,
-/// which a debug cache (never a cpu slab) does under the node's list lock:
-///
-/// ```text
-/// redo:
-///     c = raw_cpu_ptr(s->cpu_slab); tid = READ_ONCE(c->tid);
-///     if (slab != c->slab) { __slab_free(...); return; }
-///     freelist = READ_ONCE(c->freelist);
-///     set_freepointer(s, tail_obj, freelist);
-///     if (!__update_cpu_freelist_fast(s, freelist, head, tid)) {
-///         note_cmpxchg_failure("slab_free", s, tid); goto redo;
-///     }
-/// ```
-pub(crate) async fn do_slab_free(k: Ctx<'_>, cache: CacheId, pfn: Pfn, objs: &[(u64, u32)]) {
-    let _f = k.frame("do_slab_free");
-    let (head, (_, tail_index)) = (objs[0].0, objs[objs.len() - 1]);
-    loop {
-        // redo:
-        let (c, tid) = read_tid(k, cache).await;
-        let c_slab = read_cpu_slab(k, cache, c).await;
-        if c_slab != Some(pfn) {
-            if k.m(|m| m.slub().caches[cache].debug()) {
-                return Box::pin(free_to_partial_list(k, cache, pfn, objs)).await;
-            }
-            return __slab_free(k, cache, pfn, objs).await;
-        }
-        let step = k.call("do_slab_free", "fast path", "step.free_fast");
-        k.arg_cache("cache", cache);
-        k.arg("cpu", k.cpu());
-        k.arg("count", objs.len() as u32);
-        let freelist = read_cpu_freelist_only(k, cache, c).await;
-        set_freepointer_k(k, pfn, tail_index, freelist).await;
-        if update_cpu_freelist_fast(k, cache, freelist, head, tid, "slab_free").await {
-            let cpu = k.cpu();
-            k.with(|rec| {
-                for &(addr, index) in objs {
-                    object_freed(rec, cache, cpu, pfn, addr, index);
-                }
-            });
-            return;
-        }
-        drop(step); // goto redo
-    }
-}
-
-/// `slab != c->slab`: the cpu slab of CPU `c`.
-fn read_cpu_slab(k: Ctx<'_>, cache: CacheId, c: CpuId) -> impl Future<Output = Option<Pfn>> + '_ {
-    k.step(Access::ReadCpu, move || {
-        let slab = k.m(|m| m.slub().caches[cache].cpu[c].slab);
-        k.note(Micro::ReadCpuSlab {
-            cache,
-            cpu: k.cpu(),
-            of: c,
-            slab,
-        });
-        slab
-    })
-}
-
-/// `freelist = READ_ONCE(c->freelist)` of CPU `c`.
-fn read_cpu_freelist_only(k: Ctx<'_>, cache: CacheId, c: CpuId) -> impl Future<Output = u64> + '_ {
-    k.step(Access::ReadCpu, move || {
-        let freelist = k.m(|m| m.slub().caches[cache].cpu[c].freelist);
-        k.note(Micro::ReadCpuFreelist {
-            cache,
-            cpu: k.cpu(),
-            of: c,
-            freelist,
-        });
-        freelist
-    })
-}
-
-/// `set_freepointer(s, object, value)` of object `index` of the slab at `pfn`, an object the
-/// task holds (nobody else reads it before a cmpxchg publishes it).
-pub(crate) fn set_freepointer_k(
-    k: Ctx<'_>,
-    pfn: Pfn,
-    index: u32,
-    value: u64,
-) -> impl Future<Output = ()> + '_ {
-    k.step(Access::SetFreepointer, move || {
-        let object = k.with(|rec| {
-            set_freepointer_at(rec, pfn, index, value);
-            let size = rec.machine().slub().slabs.get(&pfn).map_or(0, |s| s.size);
-            rec.machine().object_addr(pfn, size, index)
-        });
-        k.note(Micro::SetFreepointer {
-            cpu: k.cpu(),
-            object,
-            value,
-        });
-    })
-}
-
-/// `__slab_free()` (mm/slub.c, v6.6) for `cnt = objs.len()` objects of one slab (not of a
-/// debug cache), linked head to tail:
-///
-/// ```text
-/// do {
-///     if (n) { spin_unlock_irqrestore(&n->list_lock, flags); n = NULL; }
-///     prior = slab->freelist; counters = slab->counters;
-///     set_freepointer(s, tail, prior);
-///     new.counters = counters; was_frozen = new.frozen; new.inuse -= cnt;
-///     if ((!new.inuse || !prior) && !was_frozen) {
-///         if (kmem_cache_has_cpu_partial(s) && !prior) new.frozen = 1;
-///         else { n = get_node(s, slab_nid(slab)); spin_lock_irqsave(&n->list_lock, flags); }
-///     }
-/// } while (!slab_update_freelist(s, slab, prior, counters, head, new.counters, "__slab_free"));
-/// ```
-async fn __slab_free(k: Ctx<'_>, cache: CacheId, pfn: Pfn, objs: &[(u64, u32)]) {
-    let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
-    let (has_cpu_partial, min_partial) = k.m(|m| {
-        let s = &m.slub().caches[cache];
-        (s.has_cpu_partial(), u64::from(s.geometry.min_partial))
-    });
-    let (step, old, new, takes_node_lock) = loop {
-        let old = read_slab(k, pfn).await;
-        let (prior, was_frozen) = (old.freelist, old.frozen);
-        let inuse = old.inuse - cnt;
-        let mut frozen = was_frozen;
-        let mut takes_node_lock = false;
-        if (inuse == 0 || prior == 0) && !was_frozen {
-            if has_cpu_partial && prior == 0 {
-                frozen = true; // a full slab gets its first free: freeze it for this CPU
-            } else {
-                takes_node_lock = true;
-            }
-        }
-        let path = if !takes_node_lock {
-            if was_frozen {
-                "frozen slab"
-            } else if frozen {
-                "full slab to cpu partial"
-            } else {
-                "partial slab"
-            }
-        } else if inuse == 0 {
-            "empty slab"
-        } else {
-            "full slab to node partial"
-        };
-        let step = k.call("__slab_free", path, "step.slab_free");
-        k.arg_cache("cache", cache);
-        k.arg("cpu", k.cpu());
-        k.arg("inuse", inuse);
-        k.arg("count", cnt);
-        set_freepointer_k(k, pfn, tail_index, prior).await;
-        if takes_node_lock {
-            k.spin_lock_irqsave(cache, old.node).await;
-        }
-        let new = SlabWord {
-            freelist: head,
-            inuse,
-            frozen,
-        };
-        if slab_update_freelist(k, pfn, &old, new, "__slab_free", |_| {}).await {
-            break (step, old, new, takes_node_lock);
-        }
-        drop(step);
-        if takes_node_lock {
-            k.spin_unlock_irqrestore(cache, old.node).await;
-        }
-    };
-    let cpu = k.cpu();
-    k.with(|rec| {
-        for &(addr, index) in objs {
-            object_freed(rec, cache, cpu, pfn, addr, index);
-        }
-    });
-    let (prior, node) = (old.freelist, old.node);
-    if !takes_node_lock {
-        if !old.frozen && new.frozen {
-            put_cpu_partial(k, cache, pfn, true).await; // CPU_PARTIAL_FREE
-        }
-        drop(step);
-        return;
-    }
-    let nr_partial = k.m(|m| m.slub().caches[cache].node[node].partial.len() as u64);
-    if new.inuse == 0 && nr_partial >= min_partial {
-        // slab_empty:
-        if prior != 0 {
-            k.with(|rec| rec.emit(Event::NodePartialRemoved { cache, node, pfn }));
-            // FREE_REMOVE_PARTIAL
-        }
-        k.spin_unlock_irqrestore(cache, node).await;
-        discard_slab_k(k, cache, pfn).await;
-        drop(step);
-        return;
-    }
-    if !has_cpu_partial && prior == 0 {
-        k.with(|rec| {
-            rec.emit(Event::NodePartialAdded {
-                cache,
-                node,
-                pfn,
-                end: End::Tail,
-            });
-        }); // FREE_ADD_PARTIAL
-    }
-    k.spin_unlock_irqrestore(cache, node).await;
-    drop(step);
-}
-
-/// `free_to_partial_list()` (mm/slub.c, v6.6): how a debug cache frees (`__slab_free()` sends
-/// it here), all under the node's `list_lock`: the objects go on the slab's freelist; a slab
-/// that was full returns to the partial list (leaving `n->full`), and an empty one is
-/// discarded once the node keeps `min_partial` partial slabs (freed after the unlock).
-async fn free_to_partial_list(k: Ctx<'_>, cache: CacheId, pfn: Pfn, objs: &[(u64, u32)]) {
-    let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
-    let (store_user, min_partial) = k.m(|m| {
-        let s = &m.slub().caches[cache];
-        (s.flags.store_user, s.geometry.min_partial as usize)
-    });
-    let node = k.m(|m| m.slub().slabs[&pfn].node);
-    let step = k.call("free_to_partial_list", "", "step.free_to_partial_list");
-    k.spin_lock_irqsave(cache, node).await;
-    let (slab, nr_partial) = k.m(|m| {
-        (
-            m.slub().slabs[&pfn].fields(),
-            m.slub().caches[cache].node[node].partial.len(),
-        )
-    });
-    let (prior, inuse) = (slab.freelist, slab.inuse - cnt);
-    let discard = inuse == 0 && nr_partial >= min_partial;
-    step.set_path(match (prior == 0, discard) {
-        (_, true) => "debug cache: empty slab discarded",
-        (true, false) => "debug cache: full slab to node partial",
-        (false, false) => "debug cache: partial slab",
-    });
-    k.arg_cache("cache", cache);
-    k.arg("cpu", k.cpu());
-    k.arg("inuse", inuse);
-    k.arg("count", cnt);
-    let cpu = k.cpu();
-    k.with(|rec| {
-        set_freepointer_at(rec, pfn, tail_index, prior);
-        rec.emit(Event::SlabStateSet {
-            pfn,
-            freelist: head,
-            inuse,
-            frozen: false,
-        });
-        for &(addr, index) in objs {
-            object_freed(rec, cache, cpu, pfn, addr, index);
-        }
-        if prior == 0 {
-            if store_user {
-                rec.emit(Event::NodeFullRemoved { cache, node, pfn });
-            }
-            if !discard {
-                rec.emit(Event::NodePartialAdded {
-                    cache,
-                    node,
-                    pfn,
-                    end: End::Tail,
-                });
-            }
-        } else if discard {
-            rec.emit(Event::NodePartialRemoved { cache, node, pfn });
-        }
-    });
-    k.spin_unlock_irqrestore(cache, node).await;
-    if discard {
-        discard_slab_k(k, cache, pfn).await;
-    }
-    drop(step);
 }
 
 /// The way `do_slab_free()` takes for objects of the slab at `pfn` freed on `cpu`, as the
@@ -425,5 +185,305 @@ pub(crate) fn free_path(m: &Machine, cache: CacheId, pfn: Pfn, cpu: CpuId) -> Sp
         Splice::ListLock
     } else {
         Splice::SlabFreelist
+    }
+}
+
+/// The paths that race with other CPUs: written once, run as async code by the
+/// interleaving executor and as its synchronous twin (`sync`) by sequential runs.
+#[slabscope_dual::dual]
+pub(crate) mod asyn {
+    use super::*;
+    use crate::slub::alloc::asyn::{read_tid, update_cpu_freelist_fast};
+    use crate::slub::cmpxchg::asyn::{read_slab, slab_update_freelist};
+    use crate::slub::partial::asyn::{discard_slab_k, put_cpu_partial};
+
+    /// `do_slab_free()` (mm/slub.c, v6.6): frees `objs` of one slab, each with its index there,
+    /// already linked head to tail (`objs[0]` is the head, each links to the next, the last is
+    /// the tail). Objects of the CPU's cpu slab go on `c->freelist` with the lockless cmpxchg on
+    /// (freelist, tid), retried from `redo` when the tid moved on; others take `__slab_free()`,
+    /// which a debug cache (never a cpu slab) does under the node's list lock:
+    ///
+    /// ```text
+    /// redo:
+    ///     c = raw_cpu_ptr(s->cpu_slab); tid = READ_ONCE(c->tid);
+    ///     if (slab != c->slab) { __slab_free(...); return; }
+    ///     freelist = READ_ONCE(c->freelist);
+    ///     set_freepointer(s, tail_obj, freelist);
+    ///     if (!__update_cpu_freelist_fast(s, freelist, head, tid)) {
+    ///         note_cmpxchg_failure("slab_free", s, tid); goto redo;
+    ///     }
+    /// ```
+    pub(crate) async fn do_slab_free(k: Ctx<'_>, cache: CacheId, pfn: Pfn, objs: &[(u64, u32)]) {
+        let _f = k.frame("do_slab_free");
+        let (head, (_, tail_index)) = (objs[0].0, objs[objs.len() - 1]);
+        loop {
+            // redo:
+            let (c, tid) = read_tid(k, cache).await;
+            let c_slab = read_cpu_slab(k, cache, c).await;
+            if c_slab != Some(pfn) {
+                if k.m(|m| m.slub().caches[cache].debug()) {
+                    return Box::pin(free_to_partial_list(k, cache, pfn, objs)).await;
+                }
+                return __slab_free(k, cache, pfn, objs).await;
+            }
+            let step = k.call("do_slab_free", "fast path", "step.free_fast");
+            k.arg_cache("cache", cache);
+            k.arg("cpu", k.cpu());
+            k.arg("count", objs.len() as u32);
+            let freelist = read_cpu_freelist_only(k, cache, c).await;
+            set_freepointer_k(k, pfn, tail_index, freelist).await;
+            if update_cpu_freelist_fast(k, cache, freelist, head, tid, "slab_free").await {
+                let cpu = k.cpu();
+                k.with(|rec| {
+                    for &(addr, index) in objs {
+                        object_freed(rec, cache, cpu, pfn, addr, index);
+                    }
+                });
+                return;
+            }
+            drop(step); // goto redo
+        }
+    }
+
+    /// `slab != c->slab`: the cpu slab of CPU `c`.
+    pub(crate) fn read_cpu_slab(
+        k: Ctx<'_>,
+        cache: CacheId,
+        c: CpuId,
+    ) -> impl Future<Output = Option<Pfn>> + '_ {
+        k.step(Access::ReadCpu, move || {
+            let slab = k.m(|m| m.slub().caches[cache].cpu[c].slab);
+            k.note(Micro::ReadCpuSlab {
+                cache,
+                cpu: k.cpu(),
+                of: c,
+                slab,
+            });
+            slab
+        })
+    }
+
+    /// `freelist = READ_ONCE(c->freelist)` of CPU `c`.
+    pub(crate) fn read_cpu_freelist_only(
+        k: Ctx<'_>,
+        cache: CacheId,
+        c: CpuId,
+    ) -> impl Future<Output = u64> + '_ {
+        k.step(Access::ReadCpu, move || {
+            let freelist = k.m(|m| m.slub().caches[cache].cpu[c].freelist);
+            k.note(Micro::ReadCpuFreelist {
+                cache,
+                cpu: k.cpu(),
+                of: c,
+                freelist,
+            });
+            freelist
+        })
+    }
+
+    /// `set_freepointer(s, object, value)` of object `index` of the slab at `pfn`, an object the
+    /// task holds (nobody else reads it before a cmpxchg publishes it).
+    pub(crate) fn set_freepointer_k(
+        k: Ctx<'_>,
+        pfn: Pfn,
+        index: u32,
+        value: u64,
+    ) -> impl Future<Output = ()> + '_ {
+        k.step(Access::SetFreepointer, move || {
+            let object = k.with(|rec| {
+                set_freepointer_at(rec, pfn, index, value);
+                let size = rec.machine().slub().slabs.get(&pfn).map_or(0, |s| s.size);
+                rec.machine().object_addr(pfn, size, index)
+            });
+            k.note(Micro::SetFreepointer {
+                cpu: k.cpu(),
+                object,
+                value,
+            });
+        })
+    }
+
+    /// `__slab_free()` (mm/slub.c, v6.6) for `cnt = objs.len()` objects of one slab (not of a
+    /// debug cache), linked head to tail:
+    ///
+    /// ```text
+    /// do {
+    ///     if (n) { spin_unlock_irqrestore(&n->list_lock, flags); n = NULL; }
+    ///     prior = slab->freelist; counters = slab->counters;
+    ///     set_freepointer(s, tail, prior);
+    ///     new.counters = counters; was_frozen = new.frozen; new.inuse -= cnt;
+    ///     if ((!new.inuse || !prior) && !was_frozen) {
+    ///         if (kmem_cache_has_cpu_partial(s) && !prior) new.frozen = 1;
+    ///         else { n = get_node(s, slab_nid(slab)); spin_lock_irqsave(&n->list_lock, flags); }
+    ///     }
+    /// } while (!slab_update_freelist(s, slab, prior, counters, head, new.counters, "__slab_free"));
+    /// ```
+    pub(crate) async fn __slab_free(k: Ctx<'_>, cache: CacheId, pfn: Pfn, objs: &[(u64, u32)]) {
+        let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
+        let (has_cpu_partial, min_partial) = k.m(|m| {
+            let s = &m.slub().caches[cache];
+            (s.has_cpu_partial(), u64::from(s.geometry.min_partial))
+        });
+        let (step, old, new, takes_node_lock) = loop {
+            let old = read_slab(k, pfn).await;
+            let (prior, was_frozen) = (old.freelist, old.frozen);
+            let inuse = old.inuse - cnt;
+            let mut frozen = was_frozen;
+            let mut takes_node_lock = false;
+            if (inuse == 0 || prior == 0) && !was_frozen {
+                if has_cpu_partial && prior == 0 {
+                    frozen = true; // a full slab gets its first free: freeze it for this CPU
+                } else {
+                    takes_node_lock = true;
+                }
+            }
+            let path = if !takes_node_lock {
+                if was_frozen {
+                    "frozen slab"
+                } else if frozen {
+                    "full slab to cpu partial"
+                } else {
+                    "partial slab"
+                }
+            } else if inuse == 0 {
+                "empty slab"
+            } else {
+                "full slab to node partial"
+            };
+            let step = k.call("__slab_free", path, "step.slab_free");
+            k.arg_cache("cache", cache);
+            k.arg("cpu", k.cpu());
+            k.arg("inuse", inuse);
+            k.arg("count", cnt);
+            set_freepointer_k(k, pfn, tail_index, prior).await;
+            if takes_node_lock {
+                k.spin_lock_irqsave(cache, old.node).await;
+            }
+            let new = SlabWord {
+                freelist: head,
+                inuse,
+                frozen,
+            };
+            if slab_update_freelist(k, pfn, &old, new, "__slab_free", |_| {}).await {
+                break (step, old, new, takes_node_lock);
+            }
+            drop(step);
+            if takes_node_lock {
+                k.spin_unlock_irqrestore(cache, old.node).await;
+            }
+        };
+        let cpu = k.cpu();
+        k.with(|rec| {
+            for &(addr, index) in objs {
+                object_freed(rec, cache, cpu, pfn, addr, index);
+            }
+        });
+        let (prior, node) = (old.freelist, old.node);
+        if !takes_node_lock {
+            if !old.frozen && new.frozen {
+                k.hold(pfn, 0); // frozen for this CPU, on its way to the cpu partial stack
+                put_cpu_partial(k, cache, pfn, true).await; // CPU_PARTIAL_FREE
+            }
+            drop(step);
+            return;
+        }
+        let nr_partial = k.m(|m| m.slub().caches[cache].node[node].partial.len() as u64);
+        if new.inuse == 0 && nr_partial >= min_partial {
+            // slab_empty:
+            if prior != 0 {
+                k.with(|rec| rec.emit(Event::NodePartialRemoved { cache, node, pfn }));
+                // FREE_REMOVE_PARTIAL
+            }
+            k.hold(pfn, 0); // discarded once the lock is dropped
+            k.spin_unlock_irqrestore(cache, node).await;
+            discard_slab_k(k, cache, pfn).await;
+            drop(step);
+            return;
+        }
+        if !has_cpu_partial && prior == 0 {
+            k.with(|rec| {
+                rec.emit(Event::NodePartialAdded {
+                    cache,
+                    node,
+                    pfn,
+                    end: End::Tail,
+                });
+            }); // FREE_ADD_PARTIAL
+        }
+        k.spin_unlock_irqrestore(cache, node).await;
+        drop(step);
+    }
+
+    /// `free_to_partial_list()` (mm/slub.c, v6.6): how a debug cache frees (`__slab_free()` sends
+    /// it here), all under the node's `list_lock`: the objects go on the slab's freelist; a slab
+    /// that was full returns to the partial list (leaving `n->full`), and an empty one is
+    /// discarded once the node keeps `min_partial` partial slabs (freed after the unlock).
+    pub(crate) async fn free_to_partial_list(
+        k: Ctx<'_>,
+        cache: CacheId,
+        pfn: Pfn,
+        objs: &[(u64, u32)],
+    ) {
+        let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
+        let (store_user, min_partial) = k.m(|m| {
+            let s = &m.slub().caches[cache];
+            (s.flags.store_user, s.geometry.min_partial as usize)
+        });
+        let node = k.m(|m| m.slub().slabs[&pfn].node);
+        let step = k.call("free_to_partial_list", "", "step.free_to_partial_list");
+        k.spin_lock_irqsave(cache, node).await;
+        let (slab, nr_partial) = k.m(|m| {
+            (
+                m.slub().slabs[&pfn].fields(),
+                m.slub().caches[cache].node[node].partial.len(),
+            )
+        });
+        let (prior, inuse) = (slab.freelist, slab.inuse - cnt);
+        let discard = inuse == 0 && nr_partial >= min_partial;
+        step.set_path(match (prior == 0, discard) {
+            (_, true) => "debug cache: empty slab discarded",
+            (true, false) => "debug cache: full slab to node partial",
+            (false, false) => "debug cache: partial slab",
+        });
+        k.arg_cache("cache", cache);
+        k.arg("cpu", k.cpu());
+        k.arg("inuse", inuse);
+        k.arg("count", cnt);
+        let cpu = k.cpu();
+        k.with(|rec| {
+            set_freepointer_at(rec, pfn, tail_index, prior);
+            rec.emit(Event::SlabStateSet {
+                pfn,
+                freelist: head,
+                inuse,
+                frozen: false,
+            });
+            for &(addr, index) in objs {
+                object_freed(rec, cache, cpu, pfn, addr, index);
+            }
+            if prior == 0 {
+                if store_user {
+                    rec.emit(Event::NodeFullRemoved { cache, node, pfn });
+                }
+                if !discard {
+                    rec.emit(Event::NodePartialAdded {
+                        cache,
+                        node,
+                        pfn,
+                        end: End::Tail,
+                    });
+                }
+            } else if discard {
+                rec.emit(Event::NodePartialRemoved { cache, node, pfn });
+            }
+        });
+        if discard {
+            k.hold(pfn, 0); // discarded once the lock is dropped
+        }
+        k.spin_unlock_irqrestore(cache, node).await;
+        if discard {
+            discard_slab_k(k, cache, pfn).await;
+        }
+        drop(step);
     }
 }

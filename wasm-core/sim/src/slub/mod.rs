@@ -40,6 +40,7 @@ mod partial;
 pub(crate) mod random;
 mod shrink;
 pub mod state;
+pub mod task;
 
 pub use alloc::{__do_kmalloc_node, kmalloc, slab_alloc_node};
 pub use bulk::{kmem_cache_alloc_bulk, kmem_cache_free_bulk};
@@ -209,18 +210,6 @@ pub fn freelist_len(m: &Machine, head: u64) -> u32 {
 #[cfg(test)]
 mod fidelity_tests;
 #[cfg(test)]
+mod smp_tests;
+#[cfg(test)]
 mod tests;
-#[cfg(test)]
-pub(crate) fn alloc_probe(
-    k: crate::smp::Ctx<'_>,
-    c: CacheId,
-) -> impl std::future::Future<Output = u64> + '_ {
-    alloc::slab_alloc(k, c, None)
-}
-#[cfg(test)]
-pub(crate) fn free_probe(
-    k: crate::smp::Ctx<'_>,
-    c: CacheId,
-) -> impl std::future::Future<Output = ()> + '_ {
-    async move { free::do_slab_free(k, c, Pfn(0), &[]).await }
-}

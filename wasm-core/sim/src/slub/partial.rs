@@ -4,218 +4,15 @@
 //!
 //! These record their events into the step their caller has open.
 
-use super::alloc::detach_cpu_slab;
-use super::cmpxchg::{read_slab, slab_update_freelist, SlabWord};
-use super::free::set_freepointer_k;
+use super::cmpxchg::SlabWord;
 use super::{freelist_len, get_freepointer, obj_to_index};
 use crate::ids::{CacheId, CpuId};
 use crate::machine::{Damage, Pfn};
 use crate::page_alloc::free_pages;
 use crate::smp::micro::{Access, Micro};
-use crate::smp::{run_sequential, Ctx};
+use crate::smp::{run_sync, Ctx, SyncCtx};
 use crate::trace::{End, Event, Recorder};
 use std::future::Future;
-
-/// `put_cpu_partial()` (mm/slub.c, v6.6): under the local lock, push a frozen slab on this
-/// CPU's partial stack; with `drain`, a stack that already holds `cpu_partial_slabs` slabs is
-/// taken off whole and, after the lock is dropped, moved to the node lists.
-pub(crate) async fn put_cpu_partial(k: Ctx<'_>, cache: CacheId, pfn: Pfn, drain: bool) {
-    k.local_lock_irqsave(cache).await;
-    let cpu = k.cpu();
-    let spill = k.with(|rec| {
-        let s = &rec.machine().slub().caches[cache];
-        let limit = s.geometry.cpu_partial_slabs;
-        let mut old = s.cpu[cpu].partial;
-        let mut spill = None;
-        let mut slabs = 0;
-        if let Some(top) = old {
-            let depth = rec.machine().slub().slabs[&top].slabs;
-            if drain && depth >= limit {
-                spill = Some(top);
-                old = None;
-            } else {
-                slabs = depth;
-            }
-        }
-        // The new top's `slab->slabs` (mm/slub.c, v6.6: the depth of the stack from it down).
-        rec.arg("slabs", slabs + 1);
-        rec.emit(Event::SlabPartialLinked {
-            pfn,
-            next: old,
-            slabs: slabs + 1,
-        });
-        rec.emit(Event::CpuPartialSet {
-            cache,
-            cpu,
-            top: Some(pfn),
-        });
-        spill
-    });
-    k.local_unlock_irqrestore(cache).await;
-    if let Some(list) = spill {
-        // CPU_PARTIAL_DRAIN
-        k.arg("drained", 1u32);
-        __unfreeze_partials(k, cache, Some(list)).await;
-    }
-}
-
-/// `__unfreeze_partials()` (mm/slub.c, v6.6): every slab of the detached list is unfrozen with
-/// a cmpxchg loop (remote frees race with it) under its node's `list_lock`, taken whenever the
-/// node changes from the previous slab's, and added to the tail of the node's partial list,
-/// or, when empty and the node already keeps `min_partial`, pushed on `slab_to_discard`
-/// (through `slab->next`) and freed from its head once the lock is dropped: last met, first
-/// discarded.
-pub(crate) async fn __unfreeze_partials(k: Ctx<'_>, cache: CacheId, list: Option<Pfn>) {
-    let min_partial = k.m(|m| u64::from(m.slub().caches[cache].geometry.min_partial));
-    let mut discard = Vec::new();
-    let mut at = list;
-    let mut locked = None;
-    while let Some(pfn) = at {
-        let slab = k.m(|m| m.slub().slabs[&pfn].fields());
-        at = slab.next;
-        if locked != Some(slab.node) {
-            if let Some(n) = locked {
-                k.spin_unlock_irqrestore(cache, n).await;
-            }
-            locked = Some(slab.node);
-            k.spin_lock_irqsave(cache, slab.node).await;
-        }
-        loop {
-            let old = read_slab(k, pfn).await;
-            let new = SlabWord {
-                freelist: old.freelist,
-                inuse: old.inuse,
-                frozen: false,
-            };
-            let unlinked = move |rec: &mut Recorder| {
-                rec.emit(Event::SlabPartialLinked {
-                    pfn,
-                    next: None,
-                    slabs: 0,
-                });
-            };
-            if slab_update_freelist(k, pfn, &old, new, "__unfreeze_partials", unlinked).await {
-                let nr_partial =
-                    k.m(|m| m.slub().caches[cache].node[slab.node].partial.len() as u64);
-                if new.inuse == 0 && nr_partial >= min_partial {
-                    discard.push(pfn);
-                } else {
-                    k.with(|rec| {
-                        rec.emit(Event::NodePartialAdded {
-                            cache,
-                            node: slab.node,
-                            pfn,
-                            end: End::Tail,
-                        });
-                    });
-                }
-                break;
-            }
-        }
-    }
-    if let Some(n) = locked {
-        k.spin_unlock_irqrestore(cache, n).await;
-    }
-    // Pushed on the head of the discard list, freed from its head: the last one first.
-    for pfn in discard.into_iter().rev() {
-        discard_slab_k(k, cache, pfn).await;
-    }
-}
-
-/// `deactivate_slab()` (mm/slub.c, v6.6): the former cpu slab, detached by the caller with the
-/// CPU's freelist `cpu_freelist`, takes that freelist back and is unfrozen with a cmpxchg
-/// loop (remote frees race with it). What follows is chosen before each cmpxchg: discarded
-/// when it will be empty and the node keeps `min_partial` (`M_FREE`), added to its node's
-/// partial list under the `list_lock` taken before the cmpxchg ("Taking the spinlock
-/// removes the possibility that acquire_slab() will see a slab that is frozen";
-/// `M_PARTIAL`, at the tail if others had freed to it, else the head), or left unlisted when
-/// full (`M_FULL_NOLIST`).
-pub(crate) async fn deactivate_slab(k: Ctx<'_>, cache: CacheId, pfn: Pfn, cpu_freelist: u64) {
-    // "if (slab->freelist) ... DEACTIVATE_TO_TAIL": a look at the slab before stage one.
-    let first = read_slab(k, pfn).await;
-    let end = if first.freelist != 0 {
-        End::Tail
-    } else {
-        End::Head
-    };
-    // Stage one: count the CPU's free objects and find the last (objects the task holds).
-    let (free_delta, tail) = k.m(|m| {
-        let mut tail = cpu_freelist;
-        while tail != 0 && get_freepointer(m, tail) != 0 {
-            tail = get_freepointer(m, tail);
-        }
-        (freelist_len(m, cpu_freelist), tail)
-    });
-    let (node, min_partial) = k.m(|m| {
-        let s = &m.slub().caches[cache];
-        (m.slub().slabs[&pfn].node, u64::from(s.geometry.min_partial))
-    });
-    // Stage two: splice it in front of the slab's own freelist and unfreeze.
-    let (new, mode) = loop {
-        // redo:
-        let old = read_slab(k, pfn).await;
-        let new = if cpu_freelist != 0 {
-            let index = k.m(|m| obj_to_index(m, pfn, tail));
-            set_freepointer_k(k, pfn, index, old.freelist).await;
-            SlabWord {
-                freelist: cpu_freelist,
-                inuse: old.inuse - free_delta,
-                frozen: false,
-            }
-        } else {
-            SlabWord {
-                freelist: old.freelist,
-                inuse: old.inuse,
-                frozen: false,
-            }
-        };
-        let nr_partial = k.m(|m| m.slub().caches[cache].node[node].partial.len() as u64);
-        let mode = if new.inuse == 0 && nr_partial >= min_partial {
-            Mode::Free
-        } else if new.freelist != 0 {
-            k.spin_lock_irqsave(cache, node).await;
-            Mode::Partial
-        } else {
-            Mode::FullNoList
-        };
-        if slab_update_freelist(k, pfn, &old, new, "deactivate_slab", |_| {}).await {
-            break (new, mode);
-        }
-        if mode == Mode::Partial {
-            k.spin_unlock_irqrestore(cache, node).await;
-        }
-    };
-    // Stage three: the list.
-    match mode {
-        Mode::Partial => {
-            k.arg(
-                "deactivate",
-                if end == End::Head {
-                    "to head"
-                } else {
-                    "to tail"
-                },
-            );
-            k.with(|rec| {
-                rec.emit(Event::NodePartialAdded {
-                    cache,
-                    node,
-                    pfn,
-                    end,
-                });
-            });
-            k.spin_unlock_irqrestore(cache, node).await;
-        }
-        Mode::Free => {
-            k.arg("deactivate", "empty: discard");
-            discard_slab_k(k, cache, pfn).await;
-        }
-        Mode::FullNoList => {
-            debug_assert_eq!(new.freelist, 0);
-            k.arg("deactivate", "full");
-        }
-    }
-}
 
 /// `deactivate_slab()`'s `enum slab_modes`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -223,19 +20,6 @@ enum Mode {
     Partial,
     Free,
     FullNoList,
-}
-
-/// `discard_slab()` of a slab the task holds and no list has, as a micro-step of its own.
-pub(crate) fn discard_slab_k(
-    k: Ctx<'_>,
-    cache: CacheId,
-    pfn: Pfn,
-) -> impl Future<Output = ()> + '_ {
-    k.step(Access::Work, move || {
-        let cpu = k.cpu();
-        k.with(|rec| discard_slab(rec, cache, cpu, pfn));
-        k.note(Micro::Work { cpu });
-    })
 }
 
 /// `discard_slab()`: uncount it and free its pages (on `cpu`), inside the caller's step.
@@ -292,58 +76,313 @@ pub(crate) fn discard_slab(rec: &mut Recorder, cache: CacheId, cpu: CpuId, pfn: 
 
 /// `flush_cpu_slab()` on `cpu`: deactivate its cpu slab and unfreeze its partial stack.
 pub fn flush_cpu_slab(rec: &mut Recorder, cache: CacheId, cpu: CpuId) {
-    run_sequential(rec, cpu, async |k| flush_cpu_slab_k(k, cache).await);
+    run_sync(rec, cpu, |k| sync::flush_cpu_slab_k(k, cache));
 }
 
-/// `flush_cpu_slab()` (mm/slub.c, v6.6), run on the CPU itself: `flush_slab()` (under the
-/// local lock, detach the cpu slab and the CPU's freelist, bumping the tid; then
-/// `deactivate_slab()`), then `unfreeze_partials()` (under the local lock, detach the partial
-/// stack; then `__unfreeze_partials()`).
-#[doc(alias = "flush_slab")]
-pub(crate) async fn flush_cpu_slab_k(k: Ctx<'_>, cache: CacheId) {
-    let _f = k.frame("flush_cpu_slab");
-    let cpu = k.cpu();
-    if k.m(|m| m.slub().caches[cache].cpu[cpu].slab.is_some()) {
-        let _step = k.call("flush_slab", "deactivate cpu slab", "step.flush_slab");
-        k.arg_cache("cache", cache);
-        k.arg("cpu", cpu);
+/// The paths that race with other CPUs: written once, run as async code by the
+/// interleaving executor and as its synchronous twin (`sync`) by sequential runs.
+#[slabscope_dual::dual]
+pub(crate) mod asyn {
+    use super::*;
+    use crate::slub::alloc::asyn::detach_cpu_slab;
+    use crate::slub::cmpxchg::asyn::{read_slab, slab_update_freelist};
+    use crate::slub::free::asyn::set_freepointer_k;
+
+    /// `put_cpu_partial()` (mm/slub.c, v6.6): under the local lock, push a frozen slab on this
+    /// CPU's partial stack; with `drain`, a stack that already holds `cpu_partial_slabs` slabs is
+    /// taken off whole and, after the lock is dropped, moved to the node lists.
+    pub(crate) async fn put_cpu_partial(k: Ctx<'_>, cache: CacheId, pfn: Pfn, drain: bool) {
         k.local_lock_irqsave(cache).await;
-        let slab = k.m(|m| m.slub().caches[cache].cpu[cpu].slab);
-        let freelist = detach_cpu_slab_if(k, cache, cpu, slab);
-        k.local_unlock_irqrestore(cache).await;
-        if let Some(pfn) = slab {
-            deactivate_slab(k, cache, pfn, freelist).await;
-        }
-    }
-    if k.m(|m| m.slub().caches[cache].cpu[cpu].partial.is_some()) {
-        let _step = k.call(
-            "unfreeze_partials_cpu",
-            "cpu partial to node",
-            "step.unfreeze_partials",
-        );
-        k.arg_cache("cache", cache);
-        k.arg("cpu", cpu);
-        k.local_lock_irqsave(cache).await;
-        let list = k.with(|rec| {
-            let list = rec.machine().slub().caches[cache].cpu[cpu].partial;
+        let cpu = k.cpu();
+        let spill = k.with(|rec| {
+            let s = &rec.machine().slub().caches[cache];
+            let limit = s.geometry.cpu_partial_slabs;
+            let mut old = s.cpu[cpu].partial;
+            let mut spill = None;
+            let mut slabs = 0;
+            if let Some(top) = old {
+                let depth = rec.machine().slub().slabs[&top].slabs;
+                if drain && depth >= limit {
+                    spill = Some(top);
+                    old = None;
+                } else {
+                    slabs = depth;
+                }
+            }
+            // The new top's `slab->slabs` (mm/slub.c, v6.6: the depth of the stack from it down).
+            rec.arg("slabs", slabs + 1);
+            rec.emit(Event::SlabPartialLinked {
+                pfn,
+                next: old,
+                slabs: slabs + 1,
+            });
             rec.emit(Event::CpuPartialSet {
                 cache,
                 cpu,
-                top: None,
+                top: Some(pfn),
             });
-            list
+            spill
         });
+        k.release(pfn);
+        hold_list(k, spill);
         k.local_unlock_irqrestore(cache).await;
-        __unfreeze_partials(k, cache, list).await;
+        if let Some(list) = spill {
+            // CPU_PARTIAL_DRAIN
+            k.arg("drained", 1u32);
+            __unfreeze_partials(k, cache, Some(list)).await;
+        }
     }
-}
 
-/// `flush_slab()`'s detach when there is a cpu slab (an interrupt may have flushed it since
-/// the caller looked); the CPU's freelist, or 0.
-fn detach_cpu_slab_if(k: Ctx<'_>, cache: CacheId, cpu: CpuId, slab: Option<Pfn>) -> u64 {
-    if slab.is_some() {
-        detach_cpu_slab(k, cache, cpu)
-    } else {
-        0
+    /// `__unfreeze_partials()` (mm/slub.c, v6.6): every slab of the detached list is unfrozen with
+    /// a cmpxchg loop (remote frees race with it) under its node's `list_lock`, taken whenever the
+    /// node changes from the previous slab's, and added to the tail of the node's partial list,
+    /// or, when empty and the node already keeps `min_partial`, pushed on `slab_to_discard`
+    /// (through `slab->next`) and freed from its head once the lock is dropped: last met, first
+    /// discarded.
+    pub(crate) async fn __unfreeze_partials(k: Ctx<'_>, cache: CacheId, list: Option<Pfn>) {
+        let min_partial = k.m(|m| u64::from(m.slub().caches[cache].geometry.min_partial));
+        let mut discard = Vec::new();
+        let mut at = list;
+        let mut locked = None;
+        while let Some(pfn) = at {
+            let slab = k.m(|m| m.slub().slabs[&pfn].fields());
+            at = slab.next;
+            if locked != Some(slab.node) {
+                if let Some(n) = locked {
+                    k.spin_unlock_irqrestore(cache, n).await;
+                }
+                locked = Some(slab.node);
+                k.spin_lock_irqsave(cache, slab.node).await;
+            }
+            loop {
+                let old = read_slab(k, pfn).await;
+                let new = SlabWord {
+                    freelist: old.freelist,
+                    inuse: old.inuse,
+                    frozen: false,
+                };
+                let unlinked = move |rec: &mut Recorder| {
+                    rec.emit(Event::SlabPartialLinked {
+                        pfn,
+                        next: None,
+                        slabs: 0,
+                    });
+                };
+                if slab_update_freelist(k, pfn, &old, new, "__unfreeze_partials", unlinked).await {
+                    let nr_partial =
+                        k.m(|m| m.slub().caches[cache].node[slab.node].partial.len() as u64);
+                    if new.inuse == 0 && nr_partial >= min_partial {
+                        discard.push(pfn);
+                    } else {
+                        k.release(pfn);
+                        k.with(|rec| {
+                            rec.emit(Event::NodePartialAdded {
+                                cache,
+                                node: slab.node,
+                                pfn,
+                                end: End::Tail,
+                            });
+                        });
+                    }
+                    break;
+                }
+            }
+        }
+        if let Some(n) = locked {
+            k.spin_unlock_irqrestore(cache, n).await;
+        }
+        // Pushed on the head of the discard list, freed from its head: the last one first.
+        for pfn in discard.into_iter().rev() {
+            discard_slab_k(k, cache, pfn).await;
+        }
+    }
+
+    /// `deactivate_slab()` (mm/slub.c, v6.6): the former cpu slab, detached by the caller with the
+    /// CPU's freelist `cpu_freelist`, takes that freelist back and is unfrozen with a cmpxchg
+    /// loop (remote frees race with it). What follows is chosen before each cmpxchg: discarded
+    /// when it will be empty and the node keeps `min_partial` (`M_FREE`), added to its node's
+    /// partial list under the `list_lock` taken before the cmpxchg ("Taking the spinlock
+    /// removes the possibility that acquire_slab() will see a slab that is frozen";
+    /// `M_PARTIAL`, at the tail if others had freed to it, else the head), or left unlisted when
+    /// full (`M_FULL_NOLIST`).
+    pub(crate) async fn deactivate_slab(k: Ctx<'_>, cache: CacheId, pfn: Pfn, cpu_freelist: u64) {
+        // "if (slab->freelist) ... DEACTIVATE_TO_TAIL": a look at the slab before stage one.
+        let first = read_slab(k, pfn).await;
+        let end = if first.freelist != 0 {
+            End::Tail
+        } else {
+            End::Head
+        };
+        // Stage one: count the CPU's free objects and find the last (objects the task holds).
+        let (free_delta, tail) = k.m(|m| {
+            let mut tail = cpu_freelist;
+            while tail != 0 && get_freepointer(m, tail) != 0 {
+                tail = get_freepointer(m, tail);
+            }
+            (freelist_len(m, cpu_freelist), tail)
+        });
+        let (node, min_partial) = k.m(|m| {
+            let s = &m.slub().caches[cache];
+            (m.slub().slabs[&pfn].node, u64::from(s.geometry.min_partial))
+        });
+        // Stage two: splice it in front of the slab's own freelist and unfreeze.
+        let (new, mode) = loop {
+            // redo:
+            let old = read_slab(k, pfn).await;
+            let new = if cpu_freelist != 0 {
+                let index = k.m(|m| obj_to_index(m, pfn, tail));
+                set_freepointer_k(k, pfn, index, old.freelist).await;
+                SlabWord {
+                    freelist: cpu_freelist,
+                    inuse: old.inuse - free_delta,
+                    frozen: false,
+                }
+            } else {
+                SlabWord {
+                    freelist: old.freelist,
+                    inuse: old.inuse,
+                    frozen: false,
+                }
+            };
+            let nr_partial = k.m(|m| m.slub().caches[cache].node[node].partial.len() as u64);
+            let mode = if new.inuse == 0 && nr_partial >= min_partial {
+                Mode::Free
+            } else if new.freelist != 0 {
+                k.spin_lock_irqsave(cache, node).await;
+                Mode::Partial
+            } else {
+                Mode::FullNoList
+            };
+            if slab_update_freelist(k, pfn, &old, new, "deactivate_slab", |_| {}).await {
+                if mode == Mode::Free {
+                    k.hold(pfn, 0); // its freelist is back on it; discard_slab() next
+                } else {
+                    k.release(pfn);
+                }
+                break (new, mode);
+            }
+            if mode == Mode::Partial {
+                k.spin_unlock_irqrestore(cache, node).await;
+            }
+        };
+        // Stage three: the list.
+        match mode {
+            Mode::Partial => {
+                k.arg(
+                    "deactivate",
+                    if end == End::Head {
+                        "to head"
+                    } else {
+                        "to tail"
+                    },
+                );
+                k.with(|rec| {
+                    rec.emit(Event::NodePartialAdded {
+                        cache,
+                        node,
+                        pfn,
+                        end,
+                    });
+                });
+                k.spin_unlock_irqrestore(cache, node).await;
+            }
+            Mode::Free => {
+                k.arg("deactivate", "empty: discard");
+                discard_slab_k(k, cache, pfn).await;
+            }
+            Mode::FullNoList => {
+                debug_assert_eq!(new.freelist, 0);
+                k.arg("deactivate", "full");
+            }
+        }
+    }
+
+    /// `discard_slab()` of a slab the task holds and no list has, as a micro-step of its own.
+    pub(crate) fn discard_slab_k(
+        k: Ctx<'_>,
+        cache: CacheId,
+        pfn: Pfn,
+    ) -> impl Future<Output = ()> + '_ {
+        k.step(Access::Work, move || {
+            let cpu = k.cpu();
+            k.release(pfn);
+            k.with(|rec| discard_slab(rec, cache, cpu, pfn));
+            k.note(Micro::Work { cpu });
+        })
+    }
+
+    /// `flush_cpu_slab()` (mm/slub.c, v6.6), run on the CPU itself: `flush_slab()` (under the
+    /// local lock, detach the cpu slab and the CPU's freelist, bumping the tid; then
+    /// `deactivate_slab()`), then `unfreeze_partials()` (under the local lock, detach the partial
+    /// stack; then `__unfreeze_partials()`).
+    #[doc(alias = "flush_slab")]
+    pub(crate) async fn flush_cpu_slab_k(k: Ctx<'_>, cache: CacheId) {
+        let _f = k.frame("flush_cpu_slab");
+        // Run by a work item bound to the CPU: preemptible, never migrated.
+        k.pin(true);
+        let cpu = k.cpu();
+        if k.m(|m| m.slub().caches[cache].cpu[cpu].slab.is_some()) {
+            let _step = k.call("flush_slab", "deactivate cpu slab", "step.flush_slab");
+            k.arg_cache("cache", cache);
+            k.arg("cpu", cpu);
+            k.local_lock_irqsave(cache).await;
+            let slab = k.m(|m| m.slub().caches[cache].cpu[cpu].slab);
+            let freelist = detach_cpu_slab_if(k, cache, cpu, slab);
+            k.local_unlock_irqrestore(cache).await;
+            if let Some(pfn) = slab {
+                deactivate_slab(k, cache, pfn, freelist).await;
+            }
+        }
+        if k.m(|m| m.slub().caches[cache].cpu[cpu].partial.is_some()) {
+            let _step = k.call(
+                "unfreeze_partials_cpu",
+                "cpu partial to node",
+                "step.unfreeze_partials",
+            );
+            k.arg_cache("cache", cache);
+            k.arg("cpu", cpu);
+            k.local_lock_irqsave(cache).await;
+            let list = k.with(|rec| {
+                let list = rec.machine().slub().caches[cache].cpu[cpu].partial;
+                rec.emit(Event::CpuPartialSet {
+                    cache,
+                    cpu,
+                    top: None,
+                });
+                list
+            });
+            hold_list(k, list);
+            k.local_unlock_irqrestore(cache).await;
+            __unfreeze_partials(k, cache, list).await;
+        }
+        k.pin(false);
+    }
+
+    /// `flush_slab()`'s detach when there is a cpu slab (an interrupt may have flushed it since
+    /// the caller looked); the CPU's freelist, or 0.
+    pub(crate) fn detach_cpu_slab_if(
+        k: Ctx<'_>,
+        cache: CacheId,
+        cpu: CpuId,
+        slab: Option<Pfn>,
+    ) -> u64 {
+        if slab.is_some() {
+            detach_cpu_slab(k, cache, cpu)
+        } else {
+            0
+        }
+    }
+
+    /// Interleaved: the task holds every slab of the per-CPU partial list from `top` (taken
+    /// off its CPU whole), until each is unfrozen.
+    pub(crate) fn hold_list(k: Ctx<'_>, top: Option<Pfn>) {
+        if !k.interleaved() {
+            return;
+        }
+        let mut at = top;
+        while let Some(pfn) = at {
+            k.hold(pfn, 0);
+            at = k.m(|m| m.slub().slabs.get(&pfn).and_then(|s| s.next));
+        }
     }
 }

@@ -22,6 +22,22 @@ pub struct SlubState {
     pub caches: TiVec<CacheId, KmemCache>,
     /// Every slab, by its first page.
     pub slabs: SlabTable,
+    /// Slabs a task holds between two micro-steps of an interleaved run (off every list and
+    /// CPU: just frozen for the task, being unfrozen, or about to be discarded); always empty
+    /// between the steps of a sequential run.
+    pub held: Vec<HeldSlab>,
+}
+
+/// A slab in a task's hands (`SlubState::held`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct HeldSlab {
+    pub pfn: Pfn,
+    /// The CPU the holding task runs on.
+    pub cpu: CpuId,
+    /// The freelist the task took from the slab or its CPU and holds (0: none), and how many
+    /// objects of it are the task's (its tail may already be linked to the slab's freelist).
+    pub freelist: u64,
+    pub count: u32,
 }
 
 /// `struct kmem_cache`.

@@ -19,9 +19,11 @@
 //! - Lock state (who holds which `list_lock`) lives here, not in the `Machine`: the trace names
 //!   every acquisition, wait and release as a micro-step, so a view rebuilds it from them.
 
+pub mod exec;
 pub mod micro;
+pub mod schedule;
 
-use crate::ids::{CacheId, CpuId, NodeId};
+use crate::ids::{CacheId, CpuId, NodeId, Pfn};
 use crate::machine::Machine;
 use crate::trace::{Event, Recorder};
 use micro::{Access, Micro, RetryReason, Stats};
@@ -57,6 +59,9 @@ pub(crate) struct TaskState {
     /// The kernel functions the task is in, outermost first (interleaved only): the innermost
     /// names its micro-steps.
     pub calls: Vec<Frame>,
+    /// Bound to its CPU (a per-CPU work item: `flush_cpu_slab()` runs from one): it can be
+    /// preempted, not migrated.
+    pub pinned: bool,
     /// Since the task last read a tid: it was preempted, or an interrupt ran on its CPU.
     pub preempted: bool,
     pub interrupted: bool,
@@ -69,19 +74,26 @@ pub(crate) struct Frame {
     pub path: &'static str,
 }
 
+/// What the tasks of an interleaved run share besides the recorder.
+#[derive(Default)]
+pub(crate) struct Interleaving {
+    pub tasks: RefCell<Vec<TaskState>>,
+    /// `n->list_lock` holders: (cache, node, task).
+    pub list_locks: RefCell<Vec<(CacheId, NodeId, TaskId)>>,
+    pub stats: RefCell<Stats>,
+    /// Micro-steps noted since the executor last looked.
+    pub noted: Cell<u32>,
+}
+
 /// Everything the tasks of one run share: the recorder (the machine), the tasks' states, the
 /// locks, the counters.
 pub(crate) struct Shared<'a> {
     rec: RefCell<&'a mut Recorder>,
-    pub tasks: RefCell<Vec<TaskState>>,
+    /// What only an interleaved run keeps (`None` in a sequential run, which drops nothing).
+    il: Option<Interleaving>,
     /// Every boundary suspends (an executor drives the tasks).
     interleaved: bool,
     pub teaching: Teaching,
-    /// `n->list_lock` holders: (cache, node, task).
-    pub list_locks: RefCell<Vec<(CacheId, NodeId, TaskId)>>,
-    pub stats: RefCell<Stats>,
-    /// Micro-steps noted since the executor last looked (interleaved).
-    pub noted: Cell<u32>,
     /// The recorder keeps micro-steps / caption arguments (read once: a run that keeps
     /// neither does not even build them).
     keep_micro: bool,
@@ -96,23 +108,29 @@ impl<'a> Shared<'a> {
             keep_micro,
             keep_args,
             rec: RefCell::new(rec),
-            tasks: RefCell::new(Vec::new()),
+            il: interleaved.then(Interleaving::default),
             interleaved,
             teaching,
-            list_locks: RefCell::new(Vec::new()),
-            stats: RefCell::new(Stats::default()),
-            noted: Cell::new(0),
+        }
+    }
+
+    /// The interleaved run's state.
+    pub(crate) fn il(&self) -> &Interleaving {
+        match &self.il {
+            Some(il) => il,
+            None => unreachable!("only an interleaved run's tasks use this"),
         }
     }
 
     pub(crate) fn add_task(&self, cpu: CpuId) -> TaskId {
-        let mut tasks = self.tasks.borrow_mut();
+        let mut tasks = self.il().tasks.borrow_mut();
         tasks.push(TaskState {
             cpu,
             preempt_off: 0,
             irqs_off: 0,
             next: None,
             calls: Vec::new(),
+            pinned: false,
             preempted: false,
             interrupted: false,
         });
@@ -139,6 +157,7 @@ pub struct Ctx<'a> {
 impl<'a> Ctx<'a> {
     pub(crate) fn new(sh: &'a Shared<'a>, task: TaskId) -> Self {
         let solo_cpu = sh
+            .il()
             .tasks
             .borrow()
             .get(usize::from(task))
@@ -172,7 +191,7 @@ impl<'a> Ctx<'a> {
     #[inline]
     pub fn cpu(self) -> CpuId {
         if self.sh.interleaved {
-            self.sh.tasks.borrow()[usize::from(self.task)].cpu
+            self.sh.il().tasks.borrow()[usize::from(self.task)].cpu
         } else {
             self.solo_cpu
         }
@@ -220,7 +239,7 @@ impl<'a> Ctx<'a> {
     #[inline(always)]
     pub fn note(self, micro: Micro) {
         if self.sh.interleaved {
-            self.sh.noted.set(self.sh.noted.get() + 1);
+            self.sh.il().noted.set(self.sh.il().noted.get() + 1);
         }
         if self.sh.keep_micro {
             let task = self.task;
@@ -233,16 +252,23 @@ impl<'a> Ctx<'a> {
         if !self.sh.interleaved {
             return;
         }
-        let mut tasks = self.sh.tasks.borrow_mut();
+        let mut tasks = self.sh.il().tasks.borrow_mut();
         let t = &mut tasks[usize::from(self.task)];
         t.preempted = false;
         t.interrupted = false;
     }
 
+    /// Binds the task to its CPU, or frees it (see `TaskState::pinned`).
+    pub fn pin(self, pinned: bool) {
+        if self.sh.interleaved {
+            self.sh.il().tasks.borrow_mut()[usize::from(self.task)].pinned = pinned;
+        }
+    }
+
     /// What ran on the task's CPU since it read its tid, for a cmpxchg that failed on the
     /// same CPU.
     pub fn disturbance(self) -> RetryReason {
-        let t = &self.sh.tasks.borrow()[usize::from(self.task)];
+        let t = &self.sh.il().tasks.borrow()[usize::from(self.task)];
         if t.interrupted {
             RetryReason::Interrupted
         } else if t.preempted {
@@ -256,16 +282,47 @@ impl<'a> Ctx<'a> {
     /// (interleaved only; a sequential run's steps are named by `call`).
     pub fn frame(self, function: &'static str) -> FrameGuard<'a> {
         if self.sh.interleaved {
-            self.sh.tasks.borrow_mut()[usize::from(self.task)]
+            self.sh.il().tasks.borrow_mut()[usize::from(self.task)]
                 .calls
                 .push(Frame { function, path: "" });
         }
         FrameGuard { ctx: self }
     }
 
+    /// Interleaved: the task now holds the slab at `pfn` (with the detached freelist
+    /// `freelist`, 0 for none) between micro-steps (`SlubState::held`).
+    pub fn hold(self, pfn: Pfn, freelist: u64) {
+        if self.sh.interleaved {
+            let cpu = self.cpu();
+            self.with(|rec| {
+                let count = crate::slub::freelist_len(rec.machine(), freelist);
+                rec.emit(Event::SlabHeld {
+                    pfn,
+                    cpu: Some(cpu),
+                    freelist,
+                    count,
+                });
+            });
+        }
+    }
+
+    /// Interleaved: the task no longer holds the slab at `pfn`.
+    pub fn release(self, pfn: Pfn) {
+        if self.sh.interleaved {
+            self.with(|rec| {
+                rec.emit(Event::SlabHeld {
+                    pfn,
+                    cpu: None,
+                    freelist: 0,
+                    count: 0,
+                });
+            });
+        }
+    }
+
     /// Counts a retry of the kernel's at `site` (only an interleaved run retries).
     pub fn count_retry(self, site: &'static str, reason: RetryReason) {
-        self.sh.stats.borrow_mut().retry(site, reason);
+        self.sh.il().stats.borrow_mut().retry(site, reason);
     }
 
     /// Enters kernel function `function` taking `path` with caption `key`: sequential, a step
@@ -273,16 +330,21 @@ impl<'a> Ctx<'a> {
     /// returned guard drops; interleaved, a frame that names the task's micro-steps.
     pub fn call(self, function: &'static str, path: &'static str, key: &'static str) -> Call<'a> {
         if self.sh.interleaved {
-            self.sh.tasks.borrow_mut()[usize::from(self.task)]
+            self.sh.il().tasks.borrow_mut()[usize::from(self.task)]
                 .calls
                 .push(Frame { function, path });
             Call {
-                ctx: self,
+                sh: self.sh,
+                task: self.task,
                 opened: false,
             }
         } else {
             let opened = self.with(|rec| rec.open_call(function, path, key));
-            Call { ctx: self, opened }
+            Call {
+                sh: self.sh,
+                task: self.task,
+                opened,
+            }
         }
     }
 
@@ -338,7 +400,7 @@ impl<'a> Ctx<'a> {
         if !self.sh.interleaved {
             return;
         }
-        let mut tasks = self.sh.tasks.borrow_mut();
+        let mut tasks = self.sh.il().tasks.borrow_mut();
         let t = &mut tasks[usize::from(self.task)];
         t.preempt_off = (i32::from(t.preempt_off) + preempt) as u16;
         t.irqs_off = (i32::from(t.irqs_off) + irqs) as u16;
@@ -358,6 +420,7 @@ impl<'a> Ctx<'a> {
             self.at(Access::SpinLock).await;
             let holder = self
                 .sh
+                .il()
                 .list_locks
                 .borrow()
                 .iter()
@@ -367,18 +430,19 @@ impl<'a> Ctx<'a> {
             match holder {
                 None => {
                     self.sh
+                        .il()
                         .list_locks
                         .borrow_mut()
                         .push((cache, node, self.task));
                     self.adjust(1, 1);
-                    self.sh.stats.borrow_mut().lock_taken(cache, node);
+                    self.sh.il().stats.borrow_mut().lock_taken(cache, node);
                     self.with(|rec| rec.emit(Event::ListLockTaken { cache, node }));
                     self.note(Micro::SpinLock { cache, node, cpu });
                     return;
                 }
                 Some(t) => {
-                    let holder_cpu = self.sh.tasks.borrow()[usize::from(t)].cpu;
-                    self.sh.stats.borrow_mut().lock_waited(cache, node);
+                    let holder_cpu = self.sh.il().tasks.borrow()[usize::from(t)].cpu;
+                    self.sh.il().stats.borrow_mut().lock_waited(cache, node);
                     self.note(Micro::SpinWait {
                         cache,
                         node,
@@ -399,6 +463,7 @@ impl<'a> Ctx<'a> {
             return;
         }
         self.sh
+            .il()
             .list_locks
             .borrow_mut()
             .retain(|l| !(l.0 == cache && l.1 == node));
@@ -410,7 +475,8 @@ impl<'a> Ctx<'a> {
 
 /// An open kernel-function call (see `Ctx::call`); dropping it closes the call.
 pub struct Call<'a> {
-    ctx: Ctx<'a>,
+    sh: &'a Shared<'a>,
+    task: TaskId,
     opened: bool,
 }
 
@@ -418,27 +484,167 @@ impl Call<'_> {
     /// The path, once the function has found which it takes (only the step this call opened
     /// takes it; a call that joined an open step changes nothing, as in `Recorder::call`).
     pub fn set_path(&self, path: &'static str) {
-        if self.ctx.sh.interleaved {
-            let mut tasks = self.ctx.sh.tasks.borrow_mut();
-            if let Some(f) = tasks[usize::from(self.ctx.task)].calls.last_mut() {
+        if self.sh.interleaved {
+            let mut tasks = self.sh.il().tasks.borrow_mut();
+            if let Some(f) = tasks[usize::from(self.task)].calls.last_mut() {
                 f.path = path;
             }
         } else if self.opened {
-            self.ctx.with(|rec| rec.set_path(path));
+            self.sh.with(|rec| rec.set_path(path));
         }
     }
 }
 
 impl Drop for Call<'_> {
+    #[inline]
     fn drop(&mut self) {
-        if self.ctx.sh.interleaved {
-            self.ctx.sh.tasks.borrow_mut()[usize::from(self.ctx.task)]
+        if self.sh.interleaved {
+            self.sh.il().tasks.borrow_mut()[usize::from(self.task)]
                 .calls
                 .pop();
         } else {
-            self.ctx.with(Recorder::close_call);
+            self.sh.with(Recorder::close_call);
         }
     }
+}
+
+/// The context of sequential kernel code: the `sync` twin of a `#[dual]` module runs with it
+/// where the async code has a `Ctx`. One task on one CPU; every boundary passes at once and
+/// every micro-step returns its value directly. Its methods mirror `Ctx`'s, name for name.
+#[derive(Clone, Copy)]
+pub struct SyncCtx<'a> {
+    sh: &'a Shared<'a>,
+    cpu: CpuId,
+}
+
+impl<'a> SyncCtx<'a> {
+    #[inline(always)]
+    pub fn with<R>(self, f: impl FnOnce(&mut Recorder) -> R) -> R {
+        self.sh.with(f)
+    }
+
+    #[inline(always)]
+    pub fn m<R>(self, f: impl FnOnce(&Machine) -> R) -> R {
+        self.sh.with(|rec| f(rec.machine()))
+    }
+
+    #[inline(always)]
+    pub fn cpu(self) -> CpuId {
+        self.cpu
+    }
+
+    #[inline(always)]
+    pub fn interleaved(self) -> bool {
+        false
+    }
+
+    #[inline(always)]
+    pub fn teaching(self) -> Teaching {
+        self.sh.teaching
+    }
+
+    #[inline(always)]
+    pub fn at(self, _next: Access) {}
+
+    #[inline(always)]
+    pub fn step<T>(self, _next: Access, f: impl FnOnce() -> T) -> T {
+        f()
+    }
+
+    #[inline(always)]
+    pub fn note(self, micro: Micro) {
+        if self.sh.keep_micro {
+            self.sh.with(|rec| rec.micro(0, micro));
+        }
+    }
+
+    #[inline(always)]
+    pub fn tid_read(self) {}
+
+    /// A sequential task never holds a slab across a step boundary.
+    #[inline(always)]
+    pub fn hold(self, _pfn: Pfn, _freelist: u64) {}
+
+    #[inline(always)]
+    pub fn release(self, _pfn: Pfn) {}
+
+    /// Nothing interrupts a sequential task, so a failed cmpxchg cannot happen; were it to,
+    /// it would be another operation of this CPU.
+    pub fn disturbance(self) -> RetryReason {
+        RetryReason::OtherOperation
+    }
+
+    #[inline(always)]
+    pub fn frame(self, _function: &'static str) {}
+
+    /// A sequential run never retries.
+    pub fn count_retry(self, _site: &'static str, _reason: RetryReason) {}
+
+    #[inline(always)]
+    pub fn call(self, function: &'static str, path: &'static str, key: &'static str) -> Call<'a> {
+        let opened = self.with(|rec| rec.open_call(function, path, key));
+        Call {
+            sh: self.sh,
+            task: 0,
+            opened,
+        }
+    }
+
+    #[inline(always)]
+    pub fn arg(self, name: &'static str, value: impl Into<crate::trace::Arg>) {
+        if self.sh.keep_args {
+            self.with(|rec| rec.arg(name, value));
+        }
+    }
+
+    #[inline(always)]
+    pub fn arg_cache(self, name: &'static str, cache: CacheId) {
+        self.arg(name, crate::trace::Arg::Cache(cache));
+    }
+
+    #[inline(always)]
+    pub fn arg_addr(self, name: &'static str, addr: u64) {
+        self.arg(name, crate::trace::Arg::Addr(addr));
+    }
+
+    #[inline(always)]
+    pub fn local_lock_irqsave(self, cache: CacheId) {
+        let cpu = self.cpu;
+        self.note(Micro::LocalLock { cache, cpu });
+    }
+
+    #[inline(always)]
+    pub fn local_unlock_irqrestore(self, cache: CacheId) {
+        let cpu = self.cpu;
+        self.note(Micro::LocalUnlock { cache, cpu });
+    }
+
+    #[inline(always)]
+    pub fn preempt(self, _disable: bool) {}
+
+    #[inline(always)]
+    pub fn pin(self, _pinned: bool) {}
+
+    /// The only task: the lock is free.
+    #[inline(always)]
+    pub fn spin_lock_irqsave(self, cache: CacheId, node: NodeId) {
+        let cpu = self.cpu;
+        self.with(|rec| rec.emit(Event::ListLockTaken { cache, node }));
+        self.note(Micro::SpinLock { cache, node, cpu });
+    }
+
+    #[inline(always)]
+    pub fn spin_unlock_irqrestore(self, cache: CacheId, node: NodeId) {
+        let cpu = self.cpu;
+        self.note(Micro::SpinUnlock { cache, node, cpu });
+    }
+}
+
+/// Runs sequential kernel code `f` (a `sync` twin) on `cpu`.
+#[inline(always)]
+pub fn run_sync<R>(rec: &mut Recorder, cpu: CpuId, f: impl FnOnce(SyncCtx<'_>) -> R) -> R {
+    let sh = Shared::new(rec, false, Teaching::default());
+    f(SyncCtx { sh: &sh, cpu })
 }
 
 /// A frame `Ctx::frame` pushed; dropping it pops it.
@@ -449,7 +655,7 @@ pub struct FrameGuard<'a> {
 impl Drop for FrameGuard<'_> {
     fn drop(&mut self) {
         if self.ctx.sh.interleaved {
-            self.ctx.sh.tasks.borrow_mut()[usize::from(self.ctx.task)]
+            self.ctx.sh.il().tasks.borrow_mut()[usize::from(self.ctx.task)]
                 .calls
                 .pop();
         }
@@ -473,11 +679,11 @@ impl<T, F: FnOnce() -> T + Unpin> Future for StepFuture<'_, F> {
         if sh.interleaved {
             let task = usize::from(self.ctx.task);
             if !self.suspended {
-                sh.tasks.borrow_mut()[task].next = Some(self.next);
+                sh.il().tasks.borrow_mut()[task].next = Some(self.next);
                 self.suspended = true;
                 return Poll::Pending;
             }
-            sh.tasks.borrow_mut()[task].next = None;
+            sh.il().tasks.borrow_mut()[task].next = None;
         }
         match self.f.take() {
             Some(f) => Poll::Ready(f()),
@@ -505,10 +711,10 @@ impl Future for At<'_> {
         }
         let task = usize::from(self.ctx.task);
         if self.suspended {
-            sh.tasks.borrow_mut()[task].next = None;
+            sh.il().tasks.borrow_mut()[task].next = None;
             Poll::Ready(())
         } else {
-            sh.tasks.borrow_mut()[task].next = Some(self.next);
+            sh.il().tasks.borrow_mut()[task].next = Some(self.next);
             self.suspended = true;
             Poll::Pending
         }
@@ -527,40 +733,5 @@ pub fn run_sequential<R>(
     match fut.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
         Poll::Ready(r) => r,
         Poll::Pending => unreachable!("a sequential run never suspends"),
-    }
-}
-#[cfg(test)]
-mod size_probe {
-    #[test]
-    fn probe() {
-        use crate::ids::{CacheId, CpuId};
-        let config = crate::machine::MachineConfig {
-            cpus: 1,
-            nodes: 1,
-            cpu_node: vec![],
-            page_size: 4096,
-            pages_per_node: 64,
-            pcp_batch: None,
-            pcp_high: None,
-        };
-        let mut rec =
-            crate::trace::Recorder::new(crate::machine::Machine::new(config).unwrap(), false);
-        {
-            let sh = super::Shared::new(&mut rec, false, super::Teaching::default());
-            let k = super::Ctx::solo(&sh, CpuId(0));
-            let f = crate::slub::alloc_probe(k, CacheId(0));
-            eprintln!("slab_alloc future {}", std::mem::size_of_val(&f));
-            let f = crate::slub::free_probe(k, CacheId(0));
-            eprintln!("do_slab_free future {}", std::mem::size_of_val(&f));
-        }
-        let t = std::time::Instant::now();
-        let mut acc = 0u64;
-        for i in 0..10_000_000u64 {
-            acc += super::run_sequential(&mut rec, CpuId(0), async |k| k.cpu().0 as u64 + i);
-        }
-        eprintln!(
-            "empty run_sequential {:?} per call ({acc})",
-            t.elapsed() / 10_000_000
-        );
     }
 }

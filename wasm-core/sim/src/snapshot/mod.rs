@@ -503,9 +503,9 @@ fn transient(m: &Machine, events: &[Event]) -> Transient {
                 t.cache.get_or_insert(*cache);
                 slab(&mut t, *pfn);
             }
-            Event::SlabStateSet { pfn, .. } | Event::SlabPartialLinked { pfn, .. } => {
-                slab(&mut t, *pfn)
-            }
+            Event::SlabStateSet { pfn, .. }
+            | Event::SlabPartialLinked { pfn, .. }
+            | Event::SlabHeld { pfn, .. } => slab(&mut t, *pfn),
             Event::CpuFreelistSet { cache, .. }
             | Event::CpuSlabSet { cache, .. }
             | Event::CpuPartialSet { cache, .. } => {

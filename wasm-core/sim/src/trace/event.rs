@@ -134,6 +134,16 @@ pub enum Event {
         cpu: CpuId,
         top: Option<Pfn>,
     },
+    /// Interleaved runs only: a task on `cpu` holds the slab between two micro-steps, with
+    /// the first `count` objects of the freelist `freelist` taken off it or its CPU (0:
+    /// none); `cpu` `None`: no longer.
+    SlabHeld {
+        pfn: Pfn,
+        cpu: Option<CpuId>,
+        freelist: u64,
+        /// Objects on that freelist (its tail may be linked on, ahead of a cmpxchg).
+        count: u32,
+    },
     /// A slab's per-CPU partial stack link (`slab->next`, `slab->slabs`).
     SlabPartialLinked {
         pfn: Pfn,
@@ -293,6 +303,7 @@ impl Event {
             | Event::CpuSlabSet { .. }
             | Event::CpuPartialSet { .. }
             | Event::SlabPartialLinked { .. }
+            | Event::SlabHeld { .. }
             | Event::NodePartialAdded { .. }
             | Event::NodePartialRemoved { .. }
             | Event::NodeFullAdded { .. }

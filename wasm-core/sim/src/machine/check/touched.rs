@@ -278,6 +278,7 @@ pub(crate) fn touches(event: &Event, n: &mut Naming) {
         // The generator's state has no invariant; the draws are replayed, not checked.
         Event::RandomDrawn { .. } => {}
         Event::SlabStateSet { pfn, .. }
+        | Event::SlabHeld { pfn, .. }
         | Event::FreePointerSet { pfn, .. }
         | Event::ObjectAllocated { pfn, .. }
         | Event::ObjectFreed { pfn, .. } => n.slab(pfn, None),

@@ -1,0 +1,457 @@
+//! The interleaving executor: runs tasks (each a list of operations on a CPU, or a CPU's
+//! interrupt handlers) as async kernel code, one micro-step at a time, in the order a
+//! `Schedule` picks, recording one step per micro-step.
+//!
+//! Rules:
+//! - A decision is one of `Choice`; the executor lists the decisions the kernel allows at
+//!   each point (`choices`) and the schedule picks one. The decisions taken are returned:
+//!   replayed as an explicit schedule, they give the same run.
+//! - Each CPU runs one process task at a time (the front of its queue) and, on top of it, at
+//!   most one interrupt handler; a preempted task goes to the back of the queue of the CPU
+//!   it will go on on.
+//! - An operation that cannot start yet (it names an object another task has not returned)
+//!   waits; when every task waits, or the run exceeds its bound, the run stops with a message.
+
+use super::micro::{Micro, Stats};
+use super::schedule::{Choice, Picker, Schedule};
+use super::{Ctx, Shared, TaskId, Teaching};
+use crate::ids::CpuId;
+use crate::trace::Recorder;
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+
+/// An operation running as kernel code.
+pub type OpFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+/// Whether a task is a CPU's process context or its interrupt handlers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskKind {
+    Process,
+    Irq,
+}
+
+/// A task as the caller declares it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskSpec {
+    pub cpu: CpuId,
+    pub kind: TaskKind,
+}
+
+/// Whether a task's next operation can start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ready {
+    Yes,
+    /// It needs what another task has not produced yet (said for a person).
+    Waits(String),
+    /// The task has no operation left.
+    Done,
+}
+
+/// The operations of a run's tasks, as the caller keeps them.
+pub trait Program<'a> {
+    type Out;
+    /// Whether task `t`'s next operation can start.
+    fn ready(&self, t: TaskId) -> Ready;
+    /// Starts task `t`'s next operation (`ready` said yes): its name (the step that begins
+    /// it is named after it) and its kernel code.
+    fn start(&mut self, t: TaskId, k: Ctx<'a>) -> (&'static str, OpFuture<'a, Self::Out>);
+    /// Task `t`'s operation returned `out`.
+    fn finish(&mut self, t: TaskId, out: Self::Out);
+    /// The scenario line and operation index task `t`'s current operation comes from.
+    fn origin(&self, t: TaskId) -> (Option<u32>, Option<u32>);
+}
+
+/// How an interleaved run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// The decisions taken, in order.
+    pub taken: Vec<Choice>,
+    pub stats: Stats,
+    /// Micro-steps taken.
+    pub steps: usize,
+}
+
+/// Why an interleaved run stopped early (the steps so far stay recorded).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExecError {
+    /// Every task that has work left waits for another.
+    Deadlock { waits: Vec<(TaskId, String)> },
+    /// Decision `index` of an explicit schedule is not one the kernel allows there.
+    NotAllowed { index: usize, choice: Choice },
+    /// More micro-steps than `limit`.
+    TooLong { limit: usize },
+}
+
+struct Slot<'a, T> {
+    fut: Option<OpFuture<'a, T>>,
+    name: &'static str,
+    done: bool,
+}
+
+struct CpuState {
+    /// Process tasks on this CPU, in the order they get it.
+    queue: VecDeque<TaskId>,
+    /// The one that has it (until it is preempted, or sleeps on an operation that waits).
+    running: Option<TaskId>,
+    /// The interrupt handler running on it, if any.
+    irq: Option<TaskId>,
+    /// Interrupt tasks of this CPU.
+    irq_tasks: Vec<TaskId>,
+}
+
+/// Runs `tasks` under `schedule`, at most `limit` micro-steps.
+pub fn run<'r, P>(
+    rec: &'r mut Recorder,
+    tasks: &[TaskSpec],
+    schedule: &Schedule,
+    teaching: Teaching,
+    limit: usize,
+    program: &mut P,
+) -> Result<Outcome, (ExecError, Outcome)>
+where
+    P: for<'a> Program<'a>,
+{
+    let cpus = rec.machine().config.cpus as usize;
+    let sh = Shared::new(rec, true, teaching);
+    let mut ex = Exec {
+        sh: &sh,
+        slots: Vec::new(),
+        cpus: (0..cpus)
+            .map(|_| CpuState {
+                queue: VecDeque::new(),
+                running: None,
+                irq: None,
+                irq_tasks: Vec::new(),
+            })
+            .collect(),
+        taken: Vec::new(),
+        steps: 0,
+        rr: 0,
+    };
+    for spec in tasks {
+        let t = sh.add_task(spec.cpu);
+        let cpu = usize::from(spec.cpu);
+        match spec.kind {
+            TaskKind::Process => ex.cpus[cpu].queue.push_back(t),
+            TaskKind::Irq => ex.cpus[cpu].irq_tasks.push(t),
+        }
+        ex.slots.push(Slot {
+            fut: None,
+            name: "",
+            done: false,
+        });
+    }
+    let mut picker = match schedule {
+        Schedule::Random { seed, .. } => Some(Picker::new(*seed)),
+        _ => None,
+    };
+    loop {
+        ex.retire(program);
+        let choices = ex.choices(program);
+        if choices.is_empty() {
+            let waits = ex.waits(program);
+            let outcome = ex.outcome();
+            return if waits.is_empty() {
+                Ok(outcome)
+            } else {
+                Err((ExecError::Deadlock { waits }, outcome))
+            };
+        }
+        if ex.steps >= limit {
+            return Err((ExecError::TooLong { limit }, ex.outcome()));
+        }
+        let index = ex.taken.len();
+        let choice = match schedule {
+            Schedule::Explicit { choices: list } if index < list.len() => {
+                let c = list[index];
+                if !choices.contains(&c) {
+                    return Err((ExecError::NotAllowed { index, choice: c }, ex.outcome()));
+                }
+                c
+            }
+            Schedule::Random { preempt, .. } => {
+                let p = picker.as_mut().expect("a random schedule has a picker");
+                pick_random(p, &choices, *preempt)
+            }
+            _ => ex.round_robin(&choices),
+        };
+        ex.take(choice, program);
+    }
+}
+
+/// A uniform pick among running and interrupting; a preemption one time in 16 when allowed.
+fn pick_random(p: &mut Picker, choices: &[Choice], preempt: bool) -> Choice {
+    let preempts: Vec<Choice> = choices
+        .iter()
+        .copied()
+        .filter(|c| matches!(c, Choice::Preempt { .. }))
+        .collect();
+    if preempt && !preempts.is_empty() && p.below(16) == 0 {
+        return preempts[p.below(preempts.len())];
+    }
+    let others: Vec<Choice> = choices
+        .iter()
+        .copied()
+        .filter(|c| !matches!(c, Choice::Preempt { .. }))
+        .collect();
+    others[p.below(others.len())]
+}
+
+struct Exec<'a, T> {
+    sh: &'a Shared<'a>,
+    slots: Vec<Slot<'a, T>>,
+    cpus: Vec<CpuState>,
+    taken: Vec<Choice>,
+    steps: usize,
+    /// The CPU round-robin looks at first next time.
+    rr: usize,
+}
+
+impl<'a, T> Exec<'a, T> {
+    fn outcome(&self) -> Outcome {
+        Outcome {
+            taken: self.taken.clone(),
+            stats: self.sh.il().stats.borrow().clone(),
+            steps: self.steps,
+        }
+    }
+
+    /// Drops finished process tasks from their CPUs.
+    fn retire<P: Program<'a, Out = T>>(&mut self, program: &P) {
+        for c in 0..self.cpus.len() {
+            let slots = &mut self.slots;
+            self.cpus[c].queue.retain(|&t| {
+                let slot = &mut slots[usize::from(t)];
+                slot.done = slot.fut.is_none() && program.ready(t) == Ready::Done;
+                !slot.done
+            });
+            if self.cpus[c]
+                .running
+                .is_some_and(|t| self.slots[usize::from(t)].done)
+            {
+                self.cpus[c].running = None;
+            }
+        }
+    }
+
+    /// The task that runs on `cpu` now: its interrupt handler, else its current task (the
+    /// first of its queue that can run: a task whose next operation waits sleeps, and the
+    /// next one runs).
+    fn running<P: Program<'a, Out = T>>(&self, cpu: usize, program: &P) -> Option<TaskId> {
+        self.cpus[cpu].irq.or_else(|| self.current(cpu, program))
+    }
+
+    /// The process task `cpu` runs (see `running`): the one that has it, else the first of
+    /// its queue that can run.
+    fn current<P: Program<'a, Out = T>>(&self, cpu: usize, program: &P) -> Option<TaskId> {
+        let c = &self.cpus[cpu];
+        c.running
+            .filter(|&t| self.can_run(t, program))
+            .or_else(|| c.queue.iter().copied().find(|&t| self.can_run(t, program)))
+    }
+
+    fn can_run<P: Program<'a, Out = T>>(&self, t: TaskId, program: &P) -> bool {
+        self.slots[usize::from(t)].fut.is_some() || program.ready(t) == Ready::Yes
+    }
+
+    /// The task's state at its boundary: (preemptible, interruptible, pinned to its CPU).
+    fn at_boundary(&self, t: TaskId) -> (bool, bool, bool) {
+        let tasks = self.sh.il().tasks.borrow();
+        let s = &tasks[usize::from(t)];
+        (
+            s.preempt_off == 0 && s.irqs_off == 0,
+            s.irqs_off == 0,
+            s.pinned,
+        )
+    }
+
+    /// Every decision the kernel allows now.
+    fn choices<P: Program<'a, Out = T>>(&self, program: &P) -> Vec<Choice> {
+        let mut out = Vec::new();
+        for c in 0..self.cpus.len() {
+            let cpu = CpuId(c as u16);
+            if let Some(t) = self.running(c, program) {
+                if self.can_run(t, program) {
+                    out.push(Choice::Run { cpu });
+                }
+            }
+            let current = self.current(c, program);
+            let mid_op = current.is_some_and(|t| self.slots[usize::from(t)].fut.is_some());
+            if self.cpus[c].irq.is_none() {
+                let interruptible = current.is_none_or(|t| !mid_op || self.at_boundary(t).1);
+                let pending = self.cpus[c]
+                    .irq_tasks
+                    .iter()
+                    .any(|&t| program.ready(t) == Ready::Yes);
+                if interruptible && pending {
+                    out.push(Choice::Irq { cpu });
+                }
+                if let Some(t) = current.filter(|_| mid_op) {
+                    let (preemptible, _, pinned) = self.at_boundary(t);
+                    if preemptible {
+                        for to in 0..self.cpus.len() {
+                            // Preempted in place, it can only let another task run first.
+                            let stays = to == c;
+                            if (stays && self.cpus[c].queue.len() > 1) || (!stays && !pinned) {
+                                out.push(Choice::Preempt {
+                                    cpu,
+                                    to: CpuId(to as u16),
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Round-robin: a pending interrupt first (on the next CPU that has one), else the next
+    /// CPU that can run.
+    fn round_robin(&mut self, choices: &[Choice]) -> Choice {
+        let n = self.cpus.len();
+        for i in 0..n {
+            let cpu = CpuId(((self.rr + i) % n) as u16);
+            let irq = Choice::Irq { cpu };
+            let mid_op = self.cpus[usize::from(cpu)]
+                .queue
+                .iter()
+                .any(|&t| self.slots[usize::from(t)].fut.is_some());
+            if choices.contains(&irq) && (mid_op || !choices.contains(&Choice::Run { cpu })) {
+                return irq;
+            }
+        }
+        for i in 0..n {
+            let cpu = CpuId(((self.rr + i) % n) as u16);
+            if choices.contains(&Choice::Run { cpu }) {
+                self.rr = (usize::from(cpu) + 1) % n;
+                return Choice::Run { cpu };
+            }
+        }
+        choices[0]
+    }
+
+    /// Takes one decision: one step of the trace.
+    fn take<P: Program<'a, Out = T>>(&mut self, choice: Choice, program: &mut P) {
+        self.taken.push(choice);
+        self.steps += 1;
+        match choice {
+            Choice::Run { cpu } => self.run_cpu(usize::from(cpu), program),
+            Choice::Preempt { cpu, to } => {
+                let c = usize::from(cpu);
+                let Some(t) = self.current(c, program) else {
+                    return;
+                };
+                self.cpus[c].queue.retain(|&q| q != t);
+                self.cpus[c].running = None;
+                self.cpus[usize::from(to)].queue.push_back(t);
+                {
+                    let mut tasks = self.sh.il().tasks.borrow_mut();
+                    let s = &mut tasks[usize::from(t)];
+                    s.cpu = to;
+                    s.preempted = true;
+                }
+                self.note_step(t, program, Micro::Preempted { cpu, to });
+            }
+            Choice::Irq { cpu } => {
+                let c = usize::from(cpu);
+                let Some(&t) = self.cpus[c]
+                    .irq_tasks
+                    .iter()
+                    .find(|&&t| program.ready(t) == Ready::Yes)
+                else {
+                    return;
+                };
+                self.cpus[c].irq = Some(t);
+                if let Some(current) = self.current(c, program) {
+                    self.sh.il().tasks.borrow_mut()[usize::from(current)].interrupted = true;
+                }
+                self.note_step(t, program, Micro::IrqEnter { cpu });
+            }
+        }
+    }
+
+    /// A step that is only a note (a preemption, an interrupt's entry).
+    fn note_step<P: Program<'a, Out = T>>(&mut self, t: TaskId, program: &P, micro: Micro) {
+        let (line, op) = program.origin(t);
+        self.sh.with(|rec| {
+            rec.set_origin(line, op);
+            rec.open_micro_step();
+            rec.micro(t, micro);
+        });
+        let (function, path) = self.frame(t);
+        self.sh.with(|rec| rec.close_micro_step(function, path));
+    }
+
+    /// The kernel function the task is in, for naming its step.
+    fn frame(&self, t: TaskId) -> (&'static str, &'static str) {
+        let tasks = self.sh.il().tasks.borrow();
+        match tasks[usize::from(t)].calls.last() {
+            Some(f) => (f.function, f.path),
+            None => (self.slots[usize::from(t)].name, ""),
+        }
+    }
+
+    /// One micro-step of the task running on `cpu`: the start of its next operation (up to
+    /// its first boundary), or the next micro-step of the one it is in.
+    fn run_cpu<P: Program<'a, Out = T>>(&mut self, c: usize, program: &mut P) {
+        let Some(t) = self.running(c, program) else {
+            return;
+        };
+        let ti = usize::from(t);
+        // Tasks of this CPU caught mid-operation wait while this one runs: preempted, as the
+        // kernel would say of them.
+        for &q in &self.cpus[c].queue {
+            if q != t && self.slots[usize::from(q)].fut.is_some() {
+                self.sh.il().tasks.borrow_mut()[usize::from(q)].preempted = true;
+            }
+        }
+        if self.cpus[c].irq != Some(t) {
+            self.cpus[c].running = Some(t);
+        }
+        let starting = self.slots[ti].fut.is_none();
+        if starting {
+            let (line, op) = program.origin(t);
+            self.sh.with(|rec| rec.set_origin(line, op));
+        }
+        self.sh.with(Recorder::open_micro_step);
+        if starting {
+            let k = Ctx::new(self.sh, t);
+            let (name, fut) = program.start(t, k);
+            self.slots[ti].name = name;
+            self.slots[ti].fut = Some(fut);
+            let cpu = CpuId(c as u16);
+            self.sh.with(|rec| rec.micro(t, Micro::Start { cpu }));
+        }
+        let poll = match self.slots[ti].fut.as_mut() {
+            Some(f) => f.as_mut().poll(&mut Context::from_waker(Waker::noop())),
+            None => Poll::Pending,
+        };
+        let (function, path) = self.frame(t);
+        if let Poll::Ready(out) = poll {
+            self.slots[ti].fut = None;
+            program.finish(t, out);
+            if self.cpus[c].irq == Some(t) {
+                self.cpus[c].irq = None;
+                let cpu = CpuId(c as u16);
+                self.sh.with(|rec| rec.micro(t, Micro::IrqExit { cpu }));
+            }
+        }
+        self.sh.with(|rec| rec.close_micro_step(function, path));
+    }
+
+    /// What each task with work left waits for (empty when none has work left).
+    fn waits<P: Program<'a, Out = T>>(&self, program: &P) -> Vec<(TaskId, String)> {
+        (0..self.slots.len())
+            .filter_map(|i| {
+                let t = i as TaskId;
+                match program.ready(t) {
+                    Ready::Waits(w) if self.slots[i].fut.is_none() => Some((t, w)),
+                    _ => None,
+                }
+            })
+            .collect()
+    }
+}
