@@ -94,6 +94,7 @@ pub(crate) fn kmalloc_cache(
 }
 
 /// `cache`, unless it is destroyed (then the diagnostic step and NULL).
+#[inline]
 pub(crate) fn alloc_cache(rec: &mut Recorder, cache: CacheId) -> Result<CacheId, u64> {
     if rec.machine().slub().caches[cache].destroyed {
         Err(use_destroyed_cache(rec, cache))
@@ -282,12 +283,13 @@ pub(crate) mod asyn {
 
     /// `c = raw_cpu_ptr(s->cpu_slab); tid = READ_ONCE(c->tid)`: `c` is the CPU the task is on at
     /// that moment, which it keeps even if it migrates.
+    #[inline]
     pub(crate) fn read_tid(k: Ctx<'_>, cache: CacheId) -> impl Future<Output = (CpuId, u64)> + '_ {
         k.step(Access::ReadTid, move || {
             let c = k.cpu();
             let tid = k.m(|m| m.slub().caches[cache].cpu[c].tid);
             k.tid_read();
-            k.note(Micro::ReadTid {
+            k.note(|| Micro::ReadTid {
                 cache,
                 cpu: c,
                 of: c,
@@ -299,6 +301,7 @@ pub(crate) mod asyn {
 
     /// `c->freelist` and `c->slab` of CPU `c`'s `kmem_cache_cpu` (read with `c` as the task
     /// found it, wherever the task runs now).
+    #[inline]
     pub(crate) fn read_cpu_freelist(
         k: Ctx<'_>,
         cache: CacheId,
@@ -309,7 +312,7 @@ pub(crate) mod asyn {
                 let cc = &m.slub().caches[cache].cpu[c];
                 (cc.freelist, cc.slab)
             });
-            k.note(Micro::ReadCpu {
+            k.note(|| Micro::ReadCpu {
                 cache,
                 cpu: k.cpu(),
                 of: c,
@@ -323,11 +326,12 @@ pub(crate) mod asyn {
     /// `get_freepointer_safe(s, object)`: the word at the free pointer's offset, read without
     /// trusting that `object` is still free (another task may have taken it, or its slab may be
     /// gone: the read then returns garbage, here 0, and the tid makes the cmpxchg fail).
+    #[inline]
     pub(crate) fn get_freepointer_safe(k: Ctx<'_>, object: u64) -> impl Future<Output = u64> + '_ {
         k.step(Access::GetFreepointer, move || {
             let next =
                 k.m(|m| place_of(m, object).map_or(0, |place| freepointer_at(m, &place, object)));
-            k.note(Micro::GetFreepointer {
+            k.note(|| Micro::GetFreepointer {
                 cpu: k.cpu(),
                 object,
                 next,
@@ -340,6 +344,7 @@ pub(crate) mod asyn {
     /// pair of the CPU the task is on now, from (`old`, `tid`) to (`new`, `next_tid(tid)`).
     /// Under the teaching switch `no_tid` only the freelist is compared. A failure is what
     /// `note_cmpxchg_failure(site, s, tid)` reports before the caller goes back to `redo`.
+    #[inline]
     pub(crate) fn update_cpu_freelist_fast<'a>(
         k: Ctx<'a>,
         cache: CacheId,
@@ -373,7 +378,7 @@ pub(crate) mod asyn {
                 k.count_retry(site, reason);
                 Some(reason)
             };
-            k.note(Micro::CmpxchgCpu {
+            k.note(|| Micro::CmpxchgCpu {
                 cache,
                 cpu,
                 ok,
@@ -541,7 +546,7 @@ pub(crate) mod asyn {
             k.at(Access::Work).await;
             let cpu = k.cpu();
             let new = k.with(|rec| new_slab(rec, cache, cpu, node));
-            k.note(Micro::Work { cpu: k.cpu() });
+            k.note(|| Micro::Work { cpu: k.cpu() });
             k.preempt(true);
             let Some(new) = new else {
                 return k.with(|rec| slab_out_of_memory(rec, cache));
@@ -560,6 +565,7 @@ pub(crate) mod asyn {
     /// `deactivate_slab:`/`flush_slab()`'s first half, under the local lock: the cpu slab and the
     /// CPU's freelist are detached (`c->slab = NULL; c->freelist = NULL; c->tid = next_tid()`);
     /// returns the freelist.
+    #[inline]
     pub(crate) fn detach_cpu_slab(k: Ctx<'_>, cache: CacheId, c: CpuId) -> u64 {
         let (slab, freelist) = k.with(|rec| {
             let cc = &rec.machine().slub().caches[cache].cpu[c];
@@ -638,6 +644,7 @@ pub(crate) mod asyn {
 
     /// `load_freelist:` under the local lock: the first object goes to the caller, the rest
     /// become `c->freelist` (bumping the tid).
+    #[inline]
     pub(crate) fn load_freelist(k: Ctx<'_>, cache: CacheId, c: CpuId, freelist: u64) -> u64 {
         k.with(|rec| {
             take_object(rec, cache, c, freelist);
@@ -660,7 +667,7 @@ pub(crate) mod asyn {
     ) -> Option<R> {
         k.at(Access::ReadNode).await;
         let nr_partial = k.m(|m| m.slub().caches[cache].node[node].partial.len());
-        k.note(Micro::ReadNode {
+        k.note(|| Micro::ReadNode {
             cache,
             node,
             cpu: k.cpu(),
@@ -810,7 +817,7 @@ pub(crate) mod asyn {
         }
         k.at(Access::Work).await;
         let new = k.with(|rec| new_slab(rec, cache, cpu, node));
-        k.note(Micro::Work { cpu });
+        k.note(|| Micro::Work { cpu });
         let Some(new) = new else {
             return k.with(|rec| slab_out_of_memory(rec, cache));
         };
@@ -879,7 +886,7 @@ pub(crate) mod asyn {
         k.at(Access::ReadNode).await;
         let nr_partial = k.m(|m| m.slub().caches[cache].node[node].partial.len());
         let cpu = k.cpu();
-        k.note(Micro::ReadNode {
+        k.note(|| Micro::ReadNode {
             cache,
             node,
             cpu,

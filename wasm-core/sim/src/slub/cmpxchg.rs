@@ -49,6 +49,7 @@ pub(crate) mod asyn {
 
     /// `prior = slab->freelist; counters = slab->counters` (one micro-step: the two words are
     /// read back to back, and the cmpxchg that follows checks both).
+    #[inline]
     pub(crate) fn read_slab(k: Ctx<'_>, pfn: Pfn) -> impl Future<Output = SlabRead> + '_ {
         k.step(Access::ReadSlab, move || {
             // A slab read here is held by the task (an object it frees, its cpu slab, a slab under
@@ -63,7 +64,7 @@ pub(crate) mod asyn {
                     objects: 0,
                     node: NodeId(0),
                 });
-            k.note(Micro::ReadSlab {
+            k.note(|| Micro::ReadSlab {
                 cpu: k.cpu(),
                 pfn,
                 freelist: read.freelist,
@@ -78,6 +79,7 @@ pub(crate) mod asyn {
     /// site)`: if the slab still holds what was read (`old`), it takes `new` (after `before`,
     /// what the caller does under a lock at the same moment) and this returns true; else nothing
     /// changes, the failure is counted for `site`, and the caller goes round its loop.
+    #[inline]
     pub(crate) fn slab_update_freelist<'a>(
         k: Ctx<'a>,
         pfn: Pfn,
@@ -106,7 +108,7 @@ pub(crate) mod asyn {
                 k.count_retry(site, RetryReason::SlabChanged);
             }
             let cpu: CpuId = k.cpu();
-            k.note(Micro::CmpxchgSlab {
+            k.note(|| Micro::CmpxchgSlab {
                 cpu,
                 pfn,
                 site,

@@ -246,6 +246,7 @@ pub(crate) mod asyn {
     }
 
     /// `slab != c->slab`: the cpu slab of CPU `c`.
+    #[inline]
     pub(crate) fn read_cpu_slab(
         k: Ctx<'_>,
         cache: CacheId,
@@ -253,7 +254,7 @@ pub(crate) mod asyn {
     ) -> impl Future<Output = Option<Pfn>> + '_ {
         k.step(Access::ReadCpu, move || {
             let slab = k.m(|m| m.slub().caches[cache].cpu[c].slab);
-            k.note(Micro::ReadCpuSlab {
+            k.note(|| Micro::ReadCpuSlab {
                 cache,
                 cpu: k.cpu(),
                 of: c,
@@ -264,6 +265,7 @@ pub(crate) mod asyn {
     }
 
     /// `freelist = READ_ONCE(c->freelist)` of CPU `c`.
+    #[inline]
     pub(crate) fn read_cpu_freelist_only(
         k: Ctx<'_>,
         cache: CacheId,
@@ -271,7 +273,7 @@ pub(crate) mod asyn {
     ) -> impl Future<Output = u64> + '_ {
         k.step(Access::ReadCpu, move || {
             let freelist = k.m(|m| m.slub().caches[cache].cpu[c].freelist);
-            k.note(Micro::ReadCpuFreelist {
+            k.note(|| Micro::ReadCpuFreelist {
                 cache,
                 cpu: k.cpu(),
                 of: c,
@@ -283,6 +285,7 @@ pub(crate) mod asyn {
 
     /// `set_freepointer(s, object, value)` of object `index` of the slab at `pfn`, an object the
     /// task holds (nobody else reads it before a cmpxchg publishes it).
+    #[inline]
     pub(crate) fn set_freepointer_k(
         k: Ctx<'_>,
         pfn: Pfn,
@@ -295,7 +298,7 @@ pub(crate) mod asyn {
                 let size = rec.machine().slub().slabs.get(&pfn).map_or(0, |s| s.size);
                 rec.machine().object_addr(pfn, size, index)
             });
-            k.note(Micro::SetFreepointer {
+            k.note(|| Micro::SetFreepointer {
                 cpu: k.cpu(),
                 object,
                 value,

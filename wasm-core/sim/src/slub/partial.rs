@@ -307,7 +307,7 @@ pub(crate) mod asyn {
             let cpu = k.cpu();
             k.release(pfn);
             k.with(|rec| discard_slab(rec, cache, cpu, pfn));
-            k.note(Micro::Work { cpu });
+            k.note(|| Micro::Work { cpu });
         })
     }
 

@@ -237,12 +237,13 @@ impl<'a> Ctx<'a> {
 
     /// Notes what the micro-step just taken did (`Recorder::micro`).
     #[inline(always)]
-    pub fn note(self, micro: Micro) {
+    pub fn note(self, micro: impl FnOnce() -> Micro) {
         if self.sh.interleaved {
             self.sh.il().noted.set(self.sh.il().noted.get() + 1);
         }
         if self.sh.keep_micro {
             let task = self.task;
+            let micro = micro();
             self.with(|rec| rec.micro(task, micro));
         }
     }
@@ -334,15 +335,15 @@ impl<'a> Ctx<'a> {
                 .calls
                 .push(Frame { function, path });
             Call {
-                sh: self.sh,
-                task: self.task,
+                rec: &self.sh.rec,
+                frames: Some((self.sh.il(), self.task)),
                 opened: false,
             }
         } else {
             let opened = self.with(|rec| rec.open_call(function, path, key));
             Call {
-                sh: self.sh,
-                task: self.task,
+                rec: &self.sh.rec,
+                frames: None,
                 opened,
             }
         }
@@ -373,7 +374,7 @@ impl<'a> Ctx<'a> {
         self.step(Access::LocalLock, move || {
             self.adjust(1, 1);
             let cpu = self.cpu();
-            self.note(Micro::LocalLock { cache, cpu });
+            self.note(|| Micro::LocalLock { cache, cpu });
         })
     }
 
@@ -386,7 +387,7 @@ impl<'a> Ctx<'a> {
         self.step(Access::LocalUnlock, move || {
             let cpu = self.cpu();
             self.adjust(-1, -1);
-            self.note(Micro::LocalUnlock { cache, cpu });
+            self.note(|| Micro::LocalUnlock { cache, cpu });
         })
     }
 
@@ -413,7 +414,7 @@ impl<'a> Ctx<'a> {
             // The only task: the lock is free.
             let cpu = self.cpu();
             self.with(|rec| rec.emit(Event::ListLockTaken { cache, node }));
-            self.note(Micro::SpinLock { cache, node, cpu });
+            self.note(|| Micro::SpinLock { cache, node, cpu });
             return;
         }
         loop {
@@ -437,13 +438,13 @@ impl<'a> Ctx<'a> {
                     self.adjust(1, 1);
                     self.sh.il().stats.borrow_mut().lock_taken(cache, node);
                     self.with(|rec| rec.emit(Event::ListLockTaken { cache, node }));
-                    self.note(Micro::SpinLock { cache, node, cpu });
+                    self.note(|| Micro::SpinLock { cache, node, cpu });
                     return;
                 }
                 Some(t) => {
                     let holder_cpu = self.sh.il().tasks.borrow()[usize::from(t)].cpu;
                     self.sh.il().stats.borrow_mut().lock_waited(cache, node);
-                    self.note(Micro::SpinWait {
+                    self.note(|| Micro::SpinWait {
                         cache,
                         node,
                         cpu,
@@ -459,7 +460,7 @@ impl<'a> Ctx<'a> {
         self.at(Access::SpinUnlock).await;
         if !self.sh.interleaved {
             let cpu = self.cpu();
-            self.note(Micro::SpinUnlock { cache, node, cpu });
+            self.note(|| Micro::SpinUnlock { cache, node, cpu });
             return;
         }
         self.sh
@@ -469,14 +470,15 @@ impl<'a> Ctx<'a> {
             .retain(|l| !(l.0 == cache && l.1 == node));
         self.adjust(-1, -1);
         let cpu = self.cpu();
-        self.note(Micro::SpinUnlock { cache, node, cpu });
+        self.note(|| Micro::SpinUnlock { cache, node, cpu });
     }
 }
 
 /// An open kernel-function call (see `Ctx::call`); dropping it closes the call.
 pub struct Call<'a> {
-    sh: &'a Shared<'a>,
-    task: TaskId,
+    rec: &'a RefCell<&'a mut Recorder>,
+    /// An interleaved task's frames, which the call names (else the call is a step).
+    frames: Option<(&'a Interleaving, TaskId)>,
     opened: bool,
 }
 
@@ -484,26 +486,27 @@ impl Call<'_> {
     /// The path, once the function has found which it takes (only the step this call opened
     /// takes it; a call that joined an open step changes nothing, as in `Recorder::call`).
     pub fn set_path(&self, path: &'static str) {
-        if self.sh.interleaved {
-            let mut tasks = self.sh.il().tasks.borrow_mut();
-            if let Some(f) = tasks[usize::from(self.task)].calls.last_mut() {
-                f.path = path;
+        match self.frames {
+            Some((il, task)) => {
+                let mut tasks = il.tasks.borrow_mut();
+                if let Some(f) = tasks[usize::from(task)].calls.last_mut() {
+                    f.path = path;
+                }
             }
-        } else if self.opened {
-            self.sh.with(|rec| rec.set_path(path));
+            None if self.opened => self.rec.borrow_mut().set_path(path),
+            None => {}
         }
     }
 }
 
 impl Drop for Call<'_> {
-    #[inline]
+    #[inline(always)]
     fn drop(&mut self) {
-        if self.sh.interleaved {
-            self.sh.il().tasks.borrow_mut()[usize::from(self.task)]
-                .calls
-                .pop();
-        } else {
-            self.sh.with(Recorder::close_call);
+        match self.frames {
+            Some((il, task)) => {
+                il.tasks.borrow_mut()[usize::from(task)].calls.pop();
+            }
+            None => self.rec.borrow_mut().close_call(),
         }
     }
 }
@@ -513,8 +516,23 @@ impl Drop for Call<'_> {
 /// every micro-step returns its value directly. Its methods mirror `Ctx`'s, name for name.
 #[derive(Clone, Copy)]
 pub struct SyncCtx<'a> {
-    sh: &'a Shared<'a>,
+    sh: &'a SyncShared<'a>,
     cpu: CpuId,
+}
+
+/// What a sequential run's kernel code shares: the recorder and what it keeps.
+pub struct SyncShared<'a> {
+    rec: RefCell<&'a mut Recorder>,
+    teaching: Teaching,
+    keep_micro: bool,
+    keep_args: bool,
+}
+
+impl SyncShared<'_> {
+    #[inline(always)]
+    fn with<R>(&self, f: impl FnOnce(&mut Recorder) -> R) -> R {
+        f(&mut self.rec.borrow_mut())
+    }
 }
 
 impl<'a> SyncCtx<'a> {
@@ -552,8 +570,9 @@ impl<'a> SyncCtx<'a> {
     }
 
     #[inline(always)]
-    pub fn note(self, micro: Micro) {
+    pub fn note(self, micro: impl FnOnce() -> Micro) {
         if self.sh.keep_micro {
+            let micro = micro();
             self.sh.with(|rec| rec.micro(0, micro));
         }
     }
@@ -584,8 +603,8 @@ impl<'a> SyncCtx<'a> {
     pub fn call(self, function: &'static str, path: &'static str, key: &'static str) -> Call<'a> {
         let opened = self.with(|rec| rec.open_call(function, path, key));
         Call {
-            sh: self.sh,
-            task: 0,
+            rec: &self.sh.rec,
+            frames: None,
             opened,
         }
     }
@@ -610,13 +629,13 @@ impl<'a> SyncCtx<'a> {
     #[inline(always)]
     pub fn local_lock_irqsave(self, cache: CacheId) {
         let cpu = self.cpu;
-        self.note(Micro::LocalLock { cache, cpu });
+        self.note(|| Micro::LocalLock { cache, cpu });
     }
 
     #[inline(always)]
     pub fn local_unlock_irqrestore(self, cache: CacheId) {
         let cpu = self.cpu;
-        self.note(Micro::LocalUnlock { cache, cpu });
+        self.note(|| Micro::LocalUnlock { cache, cpu });
     }
 
     #[inline(always)]
@@ -630,20 +649,27 @@ impl<'a> SyncCtx<'a> {
     pub fn spin_lock_irqsave(self, cache: CacheId, node: NodeId) {
         let cpu = self.cpu;
         self.with(|rec| rec.emit(Event::ListLockTaken { cache, node }));
-        self.note(Micro::SpinLock { cache, node, cpu });
+        self.note(|| Micro::SpinLock { cache, node, cpu });
     }
 
     #[inline(always)]
     pub fn spin_unlock_irqrestore(self, cache: CacheId, node: NodeId) {
         let cpu = self.cpu;
-        self.note(Micro::SpinUnlock { cache, node, cpu });
+        self.note(|| Micro::SpinUnlock { cache, node, cpu });
     }
 }
 
 /// Runs sequential kernel code `f` (a `sync` twin) on `cpu`.
 #[inline(always)]
 pub fn run_sync<R>(rec: &mut Recorder, cpu: CpuId, f: impl FnOnce(SyncCtx<'_>) -> R) -> R {
-    let sh = Shared::new(rec, false, Teaching::default());
+    let keep_micro = rec.keeps_micro();
+    let keep_args = rec.recording();
+    let sh = SyncShared {
+        rec: RefCell::new(rec),
+        teaching: Teaching::default(),
+        keep_micro,
+        keep_args,
+    };
     f(SyncCtx { sh: &sh, cpu })
 }
 

@@ -321,6 +321,7 @@ impl Recorder {
     /// Opens a call as `call` does (a step, or a call joining the open step) and returns
     /// whether it opened a step. For `smp::Call`, which closes it with `close_call` when
     /// dropped.
+    #[inline(always)]
     pub(crate) fn open_call(
         &mut self,
         function: &'static str,
@@ -332,6 +333,7 @@ impl Recorder {
     }
 
     /// Closes what `open_call` opened.
+    #[inline(always)]
     pub(crate) fn close_call(&mut self) {
         self.end();
     }
