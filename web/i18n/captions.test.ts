@@ -171,9 +171,16 @@ interface ArgCall {
 }
 
 const KEY = /^step\.\w+$/;
-const ARG_CALL = /\brec\s*\.\s*arg(_cache|_addr)?\s*\(/g;
-/** `rec.call(function, path, key, |rec| …)`: the call that opens a step (or `self.begin` inside the recorder). */
-const BEGIN_CALL = /\b(?:rec\s*\.\s*call|self\s*\.\s*begin)\s*\($/;
+/** `rec.arg*(…)`, or `k.arg*(…)` in the kernel paths written once for both contexts (smp). */
+const ARG_CALL = /\b(?:rec|k)\s*\.\s*arg(_cache|_addr)?\s*\(/g;
+/**
+ * `rec.call(function, path, key, |rec| …)`: the call that opens a step (or `self.begin` inside the
+ * recorder); `k.call(function, path, key)` in the smp kernel paths, whose guard closes it (a path
+ * `""` is set later with `set_path`).
+ */
+const BEGIN_CALL = /\b(?:rec\s*\.\s*call|k\s*\.\s*call|self\s*\.\s*begin)\s*\($/;
+/** A call that opens a step, anywhere in a body. */
+const OPENS_STEP = /\b(?:rec|k)\s*\.\s*call\s*\(/;
 
 class RustSource {
   readonly files: RustFile[];
@@ -197,6 +204,8 @@ class RustSource {
 
   /** Every `rec.arg*(...)` call in a range. */
   argCalls(file: RustFile, from: number, to: number): ArgCall[] {
+    // The contexts' own `arg` methods pass the names they are given on.
+    if (/smp[\\/]mod\.rs$/.test(file.path)) return [];
     const body = file.masked.slice(from, to);
     return [...body.matchAll(ARG_CALL)].map((m) => {
       const open = from + m.index + m[0].length - 1;
@@ -223,7 +232,9 @@ class RustSource {
           const lits = open < 0 ? [] : this.literalsIn(file, open, body > open && body < close ? body : close);
           const leadingLiteral = lits.length > 0 && file.masked.slice(open + 1, lits[0].start).trim() === '';
           const fnLit = isBegin && leadingLiteral ? lits[0].value : null;
-          const others = lits.filter((l) => l !== lit && !(fnLit !== null && l === lits[0])).map((l) => l.value);
+          const others = lits
+            .filter((l) => l !== lit && !(fnLit !== null && l === lits[0]) && l.value !== '')
+            .map((l) => l.value);
           return { key: lit.value, file, pos: lit.start, open, isBegin, callee, fnLit, paths: others };
         }),
     );
@@ -239,12 +250,12 @@ class RustSource {
     const seen = new Set<RustFn>();
     const visit = (f: RustFn, root: boolean) => {
       const body = f.file.masked.slice(f.start, f.end);
-      if (!root && /\brec\s*\.\s*call\s*\(/.test(body)) return; // its arguments are its own step's
+      if (!root && OPENS_STEP.test(body)) return; // its arguments are its own step's
       if (seen.has(f)) return;
       seen.add(f);
       for (const a of this.argCalls(f.file, f.start, f.end)) names.add(a.name);
-      // Only a function handed the recorder can add arguments: `helper(rec, ...)`.
-      for (const m of body.matchAll(/\b([A-Za-z_]\w*)\s*\(\s*rec\b/g)) {
+      // Only a function handed the recorder (or the context) can add arguments: `helper(rec, ...)`.
+      for (const m of body.matchAll(/\b([A-Za-z_]\w*)\s*\(\s*(?:rec|k)\b/g)) {
         for (const g of this.fns.filter((x) => x.name === m[1])) visit(g, false);
       }
     };

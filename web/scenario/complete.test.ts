@@ -64,7 +64,7 @@ describe('completion', () => {
     expect(labels(atV2('kfree_rcu(a) |'))).toEqual(['on']);
     expect(atV2('rcu_barrier() |')).toBeNull();
     expect(atV2('synchronize_rcu() |')).toBeNull();
-    expect(labels(completionsAt('slab', 4))).toEqual(['slabscope-scenario 2', 'slabscope-scenario 1']);
+    expect(labels(completionsAt('slab', 4))).toEqual(['slabscope-scenario 3', 'slabscope-scenario 2', 'slabscope-scenario 1']);
     expect(at('# kfree(|')).toBeNull();
     expect(labels(at('switch |'))).toContain('freelist_hardened');
     expect(labels(atV2('switch |'))).toContain('random_kmalloc_caches');

@@ -36,7 +36,7 @@ describe('share links: the scenario in `s`', () => {
   it('keeps opening the links of every released version exactly as they were made', async () => {
     expect(fixtures.length).toBeGreaterThan(0);
     // The link format carries the text of every scenario format; fixtures hold one of each.
-    expect(new Set(fixtures.map((f) => f.text.split('\n')[0]))).toEqual(new Set(['slabscope-scenario 1', 'slabscope-scenario 2']));
+    expect(new Set(fixtures.map((f) => f.text.split('\n')[0]))).toEqual(new Set(['slabscope-scenario 1', 'slabscope-scenario 2', 'slabscope-scenario 3']));
     for (const f of fixtures) {
       const params = new URLSearchParams(f.query);
       expect(await decodeScenario(params.get(LINK_PARAM) ?? ''), f.query).toEqual({ ok: true, text: f.text });

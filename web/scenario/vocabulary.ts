@@ -1,10 +1,10 @@
-// The words of the scenario format, versions 1 and 2 (docs/scenario-format.md; the parser is
+// The words of the scenario format, versions 1 to 3 (docs/scenario-format.md; the parser is
 // wasm-core/scenario/src/parse/), for the editor's highlighting and completion. The
 // parser decides what is valid; these lists only help a person type it.
 
 export const MAGIC = 'slabscope-scenario';
 /** The newest format version, which a new scenario is offered. */
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 
 /** Directives, with what follows them, as the editor offers them. */
 export const DIRECTIVES: readonly { word: string; template: string }[] = [
@@ -17,6 +17,11 @@ export const DIRECTIVES: readonly { word: string; template: string }[] = [
   { word: 'boot', template: 'boot slub_min_objects=8' },
   { word: 'seed', template: 'seed 1' },
   { word: 'cache', template: 'cache NAME size=64' },
+  // Format 3: a block of operations that run on their CPUs at once, and the teaching switch.
+  { word: 'concurrent', template: 'concurrent' },
+  { word: 'schedule', template: 'schedule cpu0:2 cpu1' },
+  { word: 'end', template: 'end' },
+  { word: 'teaching', template: 'teaching no_tid' },
 ];
 
 /**
@@ -59,7 +64,7 @@ export const CACHE_CALLS: ReadonlySet<string> = new Set(
 );
 
 /** `at` (a kmalloc's call site) is format 2. */
-export const KEYWORDS = ['repeat', 'for', 'in', 'on', 'at'] as const;
+export const KEYWORDS = ['repeat', 'for', 'in', 'on', 'at', 'task', 'irq'] as const;
 
 /** Format 2: the line that shows a kernel file at its point of the run, and what it shows. */
 export const PRINT = { word: 'print', template: 'print slabinfo' } as const;

@@ -13,6 +13,7 @@
 //!   (tests/golden.rs).
 
 pub mod compare;
+pub mod concurrent;
 mod lists;
 pub mod print;
 mod run;

@@ -15,6 +15,7 @@
 //! Bad operations are steps, not failures: freeing what is not allocated records the kernel's
 //! diagnostic and the run goes on; a failed allocation yields NULL.
 
+use crate::concurrent::{run_block, BlockRun};
 use crate::lists::{eval_list, MAX_LIST_ELEMENTS};
 use crate::print::PrintMark;
 use crate::site::{call_site_address, call_site_name};
@@ -84,6 +85,19 @@ pub enum RunError {
         line: u32,
         max: usize,
     },
+    /// In the `concurrent` block at `line`, every task with work left waits for a result
+    /// another waiting task would produce: (task, the name it waits for).
+    BlockDeadlock {
+        line: u32,
+        waits: Vec<(String, String)>,
+    },
+    /// Decision `index` (from 1) of the explicit schedule of the block at `line`, `choice`, is
+    /// not one the kernel allows at that point.
+    ScheduleNotAllowed {
+        line: u32,
+        index: u32,
+        choice: String,
+    },
 }
 
 impl fmt::Display for RunError {
@@ -127,6 +141,22 @@ impl fmt::Display for RunError {
                 f,
                 "line {line}: the lists built by this scenario's list lines pass {max} elements, the most one run may build"
             ),
+            RunError::BlockDeadlock { line, waits } => {
+                let waits: Vec<String> = waits.iter().map(|(t, n)| format!("{t} → {n}")).collect();
+                write!(
+                    f,
+                    "line {line}: the concurrent block cannot go on: every task with work left waits for a result no running task will produce ({})",
+                    waits.join(", ")
+                )
+            }
+            RunError::ScheduleNotAllowed {
+                line,
+                index,
+                choice,
+            } => write!(
+                f,
+                "line {line}: decision {index} of the schedule, {choice}, is not possible there (the CPU has nothing to run, or its task cannot be preempted or interrupted at that point)"
+            ),
         }
     }
 }
@@ -143,7 +173,9 @@ impl RunError {
             | RunError::WrongAllocator { line, .. }
             | RunError::TooLong { line, .. }
             | RunError::Index { line, .. }
-            | RunError::ListTooLong { line, .. } => *line,
+            | RunError::ListTooLong { line, .. }
+            | RunError::BlockDeadlock { line, .. }
+            | RunError::ScheduleNotAllowed { line, .. } => *line,
         }
     }
 
@@ -197,10 +229,10 @@ impl RunError {
                 vec![line, ("what", what.to_string())],
             ),
             RunError::TooLong { what, max, .. } => (
-                if *what == "steps" {
-                    "run.too_many_steps"
-                } else {
-                    "run.too_many_operations"
+                match *what {
+                    "steps" => "run.too_many_steps",
+                    "micro-steps" => "run.too_many_micro_steps",
+                    _ => "run.too_many_operations",
                 },
                 vec![line, ("max", max.to_string())],
             ),
@@ -218,6 +250,21 @@ impl RunError {
             RunError::ListTooLong { max, .. } => {
                 ("run.list_too_long", vec![line, ("max", max.to_string())])
             }
+            RunError::BlockDeadlock { waits, .. } => {
+                let waits: Vec<String> = waits.iter().map(|(t, n)| format!("{t} → {n}")).collect();
+                (
+                    "run.block_deadlock",
+                    vec![line, ("waits", waits.join(", "))],
+                )
+            }
+            RunError::ScheduleNotAllowed { index, choice, .. } => (
+                "run.schedule_not_allowed",
+                vec![
+                    line,
+                    ("index", index.to_string()),
+                    ("choice", choice.clone()),
+                ],
+            ),
         }
     }
 }
@@ -238,6 +285,8 @@ pub struct RunSummary {
     pub ops_start: usize,
     /// Each `print` line's place in the run, in the order they ran.
     pub prints: Vec<PrintMark>,
+    /// What each `concurrent` block did.
+    pub blocks: Vec<BlockRun>,
 }
 
 /// How far a run has got, for a caller that shows a long run's progress (the web app's
@@ -300,9 +349,38 @@ pub fn run_with_progress(
     // Elements list lines may still build (`MAX_LIST_ELEMENTS` in all).
     let mut budget = MAX_LIST_ELEMENTS;
     let mut statements = scenario.statements.iter().peekable();
+    let mut blocks = scenario.blocks.iter().peekable();
     for (i, line) in scenario.ops.iter().enumerate() {
         while let Some(s) = statements.next_if(|s| s.after_ops <= i) {
             statement(&rec, s, &mut names, &mut lists, &mut summary, &mut budget)?;
+        }
+        if let Some(block) = blocks.next_if(|b| b.first_op == i) {
+            progress(&RunProgress {
+                line: block.line,
+                line_done: 0,
+                line_total: 1,
+                ops: summary.op_ends.len() as u32,
+                steps: rec.step_count() as u32,
+            });
+            let run = run_block(
+                &mut rec,
+                scenario,
+                block,
+                &caches,
+                &mut names,
+                &mut lists,
+                &mut summary,
+                &mut budget,
+            )?;
+            summary.blocks.push(run);
+            continue;
+        }
+        if scenario
+            .blocks
+            .iter()
+            .any(|b| (b.first_op..b.end_op).contains(&i))
+        {
+            continue; // run by its block
         }
         let elements: Vec<Option<Value>> = match &line.for_each {
             Some((_, list)) => eval_list(line.line, list, &names, &lists, &mut budget, false)?
@@ -460,7 +538,7 @@ fn statement(
     Ok(())
 }
 
-fn lookup_cache(
+pub(crate) fn lookup_cache(
     rec: &Recorder,
     caches: &BTreeMap<String, CacheId>,
     line: u32,
@@ -529,7 +607,7 @@ pub(crate) fn resolve(
 
 /// The address a value passes to a free: an object's own, a page block's first byte, 0 for
 /// NULL.
-fn addr_of(rec: &Recorder, v: &Value) -> u64 {
+pub(crate) fn addr_of(rec: &Recorder, v: &Value) -> u64 {
     match *v {
         Value::Object { addr } => addr,
         Value::Pages { pfn } => rec.machine().object_addr(pfn, 1, 0),
@@ -537,7 +615,7 @@ fn addr_of(rec: &Recorder, v: &Value) -> u64 {
     }
 }
 
-fn object(addr: u64) -> Option<Value> {
+pub(crate) fn object(addr: u64) -> Option<Value> {
     Some(if addr == 0 {
         Value::Null
     } else {
@@ -551,7 +629,7 @@ fn object(addr: u64) -> Option<Value> {
     clippy::too_many_lines,
     reason = "one arm per operation, each the kernel calls it stands for under either allocator"
 )]
-fn step(
+pub(crate) fn step(
     rec: &mut Recorder,
     line: &OpLine,
     caches: &BTreeMap<String, CacheId>,

@@ -89,12 +89,12 @@ kmem_cache_destroy(foo)
 
 #[test]
 fn mistakes_have_line_column_and_hint() {
-    let e = err("slabscope-scenario 3\n");
+    let e = err("slabscope-scenario 4\n");
     assert_eq!((e.line, e.key), (1, "scenario.version"));
-    assert_eq!(e.hint.as_deref(), Some("this build reads versions 1, 2"));
+    assert_eq!(e.hint.as_deref(), Some("this build reads versions 1, 2, 3"));
     let e = err("hello\n");
     assert_eq!(e.key, "scenario.no_magic");
-    assert!(e.hint.unwrap().contains("slabscope-scenario 2"));
+    assert!(e.hint.unwrap().contains("slabscope-scenario 3"));
 
     let e = err(&format!("{HEADER}a = kmaloc(64) on cpu0\n"));
     assert_eq!(

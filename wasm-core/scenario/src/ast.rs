@@ -22,6 +22,63 @@ pub struct Scenario {
     /// The lines that run no kernel code (format 2): list building and `print`, each placed
     /// between two operation lines by `after_ops`.
     pub statements: Vec<StatementLine>,
+    /// `concurrent` blocks (format 3): runs of `ops` whose lines run on their CPUs at once,
+    /// interleaved by a schedule.
+    pub blocks: Vec<Block>,
+    /// `teaching no_tid` (format 3): not a kernel option; the fast paths' cmpxchg compares
+    /// the freelist without the tid, to show the ABA problem the tid prevents.
+    pub teaching_no_tid: bool,
+}
+
+/// A `concurrent` block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Block {
+    /// The `concurrent` line and the `end` line.
+    pub line: u32,
+    pub end_line: u32,
+    /// Its operation lines: `ops[first_op..end_op]`.
+    pub first_op: usize,
+    pub end_op: usize,
+    pub schedule: ScheduleDecl,
+}
+
+/// How a block's micro-steps are shared out.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ScheduleDecl {
+    /// `concurrent` or `concurrent round_robin`.
+    RoundRobin,
+    /// `concurrent random [seed=N] [preempt]`.
+    Random { seed: u64, preempt: bool },
+    /// `concurrent explicit` and its `schedule` lines, then round-robin.
+    Explicit { steps: Vec<ScheduleStep> },
+}
+
+/// One word of a `schedule` line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ScheduleStep {
+    /// `cpuN` or `cpuN:K`: CPU N takes its next K micro-steps.
+    Run { cpu: u32, times: u32 },
+    /// `preempt(cpuN)` or `preempt(cpuN, cpuM)`: the task running on CPU N is preempted, to
+    /// go on on CPU M (the same CPU when not given).
+    Preempt { cpu: u32, to: u32 },
+    /// `irq(cpuN)`: an interrupt on CPU N runs its next handler operation.
+    Irq { cpu: u32 },
+}
+
+/// Which task of its CPU runs an operation line in a `concurrent` block.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "n", rename_all = "snake_case")]
+pub enum TaskSlot {
+    /// `on cpuN`: the CPU's first task (outside blocks, the only one).
+    #[default]
+    Main,
+    /// `on cpuN task K` (K ≥ 1): another task of the CPU, which runs when the first is
+    /// preempted or done.
+    Other(u32),
+    /// `on cpuN irq`: the CPU's interrupt handlers, one operation per interrupt.
+    Irq,
 }
 
 /// `allocator slub` or `allocator slab` (SLUB when the line is missing).
@@ -121,6 +178,8 @@ pub struct OpLine {
     pub op: Op,
     /// `on cpuN`; operations that run on every CPU (`flush_all`) have none.
     pub cpu: Option<u32>,
+    /// In a `concurrent` block, which task of the CPU runs it.
+    pub task: TaskSlot,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -37,6 +37,13 @@ impl ParseError {
         self
     }
 
+    /// The same error, placed at `line`, `column`.
+    pub(super) fn at(mut self, line: u32, column: u32) -> Self {
+        self.line = line;
+        self.column = column;
+        self
+    }
+
     pub(super) fn hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self

@@ -20,8 +20,8 @@ mod machine;
 mod parse;
 
 pub use ast::{
-    Allocator, CacheDecl, CacheFlags, ListExpr, Op, OpLine, PrintFile, Ref, Scenario, SlubDebug,
-    Statement, StatementLine, Switches, Target,
+    Allocator, Block, CacheDecl, CacheFlags, ListExpr, Op, OpLine, PrintFile, Ref, Scenario,
+    ScheduleDecl, ScheduleStep, SlubDebug, Statement, StatementLine, Switches, Target, TaskSlot,
 };
 pub use error::ParseError;
 pub use gfp::Gfp;

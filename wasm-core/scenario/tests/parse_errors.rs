@@ -54,7 +54,11 @@ const KEYS: &[&str] = &[
     "scenario.bad_cpu",
     "scenario.bad_cpu_node",
     "scenario.bad_number",
+    "scenario.bad_schedule",
     "scenario.bad_version",
+    "scenario.block_needs_cpu",
+    "scenario.block_nested",
+    "scenario.block_not_closed",
     "scenario.cache_flag",
     "scenario.count_too_big",
     "scenario.cpu",
@@ -62,6 +66,8 @@ const KEYS: &[&str] = &[
     "scenario.duplicate_cache",
     "scenario.duplicate_machine",
     "scenario.empty",
+    "scenario.empty_block",
+    "scenario.end_without_block",
     "scenario.expected_allocator",
     "scenario.expected_cache",
     "scenario.expected_cache_name",
@@ -86,6 +92,7 @@ const KEYS: &[&str] = &[
     "scenario.expected_range_end",
     "scenario.expected_repeat_count",
     "scenario.expected_result_name",
+    "scenario.expected_schedule_step",
     "scenario.expected_seed",
     "scenario.expected_setting",
     "scenario.expected_site",
@@ -93,6 +100,8 @@ const KEYS: &[&str] = &[
     "scenario.expected_slub_debug",
     "scenario.expected_switch",
     "scenario.expected_symbol",
+    "scenario.expected_task",
+    "scenario.expected_teaching",
     "scenario.expected_value",
     "scenario.gfp_movable",
     "scenario.gfp_slab_bug_mask",
@@ -117,6 +126,7 @@ const KEYS: &[&str] = &[
     "scenario.no_result",
     "scenario.node",
     "scenario.node_too_big",
+    "scenario.not_in_block",
     "scenario.number_overflow",
     "scenario.number_too_large",
     "scenario.op_before_machine",
@@ -130,9 +140,13 @@ const KEYS: &[&str] = &[
     "scenario.repeat_count_too_big",
     "scenario.repeat_name",
     "scenario.repeat_zero",
+    "scenario.schedule_outside",
+    "scenario.schedule_too_long",
     "scenario.site_not_kmalloc",
     "scenario.size_too_big",
     "scenario.slub_debug",
+    "scenario.task_number",
+    "scenario.task_outside_block",
     "scenario.too_big",
     "scenario.too_large",
     "scenario.trailing",
@@ -152,6 +166,7 @@ const KEYS: &[&str] = &[
     "scenario.unknown_print_file",
     "scenario.unknown_switch",
     "scenario.unknown_switch_did_you_mean",
+    "scenario.unknown_teaching",
     "scenario.usercopy",
     "scenario.version",
 ];
@@ -167,6 +182,9 @@ const V2: &str = "slabscope-scenario 2\n";
 const HEADER_V2: &str = "slabscope-scenario 2\nmachine cpus=2 nodes=1 memory=64K\n";
 const WITH_LIST_V2: &str = "slabscope-scenario 2\nmachine cpus=2 nodes=1 memory=64K\ncache foo size=8\nrepeat 4 t[] = kmalloc(8) on cpu0\n";
 /// The same in format 2, with an object `a` too.
+/// Format 3, with a cache and an object to free.
+const V3: &str = "slabscope-scenario 3\nmachine cpus=2 nodes=1 memory=64K\ncache foo size=8\na = kmalloc(8) on cpu0\n";
+
 const V2_LIST: &str = "slabscope-scenario 2\nmachine cpus=2 nodes=1 memory=64K\ncache foo size=8\nrepeat 4 t[] = kmalloc(8) on cpu0\na = kmalloc(8) on cpu0\n";
 
 /// (key the text must give, what follows the prefix).
@@ -174,7 +192,7 @@ const CASES: &[(&str, &str, &str)] = &[
     // Lines before the machine: the first line and what may come before `machine`.
     ("scenario.empty", "", ""),
     ("scenario.no_magic", "", "hello\n"),
-    ("scenario.version", "", "slabscope-scenario 3\n"),
+    ("scenario.version", "", "slabscope-scenario 4\n"),
     ("scenario.bad_version", "", "slabscope-scenario one\n"),
     ("scenario.missing_machine", V1, ""),
     ("scenario.expected_directive", V1, "= kmalloc(8)\n"),
@@ -664,6 +682,71 @@ const CASES: &[(&str, &str, &str)] = &[
         "scenario.range",
         V2_LIST,
         "for x in t[3..1]: kfree(x) on cpu0\n",
+    ),
+    // Format 3: concurrent blocks and the teaching switch.
+    ("scenario.needs_version", V2_LIST, "concurrent\n"),
+    ("scenario.needs_version", V2_LIST, "teaching no_tid\n"),
+    ("scenario.bad_schedule", V3, "concurrent sometimes\nend\n"),
+    ("scenario.block_nested", V3, "concurrent\nconcurrent\nend\n"),
+    (
+        "scenario.block_not_closed",
+        V3,
+        "concurrent\nkfree(a) on cpu1\n",
+    ),
+    ("scenario.empty_block", V3, "concurrent\nend\n"),
+    ("scenario.end_without_block", V3, "end\n"),
+    (
+        "scenario.schedule_outside",
+        V3,
+        "concurrent\nschedule cpu0\nkfree(a) on cpu1\nend\n",
+    ),
+    (
+        "scenario.expected_schedule_step",
+        V3,
+        "concurrent explicit\nschedule 3\nend\n",
+    ),
+    (
+        "scenario.schedule_too_long",
+        V3,
+        "concurrent explicit\nschedule cpu0:100001\nend\n",
+    ),
+    (
+        "scenario.bad_cpu",
+        V3,
+        "concurrent explicit\nschedule preempt(cpu0, gpu1)\nend\n",
+    ),
+    (
+        "scenario.cpu",
+        V3,
+        "concurrent explicit\nschedule irq(cpu7)\nend\n",
+    ),
+    ("scenario.expected_teaching", V3, "teaching\n"),
+    ("scenario.unknown_teaching", V3, "teaching no_locks\n"),
+    (
+        "scenario.expected_task",
+        V3,
+        "concurrent\nkfree(a) on cpu1 task\nend\n",
+    ),
+    (
+        "scenario.task_number",
+        V3,
+        "concurrent\nkfree(a) on cpu1 task 17\nend\n",
+    ),
+    ("scenario.task_outside_block", V3, "kfree(a) on cpu1 irq\n"),
+    (
+        "scenario.not_in_block",
+        V3,
+        "concurrent\ncache bar size=16\nend\n",
+    ),
+    (
+        "scenario.not_in_block",
+        V3,
+        "concurrent\nprint slabinfo\nend\n",
+    ),
+    (
+        "scenario.block_needs_cpu",
+        V3,
+        "concurrent\nflush_all(foo)\nend\n",
     ),
 ];
 

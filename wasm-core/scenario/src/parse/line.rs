@@ -69,6 +69,14 @@ impl Line<'_> {
     pub(super) fn err(&self, key: &'static str, message: impl Into<String>) -> ParseError {
         ParseError::new(self.number, self.col(), key, message.into())
     }
+    pub(super) fn err_at(
+        &self,
+        col: u32,
+        key: &'static str,
+        message: impl Into<String>,
+    ) -> ParseError {
+        ParseError::new(self.number, col, key, message.into())
+    }
     pub(super) fn next(&mut self) -> Option<Tok> {
         let t = self.toks.get(self.pos).map(|t| t.tok.clone());
         self.pos += 1;

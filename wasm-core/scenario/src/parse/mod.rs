@@ -15,6 +15,7 @@
 //! a format 1 file is parsed (so a wrong name is still named as such) and then refused with
 //! `scenario.needs_version` where it stands, naming the first line to write.
 
+mod block;
 mod cache;
 mod header;
 mod line;
@@ -22,11 +23,12 @@ mod machine;
 mod op;
 mod statement;
 
-use crate::ast::{Allocator, CacheDecl, OpLine, Scenario, StatementLine, Switches};
+use crate::ast::{Allocator, Block, CacheDecl, OpLine, Scenario, StatementLine, Switches};
 use crate::error::ParseError;
 use crate::lex::{lex, Tok};
 use crate::limits::MAX_TEXT;
 use crate::machine::MachineDecl;
+use block::OpenBlock;
 use line::Line;
 use op::OPS;
 use std::collections::BTreeSet;
@@ -34,9 +36,9 @@ use std::collections::BTreeSet;
 /// The first line of every scenario, before the version number.
 pub const MAGIC: &str = "slabscope-scenario";
 /// The newest format version this parser reads, which new scenarios are offered.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// Every format version this parser reads, oldest first.
-pub const VERSIONS: &[u32] = &[1, 2];
+pub const VERSIONS: &[u32] = &[1, 2, 3];
 /// Kernel profiles this build replays.
 pub const PROFILES: &[&str] = &["linux-6.6"];
 
@@ -52,6 +54,10 @@ const DIRECTIVES: &[&str] = &[
     "cache",
     "repeat",
     "for",
+    "concurrent",
+    "end",
+    "schedule",
+    "teaching",
 ];
 
 /// Parses a scenario, or says where and why it cannot.
@@ -154,6 +160,10 @@ struct Parser {
     lists: BTreeSet<String>,
     /// Where `switch random_kmalloc_caches on` is, to refuse it under SLAB at the end.
     random_kmalloc_line: Option<(u32, u32)>,
+    /// The `concurrent` block being read, and those closed.
+    block: Option<OpenBlock>,
+    blocks: Vec<Block>,
+    teaching_no_tid: bool,
 }
 
 impl Parser {
@@ -164,7 +174,28 @@ impl Parser {
                 "expected a directive or an operation at the start of the line",
             ));
         };
+        let directive = [
+            "profile",
+            "allocator",
+            "machine",
+            "pcp",
+            "switch",
+            "slub_debug",
+            "boot",
+            "seed",
+            "cache",
+            "teaching",
+        ];
+        if directive.contains(&first.as_str()) {
+            self.outside_block(line, &first)?;
+        }
         match first.as_str() {
+            "concurrent" => self.concurrent_line(line),
+            "end" if line.toks.len() == 1 => self.end_line(line),
+            "schedule" if !matches!(line.tok_at(1), Some(Tok::Sym('=' | '['))) => {
+                self.schedule_line(line)
+            }
+            "teaching" => self.teaching_line(line),
             "profile" => {
                 line.pos += 1;
                 self.profile_line(line)
@@ -204,14 +235,27 @@ impl Parser {
             }
             // Format 2; `print = …` and `print[] = …` still name a result.
             "print" if !matches!(line.tok_at(1), Some(Tok::Sym('=' | '['))) => {
+                self.outside_block(line, "print")?;
                 self.print_line(line)
             }
-            _ if self.list_line_ahead(line) => self.list_line(line),
+            _ if self.list_line_ahead(line) => {
+                self.outside_block(line, "a list line")?;
+                self.list_line(line)
+            }
             _ => self.op_line(line),
         }
     }
 
     fn finish(self) -> Result<Scenario, ParseError> {
+        if let Some(open) = &self.block {
+            return Err(ParseError::new(
+                open.line,
+                1,
+                "scenario.block_not_closed",
+                "this concurrent block has no `end`".into(),
+            )
+            .hint("add a line `end` after its last operation"));
+        }
         let machine = self.machine.ok_or_else(|| {
             ParseError::new(
                 1,
@@ -243,6 +287,8 @@ impl Parser {
             caches: self.caches,
             ops: self.ops,
             statements: self.statements,
+            blocks: self.blocks,
+            teaching_no_tid: self.teaching_no_tid,
         })
     }
 }

@@ -4,7 +4,7 @@
 
 use super::line::{Line, COUNT, INDEX, NODE, ORDER, RANGE_END, REPEAT_COUNT, SIZE};
 use super::{Parser, DIRECTIVES};
-use crate::ast::{ListExpr, Op, OpLine, Ref, Target};
+use crate::ast::{ListExpr, Op, OpLine, Ref, Target, TaskSlot};
 use crate::error::{closest, ParseError};
 use crate::gfp::{Gfp, GfpRefusal, GFP_KERNEL, GFP_NAMES, GFP_REFUSED};
 use crate::lex::Tok;
@@ -181,8 +181,23 @@ impl Parser {
         self.call_site(line, &mut op)?;
         let on_col = line.col();
         let cpu = on_cpu(line, &machine)?;
+        let task = if cpu.is_some() {
+            self.task_slot(line)?
+        } else {
+            TaskSlot::Main
+        };
         self.call_site(line, &mut op)?;
         line.finish()?;
+        if self.block.is_some() && cpu.is_none() {
+            return Err(ParseError::new(
+                line.number,
+                line.end_col,
+                "scenario.block_needs_cpu",
+                format!("{name} in a concurrent block needs the CPU it runs on"),
+            )
+            .arg("operation", &name)
+            .hint("add `on cpu0` (or another CPU); operations of every CPU go outside the block"));
+        }
         if cpu.is_some() {
             no_cpu_wanted(&op, &name, line.number, on_col)?;
         }
@@ -214,6 +229,7 @@ impl Parser {
             target,
             op,
             cpu,
+            task,
         });
         Ok(())
     }

@@ -305,20 +305,37 @@ impl Parser {
         col: u32,
         what: &str,
     ) -> Result<(), ParseError> {
-        if self.version >= 2 {
+        self.require_version(line, col, what, 2)
+    }
+
+    /// Refuses `what` in a file of a format older than `version`.
+    pub(super) fn require_version(
+        &self,
+        line: u32,
+        col: u32,
+        what: &str,
+        version: u32,
+    ) -> Result<(), ParseError> {
+        if self.version >= version {
             return Ok(());
         }
-        let first_line = format!("{} 2", super::MAGIC);
+        let first_line = format!("{} {version}", super::MAGIC);
         Err(ParseError::new(
             line,
             col,
             "scenario.needs_version",
-            format!("`{what}` needs scenario format 2, and this file says format 1"),
+            format!(
+                "`{what}` needs scenario format {version}, and this file says format {}",
+                self.version
+            ),
         )
         .arg("what", what)
         .arg("first_line", &first_line)
+        .arg("version", version)
+        .arg("file_version", self.version)
         .hint(format!(
-            "change the first line to `{first_line}`; every format 1 line means the same in format 2"
+            "change the first line to `{first_line}`; every format {} line means the same in format {version}",
+            self.version
         )))
     }
 }

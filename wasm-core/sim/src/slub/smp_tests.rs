@@ -87,7 +87,7 @@ impl<'a> Program<'a> for TestProgram {
         (smp.name(), smp.run(k))
     }
 
-    fn finish(&mut self, t: TaskId, out: SmpResult) {
+    fn finish(&mut self, t: TaskId, out: SmpResult, _at: usize) {
         match (self.pending[usize::from(t)], out) {
             (Some(TOp::Alloc(n)), SmpResult::Objects(o)) => {
                 let object = o.first().copied().unwrap_or(0);

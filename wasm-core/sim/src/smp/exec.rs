@@ -57,8 +57,8 @@ pub trait Program<'a> {
     /// Starts task `t`'s next operation (`ready` said yes): its name (the step that begins
     /// it is named after it) and its kernel code.
     fn start(&mut self, t: TaskId, k: Ctx<'a>) -> (&'static str, OpFuture<'a, Self::Out>);
-    /// Task `t`'s operation returned `out`.
-    fn finish(&mut self, t: TaskId, out: Self::Out);
+    /// Task `t`'s operation returned `out`, in the step that ends at cursor `at`.
+    fn finish(&mut self, t: TaskId, out: Self::Out, at: usize);
     /// The scenario line and operation index task `t`'s current operation comes from.
     fn origin(&self, t: TaskId) -> (Option<u32>, Option<u32>);
 }
@@ -412,27 +412,36 @@ impl<'a, T> Exec<'a, T> {
             self.cpus[c].running = Some(t);
         }
         let starting = self.slots[ti].fut.is_none();
-        if starting {
-            let (line, op) = program.origin(t);
-            self.sh.with(|rec| rec.set_origin(line, op));
-        }
+        let (line, op) = program.origin(t);
+        self.sh.with(|rec| rec.set_origin(line, op));
         self.sh.with(Recorder::open_micro_step);
         if starting {
             let k = Ctx::new(self.sh, t);
             let (name, fut) = program.start(t, k);
             self.slots[ti].name = name;
             self.slots[ti].fut = Some(fut);
+            let (line, op) = program.origin(t);
+            self.sh.with(|rec| rec.set_step_origin(line, op));
             let cpu = CpuId(c as u16);
             self.sh.with(|rec| rec.micro(t, Micro::Start { cpu }));
         }
+        let il = self.sh.il();
+        il.noted.set(0);
+        il.frame.set(None);
         let poll = match self.slots[ti].fut.as_mut() {
             Some(f) => f.as_mut().poll(&mut Context::from_waker(Waker::noop())),
             None => Poll::Pending,
         };
-        let (function, path) = self.frame(t);
+        // Named after where the task was at its first micro-step here (its frames may be gone
+        // if the operation returned in this step).
+        let (function, path) = match il.frame.get() {
+            Some(f) if il.noted.get() > 0 => (f.function, f.path),
+            _ => self.frame(t),
+        };
         if let Poll::Ready(out) = poll {
             self.slots[ti].fut = None;
-            program.finish(t, out);
+            let at = self.sh.with(|rec| rec.cursor()) + 1;
+            program.finish(t, out, at);
             if self.cpus[c].irq == Some(t) {
                 self.cpus[c].irq = None;
                 let cpu = CpuId(c as u16);

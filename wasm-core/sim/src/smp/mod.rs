@@ -83,6 +83,9 @@ pub(crate) struct Interleaving {
     pub stats: RefCell<Stats>,
     /// Micro-steps noted since the executor last looked.
     pub noted: Cell<u32>,
+    /// The kernel function (and path) the task was in at the first micro-step noted since
+    /// the executor last looked: what names the step.
+    pub frame: Cell<Option<Frame>>,
 }
 
 /// Everything the tasks of one run share: the recorder (the machine), the tasks' states, the
@@ -239,7 +242,15 @@ impl<'a> Ctx<'a> {
     #[inline(always)]
     pub fn note(self, micro: impl FnOnce() -> Micro) {
         if self.sh.interleaved {
-            self.sh.il().noted.set(self.sh.il().noted.get() + 1);
+            let il = self.sh.il();
+            if il.noted.replace(il.noted.get() + 1) == 0 {
+                il.frame.set(
+                    il.tasks.borrow()[usize::from(self.task)]
+                        .calls
+                        .last()
+                        .copied(),
+                );
+            }
         }
         if self.sh.keep_micro {
             let task = self.task;

@@ -382,6 +382,15 @@ impl Recorder {
         };
     }
 
+    /// Sets the origin of the open step too (a step that learns its operation after it
+    /// opened: an interleaved run's first micro-step of an operation).
+    pub fn set_step_origin(&mut self, line: Option<u32>, op: Option<u32>) {
+        self.set_origin(line, op);
+        if self.depth > 0 {
+            self.open.origin = self.origin;
+        }
+    }
+
     /// The live machine (at `cursor()`).
     pub fn machine(&self) -> &Machine {
         &self.machine
