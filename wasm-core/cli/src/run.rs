@@ -10,6 +10,7 @@
 //! there is more than one point, so one `--at` (or none) prints exactly as it always did.
 
 use clap::{Args, ValueEnum};
+use slabscope_run::concurrent::block_text;
 use slabscope_run::{print_heading, print_text, run_with_summary, sysfs_text, PrintMark};
 use slabscope_scenario::parse;
 use slabscope_sim::buddyinfo::buddyinfo;
@@ -150,7 +151,19 @@ pub fn run(args: RunArgs) -> Result<(), String> {
     // Everything goes through one buffered writer; a reader that stops early (`| head`) ends
     // the output quietly instead of a panic on the broken pipe.
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    match write_output(&mut out, &args, &rec, &points, last, end).and_then(|()| out.flush()) {
+    let blocks = |out: &mut dyn Write| -> std::io::Result<()> {
+        // What each concurrent block did (not in the JSON trace, which stays one document).
+        if !matches!(args.trace, Some(TraceFormat::Json)) {
+            for b in &summary.blocks {
+                out.write_all(block_text(&rec, b).as_bytes())?;
+            }
+        }
+        Ok(())
+    };
+    let written = write_output(&mut out, &args, &rec, &points, last, end)
+        .and_then(|()| blocks(&mut out))
+        .and_then(|()| out.flush());
+    match written {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(e.to_string()),
         Ok(()) => Ok(()),

@@ -53,7 +53,11 @@ impl VisitMut for Desugar {
     fn visit_return_type_mut(&mut self, r: &mut ReturnType) {
         if let ReturnType::Type(_, ty) = r {
             if let Some(output) = future_output(ty) {
-                **ty = output;
+                if matches!(&output, Type::Tuple(t) if t.elems.is_empty()) {
+                    *r = ReturnType::Default;
+                } else {
+                    **ty = output;
+                }
             }
         }
         visit_mut::visit_return_type_mut(self, r);

@@ -417,21 +417,24 @@ impl<'a> Program<'a> for BlockProgram<'_, '_> {
     }
 }
 
+/// The run's state a block reads and adds to: the names, the lists, the summary and the
+/// list elements left to build.
+pub(crate) type RunState<'r> = (
+    &'r mut BTreeMap<String, Value>,
+    &'r mut BTreeMap<String, Vec<Value>>,
+    &'r mut RunSummary,
+    &'r mut usize,
+);
+
 /// Runs `block` of `scenario`.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the run's state, lent to the block"
-)]
 pub(crate) fn run_block(
     rec: &mut Recorder,
     scenario: &Scenario,
     block: &Block,
     caches: &BTreeMap<String, CacheId>,
-    names: &mut BTreeMap<String, Value>,
-    lists: &mut BTreeMap<String, Vec<Value>>,
-    summary: &mut RunSummary,
-    budget: &mut usize,
+    state: &mut RunState<'_>,
 ) -> Result<BlockRun, RunError> {
+    let (names, lists, summary, budget) = state;
     let lines = &scenario.ops[block.first_op..block.end_op];
     // One task per (CPU, slot), in that order.
     let mut keys: Vec<(u16, TaskSlot)> = Vec::new();
@@ -502,33 +505,7 @@ pub(crate) fn run_block(
     if let Some(e) = program.error.take() {
         return Err(e);
     }
-    let outcome = match result {
-        Ok(o) => o,
-        Err((e, _)) => {
-            return Err(match e {
-                ExecError::Deadlock { waits } => RunError::BlockDeadlock {
-                    line: block.line,
-                    waits: waits
-                        .into_iter()
-                        .map(|(t, name)| {
-                            let (cpu, slot) = keys[usize::from(t)];
-                            (task_label(cpu, slot), name)
-                        })
-                        .collect(),
-                },
-                ExecError::NotAllowed { index, choice } => RunError::ScheduleNotAllowed {
-                    line: block.line,
-                    index: index as u32 + 1,
-                    choice: choice_text(choice),
-                },
-                ExecError::TooLong { limit } => RunError::TooLong {
-                    line: block.line,
-                    what: "micro-steps",
-                    max: limit,
-                },
-            });
-        }
-    };
+    let outcome = result.map_err(|(e, _)| exec_error(e, block.line, &keys))?;
     Ok(BlockRun {
         line: block.line,
         start,
@@ -537,6 +514,32 @@ pub(crate) fn run_block(
         stats: outcome.stats,
         tasks: keys,
     })
+}
+
+/// An executor's early stop, as the run's error for the block at `line`.
+fn exec_error(e: ExecError, line: u32, keys: &[(u16, TaskSlot)]) -> RunError {
+    match e {
+        ExecError::Deadlock { waits } => RunError::BlockDeadlock {
+            line,
+            waits: waits
+                .into_iter()
+                .map(|(t, name)| {
+                    let (cpu, slot) = keys[usize::from(t)];
+                    (task_label(cpu, slot), name)
+                })
+                .collect(),
+        },
+        ExecError::NotAllowed { index, choice } => RunError::ScheduleNotAllowed {
+            line,
+            index: index as u32 + 1,
+            choice: choice_text(choice),
+        },
+        ExecError::TooLong { limit } => RunError::TooLong {
+            line,
+            what: "micro-steps",
+            max: limit,
+        },
+    }
 }
 
 fn slot_order(slot: TaskSlot) -> u32 {
@@ -564,4 +567,64 @@ pub fn choice_text(c: Choice) -> String {
         Choice::Preempt { cpu, to } => format!("preempt(cpu{cpu}, cpu{to})"),
         Choice::Irq { cpu } => format!("irq(cpu{cpu})"),
     }
+}
+
+/// What a block did, as text: its extent, the schedule it took (runs of one CPU written
+/// `cpuN:K`, as a `schedule` line takes it back), its retries by site and its `list_lock`s.
+pub fn block_text(rec: &Recorder, run: &BlockRun) -> String {
+    let mut out = format!(
+        "--- concurrent block at line {}: steps {} to {} ({} micro-steps)\n",
+        run.line,
+        run.start + 1,
+        run.end,
+        run.taken.len()
+    );
+    let mut words: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < run.taken.len() {
+        let c = run.taken[i];
+        let mut n = 1;
+        while matches!(c, Choice::Run { .. }) && run.taken.get(i + n) == Some(&c) {
+            n += 1;
+        }
+        words.push(if n > 1 {
+            format!("{}:{n}", choice_text(c))
+        } else {
+            choice_text(c)
+        });
+        i += n;
+    }
+    out.push_str(&format!("schedule {}\n", words.join(" ")));
+    let retries: Vec<String> = run
+        .stats
+        .retries
+        .iter()
+        .map(|((site, reason), n)| format!("{site} ({}) {n}", reason.word()))
+        .collect();
+    out.push_str(&format!(
+        "retries: {}\n",
+        if retries.is_empty() {
+            "none".to_string()
+        } else {
+            retries.join(", ")
+        }
+    ));
+    let name = |c: CacheId| rec.machine().cache_name(c).unwrap_or("?").to_string();
+    let locks: Vec<String> = run
+        .stats
+        .locks
+        .iter()
+        .map(|((c, n), (taken, waits))| {
+            format!("{} node {n}: taken {taken}, spins {waits}", name(*c))
+        })
+        .collect();
+    out.push_str(&format!(
+        "list_lock: {}\n",
+        if locks.is_empty() {
+            "not taken".to_string()
+        } else {
+            locks.join(", ")
+        }
+    ));
+    out
 }

@@ -355,30 +355,16 @@ pub fn run_with_progress(
             statement(&rec, s, &mut names, &mut lists, &mut summary, &mut budget)?;
         }
         if let Some(block) = blocks.next_if(|b| b.first_op == i) {
-            progress(&RunProgress {
-                line: block.line,
-                line_done: 0,
-                line_total: 1,
-                ops: summary.op_ends.len() as u32,
-                steps: rec.step_count() as u32,
-            });
-            let run = run_block(
-                &mut rec,
-                scenario,
-                block,
-                &caches,
-                &mut names,
-                &mut lists,
-                &mut summary,
-                &mut budget,
-            )?;
+            progress(&block_progress(block.line, &summary, &rec));
+            let mut state = (&mut names, &mut lists, &mut summary, &mut budget);
+            let run = run_block(&mut rec, scenario, block, &caches, &mut state)?;
             summary.blocks.push(run);
             continue;
         }
         if scenario
             .blocks
             .iter()
-            .any(|b| (b.first_op..b.end_op).contains(&i))
+            .any(|b| b.first_op < i && i < b.end_op)
         {
             continue; // run by its block
         }
@@ -456,6 +442,17 @@ pub fn run_with_progress(
     }
     rec.set_origin(None, None);
     Ok((rec, summary))
+}
+
+/// The progress report at the start of a `concurrent` block (a block runs whole).
+fn block_progress(line: u32, summary: &RunSummary, rec: &Recorder) -> RunProgress {
+    RunProgress {
+        line,
+        line_done: 0,
+        line_total: 1,
+        ops: summary.op_ends.len() as u32,
+        steps: rec.step_count() as u32,
+    }
 }
 
 /// Boots the scenario's machine under its allocator and boot options, with the kmalloc caches

@@ -12,6 +12,7 @@
 //! After an intended change of behaviour, regenerate and review the diff:
 //!   SLABSCOPE_UPDATE_GOLDEN=1 cargo test -p slabscope-run --test golden
 
+use slabscope_run::concurrent::block_text;
 use slabscope_run::{print_heading, print_text, run_with_summary};
 use slabscope_scenario::parse;
 use slabscope_sim::buddyinfo::buddyinfo;
@@ -141,6 +142,22 @@ const REQUIRED_PATHS: &[(&str, &str)] = &[
     ("kvfree_rcu_list", "kvfree"),
 ];
 
+/// Every retry the kernel makes, by (site, reason), that the concurrent golden scenarios must
+/// make between them (`concurrent` blocks; their summaries close each golden file).
+const REQUIRED_RETRIES: &[(&str, &str)] = &[
+    ("slab_alloc", "migrated"),
+    ("slab_alloc", "preempted"),
+    ("slab_alloc", "interrupted"),
+    ("slab_free", "migrated"),
+    ("slab_free", "preempted"),
+    ("slab_free", "interrupted"),
+    ("__slab_free", "slab changed"),
+    ("get_freelist", "slab changed"),
+    ("deactivate_slab", "slab changed"),
+    ("acquire_slab", "slab changed"),
+    ("__unfreeze_partials", "slab changed"),
+];
+
 /// Scenarios of docs/scenarios kept as golden traces too (their `.golden` is in tests/golden).
 const DOC_SCENARIOS: &[&str] = &["bulk-free-interleaved"];
 
@@ -160,9 +177,19 @@ fn scenarios() -> Vec<PathBuf> {
     files
 }
 
-/// Runs one scenario; returns its golden text, the (function, path) pairs it took, and whether
-/// it damaged the kernel's structures.
-fn render(path: &Path) -> (String, BTreeSet<(String, String)>, bool) {
+/// What one golden scenario gives: its text, the (function, path) pairs it took, whether it
+/// damaged the kernel's structures, the retries its blocks made and whether a CPU spun on a
+/// held `list_lock`.
+struct Rendered {
+    text: String,
+    paths: BTreeSet<(String, String)>,
+    damaged: bool,
+    retries: BTreeSet<(String, String)>,
+    spun: bool,
+}
+
+/// Runs one scenario (see `Rendered`).
+fn render(path: &Path) -> Rendered {
     let text = fs::read_to_string(path).expect("readable scenario");
     let scenario = parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let (rec, summary) =
@@ -222,11 +249,29 @@ fn render(path: &Path) -> (String, BTreeSet<(String, String)>, bool) {
     }
     print_to(&mut out, rec.step_count());
     let damaged = !rec.machine().damage.is_empty();
+    let mut retries = BTreeSet::new();
+    let mut spun = false;
+    for b in &summary.blocks {
+        out.push_str(&block_text(&rec, b));
+        retries.extend(
+            b.stats
+                .retries
+                .keys()
+                .map(|(site, reason)| (site.to_string(), reason.word().to_string())),
+        );
+        spun |= b.stats.total_waits() > 0;
+    }
     out.push_str("--- /proc/slabinfo\n");
     out.push_str(&slabinfo(rec.machine()));
     out.push_str("--- /proc/buddyinfo\n");
     out.push_str(&buddyinfo(rec.machine()));
-    (out, paths, damaged)
+    Rendered {
+        text: out,
+        paths,
+        damaged,
+        retries,
+        spun,
+    }
 }
 
 #[test]
@@ -235,11 +280,21 @@ fn golden_scenarios_reproduce_their_traces_and_reach_every_path() {
     let files = scenarios();
     assert!(files.len() >= 5, "golden scenarios are missing");
     let mut reached = BTreeSet::new();
+    let mut retried = BTreeSet::new();
+    let mut spun = false;
     let mut failures = Vec::new();
     let mut damaged = Vec::new();
     for file in &files {
-        let (text, paths, damage) = render(file);
+        let Rendered {
+            text,
+            paths,
+            damaged: damage,
+            retries,
+            spun: spins,
+        } = render(file);
         reached.extend(paths);
+        retried.extend(retries);
+        spun |= spins;
         if damage {
             damaged.push(
                 file.file_name()
@@ -278,10 +333,24 @@ fn golden_scenarios_reproduce_their_traces_and_reach_every_path() {
         .filter(|(f, p)| !reached.contains(&(f.to_string(), p.to_string())))
         .collect();
     assert!(missing.is_empty(), "no golden scenario reaches {missing:?}");
+    let missing: Vec<_> = REQUIRED_RETRIES
+        .iter()
+        .filter(|(s, r)| !retried.contains(&(s.to_string(), r.to_string())))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "no golden scenario retries at {missing:?}"
+    );
+    assert!(spun, "no golden scenario spins on a held list_lock");
     assert_eq!(
         damaged,
-        ["slab-wrong-cache.slab", "wrong-cache.slab"],
-        "exactly the wrong-cache scenarios damage the kernel's structures"
+        [
+            "slab-wrong-cache.slab",
+            "smp-aba-no-tid.slab",
+            "wrong-cache.slab"
+        ],
+        "exactly the wrong-cache scenarios and the ABA race without the tid damage the kernel's \
+         structures"
     );
 }
 

@@ -18,7 +18,7 @@
 //!   record first (there are few, and the run stays damaged from the step that did it on).
 
 use super::{Machine, Pfn};
-use crate::ids::{CacheId, NodeId};
+use crate::ids::{CacheId, CpuId, NodeId};
 use serde::Serialize;
 
 /// One piece of known damage.
@@ -60,6 +60,22 @@ pub enum Damage {
         addr: u64,
         pfn: Pfn,
         node: NodeId,
+    },
+    /// The teaching switch `no_tid`: a fast path's cmpxchg compared `c->freelist` only and
+    /// succeeded with a stale next pointer, so `cpu`'s `c->freelist` of `cache` became
+    /// `object`, which a caller holds (the ABA problem the tid prevents). The next allocation
+    /// there hands `object` out a second time.
+    StaleCpuFreelist {
+        cache: CacheId,
+        cpu: CpuId,
+        object: u64,
+    },
+    /// After such damage, `cpu` handed `object` of `cache`, which a caller still held, to a
+    /// second caller: two users now write the same memory. (The simulator keeps one holder.)
+    HandedOutTwice {
+        cache: CacheId,
+        cpu: CpuId,
+        object: u64,
     },
 }
 
@@ -124,5 +140,17 @@ pub fn check_records(m: &Machine, bad: &mut Vec<String>) {
                      object to {t}'s slab and lists)"
             )
         }
+        Damage::StaleCpuFreelist { cache, cpu, object } => format!(
+            "known damage: cpu{cpu}'s c->freelist of {} points at {object:#x}, which a caller \
+                 holds: without the tid the fast path's cmpxchg saw the same c->freelist as it \
+                 had read and swapped in the next pointer it had read before, which is stale \
+                 (ABA); the next allocation on cpu{cpu} hands {object:#x} out again",
+            name(cache)
+        ),
+        Damage::HandedOutTwice { cache, cpu, object } => format!(
+            "known damage: cpu{cpu} handed {object:#x} of {} to a caller while another caller \
+                 still held it: two users of one object (the simulator keeps one holder)",
+            name(cache)
+        ),
     }));
 }

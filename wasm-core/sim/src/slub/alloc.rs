@@ -13,7 +13,7 @@ use crate::geometry::kmalloc::KmallocTarget;
 use crate::gfp::{Gfp, GFP_KERNEL};
 use crate::ids::{CacheId, CpuId, NodeId};
 use crate::kmalloc_caches::KmallocType;
-use crate::machine::{Owner, Pfn};
+use crate::machine::{Damage, Owner, Pfn};
 use crate::page_alloc::{alloc_pages, zonelist};
 use crate::slab_common::random::draw_below;
 use crate::slab_common::ZERO_SIZE_PTR;
@@ -152,13 +152,7 @@ pub(crate) fn use_destroyed_cache(rec: &mut Recorder, cache: CacheId) -> u64 {
 #[inline]
 fn object_handed_out(rec: &mut Recorder, cache: CacheId, cpu: CpuId, object: u64) {
     if let Some(place) = place_of(rec.machine(), object) {
-        rec.emit(Event::ObjectAllocated {
-            cache,
-            cpu,
-            addr: object,
-            pfn: place.pfn,
-            index: place.index,
-        });
+        crate::slub::hand_out(rec, cache, cpu, place.pfn, object, place.index);
     }
 }
 
@@ -364,14 +358,39 @@ pub(crate) mod asyn {
             let reason = if ok {
                 // The kernel stores next_tid(tid), which is found_tid + TID_STEP when they match;
                 // without the tid in the compare, the CPU's own tid moves on.
-                k.with(|rec| {
+                let aba = k.with(|rec| {
                     rec.emit(Event::CpuFreelistSet {
                         cache,
                         cpu,
                         freelist: new,
                         tid: found_tid + TID_STEP,
                     });
+                    let live = new != 0 && rec.machine().is_live(new);
+                    if no_tid && found_tid != tid && live {
+                        // The ABA problem, done: the freelist now starts with a live object.
+                        let damage = Damage::StaleCpuFreelist {
+                            cache,
+                            cpu,
+                            object: new,
+                        };
+                        rec.emit(Event::DamageRecorded(Box::new(damage)));
+                    }
+                    live && no_tid && found_tid != tid
                 });
+                if aba {
+                    k.diagnose(
+                        "__update_cpu_freelist_fast",
+                        "ABA: a stale next pointer installed",
+                        "step.aba_stale_freelist",
+                        move |rec| {
+                            rec.arg_cache("cache", cache);
+                            rec.arg("cpu", cpu);
+                            rec.arg_addr("object", new);
+                            rec.arg("old_tid", tid);
+                            rec.arg("tid", found_tid);
+                        },
+                    );
+                }
                 None
             } else {
                 let reason = note_cmpxchg_failure(k, tid);

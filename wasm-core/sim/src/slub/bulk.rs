@@ -256,13 +256,7 @@ pub(crate) mod asyn {
                     tid: c.tid,
                 });
                 let place = place_of(rec.machine(), c.freelist).expect("free objects lie in slabs");
-                rec.emit(Event::ObjectAllocated {
-                    cache,
-                    cpu,
-                    addr: c.freelist,
-                    pfn: place.pfn,
-                    index: place.index,
-                });
+                crate::slub::hand_out(rec, cache, cpu, place.pfn, c.freelist, place.index);
             });
             p.push(c.freelist);
         }

@@ -116,14 +116,44 @@ pub(crate) fn take_object(rec: &mut Recorder, cache: CacheId, cpu: CpuId, object
     let place = place_of(rec.machine(), object).expect("free objects lie in slabs");
     let next = freepointer_at(rec.machine(), &place, object);
     set_cpu_freelist(rec, cache, cpu, next);
+    hand_out(rec, cache, cpu, place.pfn, object, place.index);
+    object
+}
+
+/// Records that object `addr`, object `index` of the slab at `pfn`, went to a caller, or,
+/// when a caller already holds it (only after a damaged freelist: `Damage::StaleCpuFreelist`),
+/// that it was handed out twice.
+#[inline]
+pub(crate) fn hand_out(
+    rec: &mut Recorder,
+    cache: CacheId,
+    cpu: CpuId,
+    pfn: Pfn,
+    addr: u64,
+    index: u32,
+) {
+    let held = rec
+        .machine()
+        .slub()
+        .slabs
+        .get(&pfn)
+        .is_some_and(|s| s.allocated[index as usize]);
+    if held {
+        let damage = crate::machine::Damage::HandedOutTwice {
+            cache,
+            cpu,
+            object: addr,
+        };
+        rec.emit(Event::DamageRecorded(Box::new(damage)));
+        return;
+    }
     rec.emit(Event::ObjectAllocated {
         cache,
         cpu,
-        addr: object,
-        pfn: place.pfn,
-        index: place.index,
+        addr,
+        pfn,
+        index,
     });
-    object
 }
 
 /// Records that object `addr` of the slab at `pfn` went to a caller.

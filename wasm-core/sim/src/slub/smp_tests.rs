@@ -6,8 +6,7 @@ use super::tests::{boot, cache};
 use crate::ids::{CacheId, CpuId};
 use crate::machine::check::{FullChecks, TraceCheck};
 use crate::smp::exec::{self, OpFuture, Outcome, Program, Ready, TaskKind, TaskSpec};
-use crate::smp::micro::RetryReason;
-use crate::smp::schedule::{Choice, Schedule};
+use crate::smp::schedule::Schedule;
 use crate::smp::{Ctx, TaskId, Teaching};
 use crate::trace::Recorder;
 
@@ -182,11 +181,10 @@ fn two_cpus_round_robin_free_each_others_objects() {
 /// and freed at most once, after its allocation), dealt out to `cpus` process tasks and, with
 /// `irq`, an interrupt task on CPU 0. Dealt in order, every task waits only on operations
 /// earlier in the list, so no run can deadlock.
-fn random_program(
-    cpus: usize,
-    irq: bool,
-    picks: &[(u8, u8)],
-) -> (Vec<Vec<TOp>>, Vec<(u16, Vec<TOp>)>) {
+/// Each process task's operations, and each interrupt task's (with its CPU).
+type Tasks = (Vec<Vec<TOp>>, Vec<(u16, Vec<TOp>)>);
+
+fn random_program(cpus: usize, irq: bool, picks: &[(u8, u8)]) -> Tasks {
     let mut tasks = vec![Vec::new(); cpus];
     let mut handler = Vec::new();
     let mut allocated: Vec<usize> = Vec::new();

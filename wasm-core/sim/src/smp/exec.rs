@@ -449,6 +449,10 @@ impl<'a, T> Exec<'a, T> {
             }
         }
         self.sh.with(|rec| rec.close_micro_step(function, path));
+        let found: Vec<_> = self.sh.il().diagnostics.borrow_mut().drain(..).collect();
+        for d in found {
+            self.sh.with(|rec| d.record(rec));
+        }
     }
 
     /// What each task with work left waits for (empty when none has work left).

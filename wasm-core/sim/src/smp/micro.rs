@@ -256,6 +256,10 @@ impl Micro {
     }
 
     /// Its caption arguments (`micro.<name>` captions name them).
+    #[allow(
+        clippy::too_many_lines,
+        reason = "one arm per kind of micro-step, each naming the fields its caption shows"
+    )]
     pub fn args(&self) -> Vec<(&'static str, Arg)> {
         let mut a: Vec<(&'static str, Arg)> = vec![("cpu", self.cpu().into())];
         match *self {

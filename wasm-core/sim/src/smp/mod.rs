@@ -86,6 +86,24 @@ pub(crate) struct Interleaving {
     /// The kernel function (and path) the task was in at the first micro-step noted since
     /// the executor last looked: what names the step.
     pub frame: Cell<Option<Frame>>,
+    /// Diagnostics to record as steps of their own after the current micro-step.
+    pub diagnostics: RefCell<Vec<Diagnostic>>,
+}
+
+/// A diagnostic step: what the kernel (or the simulator's checker) would report; `args` adds
+/// its caption arguments.
+pub struct Diagnostic {
+    pub function: &'static str,
+    pub path: &'static str,
+    pub key: &'static str,
+    pub args: Box<dyn FnOnce(&mut Recorder)>,
+}
+
+impl Diagnostic {
+    /// Records it: a step of its own, or a call joining the open step.
+    pub(crate) fn record(self, rec: &mut Recorder) {
+        rec.call(self.function, self.path, self.key, self.args);
+    }
 }
 
 /// Everything the tasks of one run share: the recorder (the machine), the tasks' states, the
@@ -268,6 +286,23 @@ impl<'a> Ctx<'a> {
         let t = &mut tasks[usize::from(self.task)];
         t.preempted = false;
         t.interrupted = false;
+    }
+
+    /// Reports a diagnostic (see `Diagnostic`) as a step of its own right after this
+    /// micro-step.
+    pub fn diagnose(
+        self,
+        function: &'static str,
+        path: &'static str,
+        key: &'static str,
+        args: impl FnOnce(&mut Recorder) + 'static,
+    ) {
+        self.sh.il().diagnostics.borrow_mut().push(Diagnostic {
+            function,
+            path,
+            key,
+            args: Box::new(args),
+        });
     }
 
     /// Binds the task to its CPU, or frees it (see `TaskState::pinned`).
@@ -605,7 +640,9 @@ impl<'a> SyncCtx<'a> {
     }
 
     #[inline(always)]
-    pub fn frame(self, _function: &'static str) {}
+    pub fn frame(self, _function: &'static str) -> NoFrame {
+        NoFrame
+    }
 
     /// A sequential run never retries.
     pub fn count_retry(self, _site: &'static str, _reason: RetryReason) {}
@@ -655,6 +692,17 @@ impl<'a> SyncCtx<'a> {
     #[inline(always)]
     pub fn pin(self, _pinned: bool) {}
 
+    /// A sequential run's diagnostic joins the step it is found in.
+    pub fn diagnose(
+        self,
+        function: &'static str,
+        path: &'static str,
+        key: &'static str,
+        args: impl FnOnce(&mut Recorder) + 'static,
+    ) {
+        self.with(|rec| rec.call(function, path, key, args));
+    }
+
     /// The only task: the lock is free.
     #[inline(always)]
     pub fn spin_lock_irqsave(self, cache: CacheId, node: NodeId) {
@@ -669,6 +717,9 @@ impl<'a> SyncCtx<'a> {
         self.note(|| Micro::SpinUnlock { cache, node, cpu });
     }
 }
+
+/// What `SyncCtx::frame` gives: nothing to pop (a sequential run's steps are named by calls).
+pub struct NoFrame;
 
 /// Runs sequential kernel code `f` (a `sync` twin) on `cpu`.
 #[inline(always)]
