@@ -10,6 +10,7 @@ use slabscope_sim::geometry::{
 use std::process::ExitCode;
 
 mod compare;
+mod explore;
 mod run;
 mod snapshot;
 mod sweep;
@@ -36,6 +37,8 @@ enum Command {
     Run(run::RunArgs),
     /// Run a scenario under SLUB and under SLAB and print them side by side.
     Compare(compare::CompareArgs),
+    /// Run every schedule of a scenario's concurrent block within bounds, grouped by outcome.
+    Explore(explore::ExploreArgs),
     /// Print the visualizer's view data at one step as JSON (or one object's or page's life).
     Snapshot(snapshot::SnapshotArgs),
     /// Time the standard workload of `npm run bench` (docs/bench.md) and print JSON.
@@ -162,6 +165,13 @@ fn main() -> ExitCode {
             }
         },
         Command::Snapshot(args) => match snapshot::run(args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::Explore(args) => match explore::run(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("error: {e}");

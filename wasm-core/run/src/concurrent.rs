@@ -426,13 +426,15 @@ pub(crate) type RunState<'r> = (
     &'r mut usize,
 );
 
-/// Runs `block` of `scenario`.
+/// Runs `block` of `scenario` under its schedule, or, given `choose`, under the decisions it
+/// picks (the explorer's).
 pub(crate) fn run_block(
     rec: &mut Recorder,
     scenario: &Scenario,
     block: &Block,
     caches: &BTreeMap<String, CacheId>,
     state: &mut RunState<'_>,
+    choose: Option<&mut exec::Chooser<'_>>,
 ) -> Result<BlockRun, RunError> {
     let (names, lists, summary, budget) = state;
     let lines = &scenario.ops[block.first_op..block.end_op];
@@ -494,14 +496,19 @@ pub(crate) fn run_block(
     let teaching = Teaching {
         no_tid: scenario.teaching_no_tid,
     };
-    let result = exec::run(
-        rec,
-        &specs,
-        &schedule(&block.schedule),
-        teaching,
-        MAX_BLOCK_STEPS,
-        &mut program,
-    );
+    let result = match choose {
+        Some(choose) => {
+            exec::run_chosen(rec, &specs, teaching, MAX_BLOCK_STEPS, &mut program, choose)
+        }
+        None => exec::run(
+            rec,
+            &specs,
+            &schedule(&block.schedule),
+            teaching,
+            MAX_BLOCK_STEPS,
+            &mut program,
+        ),
+    };
     if let Some(e) = program.error.take() {
         return Err(e);
     }
@@ -559,6 +566,26 @@ pub fn task_label(cpu: u16, slot: TaskSlot) -> String {
     }
 }
 
+/// Decisions as a `schedule` line writes them, runs of one CPU as `cpuN:K`.
+pub fn schedule_text(taken: &[Choice]) -> String {
+    let mut words: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < taken.len() {
+        let c = taken[i];
+        let mut n = 1;
+        while matches!(c, Choice::Run { .. }) && taken.get(i + n) == Some(&c) {
+            n += 1;
+        }
+        words.push(if n > 1 {
+            format!("{}:{n}", choice_text(c))
+        } else {
+            choice_text(c)
+        });
+        i += n;
+    }
+    words.join(" ")
+}
+
 /// A decision as a `schedule` line writes it.
 pub fn choice_text(c: Choice) -> String {
     match c {
@@ -579,22 +606,7 @@ pub fn block_text(rec: &Recorder, run: &BlockRun) -> String {
         run.end,
         run.taken.len()
     );
-    let mut words: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < run.taken.len() {
-        let c = run.taken[i];
-        let mut n = 1;
-        while matches!(c, Choice::Run { .. }) && run.taken.get(i + n) == Some(&c) {
-            n += 1;
-        }
-        words.push(if n > 1 {
-            format!("{}:{n}", choice_text(c))
-        } else {
-            choice_text(c)
-        });
-        i += n;
-    }
-    out.push_str(&format!("schedule {}\n", words.join(" ")));
+    out.push_str(&format!("schedule {}\n", schedule_text(&run.taken)));
     let retries: Vec<String> = run
         .stats
         .retries

@@ -14,6 +14,7 @@
 
 pub mod compare;
 pub mod concurrent;
+pub mod explore;
 mod lists;
 pub mod print;
 mod run;

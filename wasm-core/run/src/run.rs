@@ -15,17 +15,17 @@
 //! Bad operations are steps, not failures: freeing what is not allocated records the kernel's
 //! diagnostic and the run goes on; a failed allocation yields NULL.
 
-use crate::concurrent::{run_block, BlockRun};
+use crate::concurrent::{run_block, BlockRun, RunState};
 use crate::lists::{eval_list, MAX_LIST_ELEMENTS};
 use crate::print::PrintMark;
 use crate::site::{call_site_address, call_site_name};
 use crate::translate;
 use serde::Serialize;
-use slabscope_scenario::{Op, OpLine, Ref, Scenario, Statement, StatementLine, Target};
+use slabscope_scenario::{Block, Op, OpLine, Ref, Scenario, Statement, StatementLine, Target};
 use slabscope_sim::allocator::{self, CacheArgs, Missing};
 use slabscope_sim::boot::Allocator;
 use slabscope_sim::geometry::platform::MAX_CPUS;
-use slabscope_sim::ids::{CacheId, CpuId};
+use slabscope_sim::ids::{CacheId, CpuId, NodeId, TiVec};
 use slabscope_sim::machine::config::{MAX_NODES, MAX_PAGES_PER_NODE};
 use slabscope_sim::machine::{AllocatorState, ConfigError, Machine, Owner, Pfn};
 use slabscope_sim::page_alloc::{alloc_pages, drain_local_pages, free_pages, PageAllocError};
@@ -91,6 +91,8 @@ pub enum RunError {
         line: u32,
         waits: Vec<(String, String)>,
     },
+    /// `slabscope explore` of a scenario without a `concurrent` block.
+    NoBlock,
     /// Decision `index` (from 1) of the explicit schedule of the block at `line`, `choice`, is
     /// not one the kernel allows at that point.
     ScheduleNotAllowed {
@@ -141,6 +143,10 @@ impl fmt::Display for RunError {
                 f,
                 "line {line}: the lists built by this scenario's list lines pass {max} elements, the most one run may build"
             ),
+            RunError::NoBlock => write!(
+                f,
+                "the scenario has no concurrent block to explore; put the operations that run at once between `concurrent` and `end`"
+            ),
             RunError::BlockDeadlock { line, waits } => {
                 let waits: Vec<String> = waits.iter().map(|(t, n)| format!("{t} → {n}")).collect();
                 write!(
@@ -167,7 +173,7 @@ impl RunError {
     /// The line the error is about (0: the machine as a whole).
     pub fn line(&self) -> u32 {
         match self {
-            RunError::Machine(_) => 0,
+            RunError::Machine(_) | RunError::NoBlock => 0,
             RunError::Cache { line, .. }
             | RunError::UnknownCache { line, .. }
             | RunError::WrongAllocator { line, .. }
@@ -250,6 +256,7 @@ impl RunError {
             RunError::ListTooLong { max, .. } => {
                 ("run.list_too_long", vec![line, ("max", max.to_string())])
             }
+            RunError::NoBlock => ("run.no_block", vec![]),
             RunError::BlockDeadlock { waits, .. } => {
                 let waits: Vec<String> = waits.iter().map(|(t, n)| format!("{t} → {n}")).collect();
                 (
@@ -339,6 +346,26 @@ pub fn run_with_progress(
     record: bool,
     progress: &mut dyn FnMut(&RunProgress),
 ) -> Result<(Recorder, RunSummary), RunError> {
+    let mut blocks = |rec: &mut Recorder, block: &Block, caches: &Caches, state: &mut RunState| {
+        run_block(rec, scenario, block, caches, state, None).map(Some)
+    };
+    run_inner(scenario, record, progress, &mut blocks)
+}
+
+/// The caches a scenario's `cache` lines declared, by name.
+pub(crate) type Caches = BTreeMap<String, CacheId>;
+
+/// What runs a `concurrent` block: its `BlockRun`, or `None` to stop the run there.
+pub(crate) type BlockHook<'h> = dyn FnMut(&mut Recorder, &Block, &Caches, &mut RunState) -> Result<Option<BlockRun>, RunError>
+    + 'h;
+
+/// `run_with_progress`, each `concurrent` block run by `on_block`.
+pub(crate) fn run_inner(
+    scenario: &Scenario,
+    record: bool,
+    progress: &mut dyn FnMut(&RunProgress),
+    on_block: &mut BlockHook<'_>,
+) -> Result<(Recorder, RunSummary), RunError> {
     let (mut rec, caches) = boot(scenario, record)?;
     let mut summary = RunSummary {
         ops_start: rec.cursor(),
@@ -357,8 +384,10 @@ pub fn run_with_progress(
         if let Some(block) = blocks.next_if(|b| b.first_op == i) {
             progress(&block_progress(block.line, &summary, &rec));
             let mut state = (&mut names, &mut lists, &mut summary, &mut budget);
-            let run = run_block(&mut rec, scenario, block, &caches, &mut state)?;
-            summary.blocks.push(run);
+            match on_block(&mut rec, block, &caches, &mut state)? {
+                Some(run) => summary.blocks.push(run),
+                None => return Ok((rec, summary)),
+            }
             continue;
         }
         if scenario
@@ -411,20 +440,7 @@ pub fn run_with_progress(
                 let locks_before = rec.machine().list_lock_taken.clone();
                 rec.set_origin(Some(line.line), Some(summary.op_ends.len() as u32));
                 let result = step(&mut rec, line, &caches, &names, &mut lists);
-                let kind = line.op.name().to_string();
-                *summary.ops.entry(kind.clone()).or_default() += 1;
-                summary.op_ends.push(rec.cursor());
-                summary.op_lines.push(line.line);
-                let locks = summary
-                    .list_locks
-                    .entry(kind)
-                    .or_insert_with(|| vec![0; locks_before.len()]);
-                for (total, (after, before)) in locks
-                    .iter_mut()
-                    .zip(rec.machine().list_lock_taken.iter().zip(&locks_before))
-                {
-                    *total += after - before;
-                }
+                count_op(&mut summary, &rec, line, &locks_before);
                 match (&line.target, result?) {
                     (Some(Target::Name(n)), Some(v)) => {
                         names.insert(n.clone(), v);
@@ -442,6 +458,30 @@ pub fn run_with_progress(
     }
     rec.set_origin(None, None);
     Ok((rec, summary))
+}
+
+/// Counts an operation that has just run in `summary`: its kind, its end, its line, and the
+/// `list_lock` acquisitions it made (the machine's counts now, less `locks_before`).
+fn count_op(
+    summary: &mut RunSummary,
+    rec: &Recorder,
+    line: &OpLine,
+    locks_before: &TiVec<NodeId, u64>,
+) {
+    let kind = line.op.name().to_string();
+    *summary.ops.entry(kind.clone()).or_default() += 1;
+    summary.op_ends.push(rec.cursor());
+    summary.op_lines.push(line.line);
+    let locks = summary
+        .list_locks
+        .entry(kind)
+        .or_insert_with(|| vec![0; locks_before.len()]);
+    for (total, (after, before)) in locks
+        .iter_mut()
+        .zip(rec.machine().list_lock_taken.iter().zip(locks_before))
+    {
+        *total += after - before;
+    }
 }
 
 /// The progress report at the start of a `concurrent` block (a block runs whole).

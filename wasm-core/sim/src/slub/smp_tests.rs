@@ -220,31 +220,48 @@ fn random_program(cpus: usize, irq: bool, picks: &[(u8, u8)]) -> Tasks {
     (tasks, irqs)
 }
 
-proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig {
-        cases: 64,
-        ..proptest::prelude::ProptestConfig::default()
-    })]
-
-    /// Random programs under random schedules, with preemption, migration and an interrupt
-    /// handler: every invariant holds after every micro-step, every allocation returns an
-    /// object nobody else holds, and every free reaches its slab.
-    #[test]
-    fn random_schedules_keep_every_invariant(
-        cpus in 2usize..=4,
-        irq in proptest::bool::ANY,
-        seed in 0u64..1_000_000,
-        size in proptest::sample::select(vec![64u32, 256, 1024]),
-        picks in proptest::collection::vec((0u8..8, 0u8..255), 20..120),
-    ) {
-        let mut rec = boot(cpus as u32, 1, 512);
-        let c = cache(&mut rec, "test", size);
-        let (ops, irqs) = random_program(cpus, irq, &picks);
-        let schedule = Schedule::Random { seed, preempt: true };
-        let (outcome, program) =
-            run_checked(&mut rec, c, ops, irqs, &schedule, Teaching::default());
-        proptest::prop_assert!(program.handed_out_twice.is_empty());
-        proptest::prop_assert!(program.names.iter().all(|n| n.is_some_and(|a| a != 0)));
-        proptest::prop_assert!(outcome.steps > 0);
+/// Random programs under random schedules, with preemption, migration and an interrupt
+/// handler: every invariant holds after every micro-step, every allocation returns an object
+/// nobody else holds, and every free reaches its slab. About 10^5 micro-steps in all
+/// (`PROPTEST_CASES` raises the number of programs; docs/testing.md).
+#[test]
+fn random_schedules_keep_every_invariant() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(96);
+    let mut runner = TestRunner::new(Config {
+        cases,
+        ..Config::default()
+    });
+    let strategy = (
+        2usize..=4,
+        proptest::bool::ANY,
+        0u64..1_000_000,
+        proptest::sample::select(vec![64u32, 256, 1024]),
+        proptest::collection::vec((0u8..8, 0u8..255), 40..400),
+    );
+    let total = std::cell::Cell::new(0usize);
+    runner
+        .run(&strategy, |(cpus, irq, seed, size, picks)| {
+            let mut rec = boot(cpus as u32, 1, 512);
+            let c = cache(&mut rec, "test", size);
+            let (ops, irqs) = random_program(cpus, irq, &picks);
+            let schedule = Schedule::Random {
+                seed,
+                preempt: true,
+            };
+            let (outcome, program) =
+                run_checked(&mut rec, c, ops, irqs, &schedule, Teaching::default());
+            total.set(total.get() + outcome.steps);
+            prop_assert!(program.handed_out_twice.is_empty());
+            prop_assert!(program.names.iter().all(|n| n.is_some_and(|a| a != 0)));
+            Ok(())
+        })
+        .unwrap();
+    if cases >= 96 {
+        assert!(total.get() >= 100_000, "{} micro-steps", total.get());
     }
 }

@@ -113,6 +113,48 @@ pub fn run<'r, P>(
 where
     P: for<'a> Program<'a>,
 {
+    let mut picker = match schedule {
+        Schedule::Random { seed, .. } => Some(Picker::new(*seed)),
+        _ => None,
+    };
+    let mut rr = 0;
+    let cpus = rec.machine().config.cpus as usize;
+    let mut choose =
+        |index: usize, choices: &[Choice], running: &dyn Fn(CpuId) -> bool| match schedule {
+            Schedule::Explicit { choices: list } if index < list.len() => {
+                let c = list[index];
+                if choices.contains(&c) {
+                    Ok(c)
+                } else {
+                    Err(ExecError::NotAllowed { index, choice: c })
+                }
+            }
+            Schedule::Random { preempt, .. } => {
+                let p = picker.as_mut().expect("a random schedule has a picker");
+                Ok(pick_random(p, choices, *preempt))
+            }
+            _ => Ok(round_robin(&mut rr, cpus, choices, running)),
+        };
+    run_chosen(rec, tasks, teaching, limit, program, &mut choose)
+}
+
+/// What picks each decision: given its index, the decisions the kernel allows, and whether a
+/// CPU is in the middle of an operation, the one to take (or why none can be).
+pub type Chooser<'c> =
+    dyn FnMut(usize, &[Choice], &dyn Fn(CpuId) -> bool) -> Result<Choice, ExecError> + 'c;
+
+/// Runs `tasks`, each decision picked by `choose`, at most `limit` micro-steps.
+pub fn run_chosen<'r, P>(
+    rec: &'r mut Recorder,
+    tasks: &[TaskSpec],
+    teaching: Teaching,
+    limit: usize,
+    program: &mut P,
+    choose: &mut Chooser<'_>,
+) -> Result<Outcome, (ExecError, Outcome)>
+where
+    P: for<'a> Program<'a>,
+{
     let cpus = rec.machine().config.cpus as usize;
     let sh = Shared::new(rec, true, teaching);
     let mut ex = Exec {
@@ -128,7 +170,6 @@ where
             .collect(),
         taken: Vec::new(),
         steps: 0,
-        rr: 0,
     };
     for spec in tasks {
         let t = sh.add_task(spec.cpu);
@@ -143,10 +184,6 @@ where
             done: false,
         });
     }
-    let mut picker = match schedule {
-        Schedule::Random { seed, .. } => Some(Picker::new(*seed)),
-        _ => None,
-    };
     loop {
         ex.retire(program);
         let choices = ex.choices(program);
@@ -163,22 +200,43 @@ where
             return Err((ExecError::TooLong { limit }, ex.outcome()));
         }
         let index = ex.taken.len();
-        let choice = match schedule {
-            Schedule::Explicit { choices: list } if index < list.len() => {
-                let c = list[index];
-                if !choices.contains(&c) {
-                    return Err((ExecError::NotAllowed { index, choice: c }, ex.outcome()));
-                }
-                c
-            }
-            Schedule::Random { preempt, .. } => {
-                let p = picker.as_mut().expect("a random schedule has a picker");
-                pick_random(p, &choices, *preempt)
-            }
-            _ => ex.round_robin(&choices),
+        let mid_op = |cpu: CpuId| {
+            ex.cpus[usize::from(cpu)]
+                .queue
+                .iter()
+                .any(|&t| ex.slots[usize::from(t)].fut.is_some())
+        };
+        let choice = match choose(index, &choices, &mid_op) {
+            Ok(c) => c,
+            Err(e) => return Err((e, ex.outcome())),
         };
         ex.take(choice, program);
     }
+}
+
+/// Round-robin: a pending interrupt first (on the next CPU that has one, if that CPU is in
+/// the middle of an operation or has nothing else to run), else the next CPU that can run.
+fn round_robin(
+    rr: &mut usize,
+    n: usize,
+    choices: &[Choice],
+    mid_op: &dyn Fn(CpuId) -> bool,
+) -> Choice {
+    for i in 0..n {
+        let cpu = CpuId(((*rr + i) % n) as u16);
+        let irq = Choice::Irq { cpu };
+        if choices.contains(&irq) && (mid_op(cpu) || !choices.contains(&Choice::Run { cpu })) {
+            return irq;
+        }
+    }
+    for i in 0..n {
+        let cpu = CpuId(((*rr + i) % n) as u16);
+        if choices.contains(&Choice::Run { cpu }) {
+            *rr = (usize::from(cpu) + 1) % n;
+            return Choice::Run { cpu };
+        }
+    }
+    choices[0]
 }
 
 /// A uniform pick among running and interrupting; a preemption one time in 16 when allowed.
@@ -205,8 +263,6 @@ struct Exec<'a, T> {
     cpus: Vec<CpuState>,
     taken: Vec<Choice>,
     steps: usize,
-    /// The CPU round-robin looks at first next time.
-    rr: usize,
 }
 
 impl<'a, T> Exec<'a, T> {
@@ -306,31 +362,6 @@ impl<'a, T> Exec<'a, T> {
             }
         }
         out
-    }
-
-    /// Round-robin: a pending interrupt first (on the next CPU that has one), else the next
-    /// CPU that can run.
-    fn round_robin(&mut self, choices: &[Choice]) -> Choice {
-        let n = self.cpus.len();
-        for i in 0..n {
-            let cpu = CpuId(((self.rr + i) % n) as u16);
-            let irq = Choice::Irq { cpu };
-            let mid_op = self.cpus[usize::from(cpu)]
-                .queue
-                .iter()
-                .any(|&t| self.slots[usize::from(t)].fut.is_some());
-            if choices.contains(&irq) && (mid_op || !choices.contains(&Choice::Run { cpu })) {
-                return irq;
-            }
-        }
-        for i in 0..n {
-            let cpu = CpuId(((self.rr + i) % n) as u16);
-            if choices.contains(&Choice::Run { cpu }) {
-                self.rr = (usize::from(cpu) + 1) % n;
-                return Choice::Run { cpu };
-            }
-        }
-        choices[0]
     }
 
     /// Takes one decision: one step of the trace.
