@@ -281,9 +281,16 @@ function staticArgs(key: string): Set<string> {
   return rust.argsOf(fns);
 }
 
+/** The micro-steps' source (wasm-core/sim/src/smp/micro.rs): their caption keys, the argument
+ *  names they pass, and the retry reasons' words (`reason=…`). */
+const MICRO_SRC = readFileSync(join(RUST_SRC[0], 'smp', 'micro.rs'), 'utf8');
+const MICRO_KEYS = [...new Set([...MICRO_SRC.matchAll(/"micro\.(\w+)"/g)].map((m) => m[1]))].sort();
+const MICRO_ARGS = new Set([...MICRO_SRC.matchAll(/\(\s*"(\w+)",/g)].map((m) => m[1]));
+const REASON_WORDS = [...(/fn word\(self\)[^]*?\n {4}\}/.exec(MICRO_SRC)?.[0] ?? '').matchAll(/=> "([^"]+)"/g)].map((m) => m[1]);
+
 /** The (argument name, fixed word) pairs the source passes. */
 function sourceWords(): Set<string> {
-  const pairs = new Set<string>();
+  const pairs = new Set<string>(REASON_WORDS.map((w) => `reason=${w}`));
   for (const file of rust.files) {
     for (const a of rust.argCalls(file, 0, file.masked.length)) for (const w of a.words) pairs.add(`${a.name}=${w}`);
   }
@@ -345,7 +352,7 @@ function placeholders(text: string): string[] {
 
 function captionKeys(steps: Steps): string[] {
   return Object.keys(steps)
-    .filter((k) => k !== 'words')
+    .filter((k) => k !== 'words' && k !== 'micro')
     .map((k) => `step.${k}`)
     .sort();
 }
@@ -422,6 +429,18 @@ describe('step captions', () => {
     }
     for (const [name, ws] of Object.entries(STEPS.ko.words)) {
       for (const text of Object.values(ws)) expect(text, name).not.toMatch(/\}\}/);
+    }
+  });
+
+  it('every micro-step caption of the source has text in both languages, using only its arguments', () => {
+    expect(MICRO_KEYS).toContain('read_tid');
+    expect(REASON_WORDS).toContain('migrated');
+    for (const lang of ['en', 'ko'] as const) {
+      const micro = (STEPS[lang] as unknown as { micro: Record<string, string> }).micro;
+      expect(Object.keys(micro).sort(), lang).toEqual(MICRO_KEYS);
+      for (const [key, text] of Object.entries(micro)) {
+        for (const p of placeholders(text)) expect(MICRO_ARGS.has(p), `${lang}: micro.${key} uses {{${p}}}`).toBe(true);
+      }
     }
   });
 

@@ -20,8 +20,10 @@ export interface Caption {
  *  that i18next would take as separators (`.` and `:`). */
 export const WORDS_KEY = 'step.words';
 
-/** A caption key is `step.` and a name; `step.words` is the word table, not a caption. */
+/** A caption key is `step.` and a name; `step.words` is the word table, not a caption. A
+ *  concurrent block's micro-steps are captioned `micro.` and a name, kept under `step.micro`. */
 const CAPTION_KEY = /^step\.\w+$/;
+const MICRO_KEY = /^micro\.\w+$/;
 
 /** Returned by `t` for a key it does not have; a real caption is never this. */
 const MISSING = '\u0000missing\u0000';
@@ -50,9 +52,10 @@ export function captionText(t: TFunction, caption: Caption): string {
       return [name, typeof word === 'string' ? word : value];
     }),
   );
-  if (CAPTION_KEY.test(caption.key) && caption.key !== WORDS_KEY) {
+  const key = MICRO_KEY.test(caption.key) ? `step.${caption.key}` : caption.key;
+  if ((CAPTION_KEY.test(key) || MICRO_KEY.test(caption.key)) && key !== WORDS_KEY) {
     // `replace` keeps argument names out of i18next's own options (count, context, lng, ...).
-    const text: unknown = t(caption.key, { replace: values, defaultValue: MISSING });
+    const text: unknown = t(key, { replace: values, defaultValue: MISSING });
     if (typeof text === 'string' && text !== MISSING && text !== '') return text;
   }
   return fallbackText(caption);
