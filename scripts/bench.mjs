@@ -124,6 +124,41 @@ for (const build of ['st', 'mt']) {
     simReport(`wasm ${build}, trace ${trace ? 'on' : 'off'}`, runs);
   }
 }
+// The concurrent workload: the same mix on the 4 CPUs at once under a seeded random schedule
+// (with preemption), every operation split into SLUB's micro-steps.
+const CONC_OPS = 250_000;
+console.log(`\nconcurrent workload: ${CONC_OPS.toLocaleString('en')} operations on 4 CPUs at once, median of ${SIM_ROUNDS}`);
+function concReport(name, runs) {
+  const ops = median(runs.map((r) => r.ops_per_sec));
+  const micro = median(runs.map((r) => r.micro_steps_per_sec));
+  const r = runs[0];
+  const mem = r.trace_bytes ? `  ${(r.trace_bytes / r.micro_steps * 1e6 / 2 ** 20).toFixed(0).padStart(5)} MiB per million micro-steps` : '';
+  console.log(`${name.padEnd(26)} ${(ops / 1e6).toFixed(2).padStart(7)} M ops/s  ${(micro / 1e6).toFixed(2).padStart(6)} M micro-steps/s  (${r.micro_steps} micro-steps, ${r.retries} retries)${mem}`);
+}
+for (const trace of [false, true]) {
+  const runs = [];
+  for (let i = 0; i < SIM_ROUNDS; i++) {
+    const args = ['workload', '--concurrent', '--ops', String(CONC_OPS), ...(trace ? ['--trace'] : [])];
+    runs.push(JSON.parse(execFileSync('wasm-core/target/release/slabscope', args, { encoding: 'utf8' })));
+  }
+  concReport(`native, trace ${trace ? 'on' : 'off'}`, runs);
+}
+for (const build of ['st', 'mt']) {
+  const glue = await import(new URL(`web/wasm/pkg-${build}/slabscope.js`, root));
+  for (const trace of [false, true]) {
+    const runs = [];
+    for (let i = 0; i < SIM_ROUNDS; i++) {
+      const w = new glue.Workload(trace);
+      const t0 = performance.now();
+      const report = JSON.parse(w.run_concurrent(CONC_OPS, 1));
+      const seconds = (performance.now() - t0) / 1e3;
+      w.free();
+      runs.push({ ...report, ops_per_sec: report.ops / seconds, micro_steps_per_sec: report.micro_steps / seconds });
+    }
+    concReport(`wasm ${build}, trace ${trace ? 'on' : 'off'}`, runs);
+  }
+}
+console.log('target: wasm >= 5 M ops/s trace off\n');
 for (const trace of ['off', 'on']) {
   const ratio = simRows[`native, trace ${trace}`] / simRows[`wasm st, trace ${trace}`];
   console.log(`wasm st time / native time, trace ${trace}: ${ratio.toFixed(2)}x`);

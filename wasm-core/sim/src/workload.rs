@@ -16,9 +16,14 @@
 //! (none with the default boot options) is separate.
 
 use crate::boot::BootOptions;
+use crate::gfp::GFP_KERNEL;
 use crate::ids::CpuId;
 use crate::machine::{Machine, MachineConfig};
+use crate::slub::task::{SmpOp, SmpResult};
 use crate::slub::{create_kmalloc_caches, kfree, kmalloc, FreeOutcome};
+use crate::smp::exec::{self, OpFuture, Program, Ready, TaskKind, TaskSpec};
+use crate::smp::schedule::Schedule;
+use crate::smp::{Ctx, TaskId, Teaching};
 use crate::trace::Recorder;
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
@@ -102,6 +107,135 @@ pub fn run_standard_ops(rec: &mut Recorder, ops: u64, seed: u64) -> WorkloadRepo
     }
 }
 
+/// The standard workload's mix run as 4 tasks at once, one per CPU, each of `ops / 4`
+/// operations, interleaved at SLUB's micro-steps by a random schedule seeded with `seed`
+/// (with preemption and migration): the concurrent workload of `npm run bench`. A task's
+/// `kfree` takes a random live object (another task's, three times in four), never one an
+/// unfinished operation holds.
+pub fn run_concurrent_ops(rec: &mut Recorder, ops: u64, seed: u64) -> ConcurrentReport {
+    let cpus = rec.machine().config.cpus;
+    let per_task = ops / u64::from(cpus);
+    let start_cursor = rec.cursor() as u64;
+    let mut program = Mix {
+        rngs: (0..cpus)
+            .map(|c| Pcg32::seed_from_u64(seed ^ (u64::from(c) << 32)))
+            .collect(),
+        left: vec![per_task; cpus as usize],
+        live: Vec::with_capacity(8193),
+        allocs: 0,
+        frees: 0,
+        pending: vec![false; cpus as usize],
+    };
+    let specs: Vec<TaskSpec> = (0..cpus)
+        .map(|c| TaskSpec {
+            cpu: CpuId::new(c),
+            kind: TaskKind::Process,
+        })
+        .collect();
+    let schedule = Schedule::Random {
+        seed,
+        preempt: true,
+    };
+    let outcome = exec::run(
+        rec,
+        &specs,
+        &schedule,
+        Teaching::default(),
+        usize::MAX,
+        &mut program,
+    )
+    .map_err(|(e, _)| e)
+    .expect("the concurrent workload never waits");
+    ConcurrentReport {
+        ops: program.allocs + program.frees,
+        micro_steps: outcome.steps as u64,
+        steps: rec.cursor() as u64 - start_cursor,
+        events: rec.event_count() as u64,
+        retries: outcome.stats.total_retries(),
+        lock_spins: outcome.stats.total_waits(),
+        live_at_end: program.live.len() as u64,
+    }
+}
+
+/// What a run of the concurrent workload did.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ConcurrentReport {
+    pub ops: u64,
+    pub micro_steps: u64,
+    /// Steps taken (each micro-step is one; recorded or not).
+    pub steps: u64,
+    pub events: u64,
+    pub retries: u64,
+    pub lock_spins: u64,
+    pub live_at_end: u64,
+}
+
+/// The concurrent workload's tasks.
+struct Mix {
+    rngs: Vec<Pcg32>,
+    left: Vec<u64>,
+    live: Vec<u64>,
+    allocs: u64,
+    frees: u64,
+    /// Each task's operation in flight is an allocation (its object joins `live` at the end).
+    pending: Vec<bool>,
+}
+
+impl<'a> Program<'a> for Mix {
+    type Out = SmpResult;
+
+    fn ready(&self, t: TaskId) -> Ready {
+        if self.left[usize::from(t)] == 0 {
+            Ready::Done
+        } else {
+            Ready::Yes
+        }
+    }
+
+    fn start(&mut self, t: TaskId, k: Ctx<'a>) -> (&'static str, OpFuture<'a, SmpResult>) {
+        const LOW: usize = 2048;
+        const HIGH: usize = 8192;
+        let ti = usize::from(t);
+        self.left[ti] -= 1;
+        let rng = &mut self.rngs[ti];
+        let roll = rng.next_u32() % 4;
+        let alloc = match self.live.len() {
+            0 => true,
+            n if n < LOW => roll != 0,
+            n if n > HIGH => roll == 0,
+            _ => roll < 2,
+        };
+        self.pending[ti] = alloc;
+        let op = if alloc {
+            self.allocs += 1;
+            SmpOp::Kmalloc {
+                size: u64::from(rng.next_u32() % 2048 + 1),
+                flags: GFP_KERNEL,
+                caller: 0,
+                node: None,
+            }
+        } else {
+            self.frees += 1;
+            let i = (rng.next_u32() % self.live.len() as u32) as usize;
+            SmpOp::Free {
+                addr: self.live.swap_remove(i),
+                cache: None,
+            }
+        };
+        (op.name(), op.run(k))
+    }
+
+    fn finish(&mut self, t: TaskId, out: SmpResult, _at: usize) {
+        if let (true, SmpResult::Objects(o)) = (self.pending[usize::from(t)], out) {
+            self.live.extend(o.into_iter().filter(|&a| a != 0));
+        }
+    }
+
+    fn origin(&self, _t: TaskId) -> (Option<u32>, Option<u32>) {
+        (None, None)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,5 +275,23 @@ mod tests {
             .map(|n| n.partial.len())
             .sum();
         assert!(partial > 0);
+    }
+
+    /// The concurrent workload: deterministic, every invariant at the end, and it races
+    /// (retries happen).
+    #[test]
+    fn the_concurrent_workload_is_deterministic_races_and_leaves_a_consistent_machine() {
+        let mut a = standard_recorder(false);
+        let ra = run_concurrent_ops(&mut a, 20_000, 3);
+        let mut b = standard_recorder(false);
+        let rb = run_concurrent_ops(&mut b, 20_000, 3);
+        assert_eq!(ra, rb);
+        assert_eq!(a.machine(), b.machine());
+        assert_eq!(ra.ops, 20_000);
+        assert!(ra.micro_steps > 4 * ra.ops, "{ra:?}");
+        assert!(ra.retries > 0, "{ra:?}");
+        assert_eq!(ra.live_at_end, a.machine().live_objects);
+        assert_eq!(check_page_allocator(a.machine()), Vec::<String>::new());
+        assert_eq!(check_slub(a.machine()), Vec::<String>::new());
     }
 }

@@ -106,6 +106,19 @@ impl Workload {
         value["trace_bytes"] = self.rec.trace_bytes().into();
         value.to_string()
     }
+
+    /// Runs `ops` operations of the concurrent workload (4 CPUs at once under a seeded random
+    /// schedule); returns the `ConcurrentReport` as JSON, with `trace_bytes`.
+    pub fn run_concurrent(&mut self, ops: u32, seed: u32) -> String {
+        let report = slabscope_sim::workload::run_concurrent_ops(
+            &mut self.rec,
+            u64::from(ops),
+            u64::from(seed),
+        );
+        let mut value = serde_json::to_value(&report).expect("reports serialise");
+        value["trace_bytes"] = self.rec.trace_bytes().into();
+        value.to_string()
+    }
 }
 
 /// One scenario, run and recorded, for the visualizer: its outline, any step, the snapshot

@@ -7,7 +7,7 @@ export type Stats = {
 /**
  * (site, reason) → retries.
  */
-retries: Array<[string, RetryReason, number]>, 
+retries: Array<[string, string, number]>, 
 /**
  * (cache, node) → (acquisitions, spins while held).
  */

@@ -425,7 +425,7 @@ pub struct Stats {
     /// (site, reason) → retries.
     #[cfg_attr(
         feature = "ts-export",
-        ts(type = "Array<[string, RetryReason, number]>")
+        ts(type = "Array<[string, string, number]>")
     )]
     #[serde(serialize_with = "triples")]
     pub retries: BTreeMap<(&'static str, RetryReason), u64>,
