@@ -184,9 +184,10 @@ where
             done: false,
         });
     }
+    let mut choices = Vec::new();
     loop {
         ex.retire(program);
-        let choices = ex.choices(program);
+        ex.choices(program, &mut choices);
         if choices.is_empty() {
             let waits = ex.waits(program);
             let outcome = ex.outcome();
@@ -241,20 +242,23 @@ fn round_robin(
 
 /// A uniform pick among running and interrupting; a preemption one time in 16 when allowed.
 fn pick_random(p: &mut Picker, choices: &[Choice], preempt: bool) -> Choice {
-    let preempts: Vec<Choice> = choices
-        .iter()
-        .copied()
-        .filter(|c| matches!(c, Choice::Preempt { .. }))
-        .collect();
-    if preempt && !preempts.is_empty() && p.below(16) == 0 {
-        return preempts[p.below(preempts.len())];
+    let is_preempt = |c: &&Choice| matches!(c, Choice::Preempt { .. });
+    let preempts = choices.iter().filter(is_preempt).count();
+    if preempt && preempts > 0 && p.below(16) == 0 {
+        let k = p.below(preempts);
+        return *choices
+            .iter()
+            .filter(is_preempt)
+            .nth(k)
+            .unwrap_or(&choices[0]);
     }
-    let others: Vec<Choice> = choices
+    let others = choices.len() - preempts;
+    let k = p.below(others);
+    *choices
         .iter()
-        .copied()
-        .filter(|c| !matches!(c, Choice::Preempt { .. }))
-        .collect();
-    others[p.below(others.len())]
+        .filter(|c| !is_preempt(c))
+        .nth(k)
+        .unwrap_or(&choices[0])
 }
 
 struct Exec<'a, T> {
@@ -324,8 +328,8 @@ impl<'a, T> Exec<'a, T> {
     }
 
     /// Every decision the kernel allows now.
-    fn choices<P: Program<'a, Out = T>>(&self, program: &P) -> Vec<Choice> {
-        let mut out = Vec::new();
+    fn choices<P: Program<'a, Out = T>>(&self, program: &P, out: &mut Vec<Choice>) {
+        out.clear();
         for c in 0..self.cpus.len() {
             let cpu = CpuId(c as u16);
             if let Some(t) = self.running(c, program) {
@@ -361,7 +365,6 @@ impl<'a, T> Exec<'a, T> {
                 }
             }
         }
-        out
     }
 
     /// Takes one decision: one step of the trace.

@@ -423,10 +423,7 @@ impl Micro {
 #[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
 pub struct Stats {
     /// (site, reason) → retries.
-    #[cfg_attr(
-        feature = "ts-export",
-        ts(type = "Array<[string, string, number]>")
-    )]
+    #[cfg_attr(feature = "ts-export", ts(type = "Array<[string, string, number]>"))]
     #[serde(serialize_with = "triples")]
     pub retries: BTreeMap<(&'static str, RetryReason), u64>,
     /// (cache, node) → (acquisitions, spins while held).
