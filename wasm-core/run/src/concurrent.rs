@@ -493,19 +493,20 @@ pub(crate) fn run_block(
         slub,
         error: None,
     };
-    let teaching = Teaching {
-        no_tid: scenario.teaching_no_tid,
+    let options = exec::Options {
+        teaching: Teaching {
+            no_tid: scenario.teaching_no_tid,
+        },
+        limit: MAX_BLOCK_STEPS,
+        keep_taken: true,
     };
     let result = match choose {
-        Some(choose) => {
-            exec::run_chosen(rec, &specs, teaching, MAX_BLOCK_STEPS, &mut program, choose)
-        }
+        Some(choose) => exec::run_chosen(rec, &specs, options, &mut program, choose),
         None => exec::run(
             rec,
             &specs,
             &schedule(&block.schedule),
-            teaching,
-            MAX_BLOCK_STEPS,
+            options,
             &mut program,
         ),
     };

@@ -140,8 +140,11 @@ pub fn run_concurrent_ops(rec: &mut Recorder, ops: u64, seed: u64) -> Concurrent
         rec,
         &specs,
         &schedule,
-        Teaching::default(),
-        usize::MAX,
+        exec::Options {
+            teaching: Teaching::default(),
+            limit: usize::MAX,
+            keep_taken: false,
+        },
         &mut program,
     )
     .map_err(|(e, _)| e)

@@ -135,7 +135,12 @@ pub(super) fn run_checked(
     }
     let mut program = TestProgram::new(cache, all);
     let before = rec.step_count();
-    let outcome = exec::run(rec, &specs, schedule, teaching, 100_000, &mut program)
+    let options = exec::Options {
+        teaching,
+        limit: 100_000,
+        keep_taken: true,
+    };
+    let outcome = exec::run(rec, &specs, schedule, options, &mut program)
         .unwrap_or_else(|(e, _)| panic!("{e:?}"));
     assert_eq!(rec.step_count() - before, outcome.steps);
     let mut check = TraceCheck::new(rec, FullChecks::EVERY_STEP).expect("booted consistent");

@@ -63,6 +63,16 @@ pub trait Program<'a> {
     fn origin(&self, t: TaskId) -> (Option<u32>, Option<u32>);
 }
 
+/// How an interleaved run goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub teaching: Teaching,
+    /// Micro-steps it may take.
+    pub limit: usize,
+    /// Keep the decisions taken (`Outcome::taken`), to replay the run.
+    pub keep_taken: bool,
+}
+
 /// How an interleaved run ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
@@ -106,8 +116,7 @@ pub fn run<'r, P>(
     rec: &'r mut Recorder,
     tasks: &[TaskSpec],
     schedule: &Schedule,
-    teaching: Teaching,
-    limit: usize,
+    options: Options,
     program: &mut P,
 ) -> Result<Outcome, (ExecError, Outcome)>
 where
@@ -135,7 +144,7 @@ where
             }
             _ => Ok(round_robin(&mut rr, cpus, choices, running)),
         };
-    run_chosen(rec, tasks, teaching, limit, program, &mut choose)
+    run_chosen(rec, tasks, options, program, &mut choose)
 }
 
 /// What picks each decision: given its index, the decisions the kernel allows, and whether a
@@ -147,8 +156,7 @@ pub type Chooser<'c> =
 pub fn run_chosen<'r, P>(
     rec: &'r mut Recorder,
     tasks: &[TaskSpec],
-    teaching: Teaching,
-    limit: usize,
+    options: Options,
     program: &mut P,
     choose: &mut Chooser<'_>,
 ) -> Result<Outcome, (ExecError, Outcome)>
@@ -156,6 +164,11 @@ where
     P: for<'a> Program<'a>,
 {
     let cpus = rec.machine().config.cpus as usize;
+    let Options {
+        teaching,
+        limit,
+        keep_taken,
+    } = options;
     let sh = Shared::new(rec, true, teaching);
     let mut ex = Exec {
         sh: &sh,
@@ -169,7 +182,9 @@ where
             })
             .collect(),
         taken: Vec::new(),
+        keep_taken,
         steps: 0,
+        finished: true,
     };
     for spec in tasks {
         let t = sh.add_task(spec.cpu);
@@ -184,10 +199,13 @@ where
             done: false,
         });
     }
-    let mut choices = Vec::new();
+    let (mut choices, mut preempts) = (Vec::new(), Vec::new());
     loop {
-        ex.retire(program);
-        ex.choices(program, &mut choices);
+        if ex.finished {
+            ex.retire(program);
+            ex.finished = false;
+        }
+        ex.choices(program, &mut choices, &mut preempts);
         if choices.is_empty() {
             let waits = ex.waits(program);
             let outcome = ex.outcome();
@@ -200,7 +218,7 @@ where
         if ex.steps >= limit {
             return Err((ExecError::TooLong { limit }, ex.outcome()));
         }
-        let index = ex.taken.len();
+        let index = ex.steps;
         let mid_op = |cpu: CpuId| {
             ex.cpus[usize::from(cpu)]
                 .queue
@@ -241,24 +259,14 @@ fn round_robin(
 }
 
 /// A uniform pick among running and interrupting; a preemption one time in 16 when allowed.
+/// `choices` lists the preemptions last (`Exec::choices`).
 fn pick_random(p: &mut Picker, choices: &[Choice], preempt: bool) -> Choice {
-    let is_preempt = |c: &&Choice| matches!(c, Choice::Preempt { .. });
-    let preempts = choices.iter().filter(is_preempt).count();
-    if preempt && preempts > 0 && p.below(16) == 0 {
-        let k = p.below(preempts);
-        return *choices
-            .iter()
-            .filter(is_preempt)
-            .nth(k)
-            .unwrap_or(&choices[0]);
+    let split = choices.partition_point(|c| !matches!(c, Choice::Preempt { .. }));
+    let (others, preempts) = choices.split_at(split);
+    if preempt && !preempts.is_empty() && p.below(16) == 0 {
+        return preempts[p.below(preempts.len())];
     }
-    let others = choices.len() - preempts;
-    let k = p.below(others);
-    *choices
-        .iter()
-        .filter(|c| !is_preempt(c))
-        .nth(k)
-        .unwrap_or(&choices[0])
+    others[p.below(others.len())]
 }
 
 struct Exec<'a, T> {
@@ -266,7 +274,10 @@ struct Exec<'a, T> {
     slots: Vec<Slot<'a, T>>,
     cpus: Vec<CpuState>,
     taken: Vec<Choice>,
+    keep_taken: bool,
     steps: usize,
+    /// An operation finished in the last decision (a task may be done).
+    finished: bool,
 }
 
 impl<'a, T> Exec<'a, T> {
@@ -328,8 +339,17 @@ impl<'a, T> Exec<'a, T> {
     }
 
     /// Every decision the kernel allows now.
-    fn choices<P: Program<'a, Out = T>>(&self, program: &P, out: &mut Vec<Choice>) {
+    /// Every decision the kernel allows now, into `out`: the CPUs' next micro-steps and the
+    /// interrupts first, the preemptions after them (`preempts`, a buffer, holds them
+    /// meanwhile).
+    fn choices<P: Program<'a, Out = T>>(
+        &self,
+        program: &P,
+        out: &mut Vec<Choice>,
+        preempts: &mut Vec<Choice>,
+    ) {
         out.clear();
+        preempts.clear();
         for c in 0..self.cpus.len() {
             let cpu = CpuId(c as u16);
             if let Some(t) = self.running(c, program) {
@@ -355,7 +375,7 @@ impl<'a, T> Exec<'a, T> {
                             // Preempted in place, it can only let another task run first.
                             let stays = to == c;
                             if (stays && self.cpus[c].queue.len() > 1) || (!stays && !pinned) {
-                                out.push(Choice::Preempt {
+                                preempts.push(Choice::Preempt {
                                     cpu,
                                     to: CpuId(to as u16),
                                 });
@@ -365,11 +385,14 @@ impl<'a, T> Exec<'a, T> {
                 }
             }
         }
+        out.append(preempts);
     }
 
     /// Takes one decision: one step of the trace.
     fn take<P: Program<'a, Out = T>>(&mut self, choice: Choice, program: &mut P) {
-        self.taken.push(choice);
+        if self.keep_taken {
+            self.taken.push(choice);
+        }
         self.steps += 1;
         match choice {
             Choice::Run { cpu } => self.run_cpu(usize::from(cpu), program),
@@ -473,6 +496,7 @@ impl<'a, T> Exec<'a, T> {
             _ => self.frame(t),
         };
         if let Poll::Ready(out) = poll {
+            self.finished = true;
             self.slots[ti].fut = None;
             let at = self.sh.with(|rec| rec.cursor()) + 1;
             program.finish(t, out, at);
