@@ -7,12 +7,14 @@
 //!   kernel's own points: a load of a shared word, a cmpxchg, a lock taken, waited on or
 //!   dropped (`micro::Access`). Between two boundaries the code touches only what its task
 //!   owns: its locals, objects and slabs it holds, structures under a lock it holds.
-//! - Run sequentially (`run_sequential`), no boundary suspends: the path runs straight
-//!   through and records the same kernel-function steps as it always did; each micro-step is
-//!   noted inside its step when the recorder keeps micro-steps (`Recorder::keep_micro`).
-//! - Interleaved (`exec::Executor`), every boundary suspends the task; the schedule picks which
-//!   task resumes, and that task's micro-step (the access, then what the task computes up to
-//!   its next access) is one step of the trace, named by the micro-step.
+//! - The paths are written once, in a `#[dual]` module (`slabscope-dual`): the async code, and
+//!   its synchronous twin (`sync`, with `SyncCtx`). Run sequentially (`run_sync`), the twin
+//!   passes every boundary at once: the path runs straight through and records the same
+//!   kernel-function steps as it always did; each micro-step is noted inside its step when
+//!   the recorder keeps micro-steps (`Recorder::keep_micro`).
+//! - Interleaved (`exec::run`), the async code suspends at every boundary; the schedule picks
+//!   which task resumes, and that task's micro-step (the access, then what the task computes
+//!   up to its next access) is one step of the trace, named by the micro-step.
 //! - Preemption and interrupts are injected only where the kernel allows them: a task can be
 //!   preempted (and migrated) at a boundary where its preempt count is 0 and interrupts are on;
 //!   an interrupt comes in at a boundary where interrupts are on.
@@ -30,7 +32,7 @@ use micro::{Access, Micro, RetryReason, Stats};
 use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 
 /// A task's index in its executor (0 in a sequential run).
 pub type TaskId = u16;
@@ -170,30 +172,11 @@ impl<'a> Shared<'a> {
 pub struct Ctx<'a> {
     sh: &'a Shared<'a>,
     task: TaskId,
-    /// The CPU of a sequential run's only task (which never moves; an interleaved task's CPU
-    /// is in its `TaskState`).
-    solo_cpu: CpuId,
 }
 
 impl<'a> Ctx<'a> {
     pub(crate) fn new(sh: &'a Shared<'a>, task: TaskId) -> Self {
-        let solo_cpu = sh
-            .il()
-            .tasks
-            .borrow()
-            .get(usize::from(task))
-            .map_or(CpuId(0), |t| t.cpu);
-        Ctx { sh, task, solo_cpu }
-    }
-
-    /// The only task of a sequential run, on `cpu` (it keeps no `TaskState`: nothing
-    /// preempts, interrupts or interleaves it).
-    fn solo(sh: &'a Shared<'a>, cpu: CpuId) -> Self {
-        Ctx {
-            sh,
-            task: 0,
-            solo_cpu: cpu,
-        }
+        Ctx { sh, task }
     }
 
     /// Runs `f` on the recorder (never across a boundary).
@@ -211,11 +194,7 @@ impl<'a> Ctx<'a> {
     /// `smp_processor_id()`.
     #[inline]
     pub fn cpu(self) -> CpuId {
-        if self.sh.interleaved {
-            self.sh.il().tasks.borrow()[usize::from(self.task)].cpu
-        } else {
-            self.solo_cpu
-        }
+        self.sh.il().tasks.borrow()[usize::from(self.task)].cpu
     }
 
     pub fn task(self) -> TaskId {
@@ -806,20 +785,5 @@ impl Future for At<'_> {
             self.suspended = true;
             Poll::Pending
         }
-    }
-}
-
-/// Runs kernel code `f` on `cpu` as the only task: every boundary passes at once, so it
-/// completes in one poll.
-pub fn run_sequential<R>(
-    rec: &mut Recorder,
-    cpu: CpuId,
-    f: impl for<'b> AsyncFnOnce(Ctx<'b>) -> R,
-) -> R {
-    let sh = Shared::new(rec, false, Teaching::default());
-    let mut fut = std::pin::pin!(f(Ctx::solo(&sh, cpu)));
-    match fut.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
-        Poll::Ready(r) => r,
-        Poll::Pending => unreachable!("a sequential run never suspends"),
     }
 }
