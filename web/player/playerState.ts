@@ -25,6 +25,13 @@ import type { PresetId } from '../scenario/presets';
 import { actions as timelineActions, initialTimeline, timelineReducer, type TimelineAction, type TimelineState } from '../timeline/timeline';
 import type { Follow, View } from '../url/urlState';
 
+/** Where operations end, in step order: the timeline's operation boundaries. In a `concurrent`
+ *  block operations interleave, so the one that ends first need not be the one that started
+ *  first (`outline.ops` is in the order they started). */
+function opEnds(ops: readonly { end: number }[]): number[] {
+  return ops.map((o) => o.end).sort((a, b) => a - b);
+}
+
 /** A scenario: its text, and the preset it is (null: the person's own or a link's). */
 export interface Scenario {
   text: string;
@@ -177,7 +184,7 @@ export function playerReducer(state: PlayerState, action: PlayerAction): PlayerS
       const scenario = state.scenario as Scenario;
       const { outline } = action;
       const cursor = Math.min(state.pendingStep ?? 0, outline.steps);
-      const timeline = timelineReducer(state.timeline, timelineActions.load(outline.steps, outline.ops.map((o) => o.end), cursor, outline.ops_start));
+      const timeline = timelineReducer(state.timeline, timelineActions.load(outline.steps, opEnds(outline.ops), cursor, outline.ops_start));
       const selection = state.keepSelection ? {} : { cache: null, slab: null, follow: null };
       return { ...state, ...selection, run: { status: 'open', attempt: action.attempt }, shown: { scenario, outline }, timeline, pendingStep: null, keepSelection: false };
     }

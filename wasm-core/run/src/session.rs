@@ -10,7 +10,7 @@
 //! - Stepping forward continues from the last machine built when that is shorter than the
 //!   replay from a keyframe, so playing costs one step's events per frame.
 
-use crate::run::{run_with_progress, RunError, RunProgress, RunSummary};
+use crate::run::{run_with_progress, RunError, RunProgress};
 use crate::translate;
 use serde::Serialize;
 use slabscope_scenario::{parse, ParseError, PrintFile};
@@ -162,20 +162,19 @@ pub struct Lane {
 #[derive(Default)]
 struct ObjectHistory {
     by_addr: BTreeMap<u64, Vec<(u32, bool, CpuId, CacheId)>>,
-    op_ends: Vec<usize>,
-    ops_start: usize,
+    /// The operation each step belongs to, as the step records it (`u32::MAX`: none). In a
+    /// `concurrent` block the operations' steps interleave, so the operation is the step's,
+    /// never found from where operations end.
+    step_ops: Vec<u32>,
 }
 
 impl ObjectHistory {
-    /// The operation step `step` (0-based) belongs to: operation `i` runs the steps from
-    /// `op_ends[i - 1]` (or `ops_start`) up to `op_ends[i]`.
+    /// The operation step `step` (0-based) belongs to.
     fn op_of(&self, step: u32) -> Option<u32> {
-        let step = step as usize;
-        if step < self.ops_start {
-            return None;
-        }
-        let i = self.op_ends.partition_point(|&end| end <= step);
-        (i < self.op_ends.len()).then_some(i as u32)
+        self.step_ops
+            .get(step as usize)
+            .copied()
+            .filter(|&op| op != u32::MAX)
     }
 
     fn mark(&self, step: u32, cpu: CpuId) -> Mark {
@@ -186,11 +185,12 @@ impl ObjectHistory {
         }
     }
 
-    fn build(rec: &Recorder, summary: &RunSummary) -> ObjectHistory {
+    fn build(rec: &Recorder) -> ObjectHistory {
         let mut h = ObjectHistory {
             by_addr: BTreeMap::new(),
-            op_ends: summary.op_ends.clone(),
-            ops_start: summary.ops_start,
+            step_ops: (0..rec.step_count())
+                .map(|i| rec.step_op(i).unwrap_or(u32::MAX))
+                .collect(),
         };
         // SLAB's object events name (slab, index); the address needs the slab's colour and the
         // cache's slot size as they were then.
@@ -328,7 +328,7 @@ impl Session {
             ops,
             prints,
         };
-        let history = ObjectHistory::build(&rec, &summary);
+        let history = ObjectHistory::build(&rec);
         Ok(Session {
             rec,
             outline,

@@ -436,6 +436,11 @@ impl Recorder {
         })
     }
 
+    /// The operation recorded step `i` belongs to (cheaper than `step(i).op`).
+    pub fn step_op(&self, i: usize) -> Option<u32> {
+        self.heads.get(i).and_then(|h| Origin::get(h.origin.op))
+    }
+
     /// Every recorded step, in order.
     pub fn steps(&self) -> Vec<Step<'_>> {
         (0..self.heads.len()).filter_map(|i| self.step(i)).collect()
