@@ -324,7 +324,7 @@ impl<'a, T> Exec<'a, T> {
     }
 
     fn can_run<P: Program<'a, Out = T>>(&self, t: TaskId, program: &P) -> bool {
-        self.slots[usize::from(t)].fut.is_some() || program.ready(t) == Ready::Yes
+        self.slots[usize::from(t)].fut.is_some() || matches!(program.ready(t), Ready::Yes)
     }
 
     /// The task's state at its boundary: (preemptible, interruptible, pinned to its CPU).
@@ -352,12 +352,12 @@ impl<'a, T> Exec<'a, T> {
         preempts.clear();
         for c in 0..self.cpus.len() {
             let cpu = CpuId(c as u16);
-            if let Some(t) = self.running(c, program) {
-                if self.can_run(t, program) {
-                    out.push(Choice::Run { cpu });
-                }
-            }
             let current = self.current(c, program);
+            // The interrupt handler, if one runs (it always can: it started its operation),
+            // else the current task (which `current` found able to run).
+            if self.cpus[c].irq.is_some() || current.is_some() {
+                out.push(Choice::Run { cpu });
+            }
             let mid_op = current.is_some_and(|t| self.slots[usize::from(t)].fut.is_some());
             if self.cpus[c].irq.is_none() {
                 let interruptible = current.is_none_or(|t| !mid_op || self.at_boundary(t).1);
