@@ -79,7 +79,7 @@ pub fn explore(scenario: &Scenario, bounds: Bounds) -> Result<Exploration, RunEr
         found = Some(search(rec, scenario, block, caches, state, bounds)?);
         Ok(None::<BlockRun>)
     };
-    run_inner(scenario, false, &mut |_| {}, &mut hook)?;
+    run_inner(scenario, false, None, &mut |_| {}, &mut hook)?;
     found.ok_or(RunError::NoBlock).map(|mut e| {
         e.line = first.line;
         e

@@ -26,8 +26,8 @@ pub mod wire;
 pub use lists::MAX_LIST_ELEMENTS;
 pub use print::{print_heading, print_text, sysfs_text, PrintMark};
 pub use run::{
-    run, run_with_progress, run_with_summary, RunError, RunProgress, RunSummary, Value,
-    MAX_RUN_OPS, MAX_RUN_STEPS, PROGRESS_EVERY,
+    micro_steps_of, run, run_with_progress, run_with_summary, RunError, RunProgress, RunSummary,
+    Value, MAX_RUN_OPS, MAX_RUN_STEPS, PROGRESS_EVERY,
 };
 
 #[cfg(test)]

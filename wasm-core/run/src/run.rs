@@ -31,7 +31,7 @@ use slabscope_sim::machine::{AllocatorState, ConfigError, Machine, Owner, Pfn};
 use slabscope_sim::page_alloc::{alloc_pages, drain_local_pages, free_pages, PageAllocError};
 use slabscope_sim::rcu;
 use slabscope_sim::slab_common;
-use slabscope_sim::trace::Recorder;
+use slabscope_sim::trace::{MicroEntry, Recorder};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -349,7 +349,17 @@ pub fn run_with_progress(
     let mut blocks = |rec: &mut Recorder, block: &Block, caches: &Caches, state: &mut RunState| {
         run_block(rec, scenario, block, caches, state, None).map(Some)
     };
-    run_inner(scenario, record, progress, &mut blocks)
+    run_inner(scenario, record, None, progress, &mut blocks)
+}
+
+/// The micro-steps step `step` (0-based) of `scenario`'s run is made of: the scenario run
+/// again, keeping them for that step only.
+pub fn micro_steps_of(scenario: &Scenario, step: usize) -> Result<Vec<MicroEntry>, RunError> {
+    let mut blocks = |rec: &mut Recorder, block: &Block, caches: &Caches, state: &mut RunState| {
+        run_block(rec, scenario, block, caches, state, None).map(Some)
+    };
+    let (rec, _) = run_inner(scenario, true, Some(step), &mut |_| {}, &mut blocks)?;
+    Ok(rec.step(step).map(|s| s.micro).unwrap_or_default())
 }
 
 /// The caches a scenario's `cache` lines declared, by name.
@@ -363,10 +373,14 @@ pub(crate) type BlockHook<'h> = dyn FnMut(&mut Recorder, &Block, &Caches, &mut R
 pub(crate) fn run_inner(
     scenario: &Scenario,
     record: bool,
+    micro_of: Option<usize>,
     progress: &mut dyn FnMut(&RunProgress),
     on_block: &mut BlockHook<'_>,
 ) -> Result<(Recorder, RunSummary), RunError> {
     let (mut rec, caches) = boot(scenario, record)?;
+    if let Some(step) = micro_of {
+        rec.keep_micro_of(step);
+    }
     let mut summary = RunSummary {
         ops_start: rec.cursor(),
         ..RunSummary::default()

@@ -10,10 +10,10 @@
 //! - Stepping forward continues from the last machine built when that is shorter than the
 //!   replay from a keyframe, so playing costs one step's events per frame.
 
-use crate::run::{run_with_progress, RunError, RunProgress};
+use crate::run::{micro_steps_of, run_with_progress, RunError, RunProgress};
 use crate::translate;
 use serde::Serialize;
-use slabscope_scenario::{parse, ParseError, PrintFile};
+use slabscope_scenario::{parse, ParseError, PrintFile, Scenario};
 use slabscope_sim::boot::Allocator;
 use slabscope_sim::buddyinfo::buddyinfo;
 use slabscope_sim::ids::{CacheId, CpuId};
@@ -26,7 +26,7 @@ use slabscope_sim::snapshot::{
     block_owner_at, hex, owner_block, snapshot, BlockOwner, History, Mark, Snapshot, SnapshotQuery,
 };
 use slabscope_sim::sysfs::{sysfs_dir, sysfs_slab_dir, sysfs_slab_dir_text};
-use slabscope_sim::trace::{Event, Recorder};
+use slabscope_sim::trace::{Caption, Event, Recorder};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -267,7 +267,19 @@ impl History for ObjectHistory {
 }
 
 /// A recorded run and what the viewer asked last.
+/// One micro-step of a step, as a viewer shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct MicroStepCaption {
+    pub caption: Caption,
+    /// How many of the step's events had been applied when it was over.
+    pub events_through: u32,
+    pub task: u16,
+}
+
 pub struct Session {
+    /// The scenario, to run again for what the trace does not keep (`micro_steps`).
+    scenario: Scenario,
     rec: Recorder,
     outline: RunOutline,
     history: ObjectHistory,
@@ -330,11 +342,30 @@ impl Session {
         };
         let history = ObjectHistory::build(&rec);
         Ok(Session {
+            scenario,
             rec,
             outline,
             history,
             last: RefCell::new(None),
         })
+    }
+
+    /// The micro-steps step `step` (0-based) is made of, captioned: a concurrent block's step
+    /// is one, kept in the trace; a sequential step's are found by running the scenario again
+    /// (the run is deterministic), when a person asks for them.
+    pub fn micro_steps(&self, step: usize) -> Result<Vec<MicroStepCaption>, SessionError> {
+        let mut entries = self.rec.step(step).map(|s| s.micro).unwrap_or_default();
+        if entries.is_empty() && step < self.rec.step_count() {
+            entries = micro_steps_of(&self.scenario, step).map_err(SessionError::Run)?;
+        }
+        Ok(entries
+            .iter()
+            .map(|e| MicroStepCaption {
+                caption: self.rec.micro_caption(&e.micro),
+                events_through: e.events_through,
+                task: e.task,
+            })
+            .collect())
     }
 
     pub fn outline(&self) -> &RunOutline {

@@ -861,3 +861,43 @@ rcu_barrier()
         }
     }
 }
+
+/// A sequential step's micro-steps, asked for: the scenario runs again and gives the
+/// kernel's own points of that step, in order, each with the events applied by its end.
+#[test]
+fn a_sequential_step_opens_into_its_micro_steps() {
+    let text = "slabscope-scenario 3\nmachine cpus=1 nodes=1 memory=1M\ncache t size=256\na = kmem_cache_alloc(t) on cpu0\nb = kmem_cache_alloc(t) on cpu0\n";
+    let session = crate::session::Session::open(text).expect("runs");
+    let rec = session.recorder();
+    let last = rec.step_count() - 1;
+    let step = rec.step(last).expect("a step");
+    assert_eq!((step.function, step.path), ("slab_alloc_node", "fast path"));
+    assert!(
+        step.micro.is_empty(),
+        "a sequential trace keeps no micro-steps"
+    );
+    let micro = session.micro_steps(last).expect("runs again");
+    let keys: Vec<&str> = micro.iter().map(|m| m.caption.key).collect();
+    assert_eq!(
+        keys,
+        [
+            "micro.read_tid",
+            "micro.read_cpu",
+            "micro.get_freepointer",
+            "micro.cmpxchg_cpu_ok"
+        ]
+    );
+    assert_eq!(
+        micro.last().expect("some").events_through as usize,
+        step.events.len()
+    );
+    assert!(
+        micro[..3].iter().all(|m| m.events_through == 0),
+        "loads change nothing"
+    );
+    assert!(micro[0]
+        .caption
+        .args
+        .iter()
+        .any(|(n, v)| *n == "cache" && *v == slabscope_sim::trace::Shown::Text("t".into())));
+}

@@ -183,6 +183,15 @@ impl Session {
         Ok(serde_json::to_string(&files).expect("files serialise"))
     }
 
+    /// The micro-steps of step `step` (0-based), captioned (`MicroStepCaption`s), as JSON.
+    pub fn micro_steps(&self, step: u32) -> Result<String, JsError> {
+        let micro = self
+            .inner
+            .micro_steps(step as usize)
+            .map_err(|e| fail(e.into()))?;
+        Ok(serde_json::to_string(&micro).expect("micro-steps serialise"))
+    }
+
     /// The `Lane` of the object at `addr` (hex) as JSON.
     pub fn object_lane(&self, addr: &str) -> Result<String, JsError> {
         let value = slabscope_sim::snapshot::parse_addr(addr)

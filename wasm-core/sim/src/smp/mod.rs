@@ -586,11 +586,17 @@ impl<'a> SyncCtx<'a> {
         self.sh.teaching
     }
 
+    /// A micro-step boundary: the micro-step before it ends here.
     #[inline(always)]
-    pub fn at(self, _next: Access) {}
+    pub fn at(self, _next: Access) {
+        if self.sh.keep_micro {
+            self.sh.with(Recorder::micro_boundary);
+        }
+    }
 
     #[inline(always)]
-    pub fn step<T>(self, _next: Access, f: impl FnOnce() -> T) -> T {
+    pub fn step<T>(self, next: Access, f: impl FnOnce() -> T) -> T {
+        self.at(next);
         f()
     }
 
@@ -655,12 +661,14 @@ impl<'a> SyncCtx<'a> {
 
     #[inline(always)]
     pub fn local_lock_irqsave(self, cache: CacheId) {
+        self.at(Access::LocalLock);
         let cpu = self.cpu;
         self.note(|| Micro::LocalLock { cache, cpu });
     }
 
     #[inline(always)]
     pub fn local_unlock_irqrestore(self, cache: CacheId) {
+        self.at(Access::LocalUnlock);
         let cpu = self.cpu;
         self.note(|| Micro::LocalUnlock { cache, cpu });
     }
@@ -685,6 +693,7 @@ impl<'a> SyncCtx<'a> {
     /// The only task: the lock is free.
     #[inline(always)]
     pub fn spin_lock_irqsave(self, cache: CacheId, node: NodeId) {
+        self.at(Access::SpinLock);
         let cpu = self.cpu;
         self.with(|rec| rec.emit(Event::ListLockTaken { cache, node }));
         self.note(|| Micro::SpinLock { cache, node, cpu });
@@ -692,6 +701,7 @@ impl<'a> SyncCtx<'a> {
 
     #[inline(always)]
     pub fn spin_unlock_irqrestore(self, cache: CacheId, node: NodeId) {
+        self.at(Access::SpinUnlock);
         let cpu = self.cpu;
         self.note(|| Micro::SpinUnlock { cache, node, cpu });
     }

@@ -68,6 +68,11 @@ impl<T> Arena<T> {
         self.chunks.get(i / CHUNK)?.get(i % CHUNK)
     }
 
+    /// The last item pushed.
+    pub fn last_mut(&mut self) -> Option<&mut T> {
+        self.chunks.last_mut()?.last_mut()
+    }
+
     pub fn len(&self) -> usize {
         self.len
     }

@@ -230,6 +230,8 @@ pub struct Recorder {
     origin: Origin,
     /// Micro-steps are kept (`keep_micro`).
     keep_micro: bool,
+    /// Micro-steps are kept for this step only (`keep_micro_of`).
+    micro_of: Option<usize>,
     /// Every kept micro-step, in order (single-item runs: indexable).
     micro: Arena<MicroEntry>,
     /// Micro-steps kept since the last step closed: the next step to close takes them (a
@@ -266,6 +268,7 @@ impl Recorder {
             cursor: 0,
             origin: Origin::BOOT,
             keep_micro: false,
+            micro_of: None,
             micro: Arena::new(),
             micro_since: 0,
             in_micro_step: false,
@@ -279,6 +282,13 @@ impl Recorder {
         self.keep_micro = keep && self.record;
     }
 
+    /// Keeps the micro-steps of step `step` only (0-based): what a viewer asks for when a
+    /// person opens one step of a sequential run, run again (the run is deterministic).
+    pub fn keep_micro_of(&mut self, step: usize) {
+        self.keep_micro = self.record;
+        self.micro_of = Some(step);
+    }
+
     /// Whether micro-steps are kept.
     pub fn keeps_micro(&self) -> bool {
         self.keep_micro
@@ -287,8 +297,19 @@ impl Recorder {
     /// Notes micro-step `micro` of task `task` in the open step (or the next one to open).
     #[inline]
     pub fn micro(&mut self, task: u16, micro: Micro) {
-        if self.keep_micro {
+        if self.keep_micro && self.micro_of.is_none_or(|s| s == self.cursor) {
             self.push_micro(task, micro);
+        }
+    }
+
+    /// A micro-step boundary: the micro-step noted last, if it belongs to the step being
+    /// built, ends here (its `events_through` counts what it applied after its note).
+    pub fn micro_boundary(&mut self) {
+        if self.micro.len() as u32 > self.micro_since && self.depth > 0 {
+            let through = self.events.end() - self.open.events.index;
+            if let Some(last) = self.micro.last_mut() {
+                last.events_through = through;
+            }
         }
     }
 
@@ -444,6 +465,18 @@ impl Recorder {
     /// Every recorded step, in order.
     pub fn steps(&self) -> Vec<Step<'_>> {
         (0..self.heads.len()).filter_map(|i| self.step(i)).collect()
+    }
+
+    /// A micro-step's caption: its `micro.*` key and its arguments, cache ids shown by name.
+    pub fn micro_caption(&self, micro: &Micro) -> Caption {
+        Caption {
+            key: micro.key(),
+            args: micro
+                .args()
+                .iter()
+                .map(|(name, arg)| (*name, self.show(arg)))
+                .collect(),
+        }
     }
 
     fn show(&self, arg: &Arg) -> Shown {
@@ -602,6 +635,13 @@ impl Recorder {
     /// `end` of a recorded step: files its head and takes a keyframe when one is due.
     #[inline(never)]
     fn close_step(&mut self) {
+        // The step's last micro-step ends with it.
+        if self.micro.len() as u32 > self.micro_since {
+            let through = self.events.end() - self.open.events.index;
+            if let Some(last) = self.micro.last_mut() {
+                last.events_through = through;
+            }
+        }
         let step = &self.open;
         self.heads.mark(1);
         self.heads.push(StepHead {
