@@ -163,3 +163,21 @@ test('a screenshot of each view is kept', async ({ page }, testInfo) => {
     expect(shot.length).toBeGreaterThan(1000);
   }
 });
+
+test('a step opens into its micro-steps, the kernel’s own points, in the reader’s language', async ({ page }) => {
+  // Step 40 of the remote-free preset is a fast-path allocation on cpu0.
+  await open(page, 'preset=slub-remote-free&step=40');
+  await at(page, 40);
+  await expect(page.getByTestId('explain-function')).toContainText('slab_alloc_node()');
+  const micro = page.getByTestId('explain-micro');
+  await micro.locator('summary').click();
+  const items = micro.locator('li');
+  await expect(items).toHaveCount(4);
+  await expect(items.nth(0)).toContainText('READ_ONCE(c->tid)');
+  await expect(items.nth(3)).toContainText('this_cpu_try_cmpxchg_freelist() succeeds');
+  await expect(micro).not.toContainText('⚠');
+  // The next step closes them again, and they open for it alone.
+  await page.keyboard.press('ArrowRight');
+  await at(page, 41);
+  await expect(page.getByTestId('explain-micro')).not.toHaveAttribute('open', '');
+});

@@ -3,9 +3,10 @@
 // says which scenario line and operation it belongs to (boot and cache creation belong to no
 // operation); a `print` line of the scenario that reads its file at this cursor is named too.
 
-import { memo } from 'react';
+import { memo, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { RunOutline } from '../core/client';
+import type { MicroStepCaption } from '../core/generated/MicroStepCaption';
 import type { Step } from '../core/generated/Step';
 import { captionText, kernelSourceUrl } from '../i18n/captions';
 import { printPath } from '../scenario/print';
@@ -14,9 +15,11 @@ export interface ExplainPanelProps {
   outline: RunOutline;
   cursor: number;
   step: Step | null;
+  /** The micro-steps of step `step` (0-based), when a person opens them. */
+  loadMicro?: (step: number) => Promise<MicroStepCaption[]>;
 }
 
-function Explain({ outline, cursor, step }: ExplainPanelProps) {
+function Explain({ outline, cursor, step, loadMicro }: ExplainPanelProps) {
   const { t } = useTranslation();
   const op = step?.op ?? null;
   const opInfo = op !== null ? (outline.ops[op] ?? null) : null;
@@ -51,6 +54,7 @@ function Explain({ outline, cursor, step }: ExplainPanelProps) {
           <p className="caption" data-testid="explain-caption" aria-live="polite">
             {captionText(t, step.caption)}
           </p>
+          {loadMicro && step.micro.length !== 1 && <MicroSteps key={cursor} step={cursor - 1} load={loadMicro} />}
         </>
       ) : (
         <p className="caption" data-testid="explain-caption">
@@ -63,6 +67,44 @@ function Explain({ outline, cursor, step }: ExplainPanelProps) {
         </p>
       ))}
     </section>
+  );
+}
+
+/** A step's micro-steps, the kernel's own points (a load of a shared word, a cmpxchg, a lock),
+ *  loaded when the person opens them (a concurrent block's steps are each one already). */
+function MicroSteps({ step, load }: { step: number; load: (step: number) => Promise<MicroStepCaption[]> }) {
+  const { t } = useTranslation();
+  const [open, setOpen] = useState(false);
+  const [micro, setMicro] = useState<MicroStepCaption[] | null>(null);
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    if (!open || micro !== null) return;
+    let live = true;
+    load(step).then(
+      (m) => live && setMicro(m),
+      () => live && setFailed(true),
+    );
+    return () => {
+      live = false;
+    };
+  }, [open, micro, load, step]);
+  return (
+    <details className="explain-micro" data-testid="explain-micro" onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary>{t('explain.microSteps')}</summary>
+      {failed ? (
+        <p>{t('explain.microFailed')}</p>
+      ) : micro === null ? (
+        <p>{t('explain.microLoading')}</p>
+      ) : micro.length === 0 ? (
+        <p>{t('explain.microNone')}</p>
+      ) : (
+        <ol>
+          {micro.map((m, i) => (
+            <li key={i}>{captionText(t, m.caption)}</li>
+          ))}
+        </ol>
+      )}
+    </details>
   );
 }
 

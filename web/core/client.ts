@@ -7,6 +7,7 @@ import type { CacheGeometry } from './generated/CacheGeometry';
 import type { CacheRequest } from './generated/CacheRequest';
 import type { KernelFiles } from './generated/KernelFiles';
 import type { Lane } from './generated/Lane';
+import type { MicroStepCaption } from './generated/MicroStepCaption';
 import type { ParseError } from './generated/ParseError';
 import type { RunFailure } from './generated/RunFailure';
 import type { RunOutline } from './generated/RunOutline';
@@ -228,6 +229,11 @@ export class SimClient {
   /** The life of one object (hex address) or one page frame across the run. */
   lane(target: { object: string } | { page: number }): Promise<Lane> {
     return this.request('lane', target);
+  }
+
+  /** The micro-steps step `step` (0-based) is made of, captioned. */
+  microSteps(step: number): Promise<MicroStepCaption[]> {
+    return this.request('micro', { step });
   }
 
   dispose(): void {

@@ -14,6 +14,7 @@ import type { CacheGeometry } from './generated/CacheGeometry';
 import type { CacheRequest } from './generated/CacheRequest';
 import type { KernelFiles } from './generated/KernelFiles';
 import type { Lane } from './generated/Lane';
+import type { MicroStepCaption } from './generated/MicroStepCaption';
 import type { ParseError } from './generated/ParseError';
 import type { RunOutline } from './generated/RunOutline';
 import type { RunProgress } from './generated/RunProgress';
@@ -77,6 +78,9 @@ export interface SimCalls {
   trace: { args: Bare; result: string };
   /** The life of one object (hex address) or one page frame across the run. */
   lane: { args: { object: string } | { page: number }; result: Lane };
+  /** The micro-steps step `step` (0-based) is made of, captioned (a sequential step's are
+   *  found by running the scenario again). */
+  micro: { args: { step: number }; result: MicroStepCaption[] };
 }
 
 export type SimKind = keyof SimCalls;

@@ -204,6 +204,7 @@ const handlers: Handlers = {
   files: (request) => JSON.parse(current().files(request.cursor, request.cache ?? undefined)) as SimResult<'files'>,
   lane: (request) =>
     JSON.parse('object' in request ? current().object_lane(request.object) : current().page_lane(request.page)) as SimResult<'lane'>,
+  micro: (request) => JSON.parse(current().micro_steps(request.step)) as SimResult<'micro'>,
 };
 
 /** Answers one request with the handler of its kind. */

@@ -107,6 +107,7 @@ export function Player({ player, bar, exports, onLanguage, onPick, reveal = null
   );
 
   const opLabel = (i: number) => outline?.ops[i]?.text ?? '';
+  const loadMicro = useCallback((step: number) => session.client.microSteps(step), [session.client]);
 
   return (
     <div ref={root} className="visualizer" data-testid="visualizer" data-cursor={at?.snapshot.cursor ?? ''} data-worker-ms={at ? at.workerMs.toFixed(1) : ''}>
@@ -137,6 +138,7 @@ export function Player({ player, bar, exports, onLanguage, onPick, reveal = null
           lane={lane}
           onSelectSlab={selectSlab}
           onFollowObject={followObject}
+          loadMicro={loadMicro}
         />
       )}
       {help && (

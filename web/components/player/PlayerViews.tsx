@@ -5,6 +5,7 @@
 import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { KernelFiles, Lane, RunOutline, ViewAt } from '../../core/client';
+import type { MicroStepCaption } from '../../core/generated/MicroStepCaption';
 import { playerActions, type PlayerAction } from '../../player/playerState';
 import { actions } from '../../timeline/timeline';
 import type { View } from '../../url/urlState';
@@ -33,9 +34,11 @@ export interface PlayerViewsProps {
   lane: Lane | null;
   onSelectSlab: (pfn: number) => void;
   onFollowObject: (address: string) => void;
+  /** The micro-steps of a step, for the explain panel. */
+  loadMicro?: (step: number) => Promise<MicroStepCaption[]>;
 }
 
-export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, files, lane, onSelectSlab, onFollowObject }: PlayerViewsProps) {
+export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, files, lane, onSelectSlab, onFollowObject, loadMicro }: PlayerViewsProps) {
   const { t } = useTranslation();
   const { snapshot } = at;
   const focusView = (v: View) => () => dispatch(playerActions.focusView(v));
@@ -45,7 +48,7 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
     <div className="vis-grid">
       <div className="vis-col">
         <div id="view-explain" onFocusCapture={focusView('explain')}>
-          <ExplainPanel outline={outline} cursor={snapshot.cursor} step={at.step} />
+          <ExplainPanel outline={outline} cursor={snapshot.cursor} step={at.step} loadMicro={loadMicro} />
         </div>
         <div id="view-cpu" onFocusCapture={focusView('cpu')}>
           <CpuPanelView snapshot={snapshot} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />
