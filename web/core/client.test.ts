@@ -26,7 +26,7 @@ class FakeWorker {
 }
 
 const latest = () => FakeWorker.all[FakeWorker.all.length - 1];
-const OUTLINE: RunOutline = { allocator: 'slub', steps: 3, cpus: 1, nodes: 1, ops_start: 1, ops: [], prints: [] };
+const OUTLINE: RunOutline = { allocator: 'slub', steps: 3, cpus: 1, nodes: 1, ops_start: 1, ops: [], prints: [], blocks: [] };
 const PROGRESS: RunProgress = { line: 3, line_done: 4096, line_total: 1_000_000, ops: 4096, steps: 4100 };
 
 beforeEach(() => {

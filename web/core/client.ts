@@ -7,6 +7,7 @@ import type { CacheGeometry } from './generated/CacheGeometry';
 import type { CacheRequest } from './generated/CacheRequest';
 import type { KernelFiles } from './generated/KernelFiles';
 import type { Lane } from './generated/Lane';
+import type { LaneStep } from './generated/LaneStep';
 import type { MicroStepCaption } from './generated/MicroStepCaption';
 import type { ParseError } from './generated/ParseError';
 import type { RunFailure } from './generated/RunFailure';
@@ -229,6 +230,11 @@ export class SimClient {
   /** The life of one object (hex address) or one page frame across the run. */
   lane(target: { object: string } | { page: number }): Promise<Lane> {
     return this.request('lane', target);
+  }
+
+  /** The micro-steps of concurrent block `block`, one a step, for its CPU lanes. */
+  lanes(block: number): Promise<LaneStep[]> {
+    return this.request('lanes', { block });
   }
 
   /** The micro-steps step `step` (0-based) is made of, captioned. */

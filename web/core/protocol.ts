@@ -14,6 +14,7 @@ import type { CacheGeometry } from './generated/CacheGeometry';
 import type { CacheRequest } from './generated/CacheRequest';
 import type { KernelFiles } from './generated/KernelFiles';
 import type { Lane } from './generated/Lane';
+import type { LaneStep } from './generated/LaneStep';
 import type { MicroStepCaption } from './generated/MicroStepCaption';
 import type { ParseError } from './generated/ParseError';
 import type { RunOutline } from './generated/RunOutline';
@@ -81,6 +82,8 @@ export interface SimCalls {
   /** The micro-steps step `step` (0-based) is made of, captioned (a sequential step's are
    *  found by running the scenario again). */
   micro: { args: { step: number }; result: MicroStepCaption[] };
+  /** The micro-steps of concurrent block `block` (of the outline's blocks), for its CPU lanes. */
+  lanes: { args: { block: number }; result: LaneStep[] };
 }
 
 export type SimKind = keyof SimCalls;

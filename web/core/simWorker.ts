@@ -205,6 +205,7 @@ const handlers: Handlers = {
   lane: (request) =>
     JSON.parse('object' in request ? current().object_lane(request.object) : current().page_lane(request.page)) as SimResult<'lane'>,
   micro: (request) => JSON.parse(current().micro_steps(request.step)) as SimResult<'micro'>,
+  lanes: (request) => JSON.parse(current().lanes(request.block)) as SimResult<'lanes'>,
 };
 
 /** Answers one request with the handler of its kind. */

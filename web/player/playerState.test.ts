@@ -5,7 +5,7 @@ import { addressedScenario, initialPlayer, isPreviousRun, playerActions as a, pl
 
 /** A run of `steps` steps whose operations end at `ends`. */
 function outline(steps: number, ends: number[] = [steps]): RunOutline {
-  return { steps, ops: ends.map((end) => ({ end, text: `op ${end}` })), ops_start: 0, allocator: 'Slub', cpus: 2, nodes: 1, prints: [] } as unknown as RunOutline;
+  return { steps, ops: ends.map((end) => ({ end, text: `op ${end}` })), ops_start: 0, allocator: 'Slub', cpus: 2, nodes: 1, prints: [], blocks: [] } as unknown as RunOutline;
 }
 
 const run = (state: PlayerState, ...list: PlayerAction[]) => list.reduce(playerReducer, state);

@@ -150,7 +150,7 @@ describe('formatUrlState', () => {
 
 describe('the player derived from its address and back', () => {
   /** A run long enough for every fixture's step. */
-  const outline = { steps: 1000, ops: [{ end: 1000, text: '' }], ops_start: 0, allocator: 'Slub', cpus: 2, nodes: 1, prints: [] } as unknown as RunOutline;
+  const outline = { steps: 1000, ops: [{ end: 1000, text: '' }], ops_start: 0, allocator: 'Slub', cpus: 2, nodes: 1, prints: [], blocks: [] } as unknown as RunOutline;
   const nothingSaved: Saved = { draft: null, typed: true, earlier: [], opened: [], run: null };
 
   it('opens every link fixture where its sender stood, and writes the same link back', async () => {

@@ -84,6 +84,31 @@ pub struct RunOutline {
     pub ops: Vec<OpInfo>,
     /// The scenario's `print` lines, in run order.
     pub prints: Vec<PrintInfo>,
+    /// The scenario's `concurrent` blocks, in run order.
+    pub blocks: Vec<BlockInfo>,
+}
+
+/// A `concurrent` block of the run: its line, its steps (from `start`, exclusive, to `end`:
+/// cursors `start + 1 ..= end` are after its micro-steps) and its tasks (`cpu0`,
+/// `cpu0 task 1`, `cpu1 irq`, …), in lane order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct BlockInfo {
+    pub line: u32,
+    pub start: u32,
+    pub end: u32,
+    pub tasks: Vec<String>,
+}
+
+/// One micro-step of a block's lanes: the step, the task (lane) that took it, what it did
+/// (`micro.*` key) and its caption, and the kernel function it was in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct LaneStep {
+    pub step: u32,
+    pub task: u16,
+    pub function: &'static str,
+    pub caption: Caption,
 }
 
 /// The kernel's files at one cursor.
@@ -330,6 +355,20 @@ impl Session {
                 file: p.file.clone(),
             })
             .collect();
+        let blocks = summary
+            .blocks
+            .iter()
+            .map(|b| BlockInfo {
+                line: b.line,
+                start: b.start as u32,
+                end: b.end as u32,
+                tasks: b
+                    .tasks
+                    .iter()
+                    .map(|&(cpu, slot)| crate::concurrent::task_label(cpu, slot))
+                    .collect(),
+            })
+            .collect();
         let m = rec.machine();
         let outline = RunOutline {
             allocator: translate::allocator(scenario.allocator),
@@ -339,6 +378,7 @@ impl Session {
             ops_start: summary.ops_start as u32,
             ops,
             prints,
+            blocks,
         };
         let history = ObjectHistory::build(&rec);
         Ok(Session {
@@ -366,6 +406,33 @@ impl Session {
                 task: e.task,
             })
             .collect())
+    }
+
+    /// The micro-steps of `concurrent` block `index` (of `RunOutline::blocks`), one a step, for
+    /// its CPU lanes; a diagnostic step of the block is in the lane of the task before it.
+    pub fn lanes(&self, index: usize) -> Option<Vec<LaneStep>> {
+        let b = self.outline.blocks.get(index)?;
+        let mut task = 0;
+        Some(
+            (b.start as usize..b.end as usize)
+                .filter_map(|i| {
+                    let step = self.rec.step(i)?;
+                    let caption = match step.micro.first() {
+                        Some(m) => {
+                            task = m.task;
+                            self.rec.micro_caption(&m.micro)
+                        }
+                        None => step.caption.clone(),
+                    };
+                    Some(LaneStep {
+                        step: i as u32,
+                        task,
+                        function: step.function,
+                        caption,
+                    })
+                })
+                .collect(),
+        )
     }
 
     pub fn outline(&self) -> &RunOutline {

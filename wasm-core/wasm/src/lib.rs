@@ -192,6 +192,15 @@ impl Session {
         Ok(serde_json::to_string(&micro).expect("micro-steps serialise"))
     }
 
+    /// The `LaneStep`s of concurrent block `index` as JSON.
+    pub fn lanes(&self, index: u32) -> Result<String, JsError> {
+        let lanes = self
+            .inner
+            .lanes(index as usize)
+            .ok_or_else(|| invalid(format!("no concurrent block {index}")))?;
+        Ok(serde_json::to_string(&lanes).expect("lanes serialise"))
+    }
+
     /// The `Lane` of the object at `addr` (hex) as JSON.
     pub fn object_lane(&self, addr: &str) -> Result<String, JsError> {
         let value = slabscope_sim::snapshot::parse_addr(addr)

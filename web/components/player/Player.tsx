@@ -108,6 +108,7 @@ export function Player({ player, bar, exports, onLanguage, onPick, reveal = null
 
   const opLabel = (i: number) => outline?.ops[i]?.text ?? '';
   const loadMicro = useCallback((step: number) => session.client.microSteps(step), [session.client]);
+  const loadLanes = useCallback((block: number) => session.client.lanes(block), [session.client]);
 
   return (
     <div ref={root} className="visualizer" data-testid="visualizer" data-cursor={at?.snapshot.cursor ?? ''} data-worker-ms={at ? at.workerMs.toFixed(1) : ''}>
@@ -139,6 +140,7 @@ export function Player({ player, bar, exports, onLanguage, onPick, reveal = null
           onSelectSlab={selectSlab}
           onFollowObject={followObject}
           loadMicro={loadMicro}
+          loadLanes={loadLanes}
         />
       )}
       {help && (

@@ -5,6 +5,7 @@
 import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { KernelFiles, Lane, RunOutline, ViewAt } from '../../core/client';
+import type { LaneStep } from '../../core/generated/LaneStep';
 import type { MicroStepCaption } from '../../core/generated/MicroStepCaption';
 import { playerActions, type PlayerAction } from '../../player/playerState';
 import { actions } from '../../timeline/timeline';
@@ -13,6 +14,7 @@ import type { Motion } from '../../views/drawUtil';
 import { ExplainPanel } from '../ExplainPanel';
 import { BuddyAllocatorView } from '../views/BuddyAllocatorView';
 import { BulkFreeView } from '../views/BulkFreeView';
+import { CpuLanesView } from '../views/CpuLanesView';
 import { CpuPanelView } from '../views/CpuPanelView';
 import { FrameMapView } from '../views/FrameMapView';
 import { NodePanelView } from '../views/NodePanelView';
@@ -36,9 +38,11 @@ export interface PlayerViewsProps {
   onFollowObject: (address: string) => void;
   /** The micro-steps of a step, for the explain panel. */
   loadMicro?: (step: number) => Promise<MicroStepCaption[]>;
+  /** The micro-steps of a concurrent block, for its CPU lanes. */
+  loadLanes?: (block: number) => Promise<LaneStep[]>;
 }
 
-export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, files, lane, onSelectSlab, onFollowObject, loadMicro }: PlayerViewsProps) {
+export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, files, lane, onSelectSlab, onFollowObject, loadMicro, loadLanes }: PlayerViewsProps) {
   const { t } = useTranslation();
   const { snapshot } = at;
   const focusView = (v: View) => () => dispatch(playerActions.focusView(v));
@@ -50,6 +54,11 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
         <div id="view-explain" onFocusCapture={focusView('explain')}>
           <ExplainPanel outline={outline} cursor={snapshot.cursor} step={at.step} loadMicro={loadMicro} />
         </div>
+        {loadLanes && outline.blocks.length > 0 && (
+          <div id="view-lanes">
+            <CpuLanesView outline={outline} cursor={snapshot.cursor} load={loadLanes} onJump={jump} />
+          </div>
+        )}
         <div id="view-cpu" onFocusCapture={focusView('cpu')}>
           <CpuPanelView snapshot={snapshot} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />
         </div>
