@@ -15,6 +15,7 @@ use slabscope_scenario::Scenario;
 use slabscope_sim::boot::Allocator;
 use slabscope_sim::machine::Machine;
 use slabscope_sim::slabinfo::slabinfo;
+use slabscope_sim::smp::micro::Stats;
 use slabscope_sim::trace::Recorder;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -42,6 +43,9 @@ pub struct Side {
     /// per-CPU array) and by anything slower.
     pub fast_allocs: u64,
     pub fast_frees: u64,
+    /// The `concurrent` blocks' retries by (site, reason) and `list_lock` acquisitions and
+    /// spins, summed over the blocks (SLAB runs each operation of a block whole: none).
+    pub races: Stats,
     pub summary: RunSummary,
     pub slabinfo: String,
 }
@@ -109,6 +113,10 @@ pub fn measure(rec: &Recorder, summary: RunSummary) -> Side {
             .entry(format!("{}: {}", step.function, step.path))
             .or_default() += 1;
     }
+    let mut races = Stats::default();
+    for block in &summary.blocks {
+        races.merge(&block.stats);
+    }
     let (slabs, slab_pages, live_bytes, cached_per_cpu, cached_shared) = match m.allocator() {
         Allocator::Slub => slub_figures(m),
         Allocator::Slab => slab_figures(m),
@@ -126,6 +134,7 @@ pub fn measure(rec: &Recorder, summary: RunSummary) -> Side {
         paths,
         fast_allocs,
         fast_frees,
+        races,
         summary,
         slabinfo: slabinfo(m),
     }
@@ -196,6 +205,36 @@ fn per_node_or_cpu(v: &[u64]) -> String {
     v.iter().map(u64::to_string).collect::<Vec<_>>().join("/")
 }
 
+/// The `concurrent` blocks' retries (in total, then by site and reason, as
+/// `note_cmpxchg_failure()` and the slab cmpxchg loops count them) and `list_lock` spins.
+fn race_rows(row: &mut impl FnMut(&str, String, String), c: &Comparison) {
+    row(
+        "cmpxchg retries in concurrent blocks",
+        c.slub.races.total_retries().to_string(),
+        c.slab.races.total_retries().to_string(),
+    );
+    let sites: std::collections::BTreeSet<_> = c
+        .slub
+        .races
+        .retries
+        .keys()
+        .chain(c.slab.races.retries.keys())
+        .collect();
+    for key in sites {
+        let n = |s: &Side| s.races.retries.get(key).copied().unwrap_or(0).to_string();
+        row(
+            &format!("  retries in {} ({})", key.0, key.1.word()),
+            n(&c.slub),
+            n(&c.slab),
+        );
+    }
+    row(
+        "list_lock spins while held",
+        c.slub.races.total_lock_waits().to_string(),
+        c.slab.races.total_lock_waits().to_string(),
+    );
+}
+
 /// The comparison as a side-by-side text table, then both slabinfo files.
 pub fn render(c: &Comparison) -> String {
     type Figure = fn(&Side) -> String;
@@ -251,6 +290,9 @@ pub fn render(c: &Comparison) -> String {
     }
     for (what, figure) in &figures[8..10] {
         row(what, figure(&c.slub), figure(&c.slab));
+    }
+    if !c.slub.summary.blocks.is_empty() {
+        race_rows(&mut row, c);
     }
     let _ = writeln!(out, "\nsteps by function and path");
     for (side, name) in [(&c.slub, "SLUB"), (&c.slab, "SLAB")] {

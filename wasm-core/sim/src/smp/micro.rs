@@ -448,6 +448,23 @@ impl Stats {
         self.locks.entry((cache, node)).or_default().1 += 1;
     }
 
+    /// Adds `other`'s counts to these (the blocks of one run).
+    pub fn merge(&mut self, other: &Stats) {
+        for (k, n) in &other.retries {
+            *self.retries.entry(*k).or_default() += n;
+        }
+        for (k, (t, w)) in &other.locks {
+            let e = self.locks.entry(*k).or_default();
+            e.0 += t;
+            e.1 += w;
+        }
+    }
+
+    /// Every spin on a held `list_lock`.
+    pub fn total_lock_waits(&self) -> u64 {
+        self.locks.values().map(|(_, w)| w).sum()
+    }
+
     /// Every retry.
     pub fn total_retries(&self) -> u64 {
         self.retries.values().sum()
