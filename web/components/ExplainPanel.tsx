@@ -17,15 +17,27 @@ export interface ExplainPanelProps {
   step: Step | null;
   /** The micro-steps of step `step` (0-based), when a person opens them. */
   loadMicro?: (step: number) => Promise<MicroStepCaption[]>;
+  /** Moves the cursor (to the step that made a cmpxchg fail). */
+  onJump?: (cursor: number) => void;
 }
 
-function Explain({ outline, cursor, step, loadMicro }: ExplainPanelProps) {
+/** The step (numbered from 1, as the trace shows it) after which a failed cmpxchg of this
+ *  micro-step was bound to fail: the first change of the word since the task read it. */
+export function failedBecauseOf(step: Step): number | null {
+  if (step.micro.length !== 1) return null;
+  const m = step.micro[0].micro;
+  if ((m.micro === 'cmpxchg_cpu' || m.micro === 'cmpxchg_slab') && !m.ok && m.changed_at !== null) return m.changed_at;
+  return null;
+}
+
+function Explain({ outline, cursor, step, loadMicro, onJump }: ExplainPanelProps) {
   const { t } = useTranslation();
   const op = step?.op ?? null;
   const opInfo = op !== null ? (outline.ops[op] ?? null) : null;
   const line = step?.line ?? null;
   const url = step ? kernelSourceUrl(step.function) : null;
   const prints = outline.prints.filter((p) => p.cursor === cursor);
+  const because = step ? failedBecauseOf(step) : null;
   return (
     <section className="panel explain" aria-labelledby="explain-heading" data-testid="explain">
       <h2 id="explain-heading">{t('explain.heading')}</h2>
@@ -54,6 +66,13 @@ function Explain({ outline, cursor, step, loadMicro }: ExplainPanelProps) {
           <p className="caption" data-testid="explain-caption" aria-live="polite">
             {captionText(t, step.caption)}
           </p>
+          {because !== null && onJump && (
+            <p className="explain-retry" data-testid="explain-retry">
+              <button type="button" className="link" onClick={() => onJump(because)}>
+                {t('explain.retryBecause', { n: because })}
+              </button>
+            </p>
+          )}
           {loadMicro && step.micro.length !== 1 && <MicroSteps key={cursor} step={cursor - 1} load={loadMicro} />}
         </>
       ) : (

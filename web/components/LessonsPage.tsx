@@ -84,7 +84,7 @@ function useExercises(client: SimClient, meta: LessonMeta | null, preset: Preset
    *  gives (null when there is none to run). */
   const exerciseScenario = async (exercise: Exercise): Promise<string | null> => {
     if (!meta) return null;
-    const text = (await lessonPlayerScenario(meta, preset, null))?.text ?? null;
+    const text = (await lessonPlayerScenario(meta, preset, null, exercise.file ?? null))?.text ?? null;
     const edits = variantOf(seed, meta.id, exercise).edits;
     if (text === null || edits.length === 0) return text;
     const edited = applyVariant(text, edits);

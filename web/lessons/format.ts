@@ -21,6 +21,9 @@ export interface Anchor {
   cache?: string;
   /** Structures the section talks about, named as the kernel names them. */
   highlight?: string[];
+  /** A scenario file of the lesson's folder the anchor runs instead of the lesson's own (a
+   *  lesson that shows one race run two ways). */
+  file?: string;
 }
 
 export interface LessonMeta {
@@ -55,8 +58,8 @@ export function sysfsField(contents: string, key?: string): string | number | un
 }
 
 /** How a student gives an answer, besides typing it: `pick` by clicking in the player (an
- *  object gives its address, a slab its pfn). */
-export const PICKS = ['object', 'slab'] as const;
+ *  object gives its address, a slab its pfn, a micro-step in the CPU lanes its step number). */
+export const PICKS = ['object', 'slab', 'step'] as const;
 export type AnswerPick = (typeof PICKS)[number];
 
 export interface Exercise {
@@ -73,6 +76,8 @@ export interface Exercise {
   pick?: AnswerPick;
   /** Edits of the scenario that give other numbers (variant.ts). */
   variants?: Edit[][];
+  /** A scenario file of the lesson's folder the exercise runs instead of the lesson's own. */
+  file?: string;
   [more: string]: unknown;
 }
 
@@ -153,6 +158,8 @@ export function parseLessonText(markdown: string): { ok: true; text: LessonText 
   return { ok: true, text: { title, sections, prompts } };
 }
 
+const FILE = /^[a-z0-9][a-z0-9-]*\.slab$/;
+
 const isEdit = (e: unknown): e is Edit => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && e[0] !== '' && typeof e[1] === 'string';
 
 /** What is missing from where an answer is read. */
@@ -189,6 +196,7 @@ function answerProblems(e: Exercise): string[] {
     else if (e.choices !== undefined) problems.push(`exercise ${e.id}: both picked and chosen`);
     else if (e.pick === 'object' && !/^0x[0-9a-f]+$/.test(plain(stored))) problems.push(`exercise ${e.id}: a picked object's answer is an address`);
     else if (e.pick === 'slab' && typeof stored !== 'number') problems.push(`exercise ${e.id}: a picked slab's answer is a pfn`);
+    else if (e.pick === 'step' && !(Number.isSafeInteger(stored) && (stored as number) > 0)) problems.push(`exercise ${e.id}: a picked step's answer is a step number`);
   }
   if (e.variants !== undefined && !(Array.isArray(e.variants) && e.variants.length > 0 && e.variants.every((v) => Array.isArray(v) && v.length > 0 && v.every(isEdit)))) {
     problems.push(`exercise ${e.id}: variants are lists of [from, to] edits`);
@@ -205,6 +213,7 @@ export function lessonProblems(meta: LessonMeta, texts: Partial<Record<Language,
   if (new Set(exerciseIds).size !== exerciseIds.length) problems.push('lesson.json repeats an exercise id');
   for (const e of meta.exercises) {
     if (!ids.includes(e.section)) problems.push(`exercise ${e.id} is in no section of lesson.json (${e.section})`);
+    if (e.file !== undefined && !FILE.test(e.file)) problems.push(`exercise ${e.id}: "${e.file}" is not a scenario file name`);
     problems.push(...answerProblems(e));
   }
   for (const s of meta.sections) {
@@ -212,6 +221,7 @@ export function lessonProblems(meta: LessonMeta, texts: Partial<Record<Language,
     if (a === null) continue;
     if (!Number.isSafeInteger(a.cursor) || a.cursor < 0) problems.push(`section ${s.id}: the anchor's cursor is not a step`);
     if (a.view !== undefined && !(VIEWS as readonly string[]).includes(a.view)) problems.push(`section ${s.id}: no view "${a.view}"`);
+    if (a.file !== undefined && !FILE.test(a.file)) problems.push(`section ${s.id}: "${a.file}" is not a scenario file name`);
   }
   for (const lang of LANGUAGES) {
     const markdown = texts[lang];

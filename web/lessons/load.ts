@@ -27,6 +27,11 @@ export async function lessonText(id: string, lang: Language): Promise<LessonText
 /** The scenario text of a lesson that brings its own file (presets are opened by name). */
 export async function lessonScenario(meta: LessonMeta): Promise<string | null> {
   if (!('file' in meta.scenario)) return null;
-  const load = scenarios[`../../lessons/${meta.id}/${meta.scenario.file}`];
+  return lessonFile(meta, meta.scenario.file);
+}
+
+/** A scenario file of a lesson's folder (null when there is none of that name). */
+export async function lessonFile(meta: LessonMeta, file: string): Promise<string | null> {
+  const load = scenarios[`../../lessons/${meta.id}/${file}`];
   return load ? load() : null;
 }

@@ -170,9 +170,10 @@ fn a_sysfs_field_is_the_total_or_the_keyed_value() {
 fn every_exercise_is_answered_by_the_simulator() {
     let mut checked = 0;
     for (lesson, meta, text) in common::lessons() {
-        let session =
-            Session::open(&text).unwrap_or_else(|_| panic!("{lesson}: the scenario does not open"));
         for exercise in meta["exercises"].as_array().unwrap() {
+            let text = common::part_scenario(&lesson, exercise, &text);
+            let session = Session::open(&text)
+                .unwrap_or_else(|_| panic!("{lesson}: the scenario does not open"));
             let id = format!(
                 "{}/{}",
                 meta["id"].as_str().unwrap(),
@@ -234,6 +235,10 @@ fn assert_answerable(exercise: &Value, value: &Value, id: &str) {
             "{id}: a picked object's answer is an address, not {value}"
         ),
         Some("slab") => assert!(value.is_u64(), "{id}: a picked slab's answer is a pfn"),
+        Some("step") => assert!(
+            value.is_u64(),
+            "{id}: a picked step's answer is a step number"
+        ),
         Some(other) => panic!("{id}: no pick {other}"),
         None => {}
     }
@@ -263,11 +268,12 @@ fn apply_variant(text: &str, edits: &Value) -> Result<String, String> {
 fn every_variant_keeps_the_question_and_moves_the_answer() {
     let mut variants = 0;
     for (lesson, meta, text) in common::lessons() {
-        let base = Session::open(&text).unwrap();
         for exercise in meta["exercises"].as_array().unwrap() {
             let Some(list) = exercise["variants"].as_array() else {
                 continue;
             };
+            let text = common::part_scenario(&lesson, exercise, &text);
+            let base = Session::open(&text).unwrap();
             let id = format!("{lesson}/{}", exercise["id"].as_str().unwrap());
             let answer_at = exercise["answer_at"].as_u64().unwrap() as usize;
             let cursor = exercise["cursor"].as_u64().unwrap_or(0) as usize;

@@ -37,16 +37,39 @@ fn every_step_a_lesson_names_is_a_step_of_its_scenario() {
     let lessons = common::lessons();
     assert!(!lessons.is_empty(), "no lesson under lessons/");
     for (id, meta, text) in lessons {
-        let scenario = parse(&text).unwrap_or_else(|e| panic!("{id}: {e}"));
-        let (rec, _) = run_with_summary(&scenario, true).unwrap_or_else(|e| panic!("{id}: {e}"));
-        let steps = rec.step_count() as u64;
-        let mut named = Vec::new();
-        cursors(&meta, &mut named, &id);
-        for (at, cursor) in named {
-            assert!(
-                cursor <= steps,
-                "{at} = {cursor}, but the run has {steps} steps"
-            );
+        // Each section's anchor and each exercise runs the lesson's scenario or its own file.
+        let mut parts: Vec<(String, &serde_json::Value, String)> = Vec::new();
+        for (i, s) in meta["sections"].as_array().unwrap().iter().enumerate() {
+            let anchor = &s["anchor"];
+            parts.push((
+                format!("{id}.sections[{i}]"),
+                s,
+                common::part_scenario(&id, anchor, &text),
+            ));
+        }
+        for (i, e) in meta["exercises"].as_array().unwrap().iter().enumerate() {
+            parts.push((
+                format!("{id}.exercises[{i}]"),
+                e,
+                common::part_scenario(&id, e, &text),
+            ));
+        }
+        let mut steps_of: BTreeMap<String, u64> = BTreeMap::new();
+        for (at, part, scenario_text) in parts {
+            let steps = *steps_of.entry(scenario_text.clone()).or_insert_with(|| {
+                let scenario = parse(&scenario_text).unwrap_or_else(|e| panic!("{at}: {e}"));
+                let (rec, _) =
+                    run_with_summary(&scenario, true).unwrap_or_else(|e| panic!("{at}: {e}"));
+                rec.step_count() as u64
+            });
+            let mut named = Vec::new();
+            cursors(part, &mut named, &at);
+            for (at, cursor) in named {
+                assert!(
+                    cursor <= steps,
+                    "{at} = {cursor}, but the run has {steps} steps"
+                );
+            }
         }
     }
 }

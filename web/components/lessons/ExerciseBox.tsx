@@ -11,6 +11,9 @@ import { editLines, variantIndex, type Edit } from '../../lessons/variant';
 /** The page's translation, passed in (the lessons chunk shares it with the app). */
 export type Translate = (key: string, args?: Record<string, unknown>) => string;
 
+const PICK_LABEL: Record<AnswerPick, string> = { object: 'lessons.pickObject', slab: 'lessons.pickSlab', step: 'lessons.pickStep' };
+const PICKING: Record<AnswerPick, string> = { object: 'lessons.pickingObject', slab: 'lessons.pickingSlab', step: 'lessons.pickingStep' };
+
 /** The variant of an exercise a seed gives: 0 is the lesson's own scenario. */
 export interface Variant {
   index: number;
@@ -120,10 +123,10 @@ export function ExerciseBox({
           }}
           data-testid={`pick-${exercise.id}`}
         >
-          {t(exercise.pick === 'object' ? 'lessons.pickObject' : 'lessons.pickSlab')}
+          {t(PICK_LABEL[exercise.pick])}
         </button>
       )}
-      {armed && <p className="exercise-picking">{t(exercise.pick === 'object' ? 'lessons.pickingObject' : 'lessons.pickingSlab')}</p>}
+      {armed && exercise.pick && <p className="exercise-picking">{t(PICKING[exercise.pick])}</p>}
       <AnswerForm exercise={exercise} given={given} onGiven={setGiven} busy={busy} onSubmit={() => void submit()} t={t} />
       <Verdict exercise={exercise} hints={prompt?.hints ?? []} busy={busy} failed={failed} result={result} wrong={wrong} t={t} />
     </aside>

@@ -57,7 +57,7 @@ export function LessonSection({ lesson, section, anchor, current, exercises, pro
             look={(cursor) =>
               void (async () => {
                 const variant = variantOf(seed, lesson, exercise).index > 0 ? await exerciseScenario(exercise) : null;
-                await onShow({ cursor, view: anchor?.view, cache: anchor?.cache }, variant);
+                await onShow({ cursor, view: anchor?.view, cache: anchor?.cache, file: exercise.file }, variant);
               })()
             }
             variant={variantOf(seed, lesson, exercise)}

@@ -5,7 +5,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { SimClient } from '../../core/client';
 import type { Anchor, LessonMeta } from '../../lessons/format';
-import { lessonScenario } from '../../lessons/load';
+import { lessonFile, lessonScenario } from '../../lessons/load';
 import { playerActions, type Scenario } from '../../player/playerState';
 import { usePlayer, type Player } from '../../player/usePlayer';
 import { isPresetId } from '../../scenario/presetIds';
@@ -24,9 +24,14 @@ export interface Moved {
 }
 
 /** The scenario the player shows for a lesson: `text` when given (an exercise's variant), else
- *  the lesson's own (a preset by its id); null when there is none. */
-export async function lessonPlayerScenario(meta: LessonMeta, preset: PresetText, text: string | null): Promise<Scenario | null> {
+ *  the file of the lesson's folder named by `file` (an anchor or exercise that runs its own),
+ *  else the lesson's own (a preset by its id); null when there is none. */
+export async function lessonPlayerScenario(meta: LessonMeta, preset: PresetText, text: string | null, file: string | null = null): Promise<Scenario | null> {
   if (text !== null) return { text, preset: null };
+  if (file !== null) {
+    const own = await lessonFile(meta, file);
+    return own === null ? null : { text: own, preset: null };
+  }
   if ('preset' in meta.scenario) {
     const id = meta.scenario.preset;
     const presetText = await preset(id);
@@ -52,7 +57,7 @@ export function useLessonPlayer(client: SimClient, ready: boolean, meta: LessonM
   /** The same, with the lesson's own scenario, or `text` when given (an exercise's variant). */
   const show = async (section: string | null, anchor: Anchor | null, text: string | null = null) => {
     if (!meta) return;
-    const scenario = await lessonPlayerScenario(meta, preset, text);
+    const scenario = await lessonPlayerScenario(meta, preset, text, anchor?.file ?? null);
     if (scenario) move(meta.id, section, anchor, scenario);
   };
 
@@ -61,7 +66,7 @@ export function useLessonPlayer(client: SimClient, ready: boolean, meta: LessonM
     if (!meta) return undefined;
     let live = true;
     const first = meta.sections.find((s) => s.anchor !== null) ?? null;
-    void lessonPlayerScenario(meta, preset, null).then((scenario) => live && scenario && move(meta.id, first?.id ?? null, first?.anchor ?? null, scenario));
+    void lessonPlayerScenario(meta, preset, null, first?.anchor?.file ?? null).then((scenario) => live && scenario && move(meta.id, first?.id ?? null, first?.anchor ?? null, scenario));
     return () => {
       live = false;
     };

@@ -25,7 +25,7 @@ const ExportMenu = lazy(() => Promise.all([import('../ExportMenu'), loadLaterStr
 const ShortcutHelp = lazy(() => import('../ShortcutHelp').then((m) => ({ default: m.ShortcutHelp })));
 
 /** What a click in the player picked (a lesson's exercise may wait for one). */
-export type Pick = { pick: 'object'; value: string } | { pick: 'slab'; value: number };
+export type Pick = { pick: 'object'; value: string } | { pick: 'slab'; value: number } | { pick: 'step'; value: number };
 
 export interface PlayerProps {
   player: PlayerHandle;
@@ -141,6 +141,7 @@ export function Player({ player, bar, exports, onLanguage, onPick, reveal = null
           onFollowObject={followObject}
           loadMicro={loadMicro}
           loadLanes={loadLanes}
+          onPickStep={onPick && ((c) => onPick({ pick: 'step', value: c }))}
         />
       )}
       {help && (

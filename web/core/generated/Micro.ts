@@ -12,4 +12,14 @@ no_tid: boolean,
 /**
  * Why it failed (`note_cmpxchg_failure()`); the path goes back to `redo`.
  */
-reason: RetryReason | null, } | { "micro": "read_slab", cpu: number, pfn: number, freelist: number, inuse: number, frozen: boolean, } | { "micro": "cmpxchg_slab", cpu: number, pfn: number, site: string, ok: boolean, old: number, new: number, inuse: number, frozen: boolean, } | { "micro": "spin_lock", cache: number, node: number, cpu: number, } | { "micro": "spin_wait", cache: number, node: number, cpu: number, holder: number, } | { "micro": "spin_unlock", cache: number, node: number, cpu: number, } | { "micro": "local_lock", cache: number, cpu: number, } | { "micro": "local_unlock", cache: number, cpu: number, } | { "micro": "work", cpu: number, } | { "micro": "preempted", cpu: number, to: number, } | { "micro": "irq_enter", cpu: number, } | { "micro": "irq_exit", cpu: number, };
+reason: RetryReason | null, 
+/**
+ * When it failed: the step (from 1) that first changed this CPU's pair after the
+ * task read its tid, from which on the cmpxchg was bound to fail.
+ */
+changed_at: number | null, } | { "micro": "read_slab", cpu: number, pfn: number, freelist: number, inuse: number, frozen: boolean, } | { "micro": "cmpxchg_slab", cpu: number, pfn: number, site: string, ok: boolean, old: number, new: number, inuse: number, frozen: boolean, 
+/**
+ * When it failed: the step (from 1) that first changed the slab's (freelist,
+ * counters) after the task read them.
+ */
+changed_at: number | null, } | { "micro": "spin_lock", cache: number, node: number, cpu: number, } | { "micro": "spin_wait", cache: number, node: number, cpu: number, holder: number, } | { "micro": "spin_unlock", cache: number, node: number, cpu: number, } | { "micro": "local_lock", cache: number, cpu: number, } | { "micro": "local_unlock", cache: number, cpu: number, } | { "micro": "work", cpu: number, } | { "micro": "preempted", cpu: number, to: number, } | { "micro": "irq_enter", cpu: number, } | { "micro": "irq_exit", cpu: number, };

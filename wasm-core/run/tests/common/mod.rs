@@ -46,3 +46,21 @@ pub fn lessons() -> Vec<(String, serde_json::Value, String)> {
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
 }
+
+/// The scenario a part of lesson `id` runs: the lesson folder's file named by `part["file"]`
+/// (a section's anchor or an exercise that runs another scenario than the lesson's), else
+/// `lesson_text`.
+#[allow(dead_code)] // Not every test binary that shares this module reads the lessons.
+pub fn part_scenario(id: &str, part: &serde_json::Value, lesson_text: &str) -> String {
+    match part["file"].as_str() {
+        Some(file) => {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../lessons")
+                .join(id)
+                .join(file);
+            std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{id}: {}: {e}", path.display()))
+        }
+        None => lesson_text.to_string(),
+    }
+}

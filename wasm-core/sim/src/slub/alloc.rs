@@ -225,6 +225,7 @@ fn take_new_slab_freelist(rec: &mut Recorder, cache: CacheId, pfn: Pfn) -> u64 {
 pub(crate) mod asyn {
     use super::*;
     use crate::slub::cmpxchg::asyn::{read_slab, slab_update_freelist};
+    use crate::slub::free::asyn::read_cpu_slab;
     use crate::slub::partial::asyn::{deactivate_slab, put_cpu_partial};
 
     /// The lockless fast path of `slab_alloc_node()` (mm/slub.c, v6.6, `CONFIG_PREEMPTION`):
@@ -408,6 +409,11 @@ pub(crate) mod asyn {
                 new,
                 no_tid,
                 reason,
+                // A migrated task compares another CPU's pair, whose tid never matched.
+                changed_at: match reason {
+                    Some(r) if r != RetryReason::Migrated => k.cpu_pair_changed_at(cache, cpu),
+                    _ => None,
+                },
             });
             ok
         })
@@ -452,7 +458,8 @@ pub(crate) mod asyn {
         let _f = k.frame("___slab_alloc");
         'reread_slab: loop {
             let c = k.cpu();
-            let (_, slab) = read_cpu_freelist(k, cache, c).await;
+            // reread_slab: `slab = READ_ONCE(c->slab)` (c->freelist is read under the lock).
+            let slab = read_cpu_slab(k, cache, c).await;
             if let Some(pfn) = slab {
                 // redo:
                 let slab_node = k.m(|m| m.slub().slabs[&pfn].node);

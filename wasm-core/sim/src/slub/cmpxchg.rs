@@ -64,6 +64,7 @@ pub(crate) mod asyn {
                     objects: 0,
                     node: NodeId(0),
                 });
+            k.slab_read(pfn);
             k.note(|| Micro::ReadSlab {
                 cpu: k.cpu(),
                 pfn,
@@ -107,6 +108,7 @@ pub(crate) mod asyn {
             } else {
                 k.count_retry(site, RetryReason::SlabChanged);
             }
+            let changed_at = if ok { None } else { k.slab_changed_at(pfn) };
             let cpu: CpuId = k.cpu();
             k.note(|| Micro::CmpxchgSlab {
                 cpu,
@@ -117,6 +119,7 @@ pub(crate) mod asyn {
                 new: new.freelist,
                 inuse: new.inuse,
                 frozen: new.frozen,
+                changed_at,
             });
             ok
         })

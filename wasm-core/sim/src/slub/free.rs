@@ -322,6 +322,7 @@ pub(crate) mod asyn {
     /// } while (!slab_update_freelist(s, slab, prior, counters, head, new.counters, "__slab_free"));
     /// ```
     pub(crate) async fn __slab_free(k: Ctx<'_>, cache: CacheId, pfn: Pfn, objs: &[(u64, u32)]) {
+        let _f = k.frame("__slab_free");
         let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
         let (has_cpu_partial, min_partial) = k.m(|m| {
             let s = &m.slub().caches[cache];

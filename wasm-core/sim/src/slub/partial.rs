@@ -206,6 +206,7 @@ pub(crate) mod asyn {
     /// `M_PARTIAL`, at the tail if others had freed to it, else the head), or left unlisted when
     /// full (`M_FULL_NOLIST`).
     pub(crate) async fn deactivate_slab(k: Ctx<'_>, cache: CacheId, pfn: Pfn, cpu_freelist: u64) {
+        let _f = k.frame("deactivate_slab");
         // "if (slab->freelist) ... DEACTIVATE_TO_TAIL": a look at the slab before stage one.
         let first = read_slab(k, pfn).await;
         let end = if first.freelist != 0 {

@@ -438,7 +438,14 @@ impl<'a, T> Exec<'a, T> {
             rec.open_micro_step();
             rec.micro(t, micro);
         });
-        let (function, path) = self.frame(t);
+        // Named as the kernel names where it happens, not after the function the task was in:
+        // an interrupt enters through irq_enter(); a task with preemption enabled is preempted
+        // on the way out of an interrupt, in preempt_schedule_irq() (CONFIG_PREEMPTION).
+        let (function, path) = match micro {
+            Micro::IrqEnter { .. } => ("irq_enter", "interrupt"),
+            Micro::Preempted { .. } => ("preempt_schedule_irq", "preempted"),
+            _ => self.frame(t),
+        };
         self.sh.with(|rec| rec.close_micro_step(function, path));
     }
 

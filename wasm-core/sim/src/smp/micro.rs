@@ -160,6 +160,9 @@ pub enum Micro {
         no_tid: bool,
         /// Why it failed (`note_cmpxchg_failure()`); the path goes back to `redo`.
         reason: Option<RetryReason>,
+        /// When it failed: the step (from 1) that first changed this CPU's pair after the
+        /// task read its tid, from which on the cmpxchg was bound to fail.
+        changed_at: Option<u32>,
     },
     /// `prior = slab->freelist; counters = slab->counters`.
     ReadSlab {
@@ -183,6 +186,9 @@ pub enum Micro {
         new: u64,
         inuse: u32,
         frozen: bool,
+        /// When it failed: the step (from 1) that first changed the slab's (freelist,
+        /// counters) after the task read them.
+        changed_at: Option<u32>,
     },
     SpinLock {
         cache: CacheId,
@@ -327,6 +333,7 @@ impl Micro {
                 found_tid,
                 new,
                 reason,
+                changed_at,
                 ..
             } => {
                 a.push(("cache", Arg::Cache(cache)));
@@ -337,6 +344,9 @@ impl Micro {
                 a.push(("new", Arg::Addr(new)));
                 if let Some(r) = reason {
                     a.push(("reason", Arg::Word(r.word())));
+                }
+                if let Some(step) = changed_at {
+                    a.push(("changed_at", step.into()));
                 }
             }
             Micro::ReadSlab {
@@ -358,10 +368,14 @@ impl Micro {
                 new,
                 inuse,
                 frozen,
+                changed_at,
                 ..
             } => {
                 a.push(("pfn", pfn.into()));
                 a.push(("site", Arg::Word(site)));
+                if let Some(step) = changed_at {
+                    a.push(("changed_at", step.into()));
+                }
                 a.push(("old", Arg::Addr(old)));
                 a.push(("new", Arg::Addr(new)));
                 a.push(("inuse", inuse.into()));
@@ -401,9 +415,19 @@ impl Micro {
             Micro::GetFreepointer { .. } => "micro.get_freepointer",
             Micro::SetFreepointer { .. } => "micro.set_freepointer",
             Micro::CmpxchgCpu { ok: true, .. } => "micro.cmpxchg_cpu_ok",
+            Micro::CmpxchgCpu {
+                ok: false,
+                changed_at: Some(_),
+                ..
+            } => "micro.cmpxchg_cpu_failed_at",
             Micro::CmpxchgCpu { ok: false, .. } => "micro.cmpxchg_cpu_failed",
             Micro::ReadSlab { .. } => "micro.read_slab",
             Micro::CmpxchgSlab { ok: true, .. } => "micro.cmpxchg_slab_ok",
+            Micro::CmpxchgSlab {
+                ok: false,
+                changed_at: Some(_),
+                ..
+            } => "micro.cmpxchg_slab_failed_at",
             Micro::CmpxchgSlab { ok: false, .. } => "micro.cmpxchg_slab_failed",
             Micro::SpinLock { .. } => "micro.spin_lock",
             Micro::SpinWait { .. } => "micro.spin_wait",

@@ -67,6 +67,10 @@ pub(crate) struct TaskState {
     /// Since the task last read a tid: it was preempted, or an interrupt ran on its CPU.
     pub preempted: bool,
     pub interrupted: bool,
+    /// The step (0-based) in which the task last read a tid, and a slab's (freelist,
+    /// counters) with its pfn: where a failed cmpxchg looks for what changed the word since.
+    pub tid_read_at: usize,
+    pub slab_read_at: Option<(Pfn, usize)>,
 }
 
 /// A kernel function a task is in.
@@ -156,6 +160,8 @@ impl<'a> Shared<'a> {
             pinned: false,
             preempted: false,
             interrupted: false,
+            tid_read_at: 0,
+            slab_read_at: None,
         });
         (tasks.len() - 1) as TaskId
     }
@@ -261,10 +267,56 @@ impl<'a> Ctx<'a> {
         if !self.sh.interleaved {
             return;
         }
+        let at = self.sh.with(|rec| rec.cursor());
         let mut tasks = self.sh.il().tasks.borrow_mut();
         let t = &mut tasks[usize::from(self.task)];
         t.preempted = false;
         t.interrupted = false;
+        t.tid_read_at = at;
+    }
+
+    /// The task has just read the slab at `pfn`'s (freelist, counters).
+    pub fn slab_read(self, pfn: Pfn) {
+        if !self.sh.interleaved {
+            return;
+        }
+        let at = self.sh.with(|rec| rec.cursor());
+        self.sh.il().tasks.borrow_mut()[usize::from(self.task)].slab_read_at = Some((pfn, at));
+    }
+
+    /// After a failed cmpxchg of `cache`'s (c->freelist, c->tid) on `cpu`: the step (numbered
+    /// as the trace shows it, from 1) that first changed that pair after the task read its
+    /// tid, from which on the cmpxchg was bound to fail. None when the trace is not kept or
+    /// no step of this CPU changed it (the task migrated: the pair it compares is another
+    /// CPU's).
+    pub fn cpu_pair_changed_at(self, cache: CacheId, cpu: CpuId) -> Option<u32> {
+        let since = self.sh.il().tasks.borrow()[usize::from(self.task)].tid_read_at;
+        self.first_change(since, |e| {
+            matches!(e, Event::CpuFreelistSet { cache: c, cpu: p, .. } if *c == cache && *p == cpu)
+        })
+    }
+
+    /// After a failed cmpxchg of the slab at `pfn`: the step (from 1) that first changed its
+    /// (freelist, counters) after the task read them.
+    pub fn slab_changed_at(self, pfn: Pfn) -> Option<u32> {
+        let (read, since) = self.sh.il().tasks.borrow()[usize::from(self.task)].slab_read_at?;
+        if read != pfn {
+            return None;
+        }
+        self.first_change(
+            since,
+            |e| matches!(e, Event::SlabStateSet { pfn: p, .. } if *p == pfn),
+        )
+    }
+
+    /// The first recorded step after step `since` (0-based) and before the open one with an
+    /// event `changed` accepts, numbered from 1.
+    fn first_change(self, since: usize, changed: impl Fn(&Event) -> bool) -> Option<u32> {
+        self.sh.with(|rec| {
+            (since + 1..rec.cursor())
+                .find(|&i| rec.step_events(i).iter().any(&changed))
+                .map(|i| i as u32 + 1)
+        })
     }
 
     /// Reports a diagnostic (see `Diagnostic`) as a step of its own right after this
@@ -610,6 +662,20 @@ impl<'a> SyncCtx<'a> {
 
     #[inline(always)]
     pub fn tid_read(self) {}
+
+    #[inline(always)]
+    pub fn slab_read(self, _pfn: Pfn) {}
+
+    /// Sequential: nothing changes a word between a task's read and its cmpxchg.
+    #[inline(always)]
+    pub fn cpu_pair_changed_at(self, _cache: CacheId, _cpu: CpuId) -> Option<u32> {
+        None
+    }
+
+    #[inline(always)]
+    pub fn slab_changed_at(self, _pfn: Pfn) -> Option<u32> {
+        None
+    }
 
     /// A sequential task never holds a slab across a step boundary.
     #[inline(always)]
