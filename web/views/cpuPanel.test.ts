@@ -5,6 +5,7 @@ import { layoutCpuPanel, type SlabCpuColumn, type SlubCpuColumn } from './cpuPan
 import { fixture } from './fixtures/fixture';
 import type { Marks } from './marks';
 import { frozenStroke } from './palette';
+import type { SharedWord } from './sharedWords';
 
 const slub = (s: ReturnType<typeof layoutCpuPanel>, cpu: number) => s.columns[cpu] as SlubCpuColumn;
 const slab = (s: ReturnType<typeof layoutCpuPanel>, cpu: number) => s.columns[cpu] as SlabCpuColumn;
@@ -211,5 +212,53 @@ describe('layoutCpuPanel, RCU', () => {
     expect(s.marks.texts.some((t) => t.id.includes('krc'))).toBe(false);
     const old = layoutCpuPanel(fixture('slub-numa-300'));
     expect(old.columns.every((c) => c.rcu === null)).toBe(true);
+  });
+});
+
+describe('layoutCpuPanel, the shared words of a micro-step', () => {
+  const snap = fixture('slub-numa-300'); // cache 52, cpu 1's c->slab is 1048
+  const cache = snap.cache!.id;
+  const text = (s: ReturnType<typeof layoutCpuPanel>, id: string) => s.marks.texts.find((t) => t.id === id);
+
+  it('marks the touched CPU c->freelist and c->tid with the cmpxchg, the tid saying why it failed', () => {
+    const words: SharedWord[] = [
+      { word: 'c->freelist', how: 'cmpxchg_failed', by: 1, cache, cpu: 1, reason: 'migrated' },
+      { word: 'c->tid', how: 'cmpxchg_failed', by: 1, cache, cpu: 1, reason: 'migrated' },
+    ];
+    const s = layoutCpuPanel(snap, { words });
+    expect(slub(s, 1).words).toEqual({ freelist: words[0], tid: words[1], slab: null, lock: null });
+    expect(slub(s, 0).words).toEqual({ freelist: null, tid: null, slab: null, lock: null });
+    // Its own pair: the column says whose it is.
+    expect(text(s, 'cpu-1-fl-word')).toMatchObject({ label: { key: 'sharedWord.own.cmpxchg_failed' }, emphasis: true, anchor: 'end' });
+    expect(text(s, 'cpu-1-tid-word')).toMatchObject({ label: { key: 'sharedWord.failed.migrated' }, emphasis: true });
+    // The field's own label is emphasised too; the other CPU's are not.
+    expect(text(s, 'cpu-1-fl-label')?.emphasis).toBe(true);
+    expect(text(s, 'cpu-1-tid')?.emphasis).toBe(true);
+    expect(text(s, 'cpu-0-fl-label')?.emphasis).toBeUndefined();
+    expect(s.marks.texts.filter((t) => t.id.startsWith('cpu-0-') && t.id.endsWith('-word'))).toEqual([]);
+    // Each mark sits on its field's line.
+    expect(text(s, 'cpu-1-fl-word')?.y).toBe(text(s, 'cpu-1-fl-label')?.y);
+    expect(text(s, 'cpu-1-tid-word')?.y).toBe(text(s, 'cpu-1-tid')?.y);
+    expectWellFormed(s.marks);
+  });
+
+  it("marks c->slab read by another CPU, and c->lock on the CPU's title line", () => {
+    const words: SharedWord[] = [
+      { word: 'c->slab', how: 'read', by: 0, cache, cpu: 1 },
+      { word: 'c->lock', how: 'held', by: 0, cache, cpu: 0 },
+    ];
+    const s = layoutCpuPanel(snap, { words });
+    expect(slub(s, 1).words.slab).toBe(words[0]);
+    expect(text(s, 'cpu-1-slab-word')).toMatchObject({ label: { key: 'sharedWord.read', args: { cpu: 0 } } });
+    expect(slub(s, 0).words.lock).toBe(words[1]);
+    expect(text(s, 'cpu-0-lock-word')).toMatchObject({ label: { key: 'sharedWord.lock.held' }, y: text(s, 'cpu-0-title')?.y });
+    expectWellFormed(s.marks);
+  });
+
+  it("marks nothing for another cache's words, or without words", () => {
+    const other: SharedWord[] = [{ word: 'c->tid', how: 'read', by: 1, cache: cache + 1, cpu: 1 }];
+    const plain = layoutCpuPanel(snap);
+    expect(layoutCpuPanel(snap, { words: other }).marks).toEqual(plain.marks);
+    expect(plain.marks.texts.some((t) => t.id.endsWith('-word'))).toBe(false);
   });
 });

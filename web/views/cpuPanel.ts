@@ -11,6 +11,10 @@
 // - SLAB (`struct array_cache`): the entries as a stack drawn top first; `entry[avail-1]` is
 //   the hottest, the next object out. avail/limit, batchcount, touched.
 // What the step touched (`transient.slabs`, `transient.objects`) is highlighted.
+// - The shared words a micro-step of a concurrent block touched (`options.words`, from
+//   sharedWords.ts), for the cache shown: a SLUB CPU's `c->tid`, `c->freelist` and `c->slab`
+//   labels are emphasised with a mark of who did what beside them ("read by cpu1",
+//   "✗ the task migrated"), and `c->lock` (`local_lock`) is marked on the CPU's title line.
 // - RCU, per CPU and for every cache (`snapshot.rcu`), under both allocators, only when some
 //   CPU has any: the CPU's `krc` (`kfree_rcu()` pointers queued in pages and chained through
 //   their `rcu_head`, the batches waiting for a grace period, the page cache, the monitor) and
@@ -28,6 +32,7 @@ import type { RcuView } from '../core/generated/RcuView';
 import type { BoxMark, Capped, Marks } from './marks';
 import { batchcountText, boxMark, capList, emptyMarks, label, literal, shortAddr, type Label } from './marks';
 import { frozenStroke, markStroke, rcuStyle, slotStyle } from './palette';
+import { findWord, wordLabel, type SharedWord, type WordName } from './sharedWords';
 
 export interface CpuPanelOptions {
   /** Objects of `c->freelist` drawn before "+N more". */
@@ -38,6 +43,8 @@ export interface CpuPanelOptions {
   maxEntries?: number;
   /** `kfree_rcu()` pointers drawn before "+N more". */
   maxRcu?: number;
+  /** The shared words the step's micro-steps touched (`sharedWords(step)`). */
+  words?: readonly SharedWord[];
 }
 
 export interface ObjectItem {
@@ -80,6 +87,17 @@ export interface SlubCpuColumn {
   partial: Capped<PartialItem>;
   /** The CPU's RCU state; null when no CPU has any (the section is not drawn). */
   rcu: RcuColumn | null;
+  /** Its `kmem_cache_cpu` words the step's micro-step touched. */
+  words: CpuWords;
+}
+
+/** A CPU's words a micro-step touched, each null when untouched. */
+export interface CpuWords {
+  tid: SharedWord | null;
+  freelist: SharedWord | null;
+  slab: SharedWord | null;
+  /** `c->lock` (`local_lock_irqsave(&s->cpu_slab->lock)`). */
+  lock: SharedWord | null;
 }
 
 export interface SlabCpuColumn {
@@ -160,6 +178,7 @@ export function layoutCpuPanel(snapshot: Snapshot, options: CpuPanelOptions = {}
   });
 
   const rcu = rcuColumns(snapshot, touchedObjects, maxRcu);
+  const word = (cpu: number, name: WordName) => findWord(options.words, name, (w) => w.cache === cache.id && w.cpu === cpu);
   scene.columns = cache.cpus.map((c) => column(c, cache));
 
   placeColumns(scene);
@@ -200,6 +219,7 @@ export function layoutCpuPanel(snapshot: Snapshot, options: CpuPanelOptions = {}
           maxPartial,
         ),
         rcu: rcu?.[c.cpu] ?? null,
+        words: { tid: word(c.cpu, 'c->tid'), freelist: word(c.cpu, 'c->freelist'), slab: word(c.cpu, 'c->slab'), lock: word(c.cpu, 'c->lock') },
       };
     }
     const ac = c.ac;
@@ -333,9 +353,19 @@ function placeColumns(scene: CpuPanelScene): void {
  *  the tallest of the CPUs'), c->slab and c->partial. Returns the y below it. */
 function placeSlubColumn(m: CpuPanelScene['marks'], col: SlubCpuColumn, x: number, top: number, flRows: number): number {
   let y = top;
-  m.texts.push({ id: `${col.id}-tid`, x, y: y + 12, label: label('cpuView.tid', { tid: col.tid }), anchor: 'start', role: 'value' });
+  const w = col.words;
+  const lit = (word: SharedWord | null) => (word ? { emphasis: true } : {});
+  const mark = (id: string, word: SharedWord | null, at: number, reason = false) => {
+    if (word) m.texts.push({ id: `${col.id}-${id}-word`, x: x + BOX_W, y: at, label: wordLabel(word, reason), anchor: 'end', role: 'word', emphasis: true });
+  };
+  if (w.lock) {
+    m.texts.push({ id: `${col.id}-lock-word`, x: x + BOX_W, y: top - 10, label: label(`sharedWord.lock.${w.lock.how}`), anchor: 'end', role: 'word', emphasis: true });
+  }
+  m.texts.push({ id: `${col.id}-tid`, x, y: y + 12, label: label('cpuView.tid', { tid: col.tid }), anchor: 'start', role: 'value', ...lit(w.tid) });
+  mark('tid', w.tid, y + 12, true);
   y += LINE + 8;
-  m.texts.push({ id: `${col.id}-fl-label`, x, y: y + 12, label: literal('c->freelist'), anchor: 'start', role: 'label' });
+  m.texts.push({ id: `${col.id}-fl-label`, x, y: y + 12, label: literal('c->freelist'), anchor: 'start', role: 'label', ...lit(w.freelist) });
+  mark('fl', w.freelist, y + 12);
   y += LINE + 4;
   const fl = col.freelist;
   if (fl.shown.length === 0) {
@@ -360,7 +390,8 @@ function placeSlubColumn(m: CpuPanelScene['marks'], col: SlubCpuColumn, x: numbe
     });
   }
   y += flRows * OBJ_STEP + 6;
-  m.texts.push({ id: `${col.id}-slab-label`, x, y: y + 12, label: literal('c->slab'), anchor: 'start', role: 'label' });
+  m.texts.push({ id: `${col.id}-slab-label`, x, y: y + 12, label: literal('c->slab'), anchor: 'start', role: 'label', ...lit(w.slab) });
+  mark('slab', w.slab, y + 12);
   y += LINE + 4;
   if (col.slab) {
     const s = col.slab;

@@ -64,7 +64,8 @@ export interface TextMark {
   y: number;
   label: Label;
   anchor: 'start' | 'middle' | 'end';
-  /** For CSS: `title`, `label`, `value`, `mono`, `note`, `more`. */
+  /** For CSS: `title`, `label`, `value`, `mono`, `note`, `more`, `word` (what a micro-step did
+   * to a shared word: small, and always with `emphasis`). */
   role: string;
   /** Drawn bold and in the highlight colour (a lit list_lock, a touched count). */
   emphasis?: boolean;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fixture } from './fixtures/fixture';
 import { gaugeMax, layoutNodePanel, type SlabNodeBlock, type SlubNodeBlock } from './nodePanel';
+import type { SharedWord } from './sharedWords';
 
 const find = <T extends { id: string }>(list: T[], id: string) => {
   const x = list.find((e) => e.id === id);
@@ -25,7 +26,7 @@ describe('layoutNodePanel, SLUB', () => {
 
   it('lights list_lock when the step took it', () => {
     const taken = layoutNodePanel(fixture('slub-remote-free-120'));
-    expect((taken.blocks[0] as SlubNodeBlock).lock).toEqual({ takenNow: true, takenTotal: 1 });
+    expect((taken.blocks[0] as SlubNodeBlock).lock).toEqual({ takenNow: true, takenTotal: 1, word: null });
     expect(find(taken.marks.locks, 'node-0-lock').lit).toBe(true);
     expect(find(taken.marks.texts, 'node-0-lock-text')).toMatchObject({ emphasis: true, label: { key: 'nodeView.lockTaken' } });
 
@@ -104,8 +105,49 @@ describe('layoutNodePanel, SLAB', () => {
 
   it('counts list_lock acquisitions per node', () => {
     expect([n0.lock, n1.lock]).toEqual([
-      { takenNow: false, takenTotal: 3 },
-      { takenNow: false, takenTotal: 23 },
+      { takenNow: false, takenTotal: 3, word: null },
+      { takenNow: false, takenTotal: 23, word: null },
     ]);
+  });
+});
+
+describe('layoutNodePanel, the shared words of a micro-step', () => {
+  const snap = fixture('slub-numa-300'); // cache 52, nodes 0 and 1
+  const cache = snap.cache!.id;
+
+  it('marks list_lock spun on as held, saying which CPU waits for which', () => {
+    const word: SharedWord = { word: 'n->list_lock', how: 'waited', by: 2, cache, node: 1, holder: 1 };
+    const s = layoutNodePanel(snap, { words: [word] });
+    const [n0, n1] = s.blocks as SlubNodeBlock[];
+    expect(n1.lock.word).toBe(word);
+    expect(n0.lock.word).toBeNull();
+    expect(find(s.marks.locks, 'node-1-lock').lit).toBe(true);
+    expect(find(s.marks.texts, 'node-1-lock-text')).toMatchObject({ emphasis: true, label: { key: 'nodeView.lockHeld' } });
+    expect(find(s.marks.texts, 'node-1-lock-word')).toMatchObject({ emphasis: true, label: { key: 'sharedWord.waited', args: { cpu: 2, holder: 1 } } });
+    expect(find(s.marks.locks, 'node-0-lock').lit).toBe(false);
+    expect(s.marks.texts.some((t) => t.id === 'node-0-lock-word')).toBe(false);
+  });
+
+  it('marks a list_lock taken or dropped, and n->nr_partial read without the lock', () => {
+    const words: SharedWord[] = [
+      { word: 'n->list_lock', how: 'released', by: 0, cache, node: 0 },
+      { word: 'n->nr_partial', how: 'read', by: 1, cache, node: 1 },
+    ];
+    const s = layoutNodePanel(snap, { words });
+    const [n0, n1] = s.blocks as SlubNodeBlock[];
+    expect(find(s.marks.texts, 'node-0-lock-word').label).toEqual({ key: 'sharedWord.released', args: { cpu: 0 } });
+    // Dropped: not held any more.
+    expect(find(s.marks.locks, 'node-0-lock').lit).toBe(false);
+    expect(n1.nrPartialWord).toBe(words[1]);
+    expect(n0.nrPartialWord).toBeNull();
+    const mark = find(s.marks.texts, 'node-1-nr-partial-word');
+    expect(mark.label).toEqual({ key: 'sharedWord.read', args: { cpu: 1 } });
+    expect(mark.y).toBe(find(s.marks.texts, 'node-1-nr-partial-text').y);
+    expect(mark.x).toBeGreaterThan(find(s.marks.boxes, 'node-1-nr-partial-bar').x + find(s.marks.boxes, 'node-1-nr-partial-bar').w);
+  });
+
+  it("marks nothing for another cache's lock", () => {
+    const other: SharedWord = { word: 'n->list_lock', how: 'held', by: 0, cache: cache + 1, node: 0 };
+    expect(layoutNodePanel(snap, { words: [other] }).marks).toEqual(layoutNodePanel(snap).marks);
   });
 });

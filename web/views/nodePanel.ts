@@ -13,6 +13,10 @@
 //   batchcount is 0xbaadf00d, as the kernel sets it (those arrays are never refilled in
 //   batches), so it is shown in hex, never as a count.
 // - Both: `n->list_lock` as a padlock, lit when the step took it, with the acquisitions so far.
+// - The shared words a micro-step of a concurrent block touched (`options.words`, from
+//   sharedWords.ts), for the cache shown: `n->list_lock` taken, spun on or dropped, with a mark
+//   of which CPU did it beside the lock (a lock spun on is lit: another CPU holds it); SLUB's
+//   `n->nr_partial` read without the lock, marked beside its gauge.
 //
 // Ids: `node-N` for a block, `slab-PFN` for a slab (so a slab moving between lists slides).
 // Labels are i18n keys under `nodeView` with arguments (see marks.ts).
@@ -23,10 +27,13 @@ import type { SlabBrief } from '../core/generated/SlabBrief';
 import type { BoxMark, Capped, Marks } from './marks';
 import { batchcountText, boxMark, capList, emptyMarks, label, literal } from './marks';
 import { frozenStroke } from './palette';
+import { findWord, wordLabel, type SharedWord } from './sharedWords';
 
 export interface NodePanelOptions {
   /** Slabs drawn per list before "+N more". */
   maxSlabs?: number;
+  /** The shared words the step's micro-steps touched (`sharedWords(step)`). */
+  words?: readonly SharedWord[];
 }
 
 export interface NodeSlab {
@@ -43,6 +50,8 @@ export interface LockItem {
   /** The step that led here took `n->list_lock`. */
   takenNow: boolean;
   takenTotal: number;
+  /** What a micro-step of the step did to it (taken, spun on, dropped), or null. */
+  word: SharedWord | null;
 }
 
 export interface ArrayItem {
@@ -69,6 +78,8 @@ export interface SlubNodeBlock {
   nrSlabs: number;
   totalObjects: number;
   lock: LockItem;
+  /** `n->nr_partial` read without the lock by the step's micro-step, or null. */
+  nrPartialWord: SharedWord | null;
 }
 
 export interface SlabNodeBlock {
@@ -136,7 +147,8 @@ export function layoutNodePanel(snapshot: Snapshot, options: NodePanelOptions = 
 
   scene.blocks = cache.nodes.map((n): NodeBlock => {
     const id = `node-${n.node}`;
-    const lock = { takenNow: n.list_lock.taken_now, takenTotal: n.list_lock.taken_total };
+    const word = (name: 'n->list_lock' | 'n->nr_partial') => findWord(options.words, name, (w) => w.cache === cache.id && w.node === n.node);
+    const lock = { takenNow: n.list_lock.taken_now, takenTotal: n.list_lock.taken_total, word: word('n->list_lock') };
     if (n.kind === 'slub') {
       return {
         kind: 'slub',
@@ -149,6 +161,7 @@ export function layoutNodePanel(snapshot: Snapshot, options: NodePanelOptions = 
         nrSlabs: n.nr_slabs,
         totalObjects: n.total_objects,
         lock,
+        nrPartialWord: word('n->nr_partial'),
       };
     }
     return {
@@ -205,16 +218,22 @@ function placeBlocks(scene: NodePanelScene): void {
 function placeBlockTitle(m: Marks, x: number, y: number, b: NodeBlock): number {
   m.texts.push({ id: `${b.id}-title`, x, y: y + 14, label: label('nodeView.nodeLabel', { node: b.node }), anchor: 'start', role: 'title' });
   const lx = PANEL_WIDTH - 250;
-  m.locks.push({ id: `${b.id}-lock`, x: lx, y: y + 1, lit: b.lock.takenNow });
+  const word = b.lock.word;
+  // Spun on: another CPU holds it now.
+  const held = b.lock.takenNow || word?.how === 'waited';
+  m.locks.push({ id: `${b.id}-lock`, x: lx, y: y + 1, lit: held });
   m.texts.push({
     id: `${b.id}-lock-text`,
     x: lx + 20,
     y: y + 14,
-    label: label(b.lock.takenNow ? 'nodeView.lockTaken' : 'nodeView.lockFree'),
+    label: label(b.lock.takenNow ? 'nodeView.lockTaken' : held ? 'nodeView.lockHeld' : 'nodeView.lockFree'),
     anchor: 'start',
     role: 'value',
-    emphasis: b.lock.takenNow,
+    emphasis: held,
   });
+  if (word) {
+    m.texts.push({ id: `${b.id}-lock-word`, x: lx - 80, y: y + 14, label: wordLabel(word), anchor: 'end', role: 'word', emphasis: true });
+  }
   m.texts.push({
     id: `${b.id}-lock-total`,
     x: lx + 110,
@@ -233,6 +252,10 @@ function placeBlockTitle(m: Marks, x: number, y: number, b: NodeBlock): number {
  *  Returns the y below it. */
 function placeSlubLists(m: Marks, x: number, top: number, b: SlubNodeBlock): number {
   let y = slabRow(m, x, top, `${b.id}-partial`, 'n->partial', b.partial);
+  if (b.nrPartialWord) {
+    // Beside the gauge, past its bar.
+    m.texts.push({ id: `${b.id}-nr-partial-word`, x: x + 300 + GAUGE_W + 12, y: y + 13, label: wordLabel(b.nrPartialWord), anchor: 'start', role: 'word', emphasis: true });
+  }
   y = gauge(
     m,
     x,

@@ -9,6 +9,7 @@ import hardened from './fixtures/slub-hardened.json';
 import numa300 from './fixtures/slub-numa-300.json';
 import remote104 from './fixtures/slub-remote-free-104.json';
 import remote120 from './fixtures/slub-remote-free-120.json';
+import type { SharedWord } from './sharedWords';
 import { barAt, layoutSlabPage, markShown, MAX_BARS, MAX_SLOTS } from './slabPage';
 
 const snap = (s: unknown) => s as Snapshot;
@@ -182,5 +183,44 @@ describe('layoutSlabPage', () => {
   it('shows boot steps without an op', () => {
     expect(markShown({ step: 0, op: null, cpu: 1 })).toEqual({ step: 1, op: null, cpu: 1 });
     expect(markShown(null)).toBeNull();
+  });
+});
+
+describe('layoutSlabPage, the shared words of a micro-step', () => {
+  // kmalloc-128 (cache 5): slab 0 shown, its slab->freelist at object 0, slabs 0, 1 and 2.
+  const base = snap(remote104);
+
+  it("marks the shown slab's freelist and counters, its head and its bar", () => {
+    const words: SharedWord[] = [
+      { word: 'slab->freelist', how: 'cmpxchg_ok', by: 2, cache: null, pfn: 0, site: '__slab_free' },
+      { word: 'slab->counters', how: 'cmpxchg_ok', by: 2, cache: null, pfn: 0, site: '__slab_free' },
+    ];
+    const scene = layoutSlabPage(base, { words });
+    expect(scene.header?.words).toEqual({ freelist: words[0], counters: words[1] });
+    expect(scene.heads).toEqual([expect.objectContaining({ id: 'head-slab', label: 'slab->freelist', to: 0, word: words[0] })]);
+    expect(scene.strip.bars.map((b) => b.word)).toEqual([words[0], null, null]);
+    // The step's own changes stay as they were.
+    expect(scene.strip.bars.map((b) => b.highlighted)).toEqual(layoutSlabPage(base).strip.bars.map((b) => b.highlighted));
+  });
+
+  it("marks another slab's words on its bar only", () => {
+    const words: SharedWord[] = [{ word: 'slab->freelist', how: 'read', by: 1, cache: null, pfn: 2 }];
+    const scene = layoutSlabPage(base, { words });
+    expect(scene.header?.words).toEqual({ freelist: null, counters: null });
+    expect(scene.heads.every((h) => h.word === null)).toBe(true);
+    expect(scene.strip.bars.find((b) => b.pfn === 2)?.word).toBe(words[0]);
+  });
+
+  it('marks the object whose free pointer was read, with a head above any other on it', () => {
+    const words: SharedWord[] = [{ word: 'freepointer', how: 'read', by: 0, cache: null, object: '0xffff888000000000' }];
+    const scene = layoutSlabPage(base, { words });
+    expect(scene.slots.filter((s) => s.word).map((s) => s.index)).toEqual([0]);
+    const [slabHead, fp] = scene.heads;
+    expect(fp).toMatchObject({ id: 'head-fp-0xffff888000000000', label: 'freepointer', to: 0, word: words[0] });
+    expect(fp.y).toBeLessThan(slabHead.y);
+    // An object of another slab marks nothing here.
+    const elsewhere = layoutSlabPage(base, { words: [{ ...words[0], object: '0xffff888000001000' }] });
+    expect(elsewhere.slots.some((s) => s.word)).toBe(false);
+    expect(elsewhere.heads).toHaveLength(1);
   });
 });

@@ -11,6 +11,11 @@
 //   (`stored`) for the tooltip and the table, never as the arrow's target.
 // - Element counts are bounded (MAX_SLOTS, MAX_BARS): the drawing stays cheap when played.
 // - Marks show steps 1-based (the cursor after the step), ops as `#op+1`, as the timeline does.
+// - The shared words a micro-step of a concurrent block touched (`options.words`, from
+//   sharedWords.ts) are marked where this view shows them: the shown slab's `slab->freelist`
+//   (its head and header) and `slab->counters` (the header), a slab's words on its bar of the
+//   strip, and an object's free pointer on its slot (outlined, with a head saying who read or
+//   wrote it). A slab's words are the cache's when the slab is; an object's when its slot is.
 
 import type { CacheView } from '../core/generated/CacheView';
 import type { Mark } from '../core/generated/Mark';
@@ -20,6 +25,7 @@ import type { SlabView } from '../core/generated/SlabView';
 import type { SlotState } from '../core/generated/SlotState';
 import type { Snapshot } from '../core/generated/Snapshot';
 import { slotStyle, type SlotKind } from './palette';
+import { findWord, type SharedWord } from './sharedWords';
 
 /** Slots drawn and listed at most (a slab of 8-byte objects on 64K pages has thousands). */
 export const MAX_SLOTS = 1024;
@@ -33,6 +39,8 @@ export interface SlabPageOptions {
   cell?: number;
   /** Width available to the strip of slabs, in px. */
   stripWidth?: number;
+  /** The shared words the step's micro-steps touched (`sharedWords(step)`). */
+  words?: readonly SharedWord[];
 }
 
 /** Who allocated or freed an object, as shown. */
@@ -69,6 +77,8 @@ export interface SlotCell {
   freedBy: MarkShown | null;
   /** The step allocated or freed it. */
   highlighted: boolean;
+  /** Its free pointer, read or written by the step's micro-step; null when untouched. */
+  word: SharedWord | null;
 }
 
 /** A free pointer, from a free slot to the slot it points at (or to NULL: a ground symbol). */
@@ -95,6 +105,8 @@ export interface FreelistHead {
   x: number;
   anchor: 'start' | 'end';
   y: number;
+  /** What the step's micro-step did to the word this head names, when it touched it. */
+  word: SharedWord | null;
 }
 
 /** A bar of the strip: the slab's counters and where the bar is drawn. */
@@ -109,6 +121,9 @@ export interface SlabBar extends SlabBrief {
   inuseHeight: number;
   selected: boolean;
   highlighted: boolean;
+  /** The slab's `freelist`/`counters`, read or cmpxchg'd by the step's micro-step; null when
+   *  untouched. */
+  word: SharedWord | null;
 }
 
 /** The shown slab's counters and list heads, printed above its slots. */
@@ -121,6 +136,8 @@ export interface SlabHeader extends SlabBrief {
   freeOrder: number[];
   /** `c->freelist` heads into this slab: (cpu, address). */
   cpuFreelists: { cpu: number; head: string }[];
+  /** Its words the step's micro-step touched, each null when untouched. */
+  words: { freelist: SharedWord | null; counters: SharedWord | null };
 }
 
 export interface SlabPageScene {
@@ -206,7 +223,7 @@ function cpuHeads(cache: CacheView, pfn: number): { cpu: number; head: string }[
   return heads;
 }
 
-function layoutSlots(slab: SlabView, highlighted: Set<string>, columns: number, size: number): SlotCell[] {
+function layoutSlots(slab: SlabView, highlighted: Set<string>, columns: number, size: number, words?: readonly SharedWord[]): SlotCell[] {
   const rank = new Map<number, number>();
   slab.free_order.forEach((idx, i) => {
     if (!rank.has(idx)) rank.set(idx, i);
@@ -233,6 +250,7 @@ function layoutSlots(slab: SlabView, highlighted: Set<string>, columns: number, 
       allocatedBy: markShown(s.allocated_by),
       freedBy: markShown(s.freed_by),
       highlighted: highlighted.has(s.addr),
+      word: findWord(words, 'freepointer', (w) => w.object === s.addr),
     };
   });
 }
@@ -259,7 +277,7 @@ function layoutArrows(allocator: Snapshot['allocator'], slots: SlotCell[]): Free
   return arrows;
 }
 
-function layoutStrip(cache: CacheView, selectedPfn: number | null, changed: Set<number>, width: number): SlabPageScene['strip'] {
+function layoutStrip(cache: CacheView, selectedPfn: number | null, changed: Set<number>, width: number, words?: readonly SharedWord[]): SlabPageScene['strip'] {
   const perRow = Math.max(1, Math.floor((width + BAR_GAP) / (BAR_W + BAR_GAP)));
   const shown: SlabBrief[] = cache.slabs.slice(0, MAX_BARS);
   const bars = shown.map((b, i) => ({
@@ -272,6 +290,7 @@ function layoutStrip(cache: CacheView, selectedPfn: number | null, changed: Set<
     inuseHeight: b.objects > 0 ? r1((BAR_H * b.inuse) / b.objects) : 0,
     selected: b.pfn === selectedPfn,
     highlighted: changed.has(b.pfn),
+    word: slabWord(words, 'slab->freelist', b.pfn) ?? slabWord(words, 'slab->counters', b.pfn),
   }));
   const rows = Math.max(1, Math.ceil(bars.length / perRow));
   return {
@@ -282,6 +301,11 @@ function layoutStrip(cache: CacheView, selectedPfn: number | null, changed: Set<
   };
 }
 
+/** The step's micro-step's touch of slab `pfn`'s word `word`, or null. */
+function slabWord(words: readonly SharedWord[] | undefined, word: 'slab->freelist' | 'slab->counters', pfn: number): SharedWord | null {
+  return findWord(words, word, (w) => w.pfn === pfn);
+}
+
 /** The slab page scene of a snapshot. */
 export function layoutSlabPage(snapshot: Snapshot, options: SlabPageOptions = {}): SlabPageScene {
   const cache = snapshot.cache;
@@ -289,7 +313,7 @@ export function layoutSlabPage(snapshot: Snapshot, options: SlabPageOptions = {}
   const size = options.cell ?? 28;
   const changedSlabs = new Set(snapshot.transient.slabs);
   const strip = cache
-    ? layoutStrip(cache, slab?.brief.pfn ?? null, changedSlabs, options.stripWidth ?? 640)
+    ? layoutStrip(cache, slab?.brief.pfn ?? null, changedSlabs, options.stripWidth ?? 640, options.words)
     : { bars: [], hidden: 0, width: 0, height: 0 };
   const base = {
     allocator: snapshot.allocator,
@@ -304,22 +328,27 @@ export function layoutSlabPage(snapshot: Snapshot, options: SlabPageOptions = {}
     return { ...base, header: null, slots: [], slotsHidden: 0, arrows: [], heads: [], width: 0, height: 0, strip };
   }
   const columns = Math.max(1, options.columns ?? defaultColumns(slab.slots.length));
-  const slots = layoutSlots(slab, new Set(snapshot.transient.objects), columns, size);
+  const slots = layoutSlots(slab, new Set(snapshot.transient.objects), columns, size, options.words);
   const byAddr = new Map(slots.map((c) => [c.addr, c]));
   const cpuFreelists = cpuHeads(cache, slab.brief.pfn);
 
   const heads: FreelistHead[] = [];
   const gridWidth = Math.min(columns, Math.max(1, slots.length)) * (size + GAP);
-  const addHead = (id: string, label: string, addr: string | null) => {
+  const addHead = (id: string, label: string, addr: string | null, word: SharedWord | null = null) => {
     const cell = addr ? byAddr.get(addr) : undefined;
     if (!cell) return;
-    // Labels run away from the nearer edge so they are never cut off.
+    // Labels run away from the nearer edge so they are never cut off; a second one on the same
+    // slot goes above the first.
     const end = cell.x + cell.size / 2 > gridWidth / 2;
-    heads.push({ id, label, to: cell.index, x: end ? cell.x + cell.size : cell.x, y: cell.y - 4, anchor: end ? 'end' : 'start' });
+    const above = heads.filter((h) => h.to === cell.index).length;
+    heads.push({ id, label, to: cell.index, x: end ? cell.x + cell.size : cell.x, y: cell.y - 4 - 11 * above, anchor: end ? 'end' : 'start', word });
   };
+  const pfn = slab.brief.pfn;
+  const words = { freelist: slabWord(options.words, 'slab->freelist', pfn), counters: slabWord(options.words, 'slab->counters', pfn) };
   // SLAB's slab->freelist is the index array, not an object: no head arrow for it.
-  if (snapshot.allocator === 'slub') addHead('head-slab', 'slab->freelist', slab.freelist);
+  if (snapshot.allocator === 'slub') addHead('head-slab', 'slab->freelist', slab.freelist, words.freelist);
   for (const h of cpuFreelists) addHead(`head-cpu-${h.cpu}`, `cpu${h.cpu} c->freelist`, h.head);
+  for (const c of slots) if (c.word) addHead(`head-fp-${c.addr}`, 'freepointer', c.addr, c.word);
 
   const rows = Math.ceil(slots.length / columns);
   return {
@@ -331,6 +360,7 @@ export function layoutSlabPage(snapshot: Snapshot, options: SlabPageOptions = {}
       colourOff: snapshot.allocator === 'slab' ? slab.colour_off : null,
       freeOrder: slab.free_order,
       cpuFreelists,
+      words,
     },
     slots,
     slotsHidden: slab.slots.length - slots.length,

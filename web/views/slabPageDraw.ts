@@ -8,10 +8,13 @@ import { select, type BaseType, type Selection } from 'd3-selection';
 import 'd3-transition';
 import { changed, defineArrowhead, duration, ensure, move, drawingContext, present, type Context2D, type Motion } from './drawUtil';
 import { frozenStroke, highlight, okabeIto } from './palette';
+import type { SharedWord } from './sharedWords';
 import type { FreeArrow, FreelistHead, SlabPageScene, SlotCell } from './slabPage';
 
 export interface SlabPageText {
   slotTitle: (cell: SlotCell) => string;
+  /** What a micro-step did to a word, said short ("read by cpu1"): beside its head. */
+  wordMark: (word: SharedWord) => string;
 }
 
 export interface SlabPageDrawOptions {
@@ -69,8 +72,13 @@ export function drawSlabPage(svgElement: SVGSVGElement, scene: SlabPageScene, op
     .join((enter) => enter.append('text').attr('class', 'head').attr('x', (d) => d.x).attr('y', (d) => d.y))
     .attr('font-size', 9)
     .attr('text-anchor', (d) => d.anchor)
-    .attr('fill', (d) => (d.id === 'head-slab' ? okabeIto.black : CPU_ARROW_COLOUR))
-    .text((d) => (d.anchor === 'start' ? `▼ ${d.label}` : `${d.label} ▼`))
+    // A word the step touched: in the highlight colour, bold, and saying who did what.
+    .attr('fill', (d) => (d.word ? highlight.stroke : d.id === 'head-slab' ? okabeIto.black : CPU_ARROW_COLOUR))
+    .attr('font-weight', (d) => (d.word ? 700 : null))
+    .text((d) => {
+      const text = d.word ? `${d.label} · ${options.text.wordMark(d.word)}` : d.label;
+      return d.anchor === 'start' ? `▼ ${text}` : `${text} ▼`;
+    })
     .call((h) => {
       move(h, 'head', ms)
         .attr('x', (d) => d.x)
@@ -81,7 +89,7 @@ export function drawSlabPage(svgElement: SVGSVGElement, scene: SlabPageScene, op
 /**
  * Draws the strip of every slab of the cache on a Canvas (up to MAX_BARS bars: one element
  * each would cost a frame while playing): bars of inuse/objects; frozen ones outlined dashed,
- * the step's outlined in the highlight colour; a caret under the shown one (selection is told by
+ * the step's (changed, or its words touched by the micro-step) outlined in the highlight colour; a caret under the shown one (selection is told by
  * shape, not colour alone). Drawing the same strip again does nothing.
  */
 export function drawSlabStrip(canvas: HTMLCanvasElement, strip: SlabPageScene['strip'], options: { pixelRatio?: number } = {}): void {
@@ -99,8 +107,9 @@ export function drawSlabStrip(canvas: HTMLCanvasElement, strip: SlabPageScene['s
     ctx.fillRect(bar.x, bar.y, bar.width, bar.height);
     ctx.fillStyle = okabeIto.blue;
     ctx.fillRect(bar.x + 1, bar.y + bar.height - bar.inuseHeight, bar.width - 2, bar.inuseHeight);
-    ctx.strokeStyle = bar.highlighted ? highlight.stroke : bar.frozen ? frozenStroke.stroke : '#4a5360';
-    ctx.lineWidth = bar.selected || bar.highlighted || bar.frozen ? 2 : 1;
+    const lit = bar.highlighted || bar.word !== null;
+    ctx.strokeStyle = lit ? highlight.stroke : bar.frozen ? frozenStroke.stroke : '#4a5360';
+    ctx.lineWidth = bar.selected || lit || bar.frozen ? 2 : 1;
     ctx.setLineDash(bar.frozen ? frozenStroke.dash.split(' ').map(Number) : []);
     ctx.strokeRect(bar.x + 0.5, bar.y + 0.5, bar.width - 1, bar.height - 1);
     if (bar.selected) {
@@ -208,7 +217,7 @@ export function drawSlots(canvas: HTMLCanvasElement, scene: SlabPageScene, optio
 const SLOT_ROOM = 3;
 
 /** What a slot's picture depends on (its tooltip reads more). */
-const SLOT_LOOK = ['x', 'y', 'size', 'fill', 'kind', 'index', 'mark', 'freeRank', 'highlighted'] as const satisfies readonly (keyof SlotCell)[];
+const SLOT_LOOK = ['x', 'y', 'size', 'fill', 'kind', 'index', 'mark', 'freeRank', 'highlighted', 'word'] as const satisfies readonly (keyof SlotCell)[];
 
 /**
  * The slots of `next` to draw again over a drawing of `prev`: those whose look differs from the
@@ -250,10 +259,12 @@ function paintSlots(ctx: Context2D, slots: readonly SlotCell[]): void {
     cells(list);
     ctx.fill();
   }
+  // Outlined in the highlight colour: allocated or freed by the step, or its free pointer read
+  // or written by the step's micro-step.
   for (const lit of [false, true]) {
     ctx.strokeStyle = lit ? highlight.stroke : '#4a5360';
     ctx.lineWidth = lit ? highlight.width : 1;
-    cells(slots.filter((c) => c.highlighted === lit));
+    cells(slots.filter((c) => (c.highlighted || c.word !== null) === lit));
     ctx.stroke();
   }
   // The texts, copied from pictures made once (labelImage): the index at the top left, the

@@ -2,7 +2,7 @@
 // bulk free; the slab page and a followed object's lane; the page allocator and the kernel
 // files. Each view's focus puts it in the address (`focusView`).
 
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { KernelFiles, Lane, RunOutline, ViewAt } from '../../core/client';
 import type { LaneStep } from '../../core/generated/LaneStep';
@@ -11,6 +11,7 @@ import { playerActions, type PlayerAction } from '../../player/playerState';
 import { actions } from '../../timeline/timeline';
 import type { View } from '../../url/urlState';
 import type { Motion } from '../../views/drawUtil';
+import { sharedWords } from '../../views/sharedWords';
 import { ExplainPanel } from '../ExplainPanel';
 import { BuddyAllocatorView } from '../views/BuddyAllocatorView';
 import { BulkFreeView } from '../views/BulkFreeView';
@@ -40,11 +41,15 @@ export interface PlayerViewsProps {
   loadMicro?: (step: number) => Promise<MicroStepCaption[]>;
   /** The micro-steps of a concurrent block, for its CPU lanes. */
   loadLanes?: (block: number) => Promise<LaneStep[]>;
+  /** A micro-step of the lanes was clicked (a lesson's exercise may be waiting for it). */
+  onPickStep?: (cursor: number) => void;
 }
 
-export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, files, lane, onSelectSlab, onFollowObject, loadMicro, loadLanes }: PlayerViewsProps) {
+export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, files, lane, onSelectSlab, onFollowObject, loadMicro, loadLanes, onPickStep }: PlayerViewsProps) {
   const { t } = useTranslation();
   const { snapshot } = at;
+  // The shared words the step's micro-steps touched, marked in the views that show them.
+  const words = useMemo(() => sharedWords(at.step), [at.step]);
   const focusView = (v: View) => () => dispatch(playerActions.focusView(v));
   const followPage = (pfn: number) => dispatch(playerActions.follow({ kind: 'page', pfn }));
   const jump = (c: number) => dispatch(playerActions.timeline(actions.jump(c)));
@@ -52,18 +57,26 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
     <div className="vis-grid">
       <div className="vis-col">
         <div id="view-explain" onFocusCapture={focusView('explain')}>
-          <ExplainPanel outline={outline} cursor={snapshot.cursor} step={at.step} loadMicro={loadMicro} />
+          <ExplainPanel outline={outline} cursor={snapshot.cursor} step={at.step} loadMicro={loadMicro} onJump={jump} />
         </div>
         {loadLanes && outline.blocks.length > 0 && (
-          <div id="view-lanes">
-            <CpuLanesView outline={outline} cursor={snapshot.cursor} load={loadLanes} onJump={jump} />
+          <div id="view-lanes" onFocusCapture={focusView('lanes')}>
+            <CpuLanesView
+              outline={outline}
+              cursor={snapshot.cursor}
+              load={loadLanes}
+              onJump={(c) => {
+                jump(c);
+                onPickStep?.(c);
+              }}
+            />
           </div>
         )}
         <div id="view-cpu" onFocusCapture={focusView('cpu')}>
-          <CpuPanelView snapshot={snapshot} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />
+          <CpuPanelView snapshot={snapshot} words={words} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />
         </div>
         <div id="view-node" onFocusCapture={focusView('node')}>
-          <NodePanelView snapshot={snapshot} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />
+          <NodePanelView snapshot={snapshot} words={words} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />
         </div>
         <div id="view-bulk" onFocusCapture={focusView('bulk')}>
           <BulkFreeView snapshot={snapshot} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />
@@ -71,7 +84,7 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
       </div>
       <div className="vis-col">
         <div id="view-slab" onFocusCapture={focusView('slab')}>
-          <SlabPageView snapshot={snapshot} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} onFollowPage={followPage} />
+          <SlabPageView snapshot={snapshot} words={words} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} onFollowPage={followPage} />
         </div>
         {lane && (
           <Suspense fallback={<p role="status">{t('build.loading')}</p>}>

@@ -5,13 +5,14 @@ import { memo, useCallback, useMemo } from 'react';
 import { layoutCpuPanel, type CpuColumn, type PartialItem, type RcuColumn, type SlabItem } from '../../views/cpuPanel';
 import { drawCpuPanel } from '../../views/cpuPanelDraw';
 import type { Capped, Target, Translate } from '../../views/marks';
-import { ObjectButton, SlabButton, useActivate, useTranslate, ViewFigure, type StructViewProps } from './ViewFigure';
+import { label } from '../../views/marks';
+import { ObjectButton, SlabButton, useActivate, useTranslate, ViewFigure, WordMark, type StructViewProps } from './ViewFigure';
 import { useStable } from './useStable';
 
-function CpuPanel({ snapshot, motion, onSelectSlab, onFollowObject }: StructViewProps) {
+function CpuPanel({ snapshot, words, motion, onSelectSlab, onFollowObject }: StructViewProps) {
   const t = useTranslate();
   const activate = useActivate({ onSelectSlab, onFollowObject });
-  const scene = useStable(useMemo(() => layoutCpuPanel(snapshot), [snapshot]));
+  const scene = useStable(useMemo(() => layoutCpuPanel(snapshot, { words }), [snapshot, words]));
   const draw = useCallback(
     (svg: SVGSVGElement) => drawCpuPanel(svg, scene, { t, motion, onActivate: activate }),
     [scene, t, motion, activate],
@@ -66,15 +67,27 @@ function CpuRow({ column: c, t, activate }: { column: CpuColumn; t: Translate; a
   const head = <th scope="row">{t('cpuView.cpuLabel', { cpu: c.cpu, node: c.node })}</th>;
   const rcu = c.rcu && <RcuCell cpu={c.cpu} rcu={c.rcu} t={t} activate={activate} />;
   if (c.kind === 'slub') {
+    const w = c.words;
     return (
       <tr data-testid={`cpu-${c.cpu}`}>
-        {head}
-        <td data-testid={`cpu-${c.cpu}-tid`}>{c.tid}</td>
+        {w.lock ? (
+          <th scope="row">
+            {t('cpuView.cpuLabel', { cpu: c.cpu, node: c.node })} <WordMark word={w.lock} label={label(`sharedWord.lock.${w.lock.how}`)} />
+          </th>
+        ) : (
+          head
+        )}
+        <td data-testid={`cpu-${c.cpu}-tid`}>
+          {c.tid}
+          <WordMark word={w.tid} reason />
+        </td>
         <td>
           <ObjectList id={`cpu-${c.cpu}-freelist`} list={c.freelist} t={t} activate={activate} more="cpuView.more" />
+          <WordMark word={w.freelist} />
         </td>
         <td data-testid={`cpu-${c.cpu}-slab`}>
           {c.slab ? <SlabEntry slab={c.slab} t={t} activate={activate} /> : t('cpuView.null')}
+          <WordMark word={w.slab} />
         </td>
         <td>
           {c.partial.shown.length === 0 ? (
@@ -121,6 +134,7 @@ function CpuRow({ column: c, t, activate }: { column: CpuColumn; t: Translate; a
     </tr>
   );
 }
+
 
 /** A CPU's `kfree_rcu()` pointers and `call_rcu()` callbacks. */
 function RcuCell({ cpu, rcu: r, t, activate }: { cpu: number; rcu: RcuColumn; t: Translate; activate: (x: Target) => void }) {

@@ -5,13 +5,13 @@ import { memo, useCallback, useMemo } from 'react';
 import type { Capped, Target, Translate } from '../../views/marks';
 import { layoutNodePanel, type LockItem, type NodeBlock, type NodeSlab } from '../../views/nodePanel';
 import { drawNodePanel } from '../../views/nodePanelDraw';
-import { SlabButton, useActivate, useTranslate, ViewFigure, type StructViewProps } from './ViewFigure';
+import { SlabButton, useActivate, useTranslate, ViewFigure, WordMark, type StructViewProps } from './ViewFigure';
 import { useStable } from './useStable';
 
-function NodePanel({ snapshot, motion, onSelectSlab, onFollowObject }: StructViewProps) {
+function NodePanel({ snapshot, words, motion, onSelectSlab, onFollowObject }: StructViewProps) {
   const t = useTranslate();
   const activate = useActivate({ onSelectSlab, onFollowObject });
-  const scene = useStable(useMemo(() => layoutNodePanel(snapshot), [snapshot]));
+  const scene = useStable(useMemo(() => layoutNodePanel(snapshot, { words }), [snapshot, words]));
   const draw = useCallback(
     (svg: SVGSVGElement) => drawNodePanel(svg, scene, { t, motion, onActivate: activate }),
     [scene, t, motion, activate],
@@ -69,6 +69,7 @@ function NodeRow({ block: b, t, activate }: { block: NodeBlock; t: Translate; ac
           <td>{list('partial', b.partial)}</td>
           <td>
             <span data-testid={`${id}-nr-partial`}>{t('nodeView.nrPartial', { nr: b.nrPartial, min: b.minPartial })}</span>
+            <WordMark word={b.nrPartialWord} />
             <br />
             <small>{t(b.nrPartial < b.minPartial ? 'nodeView.belowMin' : 'nodeView.atLeastMin')}</small>
           </td>
@@ -106,17 +107,20 @@ function NodeRow({ block: b, t, activate }: { block: NodeBlock; t: Translate; ac
 }
 
 function Lock({ lock, t }: { lock: LockItem; t: Translate }) {
+  // Spun on by the step: another CPU holds it.
+  const held = lock.takenNow || lock.word?.how === 'waited';
   return (
     <>
-      <span className={lock.takenNow ? 'lock lock-taken' : 'lock'}>
+      <span className={held ? 'lock lock-taken' : 'lock'}>
         {/* A mark besides the colour: a filled padlock glyph when taken. */}
-        <span aria-hidden="true">{lock.takenNow ? '■ ' : '□ '}</span>
-        list_lock: {lock.takenNow ? <strong>{t('nodeView.lockTaken')}</strong> : t('nodeView.lockFree')}
+        <span aria-hidden="true">{held ? '■ ' : '□ '}</span>
+        list_lock: {held ? <strong>{t(lock.takenNow ? 'nodeView.lockTaken' : 'nodeView.lockHeld')}</strong> : t('nodeView.lockFree')}
       </span>
-      ; {t('nodeView.takenTotal', { count: lock.takenTotal })}
+      <WordMark word={lock.word} />; {t('nodeView.takenTotal', { count: lock.takenTotal })}
     </>
   );
 }
+
 
 function SlabList({ id, list, t, activate }: { id: string; list: Capped<NodeSlab>; t: Translate; activate: (x: Target) => void }) {
   if (list.shown.length === 0) return <span data-testid={id}>{t('nodeView.empty')}</span>;

@@ -6,6 +6,8 @@ import type { TFunction } from 'i18next';
 import { memo, useId, useLayoutEffect, useMemo, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { SlabPlace } from '../../core/generated/SlabPlace';
+import { label, labelText } from '../../views/marks';
+import { wordLabel, type SharedWord } from '../../views/sharedWords';
 import { barAt, layoutSlabPage, slotAt, placeKey, type MarkShown, type SlabBar, type SlabPageScene, type SlotCell } from '../../views/slabPage';
 import { drawSlabPage, drawSlabStrip, drawSlots, pageSize, type SlabPageText } from '../../views/slabPageDraw';
 import { TextAlternative } from './TextAlternative';
@@ -13,6 +15,7 @@ import type { MemoryViewProps } from './viewProps';
 import { HitCanvas } from './HitCanvas';
 import { useCanvasRatio } from './useCanvasRatio';
 import { useStable } from './useStable';
+import { WordMark } from './ViewFigure';
 
 export function placeText(t: TFunction, place: SlabPlace): string {
   const { kind, cpu } = placeKey(place);
@@ -36,9 +39,15 @@ export function nextText(t: TFunction, scene: SlabPageScene, cell: SlotCell): st
   return t('slabView.nextIndex', { addr: cell.nextAddr ?? '?', index: cell.next });
 }
 
+/** What a micro-step did to a word, said short ("read by cpu1"). */
+export function wordText(t: TFunction, word: SharedWord): string {
+  return labelText(wordLabel(word), (key, args) => t(key, args ?? {}));
+}
+
 function barText(t: TFunction, bar: SlabBar): string {
   const args = { pfn: bar.pfn, node: bar.node, inuse: bar.inuse, objects: bar.objects, place: placeText(t, bar.place) };
-  return bar.frozen ? t('slabView.barFrozen', args) : t('slabView.bar', args);
+  const text = bar.frozen ? t('slabView.barFrozen', args) : t('slabView.bar', args);
+  return bar.word ? `${text} (${t('slabView.slabWords', { mark: wordText(t, bar.word) })})` : text;
 }
 
 function drawingText(t: TFunction, scene: SlabPageScene): SlabPageText {
@@ -50,15 +59,17 @@ function drawingText(t: TFunction, scene: SlabPageScene): SlabPageText {
         cell.stored ? t('slabView.slotStored', { stored: cell.stored }) : null,
         cell.allocatedBy ? t('slabView.slotAllocated', { mark: markText(t, cell.allocatedBy) }) : null,
         cell.freedBy ? t('slabView.slotFreed', { mark: markText(t, cell.freedBy) }) : null,
+        cell.word ? t('slabView.freePointerWord', { mark: wordText(t, cell.word) }) : null,
       ]
         .filter(Boolean)
         .join('\n'),
+    wordMark: (word) => wordText(t, word),
   };
 }
 
-function SlabPage({ snapshot, motion, onSelectSlab, onFollowObject }: MemoryViewProps) {
+function SlabPage({ snapshot, words, motion, onSelectSlab, onFollowObject }: MemoryViewProps) {
   const { t } = useTranslation();
-  const scene = useStable(useMemo(() => layoutSlabPage(snapshot), [snapshot]));
+  const scene = useStable(useMemo(() => layoutSlabPage(snapshot, { words }), [snapshot, words]));
   const stripHeading = useId();
   const page = useRef<SVGSVGElement>(null);
   const slots = useRef<HTMLCanvasElement>(null);
@@ -157,13 +168,14 @@ function SlabHeaderFacts({ scene, header }: { scene: SlabPageScene; header: NonN
       <Fact label={t('slabView.header.pfn')} testId="slab-pfn" value={header.pfn} />
       <Fact label={t('slabView.header.node')} testId="slab-node" value={header.node} />
       <Fact label={t('slabView.header.order')} testId="slab-order" value={header.order} />
-      <Fact label={t('slabView.header.inuse')} testId="slab-inuse" value={`${header.inuse}/${header.objects}`} />
+      <Fact label={t('slabView.header.inuse')} testId="slab-inuse" value={`${header.inuse}/${header.objects}`} word={header.words.counters} />
       <Fact label={t('slabView.header.frozen')} testId="slab-frozen" value={header.frozen ? t('slabView.header.yes') : t('slabView.header.no')} />
       <Fact label={t('slabView.header.place')} testId="slab-place" value={placeText(t, header.place)} />
       <Fact
         label={scene.allocator === 'slab' ? t('slabView.header.indexArray') : t('slabView.header.freelist')}
         testId="slab-freelist"
         value={header.freelist ?? t('slabView.null')}
+        word={header.words.freelist}
       />
       {header.cpuFreelists.map((h) => (
         <Fact key={h.cpu} label={t('slabView.header.cpuFreelist', { cpu: h.cpu })} testId={`slab-cpu-freelist-${h.cpu}`} value={h.head} />
@@ -208,11 +220,14 @@ function SlabStripList({ scene, cache, headingId, onSelectSlab }: { scene: SlabP
   );
 }
 
-function Fact({ label, value, testId }: { label: string; value: string | number; testId: string }) {
+function Fact({ label, value, testId, word = null }: { label: string; value: string | number; testId: string; word?: SharedWord | null }) {
   return (
     <div>
       <dt>{label}</dt>
-      <dd data-testid={testId}>{value}</dd>
+      <dd data-testid={testId}>
+        {value}
+        <WordMark word={word} />
+      </dd>
     </div>
   );
 }
@@ -249,6 +264,7 @@ function SlotTable({ scene, cache, onFollowObject }: { scene: SlabPageScene; cac
               {cell.mark} {stateText(t, cell)}
               {cell.freeRank !== null && ` (${t('slabView.freeRank', { rank: cell.freeRank + 1 })})`}
               {cell.highlighted && ` (${t('slabView.touched')})`}
+              {cell.word && <WordMark word={cell.word} label={label('slabView.freePointerWord', { mark: wordText(t, cell.word) })} />}
             </td>
             <td className="text" data-testid="slot-next">
               {nextText(t, scene, cell)}

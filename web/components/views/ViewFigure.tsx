@@ -6,11 +6,15 @@ import { useCallback, useLayoutEffect, useRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Snapshot } from '../../core/generated/Snapshot';
 import type { Motion } from '../../views/drawUtil';
-import type { Target, Translate } from '../../views/marks';
+import { labelText, type Label, type Target, type Translate } from '../../views/marks';
+import { wordLabel, type SharedWord } from '../../views/sharedWords';
 import { TextAlternative } from './TextAlternative';
 
 export interface StructViewProps {
   snapshot: Snapshot;
+  /** The shared words the step's micro-steps touched (`sharedWords(step)`): marked when they are
+   *  the shown cache's. */
+  words?: readonly SharedWord[];
   motion: Motion;
   onSelectSlab?: (pfn: number) => void;
   onFollowObject?: (addr: string) => void;
@@ -85,5 +89,21 @@ export function ObjectButton({ addr, onSelect }: { addr: string; onSelect: (t: T
     <button type="button" className="object-button" data-addr={addr} onClick={() => onSelect({ kind: 'object', addr })}>
       {addr}
     </button>
+  );
+}
+
+/**
+ * What a micro-step of the step did to a shared word (sharedWords.ts), in the words the drawing
+ * uses ("read by cpu1"), for the text alternatives; nothing when the word is untouched.
+ * `reason`: a failed cmpxchg says why; `label` says it otherwise.
+ */
+export function WordMark({ word, reason = false, label }: { word: SharedWord | null; reason?: boolean; label?: Label }) {
+  const t = useTranslate();
+  if (!word) return null;
+  return (
+    <strong className="word-mark" data-testid="word-mark" data-word={word.word} data-how={word.how}>
+      {' '}
+      ({labelText(label ?? wordLabel(word, reason), t)})
+    </strong>
   );
 }

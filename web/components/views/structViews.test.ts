@@ -11,6 +11,7 @@ import { BulkFreeView } from './BulkFreeView';
 import { CpuPanelView } from './CpuPanelView';
 import { NodePanelView } from './NodePanelView';
 import { STILL } from '../../views/drawUtil';
+import type { SharedWord } from '../../views/sharedWords';
 import type { StructViewProps } from './ViewFigure';
 
 const i18n = initI18n('en', resources);
@@ -128,6 +129,34 @@ describe('BulkFreeView text alternative', () => {
     try {
       const html = render(BulkFreeView, fixture('slub-numa-300'));
       expect(text(byTestId(html, 'bulk-none'))).toContain('detached freelist가 없습니다');
+    } finally {
+      await i18n.changeLanguage('en');
+    }
+  });
+});
+
+describe('the shared words of a micro-step, in the text alternatives', () => {
+  const snap = fixture('slub-numa-300'); // cache 52
+  const cache = snap.cache!.id;
+  const withWords = (view: FunctionComponent<StructViewProps>, words: SharedWord[]) => renderToStaticMarkup(createElement(view, { snapshot: snap, words, motion: STILL }));
+
+  it("says beside a CPU's fields what a cmpxchg did to them, and why it failed", () => {
+    const html = withWords(CpuPanelView, [
+      { word: 'c->freelist', how: 'cmpxchg_failed', by: 1, cache, cpu: 1, reason: 'preempted' },
+      { word: 'c->tid', how: 'cmpxchg_failed', by: 1, cache, cpu: 1, reason: 'preempted' },
+    ]);
+    expect(text(byTestId(html, 'cpu-1-tid'))).toBe('6785 (✗ preempted meanwhile)');
+    expect(html).toContain('data-word="c-&gt;freelist" data-how="cmpxchg_failed"');
+    expect(text(html)).toContain('(✗ cmpxchg failed)');
+    expect(text(byTestId(html, 'cpu-0-tid'))).toBe('0');
+  });
+
+  it('says who holds the list_lock another CPU spins on, in Korean too', async () => {
+    const words: SharedWord[] = [{ word: 'n->list_lock', how: 'waited', by: 2, cache, node: 0, holder: 1 }];
+    expect(text(byTestId(withWords(NodePanelView, words), 'node-0-list-lock'))).toBe('■ list_lock: held (cpu2 spins: cpu1 holds it); taken 0× so far');
+    await i18n.changeLanguage('ko');
+    try {
+      expect(text(byTestId(withWords(NodePanelView, words), 'node-0-list-lock'))).toBe('■ list_lock: 잡혀 있음 (cpu2: 스핀 대기 (cpu1에서 쥐고 있음)); 지금까지 0번 잡힘');
     } finally {
       await i18n.changeLanguage('en');
     }

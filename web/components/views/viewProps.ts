@@ -3,9 +3,13 @@
 
 import type { Snapshot } from '../../core/generated/Snapshot';
 import type { Motion } from '../../views/drawUtil';
+import type { SharedWord } from '../../views/sharedWords';
 
 export interface MemoryViewProps {
   snapshot: Snapshot;
+  /** The shared words the step's micro-steps touched (`sharedWords(step)`), for the views that
+   *  mark them. */
+  words?: readonly SharedWord[];
   motion: Motion;
   /** A slab was picked (first pfn). */
   onSelectSlab?: (pfn: number) => void;

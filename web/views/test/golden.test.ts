@@ -25,9 +25,10 @@ import { layoutFrameMap } from '../frameMap';
 import { drawFrameMap } from '../frameMapDraw';
 import { drawGeometryChart } from '../geometryChart';
 import { geometryScene, type SceneRow, type SweepTableData } from '../geometryScene';
-import type { Translate } from '../marks';
+import { labelText, type Translate } from '../marks';
 import { layoutNodePanel } from '../nodePanel';
 import { drawNodePanel } from '../nodePanelDraw';
+import { wordLabel, type SharedWord } from '../sharedWords';
 import { layoutSlabPage } from '../slabPage';
 import { drawSlabPage, drawSlabStrip, drawSlots, pageSize, type SlabPageText } from '../slabPageDraw';
 import { expectGolden, serializeSvg } from './golden';
@@ -135,12 +136,12 @@ describe('golden drawings of the views drawn from marks', () => {
 
 /** The slot tooltips are not part of the drawing (the slot canvas's hit test shows them). */
 function slabPageText(): SlabPageText {
-  return { slotTitle: () => '' };
+  return { slotTitle: () => '', wordMark: (w) => labelText(wordLabel(w), t) };
 }
 
 /** The slab page as the page stacks it: the slot canvas under the pointer SVG. */
-function drawSlabPageView(s: Snapshot, svg: SVGSVGElement, slots: HTMLCanvasElement, motion: Motion): () => SVGSVGElement {
-  const scene = layoutSlabPage(s);
+function drawSlabPageView(s: Snapshot, svg: SVGSVGElement, slots: HTMLCanvasElement, motion: Motion, words?: SharedWord[]): () => SVGSVGElement {
+  const scene = layoutSlabPage(s, { words });
   drawSlots(slots, scene);
   drawSlabPage(svg, scene, { motion, text: slabPageText() });
   const { width, height } = pageSize(scene);
@@ -205,6 +206,47 @@ function drawBuddyView(s: Snapshot, svg: SVGSVGElement, motion: Motion): () => S
   const { width, height } = buddySize(scene);
   return () => layered(width, height, [canvas, svg]);
 }
+
+// The words a micro-step of a concurrent block touched, as sharedWords() derives them, drawn on a
+// real snapshot of the same cache (no fixture of a concurrent block yet).
+describe('golden drawings of the shared words a micro-step touched', () => {
+  it("cpu-panel: cpu1's cmpxchg of its own pair failed (preempted), cpu0 read cpu1's c->slab", () => {
+    const snap = fixture('slub-numa-300');
+    const cache = snap.cache!.id;
+    const words: SharedWord[] = [
+      { word: 'c->freelist', how: 'cmpxchg_failed', by: 1, cache, cpu: 1, reason: 'preempted' },
+      { word: 'c->tid', how: 'cmpxchg_failed', by: 1, cache, cpu: 1, reason: 'preempted' },
+      { word: 'c->slab', how: 'read', by: 0, cache, cpu: 1 },
+      { word: 'c->lock', how: 'held', by: 0, cache, cpu: 0 },
+    ];
+    const svg = svgElement();
+    drawCpuPanel(svg, layoutCpuPanel(snap, { words }), { t, motion: STILL });
+    expectGolden('cpu-panel-words-slub-numa-300', svg);
+  });
+
+  it("node-panel: cpu2 spins on node 1's list_lock, which cpu1 holds; cpu0 reads node 0's nr_partial", () => {
+    const snap = fixture('slub-numa-300');
+    const cache = snap.cache!.id;
+    const words: SharedWord[] = [
+      { word: 'n->list_lock', how: 'waited', by: 2, cache, node: 1, holder: 1 },
+      { word: 'n->nr_partial', how: 'read', by: 0, cache, node: 0 },
+    ];
+    const svg = svgElement();
+    drawNodePanel(svg, layoutNodePanel(snap, { words }), { t, motion: STILL });
+    expectGolden('node-panel-words-slub-numa-300', svg);
+  });
+
+  it("slab-page: cpu2's cmpxchg on the slab's freelist and counters, cpu0 reads a free pointer", () => {
+    const snap = fixture('slub-remote-free-120');
+    const words: SharedWord[] = [
+      { word: 'slab->freelist', how: 'cmpxchg_ok', by: 2, cache: null, pfn: 0, site: '__slab_free' },
+      { word: 'slab->counters', how: 'cmpxchg_ok', by: 2, cache: null, pfn: 0, site: '__slab_free' },
+      { word: 'freepointer', how: 'read', by: 0, cache: null, object: snap.cache!.slab!.slots[4].addr },
+    ];
+    const picture = drawSlabPageView(snap, svgElement(), document.createElement('canvas'), STILL, words);
+    expectGolden('slab-page-words-slub-remote-free-120', picture());
+  });
+});
 
 describe('golden drawings of the buddy allocator', () => {
   const cases: [FixtureName, string][] = [
