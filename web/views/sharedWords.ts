@@ -13,10 +13,8 @@
 // - A micro-step names its cache, except those on a slab or an object (read_slab, cmpxchg_slab,
 //   get/set_freepointer): `cache` is null there, and a view tells by the pfn or the address
 //   whether the word is one of its cache's.
-// - Addresses are `0x…` as the snapshot writes them. The micro-step's own numbers are u64s that
-//   JSON gives TypeScript as doubles (exact only to 2^53; kernel addresses are above it), so an
-//   object's address is read from the step's caption, which is the first micro-step's and
-//   carries it as text; an address the step does not state exactly is left out.
+// - Addresses are `0x…` as the snapshot writes them (the micro-steps carry them as such text:
+//   a JSON number would lose a kernel address's low bits).
 
 import type { Micro } from '../core/generated/Micro';
 import type { RetryReason } from '../core/generated/RetryReason';
@@ -51,7 +49,7 @@ export interface SharedWord {
   pfn?: number;
   /** `n->*`: the node. */
   node?: number;
-  /** `freepointer`: the object whose free pointer it is (absent when not known exactly). */
+  /** `freepointer`: the object whose free pointer it is. */
   object?: string;
   /** `waited`: the CPU holding the lock. */
   holder?: number;
@@ -64,27 +62,11 @@ export interface SharedWord {
 /** The words every micro-step of `step` touched, in order; none for a step without micro-steps. */
 export function sharedWords(step: Step | null | undefined): SharedWord[] {
   if (!step) return [];
-  return step.micro.flatMap((entry, i) => microWords(entry.micro, i === 0 ? captionObject(step, entry.micro) : undefined));
+  return step.micro.flatMap((entry) => microWords(entry.micro));
 }
 
-/** The object address a step's caption states for its first micro-step, if that one has one. */
-function captionObject(step: Step, micro: Micro): string | undefined {
-  if (micro.micro !== 'get_freepointer' && micro.micro !== 'set_freepointer') return undefined;
-  if (step.caption.key !== `micro.${micro.micro}`) return undefined;
-  const arg = step.caption.args.find(([name]) => name === 'object')?.[1];
-  return typeof arg === 'string' ? arg : undefined;
-}
-
-/** `n` as `0x…`, when the double it arrived as is the number itself. */
-function exactAddress(n: number): string | undefined {
-  return Number.isSafeInteger(n) && n >= 0 ? `0x${n.toString(16)}` : undefined;
-}
-
-/**
- * The words one micro-step touched. `object` is the exact address of a free pointer's object
- * when the caller knows it (see the rules); otherwise it is taken from the micro-step when exact.
- */
-export function microWords(m: Micro, object?: string): SharedWord[] {
+/** The words one micro-step touched. */
+export function microWords(m: Micro): SharedWord[] {
   switch (m.micro) {
     case 'start':
     case 'work':
@@ -104,9 +86,8 @@ export function microWords(m: Micro, object?: string): SharedWord[] {
       return [{ word: 'n->nr_partial', how: 'read', by: m.cpu, cache: m.cache, node: m.node }];
     case 'get_freepointer':
     case 'set_freepointer': {
-      const addr = object ?? exactAddress(m.object);
       const how = m.micro === 'get_freepointer' ? 'read' : 'write';
-      return [{ word: 'freepointer', how, by: m.cpu, cache: null, ...(addr === undefined ? {} : { object: addr }) }];
+      return [{ word: 'freepointer', how, by: m.cpu, cache: null, object: m.object }];
     }
     case 'cmpxchg_cpu': {
       // Without the tid in the compare (the teaching switch) the tid is still stored anew.

@@ -4,7 +4,7 @@ import type { RetryReason } from "./RetryReason";
 /**
  * What one micro-step did.
  */
-export type Micro = { "micro": "start", cpu: number, } | { "micro": "read_tid", cache: number, cpu: number, of: number, tid: number, } | { "micro": "read_cpu", cache: number, cpu: number, of: number, freelist: number, slab: number | null, } | { "micro": "read_cpu_slab", cache: number, cpu: number, of: number, slab: number | null, } | { "micro": "read_cpu_freelist", cache: number, cpu: number, of: number, freelist: number, } | { "micro": "read_node", cache: number, node: number, cpu: number, nr_partial: number, } | { "micro": "get_freepointer", cpu: number, object: number, next: number, } | { "micro": "set_freepointer", cpu: number, object: number, value: number, } | { "micro": "cmpxchg_cpu", cache: number, cpu: number, ok: boolean, old: number, old_tid: number, found: number, found_tid: number, new: number, 
+export type Micro = { "micro": "start", cpu: number, } | { "micro": "read_tid", cache: number, cpu: number, of: number, tid: number, } | { "micro": "read_cpu", cache: number, cpu: number, of: number, freelist: string, slab: number | null, } | { "micro": "read_cpu_slab", cache: number, cpu: number, of: number, slab: number | null, } | { "micro": "read_cpu_freelist", cache: number, cpu: number, of: number, freelist: string, } | { "micro": "read_node", cache: number, node: number, cpu: number, nr_partial: number, } | { "micro": "get_freepointer", cpu: number, object: string, next: string, } | { "micro": "set_freepointer", cpu: number, object: string, value: string, } | { "micro": "cmpxchg_cpu", cache: number, cpu: number, ok: boolean, old: string, old_tid: number, found: string, found_tid: number, new: string, 
 /**
  * Compared without the tid (the teaching switch).
  */
@@ -17,7 +17,7 @@ reason: RetryReason | null,
  * When it failed: the step (from 1) that first changed this CPU's pair after the
  * task read its tid, from which on the cmpxchg was bound to fail.
  */
-changed_at: number | null, } | { "micro": "read_slab", cpu: number, pfn: number, freelist: number, inuse: number, frozen: boolean, } | { "micro": "cmpxchg_slab", cpu: number, pfn: number, site: string, ok: boolean, old: number, new: number, inuse: number, frozen: boolean, 
+changed_at: number | null, } | { "micro": "read_slab", cpu: number, pfn: number, freelist: string, inuse: number, frozen: boolean, } | { "micro": "cmpxchg_slab", cpu: number, pfn: number, site: string, ok: boolean, old: string, new: string, inuse: number, frozen: boolean, 
 /**
  * When it failed: the step (from 1) that first changed the slab's (freelist,
  * counters) after the task read them.

@@ -98,7 +98,8 @@ pub enum Micro {
         cache: CacheId,
         cpu: CpuId,
         of: CpuId,
-        #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+        #[cfg_attr(feature = "ts-export", ts(type = "string"))]
+        #[serde(serialize_with = "addr")]
         freelist: u64,
         slab: Option<Pfn>,
     },
@@ -114,7 +115,8 @@ pub enum Micro {
         cache: CacheId,
         cpu: CpuId,
         of: CpuId,
-        #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+        #[cfg_attr(feature = "ts-export", ts(type = "string"))]
+        #[serde(serialize_with = "addr")]
         freelist: u64,
     },
     /// `n->nr_partial` read without the lock ("Racy check").
@@ -127,17 +129,21 @@ pub enum Micro {
     /// `next = get_freepointer_safe(s, object)`.
     GetFreepointer {
         cpu: CpuId,
-        #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+        #[cfg_attr(feature = "ts-export", ts(type = "string"))]
+        #[serde(serialize_with = "addr")]
         object: u64,
-        #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+        #[cfg_attr(feature = "ts-export", ts(type = "string"))]
+        #[serde(serialize_with = "addr")]
         next: u64,
     },
     /// `set_freepointer(s, object, value)`.
     SetFreepointer {
         cpu: CpuId,
-        #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+        #[cfg_attr(feature = "ts-export", ts(type = "string"))]
+        #[serde(serialize_with = "addr")]
         object: u64,
-        #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+        #[cfg_attr(feature = "ts-export", ts(type = "string"))]
+        #[serde(serialize_with = "addr")]
         value: u64,
     },
     /// `this_cpu_try_cmpxchg_freelist()` on `cpu`'s (freelist, tid): expected (`old`,
@@ -146,15 +152,18 @@ pub enum Micro {
         cache: CacheId,
         cpu: CpuId,
         ok: bool,
-        #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+        #[cfg_attr(feature = "ts-export", ts(type = "string"))]
+        #[serde(serialize_with = "addr")]
         old: u64,
         #[cfg_attr(feature = "ts-export", ts(type = "number"))]
         old_tid: u64,
-        #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+        #[cfg_attr(feature = "ts-export", ts(type = "string"))]
+        #[serde(serialize_with = "addr")]
         found: u64,
         #[cfg_attr(feature = "ts-export", ts(type = "number"))]
         found_tid: u64,
-        #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+        #[cfg_attr(feature = "ts-export", ts(type = "string"))]
+        #[serde(serialize_with = "addr")]
         new: u64,
         /// Compared without the tid (the teaching switch).
         no_tid: bool,
@@ -168,7 +177,8 @@ pub enum Micro {
     ReadSlab {
         cpu: CpuId,
         pfn: Pfn,
-        #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+        #[cfg_attr(feature = "ts-export", ts(type = "string"))]
+        #[serde(serialize_with = "addr")]
         freelist: u64,
         inuse: u32,
         frozen: bool,
@@ -180,9 +190,11 @@ pub enum Micro {
         pfn: Pfn,
         site: &'static str,
         ok: bool,
-        #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+        #[cfg_attr(feature = "ts-export", ts(type = "string"))]
+        #[serde(serialize_with = "addr")]
         old: u64,
-        #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+        #[cfg_attr(feature = "ts-export", ts(type = "string"))]
+        #[serde(serialize_with = "addr")]
         new: u64,
         inuse: u32,
         frozen: bool,
@@ -510,6 +522,11 @@ impl Stats {
             e.1 += v.1;
         }
     }
+}
+
+/// An address as it crosses to JavaScript (a JSON number would lose its low bits): `0x…`.
+fn addr<S: serde::Serializer>(a: &u64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&crate::snapshot::hex(*a))
 }
 
 fn triples<S: serde::Serializer>(
