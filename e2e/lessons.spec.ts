@@ -96,7 +96,7 @@ test('an exercise is graded by the simulator, hints follow a wrong answer, and p
   await expect(page.getByTestId('exercise-flush-slabinfo')).toBeVisible();
   await page.reload();
   await page.goto(`${PLAIN}?page=lessons&lang=en`);
-  await expect(page.getByTestId('score-04-fast-path-tid')).toHaveText('1 of 3 exercises');
+  await expect(page.getByTestId('score-04-fast-path-tid')).toHaveText('1 of 5 exercises');
   await page.goto(`${PLAIN}?page=lessons&lesson=04-fast-path-tid&lang=ko`);
   await expect(page.getByTestId('exercise-tid-after-free')).toHaveAttribute('data-correct', 'true');
 });

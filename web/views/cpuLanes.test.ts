@@ -9,6 +9,8 @@ describe('CPU lanes', () => {
     expect(cellKind('micro.read_tid')).toBe('load');
     expect(cellKind('micro.cmpxchg_cpu_ok')).toBe('cas-ok');
     expect(cellKind('micro.cmpxchg_slab_failed')).toBe('cas-failed');
+    expect(cellKind('micro.cmpxchg_cpu_failed_at')).toBe('cas-failed');
+    expect(cellKind('micro.cmpxchg_slab_failed_at')).toBe('cas-failed');
     expect(cellKind('micro.spin_wait')).toBe('spin');
     expect(cellKind('micro.preempted')).toBe('preempt');
     expect(cellKind('step.aba_stale_freelist')).toBe('diagnostic');

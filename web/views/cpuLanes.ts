@@ -14,7 +14,7 @@ export function cellKind(key: string): CellKind {
   if (name === 'start') return 'start';
   if (name.startsWith('read_') || name === 'get_freepointer') return 'load';
   if (name === 'set_freepointer') return 'store';
-  if (name.endsWith('_failed')) return 'cas-failed';
+  if (/_failed(_at)?$/.test(name)) return 'cas-failed';
   if (name.startsWith('cmpxchg')) return 'cas-ok';
   if (name === 'spin_lock') return 'lock';
   if (name === 'spin_wait') return 'spin';

@@ -26,7 +26,7 @@ describe('layoutNodePanel, SLUB', () => {
 
   it('lights list_lock when the step took it', () => {
     const taken = layoutNodePanel(fixture('slub-remote-free-120'));
-    expect((taken.blocks[0] as SlubNodeBlock).lock).toEqual({ takenNow: true, takenTotal: 1, word: null });
+    expect((taken.blocks[0] as SlubNodeBlock).lock).toEqual({ takenNow: true, takenTotal: 1, heldBy: null, word: null });
     expect(find(taken.marks.locks, 'node-0-lock').lit).toBe(true);
     expect(find(taken.marks.texts, 'node-0-lock-text')).toMatchObject({ emphasis: true, label: { key: 'nodeView.lockTaken' } });
 
@@ -34,6 +34,14 @@ describe('layoutNodePanel, SLUB', () => {
     expect(find(free.marks.locks, 'node-0-lock').lit).toBe(false);
     expect(find(free.marks.texts, 'node-0-lock-text').emphasis).toBe(false);
     expect(find(free.marks.texts, 'node-0-partial-empty').label).toEqual({ key: 'nodeView.empty' });
+  });
+
+  it('lights list_lock while a CPU holds it across the steps of a concurrent block', () => {
+    const snap = fixture('slub-remote-free-104');
+    const nodes = snap.cache!.nodes.map((n) => ({ ...n, list_lock: { ...n.list_lock, held_by: 1 } }));
+    const held = layoutNodePanel({ ...snap, cache: { ...snap.cache!, nodes } });
+    expect(find(held.marks.locks, 'node-0-lock').lit).toBe(true);
+    expect(find(held.marks.texts, 'node-0-lock-text')).toMatchObject({ emphasis: true, label: { key: 'nodeView.lockHeldBy', args: { cpu: 1 } } });
   });
 
   it('has a block per node and shows n->full only when it holds slabs', () => {
@@ -105,8 +113,8 @@ describe('layoutNodePanel, SLAB', () => {
 
   it('counts list_lock acquisitions per node', () => {
     expect([n0.lock, n1.lock]).toEqual([
-      { takenNow: false, takenTotal: 3, word: null },
-      { takenNow: false, takenTotal: 23, word: null },
+      { takenNow: false, takenTotal: 3, heldBy: null, word: null },
+      { takenNow: false, takenTotal: 23, heldBy: null, word: null },
     ]);
   });
 });

@@ -12,7 +12,8 @@
 //   back); the shared array and one alien cache per remote node, each avail/limit. Their
 //   batchcount is 0xbaadf00d, as the kernel sets it (those arrays are never refilled in
 //   batches), so it is shown in hex, never as a count.
-// - Both: `n->list_lock` as a padlock, lit when the step took it, with the acquisitions so far.
+// - Both: `n->list_lock` as a padlock, lit when the step took it or (in a concurrent block) a
+//   CPU holds it at this step, with the acquisitions so far.
 // - The shared words a micro-step of a concurrent block touched (`options.words`, from
 //   sharedWords.ts), for the cache shown: `n->list_lock` taken, spun on or dropped, with a mark
 //   of which CPU did it beside the lock (a lock spun on is lit: another CPU holds it); SLUB's
@@ -50,6 +51,9 @@ export interface LockItem {
   /** The step that led here took `n->list_lock`. */
   takenNow: boolean;
   takenTotal: number;
+  /** Inside a concurrent block: the CPU holding it at this step (taken earlier, not yet
+   *  dropped), or null. */
+  heldBy: number | null;
   /** What a micro-step of the step did to it (taken, spun on, dropped), or null. */
   word: SharedWord | null;
 }
@@ -148,7 +152,7 @@ export function layoutNodePanel(snapshot: Snapshot, options: NodePanelOptions = 
   scene.blocks = cache.nodes.map((n): NodeBlock => {
     const id = `node-${n.node}`;
     const word = (name: 'n->list_lock' | 'n->nr_partial') => findWord(options.words, name, (w) => w.cache === cache.id && w.node === n.node);
-    const lock = { takenNow: n.list_lock.taken_now, takenTotal: n.list_lock.taken_total, word: word('n->list_lock') };
+    const lock = { takenNow: n.list_lock.taken_now, takenTotal: n.list_lock.taken_total, heldBy: n.list_lock.held_by, word: word('n->list_lock') };
     if (n.kind === 'slub') {
       return {
         kind: 'slub',
@@ -219,14 +223,18 @@ function placeBlockTitle(m: Marks, x: number, y: number, b: NodeBlock): number {
   m.texts.push({ id: `${b.id}-title`, x, y: y + 14, label: label('nodeView.nodeLabel', { node: b.node }), anchor: 'start', role: 'title' });
   const lx = PANEL_WIDTH - 250;
   const word = b.lock.word;
-  // Spun on: another CPU holds it now.
-  const held = b.lock.takenNow || word?.how === 'waited';
+  // Held across steps in a concurrent block, or spun on (another CPU holds it now).
+  const held = b.lock.takenNow || b.lock.heldBy !== null || word?.how === 'waited';
   m.locks.push({ id: `${b.id}-lock`, x: lx, y: y + 1, lit: held });
   m.texts.push({
     id: `${b.id}-lock-text`,
     x: lx + 20,
     y: y + 14,
-    label: label(b.lock.takenNow ? 'nodeView.lockTaken' : held ? 'nodeView.lockHeld' : 'nodeView.lockFree'),
+    label: b.lock.takenNow
+      ? label('nodeView.lockTaken')
+      : b.lock.heldBy !== null
+        ? label('nodeView.lockHeldBy', { cpu: b.lock.heldBy })
+        : label(held ? 'nodeView.lockHeld' : 'nodeView.lockFree'),
     anchor: 'start',
     role: 'value',
     emphasis: held,

@@ -378,6 +378,9 @@ pub(crate) fn run_inner(
     on_block: &mut BlockHook<'_>,
 ) -> Result<(Recorder, RunSummary), RunError> {
     let (mut rec, caches) = boot(scenario, record)?;
+    rec.set_teaching(slabscope_sim::smp::Teaching {
+        no_tid: scenario.teaching_no_tid,
+    });
     if let Some(step) = micro_of {
         rec.keep_micro_of(step);
     }

@@ -16,14 +16,16 @@ use serde::Serialize;
 use slabscope_scenario::{parse, ParseError, PrintFile, Scenario};
 use slabscope_sim::boot::Allocator;
 use slabscope_sim::buddyinfo::buddyinfo;
-use slabscope_sim::ids::{CacheId, CpuId};
+use slabscope_sim::ids::{CacheId, CpuId, NodeId};
 use slabscope_sim::machine::{Machine, Pfn};
 use slabscope_sim::rcu::event::RcuEvent;
 use slabscope_sim::rcu::state::RcuFunc;
 use slabscope_sim::slab::event::SlabEvent;
 use slabscope_sim::slabinfo::slabinfo;
+use slabscope_sim::smp::micro::Micro;
 use slabscope_sim::snapshot::{
     block_owner_at, hex, owner_block, snapshot, BlockOwner, History, Mark, Snapshot, SnapshotQuery,
+    StepAt,
 };
 use slabscope_sim::sysfs::{sysfs_dir, sysfs_slab_dir, sysfs_slab_dir_text};
 use slabscope_sim::trace::{Caption, Event, Recorder};
@@ -467,11 +469,47 @@ impl Session {
     /// The snapshot after `cursor` steps.
     pub fn snapshot(&self, cursor: usize, query: &SnapshotQuery) -> Option<Snapshot> {
         let m = self.machine_at(cursor)?;
-        let events = match cursor {
-            0 => &[][..],
-            c => self.rec.step_events(c - 1),
+        let (events, micro) = match cursor {
+            0 => (&[][..], Vec::new()),
+            c => (
+                self.rec.step_events(c - 1),
+                self.rec.step_micro(c - 1).map(|e| e.micro).collect(),
+            ),
         };
-        Some(snapshot(&m, cursor, events, query, &self.history))
+        let holders = self.list_lock_holders(cursor);
+        let step = StepAt {
+            events,
+            micro: &micro,
+            list_lock_holders: &holders,
+        };
+        Some(snapshot(&m, cursor, step, query, &self.history))
+    }
+
+    /// The `list_lock`s held after `cursor` steps, inside a `concurrent` block: its micro-steps
+    /// up to the cursor, each lock taken and not yet dropped (the machine keeps no lock state;
+    /// the trace names every acquisition and release).
+    fn list_lock_holders(&self, cursor: usize) -> Vec<(CacheId, NodeId, CpuId)> {
+        let Some(b) = self
+            .outline
+            .blocks
+            .iter()
+            .find(|b| (b.start as usize) < cursor && cursor <= b.end as usize)
+        else {
+            return Vec::new();
+        };
+        let mut held = Vec::new();
+        for i in b.start as usize..cursor {
+            for e in self.rec.step_micro(i) {
+                match e.micro {
+                    Micro::SpinLock { cache, node, cpu } => held.push((cache, node, cpu)),
+                    Micro::SpinUnlock { cache, node, .. } => {
+                        held.retain(|h: &(CacheId, NodeId, CpuId)| !(h.0 == cache && h.1 == node))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        held
     }
 
     /// `/proc/slabinfo`, `/proc/buddyinfo` and `/sys/kernel/slab/<cache>/` after `cursor` steps.

@@ -24,7 +24,10 @@ fn a_bulk_free_step_shows_its_detached_freelist() {
     let s = snapshot(
         &m,
         step + 1,
-        rec.step_events(step),
+        StepAt {
+            events: rec.step_events(step),
+            ..StepAt::default()
+        },
         &SnapshotQuery::default(),
         &NoHistory,
     );
@@ -47,7 +50,10 @@ fn merges_and_splits_name_both_buddies() {
         let s = snapshot(
             &m,
             i + 1,
-            rec.step_events(i),
+            StepAt {
+                events: rec.step_events(i),
+                ..StepAt::default()
+            },
             &SnapshotQuery::default(),
             &NoHistory,
         );
@@ -69,7 +75,7 @@ fn hardened_free_pointers_are_shown_encoded_and_decoded() {
         cache: Some("c".into()),
         slab: None,
     };
-    let s = snapshot(m, rec.cursor(), &[], &q, &NoHistory);
+    let s = snapshot(m, rec.cursor(), StepAt::default(), &q, &NoHistory);
     let cache = s.cache.expect("cache c");
     assert!(cache.hardened && cache.random.is_some());
     let slab = cache.slab.expect("cpu slab");
@@ -111,7 +117,10 @@ kfree_rcu(b) on cpu0
         snapshot(
             &m,
             cursor,
-            rec.step_events(cursor - 1),
+            StepAt {
+                events: rec.step_events(cursor - 1),
+                ..StepAt::default()
+            },
             &SnapshotQuery::default(),
             &NoHistory,
         )

@@ -9,6 +9,11 @@ export type LockView = {
  */
 taken_now: boolean, 
 /**
+ * Inside a `concurrent` block: the CPU that holds it at this cursor (taken in an earlier
+ * micro-step and not yet dropped).
+ */
+held_by: number | null, 
+/**
  * Acquisitions of any cache's `list_lock` on this node so far.
  */
 taken_total: number, };

@@ -21,4 +21,8 @@ objects: Array<string>,
 /**
  * `list_lock`s taken: (cache, node).
  */
-list_locks: Array<[number, number]>, merges: Array<BuddyPair>, splits: Array<BuddyPair>, detached: Array<DetachedView>, };
+list_locks: Array<[number, number]>, 
+/**
+ * Inside a `concurrent` block, the `list_lock`s held at this cursor: (cache, node, CPU).
+ */
+list_lock_holders: Array<[number, number, number]>, merges: Array<BuddyPair>, splits: Array<BuddyPair>, detached: Array<DetachedView>, };

@@ -781,9 +781,10 @@ pub struct NoFrame;
 pub fn run_sync<R>(rec: &mut Recorder, cpu: CpuId, f: impl FnOnce(SyncCtx<'_>) -> R) -> R {
     let keep_micro = rec.keeps_micro();
     let keep_args = rec.recording();
+    let teaching = rec.teaching();
     let sh = SyncShared {
         rec: RefCell::new(rec),
-        teaching: Teaching::default(),
+        teaching,
         keep_micro,
         keep_args,
     };

@@ -28,6 +28,7 @@ use crate::kmalloc_caches::KmallocType;
 use crate::machine::{Machine, Pfn};
 use crate::rcu::event::RcuEvent;
 use crate::rcu::state::RcuFunc;
+use crate::smp::micro::Micro;
 use crate::trace::{Event, Splice};
 use serde::{Deserialize, Serialize};
 
@@ -204,6 +205,9 @@ pub struct AlienView {
 pub struct LockView {
     /// The step that led here took it.
     pub taken_now: bool,
+    /// Inside a `concurrent` block: the CPU that holds it at this cursor (taken in an earlier
+    /// micro-step and not yet dropped).
+    pub held_by: Option<CpuId>,
     /// Acquisitions of any cache's `list_lock` on this node so far.
     #[cfg_attr(feature = "ts-export", ts(type = "number"))]
     pub taken_total: u64,
@@ -349,6 +353,8 @@ pub struct Transient {
     pub objects: Vec<String>,
     /// `list_lock`s taken: (cache, node).
     pub list_locks: Vec<(CacheId, NodeId)>,
+    /// Inside a `concurrent` block, the `list_lock`s held at this cursor: (cache, node, CPU).
+    pub list_lock_holders: Vec<(CacheId, NodeId, CpuId)>,
     pub merges: Vec<BuddyPair>,
     pub splits: Vec<BuddyPair>,
     pub detached: Vec<DetachedView>,
@@ -403,16 +409,28 @@ pub fn parse_addr(text: &str) -> Option<u64> {
     u64::from_str_radix(digits, 16).ok()
 }
 
-/// The snapshot of `m` at `cursor`, `step_events` being the events of the step that led there
-/// (none at cursor 0).
+/// What the step that led to a cursor did, and what a concurrent block holds there.
+#[derive(Clone, Copy, Default)]
+pub struct StepAt<'a> {
+    pub events: &'a [Event],
+    /// Its micro-steps, when it kept them (every step of a `concurrent` block does).
+    pub micro: &'a [Micro],
+    /// The `list_lock`s held at the cursor: (cache, node, CPU).
+    pub list_lock_holders: &'a [(CacheId, NodeId, CpuId)],
+}
+
+/// The snapshot of `m` at `cursor`, `step` being what the step that led there did (nothing at
+/// cursor 0).
 pub fn snapshot(
     m: &Machine,
     cursor: usize,
-    step_events: &[Event],
+    step: StepAt<'_>,
     query: &SnapshotQuery,
     history: &dyn History,
 ) -> Snapshot {
-    let transient = transient(m, step_events);
+    let mut transient = transient(m, step.events);
+    micro_transient(m, step.micro, &mut transient);
+    transient.list_lock_holders = step.list_lock_holders.to_vec();
     let ops = crate::allocator::ops(m);
     let caches = ops.briefs(m);
     let chosen = query
@@ -466,7 +484,47 @@ impl View<'_> {
     fn lock(&self, cache: CacheId, node: NodeId) -> LockView {
         LockView {
             taken_now: self.transient.list_locks.contains(&(cache, node)),
+            held_by: self
+                .transient
+                .list_lock_holders
+                .iter()
+                .find(|(c, n, _)| *c == cache && *n == node)
+                .map(|h| h.2),
             taken_total: self.m.list_lock_taken.get(node).copied().unwrap_or(0),
+        }
+    }
+}
+
+/// What a step's micro-steps touched without changing it (a read of a CPU's words or of a
+/// slab, a free pointer read): the cache and the slab the views then show.
+fn micro_transient(m: &Machine, micro: &[Micro], t: &mut Transient) {
+    for mi in micro {
+        let (cache, pfn) = match *mi {
+            Micro::ReadTid { cache, .. }
+            | Micro::ReadCpu { cache, .. }
+            | Micro::ReadCpuSlab { cache, .. }
+            | Micro::ReadCpuFreelist { cache, .. }
+            | Micro::ReadNode { cache, .. }
+            | Micro::CmpxchgCpu { cache, .. }
+            | Micro::SpinLock { cache, .. }
+            | Micro::SpinWait { cache, .. }
+            | Micro::SpinUnlock { cache, .. }
+            | Micro::LocalLock { cache, .. }
+            | Micro::LocalUnlock { cache, .. } => (Some(cache), None),
+            Micro::ReadSlab { pfn, .. } | Micro::CmpxchgSlab { pfn, .. } => (None, Some(pfn)),
+            Micro::GetFreepointer { object, .. } | Micro::SetFreepointer { object, .. } => {
+                (None, crate::slub::place_of(m, object).map(|p| p.pfn))
+            }
+            _ => (None, None),
+        };
+        if let Some(pfn) = pfn {
+            if !t.slabs.contains(&pfn) {
+                t.slabs.push(pfn);
+            }
+        }
+        let cache = cache.or_else(|| pfn.and_then(|p| m.slub().slabs.get(&p).map(|s| s.cache)));
+        if let Some(cache) = cache {
+            t.cache.get_or_insert(cache);
         }
     }
 }

@@ -229,6 +229,8 @@ pub struct Recorder {
     /// The origin of the steps recorded from now on.
     origin: Origin,
     /// Micro-steps are kept (`keep_micro`).
+    /// The scenario's teaching switches, for every path it runs (sequential or interleaved).
+    teaching: crate::smp::Teaching,
     keep_micro: bool,
     /// Micro-steps are kept for this step only (`keep_micro_of`).
     micro_of: Option<usize>,
@@ -268,6 +270,7 @@ impl Recorder {
             cursor: 0,
             origin: Origin::BOOT,
             keep_micro: false,
+            teaching: crate::smp::Teaching::default(),
             micro_of: None,
             micro: Arena::new(),
             micro_since: 0,
@@ -337,6 +340,21 @@ impl Recorder {
             .unwrap_or(0);
         let end = self.micro_ends.get(i).copied().unwrap_or(start);
         start..end
+    }
+
+    /// Sets the scenario's teaching switches (`teaching no_tid`) for the paths it runs.
+    pub fn set_teaching(&mut self, teaching: crate::smp::Teaching) {
+        self.teaching = teaching;
+    }
+
+    pub fn teaching(&self) -> crate::smp::Teaching {
+        self.teaching
+    }
+
+    /// The micro-steps recorded in step `i` (none for a step that kept none).
+    pub fn step_micro(&self, i: usize) -> impl Iterator<Item = &MicroEntry> + '_ {
+        self.micro_range(i)
+            .filter_map(move |k| self.micro.get(k as usize))
     }
 
     /// Opens a call as `call` does (a step, or a call joining the open step) and returns
