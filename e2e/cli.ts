@@ -19,3 +19,11 @@ export function cliTrace(file: string): unknown {
   });
   return JSON.parse(out);
 }
+
+/** `slabscope explore FILE --json`, parsed. */
+export function cliExplore(file: string): { schedules: number; cut_short: boolean; groups: { schedules: number; damage: unknown[] }[] } {
+  const out = execFileSync('cargo', ['run', '-q', '--manifest-path', 'wasm-core/Cargo.toml', '-p', 'slabscope-cli', '--', 'explore', file, '--json'], {
+    encoding: 'utf8',
+  });
+  return JSON.parse(out);
+}

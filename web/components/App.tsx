@@ -1,4 +1,5 @@
-// The site: its header and pages (the visualizer, the lessons, the geometry explorer), or with
+// The site: its header and pages (the visualizer, the lessons, the geometry explorer, the
+// interleaving explorer), or with
 // `?embed=1` the minimal player or one lesson for an iframe. It starts the simulator's worker and
 // keeps the page, the lesson and the language in the address.
 
@@ -18,6 +19,11 @@ const renderPlayer: RenderPlayer = (props) => <Player {...props} />;
 // The geometry explorer is a second page: its code loads only when it is opened.
 const GeometryExplorer = lazy(() =>
   Promise.all([import('./GeometryExplorer'), loadLaterStrings()]).then(([m]) => ({ default: m.GeometryExplorer })),
+);
+
+// So is the interleaving explorer.
+const InterleavingExplorer = lazy(() =>
+  Promise.all([import('./InterleavingExplorer'), loadLaterStrings()]).then(([m]) => ({ default: m.InterleavingExplorer })),
 );
 
 type Load = { state: 'loading' } | { state: 'ready'; info: BuildInfo } | { state: 'failed'; error: string };
@@ -56,6 +62,12 @@ export function App({ client }: { client: SimClient }) {
     void changeLanguage(lang);
     replaceAddress(languageAddress(currentHref(), lang));
     document.documentElement.lang = lang;
+  };
+
+  // Another page's link into the app (the visualizer showing a scenario): a history entry.
+  const openAddress = (href: string) => {
+    pushAddress(href);
+    setPage(parsePageQuery(new URL(href).search).page);
   };
 
   const go = (next: Page) => (event: React.MouseEvent) => {
@@ -113,6 +125,11 @@ export function App({ client }: { client: SimClient }) {
             <GeometryExplorer client={client} info={load.info} />
           </Suspense>
         )}
+        {page === 'interleavings' && (
+          <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
+            <InterleavingExplorer client={client} onGo={openAddress} />
+          </Suspense>
+        )}
       </main>
     </>
   );
@@ -136,6 +153,9 @@ function AppHeader({ page, go, onLanguage }: { page: Page; go: (next: Page) => (
         </a>
         <a href="?page=geometry" aria-current={page === 'geometry' ? 'page' : undefined} onClick={go('geometry')} data-testid="nav-geometry">
           {t('nav.geometry')}
+        </a>
+        <a href="?page=interleavings" aria-current={page === 'interleavings' ? 'page' : undefined} onClick={go('interleavings')} data-testid="nav-interleavings">
+          {t('nav.interleavings')}
         </a>
       </nav>
       <label className="language">

@@ -126,6 +126,24 @@ describe('the simulator client', () => {
     expect(await again).toEqual(OUTLINE);
   });
 
+  it('tells an exploration’s caller how many schedules have run, apart from a run’s progress', async () => {
+    const client = new SimClient();
+    const heard: number[] = [];
+    const explored = client.explore('text', { preemptions: 2, maxSchedules: 100 }, (n) => heard.push(n));
+    expect(latest().posted).toEqual([{ id: 1, request: { kind: 'explore', text: 'text', preemptions: 2, maxSchedules: 100 } }]);
+    latest().reply({ id: 1, explored: 40 });
+    latest().reply({ id: 1, explored: 90 });
+    expect(heard).toEqual([40, 90]);
+    expect(client.progress()).toBeNull();
+    const report = { line: 3, preemptions: 2, max_schedules: 100, schedules: 100, cut_short: true, groups: [] };
+    latest().reply({ id: 1, ok: true, result: report });
+    expect(await explored).toEqual(report);
+    // Cancelled like any request: the worker is replaced.
+    const again = client.explore('text', { preemptions: 2, maxSchedules: 100 });
+    client.cancel();
+    expect(isCancelled(await again.catch((e: unknown) => e))).toBe(true);
+  });
+
   it('restarts the worker after a crash and counts it', async () => {
     const client = new SimClient();
     const waiting = client.trace();

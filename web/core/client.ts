@@ -5,6 +5,8 @@
 import type { BuildInfo } from './generated/BuildInfo';
 import type { CacheGeometry } from './generated/CacheGeometry';
 import type { CacheRequest } from './generated/CacheRequest';
+import type { ExploreGroup } from './generated/ExploreGroup';
+import type { ExploreReport } from './generated/ExploreReport';
 import type { KernelFiles } from './generated/KernelFiles';
 import type { Lane } from './generated/Lane';
 import type { LaneStep } from './generated/LaneStep';
@@ -21,7 +23,7 @@ import type { SimArgs, SimEnvelope, SimKind, SimReply, SimResult, SweepResult, V
 
 export type { SweepResult, ViewAt } from './protocol';
 export type { BuildInfo, KernelFiles, Lane, ParseError, RunFailure, RunOutline, RunProgress, SimError, SnapshotQuery };
-export type { CacheGeometry, CacheRequest, SweepGrid };
+export type { CacheGeometry, CacheRequest, ExploreGroup, ExploreReport, SweepGrid };
 
 /** A request the simulator answered with an error other than a scenario's own: `error` says
  *  which kind (cancelled, crashed, or a request it cannot answer). */
@@ -67,7 +69,10 @@ export function isCancelled(error: unknown): boolean {
 export class SimClient {
   private worker: Worker;
   private nextId = 1;
-  private readonly pending = new Map<number, { kind: SimKind; resolve: (value: never) => void; reject: (error: Error) => void }>();
+  private readonly pending = new Map<
+    number,
+    { kind: SimKind; resolve: (value: never) => void; reject: (error: Error) => void; onExplored?: (schedules: number) => void }
+  >();
 
   /** Bumped at each restart of the worker after a crash; a run must then be opened again. */
   private generationNow = 0;
@@ -91,6 +96,10 @@ export class SimClient {
       if (!waiter) return;
       if ('progress' in reply) {
         this.setProgress(reply.progress);
+        return;
+      }
+      if ('explored' in reply) {
+        waiter.onExplored?.(reply.explored);
         return;
       }
       this.pending.delete(reply.id);
@@ -175,10 +184,10 @@ export class SimClient {
   }
 
   /** Asks the worker: the answer has the type the protocol's table gives `kind`. */
-  request<K extends SimKind>(kind: K, args: SimArgs<K>): Promise<SimResult<K>> {
+  request<K extends SimKind>(kind: K, args: SimArgs<K>, onExplored?: (schedules: number) => void): Promise<SimResult<K>> {
     const id = this.nextId++;
     return new Promise<SimResult<K>>((resolve, reject) => {
-      this.pending.set(id, { kind, resolve: resolve as (value: never) => void, reject });
+      this.pending.set(id, { kind, resolve: resolve as (value: never) => void, reject, onExplored });
       const message = { id, request: { kind, ...args } } as SimEnvelope;
       this.worker.postMessage(message);
     });
@@ -235,6 +244,14 @@ export class SimClient {
   /** The micro-steps of concurrent block `block`, one a step, for its CPU lanes. */
   lanes(block: number): Promise<LaneStep[]> {
     return this.request('lanes', { block });
+  }
+
+  /** Every schedule of the first concurrent block of `text` that makes at most `preemptions`
+   *  forced switches, at most `maxSchedules` of them, grouped by outcome. Fails with a
+   *  ScenarioError when the scenario does not parse or has no block (or its run is refused);
+   *  `onExplored` hears the schedules run so far a few times a second. `cancel` stops it. */
+  explore(text: string, bounds: { preemptions: number; maxSchedules: number }, onExplored?: (schedules: number) => void): Promise<ExploreReport> {
+    return this.request('explore', { text, ...bounds }, onExplored);
   }
 
   /** The micro-steps step `step` (0-based) is made of, captioned. */

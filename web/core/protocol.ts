@@ -7,11 +7,13 @@
 //
 // Every request carries an id and gets exactly one reply with that id: `ok` with the result,
 // or a SimError (a tagged union generated from Rust, wasm-core/run/src/wire.rs). Before its
-// reply, an `open` may send progress messages with its id while the run goes on.
+// reply, an `open` may send progress messages with its id while the run goes on, and an
+// `explore` the number of schedules it has run.
 
 import type { BuildInfo } from './generated/BuildInfo';
 import type { CacheGeometry } from './generated/CacheGeometry';
 import type { CacheRequest } from './generated/CacheRequest';
+import type { ExploreReport } from './generated/ExploreReport';
 import type { KernelFiles } from './generated/KernelFiles';
 import type { Lane } from './generated/Lane';
 import type { LaneStep } from './generated/LaneStep';
@@ -84,6 +86,9 @@ export interface SimCalls {
   micro: { args: { step: number }; result: MicroStepCaption[] };
   /** The micro-steps of concurrent block `block` (of the outline's blocks), for its CPU lanes. */
   lanes: { args: { block: number }; result: LaneStep[] };
+  /** Every schedule of the first concurrent block of `text` within the bounds, grouped by
+   *  outcome (`slabscope explore`); the open run, if any, is left as it was. */
+  explore: { args: { text: string; preemptions: number; maxSchedules: number }; result: ExploreReport };
 }
 
 export type SimKind = keyof SimCalls;
@@ -106,7 +111,9 @@ export type SimReply =
    *  be trusted). */
   | { id: number; ok: false; error: SimError }
   /** How far the run of an `open` has got. */
-  | { id: number; progress: RunProgress };
+  | { id: number; progress: RunProgress }
+  /** How many schedules an `explore` has run. */
+  | { id: number; explored: number };
 
 /** Page → pool worker. */
 export type PoolRequest =

@@ -16,7 +16,7 @@ import type { PoolReply, PoolRequest, SimEnvelope, SimKind, SimReply, SimRequest
 /** The part of the API both builds share (their init functions differ). */
 type Wasm = Pick<
   typeof import('../wasm/pkg-st/slabscope.js'),
-  'Sweep' | 'Session' | 'build_info' | 'geometry' | 'sweep_columns' | 'check_scenario'
+  'Sweep' | 'Session' | 'build_info' | 'geometry' | 'sweep_columns' | 'check_scenario' | 'explore'
 >;
 type Session = InstanceType<Wasm['Session']>;
 
@@ -164,6 +164,19 @@ function open(text: string, id: number): RunOutline {
   return JSON.parse(next.outline()) as RunOutline;
 }
 
+/** Explores `request`'s scenario; request `id` hears how many schedules have run, at most as
+ *  often as a run's progress. */
+function explore(request: SimRequest<'explore'>, id: number): SimResult<'explore'> {
+  let last = -Infinity;
+  const listener = (schedules: number) => {
+    const now = performance.now();
+    if (now - last < PROGRESS_EVERY_MS) return;
+    last = now;
+    post({ id, explored: schedules });
+  };
+  return JSON.parse(loaded().explore(request.text, request.preemptions, request.maxSchedules, listener)) as SimResult<'explore'>;
+}
+
 function view(cursor: number, query: unknown): ViewWire {
   const start = performance.now();
   // Forwarded as the module wrote it: the page parses it (see ViewWire).
@@ -206,6 +219,10 @@ const handlers: Handlers = {
     JSON.parse('object' in request ? current().object_lane(request.object) : current().page_lane(request.page)) as SimResult<'lane'>,
   micro: (request) => JSON.parse(current().micro_steps(request.step)) as SimResult<'micro'>,
   lanes: (request) => JSON.parse(current().lanes(request.block)) as SimResult<'lanes'>,
+  explore: async (request, id) => {
+    await init();
+    return explore(request, id);
+  },
 };
 
 /** Answers one request with the handler of its kind. */

@@ -16,6 +16,7 @@ import {
   languageAddress,
   lessonHref,
   pageAddress,
+  scenarioAddress,
   parsePageQuery,
   parseScenarioQuery,
   parseUrlState,
@@ -203,6 +204,14 @@ describe('the player derived from its address and back', () => {
     expect(fullPageUrl('https://x.example/?embed=1&preset=a&step=3')).toBe('https://x.example/?preset=a&step=3');
     expect(languageAddress('https://x.example/?step=3&lang=en', 'ko')).toBe('https://x.example/?step=3&lang=ko');
     expect(lessonHref('a b')).toBe('?page=lessons&lesson=a%20b');
+    expect(parsePageQuery('?page=interleavings').page).toBe('interleavings');
+    expect(pageAddress('https://x.example/?lang=ko', 'interleavings')).toBe('https://x.example/?lang=ko&page=interleavings');
     expect(seedLink('https://x.example/app/?page=lessons&lesson=a', 7)).toBe('https://x.example/app/?page=lessons&seed=7');
+  });
+
+  it('opens a scenario in the visualizer at its start, keeping the language and what is not ours', () => {
+    const href = 'https://x.example/app/?page=interleavings&lang=ko&step=40&view=slab&preset=bulk-free&utm=x';
+    expect(scenarioAddress(href, { preset: null, link: '1.abc' })).toBe('https://x.example/app/?utm=x&lang=ko&s=1.abc');
+    expect(scenarioAddress('https://x.example/?page=interleavings&s=1.old', { preset: null, link: null })).toBe('https://x.example/?src=saved');
   });
 });

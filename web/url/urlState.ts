@@ -1,6 +1,6 @@
 // The page's address: the one module that reads or writes the URL's query and the browser's
 // history. What it says:
-//   page=lessons|geometry        the page (none: the visualizer)
+//   page=lessons|geometry|interleavings   the page (none: the visualizer)
 //   lesson=<id>                  the lesson open on the lessons page
 //   seed=<n>                     a student's seed for exercise variants (lessons/variant.ts)
 //   embed=1                      the minimal player (or one lesson) for an iframe
@@ -200,7 +200,7 @@ export function playerAddress(href: string, state: UrlState, scenario: ScenarioR
 
 // ---- The page, the lesson, the seed, the embed ----
 
-export const PAGES = ['visualizer', 'lessons', 'geometry'] as const;
+export const PAGES = ['visualizer', 'lessons', 'geometry', 'interleavings'] as const;
 export type Page = (typeof PAGES)[number];
 
 export interface PageQuery {
@@ -216,7 +216,7 @@ export function parsePageQuery(query: string): PageQuery {
   const params = new URLSearchParams(query);
   const page = params.get('page');
   return {
-    page: page === 'geometry' || page === 'lessons' ? page : 'visualizer',
+    page: page !== null && (PAGES as readonly string[]).includes(page) ? (page as Page) : 'visualizer',
     lesson: params.get('lesson'),
     seed: params.get('seed'),
     embed: params.get('embed') === '1',
@@ -232,6 +232,15 @@ export function pageAddress(href: string, page: Page, lesson: string | null = nu
   if (page === 'lessons' && lesson !== null) url.searchParams.set('lesson', lesson);
   else url.searchParams.delete('lesson');
   return url.toString();
+}
+
+/** `href` showing the visualizer at the start of `scenario`, a link's `s` value or the saved
+ *  run (`link` null): the player's place of `href` dropped, its language and every parameter
+ *  this module does not own kept. The person's draft is the opener's to keep (scenario/store.ts). */
+export function scenarioAddress(href: string, scenario: { preset: null; link: string | null }): string {
+  const url = new URL(pageAddress(href, 'visualizer'));
+  const { lang } = parseUrlState(url.searchParams);
+  return playerAddress(url.toString(), lang ? { lang } : {}, scenario);
 }
 
 /** `href` in language `lang`, the rest kept. */

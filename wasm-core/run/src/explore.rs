@@ -11,12 +11,14 @@
 //!   the end, and what each name of the block holds. Each group keeps its first schedule, to
 //!   open as an ordinary run (`concurrent explicit` with that `schedule`).
 //! - The search stops at `max_schedules`, saying so.
+//! - The findings are the checker's `Problem`s, each with its key and values, so that the web
+//!   app words them in the reader's language (`explore_report.rs`).
 
 use crate::concurrent::{run_block, schedule_text, BlockRun, RunState};
 use crate::run::{run_inner, Caches, RunError, Value};
 use serde::Serialize;
 use slabscope_scenario::{Block, Scenario};
-use slabscope_sim::machine::check::check_machine;
+use slabscope_sim::machine::check::{machine_problems, Problem};
 use slabscope_sim::smp::exec::ExecError;
 use slabscope_sim::smp::schedule::Choice;
 use slabscope_sim::trace::Recorder;
@@ -46,10 +48,10 @@ pub struct OutcomeGroup {
     pub schedules: usize,
     /// The first schedule found, as a `schedule` line writes it.
     pub example: Vec<Choice>,
-    /// Known damage the run did (worded as the checker words it).
-    pub damage: Vec<String>,
+    /// Known damage the run did (as the checker finds it).
+    pub damage: Vec<Problem>,
     /// Invariant violations at the end, besides the damage.
-    pub violations: Vec<String>,
+    pub violations: Vec<Problem>,
     /// What each name the block produces holds: `a = 0xffff…`.
     pub names: Vec<(String, String)>,
     /// Retries the kernel made in the first schedule.
@@ -71,12 +73,23 @@ pub struct Exploration {
 
 /// Explores the first `concurrent` block of `scenario`.
 pub fn explore(scenario: &Scenario, bounds: Bounds) -> Result<Exploration, RunError> {
+    explore_with_progress(scenario, bounds, &mut |_| {})
+}
+
+/// `explore`, telling `progress` the number of schedules run after each one.
+pub fn explore_with_progress(
+    scenario: &Scenario,
+    bounds: Bounds,
+    progress: &mut dyn FnMut(usize),
+) -> Result<Exploration, RunError> {
     let Some(first) = scenario.blocks.first() else {
         return Err(RunError::NoBlock);
     };
     let mut found = None;
     let mut hook = |rec: &mut Recorder, block: &Block, caches: &Caches, state: &mut RunState| {
-        found = Some(search(rec, scenario, block, caches, state, bounds)?);
+        found = Some(search(
+            rec, scenario, block, caches, state, bounds, progress,
+        )?);
         Ok(None::<BlockRun>)
     };
     run_inner(scenario, false, None, &mut |_| {}, &mut hook)?;
@@ -89,16 +102,9 @@ pub fn explore(scenario: &Scenario, bounds: Bounds) -> Result<Exploration, RunEr
 /// A decision point past a schedule's prefix: its index, and the decisions not taken there.
 type Branch = (usize, Vec<Choice>);
 
-fn search(
-    rec: &mut Recorder,
-    scenario: &Scenario,
-    block: &Block,
-    caches: &Caches,
-    state: &mut RunState,
-    bounds: Bounds,
-) -> Result<Exploration, RunError> {
-    let start = rec.machine().clone();
-    let targets: Vec<String> = scenario.ops[block.first_op..block.end_op]
+/// The names the block's lines produce, in line order (repeats included).
+pub(crate) fn block_targets(scenario: &Scenario, block: &Block) -> Vec<String> {
+    scenario.ops[block.first_op..block.end_op]
         .iter()
         .filter_map(|l| l.target.as_ref())
         .map(|t| match t {
@@ -106,7 +112,20 @@ fn search(
                 n.clone()
             }
         })
-        .collect();
+        .collect()
+}
+
+fn search(
+    rec: &mut Recorder,
+    scenario: &Scenario,
+    block: &Block,
+    caches: &Caches,
+    state: &mut RunState,
+    bounds: Bounds,
+    progress: &mut dyn FnMut(usize),
+) -> Result<Exploration, RunError> {
+    let start = rec.machine().clone();
+    let targets = block_targets(scenario, block);
     let mut groups: Vec<OutcomeGroup> = Vec::new();
     let mut stack: Vec<Vec<Choice>> = vec![Vec::new()];
     let mut schedules = 0;
@@ -134,12 +153,14 @@ fn search(
                 .copied()
                 .filter(|c| switches + cost(c) <= bounds.preemptions)
                 .collect();
-            // The one that goes on with the CPU that ran last, when it can: no switch.
+            // The one that goes on with the CPU that ran last, when it can: no switch. (Some
+            // decision always costs none, see `forced_switch`; `choices` is never empty.)
             let first = allowed
                 .iter()
                 .copied()
                 .find(|c| cost(c) == 0)
-                .unwrap_or(allowed[0]);
+                .or_else(|| allowed.first().copied())
+                .unwrap_or(choices[0]);
             let others: Vec<Choice> = allowed.into_iter().filter(|&c| c != first).collect();
             if !others.is_empty() {
                 branches.push((index, others));
@@ -166,6 +187,7 @@ fn search(
             Some(&mut choose),
         )?;
         schedules += 1;
+        progress(schedules);
         let group = outcome(&run_rec, &run, &names, &lists, &targets);
         match groups.iter_mut().find(|g| same(g, &group)) {
             Some(g) => g.schedules += 1,
@@ -189,10 +211,14 @@ fn search(
     })
 }
 
-/// Whether taking `c` after `last` switches away from a CPU that could have gone on.
+/// Whether taking `c` after `last` switches away from a CPU that could have gone on. A
+/// preemption or an interrupt does, unless no CPU can run (only interrupts are left to come):
+/// so some decision is always free, and a search with its switches spent still ends.
 fn forced_switch(last: Option<Choice>, c: Choice, choices: &[Choice]) -> bool {
     match (last, c) {
-        (_, Choice::Preempt { .. } | Choice::Irq { .. }) => true,
+        (_, Choice::Preempt { .. } | Choice::Irq { .. }) => {
+            choices.iter().any(|c| matches!(c, Choice::Run { .. }))
+        }
         (Some(Choice::Run { cpu: was }), Choice::Run { cpu }) => {
             cpu != was && choices.contains(&Choice::Run { cpu: was })
         }
@@ -200,22 +226,22 @@ fn forced_switch(last: Option<Choice>, c: Choice, choices: &[Choice]) -> bool {
     }
 }
 
-fn same(a: &OutcomeGroup, b: &OutcomeGroup) -> bool {
+/// Whether two schedules ended the same way (their counts, examples and retries aside).
+pub(crate) fn same(a: &OutcomeGroup, b: &OutcomeGroup) -> bool {
     a.damage == b.damage && a.violations == b.violations && a.names == b.names
 }
 
-/// The outcome of one schedule.
-fn outcome(
+/// The outcome of one schedule: `rec`'s machine at the block's end, and what the names hold.
+pub(crate) fn outcome(
     rec: &Recorder,
     run: &BlockRun,
     names: &BTreeMap<String, Value>,
     lists: &BTreeMap<String, Vec<Value>>,
     targets: &[String],
 ) -> OutcomeGroup {
-    let all = check_machine(rec.machine());
-    let (damage, violations): (Vec<String>, Vec<String>) = all
+    let (damage, violations): (Vec<Problem>, Vec<Problem>) = machine_problems(rec.machine())
         .into_iter()
-        .partition(|l| l.starts_with("known damage: "));
+        .partition(Problem::is_damage);
     let show = |v: &Value| match v {
         Value::Object { addr } => format!("{addr:#x}"),
         Value::Pages { pfn } => format!("pages {pfn:#x}"),
@@ -335,6 +361,34 @@ mod tests {
         assert!(e.cut_short);
         assert_eq!(e.schedules, 5);
         assert!(exploration_text(&e).contains("cut short"));
+    }
+
+    /// With its switches spent, a search still ends a block whose interrupt handlers are all
+    /// that is left to run: an interrupt when no CPU can run is no switch.
+    #[test]
+    fn interrupts_left_alone_cost_no_switch() {
+        let s = parse(
+            "slabscope-scenario 3\nmachine cpus=1 nodes=1 memory=1M\ncache t size=64\n\
+             concurrent\n  a = kmem_cache_alloc(t) on cpu0\n  b = kmem_cache_alloc(t) on cpu0 irq\n\
+             end\n",
+        )
+        .expect("parses");
+        let bounds = Bounds {
+            preemptions: 0,
+            max_schedules: 100,
+        };
+        let e = explore(&s, bounds).expect("explores");
+        assert!(!e.cut_short);
+        assert!(e.schedules >= 1);
+        let races = explore(
+            &golden("smp-races-seed8.slab"),
+            Bounds {
+                preemptions: 2,
+                max_schedules: 200,
+            },
+        )
+        .expect("explores");
+        assert!(races.cut_short);
     }
 
     /// A scenario without a block is refused, with a message.

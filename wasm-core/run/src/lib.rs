@@ -15,6 +15,7 @@
 pub mod compare;
 pub mod concurrent;
 pub mod explore;
+pub mod explore_report;
 mod lists;
 pub mod print;
 mod run;

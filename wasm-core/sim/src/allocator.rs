@@ -21,7 +21,7 @@ use crate::boot::{Allocator, BootOptions};
 use crate::geometry::{GeometryError, SlabFlags};
 use crate::gfp::Gfp;
 use crate::ids::{CacheId, CpuId, NodeId};
-use crate::machine::check::{SlabShare, Totals, Touched};
+use crate::machine::check::{Problem, SlabShare, Totals, Touched};
 use crate::machine::{Machine, Pfn};
 use crate::slab_common::{DestroyOutcome, FreeOutcome};
 use crate::snapshot::{CacheBrief, CacheView, View};
@@ -166,10 +166,10 @@ pub trait SlabAllocator: Sync {
     fn cache_view(&self, v: &View, id: CacheId, wanted: Option<Pfn>) -> CacheView;
 
     /// Every invariant of the allocator's structures, with the machine's sums.
-    fn check_all(&self, m: &Machine, totals: &Totals, bad: &mut Vec<String>);
+    fn check_all(&self, m: &Machine, totals: &Totals, bad: &mut Vec<Problem>);
 
     /// The invariants of what a step touched (`t`), with the machine's sums.
-    fn check_touched(&self, m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<String>);
+    fn check_touched(&self, m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<Problem>);
 }
 
 /// The allocator the machine was built with, as its kernel profile implements it.

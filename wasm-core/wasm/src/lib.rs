@@ -9,6 +9,7 @@
 //! `WebAssembly.Memory`; a sweep registered by one of them is found by the others through
 //! `SWEEPS` and worked on with `work_on_sweep(id)`.
 
+use slabscope_run::explore_report::explore_report;
 use slabscope_run::wire::{BuildInfo, SimError, SnapshotAt};
 use slabscope_run::RunProgress;
 use slabscope_scenario::parse;
@@ -30,6 +31,14 @@ extern "C" {
     /// `listener.call(context, progress)`.
     #[wasm_bindgen(method, js_name = call)]
     fn call(this: &ProgressListener, context: &JsValue, progress: &str);
+
+    /// A JavaScript function that hears how many schedules an exploration has run, after each.
+    #[wasm_bindgen(typescript_type = "(schedules: number) => void")]
+    pub type ExploreListener;
+
+    /// `listener.call(context, schedules)`.
+    #[wasm_bindgen(method, js_name = call)]
+    fn tell(this: &ExploreListener, context: &JsValue, schedules: u32);
 }
 
 /// The error thrown for `e`: its `SimError` JSON as the message.
@@ -76,6 +85,27 @@ pub fn geometry(request_json: &str) -> Result<String, JsError> {
         .map_err(|e| invalid(format!("bad geometry request: {e}")))?;
     let answer = kmem_cache_geometry(&request).map_err(|e| invalid(e.to_string()))?;
     Ok(serde_json::to_string(&answer).expect("CacheGeometry always serialises"))
+}
+
+/// Every schedule of the first `concurrent` block of `scenario` that makes at most
+/// `preemptions` forced switches, at most `max_schedules` of them, grouped by outcome: an
+/// `ExploreReport` as JSON, each group with the scenario that replays it. `progress` (when
+/// given) hears the schedules run so far after each. Bounds past the explorer's limits are
+/// thrown as `invalid`, a scenario that does not parse or cannot run as `parse` or `run`.
+#[wasm_bindgen]
+pub fn explore(
+    scenario: &str,
+    preemptions: u32,
+    max_schedules: u32,
+    progress: Option<ExploreListener>,
+) -> Result<String, JsError> {
+    let mut tell = |n: usize| {
+        if let Some(listener) = &progress {
+            listener.tell(&JsValue::NULL, n as u32);
+        }
+    };
+    let report = explore_report(scenario, preemptions, max_schedules, &mut tell).map_err(fail)?;
+    Ok(serde_json::to_string(&report).expect("reports serialise"))
 }
 
 /// The standard workload of `npm run bench` (docs/bench.md), booted and ready: JavaScript
@@ -296,4 +326,41 @@ fn lock_sweeps() -> std::sync::MutexGuard<'static, BTreeMap<u32, Arc<SweepJob>>>
     SWEEPS
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The explorer as the page calls it: the ABA race without the tid, explored whole, comes
+    /// back as an `ExploreReport` whose groups carry keyed findings and a replay.
+    #[test]
+    fn explore_answers_a_report_as_json() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../run/tests/golden/smp-aba-no-tid.slab"
+        );
+        let source = std::fs::read_to_string(path).expect("readable");
+        let json = explore(&source, 2, 10_000, None).unwrap_or_else(|_| panic!("explores"));
+        let report: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+        assert_eq!(report["schedules"], 57);
+        assert_eq!(report["cut_short"], false);
+        let groups = report["groups"].as_array().expect("groups");
+        assert!(groups.len() > 1);
+        let damaged = groups
+            .iter()
+            .find(|g| !g["damage"].as_array().expect("damage").is_empty())
+            .expect("a damaged group");
+        assert_eq!(damaged["damage"][0]["key"], "damage.stale_cpu_freelist");
+        assert_eq!(
+            damaged["damage"][0]["args"][0],
+            serde_json::json!(["cpu", "0"])
+        );
+        let replay = damaged["replay"].as_str().expect("a replay");
+        assert!(replay.contains("concurrent explicit\n"));
+        assert!(replay.contains(&format!(
+            "  schedule {}\n",
+            damaged["schedule"].as_str().unwrap()
+        )));
+    }
 }

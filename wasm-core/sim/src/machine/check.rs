@@ -17,6 +17,7 @@
 
 mod incremental;
 pub(crate) mod pages;
+mod problem;
 mod totals;
 mod touched;
 mod trace;
@@ -26,6 +27,8 @@ mod tests;
 
 pub use incremental::Checker;
 pub(crate) use incremental::{check_touched_slab, check_touched_slub};
+pub use problem::Problem;
+pub(crate) use problem::{hex, messages, problem};
 pub use trace::{check_trace, FullChecks, StepCheck, TraceCheck, TraceSummary, Violation};
 
 pub(crate) use totals::check_live;
@@ -37,11 +40,16 @@ use super::Machine;
 /// Every invariant of the machine: the known damage an unchecked bad operation did
 /// (`damage.rs`) first, then the page allocator's, its slab allocator's and RCU's.
 pub fn check_machine(m: &Machine) -> Vec<String> {
+    messages(machine_problems(m))
+}
+
+/// `check_machine`, each finding with its key and values (for a reader in another language).
+pub fn machine_problems(m: &Machine) -> Vec<Problem> {
     check_with(m, &Totals::of(m))
 }
 
-/// `check_machine` with the sums already computed.
-fn check_with(m: &Machine, totals: &Totals) -> Vec<String> {
+/// `machine_problems` with the sums already computed.
+fn check_with(m: &Machine, totals: &Totals) -> Vec<Problem> {
     let mut bad = Vec::new();
     super::damage::check_records(m, &mut bad);
     pages::check_all(m, totals, &mut bad);
@@ -56,5 +64,5 @@ fn check_with(m: &Machine, totals: &Totals) -> Vec<String> {
 pub fn check_page_allocator(m: &Machine) -> Vec<String> {
     let mut bad = Vec::new();
     pages::check_all(m, &Totals::of(m), &mut bad);
-    bad
+    messages(bad)
 }

@@ -17,6 +17,7 @@
 //!   the node lists; SLAB's arrays). Every check, full or of what a step touched, reports every
 //!   record first (there are few, and the run stays damaged from the step that did it on).
 
+use super::check::{hex, problem, Problem};
 use super::{Machine, Pfn};
 use crate::ids::{CacheId, CpuId, NodeId};
 use serde::Serialize;
@@ -80,77 +81,123 @@ pub enum Damage {
 }
 
 /// Every record, worded, into `bad`: nothing when nothing is known to be damaged.
-pub fn check_records(m: &Machine, bad: &mut Vec<String>) {
+pub fn check_records(m: &Machine, bad: &mut Vec<Problem>) {
+    bad.extend(m.damage.iter().map(|d| damage_problem(m, d)));
+}
+
+/// One record, worded.
+fn damage_problem(m: &Machine, d: &Damage) -> Problem {
     let name = |id: CacheId| m.cache_name(id).unwrap_or("?").to_string();
-    bad.extend(m.damage.iter().map(|d| match *d {
+    match *d {
         Damage::WrongCacheFree {
             cache,
             slab_cache,
             addr,
             pfn,
             offsets,
-        } => {
-            let (s, t) = (name(cache), name(slab_cache));
-            let mut text = format!(
-                "known damage: {addr:#x}, an object of {t} (slab {pfn:#x}), was freed with \
-                     {s}'s code; cache_from_obj() does not look without \
-                     CONFIG_SLAB_FREELIST_HARDENED or slub_debug=F, so the kernel did not notice"
-            );
-            match offsets {
-                Some((at, read)) if at != read => text.push_str(&format!(
-                    "; the free pointer went to offset {at} of the object, where {t} reads \
-                         offset {read}: {t}'s freelist goes on from it through whatever those \
-                         bytes held (the simulator links it as if stored at offset {read})"
-                )),
-                Some(_) => {}
-                None => text.push_str(&format!(
-                    "; the pointer sits in {s}'s arrays, so {s} hands the object out as its \
-                         own"
-                )),
-            }
-            text
-        }
+        } => wrong_cache_free(name(cache), name(slab_cache), addr, pfn, offsets),
         Damage::ForeignSlabDiscarded {
             cache,
             slab_cache,
             pfn,
             node,
             objects,
-        } => {
-            let (s, t) = (name(cache), name(slab_cache));
-            format!(
-                "known damage: {s}'s discard_slab() freed slab {pfn:#x} of {t}: the kernel \
-                     took 1 slab and {objects} objects off {s}'s node {node} counters, which \
-                     never counted them, and {t}'s still count them (the simulator takes them \
-                     off {t}'s)"
-            )
-        }
+        } => problem!(
+            "damage.foreign_slab_discarded",
+            "known damage: {cache}'s discard_slab() freed slab {pfn} of {slab_cache}: the \
+             kernel took 1 slab and {objects} objects off {cache}'s node {node} counters, which \
+             never counted them, and {slab_cache}'s still count them (the simulator takes them \
+             off {slab_cache}'s)",
+            cache = name(cache),
+            pfn = hex(pfn),
+            slab_cache = name(slab_cache),
+            objects = objects,
+            node = node
+        ),
         Damage::ForeignObjectFreed {
             cache,
             slab_cache,
             addr,
             pfn,
             node,
-        } => {
-            let (s, t) = (name(cache), name(slab_cache));
-            format!(
-                "known damage: {s}'s free_block() took back {addr:#x}, an object of {t}: the \
-                     kernel puts an index computed with {s}'s object size into slab {pfn:#x} and \
-                     moves that slab onto {s}'s node {node} lists (the simulator returns the \
-                     object to {t}'s slab and lists)"
-            )
-        }
-        Damage::StaleCpuFreelist { cache, cpu, object } => format!(
-            "known damage: cpu{cpu}'s c->freelist of {} points at {object:#x}, which a caller \
-                 holds: without the tid the fast path's cmpxchg saw the same c->freelist as it \
-                 had read and swapped in the next pointer it had read before, which is stale \
-                 (ABA); the next allocation on cpu{cpu} hands {object:#x} out again",
-            name(cache)
+        } => problem!(
+            "damage.foreign_object_freed",
+            "known damage: {cache}'s free_block() took back {addr}, an object of {slab_cache}: \
+             the kernel puts an index computed with {cache}'s object size into slab {pfn} and \
+             moves that slab onto {cache}'s node {node} lists (the simulator returns the object \
+             to {slab_cache}'s slab and lists)",
+            cache = name(cache),
+            addr = hex(addr),
+            slab_cache = name(slab_cache),
+            pfn = hex(pfn),
+            node = node
         ),
-        Damage::HandedOutTwice { cache, cpu, object } => format!(
-            "known damage: cpu{cpu} handed {object:#x} of {} to a caller while another caller \
-                 still held it: two users of one object (the simulator keeps one holder)",
-            name(cache)
+        Damage::StaleCpuFreelist { cache, cpu, object } => problem!(
+            "damage.stale_cpu_freelist",
+            "known damage: cpu{cpu}'s c->freelist of {cache} points at {object}, which a caller \
+             holds: without the tid the fast path's cmpxchg saw the same c->freelist as it had \
+             read and swapped in the next pointer it had read before, which is stale (ABA); the \
+             next allocation on cpu{cpu} hands {object} out again",
+            cpu = cpu,
+            cache = name(cache),
+            object = hex(object)
         ),
-    }));
+        Damage::HandedOutTwice { cache, cpu, object } => problem!(
+            "damage.handed_out_twice",
+            "known damage: cpu{cpu} handed {object} of {cache} to a caller while another caller \
+             still held it: two users of one object (the simulator keeps one holder)",
+            cpu = cpu,
+            object = hex(object),
+            cache = name(cache)
+        ),
+    }
+}
+
+/// `Damage::WrongCacheFree`, worded by what the named cache's code did with the pointer.
+fn wrong_cache_free(
+    cache: String,
+    slab_cache: String,
+    addr: u64,
+    pfn: Pfn,
+    offsets: Option<(u32, u32)>,
+) -> Problem {
+    match offsets {
+        Some((at, read)) if at != read => problem!(
+            "damage.wrong_cache_free_offset",
+            "known damage: {addr}, an object of {slab_cache} (slab {pfn}), was freed with \
+                 {cache}'s code; cache_from_obj() does not look without \
+                 CONFIG_SLAB_FREELIST_HARDENED or slub_debug=F, so the kernel did not notice; \
+                 the free pointer went to offset {at} of the object, where {slab_cache} reads \
+                 offset {read}: {slab_cache}'s freelist goes on from it through whatever those \
+                 bytes held (the simulator links it as if stored at offset {read})",
+            addr = hex(addr),
+            slab_cache = slab_cache,
+            pfn = hex(pfn),
+            cache = cache,
+            at = at,
+            read = read
+        ),
+        Some(_) => problem!(
+            "damage.wrong_cache_free",
+            "known damage: {addr}, an object of {slab_cache} (slab {pfn}), was freed with \
+                 {cache}'s code; cache_from_obj() does not look without \
+                 CONFIG_SLAB_FREELIST_HARDENED or slub_debug=F, so the kernel did not notice",
+            addr = hex(addr),
+            slab_cache = slab_cache,
+            pfn = hex(pfn),
+            cache = cache
+        ),
+        None => problem!(
+            "damage.wrong_cache_free_array",
+            "known damage: {addr}, an object of {slab_cache} (slab {pfn}), was freed with \
+                 {cache}'s code; cache_from_obj() does not look without \
+                 CONFIG_SLAB_FREELIST_HARDENED or slub_debug=F, so the kernel did not notice; \
+                 the pointer sits in {cache}'s arrays, so {cache} hands the object out as its \
+                 own",
+            addr = hex(addr),
+            slab_cache = slab_cache,
+            pfn = hex(pfn),
+            cache = cache
+        ),
+    }
 }

@@ -12,6 +12,7 @@
 
 use super::state::{kvfree_bulk_max_entr, RcuFunc, KFREE_N_BATCHES, RCU_MIN_CACHED_OBJS};
 use crate::ids::CpuId;
+use crate::machine::check::{hex, messages, problem, Problem};
 use crate::machine::{FrameState, Machine, Owner, Pfn};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -65,7 +66,7 @@ fn each_holder(m: &Machine, mut f: impl FnMut(Pfn, (u8, Owner))) {
 }
 
 /// Every RCU invariant of the machine.
-pub(crate) fn check_all(m: &Machine, bad: &mut Vec<String>) {
+pub(crate) fn check_all(m: &Machine, bad: &mut Vec<Problem>) {
     if !check_shape(m, bad) {
         return;
     }
@@ -107,19 +108,21 @@ pub(crate) fn check_all(m: &Machine, bad: &mut Vec<String>) {
 pub fn check_rcu(m: &Machine) -> Vec<String> {
     let mut bad = Vec::new();
     check_all(m, &mut bad);
-    bad
+    messages(bad)
 }
 
 /// RCU keeps one callback list and one `krc` per CPU; the other checks index by CPU and run
 /// only if so.
-pub(crate) fn check_shape(m: &Machine, bad: &mut Vec<String>) -> bool {
+pub(crate) fn check_shape(m: &Machine, bad: &mut Vec<Problem>) -> bool {
     let rcu = &m.rcu;
     let cpus = m.config.cpus as usize;
     if rcu.cblist.len() != cpus || rcu.krc.len() != cpus {
-        bad.push(format!(
-            "RCU keeps {} callback lists and {} krc for {cpus} CPUs",
-            rcu.cblist.len(),
-            rcu.krc.len()
+        bad.push(problem!(
+            "check.rcu_shape",
+            "RCU keeps {lists} callback lists and {krcs} krc for {cpus} CPUs",
+            lists = rcu.cblist.len(),
+            krcs = rcu.krc.len(),
+            cpus = cpus
         ));
         return false;
     }
@@ -140,7 +143,7 @@ pub(crate) fn rcu_owned(state: FrameState) -> Option<(u8, Owner)> {
 /// Callback `i` of `cpu`'s list waits for a grace period no earlier than the one before it
 /// and no later than the next; a slab whose pages it frees is no slab of its cache any more;
 /// a `kfree_rcu()` batch's callback has a batch to free.
-pub(crate) fn check_callback(m: &Machine, cpu: CpuId, i: usize, bad: &mut Vec<String>) {
+pub(crate) fn check_callback(m: &Machine, cpu: CpuId, i: usize, bad: &mut Vec<Problem>) {
     let rcu = &m.rcu;
     let Some(list) = rcu.cblist.get(cpu) else {
         return;
@@ -150,26 +153,35 @@ pub(crate) fn check_callback(m: &Machine, cpu: CpuId, i: usize, bad: &mut Vec<St
     };
     let last = i.checked_sub(1).map_or(0, |p| list[p].gp);
     if cb.gp < last || cb.gp > rcu.next_gp() {
-        bad.push(format!(
-            "cpu{cpu}: a callback waits for grace period {} after one for {last} \
-             ({} have ended)",
-            cb.gp, rcu.completed
+        bad.push(problem!(
+            "check.rcu_callback_order",
+            "cpu{cpu}: a callback waits for grace period {gp} after one for {last} \
+             ({completed} have ended)",
+            cpu = cpu,
+            gp = cb.gp,
+            last = last,
+            completed = rcu.completed
         ));
     }
     match cb.func {
         RcuFunc::FreeSlab { pfn, .. } => {
             let still_slab = crate::allocator::ops(m).slab_of(m, pfn).is_some();
             if still_slab {
-                bad.push(format!(
-                    "slab {pfn:#x} waits for RCU but is still a slab of its cache"
+                bad.push(problem!(
+                    "check.rcu_slab_still_slab",
+                    "slab {pfn} waits for RCU but is still a slab of its cache",
+                    pfn = hex(pfn)
                 ));
             }
         }
         RcuFunc::KfreeRcuWork { batch } => {
             let krc = &rcu.krc[cpu];
             if krc.krw_arr.get(batch as usize).is_none_or(|b| b.is_empty()) {
-                bad.push(format!(
-                    "cpu{cpu}: the callback of kfree_rcu batch {batch} has no batch"
+                bad.push(problem!(
+                    "check.rcu_callback_no_batch",
+                    "cpu{cpu}: the callback of kfree_rcu batch {batch} has no batch",
+                    cpu = cpu,
+                    batch = batch
                 ));
             }
         }
@@ -179,47 +191,57 @@ pub(crate) fn check_callback(m: &Machine, cpu: CpuId, i: usize, bad: &mut Vec<St
 /// A CPU's `krc`: its page cache keeps at most `rcu_min_cached_objs` pages; each page of
 /// pointers queued or in a batch holds 1 to `KVFREE_BULK_MAX_ENTR` of them and waits for no
 /// grace period past the next, as do its chained objects; what is queued has a monitor.
-pub(crate) fn check_krc(m: &Machine, cpu: CpuId, bad: &mut Vec<String>) {
+pub(crate) fn check_krc(m: &Machine, cpu: CpuId, bad: &mut Vec<Problem>) {
     let Some(krc) = m.rcu.krc.get(cpu) else {
         return;
     };
     let next = m.rcu.next_gp();
     let max = kvfree_bulk_max_entr(m.page.page_size) as usize;
     if krc.bkvcache.len() > RCU_MIN_CACHED_OBJS {
-        bad.push(format!(
-            "cpu{cpu}: {} pages in the kfree_rcu page cache, over {RCU_MIN_CACHED_OBJS}",
-            krc.bkvcache.len()
+        bad.push(problem!(
+            "check.rcu_page_cache",
+            "cpu{cpu}: {pages} pages in the kfree_rcu page cache, over {max}",
+            cpu = cpu,
+            pages = krc.bkvcache.len(),
+            max = RCU_MIN_CACHED_OBJS
         ));
     }
     for lists in std::iter::once(&krc.queued).chain(krc.krw_arr.iter()) {
         for page in &lists.bulk {
             if page.records.is_empty() || page.records.len() > max || page.gp > next {
-                bad.push(format!(
-                    "cpu{cpu}: kfree_rcu page {:#x} holds {} pointers (1 to {max}) for \
-                     grace period {}",
-                    page.pfn,
-                    page.records.len(),
-                    page.gp
+                bad.push(problem!(
+                    "check.rcu_page_records",
+                    "cpu{cpu}: kfree_rcu page {pfn} holds {pointers} pointers (1 to {max}) for \
+                     grace period {gp}",
+                    cpu = cpu,
+                    pfn = hex(page.pfn),
+                    pointers = page.records.len(),
+                    max = max,
+                    gp = page.gp
                 ));
             }
         }
         if lists.head_gp > next {
-            bad.push(format!(
-                "cpu{cpu}: chained kfree_rcu objects wait for grace period {}",
-                lists.head_gp
+            bad.push(problem!(
+                "check.rcu_chained_gp",
+                "cpu{cpu}: chained kfree_rcu objects wait for grace period {gp}",
+                cpu = cpu,
+                gp = lists.head_gp
             ));
         }
     }
     if !krc.queued.is_empty() && !krc.monitor_pending {
-        bad.push(format!(
-            "cpu{cpu}: kfree_rcu() pointers are queued but no monitor work is pending"
+        bad.push(problem!(
+            "check.rcu_no_monitor",
+            "cpu{cpu}: kfree_rcu() pointers are queued but no monitor work is pending",
+            cpu = cpu
         ));
     }
 }
 
 /// `krw_arr[batch]` of a CPU has its one callback on that CPU's list exactly when it holds
 /// anything.
-pub(crate) fn check_batch(m: &Machine, cpu: CpuId, batch: u8, bad: &mut Vec<String>) {
+pub(crate) fn check_batch(m: &Machine, cpu: CpuId, batch: u8, bad: &mut Vec<Problem>) {
     let (Some(krc), Some(list)) = (m.rcu.krc.get(cpu), m.rcu.cblist.get(cpu)) else {
         return;
     };
@@ -231,20 +253,29 @@ pub(crate) fn check_batch(m: &Machine, cpu: CpuId, batch: u8, bad: &mut Vec<Stri
         .filter(|c| c.func == RcuFunc::KfreeRcuWork { batch })
         .count();
     if callbacks != usize::from(!lists.is_empty()) {
-        bad.push(format!(
-            "cpu{cpu}: kfree_rcu batch {batch} holds {} pointers and has {callbacks} callbacks",
-            lists.objects()
+        bad.push(problem!(
+            "check.rcu_batch_callbacks",
+            "cpu{cpu}: kfree_rcu batch {batch} holds {pointers} pointers and has {callbacks} \
+             callbacks",
+            cpu = cpu,
+            batch = batch,
+            pointers = lists.objects(),
+            callbacks = callbacks
         ));
     }
 }
 
-fn queued_twice(addr: u64) -> String {
-    format!("{addr:#x} is queued by kfree_rcu() twice")
+fn queued_twice(addr: u64) -> Problem {
+    problem!(
+        "check.rcu_queued_twice",
+        "{addr} is queued by kfree_rcu() twice",
+        addr = hex(addr)
+    )
 }
 
 /// A pointer `kfree_rcu()` queued waits in one place only (a scan of every `krc`, as
 /// `kvfree_call_rcu()`'s own refusal of a pointer queued twice makes).
-pub(crate) fn check_queued(m: &Machine, addr: u64, bad: &mut Vec<String>) {
+pub(crate) fn check_queued(m: &Machine, addr: u64, bad: &mut Vec<Problem>) {
     let times: usize = m
         .rcu
         .krc
@@ -258,20 +289,32 @@ pub(crate) fn check_queued(m: &Machine, addr: u64, bad: &mut Vec<String>) {
 
 /// The page at `pfn` is held by RCU exactly when its block's owner says so, once, with the
 /// block's order and owner.
-pub(crate) fn check_frame(m: &Machine, pfn: Pfn, holders: &RcuHolders, bad: &mut Vec<String>) {
+pub(crate) fn check_frame(m: &Machine, pfn: Pfn, holders: &RcuHolders, bad: &mut Vec<Problem>) {
     let state = m.frame(pfn).map(|f| f.state);
     let held = holders.get(m, pfn);
     match state.and_then(rcu_owned) {
         Some(own) if held == [own] => {}
-        Some(_) if held.len() > 1 => bad.push(format!("pfn {pfn:#x} is held twice by RCU")),
-        Some((order, owner)) => bad.push(format!(
-            "pfn {pfn:#x} is {owner:?} of order {order}, but RCU does not hold it so"
+        Some(_) if held.len() > 1 => bad.push(problem!(
+            "check.rcu_held_twice",
+            "pfn {pfn} is held twice by RCU",
+            pfn = hex(pfn)
+        )),
+        Some((order, owner)) => bad.push(problem!(
+            "check.rcu_not_held",
+            "pfn {pfn} is {owner} of order {order}, but RCU does not hold it so",
+            pfn = hex(pfn),
+            owner = format!("{owner:?}"),
+            order = order
         )),
         None => {
             for (order, owner) in held {
-                bad.push(format!(
-                    "RCU holds pfn {pfn:#x} as {owner:?} of order {order}, but the page is \
-                     {state:?}"
+                bad.push(problem!(
+                    "check.rcu_holds_other",
+                    "RCU holds pfn {pfn} as {owner} of order {order}, but the page is {state}",
+                    pfn = hex(pfn),
+                    owner = format!("{owner:?}"),
+                    order = order,
+                    state = format!("{state:?}")
                 ));
             }
         }

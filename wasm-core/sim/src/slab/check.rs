@@ -8,7 +8,7 @@ use super::place_of;
 use super::state::{AcRef, ArrayCache, KmemCache, SlabList};
 use crate::geometry::slab::FreelistLayout;
 use crate::ids::{CacheId, NodeId};
-use crate::machine::check::Totals;
+use crate::machine::check::{hex, messages, problem, Problem, Totals};
 use crate::machine::{FrameState, Machine, Owner, Pfn};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -134,7 +134,7 @@ impl SlabPlaces {
 }
 
 /// Every SLAB invariant of the machine.
-pub(crate) fn check_all(m: &Machine, totals: &Totals, bad: &mut Vec<String>) {
+pub(crate) fn check_all(m: &Machine, totals: &Totals, bad: &mut Vec<Problem>) {
     let places = SlabPlaces::index(m);
     let mut seen = BTreeSet::new();
     for s in &m.slab().caches {
@@ -163,7 +163,7 @@ pub fn check_slab(m: &Machine) -> Vec<String> {
     if m.allocator() == crate::boot::Allocator::Slab {
         crate::machine::check::check_live(m, &totals, &mut bad);
     }
-    bad
+    messages(bad)
 }
 
 /// One array cache: within its limit; each entry a free object of its cache, handed out of
@@ -174,7 +174,7 @@ pub(crate) fn check_array(
     cache: CacheId,
     r: AcRef,
     seen: &mut BTreeSet<u64>,
-    bad: &mut Vec<String>,
+    bad: &mut Vec<Problem>,
 ) {
     let sl = &m.slab();
     let Some(s) = sl.caches.get(cache) else {
@@ -185,42 +185,71 @@ pub(crate) fn check_array(
     };
     let node = array_node(m, r);
     if ac.avail() > ac.limit {
-        bad.push(format!(
-            "{}: {r} holds {} pointers, over its limit {}",
-            s.name,
-            ac.avail(),
-            ac.limit
+        bad.push(problem!(
+            "check.array_over_limit",
+            "{cache}: {array} holds {avail} pointers, over its limit {limit}",
+            cache = &s.name,
+            array = r,
+            avail = ac.avail(),
+            limit = ac.limit
         ));
     }
     for &obj in &ac.entry {
         if !seen.insert(obj) {
-            bad.push(format!("{}: object {obj:#x} is in arrays twice", s.name));
+            bad.push(problem!(
+                "check.array_object_twice",
+                "{cache}: object {object} is in arrays twice",
+                cache = &s.name,
+                object = hex(obj)
+            ));
             continue;
         }
         let Some(p) = place_of(m, obj).filter(|p| p.offset == 0) else {
-            bad.push(format!("{}: {r} holds {obj:#x}, not an object", s.name));
+            bad.push(problem!(
+                "check.array_not_object",
+                "{cache}: {array} holds {object}, not an object",
+                cache = &s.name,
+                array = r,
+                object = hex(obj)
+            ));
             continue;
         };
         let slab = &sl.slabs[&p.pfn];
         if slab.cache != s.id {
-            bad.push(format!("{}: {r} holds {obj:#x} of another cache", s.name));
+            bad.push(problem!(
+                "check.array_foreign_object",
+                "{cache}: {array} holds {object} of another cache",
+                cache = &s.name,
+                array = r,
+                object = hex(obj)
+            ));
         }
         if slab.allocated[p.index as usize] {
-            bad.push(format!(
-                "{}: object {obj:#x} is both in {r} and allocated",
-                s.name
+            bad.push(problem!(
+                "check.array_object_allocated",
+                "{cache}: object {object} is both in {array} and allocated",
+                cache = &s.name,
+                object = hex(obj),
+                array = r
             ));
         }
         if slab.freelist[(slab.active as usize).min(slab.freelist.len())..].contains(&p.index) {
-            bad.push(format!(
-                "{}: object {obj:#x} is in {r} but still free in its slab",
-                s.name
+            bad.push(problem!(
+                "check.array_object_free_in_slab",
+                "{cache}: object {object} is in {array} but still free in its slab",
+                cache = &s.name,
+                object = hex(obj),
+                array = r
             ));
         }
         if node.is_some_and(|n| n != slab.node) {
-            bad.push(format!(
-                "{}: {r} holds {obj:#x} of node {}",
-                s.name, slab.node
+            bad.push(problem!(
+                "check.array_object_node",
+                "{cache}: {array} holds {object} of node {node}",
+                cache = &s.name,
+                array = r,
+                object = hex(obj),
+                node = slab.node
             ));
         }
     }
@@ -236,23 +265,34 @@ pub(crate) fn check_list_entry(
     node: NodeId,
     which: SlabList,
     pfn: Pfn,
-    bad: &mut Vec<String>,
+    bad: &mut Vec<Problem>,
 ) {
     let Some(s) = m.slab().caches.get(cache) else {
         return;
     };
     let g = &s.geometry;
     let Some(slab) = m.slab().slabs.get(&pfn) else {
-        bad.push(format!(
-            "{}: node {node} lists a missing slab {pfn:#x}",
-            s.name
+        bad.push(problem!(
+            "check.list_missing_slab",
+            "{cache}: node {node} lists a missing slab {pfn}",
+            cache = &s.name,
+            node = node,
+            pfn = hex(pfn)
         ));
         return;
     };
     if slab.list != Some(which) || slab.cache != s.id || slab.node != node {
-        bad.push(format!(
-            "{}: slab {pfn:#x} on node {node}'s {which:?} list says {:?} of cache {} node {}",
-            s.name, slab.list, slab.cache, slab.node
+        bad.push(problem!(
+            "check.list_slab_says",
+            "{cache}: slab {pfn} on node {node}'s {list} list says {says} of cache {of_cache} \
+             node {of_node}",
+            cache = &s.name,
+            pfn = hex(pfn),
+            node = node,
+            list = format!("{which:?}"),
+            says = format!("{:?}", slab.list),
+            of_cache = slab.cache,
+            of_node = slab.node
         ));
     }
     let ok = match which {
@@ -261,17 +301,26 @@ pub(crate) fn check_list_entry(
         SlabList::Free => slab.active == 0,
     };
     if !ok {
-        bad.push(format!(
-            "{}: slab {pfn:#x} with {} of {} active is on the {which:?} list",
-            s.name, slab.active, g.num
+        bad.push(problem!(
+            "check.list_slab_active",
+            "{cache}: slab {pfn} with {active} of {num} active is on the {list} list",
+            cache = &s.name,
+            pfn = hex(pfn),
+            active = slab.active,
+            num = g.num,
+            list = format!("{which:?}")
         ));
     }
     if g.layout == FreelistLayout::ObjFreelist
         && (slab.freelist_addr == 0) != (slab.active == g.num)
     {
-        bad.push(format!(
-            "{}: OBJFREELIST slab {pfn:#x} has its index array at {:#x} with {} active",
-            s.name, slab.freelist_addr, slab.active
+        bad.push(problem!(
+            "check.objfreelist_index",
+            "{cache}: OBJFREELIST slab {pfn} has its index array at {at} with {active} active",
+            cache = &s.name,
+            pfn = hex(pfn),
+            at = hex(slab.freelist_addr),
+            active = slab.active
         ));
     }
 }
@@ -282,7 +331,7 @@ pub(crate) fn check_list_entries_of(
     cache: CacheId,
     node: NodeId,
     pfn: Pfn,
-    bad: &mut Vec<String>,
+    bad: &mut Vec<Problem>,
 ) {
     let Some(n) = m.slab().caches.get(cache).and_then(|s| s.node.get(node)) else {
         return;
@@ -301,7 +350,7 @@ pub(crate) fn check_node_counters(
     cache: CacheId,
     node: NodeId,
     totals: &Totals,
-    bad: &mut Vec<String>,
+    bad: &mut Vec<Problem>,
 ) {
     let Some(s) = m.slab().caches.get(cache) else {
         return;
@@ -311,23 +360,33 @@ pub(crate) fn check_node_counters(
     };
     let [listed, free_objects] = totals.node(m, cache, node);
     if n.total_slabs as i64 != listed {
-        bad.push(format!(
-            "{}: node {node} total_slabs {} but {listed} slabs on its lists",
-            s.name, n.total_slabs
+        bad.push(problem!(
+            "check.total_slabs",
+            "{cache}: node {node} total_slabs {total_slabs} but {listed} slabs on its lists",
+            cache = &s.name,
+            node = node,
+            total_slabs = n.total_slabs,
+            listed = listed
         ));
     }
     if n.free_slabs != n.slabs_free.len() as u64 {
-        bad.push(format!(
-            "{}: node {node} free_slabs {} but slabs_free has {}",
-            s.name,
-            n.free_slabs,
-            n.slabs_free.len()
+        bad.push(problem!(
+            "check.free_slabs",
+            "{cache}: node {node} free_slabs {free_slabs} but slabs_free has {len}",
+            cache = &s.name,
+            node = node,
+            free_slabs = n.free_slabs,
+            len = n.slabs_free.len()
         ));
     }
     if n.free_objects as i64 != free_objects {
-        bad.push(format!(
-            "{}: node {node} free_objects {} but its slabs hold {free_objects} free",
-            s.name, n.free_objects
+        bad.push(problem!(
+            "check.free_objects",
+            "{cache}: node {node} free_objects {counted} but its slabs hold {free_objects} free",
+            cache = &s.name,
+            node = node,
+            counted = n.free_objects,
+            free_objects = free_objects
         ));
     }
 }
@@ -336,15 +395,25 @@ pub(crate) fn check_node_counters(
 /// a caller; `active` is what callers hold plus what sits in array caches; its first page is
 /// a slab of its cache; it is on exactly the list it says, once (or on none, between
 /// `cache_grow_begin()` and `cache_grow_end()`). A slab that is gone is on no list.
-pub(crate) fn check_one_slab(m: &Machine, pfn: Pfn, place: SlabPlace, bad: &mut Vec<String>) {
+pub(crate) fn check_one_slab(m: &Machine, pfn: Pfn, place: SlabPlace, bad: &mut Vec<Problem>) {
     let Some(slab) = m.slab().slabs.get(&pfn) else {
         if place.on != [0; 3] {
-            bad.push(format!("slab {pfn:#x} is gone but still listed: {place:?}"));
+            bad.push(problem!(
+                "check.slab_gone_but_listed",
+                "slab {pfn} is gone but still listed: {place}",
+                pfn = hex(pfn),
+                place = format!("{place:?}")
+            ));
         }
         return;
     };
     let Some(s) = m.slab().caches.get(slab.cache) else {
-        bad.push(format!("slab {pfn:#x} of a missing cache {}", slab.cache));
+        bad.push(problem!(
+            "check.slab_missing_cache",
+            "slab {pfn} of a missing cache {cache}",
+            pfn = hex(pfn),
+            cache = slab.cache
+        ));
         return;
     };
     let num = s.geometry.num as usize;
@@ -358,24 +427,36 @@ pub(crate) fn check_one_slab(m: &Machine, pfn: Pfn, place: SlabPlace, bad: &mut 
         || distinct.len() != free.len()
         || distinct.iter().any(|&i| i as usize >= num)
     {
-        bad.push(format!(
-            "{}: slab {pfn:#x}'s free indices {free:?} are not distinct objects of 0..{num}",
-            s.name
+        bad.push(problem!(
+            "check.slab_free_indices",
+            "{cache}: slab {pfn}'s free indices {free} are not distinct objects of 0..{num}",
+            cache = &s.name,
+            pfn = hex(pfn),
+            free = format!("{free:?}"),
+            num = num
         ));
         return;
     }
     let held = slab.allocated.iter().filter(|&&a| a).count() as u32;
     if held + place.parked != slab.active {
-        bad.push(format!(
-            "{}: slab {pfn:#x} has {} active but callers hold {held} and arrays {}",
-            s.name, slab.active, place.parked
+        bad.push(problem!(
+            "check.slab_active",
+            "{cache}: slab {pfn} has {active} active but callers hold {held} and arrays {parked}",
+            cache = &s.name,
+            pfn = hex(pfn),
+            active = slab.active,
+            held = held,
+            parked = place.parked
         ));
     }
     for (i, &a) in slab.allocated.iter().enumerate() {
         if a && distinct.contains(&(i as u32)) {
-            bad.push(format!(
-                "{}: object {i} of slab {pfn:#x} is allocated but free in the index array",
-                s.name
+            bad.push(problem!(
+                "check.slab_object_allocated_free",
+                "{cache}: object {index} of slab {pfn} is allocated but free in the index array",
+                cache = &s.name,
+                index = i,
+                pfn = hex(pfn)
             ));
         }
     }
@@ -384,9 +465,12 @@ pub(crate) fn check_one_slab(m: &Machine, pfn: Pfn, place: SlabPlace, bad: &mut 
             order,
             owner: Owner::Slab { cache },
         }) if cache == slab.cache && order == slab.order => {}
-        other => bad.push(format!(
-            "{}: slab {pfn:#x}'s first page is {other:?}",
-            s.name
+        other => bad.push(problem!(
+            "check.slab_first_page",
+            "{cache}: slab {pfn}'s first page is {state}",
+            cache = &s.name,
+            pfn = hex(pfn),
+            state = format!("{other:?}")
         )),
     }
     let mut want = [0; 3];
@@ -394,9 +478,14 @@ pub(crate) fn check_one_slab(m: &Machine, pfn: Pfn, place: SlabPlace, bad: &mut 
         want[list_slot(which)] = 1;
     }
     if place.on != want {
-        bad.push(format!(
-            "{}: slab {pfn:#x} says it is on {:?} but is on the partial/full/free lists {:?} times",
-            s.name, slab.list, place.on
+        bad.push(problem!(
+            "check.slab_list_count",
+            "{cache}: slab {pfn} says it is on {says} but is on the partial/full/free lists \
+             {times} times",
+            cache = &s.name,
+            pfn = hex(pfn),
+            says = format!("{:?}", slab.list),
+            times = format!("{:?}", place.on)
         ));
     }
 }

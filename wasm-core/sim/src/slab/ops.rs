@@ -8,7 +8,7 @@ use crate::boot::BootOptions;
 use crate::geometry::GeometryError;
 use crate::gfp::Gfp;
 use crate::ids::{CacheId, CpuId, NodeId};
-use crate::machine::check::{SlabShare, Totals, Touched};
+use crate::machine::check::{Problem, SlabShare, Totals, Touched};
 use crate::machine::{Machine, Pfn};
 use crate::slab_common::{DestroyOutcome, FreeOutcome};
 use crate::snapshot::{CacheBrief, CacheView, View};
@@ -178,11 +178,11 @@ impl SlabAllocator for Slab {
         crate::snapshot::slab_cache_view(v, id, wanted)
     }
 
-    fn check_all(&self, m: &Machine, totals: &Totals, bad: &mut Vec<String>) {
+    fn check_all(&self, m: &Machine, totals: &Totals, bad: &mut Vec<Problem>) {
         super::check::check_all(m, totals, bad);
     }
 
-    fn check_touched(&self, m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<String>) {
+    fn check_touched(&self, m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<Problem>) {
         crate::machine::check::check_touched_slab(m, t, totals, bad);
     }
 }

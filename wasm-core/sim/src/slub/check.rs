@@ -3,9 +3,9 @@
 //! partial or full list, a node's counters. `check_all` applies them to every item; the
 //! incremental checker (`machine::check`) to the items a step touched.
 
-use super::state::{KmemCacheCpu, Slab};
+use super::state::{KmemCache, KmemCacheCpu, Slab};
 use crate::ids::{CacheId, CpuId, NodeId};
-use crate::machine::check::Totals;
+use crate::machine::check::{hex, messages, problem, Problem, Totals};
 use crate::machine::{FrameState, Machine, Owner, Pfn};
 use std::collections::BTreeMap;
 
@@ -120,7 +120,7 @@ pub(crate) fn cpu_partial<'a>(m: &'a Machine, c: &KmemCacheCpu) -> impl Iterator
 }
 
 /// Every SLUB invariant of the machine.
-pub(crate) fn check_all(m: &Machine, totals: &Totals, bad: &mut Vec<String>) {
+pub(crate) fn check_all(m: &Machine, totals: &Totals, bad: &mut Vec<Problem>) {
     let places = SlubPlaces::index(m);
     for s in &m.slub().caches {
         for cpu in s.cpu.keys() {
@@ -147,7 +147,7 @@ pub fn check_slub(m: &Machine) -> Vec<String> {
     let mut bad = Vec::new();
     check_all(m, &totals, &mut bad);
     crate::machine::check::check_live(m, &totals, &mut bad);
-    bad
+    messages(bad)
 }
 
 /// Walks a freelist from `head`, requiring every object to be a free slot of slab `pfn` seen
@@ -159,7 +159,7 @@ fn walk(
     head: u64,
     what: &str,
     seen: &mut [u64],
-    bad: &mut Vec<String>,
+    bad: &mut Vec<Problem>,
 ) -> u32 {
     walk_n(m, pfn, slab, head, u32::MAX, what, seen, bad)
 }
@@ -174,7 +174,7 @@ fn walk_n(
     limit: u32,
     what: &str,
     seen: &mut [u64],
-    bad: &mut Vec<String>,
+    bad: &mut Vec<Problem>,
 ) -> u32 {
     let s = &m.slub().caches[slab.cache];
     let size = u64::from(s.geometry.size);
@@ -183,26 +183,40 @@ fn walk_n(
     let mut at = head;
     while at != 0 && n < limit {
         if n > slab.objects {
-            bad.push(format!("{what} of slab {pfn:#x} has a cycle"));
+            bad.push(problem!(
+                "check.freelist_cycle",
+                "{what} of slab {pfn} has a cycle",
+                what = what,
+                pfn = hex(pfn)
+            ));
             break;
         }
         let index = at.wrapping_sub(start) / size;
         if at < start || index >= u64::from(slab.objects) || (at - start) % size != 0 {
-            bad.push(format!(
-                "{what} of slab {pfn:#x} points outside it: {at:#x}"
+            bad.push(problem!(
+                "check.freelist_outside",
+                "{what} of slab {pfn} points outside it: {at}",
+                what = what,
+                pfn = hex(pfn),
+                at = hex(at)
             ));
             break;
         }
         let (word, bit) = (index as usize / 64, 1u64 << (index % 64));
         if seen[word] & bit != 0 {
-            bad.push(format!(
-                "object {at:#x} is on two freelists (or twice on one)"
+            bad.push(problem!(
+                "check.object_on_two_freelists",
+                "object {object} is on two freelists (or twice on one)",
+                object = hex(at)
             ));
         }
         seen[word] |= bit;
         if slab.allocated[index as usize] {
-            bad.push(format!(
-                "object {at:#x} is both free ({what}) and allocated"
+            bad.push(problem!(
+                "check.object_free_and_allocated",
+                "object {object} is both free ({what}) and allocated",
+                object = hex(at),
+                what = what
             ));
         }
         n += 1;
@@ -215,10 +229,15 @@ fn walk_n(
 /// whose cpu slab it is hold free objects of its own, once each; `inuse` counts what is not on
 /// its own freelist, objects held plus those on cpu freelists; and where it is held agrees
 /// with `frozen` and the state table of spec 2.6. A slab that is gone is held nowhere.
-pub(crate) fn check_slab(m: &Machine, pfn: Pfn, place: SlubPlace, bad: &mut Vec<String>) {
+pub(crate) fn check_slab(m: &Machine, pfn: Pfn, place: SlubPlace, bad: &mut Vec<Problem>) {
     let Some(slab) = m.slub().slabs.get(&pfn) else {
         if place.held() {
-            bad.push(format!("slab {pfn:#x} is gone but still held: {place:?}"));
+            bad.push(problem!(
+                "check.slab_gone_but_held",
+                "slab {pfn} is gone but still held: {place}",
+                pfn = hex(pfn),
+                place = format!("{place:?}")
+            ));
         }
         return;
     };
@@ -229,7 +248,12 @@ pub(crate) fn check_slab(m: &Machine, pfn: Pfn, place: SlubPlace, bad: &mut Vec<
             owner: Owner::Slab { cache: slab.cache },
         })
     {
-        bad.push(format!("slab {pfn:#x}'s pages are {head:?}"));
+        bad.push(problem!(
+            "check.slab_pages",
+            "slab {pfn}'s pages are {state}",
+            pfn = hex(pfn),
+            state = format!("{head:?}")
+        ));
     }
     let s = &m.slub().caches[slab.cache];
     let mut seen = vec![0u64; (slab.objects as usize).div_ceil(64)];
@@ -243,9 +267,13 @@ pub(crate) fn check_slab(m: &Machine, pfn: Pfn, place: SlubPlace, bad: &mut Vec<
         bad,
     );
     if slab.inuse + free != slab.objects {
-        bad.push(format!(
-            "slab {pfn:#x}: inuse {} + {free} free != {} objects",
-            slab.inuse, slab.objects
+        bad.push(problem!(
+            "check.slab_inuse_free",
+            "slab {pfn}: inuse {inuse} + {free} free != {objects} objects",
+            pfn = hex(pfn),
+            inuse = slab.inuse,
+            free = free,
+            objects = slab.objects
         ));
     }
     let mut cpu_free = 0;
@@ -260,27 +288,53 @@ pub(crate) fn check_slab(m: &Machine, pfn: Pfn, place: SlubPlace, bad: &mut Vec<
     }
     let live = slab.allocated.iter().filter(|&&a| a).count() as u32;
     if live + cpu_free != slab.inuse {
-        bad.push(format!(
-            "slab {pfn:#x}: {live} allocated + {cpu_free} on a cpu freelist != inuse {}",
-            slab.inuse
+        bad.push(problem!(
+            "check.slab_inuse_live",
+            "slab {pfn}: {live} allocated + {cpu_free} on a cpu freelist != inuse {inuse}",
+            pfn = hex(pfn),
+            live = live,
+            cpu_free = cpu_free,
+            inuse = slab.inuse
         ));
     }
     if place.per_cpu() > 1 || place.node_partial > 1 || place.node_full > 1 {
-        bad.push(format!(
-            "{}: slab {pfn:#x} is held more than once: {place:?}",
-            s.name
+        bad.push(problem!(
+            "check.slab_held_twice",
+            "{cache}: slab {pfn} is held more than once: {place}",
+            cache = &s.name,
+            pfn = hex(pfn),
+            place = format!("{place:?}")
         ));
     }
-    // The state table of spec 2.6; debug caches never freeze a slab, and keep their full
-    // slabs on n->full with SLAB_STORE_USER.
+    check_slab_state(s, pfn, slab, place, free, bad);
+}
+
+/// Where slab `pfn` is held agrees with `frozen`: the state table of spec 2.6; debug caches
+/// never freeze a slab, and keep their full slabs on n->full with SLAB_STORE_USER.
+fn check_slab_state(
+    s: &KmemCache,
+    pfn: Pfn,
+    slab: &Slab,
+    place: SlubPlace,
+    free: u32,
+    bad: &mut Vec<Problem>,
+) {
     if s.debug() && slab.frozen {
-        bad.push(format!("slab {pfn:#x} of debug cache {} is frozen", s.name));
+        bad.push(problem!(
+            "check.debug_slab_frozen",
+            "slab {pfn} of debug cache {cache} is frozen",
+            pfn = hex(pfn),
+            cache = &s.name
+        ));
     }
     let full_listed = place.node_full > 0;
     if slab.freelist == 0 && s.debug() && s.flags.store_user != full_listed {
-        bad.push(format!(
-            "slab {pfn:#x}: full, and on n->full = {full_listed} with SLAB_STORE_USER = {}",
-            s.flags.store_user
+        bad.push(problem!(
+            "check.full_list_store_user",
+            "slab {pfn}: full, and on n->full = {full_listed} with SLAB_STORE_USER = {store_user}",
+            pfn = hex(pfn),
+            full_listed = full_listed,
+            store_user = s.flags.store_user
         ));
     }
     match (slab.frozen, place.per_cpu() > 0, place.node_partial > 0) {
@@ -289,15 +343,19 @@ pub(crate) fn check_slab(m: &Machine, pfn: Pfn, place: SlubPlace, bad: &mut Vec<
         // A task holds it between two micro-steps: frozen for it, or unfrozen and empty on
         // its way to discard_slab().
         (false, true, false) if place.task > 0 => {}
-        other => bad.push(format!(
-            "slab {pfn:#x}: frozen/per-CPU/node-partial = {other:?} (free {free})"
+        other => bad.push(problem!(
+            "check.slab_state",
+            "slab {pfn}: frozen/per-CPU/node-partial = {state} (free {free})",
+            pfn = hex(pfn),
+            state = format!("{other:?}"),
+            free = free
         )),
     }
 }
 
 /// One CPU's `kmem_cache_cpu`: its cpu slab is a slab of the cache (and without one it has
 /// no freelist); its partial stack links slabs of the cache whose `slabs` count down by one.
-pub(crate) fn check_cpu(m: &Machine, cache: CacheId, cpu: CpuId, bad: &mut Vec<String>) {
+pub(crate) fn check_cpu(m: &Machine, cache: CacheId, cpu: CpuId, bad: &mut Vec<Problem>) {
     let Some(s) = m.slub().caches.get(cache) else {
         return;
     };
@@ -305,42 +363,72 @@ pub(crate) fn check_cpu(m: &Machine, cache: CacheId, cpu: CpuId, bad: &mut Vec<S
     let mine = |pfn: Pfn| m.slub().slabs.get(&pfn).is_some_and(|sl| sl.cache == cache);
     // Whose slab it is instead: after an unchecked free to the wrong cache (known damage), a
     // slab of another cache whose objects this cache now hands out as its own.
-    let whose = |pfn: Pfn| match m.slub().slabs.get(&pfn) {
-        Some(sl) => format!(
-            "a slab of {}",
-            m.cache_name(sl.cache).unwrap_or("another cache")
-        ),
-        None => "no slab".to_string(),
+    let whose = |pfn: Pfn| {
+        m.slub()
+            .slabs
+            .get(&pfn)
+            .map(|sl| m.cache_name(sl.cache).unwrap_or("?").to_string())
     };
     match c.slab {
-        Some(pfn) if !mine(pfn) => bad.push(format!(
-            "{}: cpu{cpu}'s cpu slab {pfn:#x} is {}, not of the cache",
-            s.name,
-            whose(pfn)
-        )),
-        None if c.freelist != 0 => bad.push(format!(
-            "{}: cpu{cpu} has a freelist but no cpu slab",
-            s.name
+        Some(pfn) if !mine(pfn) => bad.push(match whose(pfn) {
+            Some(other) => problem!(
+                "check.cpu_slab_foreign",
+                "{cache}: cpu{cpu}'s cpu slab {pfn} is a slab of {other}, not of the cache",
+                cache = &s.name,
+                cpu = cpu,
+                pfn = hex(pfn),
+                other = other
+            ),
+            None => problem!(
+                "check.cpu_slab_missing",
+                "{cache}: cpu{cpu}'s cpu slab {pfn} is no slab, not of the cache",
+                cache = &s.name,
+                cpu = cpu,
+                pfn = hex(pfn)
+            ),
+        }),
+        None if c.freelist != 0 => bad.push(problem!(
+            "check.cpu_freelist_without_slab",
+            "{cache}: cpu{cpu} has a freelist but no cpu slab",
+            cache = &s.name,
+            cpu = cpu
         )),
         _ => {}
     }
-    let mut expect_slabs = None;
+    let mut expect_slabs: Option<u32> = None;
     let mut links = 0;
     for pfn in cpu_partial(m, c) {
         links += 1;
         let Some(slab) = m.slub().slabs.get(&pfn).filter(|_| mine(pfn)) else {
-            bad.push(format!(
-                "{}: cpu{cpu}'s per-CPU partial slab {pfn:#x} is {}, not of the cache",
-                s.name,
-                whose(pfn)
-            ));
+            bad.push(match whose(pfn) {
+                Some(other) => problem!(
+                    "check.cpu_partial_foreign",
+                    "{cache}: cpu{cpu}'s per-CPU partial slab {pfn} is a slab of {other}, not of \
+                     the cache",
+                    cache = &s.name,
+                    cpu = cpu,
+                    pfn = hex(pfn),
+                    other = other
+                ),
+                None => problem!(
+                    "check.cpu_partial_missing",
+                    "{cache}: cpu{cpu}'s per-CPU partial slab {pfn} is no slab, not of the cache",
+                    cache = &s.name,
+                    cpu = cpu,
+                    pfn = hex(pfn)
+                ),
+            });
             return;
         };
         if let Some(e) = expect_slabs {
             if slab.slabs != e {
-                bad.push(format!(
-                    "{}: cpu{cpu} partial stack depth {} where {e} expected",
-                    s.name, slab.slabs
+                bad.push(problem!(
+                    "check.cpu_partial_depth",
+                    "{cache}: cpu{cpu} partial stack depth {depth} where {expected} expected",
+                    cache = &s.name,
+                    cpu = cpu,
+                    depth = slab.slabs,
+                    expected = e
                 ));
                 return;
             }
@@ -348,7 +436,12 @@ pub(crate) fn check_cpu(m: &Machine, cache: CacheId, cpu: CpuId, bad: &mut Vec<S
         expect_slabs = slab.slabs.checked_sub(1);
     }
     if links > m.slub().slabs.len() {
-        bad.push(format!("{}: cpu{cpu}'s partial stack has a cycle", s.name));
+        bad.push(problem!(
+            "check.cpu_partial_cycle",
+            "{cache}: cpu{cpu}'s partial stack has a cycle",
+            cache = &s.name,
+            cpu = cpu
+        ));
     }
 }
 
@@ -360,7 +453,7 @@ pub(crate) fn check_node_entry(
     node: NodeId,
     full: bool,
     pfn: Pfn,
-    bad: &mut Vec<String>,
+    bad: &mut Vec<Problem>,
 ) {
     let Some(s) = m.slub().caches.get(cache) else {
         return;
@@ -368,16 +461,22 @@ pub(crate) fn check_node_entry(
     let slab = m.slub().slabs.get(&pfn);
     let belongs = slab.is_some_and(|sl| sl.node == node && sl.cache == cache);
     if !full && !belongs {
-        bad.push(format!(
-            "{}: node {node} partial list holds {pfn:#x}, not its slab",
-            s.name
+        bad.push(problem!(
+            "check.node_partial_foreign",
+            "{cache}: node {node} partial list holds {pfn}, not its slab",
+            cache = &s.name,
+            node = node,
+            pfn = hex(pfn)
         ));
     }
     if full && !(belongs && slab.is_some_and(|sl| sl.freelist == 0) && s.flags.store_user) {
-        bad.push(format!(
-            "{}: node {node} full list holds {pfn:#x}, not a full slab of its own \
+        bad.push(problem!(
+            "check.node_full_foreign",
+            "{cache}: node {node} full list holds {pfn}, not a full slab of its own \
              (or without SLAB_STORE_USER)",
-            s.name
+            cache = &s.name,
+            node = node,
+            pfn = hex(pfn)
         ));
     }
 }
@@ -388,7 +487,7 @@ pub(crate) fn check_node_entries_of(
     cache: CacheId,
     node: NodeId,
     pfn: Pfn,
-    bad: &mut Vec<String>,
+    bad: &mut Vec<Problem>,
 ) {
     let Some(n) = m.slub().caches.get(cache).and_then(|s| s.node.get(node)) else {
         return;
@@ -407,7 +506,7 @@ pub(crate) fn check_node_counters(
     cache: CacheId,
     node: NodeId,
     totals: &Totals,
-    bad: &mut Vec<String>,
+    bad: &mut Vec<Problem>,
 ) {
     let Some(s) = m.slub().caches.get(cache) else {
         return;
@@ -417,9 +516,16 @@ pub(crate) fn check_node_counters(
     };
     let [slabs, objects] = totals.node(m, cache, node);
     if n.nr_slabs as i64 != slabs || n.total_objects as i64 != objects {
-        bad.push(format!(
-            "{}: node {node} counts {} slabs/{} objects, but has {slabs}/{objects}",
-            s.name, n.nr_slabs, n.total_objects
+        bad.push(problem!(
+            "check.node_counters",
+            "{cache}: node {node} counts {nr_slabs} slabs/{total_objects} objects, but has \
+             {slabs}/{objects}",
+            cache = &s.name,
+            node = node,
+            nr_slabs = n.nr_slabs,
+            total_objects = n.total_objects,
+            slabs = slabs,
+            objects = objects
         ));
     }
 }

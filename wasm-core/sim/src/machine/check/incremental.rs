@@ -12,6 +12,7 @@
 //! first.
 
 use super::pages::{self, ListId};
+use super::problem::Problem;
 use super::totals::{check_live, Totals};
 use super::touched::{rcu_owned, slab_home, touches, Naming, Touched};
 use crate::ids::{CacheId, CpuId};
@@ -46,7 +47,7 @@ impl Checker {
     /// Every invariant of `m` (`check_machine`); the running totals start again from it.
     pub fn full(&mut self, m: &Machine) -> Vec<String> {
         self.totals = Totals::of(m);
-        super::check_with(m, &self.totals)
+        super::messages(super::check_with(m, &self.totals))
     }
 
     /// Starts a step on `m`, the machine before it.
@@ -90,7 +91,7 @@ impl Checker {
         crate::allocator::ops(m).check_touched(m, t, &self.totals, &mut bad);
         check_rcu(m, t, &mut bad);
         check_live(m, &self.totals, &mut bad);
-        bad
+        super::messages(bad)
     }
 }
 
@@ -113,7 +114,7 @@ fn settle_caches(m: &Machine, t: &mut Touched) {
     dedup(&mut t.held);
 }
 
-fn check_pages(m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<String>) {
+fn check_pages(m: &Machine, t: &mut Touched, totals: &Totals, bad: &mut Vec<Problem>) {
     // Walk each run of overlapping touched ranges once (a block never crosses a node).
     t.ranges.sort_unstable();
     let mut next = 0;
@@ -155,7 +156,7 @@ pub(crate) fn check_touched_slub(
     m: &Machine,
     t: &mut Touched,
     totals: &Totals,
-    bad: &mut Vec<String>,
+    bad: &mut Vec<Problem>,
 ) {
     for &cache in &t.caches {
         if let Some(s) = m.slub().caches.get(cache) {
@@ -203,7 +204,7 @@ pub(crate) fn check_touched_slab(
     m: &Machine,
     t: &mut Touched,
     totals: &Totals,
-    bad: &mut Vec<String>,
+    bad: &mut Vec<Problem>,
 ) {
     for &cache in &t.caches {
         if let Some(s) = m.slab().caches.get(cache) {
@@ -245,7 +246,7 @@ pub(crate) fn check_touched_slab(
     }
 }
 
-fn check_rcu(m: &Machine, t: &mut Touched, bad: &mut Vec<String>) {
+fn check_rcu(m: &Machine, t: &mut Touched, bad: &mut Vec<Problem>) {
     if !rcu_check::check_shape(m, bad) {
         return;
     }

@@ -2,6 +2,7 @@
 //! buddy free list or pcp list, a list as a whole, a zone's `NR_FREE_PAGES`, a pcp's `count`.
 //! `check_all` applies each to every item; the incremental checker to what a step touched.
 
+use super::problem::{hex, problem, Problem};
 use super::totals::Totals;
 use crate::ids::{CpuId, NodeId};
 use crate::machine::{FrameState, ListHead, Machine, Pfn, Zone, NIL, PCP_ORDERS};
@@ -79,14 +80,16 @@ impl ListId {
 }
 
 /// Every page-allocator invariant of the machine.
-pub(crate) fn check_all(m: &Machine, totals: &Totals, bad: &mut Vec<String>) {
+pub(crate) fn check_all(m: &Machine, totals: &Totals, bad: &mut Vec<Problem>) {
     for zone in &m.zones {
         check_blocks(m, zone, zone.start_pfn, zone.start_pfn + zone.pages, bad);
         for hole in Pfn::range(zone.start_pfn + zone.pages, zone.start_pfn + m.span) {
             if m.frames[hole].state != FrameState::Hole {
-                bad.push(format!(
-                    "pfn {hole:#x} is past node {} but not a hole",
-                    zone.node
+                bad.push(problem!(
+                    "check.pfn_past_node",
+                    "pfn {pfn} is past node {node} but not a hole",
+                    pfn = hex(hole),
+                    node = zone.node
                 ));
             }
         }
@@ -116,7 +119,7 @@ pub(crate) fn check_all(m: &Machine, totals: &Totals, bad: &mut Vec<String>) {
 /// each starts with a head (free, on a pcp list or allocated; never detached at a step
 /// boundary), is aligned to its order, fits in the node, and every other page of it is its
 /// tail. Over the whole zone this says each page belongs to exactly one block.
-pub(crate) fn check_blocks(m: &Machine, zone: &Zone, from: Pfn, to: Pfn, bad: &mut Vec<String>) {
+pub(crate) fn check_blocks(m: &Machine, zone: &Zone, from: Pfn, to: Pfn, bad: &mut Vec<Problem>) {
     let end = zone.start_pfn + zone.pages;
     let mut pfn = match m.frames.get(from).map(|f| f.state) {
         Some(FrameState::Tail { head }) if head < from && head >= zone.start_pfn => head,
@@ -128,27 +131,42 @@ pub(crate) fn check_blocks(m: &Machine, zone: &Zone, from: Pfn, to: Pfn, bad: &m
             | FrameState::Pcp { order, .. }
             | FrameState::Allocated { order, .. } => order,
             FrameState::Detached { .. } => {
-                bad.push(format!("pfn {pfn:#x} is detached at a step boundary"));
+                bad.push(problem!(
+                    "check.pfn_detached",
+                    "pfn {pfn} is detached at a step boundary",
+                    pfn = hex(pfn)
+                ));
                 0
             }
             // Exhaustive, so a new frame state says whether it heads a block.
             other @ (FrameState::Tail { .. } | FrameState::Hole) => {
-                bad.push(format!(
-                    "pfn {pfn:#x} should start a block but is {other:?}"
+                bad.push(problem!(
+                    "check.pfn_not_block_start",
+                    "pfn {pfn} should start a block but is {state}",
+                    pfn = hex(pfn),
+                    state = format!("{other:?}")
                 ));
                 0
             }
         };
         let size = 1u32 << order;
         if pfn.0 % size != 0 || pfn + size > end {
-            bad.push(format!(
-                "block at {pfn:#x} of order {order} is misaligned or overruns the node"
+            bad.push(problem!(
+                "check.block_misaligned",
+                "block at {pfn} of order {order} is misaligned or overruns the node",
+                pfn = hex(pfn),
+                order = order
             ));
             break;
         }
         for tail in pfn.pages(size).skip(1) {
             if m.frames[tail].state != (FrameState::Tail { head: pfn }) {
-                bad.push(format!("pfn {tail:#x} should be a tail of {pfn:#x}"));
+                bad.push(problem!(
+                    "check.pfn_not_tail",
+                    "pfn {tail} should be a tail of {pfn}",
+                    tail = hex(tail),
+                    pfn = hex(pfn)
+                ));
             }
         }
         pfn += size;
@@ -159,23 +177,32 @@ pub(crate) fn check_blocks(m: &Machine, zone: &Zone, from: Pfn, to: Pfn, bad: &m
 /// list's node, its neighbours are entries of the same list that link back to it, and the
 /// list's first and last are the entries with no neighbour. A free block's buddy of the same
 /// order is not free as well (they would have been merged, `__free_one_page()`).
-pub(crate) fn check_entry(m: &Machine, id: ListId, pfn: Pfn, bad: &mut Vec<String>) {
+pub(crate) fn check_entry(m: &Machine, id: ListId, pfn: Pfn, bad: &mut Vec<Problem>) {
     let Some(list) = id.head(m) else {
-        bad.push(format!(
-            "pfn {pfn:#x} is on a list the machine does not have"
+        bad.push(problem!(
+            "check.pfn_on_missing_list",
+            "pfn {pfn} is on a list the machine does not have",
+            pfn = hex(pfn)
         ));
         return;
     };
     let Some(frame) = m.frames.get(pfn) else {
-        bad.push(format!("{}: links to {pfn:#x}, not a page", id.name()));
+        bad.push(problem!(
+            "check.list_links_outside",
+            "{list}: links to {pfn}, not a page",
+            list = id.name(),
+            pfn = hex(pfn)
+        ));
         return;
     };
     if ListId::of_frame(m, pfn) != Some(id) {
-        bad.push(format!(
-            "pfn {pfn:#x} on {} is {:?} of node {}",
-            id.name(),
-            frame.state,
-            m.node_of(pfn)
+        bad.push(problem!(
+            "check.list_entry_state",
+            "pfn {pfn} on {list} is {state} of node {node}",
+            pfn = hex(pfn),
+            list = id.name(),
+            state = format!("{:?}", frame.state),
+            node = m.node_of(pfn)
         ));
     }
     let linked = |other: Pfn, back: fn(&crate::machine::PageFrame) -> Pfn| {
@@ -194,9 +221,11 @@ pub(crate) fn check_entry(m: &Machine, id: ListId, pfn: Pfn, bad: &mut Vec<Strin
         linked(frame.next, |f| f.prev)
     };
     if !prev_ok || !next_ok {
-        bad.push(format!(
-            "{}: the links around {pfn:#x} are broken",
-            id.name()
+        bad.push(problem!(
+            "check.list_links_broken",
+            "{list}: the links around {pfn} are broken",
+            list = id.name(),
+            pfn = hex(pfn)
         ));
     }
     if let ListId::Free { order, .. } = id {
@@ -204,8 +233,12 @@ pub(crate) fn check_entry(m: &Machine, id: ListId, pfn: Pfn, bad: &mut Vec<Strin
         if u32::from(order) < m.page.max_order
             && m.frames.get(buddy).map(|f| f.state) == Some(FrameState::Buddy { order })
         {
-            bad.push(format!(
-                "free buddies {pfn:#x} and {buddy:#x} of order {order} were not merged"
+            bad.push(problem!(
+                "check.buddies_not_merged",
+                "free buddies {pfn} and {buddy} of order {order} were not merged",
+                pfn = hex(pfn),
+                buddy = hex(buddy),
+                order = order
             ));
         }
     }
@@ -214,7 +247,7 @@ pub(crate) fn check_entry(m: &Machine, id: ListId, pfn: Pfn, bad: &mut Vec<Strin
 /// A list as a whole: it is empty exactly when it has no first and no last, its ends have no
 /// neighbour outward, and as many frames say they are on it as its length (`nr_free` for a
 /// free area): no block in the list's state is off the list.
-pub(crate) fn check_list(m: &Machine, id: ListId, totals: &Totals, bad: &mut Vec<String>) {
+pub(crate) fn check_list(m: &Machine, id: ListId, totals: &Totals, bad: &mut Vec<Problem>) {
     let (Some(list), Some(index)) = (id.head(m), id.index(m)) else {
         return;
     };
@@ -224,36 +257,40 @@ pub(crate) fn check_list(m: &Machine, id: ListId, totals: &Totals, bad: &mut Vec
     let empty = list.len == 0;
     let ends_open = empty || (ends(list.first, |f| f.prev) && ends(list.last, |f| f.next));
     if empty != (list.first == NIL) || empty != (list.last == NIL) || !ends_open {
-        bad.push(format!(
-            "{}: first {:#x}, last {:#x} and length {} do not agree",
-            id.name(),
-            list.first,
-            list.last,
-            list.len
+        bad.push(problem!(
+            "check.list_ends",
+            "{list}: first {first}, last {last} and length {len} do not agree",
+            list = id.name(),
+            first = hex(list.first),
+            last = hex(list.last),
+            len = list.len
         ));
     }
     let on = totals.on_list.get(index).copied().unwrap_or(0);
     if on != i64::from(list.len) {
-        bad.push(format!(
-            "{}: length {} but {on} blocks are in its state",
-            id.name(),
-            list.len
+        bad.push(problem!(
+            "check.list_length",
+            "{list}: length {len} but {on} blocks are in its state",
+            list = id.name(),
+            len = list.len,
+            on = on
         ));
     }
 }
 
 /// Follows a list from its first entry, checking each entry, until it ends; the walk is as
 /// long as the list's length (no cycle, no entry of another list reached).
-fn walk(m: &Machine, id: ListId, bad: &mut Vec<String>) {
+fn walk(m: &Machine, id: ListId, bad: &mut Vec<Problem>) {
     let Some(list) = id.head(m) else { return };
     let mut n = 0u32;
     let mut at = list.first;
     while at != NIL && ((at).index()) < m.frames.len() {
         if n >= list.len {
-            bad.push(format!(
-                "{} is longer than its length {} (a cycle?)",
-                id.name(),
-                list.len
+            bad.push(problem!(
+                "check.list_cycle",
+                "{list} is longer than its length {len} (a cycle?)",
+                list = id.name(),
+                len = list.len
             ));
             return;
         }
@@ -262,17 +299,19 @@ fn walk(m: &Machine, id: ListId, bad: &mut Vec<String>) {
         at = m.frames[at].next;
     }
     if n != list.len {
-        bad.push(format!(
-            "{}: {n} entries but length {}",
-            id.name(),
-            list.len
+        bad.push(problem!(
+            "check.list_entries",
+            "{list}: {n} entries but length {len}",
+            list = id.name(),
+            n = n,
+            len = list.len
         ));
     }
 }
 
 /// `NR_FREE_PAGES` of a node's zone is what its free lists hold (pcp pages are not counted,
 /// as in the kernel).
-pub(crate) fn check_zone(m: &Machine, node: NodeId, bad: &mut Vec<String>) {
+pub(crate) fn check_zone(m: &Machine, node: NodeId, bad: &mut Vec<Problem>) {
     let Some(zone) = m.zones.get(node) else {
         return;
     };
@@ -283,15 +322,18 @@ pub(crate) fn check_zone(m: &Machine, node: NodeId, bad: &mut Vec<String>) {
         .map(|(order, l)| u64::from(l.len) << order)
         .sum();
     if held != zone.free_pages {
-        bad.push(format!(
-            "node {node}: NR_FREE_PAGES is {} but the free lists hold {held}",
-            zone.free_pages
+        bad.push(problem!(
+            "check.nr_free_pages",
+            "node {node}: NR_FREE_PAGES is {free} but the free lists hold {held}",
+            node = node,
+            free = zone.free_pages,
+            held = held
         ));
     }
 }
 
 /// A pcp's `count` is what its lists hold.
-pub(crate) fn check_pcp(m: &Machine, cpu: CpuId, node: NodeId, bad: &mut Vec<String>) {
+pub(crate) fn check_pcp(m: &Machine, cpu: CpuId, node: NodeId, bad: &mut Vec<Problem>) {
     let pcp = &m.pcp[m.pcp_index(cpu, node)];
     let held: u32 = pcp
         .lists
@@ -300,9 +342,13 @@ pub(crate) fn check_pcp(m: &Machine, cpu: CpuId, node: NodeId, bad: &mut Vec<Str
         .map(|(order, l)| l.len << order)
         .sum();
     if held != pcp.count {
-        bad.push(format!(
-            "cpu{cpu} node {node}: pcp count {} but lists hold {held}",
-            pcp.count
+        bad.push(problem!(
+            "check.pcp_count",
+            "cpu{cpu} node {node}: pcp count {count} but lists hold {held}",
+            cpu = cpu,
+            node = node,
+            count = pcp.count,
+            held = held
         ));
     }
 }

@@ -4,6 +4,7 @@
 //! new share back after the step. The share of an item is one function either way.
 
 use super::pages::ListId;
+use super::problem::{problem, Problem};
 use crate::ids::{CacheId, NodeId};
 use crate::machine::{Machine, Pfn};
 
@@ -82,11 +83,13 @@ impl Totals {
 }
 
 /// Objects callers hold add up to `live_objects`.
-pub(crate) fn check_live(m: &Machine, totals: &Totals, bad: &mut Vec<String>) {
+pub(crate) fn check_live(m: &Machine, totals: &Totals, bad: &mut Vec<Problem>) {
     if totals.live != m.live_objects as i64 {
-        bad.push(format!(
-            "{} objects marked allocated, but live_objects is {}",
-            totals.live, m.live_objects
+        bad.push(problem!(
+            "check.live_objects",
+            "{marked} objects marked allocated, but live_objects is {live}",
+            marked = totals.live,
+            live = m.live_objects
         ));
     }
 }
