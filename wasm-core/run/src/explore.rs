@@ -18,8 +18,9 @@ use crate::concurrent::{run_block, schedule_text, BlockRun, RunState};
 use crate::run::{run_inner, Caches, RunError, Value};
 use serde::Serialize;
 use slabscope_scenario::{Block, Scenario};
+use slabscope_sim::ids::CpuId;
 use slabscope_sim::machine::check::{machine_problems, Problem};
-use slabscope_sim::smp::exec::ExecError;
+use slabscope_sim::smp::exec::{CpuNow, ExecError};
 use slabscope_sim::smp::schedule::Choice;
 use slabscope_sim::trace::Recorder;
 use std::collections::BTreeMap;
@@ -138,8 +139,8 @@ fn search(
         let mut branches: Vec<Branch> = Vec::new();
         let mut switches = 0u32;
         let mut last: Option<Choice> = None;
-        let mut choose = |index: usize, choices: &[Choice], _: &dyn Fn(_) -> bool| {
-            let cost = |c: &Choice| u32::from(forced_switch(last, *c, choices));
+        let mut choose = |index: usize, choices: &[Choice], now: &dyn Fn(CpuId) -> CpuNow| {
+            let cost = |c: &Choice| u32::from(forced_switch(last, *c, choices, now));
             if let Some(&c) = prefix.get(index) {
                 if !choices.contains(&c) {
                     return Err(ExecError::NotAllowed { index, choice: c });
@@ -155,10 +156,13 @@ fn search(
                 .collect();
             // The one that goes on with the CPU that ran last, when it can: no switch. (Some
             // decision always costs none, see `forced_switch`; `choices` is never empty.)
+            // A CPU that only spins is left for one that can go on (free: see `forced_switch`).
+            let spins = |c: &Choice| matches!(*c, Choice::Run { cpu } if now(cpu).spinning);
             let first = allowed
                 .iter()
                 .copied()
-                .find(|c| cost(c) == 0)
+                .find(|c| cost(c) == 0 && !spins(c))
+                .or_else(|| allowed.iter().copied().find(|c| cost(c) == 0))
                 .or_else(|| allowed.first().copied())
                 .unwrap_or(choices[0]);
             let others: Vec<Choice> = allowed.into_iter().filter(|&c| c != first).collect();
@@ -213,15 +217,21 @@ fn search(
 
 /// Whether taking `c` after `last` switches away from a CPU that could have gone on. A
 /// preemption or an interrupt does, unless no CPU can run (only interrupts are left to come):
-/// so some decision is always free, and a search with its switches spent still ends.
-fn forced_switch(last: Option<Choice>, c: Choice, choices: &[Choice]) -> bool {
+/// so some decision is always free, and a search with its switches spent still ends. A CPU
+/// spinning on a `list_lock` another holds cannot go on (running it again only spins), so
+/// leaving it is free: otherwise a search with its switches spent would spin forever.
+fn forced_switch(
+    last: Option<Choice>,
+    c: Choice,
+    choices: &[Choice],
+    now: &dyn Fn(CpuId) -> CpuNow,
+) -> bool {
+    let can_go_on = |cpu: CpuId| choices.contains(&Choice::Run { cpu }) && !now(cpu).spinning;
     match (last, c) {
-        (_, Choice::Preempt { .. } | Choice::Irq { .. }) => {
-            choices.iter().any(|c| matches!(c, Choice::Run { .. }))
-        }
-        (Some(Choice::Run { cpu: was }), Choice::Run { cpu }) => {
-            cpu != was && choices.contains(&Choice::Run { cpu: was })
-        }
+        (_, Choice::Preempt { .. } | Choice::Irq { .. }) => choices
+            .iter()
+            .any(|c| matches!(*c, Choice::Run { cpu } if can_go_on(cpu))),
+        (Some(Choice::Run { cpu: was }), Choice::Run { cpu }) => cpu != was && can_go_on(was),
         _ => false,
     }
 }
@@ -392,6 +402,23 @@ mod tests {
     }
 
     /// A scenario without a block is refused, with a message.
+    /// A CPU spinning on a `list_lock` another holds cannot go on, so leaving it costs no
+    /// switch: a search whose switches are spent runs the holder rather than spinning until
+    /// the block's micro-step limit.
+    #[test]
+    fn a_spinning_cpu_is_left_for_free() {
+        let bounds = Bounds {
+            preemptions: 1,
+            max_schedules: 40,
+        };
+        let e = explore(&golden("smp-unfreeze-race.slab"), bounds).expect("explores");
+        assert_eq!(e.schedules, 40);
+        assert!(e
+            .groups
+            .iter()
+            .all(|g| g.damage.is_empty() && g.violations.is_empty()));
+    }
+
     #[test]
     fn a_scenario_without_a_block_has_nothing_to_explore() {
         let s = parse("slabscope-scenario 3\nmachine cpus=1 nodes=1 memory=1M\n").expect("parses");

@@ -129,7 +129,7 @@ where
     let mut rr = 0;
     let cpus = rec.machine().config.cpus as usize;
     let mut choose =
-        |index: usize, choices: &[Choice], running: &dyn Fn(CpuId) -> bool| match schedule {
+        |index: usize, choices: &[Choice], now: &dyn Fn(CpuId) -> CpuNow| match schedule {
             Schedule::Explicit { choices: list } if index < list.len() => {
                 let c = list[index];
                 if choices.contains(&c) {
@@ -142,15 +142,25 @@ where
                 let p = picker.as_mut().expect("a random schedule has a picker");
                 Ok(pick_random(p, choices, *preempt))
             }
-            _ => Ok(round_robin(&mut rr, cpus, choices, running)),
+            _ => Ok(round_robin(&mut rr, cpus, choices, &|c| now(c).mid_op)),
         };
     run_chosen(rec, tasks, options, program, &mut choose)
 }
 
-/// What picks each decision: given its index, the decisions the kernel allows, and whether a
-/// CPU is in the middle of an operation, the one to take (or why none can be).
+/// What a chooser can ask of a CPU at a decision.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuNow {
+    /// A task of the CPU is in the middle of an operation.
+    pub mid_op: bool,
+    /// Its running task spins on a `list_lock` another task holds: running it again only
+    /// spins once more (a bounded search owes it no switch to leave it).
+    pub spinning: bool,
+}
+
+/// What picks each decision: given its index, the decisions the kernel allows, and what each
+/// CPU is doing, the one to take (or why none can be).
 pub type Chooser<'c> =
-    dyn FnMut(usize, &[Choice], &dyn Fn(CpuId) -> bool) -> Result<Choice, ExecError> + 'c;
+    dyn FnMut(usize, &[Choice], &dyn Fn(CpuId) -> CpuNow) -> Result<Choice, ExecError> + 'c;
 
 /// Runs `tasks`, each decision picked by `choose`, at most `limit` micro-steps.
 pub fn run_chosen<'r, P>(
@@ -219,13 +229,20 @@ where
             return Err((ExecError::TooLong { limit }, ex.outcome()));
         }
         let index = ex.steps;
-        let mid_op = |cpu: CpuId| {
-            ex.cpus[usize::from(cpu)]
-                .queue
-                .iter()
-                .any(|&t| ex.slots[usize::from(t)].fut.is_some())
+        let now = |cpu: CpuId| {
+            let c = &ex.cpus[usize::from(cpu)];
+            CpuNow {
+                mid_op: c
+                    .queue
+                    .iter()
+                    .any(|&t| ex.slots[usize::from(t)].fut.is_some()),
+                spinning: c
+                    .irq
+                    .or(c.running)
+                    .is_some_and(|t| sh.il().tasks.borrow()[usize::from(t)].spinning),
+            }
         };
-        let choice = match choose(index, &choices, &mid_op) {
+        let choice = match choose(index, &choices, &now) {
             Ok(c) => c,
             Err(e) => return Err((e, ex.outcome())),
         };

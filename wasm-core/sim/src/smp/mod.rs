@@ -71,6 +71,8 @@ pub(crate) struct TaskState {
     /// counters) with its pfn: where a failed cmpxchg looks for what changed the word since.
     pub tid_read_at: usize,
     pub slab_read_at: Option<(Pfn, usize)>,
+    /// Its last micro-step found the `list_lock` it wants held by another task.
+    pub spinning: bool,
 }
 
 /// A kernel function a task is in.
@@ -162,6 +164,7 @@ impl<'a> Shared<'a> {
             interrupted: false,
             tid_read_at: 0,
             slab_read_at: None,
+            spinning: false,
         });
         (tasks.len() - 1) as TaskId
     }
@@ -512,6 +515,7 @@ impl<'a> Ctx<'a> {
                         .list_locks
                         .borrow_mut()
                         .push((cache, node, self.task));
+                    self.sh.il().tasks.borrow_mut()[usize::from(self.task)].spinning = false;
                     self.adjust(1, 1);
                     self.sh.il().stats.borrow_mut().lock_taken(cache, node);
                     self.with(|rec| rec.emit(Event::ListLockTaken { cache, node }));
@@ -520,6 +524,7 @@ impl<'a> Ctx<'a> {
                 }
                 Some(t) => {
                     let holder_cpu = self.sh.il().tasks.borrow()[usize::from(t)].cpu;
+                    self.sh.il().tasks.borrow_mut()[usize::from(self.task)].spinning = true;
                     self.sh.il().stats.borrow_mut().lock_waited(cache, node);
                     self.note(|| Micro::SpinWait {
                         cache,
