@@ -41,7 +41,8 @@ pub fn __do_kmalloc_node(
     node: Option<NodeId>,
 ) -> u64 {
     match kmalloc_cache(rec, size, flags, caller, cpu, node) {
-        Ok(cache) => slab_alloc_node(rec, cache, cpu, node),
+        // kmalloc_cache() has checked the cache (alloc_cache).
+        Ok(cache) => run_sync(rec, cpu, |k| sync::slab_alloc(k, cache, node)),
         Err(result) => result,
     }
 }
