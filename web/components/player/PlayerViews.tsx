@@ -15,7 +15,6 @@ import { sharedWords } from '../../views/sharedWords';
 import { ExplainPanel } from '../ExplainPanel';
 import { BuddyAllocatorView } from '../views/BuddyAllocatorView';
 import { BulkFreeView } from '../views/BulkFreeView';
-import { CpuLanesView } from '../views/CpuLanesView';
 import { CpuPanelView } from '../views/CpuPanelView';
 import { FrameMapView } from '../views/FrameMapView';
 import { NodePanelView } from '../views/NodePanelView';
@@ -23,6 +22,8 @@ import { SlabPageView } from '../views/SlabPageView';
 
 // What is not on screen until asked for: the kernel files and a followed object's lane.
 const FilesView = lazy(() => import('../views/FilesView').then((m) => ({ default: m.FilesView })));
+// Only a scenario with a concurrent block has lanes: their code comes with the first such run.
+const CpuLanesView = lazy(() => import('../views/CpuLanesView').then((m) => ({ default: m.CpuLanesView })));
 const ProvenanceLane = lazy(() => import('../ProvenanceLane').then((m) => ({ default: m.ProvenanceLane })));
 
 export interface PlayerViewsProps {
@@ -61,15 +62,17 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
         </div>
         {loadLanes && outline.blocks.length > 0 && (
           <div id="view-lanes" onFocusCapture={focusView('lanes')}>
-            <CpuLanesView
-              outline={outline}
-              cursor={snapshot.cursor}
-              load={loadLanes}
-              onJump={(c) => {
-                jump(c);
-                onPickStep?.(c);
-              }}
-            />
+            <Suspense fallback={null}>
+              <CpuLanesView
+                outline={outline}
+                cursor={snapshot.cursor}
+                load={loadLanes}
+                onJump={(c) => {
+                  jump(c);
+                  onPickStep?.(c);
+                }}
+              />
+            </Suspense>
           </div>
         )}
         <div id="view-cpu" onFocusCapture={focusView('cpu')}>
