@@ -171,6 +171,34 @@ test('an answer is chosen from a list, or picked by a click in the player; a see
   await expect(page.getByTestId('result-drain-head')).toContainText('Right: the simulator gives 8');
 });
 
+test('an exercise graded on a schedule: the micro-step after which a cmpxchg was bound to fail, picked in the CPU lanes', async ({ page }) => {
+  // Lesson 04 runs the ABA race with the tid (aba-tid.slab): task A reads c->tid at step 7; an
+  // interrupt's allocation changes cpu0's (c->freelist, c->tid) at step 15; A's cmpxchg fails at 29.
+  await page.goto(`${PLAIN}?page=lessons&lesson=04-fast-path-tid&lang=en`);
+  const player = page.getByTestId('lesson-player');
+  await page.getByTestId('show-aba-tid').click();
+  await expect(player.getByTestId('visualizer')).toHaveAttribute('data-cursor', '29');
+  // The explain panel names the step that made the cmpxchg fail, and goes there.
+  await player.getByTestId('explain-retry').getByRole('button').click();
+  await expect(player.getByTestId('visualizer')).toHaveAttribute('data-cursor', '15');
+
+  const box = page.getByTestId('exercise-bound-to-fail');
+  await box.getByTestId('pick-bound-to-fail').click();
+  await expect(box.getByTestId('pick-bound-to-fail')).toHaveAttribute('aria-pressed', 'true');
+  await expect(player.getByTestId('visualizer')).toHaveAttribute('data-cursor', '10');
+  // A wrong pick first: step 9 (A's read of X's free pointer).
+  const lanes = player.getByTestId('cpu-lanes');
+  for (const summary of await lanes.locator('details > summary').all()) await summary.click();
+  await lanes.getByRole('button', { name: 'step 9', exact: true }).click();
+  await expect(box.getByTestId('answer-bound-to-fail')).toHaveValue('9');
+  await box.getByTestId('check-bound-to-fail').click();
+  await expect(box.getByTestId('result-bound-to-fail')).toContainText('Not yet');
+  await lanes.getByRole('button', { name: 'step 15', exact: true }).click();
+  await expect(box.getByTestId('answer-bound-to-fail')).toHaveValue('15');
+  await box.getByTestId('check-bound-to-fail').click();
+  await expect(box.getByTestId('result-bound-to-fail')).toContainText('Right: the simulator gives 15');
+});
+
 test('a lesson embeds whole with embed=1: its text, exercises and player, without the site header', async ({ page }) => {
   await page.goto(`${PLAIN}?page=lessons&lesson=04-fast-path-tid&lang=ko&embed=1`);
   await expect(page.getByTestId('embed')).toBeVisible();
