@@ -95,7 +95,7 @@ pub(crate) fn kmalloc_cache(
 }
 
 /// `cache`, unless it is destroyed (then the diagnostic step and NULL).
-#[inline]
+#[inline(always)]
 pub(crate) fn alloc_cache(rec: &mut Recorder, cache: CacheId) -> Result<CacheId, u64> {
     if rec.machine().slub().caches[cache].destroyed {
         Err(use_destroyed_cache(rec, cache))
@@ -279,7 +279,7 @@ pub(crate) mod asyn {
 
     /// `c = raw_cpu_ptr(s->cpu_slab); tid = READ_ONCE(c->tid)`: `c` is the CPU the task is on at
     /// that moment, which it keeps even if it migrates.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn read_tid(k: Ctx<'_>, cache: CacheId) -> impl Future<Output = (CpuId, u64)> + '_ {
         k.step(Access::ReadTid, move || {
             let c = k.cpu();
@@ -297,7 +297,7 @@ pub(crate) mod asyn {
 
     /// `c->freelist` and `c->slab` of CPU `c`'s `kmem_cache_cpu` (read with `c` as the task
     /// found it, wherever the task runs now).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn read_cpu_freelist(
         k: Ctx<'_>,
         cache: CacheId,
@@ -322,7 +322,7 @@ pub(crate) mod asyn {
     /// `get_freepointer_safe(s, object)`: the word at the free pointer's offset, read without
     /// trusting that `object` is still free (another task may have taken it, or its slab may be
     /// gone: the read then returns garbage, here 0, and the tid makes the cmpxchg fail).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn get_freepointer_safe(k: Ctx<'_>, object: u64) -> impl Future<Output = u64> + '_ {
         k.step(Access::GetFreepointer, move || {
             let next =

@@ -49,7 +49,7 @@ pub(crate) mod asyn {
 
     /// `prior = slab->freelist; counters = slab->counters` (one micro-step: the two words are
     /// read back to back, and the cmpxchg that follows checks both).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn read_slab(k: Ctx<'_>, pfn: Pfn) -> impl Future<Output = SlabRead> + '_ {
         k.step(Access::ReadSlab, move || {
             // A slab read here is held by the task (an object it frees, its cpu slab, a slab under

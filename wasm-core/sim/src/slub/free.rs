@@ -246,7 +246,7 @@ pub(crate) mod asyn {
     }
 
     /// `slab != c->slab`: the cpu slab of CPU `c`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn read_cpu_slab(
         k: Ctx<'_>,
         cache: CacheId,
@@ -265,7 +265,7 @@ pub(crate) mod asyn {
     }
 
     /// `freelist = READ_ONCE(c->freelist)` of CPU `c`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn read_cpu_freelist_only(
         k: Ctx<'_>,
         cache: CacheId,
@@ -285,7 +285,7 @@ pub(crate) mod asyn {
 
     /// `set_freepointer(s, object, value)` of object `index` of the slab at `pfn`, an object the
     /// task holds (nobody else reads it before a cmpxchg publishes it).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn set_freepointer_k(
         k: Ctx<'_>,
         pfn: Pfn,
