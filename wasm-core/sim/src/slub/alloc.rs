@@ -367,8 +367,10 @@ pub(crate) mod asyn {
                         freelist: new,
                         tid: found_tid + TID_STEP,
                     });
-                    let live = new != 0 && rec.machine().is_live(new);
-                    if no_tid && found_tid != tid && live {
+                    // Only a compare without the tid can succeed on a stale read.
+                    let stale = no_tid && found_tid != tid;
+                    let live = stale && new != 0 && rec.machine().is_live(new);
+                    if live {
                         // The ABA problem, done: the freelist now starts with a live object.
                         let damage = Damage::StaleCpuFreelist {
                             cache,
@@ -377,7 +379,7 @@ pub(crate) mod asyn {
                         };
                         rec.emit(Event::DamageRecorded(Box::new(damage)));
                     }
-                    live && no_tid && found_tid != tid
+                    live
                 });
                 if aba {
                     k.diagnose(
