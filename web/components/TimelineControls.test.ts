@@ -55,6 +55,12 @@ describe('TimelineControls', () => {
     expect(out).toMatch(/type="range"[^>]*max="4000"/);
   });
 
+  it("inside a concurrent block names the step's own operation, not the one whose end is next", () => {
+    const out = html(createElement(TimelineControls, { state: at(270), dispatch: () => {}, opLabel: (i) => `op #${i}`, opAt: 2, onHelp: () => {} }));
+    expect(out).toContain('step 270 / 4000 · operation 3 / 300');
+    expect(out).toContain('op #2');
+  });
+
   it('names boot steps as such', () => {
     const out = controls(at(50), 'en', () => 'never shown');
     expect(out).toContain('step 50 / 4000 · boot and cache creation');

@@ -14,17 +14,21 @@ export interface TimelineControlsProps {
   dispatch: Dispatch<TimelineAction>;
   /** The text of operation i (0-based), e.g. "a = kmalloc(64) on cpu0", shown beside the position. */
   opLabel?: (i: number) => string;
+  /** The operation the step at the cursor belongs to, when the cursor's place among the
+   *  operations' ends does not tell it: inside a concurrent block, whose operations' steps
+   *  interleave. */
+  opAt?: number | null;
   /** Receives the jump box, so the `g` shortcut can focus it. */
   jumpInputRef?: RefObject<HTMLInputElement | null>;
   /** When given, a button that opens the keyboard shortcut help. */
   onHelp?: () => void;
 }
 
-export function TimelineControls({ state, dispatch, opLabel, jumpInputRef, onHelp }: TimelineControlsProps) {
+export function TimelineControls({ state, dispatch, opLabel, opAt, jumpInputRef, onHelp }: TimelineControlsProps) {
   const { t } = useTranslation();
   const id = useId();
 
-  const op = opIndexAt(state.cursor, state.opEnds, state.bootEnd);
+  const op = opAt ?? opIndexAt(state.cursor, state.opEnds, state.bootEnd);
   const empty = state.steps === 0;
   const numbers = { step: state.cursor, steps: state.steps, op: op + 1, ops: state.opEnds.length };
 

@@ -126,7 +126,7 @@ export function Player({ player, bar, exports, onLanguage, onPick, reveal = null
           )}
         </div>
       )}
-      <TimelineControls state={timeline} dispatch={timelineDispatch} opLabel={opLabel} jumpInputRef={jumpRef} onHelp={() => setHelp(true)} />
+      <TimelineControls state={timeline} dispatch={timelineDispatch} opLabel={opLabel} opAt={blockOp(outline, at)} jumpInputRef={jumpRef} onHelp={() => setHelp(true)} />
       {outline && at && (
         <PlayerViews
           outline={outline}
@@ -220,6 +220,14 @@ function useShowStep(root: { readonly current: HTMLElement | null }, dispatch: (
 
 /** Scrolls `reveal.view` into sight once the views exist, once per `reveal.key`: inside
  *  `scroller` when given (the page around it stays where the reader is), else the page. */
+/** Inside a concurrent block, the operation of the step at the cursor (its steps interleave with
+ *  other operations', so the operations' ends do not tell it); elsewhere undefined. */
+function blockOp(outline: RunOutline | null, at: ViewAt | null): number | null | undefined {
+  const cursor = at?.snapshot.cursor;
+  if (!outline || cursor === undefined || !outline.blocks.some((b) => b.start < cursor && cursor <= b.end)) return undefined;
+  return at?.step?.op ?? null;
+}
+
 function useReveal(reveal: { view: View; key: number } | null, drawn: boolean, scroller: HTMLElement | null) {
   const done = useRef<number | null>(null);
   const view = reveal?.view ?? null;
