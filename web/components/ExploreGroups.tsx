@@ -110,7 +110,15 @@ function GroupRow({ index, group, total, onOpen }: { index: number; group: Explo
       </td>
       <td role="cell" data-label={label('retries')}>{group.retries.toLocaleString(i18n.language)}</td>
       <td role="cell" data-label={label('schedule')}>
-        <code className="schedule">schedule {group.schedule}</code>
+        {/* Wraps between its decisions, never inside one (`preempt(cpu0, cpu1)` stays whole). */}
+        <code className="schedule">
+          {['schedule', ...group.schedule.split(/ (?![^(]*\))/)].map((word, i) => (
+            <span key={i} className="decision">
+              {i > 0 && ' '}
+              {word}
+            </span>
+          ))}
+        </code>
       </td>
       <td role="cell" data-label={label('open')}>
         <button
