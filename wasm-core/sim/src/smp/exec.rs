@@ -122,29 +122,47 @@ pub fn run<'r, P>(
 where
     P: for<'a> Program<'a>,
 {
-    let mut picker = match schedule {
-        Schedule::Random { seed, .. } => Some(Picker::new(*seed)),
-        _ => None,
-    };
-    let mut rr = 0;
-    let cpus = rec.machine().config.cpus as usize;
-    let mut choose =
-        |index: usize, choices: &[Choice], now: &dyn Fn(CpuId) -> CpuNow| match schedule {
-            Schedule::Explicit { choices: list } if index < list.len() => {
-                let c = list[index];
-                if choices.contains(&c) {
-                    Ok(c)
-                } else {
-                    Err(ExecError::NotAllowed { index, choice: c })
-                }
-            }
-            Schedule::Random { preempt, .. } => {
-                let p = picker.as_mut().expect("a random schedule has a picker");
-                Ok(pick_random(p, choices, *preempt))
-            }
-            _ => Ok(round_robin(&mut rr, cpus, choices, &|c| now(c).mid_op)),
-        };
-    run_chosen(rec, tasks, options, program, &mut choose)
+    match schedule {
+        // One decision in 16 (with `preempt`, when the kernel allows one) preempts: uniform
+        // among the preemptions; else uniform among the CPUs that can run and the interrupts
+        // that can come. The preemptions are counted, and only the one drawn is listed.
+        Schedule::Random { seed, preempt } => {
+            let random = Random {
+                picker: Picker::new(*seed),
+                preempt: *preempt,
+            };
+            drive(rec, tasks, options, program, Decide::Random(random))
+        }
+        _ => {
+            let mut rr = 0;
+            let cpus = rec.machine().config.cpus as usize;
+            let mut choose =
+                |index: usize, choices: &[Choice], now: &dyn Fn(CpuId) -> CpuNow| match schedule {
+                    Schedule::Explicit { choices: list } if index < list.len() => {
+                        let c = list[index];
+                        if choices.contains(&c) {
+                            Ok(c)
+                        } else {
+                            Err(ExecError::NotAllowed { index, choice: c })
+                        }
+                    }
+                    _ => Ok(round_robin(&mut rr, cpus, choices, &|c| now(c).mid_op)),
+                };
+            run_chosen(rec, tasks, options, program, &mut choose)
+        }
+    }
+}
+
+/// A random schedule's generator and whether it preempts.
+struct Random {
+    picker: Picker,
+    preempt: bool,
+}
+
+/// How `drive` takes each decision.
+enum Decide<'d, 'c> {
+    Chooser(&'d mut Chooser<'c>),
+    Random(Random),
 }
 
 /// What a chooser can ask of a CPU at a decision.
@@ -173,6 +191,19 @@ pub fn run_chosen<'r, P>(
 where
     P: for<'a> Program<'a>,
 {
+    drive(rec, tasks, options, program, Decide::Chooser(choose))
+}
+
+fn drive<'r, P>(
+    rec: &'r mut Recorder,
+    tasks: &[TaskSpec],
+    options: Options,
+    program: &mut P,
+    mut decide: Decide<'_, '_>,
+) -> Result<Outcome, (ExecError, Outcome)>
+where
+    P: for<'a> Program<'a>,
+{
     let cpus = rec.machine().config.cpus as usize;
     let Options {
         teaching,
@@ -195,6 +226,8 @@ where
         keep_taken,
         steps: 0,
         finished: true,
+        cur: vec![None; cpus],
+        preempts_allowed: 0,
     };
     for spec in tasks {
         let t = sh.add_task(spec.cpu);
@@ -215,7 +248,8 @@ where
             ex.retire(program);
             ex.finished = false;
         }
-        ex.choices(program, &mut choices, &mut preempts);
+        let listing = matches!(decide, Decide::Chooser(_));
+        ex.choices(program, &mut choices, &mut preempts, listing);
         if choices.is_empty() {
             let waits = ex.waits(program);
             let outcome = ex.outcome();
@@ -242,7 +276,11 @@ where
                     .is_some_and(|t| sh.il().tasks.borrow()[usize::from(t)].spinning),
             }
         };
-        let choice = match choose(index, &choices, &now) {
+        let picked = match &mut decide {
+            Decide::Chooser(choose) => choose(index, &choices, &now),
+            Decide::Random(r) => Ok(ex.pick_random(&mut r.picker, &choices, r.preempt)),
+        };
+        let choice = match picked {
             Ok(c) => c,
             Err(e) => return Err((e, ex.outcome())),
         };
@@ -275,17 +313,6 @@ fn round_robin(
     choices[0]
 }
 
-/// A uniform pick among running and interrupting; a preemption one time in 16 when allowed.
-/// `choices` lists the preemptions last (`Exec::choices`).
-fn pick_random(p: &mut Picker, choices: &[Choice], preempt: bool) -> Choice {
-    let split = choices.partition_point(|c| !matches!(c, Choice::Preempt { .. }));
-    let (others, preempts) = choices.split_at(split);
-    if preempt && !preempts.is_empty() && p.below(16) == 0 {
-        return preempts[p.below(preempts.len())];
-    }
-    others[p.below(others.len())]
-}
-
 struct Exec<'a, T> {
     sh: &'a Shared<'a>,
     slots: Vec<Slot<'a, T>>,
@@ -295,6 +322,11 @@ struct Exec<'a, T> {
     steps: usize,
     /// An operation finished in the last decision (a task may be done).
     finished: bool,
+    /// Each CPU's current task as `choices` found it: the decision taken right after reads it
+    /// (nothing runs in between).
+    cur: Vec<Option<TaskId>>,
+    /// The preemptions `choices` counted without listing them.
+    preempts_allowed: usize,
 }
 
 impl<'a, T> Exec<'a, T> {
@@ -324,15 +356,9 @@ impl<'a, T> Exec<'a, T> {
         }
     }
 
-    /// The task that runs on `cpu` now: its interrupt handler, else its current task (the
-    /// first of its queue that can run: a task whose next operation waits sleeps, and the
-    /// next one runs).
-    fn running<P: Program<'a, Out = T>>(&self, cpu: usize, program: &P) -> Option<TaskId> {
-        self.cpus[cpu].irq.or_else(|| self.current(cpu, program))
-    }
-
-    /// The process task `cpu` runs (see `running`): the one that has it, else the first of
-    /// its queue that can run.
+    /// The process task `cpu` runs now (its interrupt handler, if one runs, comes first): the
+    /// one that has it, else the first of its queue that can run (a task whose next operation
+    /// waits sleeps, and the next one runs).
     fn current<P: Program<'a, Out = T>>(&self, cpu: usize, program: &P) -> Option<TaskId> {
         let c = &self.cpus[cpu];
         c.running
@@ -359,17 +385,22 @@ impl<'a, T> Exec<'a, T> {
     /// Every decision the kernel allows now, into `out`: the CPUs' next micro-steps and the
     /// interrupts first, the preemptions after them (`preempts`, a buffer, holds them
     /// meanwhile).
+    /// Unless `listing`, the preemptions are only counted (`preempts_allowed`): a random
+    /// schedule lists the one it draws (`nth_preempt`).
     fn choices<P: Program<'a, Out = T>>(
-        &self,
+        &mut self,
         program: &P,
         out: &mut Vec<Choice>,
         preempts: &mut Vec<Choice>,
+        listing: bool,
     ) {
         out.clear();
         preempts.clear();
+        self.preempts_allowed = 0;
         for c in 0..self.cpus.len() {
             let cpu = CpuId(c as u16);
             let current = self.current(c, program);
+            self.cur[c] = current;
             // The interrupt handler, if one runs (it always can: it started its operation),
             // else the current task (which `current` found able to run).
             if self.cpus[c].irq.is_some() || current.is_some() {
@@ -388,21 +419,80 @@ impl<'a, T> Exec<'a, T> {
                 if let Some(t) = current.filter(|_| mid_op) {
                     let (preemptible, _, pinned) = self.at_boundary(t);
                     if preemptible {
-                        for to in 0..self.cpus.len() {
-                            // Preempted in place, it can only let another task run first.
-                            let stays = to == c;
-                            if (stays && self.cpus[c].queue.len() > 1) || (!stays && !pinned) {
-                                preempts.push(Choice::Preempt {
-                                    cpu,
-                                    to: CpuId(to as u16),
-                                });
+                        if listing {
+                            for to in 0..self.cpus.len() {
+                                if self.may_preempt_to(c, to, pinned) {
+                                    preempts.push(Choice::Preempt {
+                                        cpu,
+                                        to: CpuId(to as u16),
+                                    });
+                                }
                             }
+                        } else {
+                            self.preempts_allowed += (0..self.cpus.len())
+                                .filter(|&to| self.may_preempt_to(c, to, pinned))
+                                .count();
                         }
                     }
                 }
             }
         }
         out.append(preempts);
+    }
+
+    /// Whether the current task of CPU `c` (preemptible, `pinned` or not) may be preempted
+    /// and go on on CPU `to`: in place, it can only let another task run first.
+    fn may_preempt_to(&self, c: usize, to: usize, pinned: bool) -> bool {
+        if to == c {
+            self.cpus[c].queue.len() > 1
+        } else {
+            !pinned
+        }
+    }
+
+    /// The `k`-th preemption `choices` would have listed (same order: by CPU, then by the CPU
+    /// it moves to).
+    fn nth_preempt(&self, mut k: usize) -> Option<Choice> {
+        for c in 0..self.cpus.len() {
+            if self.cpus[c].irq.is_some() {
+                continue;
+            }
+            let Some(t) = self.cur[c] else {
+                continue;
+            };
+            if self.slots[usize::from(t)].fut.is_none() {
+                continue;
+            }
+            let (preemptible, _, pinned) = self.at_boundary(t);
+            if !preemptible {
+                continue;
+            }
+            for to in 0..self.cpus.len() {
+                if self.may_preempt_to(c, to, pinned) {
+                    if k == 0 {
+                        return Some(Choice::Preempt {
+                            cpu: CpuId(c as u16),
+                            to: CpuId(to as u16),
+                        });
+                    }
+                    k -= 1;
+                }
+            }
+        }
+        None
+    }
+
+    /// A random schedule's decision (see `run`), over `others` (the CPUs and interrupts) and
+    /// the preemptions `choices` counted.
+    fn pick_random(&self, p: &mut Picker, others: &[Choice], preempt: bool) -> Choice {
+        let n = self.preempts_allowed;
+        if preempt && n > 0 && p.below(16) == 0 {
+            let k = p.below(n);
+            if let Some(c) = self.nth_preempt(k) {
+                return c;
+            }
+        }
+        others[p.below(others.len())]
     }
 
     /// Takes one decision: one step of the trace.
@@ -415,7 +505,7 @@ impl<'a, T> Exec<'a, T> {
             Choice::Run { cpu } => self.run_cpu(usize::from(cpu), program),
             Choice::Preempt { cpu, to } => {
                 let c = usize::from(cpu);
-                let Some(t) = self.current(c, program) else {
+                let Some(t) = self.cur[c] else {
                     return;
                 };
                 self.cpus[c].queue.retain(|&q| q != t);
@@ -439,7 +529,7 @@ impl<'a, T> Exec<'a, T> {
                     return;
                 };
                 self.cpus[c].irq = Some(t);
-                if let Some(current) = self.current(c, program) {
+                if let Some(current) = self.cur[c] {
                     self.sh.il().tasks.borrow_mut()[usize::from(current)].interrupted = true;
                 }
                 self.note_step(t, program, Micro::IrqEnter { cpu });
@@ -478,7 +568,7 @@ impl<'a, T> Exec<'a, T> {
     /// One micro-step of the task running on `cpu`: the start of its next operation (up to
     /// its first boundary), or the next micro-step of the one it is in.
     fn run_cpu<P: Program<'a, Out = T>>(&mut self, c: usize, program: &mut P) {
-        let Some(t) = self.running(c, program) else {
+        let Some(t) = self.cpus[c].irq.or(self.cur[c]) else {
             return;
         };
         let ti = usize::from(t);
