@@ -5,7 +5,10 @@
 //! - `async fn` → `fn`, `async` closures → closures, `AsyncFnOnce(..)` bounds → `FnOnce(..)`;
 //! - `e.await` → `e`, and `Box::pin(e).await` → `e` (boxing only keeps async state small);
 //! - a return type `impl Future<Output = T> + 'a` → `T`;
-//! - the context type `Ctx` → `SyncCtx` (its boundaries run at once and return their value);
+//! - the context type `Ctx` → `SyncCtx<.., MICRO>` (its boundaries run at once and return
+//!   their value), and every function taking a `Ctx` gains the parameter `const MICRO: bool`:
+//!   whether the run keeps micro-steps, known when it is compiled, so a run that keeps none
+//!   does not even test for them (`run_sync!` picks the instance);
 //! - a path segment `asyn` → `sync`, so a call into another file's dual module reaches its
 //!   twin.
 //!
@@ -42,7 +45,19 @@ struct Desugar;
 impl VisitMut for Desugar {
     fn visit_item_fn_mut(&mut self, f: &mut ItemFn) {
         f.sig.asyncness = None;
+        let inputs = &f.sig.inputs;
+        let takes_ctx = mentions_ctx(quote!(#inputs));
+        let output = &f.sig.output;
+        if !takes_ctx && mentions_ctx(quote!(#output)) {
+            // Its twin could not tell which MICRO its result has.
+            let message = "#[dual]: a function that returns something of `Ctx` must take a `Ctx`";
+            f.block = parse_quote!({ compile_error!(#message) });
+            return;
+        }
         visit_mut::visit_item_fn_mut(self, f);
+        if takes_ctx {
+            f.sig.generics.params.push(parse_quote!(const MICRO: bool));
+        }
     }
 
     fn visit_impl_item_fn_mut(&mut self, f: &mut syn::ImplItemFn) {
@@ -101,9 +116,22 @@ impl VisitMut for Desugar {
             s.ident = syn::Ident::new("sync", s.ident.span());
         } else if s.ident == "Ctx" {
             s.ident = syn::Ident::new("SyncCtx", s.ident.span());
+            match &mut s.arguments {
+                syn::PathArguments::AngleBracketed(args) => args.args.push(parse_quote!(MICRO)),
+                _ => s.arguments = syn::PathArguments::AngleBracketed(parse_quote!(<'_, MICRO>)),
+            }
         }
         visit_mut::visit_path_segment_mut(self, s);
     }
+}
+
+/// Whether tokens name the type `Ctx`.
+fn mentions_ctx(tokens: proc_macro2::TokenStream) -> bool {
+    tokens.into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => i == "Ctx",
+        proc_macro2::TokenTree::Group(g) => mentions_ctx(g.stream()),
+        _ => false,
+    })
 }
 
 /// `T` of `impl Future<Output = T> + ...`.

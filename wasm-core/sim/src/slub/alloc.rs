@@ -42,9 +42,65 @@ pub fn __do_kmalloc_node(
 ) -> u64 {
     match kmalloc_cache(rec, size, flags, caller, cpu, node) {
         // kmalloc_cache() has checked the cache (alloc_cache).
-        Ok(cache) => run_sync(rec, cpu, |k| sync::slab_alloc(k, cache, node)),
+        Ok(cache) => slab_alloc_sequential(rec, cache, cpu, node),
         Err(result) => result,
     }
+}
+
+/// `slab_alloc()` run sequentially: the fast path straight through when it applies and
+/// nobody asked for its micro-steps (`sequential_alloc_fast`), else the sync twin of the
+/// racing code.
+#[inline(always)]
+fn slab_alloc_sequential(
+    rec: &mut Recorder,
+    cache: CacheId,
+    cpu: CpuId,
+    node: Option<NodeId>,
+) -> u64 {
+    match sequential_alloc_fast(rec, cache, cpu, node) {
+        Some(object) => object,
+        None => run_sync!(rec, cpu, |k| sync::slab_alloc(k, cache, node)),
+    }
+}
+
+/// The fast path of `asyn::slab_alloc` as a sequential run takes it, without the
+/// micro-step boundaries that only an interleaved run or a person opening the step needs
+/// (nothing can race between them here, so the cmpxchg succeeds): the same step, the same
+/// events, in the same order (`tests::sequential_fast_paths_match_the_racing_code`). `None`
+/// when it does not apply (micro-steps kept, no object, no cpu slab, another node, a
+/// freelist that leads out of the slabs): the caller runs the racing code's twin.
+#[inline(always)]
+fn sequential_alloc_fast(
+    rec: &mut Recorder,
+    cache: CacheId,
+    cpu: CpuId,
+    node: Option<NodeId>,
+) -> Option<u64> {
+    if rec.keeps_micro() {
+        return None;
+    }
+    let m = rec.machine();
+    let c = &m.slub().caches[cache].cpu[cpu];
+    let (object, slab) = (c.freelist, c.slab?);
+    if object == 0 {
+        return None;
+    }
+    if let Some(n) = node {
+        if m.slub().slabs.get(&slab).is_none_or(|s| s.node != n) {
+            return None;
+        }
+    }
+    let place = place_of(m, object)?;
+    let next = freepointer_at(m, &place, object); // get_freepointer_safe()
+    Some(
+        rec.call("slab_alloc_node", "fast path", "step.alloc_fast", |rec| {
+            rec.arg_cache("cache", cache);
+            rec.arg("cpu", cpu);
+            set_cpu_freelist(rec, cache, cpu, next); // __update_cpu_freelist_fast()
+            crate::slub::hand_out(rec, cache, cpu, place.pfn, object, place.index);
+            object
+        }),
+    )
 }
 
 /// `__do_kmalloc_node()` up to `slab_alloc_node()`: the cache to allocate from, or the
@@ -128,7 +184,7 @@ pub fn slab_alloc_node(
     node: Option<NodeId>,
 ) -> u64 {
     match alloc_cache(rec, cache) {
-        Ok(cache) => run_sync(rec, cpu, |k| sync::slab_alloc(k, cache, node)),
+        Ok(cache) => slab_alloc_sequential(rec, cache, cpu, node),
         Err(result) => result,
     }
 }
@@ -560,12 +616,13 @@ pub(crate) mod asyn {
             }
             // new_objects: get_partial(), and the slab it finds installed in the same step.
             let search = node.unwrap_or(k.m(|m| m.cpu_node[c]));
-            if let Some(object) = get_partial_node(k, cache, search, install_k(cache)).await {
+            if let Some(object) = get_partial_node(k, cache, search, install_k(k, cache)).await {
                 return object;
             }
             // get_partial(), v6.6: other nodes only when the caller named none.
             if node.is_none() {
-                let from_node = async |k, n| get_partial_node(k, cache, n, install_k(cache)).await;
+                let from_node =
+                    async |k, n| get_partial_node(k, cache, n, install_k(k, cache)).await;
                 if let Some(object) = get_any_partial(k, cache, search, from_node).await {
                     return object;
                 }
@@ -666,8 +723,11 @@ pub(crate) mod asyn {
         }
     }
 
-    /// `install` as a continuation of `get_partial_node()`.
-    pub(crate) fn install_k<'a>(cache: CacheId) -> impl AsyncFnOnce(Ctx<'a>, Pfn, u64) -> u64 {
+    /// `install` as a continuation of `get_partial_node()` (`k` only gives its type).
+    pub(crate) fn install_k<'a>(
+        _k: Ctx<'a>,
+        cache: CacheId,
+    ) -> impl AsyncFnOnce(Ctx<'a>, Pfn, u64) -> u64 {
         async move |k, pfn, freelist| install(k, cache, pfn, freelist).await
     }
 

@@ -21,7 +21,7 @@ const LOOKAHEAD: u32 = 3;
 
 /// `kmem_cache_alloc_bulk()`: `n` objects, all or none.
 pub fn kmem_cache_alloc_bulk(rec: &mut Recorder, cache: CacheId, n: u32, cpu: CpuId) -> Vec<u64> {
-    run_sync(rec, cpu, |k| sync::alloc_bulk(k, cache, n))
+    run_sync!(rec, cpu, |k| sync::alloc_bulk(k, cache, n))
 }
 
 /// `kmem_cache_free_bulk(cache, objs)`, or `kfree_bulk(objs)` when `cache` is `None`. Every
@@ -33,7 +33,7 @@ pub fn kmem_cache_free_bulk(
     objs: &[u64],
     cpu: CpuId,
 ) -> FreeOutcome {
-    run_sync(rec, cpu, |k| sync::free_bulk(k, cache, objs))
+    run_sync!(rec, cpu, |k| sync::free_bulk(k, cache, objs))
 }
 
 /// The first entry that is not a live object of the right kind (or appears twice).

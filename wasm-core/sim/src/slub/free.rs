@@ -3,7 +3,7 @@
 //! into diagnostic steps instead of corrupting the simulation.
 
 use super::cmpxchg::SlabWord;
-use super::{object_freed, place_of, set_freepointer_at};
+use super::{object_freed, place_of, set_cpu_freelist, set_freepointer_at};
 use crate::ids::{CacheId, CpuId};
 use crate::machine::{Machine, Pfn};
 pub use crate::slab_common::FreeOutcome;
@@ -168,9 +168,45 @@ pub(super) fn cache_from_obj_unchecked(
 /// `slab_free_freelist_hook()` pass over a one-object list changes nothing (it stores NULL in
 /// the free pointer, which `do_slab_free()` overwrites), so it gets no step; see `bulk.rs`.
 fn slab_free(rec: &mut Recorder, cache: CacheId, pfn: Pfn, addr: u64, index: u32, cpu: CpuId) {
-    run_sync(rec, cpu, |k| {
-        sync::do_slab_free(k, cache, pfn, &[(addr, index)])
+    if !sequential_free_fast(rec, cache, pfn, addr, index, cpu) {
+        run_sync!(rec, cpu, |k| {
+            sync::do_slab_free(k, cache, pfn, &[(addr, index)])
+        });
+    }
+}
+
+/// The fast path of `asyn::do_slab_free` for one object as a sequential run takes it, without
+/// the micro-step boundaries that only an interleaved run or a person opening the step needs
+/// (nothing can race between them here, so the cmpxchg succeeds): the same step, the same
+/// events, in the same order (`tests::sequential_fast_paths_match_the_racing_code`). False
+/// when it does not apply (micro-steps kept, or the slab is not this CPU's cpu slab): the
+/// caller runs the racing code's twin.
+#[inline(always)]
+fn sequential_free_fast(
+    rec: &mut Recorder,
+    cache: CacheId,
+    pfn: Pfn,
+    addr: u64,
+    index: u32,
+    cpu: CpuId,
+) -> bool {
+    if rec.keeps_micro() {
+        return false;
+    }
+    let c = &rec.machine().slub().caches[cache].cpu[cpu];
+    if c.slab != Some(pfn) {
+        return false;
+    }
+    let freelist = c.freelist;
+    rec.call("do_slab_free", "fast path", "step.free_fast", |rec| {
+        rec.arg_cache("cache", cache);
+        rec.arg("cpu", cpu);
+        rec.arg("count", 1u32);
+        set_freepointer_at(rec, pfn, index, freelist);
+        set_cpu_freelist(rec, cache, cpu, addr); // __update_cpu_freelist_fast()
+        object_freed(rec, cache, cpu, pfn, addr, index);
     });
+    true
 }
 
 /// The way `do_slab_free()` takes for objects of the slab at `pfn` freed on `cpu`, as the

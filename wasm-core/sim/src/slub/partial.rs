@@ -76,7 +76,7 @@ pub(crate) fn discard_slab(rec: &mut Recorder, cache: CacheId, cpu: CpuId, pfn: 
 
 /// `flush_cpu_slab()` on `cpu`: deactivate its cpu slab and unfreeze its partial stack.
 pub fn flush_cpu_slab(rec: &mut Recorder, cache: CacheId, cpu: CpuId) {
-    run_sync(rec, cpu, |k| sync::flush_cpu_slab_k(k, cache));
+    run_sync!(rec, cpu, |k| sync::flush_cpu_slab_k(k, cache));
 }
 
 /// The paths that race with other CPUs: written once, run as async code by the

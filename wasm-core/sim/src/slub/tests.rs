@@ -1059,3 +1059,64 @@ fn debug_caches_take_the_locked_single_object_paths() {
         assert_eq!(rec.machine().live_objects, 0);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The sequential fast paths (`alloc::sequential_alloc_fast`, `free::sequential_free_fast`)
+    /// record what the racing code's sync twin records, step for step and event for event:
+    /// the same random operations, double frees among them, run once with micro-steps kept
+    /// (which takes the twin everywhere) and once without.
+    #[test]
+    fn sequential_fast_paths_match_the_racing_code(
+        cpus in 1u32..=3,
+        nodes in 1u32..=2,
+        sizes in prop::array::uniform3(prop_oneof![8u32..300, 300u32..3000]),
+        freelist_random in any::<bool>(),
+        freelist_hardened in any::<bool>(),
+        seed in any::<u64>(),
+        ops in prop::collection::vec((0u8..10, 0u32..3, 0usize..3, prop::option::of(0u32..2), any::<usize>()), 1..600),
+    ) {
+        let nodes = nodes.min(cpus);
+        let switches = BootOptions { freelist_random, freelist_hardened, ..BootOptions::default() };
+        let run = |keep_micro: bool| {
+            let mut rec = boot_with(cpus, nodes, 400, &switches, seed);
+            let ids: Vec<CacheId> = sizes.iter().enumerate().map(|(i, &s)| {
+                kmem_cache_create(&mut rec, &format!("c{i}"), s, 0, crate::geometry::SlabFlags::default(), false, &switches).unwrap()
+            }).collect();
+            rec.keep_micro(keep_micro);
+            let (mut live, mut freed): (Vec<u64>, Vec<u64>) = (Vec::new(), Vec::new());
+            for &(kind, cpu, cache, node, pick) in &ops {
+                let cpu = CpuId::new(cpu % cpus);
+                match kind {
+                    0..=4 => {
+                        let obj = slab_alloc_node(&mut rec, ids[cache], cpu, node.map(|n| NodeId::new(n % nodes)));
+                        if obj != 0 {
+                            live.push(obj);
+                        }
+                    }
+                    5..=7 if !live.is_empty() => {
+                        let obj = live.swap_remove(pick % live.len());
+                        kfree(&mut rec, obj, cpu, None);
+                        freed.push(obj);
+                    }
+                    // A double free now and then: a damaged freelist both ways.
+                    8 if !freed.is_empty() => {
+                        kfree(&mut rec, freed[pick % freed.len()], cpu, None);
+                    }
+                    _ => flush_cpu_slab(&mut rec, ids[cache], cpu),
+                }
+            }
+            rec
+        };
+        let (with, without) = (run(true), run(false));
+        prop_assert_eq!(with.step_count(), without.step_count());
+        for i in 0..with.step_count() {
+            let (mut a, b) = (with.step(i).unwrap(), without.step(i).unwrap());
+            prop_assert!(!a.micro.is_empty() || i < 2 || a.function != "slab_alloc_node");
+            a.micro.clear();
+            prop_assert_eq!(a, b, "step {}", i);
+        }
+        prop_assert_eq!(with.machine(), without.machine());
+    }
+}

@@ -397,47 +397,56 @@ impl<'a, T> Exec<'a, T> {
         out.clear();
         preempts.clear();
         self.preempts_allowed = 0;
-        for c in 0..self.cpus.len() {
+        let n = self.cpus.len();
+        for c in 0..n {
             let cpu = CpuId(c as u16);
             let current = self.current(c, program);
             self.cur[c] = current;
+            let cs = &self.cpus[c];
             // The interrupt handler, if one runs (it always can: it started its operation),
             // else the current task (which `current` found able to run).
-            if self.cpus[c].irq.is_some() || current.is_some() {
+            if cs.irq.is_some() || current.is_some() {
                 out.push(Choice::Run { cpu });
             }
-            let mid_op = current.is_some_and(|t| self.slots[usize::from(t)].fut.is_some());
-            if self.cpus[c].irq.is_none() {
-                let interruptible = current.is_none_or(|t| !mid_op || self.at_boundary(t).1);
-                let pending = self.cpus[c]
+            if cs.irq.is_some() {
+                continue;
+            }
+            // A task in the middle of an operation, at its boundary: (preemptible,
+            // interruptible, pinned).
+            let mid_op = current.filter(|&t| self.slots[usize::from(t)].fut.is_some());
+            let (preemptible, interruptible, pinned) = match mid_op {
+                Some(t) => self.at_boundary(t),
+                None => (false, true, false),
+            };
+            if interruptible
+                && cs
                     .irq_tasks
                     .iter()
-                    .any(|&t| program.ready(t) == Ready::Yes);
-                if interruptible && pending {
-                    out.push(Choice::Irq { cpu });
-                }
-                if let Some(t) = current.filter(|_| mid_op) {
-                    let (preemptible, _, pinned) = self.at_boundary(t);
-                    if preemptible {
-                        if listing {
-                            for to in 0..self.cpus.len() {
-                                if self.may_preempt_to(c, to, pinned) {
-                                    preempts.push(Choice::Preempt {
-                                        cpu,
-                                        to: CpuId(to as u16),
-                                    });
-                                }
-                            }
-                        } else {
-                            self.preempts_allowed += (0..self.cpus.len())
-                                .filter(|&to| self.may_preempt_to(c, to, pinned))
-                                .count();
+                    .any(|&t| matches!(program.ready(t), Ready::Yes))
+            {
+                out.push(Choice::Irq { cpu });
+            }
+            if mid_op.is_some() && preemptible {
+                if listing {
+                    for to in 0..n {
+                        if self.may_preempt_to(c, to, pinned) {
+                            preempts.push(Choice::Preempt {
+                                cpu,
+                                to: CpuId(to as u16),
+                            });
                         }
                     }
+                } else {
+                    // What the loop above would list: in place when another task waits for
+                    // this CPU, and to every other CPU unless pinned.
+                    self.preempts_allowed +=
+                        usize::from(cs.queue.len() > 1) + if pinned { 0 } else { n - 1 };
                 }
             }
         }
-        out.append(preempts);
+        if listing {
+            out.append(preempts);
+        }
     }
 
     /// Whether the current task of CPU `c` (preemptible, `pinned` or not) may be preempted
@@ -621,9 +630,11 @@ impl<'a, T> Exec<'a, T> {
             }
         }
         self.sh.with(|rec| rec.close_micro_step(function, path));
-        let found: Vec<_> = self.sh.il().diagnostics.borrow_mut().drain(..).collect();
-        for d in found {
-            self.sh.with(|rec| d.record(rec));
+        if !self.sh.il().diagnostics.borrow().is_empty() {
+            let found: Vec<_> = self.sh.il().diagnostics.borrow_mut().drain(..).collect();
+            for d in found {
+                self.sh.with(|rec| d.record(rec));
+            }
         }
     }
 

@@ -59,8 +59,16 @@ impl Picker {
         Picker(Pcg32::seed_from_u64(seed))
     }
 
-    /// Uniform in `0..n` (`n > 0`).
+    /// Uniform in `0..n` (`n > 0`): the draw modulo `n` (a mask when `n` is a power of two,
+    /// the same number without a division).
+    #[inline]
     pub fn below(&mut self, n: usize) -> usize {
-        (self.0.next_u64() % n as u64) as usize
+        let x = self.0.next_u64();
+        let n = n as u64;
+        (if n.is_power_of_two() {
+            x & (n - 1)
+        } else {
+            x % n
+        }) as usize
     }
 }
