@@ -91,12 +91,12 @@ pub(crate) mod asyn {
     ) -> impl Future<Output = bool> + 'a {
         let old = *old;
         k.step(Access::CmpxchgSlab, move || {
-            let now = k.m(|m| m.slub().slabs.get(&pfn).map(word));
-            let ok = now.is_some_and(|w| {
-                w.freelist == old.freelist && w.inuse == old.inuse && w.frozen == old.frozen
-            });
-            if ok {
-                k.with(|rec| {
+            let ok = k.with(|rec| {
+                let now = rec.machine().slub().slabs.get(&pfn).map(word);
+                let ok = now.is_some_and(|w| {
+                    w.freelist == old.freelist && w.inuse == old.inuse && w.frozen == old.frozen
+                });
+                if ok {
                     before(rec);
                     rec.emit(Event::SlabStateSet {
                         pfn,
@@ -104,8 +104,10 @@ pub(crate) mod asyn {
                         inuse: new.inuse,
                         frozen: new.frozen,
                     });
-                });
-            } else {
+                }
+                ok
+            });
+            if !ok {
                 k.count_retry(site, RetryReason::SlabChanged);
             }
             let changed_at = if ok { None } else { k.slab_changed_at(pfn) };

@@ -329,14 +329,13 @@ pub(crate) mod asyn {
         value: u64,
     ) -> impl Future<Output = ()> + '_ {
         k.step(Access::SetFreepointer, move || {
-            let object = k.with(|rec| {
-                set_freepointer_at(rec, pfn, index, value);
-                let size = rec.machine().slub().slabs.get(&pfn).map_or(0, |s| s.size);
-                rec.machine().object_addr(pfn, size, index)
-            });
+            k.with(|rec| set_freepointer_at(rec, pfn, index, value));
             k.note(|| Micro::SetFreepointer {
                 cpu: k.cpu(),
-                object,
+                object: k.m(|m| {
+                    let size = m.slub().slabs.get(&pfn).map_or(0, |s| s.size);
+                    m.object_addr(pfn, size, index)
+                }),
                 value,
             });
         })
