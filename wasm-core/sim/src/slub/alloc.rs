@@ -560,10 +560,11 @@ pub(crate) mod asyn {
                     return object;
                 }
                 // get_freelist(): take what other CPUs freed to this slab.
-                let step = k.call("get_freelist", "", "step.get_freelist");
+                let mut step = k.call("get_freelist", "", "step.get_freelist");
                 k.arg_cache("cache", cache);
                 k.arg("cpu", c);
                 let freelist = get_freelist(k, pfn, &step).await;
+                step.leave(); // back in ___slab_alloc (load_freelist, or DEACTIVATE_BYPASS)
                 if freelist != 0 {
                     // ALLOC_REFILL, load_freelist:
                     let object = load_freelist(k, cache, c, freelist);
@@ -698,6 +699,8 @@ pub(crate) mod asyn {
     /// and the first object of `freelist` goes to the caller. Continues the step that found the
     /// slab, so no sequential step ends with a frozen slab that belongs to nobody.
     pub(crate) async fn install(k: Ctx<'_>, cache: CacheId, pfn: Pfn, freelist: u64) -> u64 {
+        // ___slab_alloc()'s own code, whichever function found the slab.
+        let _f = k.frame("___slab_alloc");
         loop {
             k.local_lock_irqsave(cache).await;
             let c = k.cpu();

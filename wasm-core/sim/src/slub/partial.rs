@@ -92,6 +92,7 @@ pub(crate) mod asyn {
     /// CPU's partial stack; with `drain`, a stack that already holds `cpu_partial_slabs` slabs is
     /// taken off whole and, after the lock is dropped, moved to the node lists.
     pub(crate) async fn put_cpu_partial(k: Ctx<'_>, cache: CacheId, pfn: Pfn, drain: bool) {
+        let _f = k.frame("put_cpu_partial");
         k.local_lock_irqsave(cache).await;
         let cpu = k.cpu();
         let spill = k.with(|rec| {
@@ -140,6 +141,7 @@ pub(crate) mod asyn {
     /// (through `slab->next`) and freed from its head once the lock is dropped: last met, first
     /// discarded.
     pub(crate) async fn __unfreeze_partials(k: Ctx<'_>, cache: CacheId, list: Option<Pfn>) {
+        let _f = k.frame("__unfreeze_partials");
         let min_partial = k.m(|m| u64::from(m.slub().caches[cache].geometry.min_partial));
         let mut discard = Vec::new();
         let mut at = list;

@@ -418,6 +418,7 @@ impl<'a> Ctx<'a> {
                 rec: &self.sh.rec,
                 frames: Some((self.sh.il(), self.task)),
                 opened: false,
+                left: false,
             }
         } else {
             let opened = self.with(|rec| rec.open_call(function, path, key));
@@ -425,6 +426,7 @@ impl<'a> Ctx<'a> {
                 rec: &self.sh.rec,
                 frames: None,
                 opened,
+                left: false,
             }
         }
     }
@@ -562,9 +564,21 @@ pub struct Call<'a> {
     /// An interleaved task's frames, which the call names (else the call is a step).
     frames: Option<(&'a Interleaving, TaskId)>,
     opened: bool,
+    /// Interleaved, its frame was popped early (`leave`): nothing to close.
+    left: bool,
 }
 
 impl Call<'_> {
+    /// Interleaved: the task is back in the calling function, whose name its next
+    /// micro-steps take, while the sequential step this call opened stays open until it drops
+    /// (it also holds what the caller does next, in the same step).
+    pub fn leave(&mut self) {
+        if let Some((il, task)) = self.frames.take() {
+            il.tasks.borrow_mut()[usize::from(task)].calls.pop();
+            self.left = true;
+        }
+    }
+
     /// The path, once the function has found which it takes (only the step this call opened
     /// takes it; a call that joined an open step changes nothing, as in `Recorder::call`).
     pub fn set_path(&self, path: &'static str) {
@@ -588,6 +602,7 @@ impl Drop for Call<'_> {
             Some((il, task)) => {
                 il.tasks.borrow_mut()[usize::from(task)].calls.pop();
             }
+            None if self.left => {}
             None => self.rec.borrow_mut().close_call(),
         }
     }
@@ -712,6 +727,7 @@ impl<'a, const MICRO: bool> SyncCtx<'a, MICRO> {
             rec: &self.sh.rec,
             frames: None,
             opened,
+            left: false,
         }
     }
 
