@@ -100,6 +100,22 @@ struct Slot<'a, T> {
     done: bool,
 }
 
+/// What one CPU allows at a decision (`Exec::entries`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct CpuEntry {
+    /// Its current process task (`Exec::current`).
+    current: Option<TaskId>,
+    /// It can take a micro-step (its interrupt handler's, or its current task's).
+    run: bool,
+    /// An interrupt can come in.
+    irq: bool,
+    /// Its current task can be preempted (in the middle of an operation, preemption and
+    /// interrupts on): whether it is pinned to its CPU.
+    preempt: Option<bool>,
+    /// Another process task waits for the CPU.
+    more_queued: bool,
+}
+
 struct CpuState {
     /// Process tasks on this CPU, in the order they get it.
     queue: VecDeque<TaskId>,
@@ -226,7 +242,9 @@ where
         keep_taken,
         steps: 0,
         finished: true,
-        cur: vec![None; cpus],
+        entries: vec![CpuEntry::default(); cpus],
+        stale: u64::MAX,
+        built: false,
         preempts_allowed: 0,
     };
     for spec in tasks {
@@ -288,6 +306,17 @@ where
     }
 }
 
+/// Whether the current task of CPU `c` (preemptible, `pinned` or not) may be preempted and go
+/// on on CPU `to`: in place, it can only let another task run first (`more_queued`: another
+/// task waits for the CPU).
+fn may_preempt_to(c: usize, to: usize, pinned: bool, more_queued: bool) -> bool {
+    if to == c {
+        more_queued
+    } else {
+        !pinned
+    }
+}
+
 /// Round-robin: a pending interrupt first (on the next CPU that has one, if that CPU is in
 /// the middle of an operation or has nothing else to run), else the next CPU that can run.
 fn round_robin(
@@ -322,9 +351,13 @@ struct Exec<'a, T> {
     steps: usize,
     /// An operation finished in the last decision (a task may be done).
     finished: bool,
-    /// Each CPU's current task as `choices` found it: the decision taken right after reads it
-    /// (nothing runs in between).
-    cur: Vec<Option<TaskId>>,
+    /// What `choices` found for each CPU (its current task, what it allows), kept while
+    /// nothing changes there: the decision taken right after reads it.
+    entries: Vec<CpuEntry>,
+    /// The CPUs whose entry is to be found again (bit `c` for CPU `c`; at most 64 CPUs).
+    stale: u64,
+    /// `choices` has filled its buffer once.
+    built: bool,
     /// The preemptions `choices` counted without listing them.
     preempts_allowed: usize,
 }
@@ -381,10 +414,50 @@ impl<'a, T> Exec<'a, T> {
         )
     }
 
-    /// Every decision the kernel allows now.
-    /// Every decision the kernel allows now, into `out`: the CPUs' next micro-steps and the
-    /// interrupts first, the preemptions after them (`preempts`, a buffer, holds them
-    /// meanwhile).
+    /// What CPU `c` allows now (see `CpuEntry`).
+    fn entry<P: Program<'a, Out = T>>(&self, c: usize, program: &P) -> CpuEntry {
+        let current = self.current(c, program);
+        let cs = &self.cpus[c];
+        let more_queued = cs.queue.len() > 1;
+        // The interrupt handler, if one runs (it always can: it started its operation), else
+        // the current task (which `current` found able to run).
+        let run = cs.irq.is_some() || current.is_some();
+        if cs.irq.is_some() {
+            return CpuEntry {
+                current,
+                run,
+                irq: false,
+                preempt: None,
+                more_queued,
+            };
+        }
+        // A task in the middle of an operation, at its boundary: (preemptible, interruptible,
+        // pinned).
+        let mid_op = current.filter(|&t| self.slots[usize::from(t)].fut.is_some());
+        let (preemptible, interruptible, pinned) = match mid_op {
+            Some(t) => self.at_boundary(t),
+            None => (false, true, false),
+        };
+        let irq = interruptible
+            && cs
+                .irq_tasks
+                .iter()
+                .any(|&t| matches!(program.ready(t), Ready::Yes));
+        CpuEntry {
+            current,
+            run,
+            irq,
+            preempt: (mid_op.is_some() && preemptible).then_some(pinned),
+            more_queued,
+        }
+    }
+
+    /// Every decision the kernel allows now, into `out` (the same buffer at every call): the
+    /// CPUs' next micro-steps and the interrupts first, the preemptions after them (`preempts`,
+    /// a buffer, holds them meanwhile). What a CPU allows is found again only after something
+    /// changed there (`Exec::stale`: a micro-step changes its own CPU, a preemption two, the
+    /// start or the end of an operation every CPU, since it can change whose next operation
+    /// can start), and `out` is rebuilt only when that changed what a CPU allows.
     /// Unless `listing`, the preemptions are only counted (`preempts_allowed`): a random
     /// schedule lists the one it draws (`nth_preempt`).
     fn choices<P: Program<'a, Out = T>>(
@@ -394,42 +467,40 @@ impl<'a, T> Exec<'a, T> {
         preempts: &mut Vec<Choice>,
         listing: bool,
     ) {
+        let mut changed = !self.built;
+        let mut stale = std::mem::take(&mut self.stale);
+        while stale != 0 {
+            let c = stale.trailing_zeros() as usize;
+            stale &= stale - 1;
+            if c >= self.cpus.len() {
+                break;
+            }
+            let e = self.entry(c, program);
+            if e != self.entries[c] {
+                self.entries[c] = e;
+                changed = true;
+            }
+        }
+        if !changed {
+            return;
+        }
+        self.built = true;
         out.clear();
         preempts.clear();
         self.preempts_allowed = 0;
         let n = self.cpus.len();
-        for c in 0..n {
+        for (c, e) in self.entries.iter().enumerate() {
             let cpu = CpuId(c as u16);
-            let current = self.current(c, program);
-            self.cur[c] = current;
-            let cs = &self.cpus[c];
-            // The interrupt handler, if one runs (it always can: it started its operation),
-            // else the current task (which `current` found able to run).
-            if cs.irq.is_some() || current.is_some() {
+            if e.run {
                 out.push(Choice::Run { cpu });
             }
-            if cs.irq.is_some() {
-                continue;
-            }
-            // A task in the middle of an operation, at its boundary: (preemptible,
-            // interruptible, pinned).
-            let mid_op = current.filter(|&t| self.slots[usize::from(t)].fut.is_some());
-            let (preemptible, interruptible, pinned) = match mid_op {
-                Some(t) => self.at_boundary(t),
-                None => (false, true, false),
-            };
-            if interruptible
-                && cs
-                    .irq_tasks
-                    .iter()
-                    .any(|&t| matches!(program.ready(t), Ready::Yes))
-            {
+            if e.irq {
                 out.push(Choice::Irq { cpu });
             }
-            if mid_op.is_some() && preemptible {
+            if let Some(pinned) = e.preempt {
                 if listing {
                     for to in 0..n {
-                        if self.may_preempt_to(c, to, pinned) {
+                        if may_preempt_to(c, to, pinned, e.more_queued) {
                             preempts.push(Choice::Preempt {
                                 cpu,
                                 to: CpuId(to as u16),
@@ -440,7 +511,7 @@ impl<'a, T> Exec<'a, T> {
                     // What the loop above would list: in place when another task waits for
                     // this CPU, and to every other CPU unless pinned.
                     self.preempts_allowed +=
-                        usize::from(cs.queue.len() > 1) + if pinned { 0 } else { n - 1 };
+                        usize::from(e.more_queued) + if pinned { 0 } else { n - 1 };
                 }
             }
         }
@@ -449,35 +520,16 @@ impl<'a, T> Exec<'a, T> {
         }
     }
 
-    /// Whether the current task of CPU `c` (preemptible, `pinned` or not) may be preempted
-    /// and go on on CPU `to`: in place, it can only let another task run first.
-    fn may_preempt_to(&self, c: usize, to: usize, pinned: bool) -> bool {
-        if to == c {
-            self.cpus[c].queue.len() > 1
-        } else {
-            !pinned
-        }
-    }
-
     /// The `k`-th preemption `choices` would have listed (same order: by CPU, then by the CPU
     /// it moves to).
     fn nth_preempt(&self, mut k: usize) -> Option<Choice> {
-        for c in 0..self.cpus.len() {
-            if self.cpus[c].irq.is_some() {
-                continue;
-            }
-            let Some(t) = self.cur[c] else {
+        let n = self.cpus.len();
+        for (c, e) in self.entries.iter().enumerate() {
+            let Some(pinned) = e.preempt else {
                 continue;
             };
-            if self.slots[usize::from(t)].fut.is_none() {
-                continue;
-            }
-            let (preemptible, _, pinned) = self.at_boundary(t);
-            if !preemptible {
-                continue;
-            }
-            for to in 0..self.cpus.len() {
-                if self.may_preempt_to(c, to, pinned) {
+            for to in 0..n {
+                if may_preempt_to(c, to, pinned, e.more_queued) {
                     if k == 0 {
                         return Some(Choice::Preempt {
                             cpu: CpuId(c as u16),
@@ -511,10 +563,14 @@ impl<'a, T> Exec<'a, T> {
         }
         self.steps += 1;
         match choice {
+            Choice::Run { cpu } | Choice::Irq { cpu } => self.stale |= 1 << cpu.0,
+            Choice::Preempt { cpu, to } => self.stale |= (1 << cpu.0) | (1 << to.0),
+        }
+        match choice {
             Choice::Run { cpu } => self.run_cpu(usize::from(cpu), program),
             Choice::Preempt { cpu, to } => {
                 let c = usize::from(cpu);
-                let Some(t) = self.cur[c] else {
+                let Some(t) = self.entries[c].current else {
                     return;
                 };
                 self.cpus[c].queue.retain(|&q| q != t);
@@ -538,7 +594,7 @@ impl<'a, T> Exec<'a, T> {
                     return;
                 };
                 self.cpus[c].irq = Some(t);
-                if let Some(current) = self.cur[c] {
+                if let Some(current) = self.entries[c].current {
                     self.sh.il().tasks.borrow_mut()[usize::from(current)].interrupted = true;
                 }
                 self.note_step(t, program, Micro::IrqEnter { cpu });
@@ -577,21 +633,26 @@ impl<'a, T> Exec<'a, T> {
     /// One micro-step of the task running on `cpu`: the start of its next operation (up to
     /// its first boundary), or the next micro-step of the one it is in.
     fn run_cpu<P: Program<'a, Out = T>>(&mut self, c: usize, program: &mut P) {
-        let Some(t) = self.cpus[c].irq.or(self.cur[c]) else {
+        let Some(t) = self.cpus[c].irq.or(self.entries[c].current) else {
             return;
         };
         let ti = usize::from(t);
         // Tasks of this CPU caught mid-operation wait while this one runs: preempted, as the
         // kernel would say of them.
-        for &q in &self.cpus[c].queue {
-            if q != t && self.slots[usize::from(q)].fut.is_some() {
-                self.sh.il().tasks.borrow_mut()[usize::from(q)].preempted = true;
+        if self.cpus[c].queue.len() > 1 {
+            for &q in &self.cpus[c].queue {
+                if q != t && self.slots[usize::from(q)].fut.is_some() {
+                    self.sh.il().tasks.borrow_mut()[usize::from(q)].preempted = true;
+                }
             }
         }
         if self.cpus[c].irq != Some(t) {
             self.cpus[c].running = Some(t);
         }
         let starting = self.slots[ti].fut.is_none();
+        if starting {
+            self.stale = u64::MAX;
+        }
         let (line, op) = program.origin(t);
         self.sh.with(|rec| rec.set_origin(line, op));
         self.sh.with(Recorder::open_micro_step);
@@ -620,6 +681,7 @@ impl<'a, T> Exec<'a, T> {
         };
         if let Poll::Ready(out) = poll {
             self.finished = true;
+            self.stale = u64::MAX;
             self.slots[ti].fut = None;
             let at = self.sh.with(|rec| rec.cursor()) + 1;
             program.finish(t, out, at);

@@ -56,8 +56,6 @@ pub(crate) struct TaskState {
     pub preempt_off: u16,
     /// Interrupts disabled (`local_irq_save` depth): `local_lock_irqsave`, `spin_lock_irqsave`.
     pub irqs_off: u16,
-    /// The access the task is suspended before (interleaved only).
-    pub next: Option<Access>,
     /// The kernel functions the task is in, outermost first (interleaved only): the innermost
     /// names its micro-steps.
     pub calls: Vec<Frame>,
@@ -157,7 +155,6 @@ impl<'a> Shared<'a> {
             cpu,
             preempt_off: 0,
             irqs_off: 0,
-            next: None,
             calls: Vec::new(),
             pinned: false,
             preempted: false,
@@ -223,11 +220,9 @@ impl<'a> Ctx<'a> {
     /// A micro-step boundary before `next`: interleaved, the task stops here until the
     /// schedule picks it; sequential, nothing happens (the future is ready at once).
     #[inline(always)]
-    pub fn at(self, next: Access) -> At<'a> {
+    pub fn at(self, _next: Access) -> At {
         At {
-            ctx: self,
-            next,
-            suspended: false,
+            suspend: self.sh.interleaved,
         }
     }
 
@@ -235,11 +230,9 @@ impl<'a> Ctx<'a> {
     /// to the next boundary. A plain future (no nested state machine), so a sequential run
     /// pays one branch for it.
     #[inline(always)]
-    pub fn step<T, F: FnOnce() -> T + Unpin>(self, next: Access, f: F) -> StepFuture<'a, F> {
+    pub fn step<T, F: FnOnce() -> T + Unpin>(self, _next: Access, f: F) -> StepFuture<F> {
         StepFuture {
-            ctx: self,
-            next,
-            suspended: false,
+            suspend: self.sh.interleaved,
             f: Some(f),
         }
     }
@@ -452,7 +445,7 @@ impl<'a> Ctx<'a> {
     /// off until the matching unlock. Never contended (only this CPU takes it, and its
     /// interrupts are off while it is held); other CPUs still run.
     #[inline(always)]
-    pub fn local_lock_irqsave(self, cache: CacheId) -> StepFuture<'a, impl FnOnce() + Unpin + 'a> {
+    pub fn local_lock_irqsave(self, cache: CacheId) -> StepFuture<impl FnOnce() + Unpin + 'a> {
         self.step(Access::LocalLock, move || {
             self.adjust(1, 1);
             let cpu = self.cpu();
@@ -462,10 +455,7 @@ impl<'a> Ctx<'a> {
 
     /// `local_unlock_irqrestore(&s->cpu_slab->lock, flags)`.
     #[inline(always)]
-    pub fn local_unlock_irqrestore(
-        self,
-        cache: CacheId,
-    ) -> StepFuture<'a, impl FnOnce() + Unpin + 'a> {
+    pub fn local_unlock_irqrestore(self, cache: CacheId) -> StepFuture<impl FnOnce() + Unpin + 'a> {
         self.step(Access::LocalUnlock, move || {
             let cpu = self.cpu();
             self.adjust(-1, -1);
@@ -847,28 +837,21 @@ impl Drop for FrameGuard<'_> {
     }
 }
 
-/// The future of a micro-step (`Ctx::step`).
-pub struct StepFuture<'a, F> {
-    ctx: Ctx<'a>,
-    next: Access,
-    suspended: bool,
+/// The future of a micro-step (`Ctx::step`): interleaved, `Pending` once (the executor
+/// resumes the task when the schedule picks it), then the access `f`; sequential, `f` at once.
+pub struct StepFuture<F> {
+    suspend: bool,
     f: Option<F>,
 }
 
-impl<T, F: FnOnce() -> T + Unpin> Future for StepFuture<'_, F> {
+impl<T, F: FnOnce() -> T + Unpin> Future for StepFuture<F> {
     type Output = T;
 
     #[inline(always)]
     fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<T> {
-        let sh = self.ctx.sh;
-        if sh.interleaved {
-            let task = usize::from(self.ctx.task);
-            if !self.suspended {
-                sh.il().tasks.borrow_mut()[task].next = Some(self.next);
-                self.suspended = true;
-                return Poll::Pending;
-            }
-            sh.il().tasks.borrow_mut()[task].next = None;
+        if self.suspend {
+            self.suspend = false;
+            return Poll::Pending;
         }
         match self.f.take() {
             Some(f) => Poll::Ready(f()),
@@ -877,31 +860,22 @@ impl<T, F: FnOnce() -> T + Unpin> Future for StepFuture<'_, F> {
     }
 }
 
-/// The future of a boundary (`Ctx::at`): interleaved, `Pending` once (the task's next
-/// access noted for the executor), then `Ready`; sequential, `Ready` at once.
-pub struct At<'a> {
-    ctx: Ctx<'a>,
-    next: Access,
-    suspended: bool,
+/// The future of a boundary (`Ctx::at`): interleaved, `Pending` once, then `Ready`;
+/// sequential, `Ready` at once.
+pub struct At {
+    suspend: bool,
 }
 
-impl Future for At<'_> {
+impl Future for At {
     type Output = ();
 
     #[inline(always)]
     fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
-        let sh = self.ctx.sh;
-        if !sh.interleaved {
-            return Poll::Ready(());
-        }
-        let task = usize::from(self.ctx.task);
-        if self.suspended {
-            sh.il().tasks.borrow_mut()[task].next = None;
-            Poll::Ready(())
-        } else {
-            sh.il().tasks.borrow_mut()[task].next = Some(self.next);
-            self.suspended = true;
+        if self.suspend {
+            self.suspend = false;
             Poll::Pending
+        } else {
+            Poll::Ready(())
         }
     }
 }
