@@ -9,6 +9,8 @@
 //!   their value), and every function taking a `Ctx` gains the parameter `const MICRO: bool`:
 //!   whether the run keeps micro-steps, known when it is compiled, so a run that keeps none
 //!   does not even test for them (`run_sync!` picks the instance);
+//! - the guard type `Call` → `SyncCall` (a sequential call is a step of the trace, nothing
+//!   more);
 //! - a path segment `asyn` → `sync`, so a call into another file's dual module reaches its
 //!   twin.
 //!
@@ -114,6 +116,8 @@ impl VisitMut for Desugar {
     fn visit_path_segment_mut(&mut self, s: &mut PathSegment) {
         if s.ident == "asyn" {
             s.ident = syn::Ident::new("sync", s.ident.span());
+        } else if s.ident == "Call" {
+            s.ident = syn::Ident::new("SyncCall", s.ident.span());
         } else if s.ident == "Ctx" {
             s.ident = syn::Ident::new("SyncCtx", s.ident.span());
             match &mut s.arguments {

@@ -18,7 +18,7 @@ use crate::page_alloc::{alloc_pages, zonelist};
 use crate::slab_common::random::draw_below;
 use crate::slab_common::ZERO_SIZE_PTR;
 use crate::smp::micro::{Access, Micro, RetryReason};
-use crate::smp::{run_sync, Call, Ctx, SyncCtx};
+use crate::smp::{run_sync, Call, Ctx, SyncCall, SyncCtx};
 use crate::trace::{End, Event, Recorder};
 use std::future::Future;
 

@@ -711,13 +711,16 @@ impl<'a, const MICRO: bool> SyncCtx<'a, MICRO> {
     pub fn count_retry(self, _site: &'static str, _reason: RetryReason) {}
 
     #[inline(always)]
-    pub fn call(self, function: &'static str, path: &'static str, key: &'static str) -> Call<'a> {
+    pub fn call(
+        self,
+        function: &'static str,
+        path: &'static str,
+        key: &'static str,
+    ) -> SyncCall<'a> {
         let opened = self.with(|rec| rec.open_call(function, path, key));
-        Call {
+        SyncCall {
             rec: &self.sh.rec,
-            frames: None,
             opened,
-            left: false,
         }
     }
 
@@ -783,6 +786,33 @@ impl<'a, const MICRO: bool> SyncCtx<'a, MICRO> {
         self.at(Access::SpinUnlock);
         let cpu = self.cpu;
         self.note(|| Micro::SpinUnlock { cache, node, cpu });
+    }
+}
+
+/// An open kernel-function call of sequential code (see `SyncCtx::call`): a step of the
+/// trace (or a call joining the open one); dropping it closes the call.
+pub struct SyncCall<'a> {
+    rec: &'a RefCell<&'a mut Recorder>,
+    opened: bool,
+}
+
+impl SyncCall<'_> {
+    /// As `Call::leave`: a sequential step stays open until the guard drops.
+    #[inline(always)]
+    pub fn leave(&mut self) {}
+
+    /// As `Call::set_path`.
+    pub fn set_path(&self, path: &'static str) {
+        if self.opened {
+            self.rec.borrow_mut().set_path(path);
+        }
+    }
+}
+
+impl Drop for SyncCall<'_> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        self.rec.borrow_mut().close_call();
     }
 }
 
