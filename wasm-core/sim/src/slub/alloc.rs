@@ -106,6 +106,7 @@ fn sequential_alloc_fast(
 /// `__do_kmalloc_node()` up to `slab_alloc_node()`: the cache to allocate from, or the
 /// call's result when no cache serves it (size 0, a large kmalloc straight from the page
 /// allocator, a size too large, a destroyed cache).
+#[inline(always)]
 pub(crate) fn kmalloc_cache(
     rec: &mut Recorder,
     size: u64,

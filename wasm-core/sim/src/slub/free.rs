@@ -38,6 +38,7 @@ pub(crate) struct FreeTarget {
 
 /// `kfree()`/`kmem_cache_free()` up to `slab_free()`: every check a free passes first, each
 /// failure a diagnostic step and the outcome.
+#[inline(always)]
 pub(crate) fn free_target(
     rec: &mut Recorder,
     addr: u64,

@@ -123,7 +123,7 @@ pub(crate) fn take_object(rec: &mut Recorder, cache: CacheId, cpu: CpuId, object
 /// Records that object `addr`, object `index` of the slab at `pfn`, went to a caller, or,
 /// when a caller already holds it (only after a damaged freelist: `Damage::StaleCpuFreelist`),
 /// that it was handed out twice.
-#[inline]
+#[inline(always)]
 pub(crate) fn hand_out(
     rec: &mut Recorder,
     cache: CacheId,
