@@ -49,7 +49,7 @@ pub fn __do_kmalloc_node(
 
 /// `slab_alloc()` run sequentially: the fast path straight through when it applies and
 /// nobody asked for its micro-steps (`sequential_alloc_fast`), else the sync twin of the
-/// racing code.
+/// racing code (from `__slab_alloc()` when the fast path's reads already sent it there).
 #[inline(always)]
 fn slab_alloc_sequential(
     rec: &mut Recorder,
@@ -58,41 +58,58 @@ fn slab_alloc_sequential(
     node: Option<NodeId>,
 ) -> u64 {
     match sequential_alloc_fast(rec, cache, cpu, node) {
-        Some(object) => object,
-        None => run_sync!(rec, cpu, |k| sync::slab_alloc(k, cache, node)),
+        Sequential::Done(object) => object,
+        Sequential::Slow => run_sync!(rec, cpu, |k| sync::__slab_alloc(k, cache, node)),
+        Sequential::Twin => run_sync!(rec, cpu, |k| sync::slab_alloc(k, cache, node)),
     }
+}
+
+/// What a sequential fast path did (`sequential_alloc_fast`, `free::sequential_free_fast`).
+pub(crate) enum Sequential<T> {
+    /// It ran, and returned this.
+    Done(T),
+    /// Its reads send the operation to the slow path: the caller runs the slow path's twin
+    /// (the twin of the fast path would make the same reads, which record nothing when no
+    /// micro-step is kept, and go there too).
+    Slow,
+    /// It does not apply (micro-steps kept, or a freelist that leads out of the slabs): the
+    /// caller runs the racing code's twin from the start.
+    Twin,
 }
 
 /// The fast path of `asyn::slab_alloc` as a sequential run takes it, without the
 /// micro-step boundaries that only an interleaved run or a person opening the step needs
 /// (nothing can race between them here, so the cmpxchg succeeds): the same step, the same
-/// events, in the same order (`tests::sequential_fast_paths_match_the_racing_code`). `None`
-/// when it does not apply (micro-steps kept, no object, no cpu slab, another node, a
-/// freelist that leads out of the slabs): the caller runs the racing code's twin.
+/// events, in the same order (`tests::sequential_fast_paths_match_the_racing_code`). `Slow`
+/// with no object, no cpu slab or a cpu slab of another node.
 #[inline(always)]
 fn sequential_alloc_fast(
     rec: &mut Recorder,
     cache: CacheId,
     cpu: CpuId,
     node: Option<NodeId>,
-) -> Option<u64> {
+) -> Sequential<u64> {
     if rec.keeps_micro() {
-        return None;
+        return Sequential::Twin;
     }
     let m = rec.machine();
     let c = &m.slub().caches[cache].cpu[cpu];
-    let (object, slab) = (c.freelist, c.slab?);
+    let (object, Some(slab)) = (c.freelist, c.slab) else {
+        return Sequential::Slow;
+    };
     if object == 0 {
-        return None;
+        return Sequential::Slow;
     }
     if let Some(n) = node {
         if m.slub().slabs.get(&slab).is_none_or(|s| s.node != n) {
-            return None;
+            return Sequential::Slow;
         }
     }
-    let place = place_of(m, object)?;
+    let Some(place) = place_of(m, object) else {
+        return Sequential::Twin;
+    };
     let next = freepointer_at(m, &place, object); // get_freepointer_safe()
-    Some(
+    Sequential::Done(
         rec.call("slab_alloc_node", "fast path", "step.alloc_fast", |rec| {
             rec.arg_cache("cache", cache);
             rec.arg("cpu", cpu);

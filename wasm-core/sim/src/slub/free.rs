@@ -2,6 +2,7 @@
 //! `__slab_free()` (mm/slub.c, v6.6; spec 2.7.1, 2.7.2), and the checks that turn bad frees
 //! into diagnostic steps instead of corrupting the simulation.
 
+use super::alloc::Sequential;
 use super::cmpxchg::SlabWord;
 use super::{object_freed, place_of, set_cpu_freelist, set_freepointer_at};
 use crate::ids::{CacheId, CpuId};
@@ -169,19 +170,24 @@ pub(super) fn cache_from_obj_unchecked(
 /// `slab_free_freelist_hook()` pass over a one-object list changes nothing (it stores NULL in
 /// the free pointer, which `do_slab_free()` overwrites), so it gets no step; see `bulk.rs`.
 fn slab_free(rec: &mut Recorder, cache: CacheId, pfn: Pfn, addr: u64, index: u32, cpu: CpuId) {
-    if !sequential_free_fast(rec, cache, pfn, addr, index, cpu) {
-        run_sync!(rec, cpu, |k| {
-            sync::do_slab_free(k, cache, pfn, &[(addr, index)])
-        });
+    let objs = &[(addr, index)];
+    match sequential_free_fast(rec, cache, pfn, addr, index, cpu) {
+        Sequential::Done(()) => {}
+        Sequential::Slow if rec.machine().slub().caches[cache].debug() => {
+            run_sync!(rec, cpu, |k| sync::free_to_partial_list(
+                k, cache, pfn, objs
+            ));
+        }
+        Sequential::Slow => run_sync!(rec, cpu, |k| sync::__slab_free(k, cache, pfn, objs)),
+        Sequential::Twin => run_sync!(rec, cpu, |k| sync::do_slab_free(k, cache, pfn, objs)),
     }
 }
 
 /// The fast path of `asyn::do_slab_free` for one object as a sequential run takes it, without
 /// the micro-step boundaries that only an interleaved run or a person opening the step needs
 /// (nothing can race between them here, so the cmpxchg succeeds): the same step, the same
-/// events, in the same order (`tests::sequential_fast_paths_match_the_racing_code`). False
-/// when it does not apply (micro-steps kept, or the slab is not this CPU's cpu slab): the
-/// caller runs the racing code's twin.
+/// events, in the same order (`tests::sequential_fast_paths_match_the_racing_code`). `Slow`
+/// when the slab is not this CPU's cpu slab; `Twin` when micro-steps are kept.
 #[inline(always)]
 fn sequential_free_fast(
     rec: &mut Recorder,
@@ -190,13 +196,13 @@ fn sequential_free_fast(
     addr: u64,
     index: u32,
     cpu: CpuId,
-) -> bool {
+) -> Sequential<()> {
     if rec.keeps_micro() {
-        return false;
+        return Sequential::Twin;
     }
     let c = &rec.machine().slub().caches[cache].cpu[cpu];
     if c.slab != Some(pfn) {
-        return false;
+        return Sequential::Slow;
     }
     let freelist = c.freelist;
     rec.call("do_slab_free", "fast path", "step.free_fast", |rec| {
@@ -207,7 +213,7 @@ fn sequential_free_fast(
         set_cpu_freelist(rec, cache, cpu, addr); // __update_cpu_freelist_fast()
         object_freed(rec, cache, cpu, pfn, addr, index);
     });
-    true
+    Sequential::Done(())
 }
 
 /// The way `do_slab_free()` takes for objects of the slab at `pfn` freed on `cpu`, as the

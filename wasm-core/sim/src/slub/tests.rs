@@ -1061,7 +1061,7 @@ fn debug_caches_take_the_locked_single_object_paths() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(128))]
 
     /// The sequential fast paths (`alloc::sequential_alloc_fast`, `free::sequential_free_fast`)
     /// record what the racing code's sync twin records, step for step and event for event:
@@ -1074,11 +1074,21 @@ proptest! {
         sizes in prop::array::uniform3(prop_oneof![8u32..300, 300u32..3000]),
         freelist_random in any::<bool>(),
         freelist_hardened in any::<bool>(),
+        debug in prop_oneof![3 => Just(0u8), 1 => 1u8..16],
         seed in any::<u64>(),
         ops in prop::collection::vec((0u8..10, 0u32..3, 0usize..3, prop::option::of(0u32..2), any::<usize>()), 1..600),
     ) {
         let nodes = nodes.min(cpus);
-        let switches = BootOptions { freelist_random, freelist_hardened, ..BootOptions::default() };
+        // slub_debug letters F, Z, P, U as bits of `debug` (none three times in four): a debug
+        // cache frees through free_to_partial_list().
+        let slub_debug = crate::geometry::SlabFlags {
+            consistency_checks: debug & 1 != 0,
+            red_zone: debug & 2 != 0,
+            poison: debug & 4 != 0,
+            store_user: debug & 8 != 0,
+            ..Default::default()
+        };
+        let switches = BootOptions { freelist_random, freelist_hardened, slub_debug, ..BootOptions::default() };
         let run = |keep_micro: bool| {
             let mut rec = boot_with(cpus, nodes, 400, &switches, seed);
             let ids: Vec<CacheId> = sizes.iter().enumerate().map(|(i, &s)| {
