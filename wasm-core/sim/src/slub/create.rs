@@ -141,6 +141,7 @@ pub fn kmalloc_cache_for(
 
 /// `kmalloc_slab()`: the cache `kmalloc(size, flags)` called from `caller` uses, or where the
 /// request goes instead.
+#[inline]
 pub fn kmalloc_slab(
     rec: &Recorder,
     size: u64,
