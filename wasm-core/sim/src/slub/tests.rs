@@ -605,6 +605,18 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// `slub_debug` letters F, Z, P, U as the bits 1, 2, 4, 8 of `debug` (the property tests draw
+/// 0 three times in four).
+fn slub_debug_letters(debug: u8) -> crate::geometry::SlabFlags {
+    crate::geometry::SlabFlags {
+        consistency_checks: debug & 1 != 0,
+        red_zone: debug & 2 != 0,
+        poison: debug & 4 != 0,
+        store_user: debug & 8 != 0,
+        ..Default::default()
+    }
+}
+
 proptest! {
     // 256 cases of 1..800 operations: about 10^5 operations per run. A longer run:
     // PROPTEST_CASES=10000 cargo test --release -p slabscope-sim random_slub (docs/testing.md).
@@ -629,14 +641,7 @@ proptest! {
         ops in prop::collection::vec(op(), 1..800),
     ) {
         let nodes = nodes.min(cpus);
-        // slub_debug letters F, Z, P, U as bits of `debug` (none three times in four).
-        let slub_debug = crate::geometry::SlabFlags {
-            consistency_checks: debug & 1 != 0,
-            red_zone: debug & 2 != 0,
-            poison: debug & 4 != 0,
-            store_user: debug & 8 != 0,
-            ..Default::default()
-        };
+        let slub_debug = slub_debug_letters(debug);
         let switches = BootOptions { freelist_random, freelist_hardened, slub_debug, ..BootOptions::default() };
         let mut rec = boot_with(cpus, nodes, pages, &switches, seed);
         let ids: Vec<CacheId> = sizes.iter().enumerate().map(|(i, &s)| {
@@ -1079,15 +1084,8 @@ proptest! {
         ops in prop::collection::vec((0u8..10, 0u32..3, 0usize..3, prop::option::of(0u32..2), any::<usize>()), 1..600),
     ) {
         let nodes = nodes.min(cpus);
-        // slub_debug letters F, Z, P, U as bits of `debug` (none three times in four): a debug
-        // cache frees through free_to_partial_list().
-        let slub_debug = crate::geometry::SlabFlags {
-            consistency_checks: debug & 1 != 0,
-            red_zone: debug & 2 != 0,
-            poison: debug & 4 != 0,
-            store_user: debug & 8 != 0,
-            ..Default::default()
-        };
+        // A debug cache frees through free_to_partial_list().
+        let slub_debug = slub_debug_letters(debug);
         let switches = BootOptions { freelist_random, freelist_hardened, slub_debug, ..BootOptions::default() };
         let run = |keep_micro: bool| {
             let mut rec = boot_with(cpus, nodes, 400, &switches, seed);
