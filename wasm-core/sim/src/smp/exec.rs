@@ -226,7 +226,7 @@ where
         limit,
         keep_taken,
     } = options;
-    let sh = Shared::new(rec, true, teaching);
+    let sh = Shared::new(rec, teaching);
     let mut ex = Exec {
         sh: &sh,
         slots: Vec::new(),

@@ -116,37 +116,28 @@ impl Diagnostic {
 /// locks, the counters.
 pub(crate) struct Shared<'a> {
     rec: RefCell<&'a mut Recorder>,
-    /// What only an interleaved run keeps (`None` in a sequential run, which drops nothing).
-    il: Option<Interleaving>,
-    /// Every boundary suspends (an executor drives the tasks).
-    interleaved: bool,
+    il: Interleaving,
     pub teaching: Teaching,
-    /// The recorder keeps micro-steps / caption arguments (read once: a run that keeps
-    /// neither does not even build them).
+    /// The recorder keeps micro-steps (read once: a run that keeps none does not even build
+    /// them). A recorded interleaved run always keeps them: each is a step.
     keep_micro: bool,
-    keep_args: bool,
 }
 
 impl<'a> Shared<'a> {
-    pub(crate) fn new(rec: &'a mut Recorder, interleaved: bool, teaching: Teaching) -> Self {
-        let keep_micro = rec.keeps_micro() || (interleaved && rec.recording());
-        let keep_args = rec.recording();
+    pub(crate) fn new(rec: &'a mut Recorder, teaching: Teaching) -> Self {
+        let keep_micro = rec.keeps_micro() || rec.recording();
         Shared {
             keep_micro,
-            keep_args,
             rec: RefCell::new(rec),
-            il: interleaved.then(Interleaving::default),
-            interleaved,
+            il: Interleaving::default(),
             teaching,
         }
     }
 
     /// The interleaved run's state.
+    #[inline(always)]
     pub(crate) fn il(&self) -> &Interleaving {
-        match &self.il {
-            Some(il) => il,
-            None => unreachable!("only an interleaved run's tasks use this"),
-        }
+        &self.il
     }
 
     pub(crate) fn add_task(&self, cpu: CpuId) -> TaskId {
@@ -207,32 +198,28 @@ impl<'a> Ctx<'a> {
         self.task
     }
 
-    /// Whether an executor interleaves this run's tasks.
+    /// An executor interleaves this run's tasks (the sequential twin's `SyncCtx` says no).
     #[inline]
     pub fn interleaved(self) -> bool {
-        self.sh.interleaved
+        true
     }
 
     pub fn teaching(self) -> Teaching {
         self.sh.teaching
     }
 
-    /// A micro-step boundary before `next`: interleaved, the task stops here until the
-    /// schedule picks it; sequential, nothing happens (the future is ready at once).
+    /// A micro-step boundary before `next`: the task stops here until the schedule picks it.
     #[inline(always)]
     pub fn at(self, _next: Access) -> At {
-        At {
-            suspend: self.sh.interleaved,
-        }
+        At { suspend: true }
     }
 
     /// One micro-step: a boundary before `next`, then `f`, the access and what follows it up
-    /// to the next boundary. A plain future (no nested state machine), so a sequential run
-    /// pays one branch for it.
+    /// to the next boundary. A plain future (no nested state machine).
     #[inline(always)]
     pub fn step<T, F: FnOnce() -> T + Unpin>(self, _next: Access, f: F) -> StepFuture<F> {
         StepFuture {
-            suspend: self.sh.interleaved,
+            suspend: true,
             f: Some(f),
         }
     }
@@ -240,16 +227,14 @@ impl<'a> Ctx<'a> {
     /// Notes what the micro-step just taken did (`Recorder::micro`).
     #[inline(always)]
     pub fn note(self, micro: impl FnOnce() -> Micro) {
-        if self.sh.interleaved {
-            let il = self.sh.il();
-            if il.noted.replace(il.noted.get() + 1) == 0 {
-                il.frame.set(
-                    il.tasks.borrow()[usize::from(self.task)]
-                        .calls
-                        .last()
-                        .copied(),
-                );
-            }
+        let il = self.sh.il();
+        if il.noted.replace(il.noted.get() + 1) == 0 {
+            il.frame.set(
+                il.tasks.borrow()[usize::from(self.task)]
+                    .calls
+                    .last()
+                    .copied(),
+            );
         }
         if self.sh.keep_micro {
             let task = self.task;
@@ -260,9 +245,6 @@ impl<'a> Ctx<'a> {
 
     /// The task has just read a tid: what disturbs it from now on makes its cmpxchg fail.
     pub fn tid_read(self) {
-        if !self.sh.interleaved {
-            return;
-        }
         let at = self.sh.with(|rec| rec.cursor());
         let mut tasks = self.sh.il().tasks.borrow_mut();
         let t = &mut tasks[usize::from(self.task)];
@@ -273,9 +255,6 @@ impl<'a> Ctx<'a> {
 
     /// The task has just read the slab at `pfn`'s (freelist, counters).
     pub fn slab_read(self, pfn: Pfn) {
-        if !self.sh.interleaved {
-            return;
-        }
         let at = self.sh.with(|rec| rec.cursor());
         self.sh.il().tasks.borrow_mut()[usize::from(self.task)].slab_read_at = Some((pfn, at));
     }
@@ -334,9 +313,7 @@ impl<'a> Ctx<'a> {
 
     /// Binds the task to its CPU, or frees it (see `TaskState::pinned`).
     pub fn pin(self, pinned: bool) {
-        if self.sh.interleaved {
-            self.sh.il().tasks.borrow_mut()[usize::from(self.task)].pinned = pinned;
-        }
+        self.sh.il().tasks.borrow_mut()[usize::from(self.task)].pinned = pinned;
     }
 
     /// What ran on the task's CPU since it read its tid, for a cmpxchg that failed on the
@@ -353,45 +330,39 @@ impl<'a> Ctx<'a> {
     }
 
     /// Names the task's micro-steps after kernel function `function` while the guard lives
-    /// (interleaved only; a sequential run's steps are named by `call`).
+    /// (a sequential run's steps are named by `call`).
     pub fn frame(self, function: &'static str) -> FrameGuard<'a> {
-        if self.sh.interleaved {
-            self.sh.il().tasks.borrow_mut()[usize::from(self.task)]
-                .calls
-                .push(Frame { function, path: "" });
-        }
+        self.sh.il().tasks.borrow_mut()[usize::from(self.task)]
+            .calls
+            .push(Frame { function, path: "" });
         FrameGuard { ctx: self }
     }
 
-    /// Interleaved: the task now holds the slab at `pfn` (with the detached freelist
-    /// `freelist`, 0 for none) between micro-steps (`SlubState::held`).
+    /// The task now holds the slab at `pfn` (with the detached freelist `freelist`, 0 for
+    /// none) between micro-steps (`SlubState::held`).
     pub fn hold(self, pfn: Pfn, freelist: u64) {
-        if self.sh.interleaved {
-            let cpu = self.cpu();
-            self.with(|rec| {
-                let count = crate::slub::freelist_len(rec.machine(), freelist);
-                rec.emit(Event::SlabHeld {
-                    pfn,
-                    cpu: Some(cpu),
-                    freelist,
-                    count,
-                });
+        let cpu = self.cpu();
+        self.with(|rec| {
+            let count = crate::slub::freelist_len(rec.machine(), freelist);
+            rec.emit(Event::SlabHeld {
+                pfn,
+                cpu: Some(cpu),
+                freelist,
+                count,
             });
-        }
+        });
     }
 
-    /// Interleaved: the task no longer holds the slab at `pfn`.
+    /// The task no longer holds the slab at `pfn`.
     pub fn release(self, pfn: Pfn) {
-        if self.sh.interleaved {
-            self.with(|rec| {
-                rec.emit(Event::SlabHeld {
-                    pfn,
-                    cpu: None,
-                    freelist: 0,
-                    count: 0,
-                });
+        self.with(|rec| {
+            rec.emit(Event::SlabHeld {
+                pfn,
+                cpu: None,
+                freelist: 0,
+                count: 0,
             });
-        }
+        });
     }
 
     /// Counts a retry of the kernel's at `site` (only an interleaved run retries).
@@ -399,47 +370,29 @@ impl<'a> Ctx<'a> {
         self.sh.il().stats.borrow_mut().retry(site, reason);
     }
 
-    /// Enters kernel function `function` taking `path` with caption `key`: sequential, a step
-    /// of its own (or a call joining the open step, as `Recorder::call`), closed when the
-    /// returned guard drops; interleaved, a frame that names the task's micro-steps.
-    pub fn call(self, function: &'static str, path: &'static str, key: &'static str) -> Call<'a> {
-        if self.sh.interleaved {
-            self.sh.il().tasks.borrow_mut()[usize::from(self.task)]
-                .calls
-                .push(Frame { function, path });
-            Call {
-                rec: &self.sh.rec,
-                frames: Some((self.sh.il(), self.task)),
-                opened: false,
-                left: false,
-            }
-        } else {
-            let opened = self.with(|rec| rec.open_call(function, path, key));
-            Call {
-                rec: &self.sh.rec,
-                frames: None,
-                opened,
-                left: false,
-            }
+    /// Enters kernel function `function` taking `path` (with caption `key` in a sequential
+    /// run): a frame that names the task's micro-steps until the returned guard drops.
+    pub fn call(self, function: &'static str, path: &'static str, _key: &'static str) -> Call<'a> {
+        self.sh.il().tasks.borrow_mut()[usize::from(self.task)]
+            .calls
+            .push(Frame { function, path });
+        Call {
+            il: self.sh.il(),
+            task: self.task,
+            left: false,
         }
     }
 
-    /// Adds a caption argument to the open step (sequential; interleaved steps are captioned
-    /// by their micro-steps).
-    #[inline]
-    pub fn arg(self, name: &'static str, value: impl Into<crate::trace::Arg>) {
-        if self.sh.keep_args && !self.sh.interleaved {
-            self.with(|rec| rec.arg(name, value));
-        }
-    }
+    /// A caption argument of a sequential step: an interleaved step is captioned by its
+    /// micro-step, so nothing is kept.
+    #[inline(always)]
+    pub fn arg(self, _name: &'static str, _value: impl Into<crate::trace::Arg>) {}
 
-    pub fn arg_cache(self, name: &'static str, cache: CacheId) {
-        self.arg(name, crate::trace::Arg::Cache(cache));
-    }
+    #[inline(always)]
+    pub fn arg_cache(self, _name: &'static str, _cache: CacheId) {}
 
-    pub fn arg_addr(self, name: &'static str, addr: u64) {
-        self.arg(name, crate::trace::Arg::Addr(addr));
-    }
+    #[inline(always)]
+    pub fn arg_addr(self, _name: &'static str, _addr: u64) {}
 
     /// `local_lock_irqsave(&s->cpu_slab->lock, flags)` on this CPU: interrupts and preemption
     /// off until the matching unlock. Never contended (only this CPU takes it, and its
@@ -470,9 +423,6 @@ impl<'a> Ctx<'a> {
     }
 
     fn adjust(self, preempt: i32, irqs: i32) {
-        if !self.sh.interleaved {
-            return;
-        }
         let mut tasks = self.sh.il().tasks.borrow_mut();
         let t = &mut tasks[usize::from(self.task)];
         t.preempt_off = (i32::from(t.preempt_off) + preempt) as u16;
@@ -482,13 +432,6 @@ impl<'a> Ctx<'a> {
     /// `spin_lock_irqsave(&n->list_lock, flags)`: takes the lock, or spins (one micro-step per
     /// look at the held lock, each a visible wait) until its holder drops it.
     pub async fn spin_lock_irqsave(self, cache: CacheId, node: NodeId) {
-        if !self.sh.interleaved {
-            // The only task: the lock is free.
-            let cpu = self.cpu();
-            self.with(|rec| rec.emit(Event::ListLockTaken { cache, node }));
-            self.note(|| Micro::SpinLock { cache, node, cpu });
-            return;
-        }
         loop {
             self.at(Access::SpinLock).await;
             let holder = self
@@ -532,11 +475,6 @@ impl<'a> Ctx<'a> {
     /// `spin_unlock_irqrestore(&n->list_lock, flags)`.
     pub async fn spin_unlock_irqrestore(self, cache: CacheId, node: NodeId) {
         self.at(Access::SpinUnlock).await;
-        if !self.sh.interleaved {
-            let cpu = self.cpu();
-            self.note(|| Micro::SpinUnlock { cache, node, cpu });
-            return;
-        }
         self.sh
             .il()
             .list_locks
@@ -548,39 +486,36 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// An open kernel-function call (see `Ctx::call`); dropping it closes the call.
+/// An open kernel-function call of an interleaved task (see `Ctx::call`): its frame names the
+/// task's micro-steps; dropping it pops the frame.
 pub struct Call<'a> {
-    rec: &'a RefCell<&'a mut Recorder>,
-    /// An interleaved task's frames, which the call names (else the call is a step).
-    frames: Option<(&'a Interleaving, TaskId)>,
-    opened: bool,
-    /// Interleaved, its frame was popped early (`leave`): nothing to close.
+    il: &'a Interleaving,
+    task: TaskId,
+    /// Its frame was popped early (`leave`).
     left: bool,
 }
 
 impl Call<'_> {
-    /// Interleaved: the task is back in the calling function, whose name its next
-    /// micro-steps take, while the sequential step this call opened stays open until it drops
+    /// The task is back in the calling function, whose name its next micro-steps take, while
+    /// the sequential step this call stands for (`SyncCall`) would stay open until it drops
     /// (it also holds what the caller does next, in the same step).
     pub fn leave(&mut self) {
-        if let Some((il, task)) = self.frames.take() {
-            il.tasks.borrow_mut()[usize::from(task)].calls.pop();
+        if !self.left {
+            self.il.tasks.borrow_mut()[usize::from(self.task)]
+                .calls
+                .pop();
             self.left = true;
         }
     }
 
-    /// The path, once the function has found which it takes (only the step this call opened
-    /// takes it; a call that joined an open step changes nothing, as in `Recorder::call`).
+    /// The path, once the function has found which it takes.
     pub fn set_path(&self, path: &'static str) {
-        match self.frames {
-            Some((il, task)) => {
-                let mut tasks = il.tasks.borrow_mut();
-                if let Some(f) = tasks[usize::from(task)].calls.last_mut() {
-                    f.path = path;
-                }
-            }
-            None if self.opened => self.rec.borrow_mut().set_path(path),
-            None => {}
+        if self.left {
+            return;
+        }
+        let mut tasks = self.il.tasks.borrow_mut();
+        if let Some(f) = tasks[usize::from(self.task)].calls.last_mut() {
+            f.path = path;
         }
     }
 }
@@ -588,12 +523,10 @@ impl Call<'_> {
 impl Drop for Call<'_> {
     #[inline(always)]
     fn drop(&mut self) {
-        match self.frames {
-            Some((il, task)) => {
-                il.tasks.borrow_mut()[usize::from(task)].calls.pop();
-            }
-            None if self.left => {}
-            None => self.rec.borrow_mut().close_call(),
+        if !self.left {
+            self.il.tasks.borrow_mut()[usize::from(self.task)]
+                .calls
+                .pop();
         }
     }
 }
@@ -859,16 +792,14 @@ pub struct FrameGuard<'a> {
 
 impl Drop for FrameGuard<'_> {
     fn drop(&mut self) {
-        if self.ctx.sh.interleaved {
-            self.ctx.sh.il().tasks.borrow_mut()[usize::from(self.ctx.task)]
-                .calls
-                .pop();
-        }
+        self.ctx.sh.il().tasks.borrow_mut()[usize::from(self.ctx.task)]
+            .calls
+            .pop();
     }
 }
 
-/// The future of a micro-step (`Ctx::step`): interleaved, `Pending` once (the executor
-/// resumes the task when the schedule picks it), then the access `f`; sequential, `f` at once.
+/// The future of a micro-step (`Ctx::step`): `Pending` once (the executor
+/// resumes the task when the schedule picks it), then the access `f`.
 pub struct StepFuture<F> {
     suspend: bool,
     f: Option<F>,
@@ -890,8 +821,7 @@ impl<T, F: FnOnce() -> T + Unpin> Future for StepFuture<F> {
     }
 }
 
-/// The future of a boundary (`Ctx::at`): interleaved, `Pending` once, then `Ready`;
-/// sequential, `Ready` at once.
+/// The future of a boundary (`Ctx::at`): `Pending` once, then `Ready`.
 pub struct At {
     suspend: bool,
 }
