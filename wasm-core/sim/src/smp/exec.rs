@@ -481,6 +481,12 @@ impl<'a, T> Exec<'a, T> {
                 changed = true;
             }
         }
+        // What was kept is what would be found now (checked in debug builds: the property
+        // tests run every executor path through it).
+        debug_assert!(
+            (0..self.cpus.len()).all(|c| self.entries[c] == self.entry(c, program)),
+            "an executor entry was kept after its CPU changed"
+        );
         if !changed {
             return;
         }
