@@ -237,6 +237,11 @@ impl<'a> Program<'a> for Mix {
     fn origin(&self, _t: TaskId) -> (Option<u32>, Option<u32>) {
         (None, None)
     }
+
+    /// A task's next operation can always start (it frees only objects already returned).
+    fn tasks_depend(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

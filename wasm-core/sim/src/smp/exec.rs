@@ -61,6 +61,12 @@ pub trait Program<'a> {
     fn finish(&mut self, t: TaskId, out: Self::Out, at: usize);
     /// The scenario line and operation index task `t`'s current operation comes from.
     fn origin(&self, t: TaskId) -> (Option<u32>, Option<u32>);
+    /// Whether starting or finishing one task's operation can change whether another task's
+    /// next operation can start (one names an object another returns): then the executor
+    /// looks at every CPU again after each.
+    fn tasks_depend(&self) -> bool {
+        true
+    }
 }
 
 /// How an interleaved run goes.
@@ -568,8 +574,11 @@ impl<'a, T> Exec<'a, T> {
             self.taken.push(choice);
         }
         self.steps += 1;
+        // A micro-step changes what its CPU allows only when it starts or ends an operation
+        // or changes the task's boundary (`run_cpu` says so).
         match choice {
-            Choice::Run { cpu } | Choice::Irq { cpu } => self.stale |= 1 << cpu.0,
+            Choice::Run { .. } => {}
+            Choice::Irq { cpu } => self.stale |= 1 << cpu.0,
             Choice::Preempt { cpu, to } => self.stale |= (1 << cpu.0) | (1 << to.0),
         }
         match choice {
@@ -656,8 +665,15 @@ impl<'a, T> Exec<'a, T> {
             self.cpus[c].running = Some(t);
         }
         let starting = self.slots[ti].fut.is_none();
+        // Which CPUs an operation's start or end can change: its own, or every one when
+        // tasks wait on each other's operations.
+        let op_bound = if program.tasks_depend() {
+            u64::MAX
+        } else {
+            1 << c
+        };
         if starting {
-            self.stale = u64::MAX;
+            self.stale |= op_bound;
         }
         let (line, op) = program.origin(t);
         self.sh.with(|rec| rec.set_origin(line, op));
@@ -685,9 +701,12 @@ impl<'a, T> Exec<'a, T> {
             Some(f) if il.noted.get() > 0 => (f.function, f.path),
             _ => self.frame(t),
         };
+        if il.boundary_changed.replace(false) {
+            self.stale |= 1 << c;
+        }
         if let Poll::Ready(out) = poll {
             self.finished = true;
-            self.stale = u64::MAX;
+            self.stale |= op_bound;
             self.slots[ti].fut = None;
             let at = self.sh.with(|rec| rec.cursor()) + 1;
             program.finish(t, out, at);

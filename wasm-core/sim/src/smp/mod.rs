@@ -94,6 +94,9 @@ pub(crate) struct Interleaving {
     pub frame: Cell<Option<Frame>>,
     /// Diagnostics to record as steps of their own after the current micro-step.
     pub diagnostics: RefCell<Vec<Diagnostic>>,
+    /// The running task changed what its CPU allows the executor (preemption or interrupts
+    /// turned on or off, pinned or freed) since the executor last looked.
+    pub boundary_changed: Cell<bool>,
 }
 
 /// A diagnostic step: what the kernel (or the simulator's checker) would report; `args` adds
@@ -314,6 +317,7 @@ impl<'a> Ctx<'a> {
     /// Binds the task to its CPU, or frees it (see `TaskState::pinned`).
     pub fn pin(self, pinned: bool) {
         self.sh.il().tasks.borrow_mut()[usize::from(self.task)].pinned = pinned;
+        self.sh.il().boundary_changed.set(true);
     }
 
     /// What ran on the task's CPU since it read its tid, for a cmpxchg that failed on the
@@ -427,6 +431,7 @@ impl<'a> Ctx<'a> {
         let t = &mut tasks[usize::from(self.task)];
         t.preempt_off = (i32::from(t.preempt_off) + preempt) as u16;
         t.irqs_off = (i32::from(t.irqs_off) + irqs) as u16;
+        self.sh.il().boundary_changed.set(true);
     }
 
     /// `spin_lock_irqsave(&n->list_lock, flags)`: takes the lock, or spins (one micro-step per
