@@ -340,6 +340,7 @@ impl<'a> Program<'a> for BlockProgram<'_, '_> {
                 let run = op.run(k);
                 Box::pin(async move {
                     Ok(match run.await {
+                        SmpResult::Object(a) => object(a).map(OutValue::One),
                         SmpResult::Objects(o) if o.len() == 1 => object(o[0]).map(OutValue::One),
                         SmpResult::Objects(o) => Some(OutValue::List(
                             o.into_iter()

@@ -229,8 +229,10 @@ impl<'a> Program<'a> for Mix {
     }
 
     fn finish(&mut self, t: TaskId, out: SmpResult, _at: usize) {
-        if let (true, SmpResult::Objects(o)) = (self.pending[usize::from(t)], out) {
-            self.live.extend(o.into_iter().filter(|&a| a != 0));
+        if let (true, SmpResult::Object(a)) = (self.pending[usize::from(t)], out) {
+            if a != 0 {
+                self.live.push(a);
+            }
         }
     }
 

@@ -88,8 +88,7 @@ impl<'a> Program<'a> for TestProgram {
 
     fn finish(&mut self, t: TaskId, out: SmpResult, _at: usize) {
         match (self.pending[usize::from(t)], out) {
-            (Some(TOp::Alloc(n)), SmpResult::Objects(o)) => {
-                let object = o.first().copied().unwrap_or(0);
+            (Some(TOp::Alloc(n)), SmpResult::Object(object)) => {
                 if object != 0 && !self.live.insert(object) {
                     self.handed_out_twice.push(object);
                 }

@@ -43,7 +43,9 @@ pub enum SmpOp {
 /// What an operation returned.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SmpResult {
-    /// The objects allocated (one, or a bulk's; NULL is 0).
+    /// The object one allocation returned (NULL is 0).
+    Object(u64),
+    /// The objects a bulk allocation returned.
     Objects(Vec<u64>),
     Freed(FreeOutcome),
     Done,
@@ -75,7 +77,7 @@ impl SmpOp {
                         Ok(cache) => slab_alloc(k, cache, node).await,
                         Err(result) => result,
                     };
-                    SmpResult::Objects(vec![object])
+                    SmpResult::Object(object)
                 }
                 SmpOp::Kmalloc {
                     size,
@@ -88,7 +90,7 @@ impl SmpOp {
                         Ok(cache) => slab_alloc(k, cache, node).await,
                         Err(result) => result,
                     };
-                    SmpResult::Objects(vec![object])
+                    SmpResult::Object(object)
                 }
                 SmpOp::Free { addr, cache } => {
                     match k.with(|rec| free_target(rec, addr, cpu, cache)) {

@@ -247,7 +247,7 @@ where
         taken: Vec::new(),
         keep_taken,
         steps: 0,
-        finished: true,
+        finished: u64::MAX,
         entries: vec![CpuEntry::default(); cpus],
         stale: u64::MAX,
         built: false,
@@ -268,9 +268,8 @@ where
     }
     let (mut choices, mut preempts) = (Vec::new(), Vec::new());
     loop {
-        if ex.finished {
+        if ex.finished != 0 {
             ex.retire(program);
-            ex.finished = false;
         }
         let listing = matches!(decide, Decide::Chooser(_));
         ex.choices(program, &mut choices, &mut preempts, listing);
@@ -355,8 +354,9 @@ struct Exec<'a, T> {
     taken: Vec<Choice>,
     keep_taken: bool,
     steps: usize,
-    /// An operation finished in the last decision (a task may be done).
-    finished: bool,
+    /// The CPUs on which an operation finished in the last decision (a task may be done; bit
+    /// `c` for CPU `c`, every bit at the start).
+    finished: u64,
     /// What `choices` found for each CPU (its current task, what it allows), kept while
     /// nothing changes there: the decision taken right after reads it.
     entries: Vec<CpuEntry>,
@@ -377,9 +377,16 @@ impl<'a, T> Exec<'a, T> {
         }
     }
 
-    /// Drops finished process tasks from their CPUs.
+    /// Drops finished process tasks from their CPUs (those an operation finished on: only the
+    /// task that finished one can have none left).
     fn retire<P: Program<'a, Out = T>>(&mut self, program: &P) {
-        for c in 0..self.cpus.len() {
+        let mut finished = std::mem::take(&mut self.finished);
+        while finished != 0 {
+            let c = finished.trailing_zeros() as usize;
+            finished &= finished - 1;
+            if c >= self.cpus.len() {
+                break;
+            }
             let slots = &mut self.slots;
             self.cpus[c].queue.retain(|&t| {
                 let slot = &mut slots[usize::from(t)];
@@ -676,17 +683,21 @@ impl<'a, T> Exec<'a, T> {
             self.stale |= op_bound;
         }
         let (line, op) = program.origin(t);
-        self.sh.with(|rec| rec.set_origin(line, op));
-        self.sh.with(Recorder::open_micro_step);
+        self.sh.with(|rec| {
+            rec.set_origin(line, op);
+            rec.open_micro_step();
+        });
         if starting {
             let k = Ctx::new(self.sh, t);
             let (name, fut) = program.start(t, k);
             self.slots[ti].name = name;
             self.slots[ti].fut = Some(fut);
             let (line, op) = program.origin(t);
-            self.sh.with(|rec| rec.set_step_origin(line, op));
             let cpu = CpuId(c as u16);
-            self.sh.with(|rec| rec.micro(t, Micro::Start { cpu }));
+            self.sh.with(|rec| {
+                rec.set_step_origin(line, op);
+                rec.micro(t, Micro::Start { cpu });
+            });
         }
         let il = self.sh.il();
         il.noted.set(0);
@@ -705,7 +716,7 @@ impl<'a, T> Exec<'a, T> {
             self.stale |= 1 << c;
         }
         if let Poll::Ready(out) = poll {
-            self.finished = true;
+            self.finished |= 1 << c;
             self.stale |= op_bound;
             self.slots[ti].fut = None;
             let at = self.sh.with(|rec| rec.cursor()) + 1;
