@@ -27,7 +27,12 @@ export function ExploreGroups({ report, text, onOpen }: { report: ExploreReport;
       data-cut-short={String(report.cut_short)}
     >
       <p data-testid="explore-summary">
-        {t('interleavings.summary', { schedules: n(report.schedules), line: report.line, preemptions: report.preemptions, groups: n(report.groups.length) })}
+        {t('interleavings.summary', {
+          schedules: t('interleavings.scheduleCount', { count: report.schedules, n: n(report.schedules) }),
+          line: report.line,
+          switches: t('interleavings.switchCount', { count: report.preemptions, n: n(report.preemptions) }),
+          outcomes: t('interleavings.outcomeCount', { count: report.groups.length, n: n(report.groups.length) }),
+        })}
       </p>
       {report.cut_short ? (
         <p className="cut-short" data-testid="explore-cut-short">

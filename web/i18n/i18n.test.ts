@@ -69,3 +69,28 @@ describe('remembered translations', () => {
     expect(instance.t('hi', { who: 'cpu0' })).toBe('cpu0님 안녕');
   });
 });
+
+describe('counted words', () => {
+  it('the explorer summary says one schedule, one forced switch, one outcome in the singular', async () => {
+    const { createInstance } = await import('i18next');
+    const instance = createInstance();
+    await instance.init({
+      resources: { en: { translation: en }, ko: { translation: ko } },
+      lng: 'en',
+      fallbackLng: false,
+      interpolation: { escapeValue: false },
+    });
+    const summary = (schedules: number, switches: number, outcomes: number) =>
+      instance.t('interleavings.summary', {
+        schedules: instance.t('interleavings.scheduleCount', { count: schedules, n: String(schedules) }),
+        line: 4,
+        switches: instance.t('interleavings.switchCount', { count: switches, n: String(switches) }),
+        outcomes: instance.t('interleavings.outcomeCount', { count: outcomes, n: String(outcomes) }),
+      });
+    expect(summary(1, 1, 1)).toBe('1 schedule of the block at line 4, each with at most 1 forced switch: 1 outcome.');
+    expect(summary(57, 2, 6)).toBe('57 schedules of the block at line 4, each with at most 2 forced switches: 6 different outcomes.');
+    await instance.changeLanguage('ko');
+    expect(summary(1, 1, 1)).toBe('4번째 줄 블록의 스케줄 1개(각각 강제 전환 최대 1번)를 실행했고, 결과는 1가지입니다.');
+    expect(summary(57, 2, 6)).toBe('4번째 줄 블록의 스케줄 57개(각각 강제 전환 최대 2번)를 실행했고, 결과는 6가지입니다.');
+  });
+});

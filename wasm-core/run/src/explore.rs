@@ -279,13 +279,22 @@ pub(crate) fn outcome(
     }
 }
 
+/// `n` and `noun`, plural unless `n` is 1 ("1 schedule", "2 forced switches").
+fn count(n: u64, noun: &str) -> String {
+    match (n, noun.ends_with("ch")) {
+        (1, _) => format!("1 {noun}"),
+        (_, true) => format!("{n} {noun}es"),
+        _ => format!("{n} {noun}s"),
+    }
+}
+
 /// The exploration as text (`slabscope explore`).
 pub fn exploration_text(e: &Exploration) -> String {
     let mut out = format!(
-        "concurrent block at line {}: {} schedules with at most {} forced switches{}\n",
+        "concurrent block at line {}: {} with at most {}{}\n",
         e.line,
-        e.schedules,
-        e.bounds_preemptions,
+        count(e.schedules as u64, "schedule"),
+        count(u64::from(e.bounds_preemptions), "forced switch"),
         if e.cut_short {
             " (cut short: the schedule bound was hit; raise --max-schedules to see them all)"
         } else {
@@ -294,9 +303,9 @@ pub fn exploration_text(e: &Exploration) -> String {
     );
     for (i, g) in e.groups.iter().enumerate() {
         out.push_str(&format!(
-            "\noutcome {}: {} schedules{}\n",
+            "\noutcome {}: {}{}\n",
             i + 1,
-            g.schedules,
+            count(g.schedules as u64, "schedule"),
             if g.damage.is_empty() && g.violations.is_empty() {
                 ", no damage, every invariant holds"
             } else {
@@ -358,6 +367,26 @@ mod tests {
             without.groups.iter().map(|g| g.schedules).sum::<usize>(),
             without.schedules
         );
+        // The text counts in English: one outcome here is a single schedule.
+        let text = exploration_text(&without);
+        assert!(
+            text.contains("schedules with at most 2 forced switches"),
+            "{text}"
+        );
+        assert!(without.groups.iter().any(|g| g.schedules == 1));
+        assert!(
+            text.contains(": 1 schedule\n") || text.contains(": 1 schedule,"),
+            "{text}"
+        );
+        assert!(!text.contains(" 1 schedules"), "{text}");
+    }
+
+    #[test]
+    fn counts_are_singular_for_one() {
+        assert_eq!(count(1, "schedule"), "1 schedule");
+        assert_eq!(count(0, "schedule"), "0 schedules");
+        assert_eq!(count(1, "forced switch"), "1 forced switch");
+        assert_eq!(count(3, "forced switch"), "3 forced switches");
     }
 
     /// The search stops at its bound and says so.
@@ -401,7 +430,6 @@ mod tests {
         assert!(races.cut_short);
     }
 
-    /// A scenario without a block is refused, with a message.
     /// A CPU spinning on a `list_lock` another holds cannot go on, so leaving it costs no
     /// switch: a search whose switches are spent runs the holder rather than spinning until
     /// the block's micro-step limit.
@@ -419,6 +447,7 @@ mod tests {
             .all(|g| g.damage.is_empty() && g.violations.is_empty()));
     }
 
+    /// A scenario without a block is refused, with a message.
     #[test]
     fn a_scenario_without_a_block_has_nothing_to_explore() {
         let s = parse("slabscope-scenario 3\nmachine cpus=1 nodes=1 memory=1M\n").expect("parses");
