@@ -311,6 +311,18 @@ where
     }
 }
 
+/// The CPUs below `n` whose bits are set in `mask` (bit `c` for CPU `c`), lowest first.
+fn cpus_in(mut mask: u64, n: usize) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if mask == 0 {
+            return None;
+        }
+        let c = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        (c < n).then_some(c)
+    })
+}
+
 /// Whether the current task of CPU `c` (preemptible, `pinned` or not) may be preempted and go
 /// on on CPU `to`: in place, it can only let another task run first (`more_queued`: another
 /// task waits for the CPU).
@@ -380,13 +392,7 @@ impl<'a, T> Exec<'a, T> {
     /// Drops finished process tasks from their CPUs (those an operation finished on: only the
     /// task that finished one can have none left).
     fn retire<P: Program<'a, Out = T>>(&mut self, program: &P) {
-        let mut finished = std::mem::take(&mut self.finished);
-        while finished != 0 {
-            let c = finished.trailing_zeros() as usize;
-            finished &= finished - 1;
-            if c >= self.cpus.len() {
-                break;
-            }
+        for c in cpus_in(std::mem::take(&mut self.finished), self.cpus.len()) {
             let slots = &mut self.slots;
             self.cpus[c].queue.retain(|&t| {
                 let slot = &mut slots[usize::from(t)];
@@ -481,13 +487,7 @@ impl<'a, T> Exec<'a, T> {
         listing: bool,
     ) {
         let mut changed = !self.built;
-        let mut stale = std::mem::take(&mut self.stale);
-        while stale != 0 {
-            let c = stale.trailing_zeros() as usize;
-            stale &= stale - 1;
-            if c >= self.cpus.len() {
-                break;
-            }
+        for c in cpus_in(std::mem::take(&mut self.stale), self.cpus.len()) {
             let e = self.entry(c, program);
             if e != self.entries[c] {
                 self.entries[c] = e;
