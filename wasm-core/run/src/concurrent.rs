@@ -341,7 +341,7 @@ impl<'a> Program<'a> for BlockProgram<'_, '_> {
                 Box::pin(async move {
                     Ok(match run.await {
                         SmpResult::Object(a) => object(a).map(OutValue::One),
-                        SmpResult::Objects(o) if o.len() == 1 => object(o[0]).map(OutValue::One),
+                        // A bulk allocation's objects are a list, even one of one.
                         SmpResult::Objects(o) => Some(OutValue::List(
                             o.into_iter()
                                 .map(|a| object(a).unwrap_or(Value::Null))
@@ -393,11 +393,12 @@ impl<'a> Program<'a> for BlockProgram<'_, '_> {
             (Some(Target::Append(n)), Some(OutValue::One(v))) => {
                 self.lists.entry(n.clone()).or_default().push(v);
             }
-            (Some(t), Some(OutValue::List(vs))) => {
-                self.lists
-                    .entry(target_name(t).to_string())
-                    .or_default()
-                    .extend(vs);
+            // As a sequential line does: `xs = ...` names the list, `xs += ...` adds to it.
+            (Some(Target::Name(n)), Some(OutValue::List(vs))) => {
+                self.lists.insert(n.clone(), vs);
+            }
+            (Some(Target::Append(n)), Some(OutValue::List(vs))) => {
+                self.lists.entry(n.clone()).or_default().extend(vs);
             }
             _ => {}
         }

@@ -901,3 +901,36 @@ fn a_sequential_step_opens_into_its_micro_steps() {
         .iter()
         .any(|(n, v)| *n == "cache" && *v == slabscope_sim::trace::Shown::Text("t".into())));
 }
+
+/// A bulk allocation in a concurrent block names a list, as the same line does outside one:
+/// even a list of one object, `xs = ...` replaces what `xs` named before, `xs[] = ...` adds to it.
+#[test]
+fn a_bulk_allocation_in_a_block_names_a_list_as_outside_one() {
+    const V3: &str = "slabscope-scenario 3\nmachine cpus=2 nodes=1 memory=1M\ncache foo size=256\n";
+    for block in [false, true] {
+        let (open, close, indent) = if block {
+            ("concurrent\n", "end\n", "  ")
+        } else {
+            ("", "", "")
+        };
+        let s = parse(&format!(
+            "{V3}xs = kmem_cache_alloc_bulk(foo, 2) on cpu0
+{open}{indent}xs = kmem_cache_alloc_bulk(foo, 1) on cpu0
+{indent}ys = kmem_cache_alloc_bulk(foo, 1) on cpu1
+{indent}ys[] = kmem_cache_alloc_bulk(foo, 1) on cpu1
+{close}kmem_cache_free_bulk(foo, xs) on cpu0
+kmem_cache_free_bulk(foo, ys) on cpu1
+"
+        ))
+        .unwrap();
+        let rec = run(&s, true).unwrap();
+        let (allocated, mut freed) = object_events(&rec);
+        assert_eq!(allocated.len(), 5, "block: {block}");
+        // The first two objects stay allocated; the three the second line and ys took are
+        // freed (in whatever order the block ran them).
+        freed.sort_unstable();
+        let mut expected = allocated[2..].to_vec();
+        expected.sort_unstable();
+        assert_eq!(freed, expected, "block: {block}");
+    }
+}
