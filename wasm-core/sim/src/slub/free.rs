@@ -173,11 +173,6 @@ fn slab_free(rec: &mut Recorder, cache: CacheId, pfn: Pfn, addr: u64, index: u32
     let objs = &[(addr, index)];
     match sequential_free_fast(rec, cache, pfn, addr, index, cpu) {
         Sequential::Done(()) => {}
-        Sequential::Slow if rec.machine().slub().caches[cache].debug() => {
-            run_sync!(rec, cpu, |k| sync::free_to_partial_list(
-                k, cache, pfn, objs
-            ));
-        }
         Sequential::Slow => run_sync!(rec, cpu, |k| sync::__slab_free(k, cache, pfn, objs)),
         Sequential::Twin => run_sync!(rec, cpu, |k| sync::do_slab_free(k, cache, pfn, objs)),
     }
@@ -264,9 +259,6 @@ pub(crate) mod asyn {
             let (c, tid) = read_tid(k, cache).await;
             let c_slab = read_cpu_slab(k, cache, c).await;
             if c_slab != Some(pfn) {
-                if k.m(|m| m.slub().caches[cache].debug()) {
-                    return Box::pin(free_to_partial_list(k, cache, pfn, objs)).await;
-                }
                 return __slab_free(k, cache, pfn, objs).await;
             }
             let step = k.call("do_slab_free", "fast path", "step.free_fast");
@@ -348,8 +340,9 @@ pub(crate) mod asyn {
         })
     }
 
-    /// `__slab_free()` (mm/slub.c, v6.6) for `cnt = objs.len()` objects of one slab (not of a
-    /// debug cache), linked head to tail:
+    /// `__slab_free()` (mm/slub.c, v6.6) for `cnt = objs.len()` objects of one slab, linked
+    /// head to tail. A debug cache's objects go to `free_to_partial_list()` first thing, as in
+    /// the kernel (`kmem_cache_debug(s)`); any other cache's:
     ///
     /// ```text
     /// do {
@@ -364,6 +357,9 @@ pub(crate) mod asyn {
     /// } while (!slab_update_freelist(s, slab, prior, counters, head, new.counters, "__slab_free"));
     /// ```
     pub(crate) async fn __slab_free(k: Ctx<'_>, cache: CacheId, pfn: Pfn, objs: &[(u64, u32)]) {
+        if k.m(|m| m.slub().caches[cache].debug()) {
+            return Box::pin(free_to_partial_list(k, cache, pfn, objs)).await;
+        }
         let _f = k.frame("__slab_free");
         let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
         let (has_cpu_partial, min_partial) = k.m(|m| {
