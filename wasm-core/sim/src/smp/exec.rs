@@ -250,7 +250,6 @@ where
         finished: u64::MAX,
         entries: vec![CpuEntry::default(); cpus],
         stale: u64::MAX,
-        built: false,
         preempts_allowed: 0,
     };
     for spec in tasks {
@@ -374,8 +373,6 @@ struct Exec<'a, T> {
     entries: Vec<CpuEntry>,
     /// The CPUs whose entry is to be found again (bit `c` for CPU `c`; at most 64 CPUs).
     stale: u64,
-    /// `choices` has filled its buffer once.
-    built: bool,
     /// The preemptions `choices` counted without listing them.
     preempts_allowed: usize,
 }
@@ -474,9 +471,10 @@ impl<'a, T> Exec<'a, T> {
     /// Every decision the kernel allows now, into `out` (the same buffer at every call): the
     /// CPUs' next micro-steps and the interrupts first, the preemptions after them (`preempts`,
     /// a buffer, holds them meanwhile). What a CPU allows is found again only after something
-    /// changed there (`Exec::stale`: a micro-step changes its own CPU, a preemption two, the
-    /// start or the end of an operation every CPU, since it can change whose next operation
-    /// can start), and `out` is rebuilt only when that changed what a CPU allows.
+    /// changed there (`Exec::stale`: an interrupt's entry changes its CPU, a preemption two, a
+    /// micro-step its own CPU when it changes the task's boundary, the start or the end of an
+    /// operation its own CPU, or every CPU when tasks wait on each other's operations), and
+    /// `out` is rebuilt only when that changed what a CPU allows.
     /// Unless `listing`, the preemptions are only counted (`preempts_allowed`): a random
     /// schedule lists the one it draws (`nth_preempt`).
     fn choices<P: Program<'a, Out = T>>(
@@ -486,7 +484,8 @@ impl<'a, T> Exec<'a, T> {
         preempts: &mut Vec<Choice>,
         listing: bool,
     ) {
-        let mut changed = !self.built;
+        // Every entry starts as one that allows nothing, as the empty buffer does.
+        let mut changed = false;
         for c in cpus_in(std::mem::take(&mut self.stale), self.cpus.len()) {
             let e = self.entry(c, program);
             if e != self.entries[c] {
@@ -503,7 +502,6 @@ impl<'a, T> Exec<'a, T> {
         if !changed {
             return;
         }
-        self.built = true;
         out.clear();
         preempts.clear();
         self.preempts_allowed = 0;
