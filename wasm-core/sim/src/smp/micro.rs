@@ -1,15 +1,16 @@
-//! Micro-steps: what one access of a kernel path did (`Micro`), what a suspended task is about
-//! to do (`Access`), and a run's counts of retries and lock waits (`Stats`).
+//! Micro-steps: what one access of a kernel path did (`Micro`), the access each boundary of
+//! the racing code comes before (`Access`), and a run's counts of retries and lock waits
+//! (`Stats`).
 
 use crate::ids::{CacheId, CpuId, NodeId, Pfn};
 use crate::trace::Arg;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// The access a task is suspended before.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
-#[serde(rename_all = "snake_case")]
+/// The access a boundary of the racing code comes before (`Ctx::at`, `Ctx::step`): it names,
+/// where the code suspends, which of the kernel's accesses the schedule may put another CPU
+/// in front of. Read by people, not at run time: what a micro-step did is its `Micro`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {
     /// `READ_ONCE(c->tid)`.
     ReadTid,
