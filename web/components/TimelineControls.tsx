@@ -17,7 +17,7 @@ export interface TimelineControlsProps {
   /** The operation the step at the cursor belongs to, when the cursor's place among the
    *  operations' ends does not tell it: inside a concurrent block, whose operations' steps
    *  interleave. */
-  opAt?: number | null;
+  opAt?: number;
   /** Receives the jump box, so the `g` shortcut can focus it. */
   jumpInputRef?: RefObject<HTMLInputElement | null>;
   /** When given, a button that opens the keyboard shortcut help. */

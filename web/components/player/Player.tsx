@@ -218,16 +218,17 @@ function useShowStep(root: { readonly current: HTMLElement | null }, dispatch: (
   );
 }
 
-/** Scrolls `reveal.view` into sight once the views exist, once per `reveal.key`: inside
- *  `scroller` when given (the page around it stays where the reader is), else the page. */
 /** Inside a concurrent block, the operation of the step at the cursor (its steps interleave with
- *  other operations', so the operations' ends do not tell it); elsewhere undefined. */
-function blockOp(outline: RunOutline | null, at: ViewAt | null): number | null | undefined {
+ *  other operations', so the operations' ends do not tell it); elsewhere, or for a step of no
+ *  operation, undefined (the controls then go by the operations' ends). */
+function blockOp(outline: RunOutline | null, at: ViewAt | null): number | undefined {
   const cursor = at?.snapshot.cursor;
   if (!outline || cursor === undefined || !outline.blocks.some((b) => b.start < cursor && cursor <= b.end)) return undefined;
-  return at?.step?.op ?? null;
+  return at?.step?.op ?? undefined;
 }
 
+/** Scrolls `reveal.view` into sight once the views exist, once per `reveal.key`: inside
+ *  `scroller` when given (the page around it stays where the reader is), else the page. */
 function useReveal(reveal: { view: View; key: number } | null, drawn: boolean, scroller: HTMLElement | null) {
   const done = useRef<number | null>(null);
   const view = reveal?.view ?? null;
