@@ -5,12 +5,14 @@
 //! - `async fn` → `fn`, `async` closures → closures, `AsyncFnOnce(..)` bounds → `FnOnce(..)`;
 //! - `e.await` → `e`, and `Box::pin(e).await` → `e` (boxing only keeps async state small);
 //! - a return type `impl Future<Output = T> + 'a` → `T`;
-//! - the context type `Ctx` → `SyncCtx<.., MICRO>` (its boundaries run at once and return
-//!   their value), and every function taking a `Ctx` gains the parameter `const MICRO: bool`:
-//!   whether the run keeps micro-steps, known when it is compiled, so a run that keeps none
-//!   does not even test for them (`run_sync!` picks the instance);
-//! - the guard type `Call` → `SyncCall` (a sequential call is a step of the trace, nothing
-//!   more);
+//! - the context type `Ctx` → a type parameter `K: Kernel` that every function taking a `Ctx`
+//!   gains: a context whose boundaries run at once and return their value. Two kinds of memory
+//!   run the twin: the machine of a sequential run (`SyncCtx<.., MICRO>`, where `MICRO`, known
+//!   when it is compiled, says whether the run keeps micro-steps, so a run that keeps none does
+//!   not even test for them) and the shared memory of a live run, where each CPU is a thread
+//!   and the shared words are real atomics (`live::LiveCtx`);
+//! - the guard type `Call` → `K::Call` (a sequential call is a step of the trace; a live one
+//!   is nothing);
 //! - a path segment `asyn` → `sync`, so a call into another file's dual module reaches its
 //!   twin.
 //!
@@ -51,14 +53,17 @@ impl VisitMut for Desugar {
         let takes_ctx = mentions_ctx(quote!(#inputs));
         let output = &f.sig.output;
         if !takes_ctx && mentions_ctx(quote!(#output)) {
-            // Its twin could not tell which MICRO its result has.
+            // Its twin could not tell which context its result belongs to.
             let message = "#[dual]: a function that returns something of `Ctx` must take a `Ctx`";
             f.block = parse_quote!({ compile_error!(#message) });
             return;
         }
         visit_mut::visit_item_fn_mut(self, f);
         if takes_ctx {
-            f.sig.generics.params.push(parse_quote!(const MICRO: bool));
+            f.sig
+                .generics
+                .params
+                .push(parse_quote!(K: crate::smp::Kernel));
         }
     }
 
@@ -116,16 +121,25 @@ impl VisitMut for Desugar {
     fn visit_path_segment_mut(&mut self, s: &mut PathSegment) {
         if s.ident == "asyn" {
             s.ident = syn::Ident::new("sync", s.ident.span());
-        } else if s.ident == "Call" {
-            s.ident = syn::Ident::new("SyncCall", s.ident.span());
-        } else if s.ident == "Ctx" {
-            s.ident = syn::Ident::new("SyncCtx", s.ident.span());
-            match &mut s.arguments {
-                syn::PathArguments::AngleBracketed(args) => args.args.push(parse_quote!(MICRO)),
-                _ => s.arguments = syn::PathArguments::AngleBracketed(parse_quote!(<'_, MICRO>)),
-            }
         }
         visit_mut::visit_path_segment_mut(self, s);
+    }
+
+    fn visit_type_mut(&mut self, t: &mut Type) {
+        if let Type::Path(p) = t {
+            if p.qself.is_none() && p.path.segments.len() == 1 {
+                let name = &p.path.segments[0].ident;
+                if name == "Ctx" {
+                    *t = parse_quote!(K);
+                    return;
+                }
+                if name == "Call" {
+                    *t = parse_quote!(K::Call);
+                    return;
+                }
+            }
+        }
+        visit_mut::visit_type_mut(self, t);
     }
 }
 

@@ -4,22 +4,20 @@
 
 use super::cmpxchg::SlabWord;
 use super::create::kmalloc_slab;
-use super::random::shuffle_freelist;
+use super::mem::next_tid;
 use super::state::TID_STEP;
-use super::{
-    freepointer_at, get_freepointer, object_allocated, place_of, set_cpu_freelist, take_object,
-};
+use super::{freepointer_at, place_of, set_cpu_freelist};
 use crate::geometry::kmalloc::KmallocTarget;
 use crate::gfp::{Gfp, GFP_KERNEL};
 use crate::ids::{CacheId, CpuId, NodeId};
 use crate::kmalloc_caches::KmallocType;
-use crate::machine::{Damage, Owner, Pfn};
-use crate::page_alloc::{alloc_pages, zonelist};
-use crate::slab_common::random::draw_below;
+use crate::machine::{Owner, Pfn};
+use crate::page_alloc::alloc_pages;
 use crate::slab_common::ZERO_SIZE_PTR;
+use crate::slub::mem::SlubMem;
 use crate::smp::micro::{Access, Micro, RetryReason};
-use crate::smp::{run_sync, Call, Ctx, SyncCall, SyncCtx};
-use crate::trace::{End, Event, Recorder};
+use crate::smp::{run_sync, Call, CallGuard, Ctx};
+use crate::trace::{Event, Recorder};
 use std::future::Future;
 
 /// `kmalloc(size, GFP_KERNEL)`/`kmalloc_node()` from an unnamed caller (address 0): an
@@ -225,14 +223,14 @@ pub(crate) fn use_destroyed_cache(rec: &mut Recorder, cache: CacheId) -> u64 {
 /// CPU freelist lies in a slab; a damaged freelist may say otherwise, and then nothing is
 /// recorded).
 #[inline]
-fn object_handed_out(rec: &mut Recorder, cache: CacheId, cpu: CpuId, object: u64) {
+pub(crate) fn object_handed_out(rec: &mut Recorder, cache: CacheId, cpu: CpuId, object: u64) {
     if let Some(place) = place_of(rec.machine(), object) {
         crate::slub::hand_out(rec, cache, cpu, place.pfn, object, place.index);
     }
 }
 
 /// `___slab_alloc()` with no slab to be had: `slab_out_of_memory()`, and NULL.
-fn slab_out_of_memory(rec: &mut Recorder, cache: CacheId) -> u64 {
+pub(crate) fn slab_out_of_memory(rec: &mut Recorder, cache: CacheId) -> u64 {
     rec.call("___slab_alloc", "out of memory", "step.slab_oom", |rec| {
         rec.arg_cache("cache", cache);
         0
@@ -241,14 +239,14 @@ fn slab_out_of_memory(rec: &mut Recorder, cache: CacheId) -> u64 {
 
 /// The pages `new_slab()` → `allocate_slab()` got: where, of which order, for how many objects.
 pub(crate) struct NewSlabPages {
-    pfn: Pfn,
-    order: u8,
-    objects: u32,
+    pub pfn: Pfn,
+    pub order: u8,
+    pub objects: u32,
 }
 
 /// `new_slab()` → `allocate_slab()`, first half: pages of the preferred order, else of the
 /// minimum order (their page allocator steps come before the `allocate_slab` step).
-fn new_slab(
+pub(crate) fn new_slab(
     rec: &mut Recorder,
     cache: CacheId,
     cpu: CpuId,
@@ -277,7 +275,7 @@ fn new_slab(
 /// The rest of `___slab_alloc()`'s new-slab branch, in the same step as `allocate_slab()`: the
 /// slab's whole freelist goes to the CPU, the slab is frozen with every object in use, and
 /// `inc_slabs_node()` counts it.
-fn take_new_slab_freelist(rec: &mut Recorder, cache: CacheId, pfn: Pfn) -> u64 {
+pub(crate) fn take_new_slab_freelist(rec: &mut Recorder, cache: CacheId, pfn: Pfn) -> u64 {
     let slab = &rec.machine().slub().slabs[&pfn];
     let (freelist, objects, node) = (slab.freelist, slab.objects, slab.node);
     rec.emit(Event::SlabStateSet {
@@ -329,9 +327,7 @@ pub(crate) mod asyn {
             let (c, tid) = read_tid(k, cache).await;
             let (object, slab) = read_cpu_freelist(k, cache, c).await;
             let node_ok = match (node, slab) {
-                (Some(n), Some(pfn)) => {
-                    k.m(|m| m.slub().slabs.get(&pfn).is_some_and(|s| s.node == n))
-                }
+                (Some(n), Some(pfn)) => k.slab_node(pfn) == Some(n),
                 _ => true,
             };
             if object == 0 || slab.is_none() || !node_ok {
@@ -344,7 +340,7 @@ pub(crate) mod asyn {
             let next = get_freepointer_safe(k, object).await;
             if update_cpu_freelist_fast(k, cache, object, next, tid, "slab_alloc").await {
                 let cpu = k.cpu();
-                k.with(|rec| object_handed_out(rec, cache, cpu, object));
+                k.object_handed_out(cache, cpu, object);
                 return object;
             }
             drop(step); // goto redo
@@ -357,7 +353,7 @@ pub(crate) mod asyn {
     pub(crate) fn read_tid(k: Ctx<'_>, cache: CacheId) -> impl Future<Output = (CpuId, u64)> + '_ {
         k.step(Access::ReadTid, move || {
             let c = k.cpu();
-            let tid = k.m(|m| m.slub().caches[cache].cpu[c].tid);
+            let tid = k.cpu_slab(cache, c).tid;
             k.tid_read();
             k.note(|| Micro::ReadTid {
                 cache,
@@ -378,10 +374,8 @@ pub(crate) mod asyn {
         c: CpuId,
     ) -> impl Future<Output = (u64, Option<Pfn>)> + '_ {
         k.step(Access::ReadCpu, move || {
-            let (freelist, slab) = k.m(|m| {
-                let cc = &m.slub().caches[cache].cpu[c];
-                (cc.freelist, cc.slab)
-            });
+            let cc = k.cpu_slab(cache, c);
+            let (freelist, slab) = (cc.freelist, cc.slab);
             k.note(|| Micro::ReadCpu {
                 cache,
                 cpu: k.cpu(),
@@ -399,8 +393,7 @@ pub(crate) mod asyn {
     #[inline(always)]
     pub(crate) fn get_freepointer_safe(k: Ctx<'_>, object: u64) -> impl Future<Output = u64> + '_ {
         k.step(Access::GetFreepointer, move || {
-            let next =
-                k.m(|m| place_of(m, object).map_or(0, |place| freepointer_at(m, &place, object)));
+            let next = k.get_freepointer_safe(object);
             k.note(|| Micro::GetFreepointer {
                 cpu: k.cpu(),
                 object,
@@ -425,36 +418,17 @@ pub(crate) mod asyn {
     ) -> impl Future<Output = bool> + 'a {
         k.step(Access::CmpxchgCpu, move || {
             let cpu = k.cpu();
-            let (found, found_tid) = k.m(|m| {
-                let cc = &m.slub().caches[cache].cpu[cpu];
-                (cc.freelist, cc.tid)
-            });
+            let cc = k.cpu_slab(cache, cpu);
+            let (found, found_tid) = (cc.freelist, cc.tid);
             let no_tid = k.teaching().no_tid;
             let ok = found == old && (no_tid || found_tid == tid);
             let reason = if ok {
                 // The kernel stores next_tid(tid), which is found_tid + TID_STEP when they match;
                 // without the tid in the compare, the CPU's own tid moves on.
-                let aba = k.with(|rec| {
-                    rec.emit(Event::CpuFreelistSet {
-                        cache,
-                        cpu,
-                        freelist: new,
-                        tid: found_tid + TID_STEP,
-                    });
-                    // Only a compare without the tid can succeed on a stale read.
-                    let stale = no_tid && found_tid != tid;
-                    let live = stale && new != 0 && rec.machine().is_live(new);
-                    if live {
-                        // The ABA problem, done: the freelist now starts with a live object.
-                        let damage = Damage::StaleCpuFreelist {
-                            cache,
-                            cpu,
-                            object: new,
-                        };
-                        rec.emit(Event::DamageRecorded(Box::new(damage)));
-                    }
-                    live
-                });
+                k.set_cpu_freelist_tid(cache, cpu, new, next_tid(found_tid));
+                // Only a compare without the tid can succeed on a stale read.
+                let stale = no_tid && found_tid != tid;
+                let aba = stale && k.stale_cpu_freelist(cache, cpu, new);
                 if aba {
                     k.diagnose(
                         "__update_cpu_freelist_fast",
@@ -529,7 +503,7 @@ pub(crate) mod asyn {
         reason = "mirrors ___slab_alloc()'s labels (reread_slab, load_freelist, new_slab, ...) in the kernel's order"
     )]
     pub(crate) async fn ___slab_alloc(k: Ctx<'_>, cache: CacheId, node: Option<NodeId>) -> u64 {
-        if k.m(|m| m.slub().caches[cache].debug()) {
+        if k.cache_debug(cache) {
             return slab_alloc_debug(k, cache, node).await;
         }
         let _f = k.frame("___slab_alloc");
@@ -539,7 +513,7 @@ pub(crate) mod asyn {
             let slab = read_cpu_slab(k, cache, c).await;
             if let Some(pfn) = slab {
                 // redo:
-                let slab_node = k.m(|m| m.slub().slabs[&pfn].node);
+                let slab_node = k.slab_fields(pfn).node;
                 if node.is_some_and(|n| n != slab_node) {
                     // ALLOC_NODE_MISMATCH: goto deactivate_slab.
                     let step = k.call(
@@ -551,7 +525,7 @@ pub(crate) mod asyn {
                     k.arg("cpu", c);
                     k.arg("slab_node", slab_node);
                     k.local_lock_irqsave(cache).await;
-                    if k.m(|m| m.slub().caches[cache].cpu[c].slab) != Some(pfn) {
+                    if k.cpu_slab(cache, c).slab != Some(pfn) {
                         k.local_unlock_irqrestore(cache).await;
                         drop(step);
                         continue 'reread_slab;
@@ -564,7 +538,7 @@ pub(crate) mod asyn {
                 }
                 // "must check again c->slab in case we got preempted and it changed"
                 k.local_lock_irqsave(cache).await;
-                let cc = k.m(|m| m.slub().caches[cache].cpu[c].clone());
+                let cc = k.cpu_slab(cache, c);
                 if cc.slab != Some(pfn) {
                     k.local_unlock_irqrestore(cache).await;
                     continue 'reread_slab;
@@ -590,22 +564,16 @@ pub(crate) mod asyn {
                     return object;
                 }
                 // DEACTIVATE_BYPASS: the slab is full and on no list now.
-                k.with(|rec| {
-                    rec.emit(Event::CpuSlabSet {
-                        cache,
-                        cpu: c,
-                        slab: None,
-                    });
-                    set_cpu_freelist(rec, cache, c, 0);
-                });
+                k.set_cpu_slab_ptr(cache, c, None);
+                k.set_cpu_freelist(cache, c, 0);
                 k.local_unlock_irqrestore(cache).await;
                 drop(step);
             }
             // new_slab: the per-CPU partial stack first.
             let c = k.cpu();
-            if k.m(|m| m.slub().caches[cache].cpu[c].partial.is_some()) {
+            if k.cpu_slab(cache, c).partial.is_some() {
                 k.local_lock_irqsave(cache).await;
-                let cc = k.m(|m| m.slub().caches[cache].cpu[c].clone());
+                let cc = k.cpu_slab(cache, c);
                 if cc.slab.is_some() {
                     k.local_unlock_irqrestore(cache).await;
                     continue 'reread_slab;
@@ -614,19 +582,9 @@ pub(crate) mod asyn {
                     let _step = k.call("___slab_alloc", "cpu partial pop", "step.cpu_partial_pop");
                     k.arg_cache("cache", cache);
                     k.arg("cpu", c);
-                    k.with(|rec| {
-                        let next = rec.machine().slub().slabs[&top].next;
-                        rec.emit(Event::CpuPartialSet {
-                            cache,
-                            cpu: c,
-                            top: next,
-                        });
-                        rec.emit(Event::CpuSlabSet {
-                            cache,
-                            cpu: c,
-                            slab: Some(top),
-                        });
-                    });
+                    let next = k.slab_fields(top).next;
+                    k.set_cpu_partial(cache, c, next);
+                    k.set_cpu_slab_ptr(cache, c, Some(top));
                     k.local_unlock_irqrestore(cache).await;
                     continue 'reread_slab; // goto redo: c->freelist is NULL, so get_freelist()
                 }
@@ -634,7 +592,7 @@ pub(crate) mod asyn {
                 k.local_unlock_irqrestore(cache).await;
             }
             // new_objects: get_partial(), and the slab it finds installed in the same step.
-            let search = node.unwrap_or(k.m(|m| m.cpu_node[c]));
+            let search = node.unwrap_or(k.cpu_to_node(c));
             if let Some(object) = get_partial_node(k, cache, search, install_k(k, cache)).await {
                 return object;
             }
@@ -650,16 +608,16 @@ pub(crate) mod asyn {
             k.preempt(false);
             k.at(Access::Work).await;
             let cpu = k.cpu();
-            let new = k.with(|rec| new_slab(rec, cache, cpu, node));
+            let new = k.new_slab(cache, cpu, node);
             k.note(|| Micro::Work { cpu: k.cpu() });
             k.preempt(true);
             let Some(new) = new else {
-                return k.with(|rec| slab_out_of_memory(rec, cache));
+                return k.slab_out_of_memory(cache);
             };
             let step = allocate_slab_step(k, cache, &new);
             let pfn = new.pfn;
             // "No other reference to the slab yet": its freelist is taken without a cmpxchg.
-            let freelist = k.with(|rec| take_new_slab_freelist(rec, cache, pfn));
+            let freelist = k.take_new_slab_freelist(cache, pfn);
             k.hold(pfn, freelist);
             let object = install(k, cache, pfn, freelist).await;
             drop(step);
@@ -672,17 +630,10 @@ pub(crate) mod asyn {
     /// returns the freelist.
     #[inline]
     pub(crate) fn detach_cpu_slab(k: Ctx<'_>, cache: CacheId, c: CpuId) -> u64 {
-        let (slab, freelist) = k.with(|rec| {
-            let cc = &rec.machine().slub().caches[cache].cpu[c];
-            let (slab, freelist) = (cc.slab, cc.freelist);
-            rec.emit(Event::CpuSlabSet {
-                cache,
-                cpu: c,
-                slab: None,
-            });
-            set_cpu_freelist(rec, cache, c, 0);
-            (slab, freelist)
-        });
+        let cc = k.cpu_slab(cache, c);
+        let (slab, freelist) = (cc.slab, cc.freelist);
+        k.set_cpu_slab_ptr(cache, c, None);
+        k.set_cpu_freelist(cache, c, 0);
         if let Some(pfn) = slab {
             k.hold(pfn, freelist);
         }
@@ -706,7 +657,7 @@ pub(crate) mod asyn {
                 inuse: objects,
                 frozen: taken != 0,
             };
-            if slab_update_freelist(k, pfn, &old, new, "get_freelist", |_| {}).await {
+            if slab_update_freelist(k, pfn, &old, new, "get_freelist", false).await {
                 return taken;
             }
         }
@@ -722,7 +673,7 @@ pub(crate) mod asyn {
         loop {
             k.local_lock_irqsave(cache).await;
             let c = k.cpu();
-            let cc = k.m(|m| m.slub().caches[cache].cpu[c].clone());
+            let cc = k.cpu_slab(cache, c);
             if let Some(other) = cc.slab {
                 // CPUSLAB_FLUSH: an interrupt on this CPU installed a cpu slab meanwhile.
                 let flush_freelist = detach_cpu_slab(k, cache, c);
@@ -731,13 +682,7 @@ pub(crate) mod asyn {
                 continue; // goto retry_load_slab
             }
             k.release(pfn);
-            k.with(|rec| {
-                rec.emit(Event::CpuSlabSet {
-                    cache,
-                    cpu: c,
-                    slab: Some(pfn),
-                });
-            });
+            k.set_cpu_slab_ptr(cache, c, Some(pfn));
             let object = load_freelist(k, cache, c, freelist);
             k.local_unlock_irqrestore(cache).await;
             return object;
@@ -756,10 +701,7 @@ pub(crate) mod asyn {
     /// become `c->freelist` (bumping the tid).
     #[inline]
     pub(crate) fn load_freelist(k: Ctx<'_>, cache: CacheId, c: CpuId, freelist: u64) -> u64 {
-        k.with(|rec| {
-            take_object(rec, cache, c, freelist);
-            rec.arg_addr("object", freelist);
-        });
+        k.load_freelist(cache, c, freelist);
         freelist
     }
 
@@ -776,7 +718,7 @@ pub(crate) mod asyn {
         then: impl AsyncFnOnce(Ctx<'a>, Pfn, u64) -> R,
     ) -> Option<R> {
         k.at(Access::ReadNode).await;
-        let nr_partial = k.m(|m| m.slub().caches[cache].node[node].partial.len());
+        let nr_partial = k.nr_partial(cache, node);
         k.note(|| Micro::ReadNode {
             cache,
             node,
@@ -786,10 +728,7 @@ pub(crate) mod asyn {
         if nr_partial == 0 {
             return None;
         }
-        let (limit, has_cpu_partial) = k.m(|m| {
-            let s = &m.slub().caches[cache];
-            (s.geometry.cpu_partial_slabs, s.has_cpu_partial())
-        });
+        let (limit, has_cpu_partial) = (k.cpu_partial_slabs(cache), k.has_cpu_partial(cache));
         let step = k.call("get_partial_node", "node partial", "step.get_partial_node");
         k.arg_cache("cache", cache);
         k.arg("node", node);
@@ -798,7 +737,7 @@ pub(crate) mod asyn {
         let mut partial_slabs = 0u32;
         // The list in order: each pass takes the slab at its head (acquire_slab() removes it), and
         // nothing else changes this node's list while its lock is held.
-        while let Some(pfn) = k.m(|m| m.slub().caches[cache].node[node].partial.first().copied()) {
+        while let Some(pfn) = k.node_partial_first(cache, node) {
             let first = object.is_none();
             let Some(freelist) = acquire_slab(k, cache, node, pfn, first).await else {
                 break;
@@ -845,11 +784,11 @@ pub(crate) mod asyn {
                 frozen: true,
             }
         };
-        if !slab_update_freelist(k, pfn, &old, new, "acquire_slab", |_| {}).await {
+        if !slab_update_freelist(k, pfn, &old, new, "acquire_slab", false).await {
             return None;
         }
         // remove_partial(n, slab), under the lock, in the cmpxchg's micro-step.
-        k.with(|rec| rec.emit(Event::NodePartialRemoved { cache, node, pfn }));
+        k.remove_partial(cache, node, pfn);
         k.hold(pfn, if mode { old.freelist } else { 0 });
         Some(old.freelist)
     }
@@ -865,27 +804,11 @@ pub(crate) mod asyn {
         local: NodeId,
         from_node: impl AsyncFnOnce(Ctx<'a>, NodeId) -> Option<R>,
     ) -> Option<R> {
-        let nodes = k.m(|m| m.config.nodes);
-        if nodes == 1 {
+        if k.nr_nodes() == 1 {
             return None; // the zonelist holds the local node only: nothing more to find
         }
         let cpu = k.cpu();
-        let (ratio, candidate, order) = k.m(|m| {
-            let s = &m.slub().caches[cache];
-            let min_partial = s.geometry.min_partial as usize;
-            // The zonelist of mempolicy_slab_node(), the local node without a memory policy, as
-            // build_zonelists() ordered it at boot. It starts with the local node itself, whose
-            // partial list get_partial_node() has just found empty.
-            let candidate = m.zonelists[local]
-                .iter()
-                .copied()
-                .find(|&n| s.node[n].partial.len() > min_partial);
-            (
-                s.remote_node_defrag_ratio,
-                candidate,
-                zonelist::zonelist_text(&m.zonelists[local]),
-            )
-        });
+        let (ratio, candidate) = k.any_partial_candidate(cache, local);
         let _step = k.call(
             "get_any_partial",
             "remote node partial",
@@ -893,9 +816,9 @@ pub(crate) mod asyn {
         );
         k.arg_cache("cache", cache);
         k.arg("cpu", cpu);
-        k.arg("zonelist", order);
+        k.arg_zonelist("zonelist", local);
         // The kernel uses the cycle counter as a cheap random number: get_cycles() % 1024.
-        let cycles = k.with(|rec| draw_below(rec, 1024));
+        let cycles = k.draw_below(1024);
         if ratio == 0 || cycles > ratio {
             k.arg("outcome", "defrag ratio: stay local");
             return None;
@@ -915,7 +838,7 @@ pub(crate) mod asyn {
     #[doc(alias = "___slab_alloc")]
     pub(crate) async fn slab_alloc_debug(k: Ctx<'_>, cache: CacheId, node: Option<NodeId>) -> u64 {
         let cpu = k.cpu();
-        let search = node.unwrap_or(k.m(|m| m.cpu_node[cpu]));
+        let search = node.unwrap_or(k.cpu_to_node(cpu));
         if let Some(object) = alloc_single_from_partial(k, cache, search).await {
             return object;
         }
@@ -926,10 +849,10 @@ pub(crate) mod asyn {
             }
         }
         k.at(Access::Work).await;
-        let new = k.with(|rec| new_slab(rec, cache, cpu, node));
+        let new = k.new_slab(cache, cpu, node);
         k.note(|| Micro::Work { cpu });
         let Some(new) = new else {
-            return k.with(|rec| slab_out_of_memory(rec, cache));
+            return k.slab_out_of_memory(cache);
         };
         let step = allocate_slab_step(k, cache, &new);
         let object = alloc_single_from_new_slab(k, cache, new.pfn).await;
@@ -942,44 +865,9 @@ pub(crate) mod asyn {
     /// lists under its `list_lock`.
     pub(crate) async fn alloc_single_from_new_slab(k: Ctx<'_>, cache: CacheId, pfn: Pfn) -> u64 {
         let cpu = k.cpu();
-        let store_user = k.m(|m| m.slub().caches[cache].flags.store_user);
-        let slab = k.m(|m| m.slub().slabs[&pfn].fields());
-        let object = slab.freelist;
-        k.with(|rec| {
-            let next = get_freepointer(rec.machine(), object);
-            rec.emit(Event::SlabStateSet {
-                pfn,
-                freelist: next,
-                inuse: 1,
-                frozen: false,
-            });
-        });
+        let (object, slab) = k.debug_take_first(pfn);
         k.spin_lock_irqsave(cache, slab.node).await;
-        k.with(|rec| {
-            if slab.objects == 1 {
-                if store_user {
-                    rec.emit(Event::NodeFullAdded {
-                        cache,
-                        node: slab.node,
-                        pfn,
-                    });
-                }
-            } else {
-                rec.emit(Event::NodePartialAdded {
-                    cache,
-                    node: slab.node,
-                    pfn,
-                    end: End::Head,
-                });
-            }
-            rec.emit(Event::SlabCounted {
-                cache,
-                node: slab.node,
-                objects: slab.objects,
-            });
-            object_allocated(rec, cache, cpu, pfn, object);
-            rec.arg_addr("object", object);
-        });
+        k.debug_list_new_slab(cache, cpu, &slab, pfn, object);
         k.spin_unlock_irqrestore(cache, slab.node).await;
         object
     }
@@ -994,7 +882,7 @@ pub(crate) mod asyn {
         node: NodeId,
     ) -> Option<u64> {
         k.at(Access::ReadNode).await;
-        let nr_partial = k.m(|m| m.slub().caches[cache].node[node].partial.len());
+        let nr_partial = k.nr_partial(cache, node);
         let cpu = k.cpu();
         k.note(|| Micro::ReadNode {
             cache,
@@ -1005,7 +893,6 @@ pub(crate) mod asyn {
         if nr_partial == 0 {
             return None;
         }
-        let store_user = k.m(|m| m.slub().caches[cache].flags.store_user);
         let _step = k.call(
             "alloc_single_from_partial",
             "debug cache: node partial",
@@ -1015,29 +902,7 @@ pub(crate) mod asyn {
         k.arg("cpu", cpu);
         k.arg("node", node);
         k.spin_lock_irqsave(cache, node).await;
-        let object = k.with(|rec| {
-            let pfn = *rec.machine().slub().caches[cache].node[node]
-                .partial
-                .first()?;
-            let slab = rec.machine().slub().slabs[&pfn].fields();
-            let object = slab.freelist;
-            let next = get_freepointer(rec.machine(), object);
-            rec.emit(Event::SlabStateSet {
-                pfn,
-                freelist: next,
-                inuse: slab.inuse + 1,
-                frozen: false,
-            });
-            if slab.inuse + 1 == slab.objects {
-                rec.emit(Event::NodePartialRemoved { cache, node, pfn });
-                if store_user {
-                    rec.emit(Event::NodeFullAdded { cache, node, pfn });
-                }
-            }
-            object_allocated(rec, cache, cpu, pfn, object);
-            rec.arg_addr("object", object);
-            Some(object)
-        });
+        let object = k.debug_alloc_from_partial(cache, node, cpu);
         k.spin_unlock_irqrestore(cache, node).await;
         object
     }
@@ -1052,12 +917,8 @@ pub(crate) mod asyn {
         cache: CacheId,
         new: &NewSlabPages,
     ) -> Call<'a> {
-        let &NewSlabPages {
-            pfn,
-            order,
-            objects,
-        } = new;
-        let path = if u32::from(order) == k.m(|m| m.slub().caches[cache].geometry.order) {
+        let &NewSlabPages { order, objects, .. } = new;
+        let path = if u32::from(order) == k.cache_order(cache) {
             "preferred order"
         } else {
             "order fallback"
@@ -1067,17 +928,7 @@ pub(crate) mod asyn {
         k.arg("cpu", k.cpu());
         k.arg("order", order);
         k.arg("objects", objects);
-        k.with(|rec| {
-            let freelist = shuffle_freelist(rec, cache, objects)
-                .unwrap_or_else(|| (0..objects).collect())
-                .into_boxed_slice();
-            rec.emit(Event::SlabCreated {
-                cache,
-                pfn,
-                order,
-                freelist,
-            });
-        });
+        k.init_slab_objects(cache, new);
         step
     }
 }

@@ -8,11 +8,12 @@
 
 use super::free::{cache_from_obj_unchecked, free_path, FreeOutcome};
 use super::state::TID_STEP;
-use super::{get_freepointer, obj_to_index, place_of, set_freepointer};
+use super::{obj_to_index, place_of, set_freepointer};
 use crate::ids::{CacheId, CpuId, Pfn};
 use crate::page_alloc::free_pages;
 use crate::slab_common::is_large_kmalloc;
-use crate::smp::{run_sync, Ctx, SyncCtx};
+use crate::slub::mem::SlubMem;
+use crate::smp::{run_sync, Ctx};
 use crate::trace::{DetachedFreelist, Event, Recorder};
 use std::collections::BTreeSet;
 
@@ -37,7 +38,7 @@ pub fn kmem_cache_free_bulk(
 }
 
 /// The first entry that is not a live object of the right kind (or appears twice).
-fn first_bad(rec: &Recorder, cache: Option<CacheId>, objs: &[u64]) -> Option<u64> {
+pub(crate) fn first_bad(rec: &Recorder, cache: Option<CacheId>, objs: &[u64]) -> Option<u64> {
     let m = rec.machine();
     let mut seen = BTreeSet::new();
     objs.iter().copied().find(|&o| {
@@ -58,7 +59,7 @@ fn first_bad(rec: &Recorder, cache: Option<CacheId>, objs: &[u64]) -> Option<u64
 /// how many entries remain, and the group to free (the cache, the slab, the objects head
 /// first with their indices), or no group for a large kmalloc freed here.
 #[allow(clippy::type_complexity, reason = "one use, by the caller above")]
-fn detach(
+pub(crate) fn detach(
     rec: &mut Recorder,
     cache: Option<CacheId>,
     p: &mut [u64],
@@ -221,16 +222,9 @@ pub(crate) mod asyn {
             // `c = this_cpu_ptr(s->cpu_slab)` afresh: ___slab_alloc() lets the task move while
             // it gets a new slab.
             let cpu = k.cpu();
-            let c = k.m(|m| m.slub().caches[cache].cpu[cpu].clone());
+            let c = k.cpu_slab(cache, cpu);
             if c.freelist == 0 {
-                k.with(|rec| {
-                    rec.emit(Event::CpuFreelistSet {
-                        cache,
-                        cpu,
-                        freelist: 0,
-                        tid: c.tid + TID_STEP,
-                    });
-                });
+                k.set_cpu_freelist_tid(cache, cpu, 0, c.tid + TID_STEP);
                 k.local_unlock_irqrestore(cache).await;
                 let obj = ___slab_alloc(k, cache, None).await;
                 if obj == 0 {
@@ -247,29 +241,11 @@ pub(crate) mod asyn {
                 k.local_lock_irqsave(cache).await;
                 continue;
             }
-            k.with(|rec| {
-                let next = get_freepointer(rec.machine(), c.freelist);
-                rec.emit(Event::CpuFreelistSet {
-                    cache,
-                    cpu,
-                    freelist: next,
-                    tid: c.tid,
-                });
-                let place = place_of(rec.machine(), c.freelist).expect("free objects lie in slabs");
-                crate::slub::hand_out(rec, cache, cpu, place.pfn, c.freelist, place.index);
-            });
-            p.push(c.freelist);
+            p.push(k.bulk_take_object(cache, cpu, c.freelist, c.tid));
         }
         let cpu = k.cpu();
-        k.with(|rec| {
-            let c = rec.machine().slub().caches[cache].cpu[cpu].clone();
-            rec.emit(Event::CpuFreelistSet {
-                cache,
-                cpu,
-                freelist: c.freelist,
-                tid: c.tid + TID_STEP,
-            });
-        });
+        let c = k.cpu_slab(cache, cpu);
+        k.set_cpu_freelist_tid(cache, cpu, c.freelist, c.tid + TID_STEP);
         k.local_unlock_irqrestore(cache).await;
         k.preempt(false);
         drop(step);
@@ -278,17 +254,7 @@ pub(crate) mod asyn {
 
     /// `kmem_cache_free_bulk()` as kernel code: each detached freelist freed as it is built.
     pub(crate) async fn free_bulk(k: Ctx<'_>, cache: Option<CacheId>, objs: &[u64]) -> FreeOutcome {
-        if let Some(bad) = k.with(|rec| first_bad(rec, cache, objs)) {
-            k.with(|rec| {
-                rec.call(
-                    "kmem_cache_free_bulk",
-                    "bad array entry",
-                    "step.free_bulk_invalid",
-                    |rec| {
-                        rec.arg_addr("addr", bad);
-                    },
-                );
-            });
+        if k.bulk_first_bad(cache, objs).is_some() {
             return FreeOutcome::Refused;
         }
         let mut p = objs.to_vec();
@@ -311,10 +277,8 @@ pub(crate) mod asyn {
         size: usize,
     ) -> usize {
         let cpu = k.cpu();
-        let (same, df_cache, slab, group) = k.with(|rec| detach(rec, cache, p, size, cpu));
-        let Some((df_cache, slab, group)) =
-            df_cache.zip(slab).zip(group).map(|((a, b), c)| (a, b, c))
-        else {
+        let (same, group) = k.bulk_detach(cache, p, size, cpu);
+        let Some((df_cache, slab, group)) = group else {
             return same;
         };
         do_slab_free(k, df_cache, slab, &group).await;

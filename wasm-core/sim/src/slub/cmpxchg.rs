@@ -8,9 +8,9 @@
 
 use super::state::Slab;
 use crate::ids::{CpuId, NodeId, Pfn};
+use crate::slub::mem::SlubMem;
 use crate::smp::micro::{Access, Micro, RetryReason};
-use crate::smp::{Ctx, SyncCtx};
-use crate::trace::{Event, Recorder};
+use crate::smp::Ctx;
 use std::future::Future;
 
 /// The double word as a task read it.
@@ -31,13 +31,17 @@ pub(crate) struct SlabWord {
     pub frozen: bool,
 }
 
-fn word(slab: &Slab) -> SlabRead {
-    SlabRead {
-        freelist: slab.freelist,
-        inuse: slab.inuse,
-        frozen: slab.frozen,
-        objects: slab.objects,
-        node: slab.node,
+impl SlabRead {
+    /// The slab's double word (with `objects` and its node).
+    #[inline(always)]
+    pub(crate) fn of(slab: &Slab) -> SlabRead {
+        SlabRead {
+            freelist: slab.freelist,
+            inuse: slab.inuse,
+            frozen: slab.frozen,
+            objects: slab.objects,
+            node: slab.node,
+        }
     }
 }
 
@@ -55,15 +59,13 @@ pub(crate) mod asyn {
             // A slab read here is held by the task (an object it frees, its cpu slab, a slab under
             // a lock it holds), so it cannot have been freed; a damaged run may still get here,
             // and reads zeros rather than stopping.
-            let read = k
-                .m(|m| m.slub().slabs.get(&pfn).map(word))
-                .unwrap_or(SlabRead {
-                    freelist: 0,
-                    inuse: 0,
-                    frozen: false,
-                    objects: 0,
-                    node: NodeId(0),
-                });
+            let read = k.slab_word(pfn).unwrap_or(SlabRead {
+                freelist: 0,
+                inuse: 0,
+                frozen: false,
+                objects: 0,
+                node: NodeId(0),
+            });
             k.slab_read(pfn);
             k.note(|| Micro::ReadSlab {
                 cpu: k.cpu(),
@@ -77,36 +79,22 @@ pub(crate) mod asyn {
     }
 
     /// `slab_update_freelist(s, slab, old.freelist, old.counters, new.freelist, new.counters,
-    /// site)`: if the slab still holds what was read (`old`), it takes `new` (after `before`,
-    /// what the caller does under a lock at the same moment) and this returns true; else nothing
-    /// changes, the failure is counted for `site`, and the caller goes round its loop.
-    #[inline]
+    /// site)`: if the slab still holds what was read (`old`), it takes `new` (with `unlink`,
+    /// its cpu partial link is cleared at the same moment, as `__unfreeze_partials()` does under
+    /// its lock) and this returns true; else nothing changes, the failure is counted for
+    /// `site`, and the caller goes round its loop.
+    #[inline(always)]
     pub(crate) fn slab_update_freelist<'a>(
         k: Ctx<'a>,
         pfn: Pfn,
         old: &SlabRead,
         new: SlabWord,
         site: &'static str,
-        before: impl FnOnce(&mut Recorder) + Unpin + 'a,
+        unlink: bool,
     ) -> impl Future<Output = bool> + 'a {
         let old = *old;
         k.step(Access::CmpxchgSlab, move || {
-            let ok = k.with(|rec| {
-                let now = rec.machine().slub().slabs.get(&pfn).map(word);
-                let ok = now.is_some_and(|w| {
-                    w.freelist == old.freelist && w.inuse == old.inuse && w.frozen == old.frozen
-                });
-                if ok {
-                    before(rec);
-                    rec.emit(Event::SlabStateSet {
-                        pfn,
-                        freelist: new.freelist,
-                        inuse: new.inuse,
-                        frozen: new.frozen,
-                    });
-                }
-                ok
-            });
+            let ok = k.slab_cmpxchg(pfn, &old, new, unlink);
             if !ok {
                 k.count_retry(site, RetryReason::SlabChanged);
             }

@@ -12,9 +12,10 @@ use crate::slab_common::{
     cache_from_obj_checks, diagnostic, free_outside_slabs, free_prologue, wrong_cache,
     wrong_cache_unchecked,
 };
+use crate::slub::mem::SlubMem;
 use crate::smp::micro::{Access, Micro};
-use crate::smp::{run_sync, Ctx, SyncCtx};
-use crate::trace::{End, Event, Recorder, Splice};
+use crate::smp::{run_sync, CallGuard, Ctx};
+use crate::trace::{End, Recorder, Splice};
 use std::future::Future;
 
 /// `kfree()` of `addr` on `cpu`; with `cache`, `kmem_cache_free(cache, addr)`.
@@ -269,11 +270,7 @@ pub(crate) mod asyn {
             set_freepointer_k(k, pfn, tail_index, freelist).await;
             if update_cpu_freelist_fast(k, cache, freelist, head, tid, "slab_free").await {
                 let cpu = k.cpu();
-                k.with(|rec| {
-                    for &(addr, index) in objs {
-                        object_freed(rec, cache, cpu, pfn, addr, index);
-                    }
-                });
+                k.objects_freed(cache, cpu, pfn, objs);
                 return;
             }
             drop(step); // goto redo
@@ -288,7 +285,7 @@ pub(crate) mod asyn {
         c: CpuId,
     ) -> impl Future<Output = Option<Pfn>> + '_ {
         k.step(Access::ReadCpu, move || {
-            let slab = k.m(|m| m.slub().caches[cache].cpu[c].slab);
+            let slab = k.cpu_slab(cache, c).slab;
             k.note(|| Micro::ReadCpuSlab {
                 cache,
                 cpu: k.cpu(),
@@ -307,7 +304,7 @@ pub(crate) mod asyn {
         c: CpuId,
     ) -> impl Future<Output = u64> + '_ {
         k.step(Access::ReadCpu, move || {
-            let freelist = k.m(|m| m.slub().caches[cache].cpu[c].freelist);
+            let freelist = k.cpu_slab(cache, c).freelist;
             k.note(|| Micro::ReadCpuFreelist {
                 cache,
                 cpu: k.cpu(),
@@ -328,13 +325,10 @@ pub(crate) mod asyn {
         value: u64,
     ) -> impl Future<Output = ()> + '_ {
         k.step(Access::SetFreepointer, move || {
-            k.with(|rec| set_freepointer_at(rec, pfn, index, value));
+            k.set_freepointer_at(pfn, index, value);
             k.note(|| Micro::SetFreepointer {
                 cpu: k.cpu(),
-                object: k.m(|m| {
-                    let size = m.slub().slabs.get(&pfn).map_or(0, |s| s.size);
-                    m.object_addr(pfn, size, index)
-                }),
+                object: k.object_addr(pfn, index),
                 value,
             });
         })
@@ -357,15 +351,12 @@ pub(crate) mod asyn {
     /// } while (!slab_update_freelist(s, slab, prior, counters, head, new.counters, "__slab_free"));
     /// ```
     pub(crate) async fn __slab_free(k: Ctx<'_>, cache: CacheId, pfn: Pfn, objs: &[(u64, u32)]) {
-        if k.m(|m| m.slub().caches[cache].debug()) {
+        if k.cache_debug(cache) {
             return Box::pin(free_to_partial_list(k, cache, pfn, objs)).await;
         }
         let _f = k.frame("__slab_free");
         let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
-        let (has_cpu_partial, min_partial) = k.m(|m| {
-            let s = &m.slub().caches[cache];
-            (s.has_cpu_partial(), u64::from(s.geometry.min_partial))
-        });
+        let (has_cpu_partial, min_partial) = (k.has_cpu_partial(cache), k.min_partial(cache));
         let (step, old, new, takes_node_lock) = loop {
             let old = read_slab(k, pfn).await;
             let (prior, was_frozen) = (old.freelist, old.frozen);
@@ -406,7 +397,7 @@ pub(crate) mod asyn {
                 inuse,
                 frozen,
             };
-            if slab_update_freelist(k, pfn, &old, new, "__slab_free", |_| {}).await {
+            if slab_update_freelist(k, pfn, &old, new, "__slab_free", false).await {
                 break (step, old, new, takes_node_lock);
             }
             drop(step);
@@ -415,11 +406,7 @@ pub(crate) mod asyn {
             }
         };
         let cpu = k.cpu();
-        k.with(|rec| {
-            for &(addr, index) in objs {
-                object_freed(rec, cache, cpu, pfn, addr, index);
-            }
-        });
+        k.objects_freed(cache, cpu, pfn, objs);
         let (prior, node) = (old.freelist, old.node);
         if !takes_node_lock {
             if !old.frozen && new.frozen {
@@ -429,11 +416,11 @@ pub(crate) mod asyn {
             drop(step);
             return;
         }
-        let nr_partial = k.m(|m| m.slub().caches[cache].node[node].partial.len() as u64);
+        let nr_partial = k.nr_partial(cache, node) as u64;
         if new.inuse == 0 && nr_partial >= min_partial {
             // slab_empty:
             if prior != 0 {
-                k.with(|rec| rec.emit(Event::NodePartialRemoved { cache, node, pfn }));
+                k.remove_partial(cache, node, pfn);
                 // FREE_REMOVE_PARTIAL
             }
             k.hold(pfn, 0); // discarded once the lock is dropped
@@ -443,14 +430,7 @@ pub(crate) mod asyn {
             return;
         }
         if !has_cpu_partial && prior == 0 {
-            k.with(|rec| {
-                rec.emit(Event::NodePartialAdded {
-                    cache,
-                    node,
-                    pfn,
-                    end: End::Tail,
-                });
-            }); // FREE_ADD_PARTIAL
+            k.add_partial(cache, node, pfn, End::Tail); // FREE_ADD_PARTIAL
         }
         k.spin_unlock_irqrestore(cache, node).await;
         drop(step);
@@ -466,20 +446,12 @@ pub(crate) mod asyn {
         pfn: Pfn,
         objs: &[(u64, u32)],
     ) {
-        let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
-        let (store_user, min_partial) = k.m(|m| {
-            let s = &m.slub().caches[cache];
-            (s.flags.store_user, s.geometry.min_partial as usize)
-        });
-        let node = k.m(|m| m.slub().slabs[&pfn].node);
+        let cnt = objs.len() as u32;
+        let min_partial = k.min_partial(cache) as usize;
+        let node = k.slab_fields(pfn).node;
         let step = k.call("free_to_partial_list", "", "step.free_to_partial_list");
         k.spin_lock_irqsave(cache, node).await;
-        let (slab, nr_partial) = k.m(|m| {
-            (
-                m.slub().slabs[&pfn].fields(),
-                m.slub().caches[cache].node[node].partial.len(),
-            )
-        });
+        let (slab, nr_partial) = (k.slab_fields(pfn), k.nr_partial(cache, node));
         let (prior, inuse) = (slab.freelist, slab.inuse - cnt);
         let discard = inuse == 0 && nr_partial >= min_partial;
         step.set_path(match (prior == 0, discard) {
@@ -492,33 +464,7 @@ pub(crate) mod asyn {
         k.arg("inuse", inuse);
         k.arg("count", cnt);
         let cpu = k.cpu();
-        k.with(|rec| {
-            set_freepointer_at(rec, pfn, tail_index, prior);
-            rec.emit(Event::SlabStateSet {
-                pfn,
-                freelist: head,
-                inuse,
-                frozen: false,
-            });
-            for &(addr, index) in objs {
-                object_freed(rec, cache, cpu, pfn, addr, index);
-            }
-            if prior == 0 {
-                if store_user {
-                    rec.emit(Event::NodeFullRemoved { cache, node, pfn });
-                }
-                if !discard {
-                    rec.emit(Event::NodePartialAdded {
-                        cache,
-                        node,
-                        pfn,
-                        end: End::Tail,
-                    });
-                }
-            } else if discard {
-                rec.emit(Event::NodePartialRemoved { cache, node, pfn });
-            }
-        });
+        k.debug_free_to_partial(cache, node, cpu, pfn, objs, prior, inuse, discard);
         if discard {
             k.hold(pfn, 0); // discarded once the lock is dropped
         }

@@ -35,6 +35,7 @@ pub mod check;
 mod cmpxchg;
 mod create;
 mod free;
+pub(crate) mod mem;
 mod ops;
 mod partial;
 pub(crate) mod random;
@@ -94,7 +95,7 @@ pub(crate) fn get_freepointer(m: &Machine, obj: u64) -> u64 {
 /// `get_freepointer()` for an object whose place is known.
 #[inline]
 #[doc(alias = "get_freepointer")]
-fn freepointer_at(m: &Machine, place: &ObjectPlace, obj: u64) -> u64 {
+pub(crate) fn freepointer_at(m: &Machine, place: &ObjectPlace, obj: u64) -> u64 {
     let slab = &m.slub().slabs[&place.pfn];
     let s = &m.slub().caches[slab.cache];
     s.freelist_ptr_decode(slab.words[place.index as usize], s.freeptr_addr(obj))

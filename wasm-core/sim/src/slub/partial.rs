@@ -5,12 +5,12 @@
 //! These record their events into the step their caller has open.
 
 use super::cmpxchg::SlabWord;
-use super::{freelist_len, get_freepointer, obj_to_index};
 use crate::ids::{CacheId, CpuId};
 use crate::machine::{Damage, Pfn};
 use crate::page_alloc::free_pages;
+use crate::slub::mem::SlubMem;
 use crate::smp::micro::{Access, Micro};
-use crate::smp::{run_sync, Ctx, SyncCtx};
+use crate::smp::{run_sync, Ctx};
 use crate::trace::{End, Event, Recorder};
 use std::future::Future;
 
@@ -95,35 +95,23 @@ pub(crate) mod asyn {
         let _f = k.frame("put_cpu_partial");
         k.local_lock_irqsave(cache).await;
         let cpu = k.cpu();
-        let spill = k.with(|rec| {
-            let s = &rec.machine().slub().caches[cache];
-            let limit = s.geometry.cpu_partial_slabs;
-            let mut old = s.cpu[cpu].partial;
-            let mut spill = None;
-            let mut slabs = 0;
-            if let Some(top) = old {
-                let depth = rec.machine().slub().slabs[&top].slabs;
-                if drain && depth >= limit {
-                    spill = Some(top);
-                    old = None;
-                } else {
-                    slabs = depth;
-                }
+        let limit = k.cpu_partial_slabs(cache);
+        let mut old = k.cpu_slab(cache, cpu).partial;
+        let mut spill = None;
+        let mut slabs = 0;
+        if let Some(top) = old {
+            let depth = k.slab_fields(top).slabs;
+            if drain && depth >= limit {
+                spill = Some(top);
+                old = None;
+            } else {
+                slabs = depth;
             }
-            // The new top's `slab->slabs` (mm/slub.c, v6.6: the depth of the stack from it down).
-            rec.arg("slabs", slabs + 1);
-            rec.emit(Event::SlabPartialLinked {
-                pfn,
-                next: old,
-                slabs: slabs + 1,
-            });
-            rec.emit(Event::CpuPartialSet {
-                cache,
-                cpu,
-                top: Some(pfn),
-            });
-            spill
-        });
+        }
+        // The new top's `slab->slabs` (mm/slub.c, v6.6: the depth of the stack from it down).
+        k.arg_always("slabs", slabs + 1);
+        k.set_slab_partial_link(pfn, old, slabs + 1);
+        k.set_cpu_partial(cache, cpu, Some(pfn));
         k.release(pfn);
         hold_list(k, spill);
         k.local_unlock_irqrestore(cache).await;
@@ -142,12 +130,12 @@ pub(crate) mod asyn {
     /// discarded.
     pub(crate) async fn __unfreeze_partials(k: Ctx<'_>, cache: CacheId, list: Option<Pfn>) {
         let _f = k.frame("__unfreeze_partials");
-        let min_partial = k.m(|m| u64::from(m.slub().caches[cache].geometry.min_partial));
+        let min_partial = k.min_partial(cache);
         let mut discard = Vec::new();
         let mut at = list;
         let mut locked = None;
         while let Some(pfn) = at {
-            let slab = k.m(|m| m.slub().slabs[&pfn].fields());
+            let slab = k.slab_fields(pfn);
             at = slab.next;
             if locked != Some(slab.node) {
                 if let Some(n) = locked {
@@ -163,28 +151,14 @@ pub(crate) mod asyn {
                     inuse: old.inuse,
                     frozen: false,
                 };
-                let unlinked = move |rec: &mut Recorder| {
-                    rec.emit(Event::SlabPartialLinked {
-                        pfn,
-                        next: None,
-                        slabs: 0,
-                    });
-                };
-                if slab_update_freelist(k, pfn, &old, new, "__unfreeze_partials", unlinked).await {
-                    let nr_partial =
-                        k.m(|m| m.slub().caches[cache].node[slab.node].partial.len() as u64);
+                // The slab leaves the cpu partial stack (`slab->next` cleared) as it is unfrozen.
+                if slab_update_freelist(k, pfn, &old, new, "__unfreeze_partials", true).await {
+                    let nr_partial = k.nr_partial(cache, slab.node) as u64;
                     if new.inuse == 0 && nr_partial >= min_partial {
                         discard.push(pfn);
                     } else {
                         k.release(pfn);
-                        k.with(|rec| {
-                            rec.emit(Event::NodePartialAdded {
-                                cache,
-                                node: slab.node,
-                                pfn,
-                                end: End::Tail,
-                            });
-                        });
+                        k.add_partial(cache, slab.node, pfn, End::Tail);
                     }
                     break;
                 }
@@ -217,23 +191,14 @@ pub(crate) mod asyn {
             End::Head
         };
         // Stage one: count the CPU's free objects and find the last (objects the task holds).
-        let (free_delta, tail) = k.m(|m| {
-            let mut tail = cpu_freelist;
-            while tail != 0 && get_freepointer(m, tail) != 0 {
-                tail = get_freepointer(m, tail);
-            }
-            (freelist_len(m, cpu_freelist), tail)
-        });
-        let (node, min_partial) = k.m(|m| {
-            let s = &m.slub().caches[cache];
-            (m.slub().slabs[&pfn].node, u64::from(s.geometry.min_partial))
-        });
+        let (free_delta, tail) = k.freelist_count_tail(cpu_freelist);
+        let (node, min_partial) = (k.slab_fields(pfn).node, k.min_partial(cache));
         // Stage two: splice it in front of the slab's own freelist and unfreeze.
         let (new, mode) = loop {
             // redo:
             let old = read_slab(k, pfn).await;
             let new = if cpu_freelist != 0 {
-                let index = k.m(|m| obj_to_index(m, pfn, tail));
+                let index = k.obj_to_index(pfn, tail);
                 set_freepointer_k(k, pfn, index, old.freelist).await;
                 SlabWord {
                     freelist: cpu_freelist,
@@ -247,7 +212,7 @@ pub(crate) mod asyn {
                     frozen: false,
                 }
             };
-            let nr_partial = k.m(|m| m.slub().caches[cache].node[node].partial.len() as u64);
+            let nr_partial = k.nr_partial(cache, node) as u64;
             let mode = if new.inuse == 0 && nr_partial >= min_partial {
                 Mode::Free
             } else if new.freelist != 0 {
@@ -256,7 +221,7 @@ pub(crate) mod asyn {
             } else {
                 Mode::FullNoList
             };
-            if slab_update_freelist(k, pfn, &old, new, "deactivate_slab", |_| {}).await {
+            if slab_update_freelist(k, pfn, &old, new, "deactivate_slab", false).await {
                 if mode == Mode::Free {
                     k.hold(pfn, 0); // its freelist is back on it; discard_slab() next
                 } else {
@@ -279,14 +244,7 @@ pub(crate) mod asyn {
                         "to tail"
                     },
                 );
-                k.with(|rec| {
-                    rec.emit(Event::NodePartialAdded {
-                        cache,
-                        node,
-                        pfn,
-                        end,
-                    });
-                });
+                k.add_partial(cache, node, pfn, end);
                 k.spin_unlock_irqrestore(cache, node).await;
             }
             Mode::Free => {
@@ -309,7 +267,7 @@ pub(crate) mod asyn {
         k.step(Access::Work, move || {
             let cpu = k.cpu();
             k.release(pfn);
-            k.with(|rec| discard_slab(rec, cache, cpu, pfn));
+            k.discard_slab(cache, cpu, pfn);
             k.note(|| Micro::Work { cpu });
         })
     }
@@ -324,19 +282,19 @@ pub(crate) mod asyn {
         // Run by a work item bound to the CPU: preemptible, never migrated.
         k.pin(true);
         let cpu = k.cpu();
-        if k.m(|m| m.slub().caches[cache].cpu[cpu].slab.is_some()) {
+        if k.cpu_slab(cache, cpu).slab.is_some() {
             let _step = k.call("flush_slab", "deactivate cpu slab", "step.flush_slab");
             k.arg_cache("cache", cache);
             k.arg("cpu", cpu);
             k.local_lock_irqsave(cache).await;
-            let slab = k.m(|m| m.slub().caches[cache].cpu[cpu].slab);
+            let slab = k.cpu_slab(cache, cpu).slab;
             let freelist = detach_cpu_slab_if(k, cache, cpu, slab);
             k.local_unlock_irqrestore(cache).await;
             if let Some(pfn) = slab {
                 deactivate_slab(k, cache, pfn, freelist).await;
             }
         }
-        if k.m(|m| m.slub().caches[cache].cpu[cpu].partial.is_some()) {
+        if k.cpu_slab(cache, cpu).partial.is_some() {
             let _step = k.call(
                 "unfreeze_partials_cpu",
                 "cpu partial to node",
@@ -345,15 +303,8 @@ pub(crate) mod asyn {
             k.arg_cache("cache", cache);
             k.arg("cpu", cpu);
             k.local_lock_irqsave(cache).await;
-            let list = k.with(|rec| {
-                let list = rec.machine().slub().caches[cache].cpu[cpu].partial;
-                rec.emit(Event::CpuPartialSet {
-                    cache,
-                    cpu,
-                    top: None,
-                });
-                list
-            });
+            let list = k.cpu_slab(cache, cpu).partial;
+            k.set_cpu_partial(cache, cpu, None);
             hold_list(k, list);
             k.local_unlock_irqrestore(cache).await;
             __unfreeze_partials(k, cache, list).await;
@@ -385,7 +336,7 @@ pub(crate) mod asyn {
         let mut at = top;
         while let Some(pfn) = at {
             k.hold(pfn, 0);
-            at = k.m(|m| m.slub().slabs.get(&pfn).and_then(|s| s.next));
+            at = k.slab_next(pfn);
         }
     }
 }

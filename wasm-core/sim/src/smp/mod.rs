@@ -398,6 +398,9 @@ impl<'a> Ctx<'a> {
     #[inline(always)]
     pub fn arg_addr(self, _name: &'static str, _addr: u64) {}
 
+    #[inline(always)]
+    pub fn arg_zonelist(self, _name: &'static str, _node: NodeId) {}
+
     /// `local_lock_irqsave(&s->cpu_slab->lock, flags)` on this CPU: interrupts and preemption
     /// off until the matching unlock. Never contended (only this CPU takes it, and its
     /// interrupts are off while it is held); other CPUs still run.
@@ -536,6 +539,64 @@ impl Drop for Call<'_> {
     }
 }
 
+/// The context the sequential twin of a `#[dual]` module runs with (see `slabscope_dual`):
+/// every boundary passes at once and every micro-step returns its value directly. Its methods
+/// are `Ctx`'s, name for name. Two memories implement it (`SlubMem`): the machine of a
+/// sequential run (`SyncCtx`, through the recorder) and the shared memory of a live run, where
+/// each CPU runs on its own thread (docs/live.md).
+pub(crate) trait Kernel: Copy + crate::slub::mem::SlubMem {
+    /// What `call` gives: a step of the trace while it lives (sequential), or nothing (live).
+    type Call: CallGuard;
+    /// What `frame` gives.
+    type Frame;
+    /// `smp_processor_id()`.
+    fn cpu(self) -> CpuId;
+    /// An executor interleaves this run's tasks (never, for a twin).
+    fn interleaved(self) -> bool;
+    fn teaching(self) -> Teaching;
+    /// A micro-step boundary before `next`.
+    fn at(self, next: Access);
+    /// A boundary before `next`, then the access `f`.
+    fn step<T>(self, next: Access, f: impl FnOnce() -> T) -> T;
+    /// Notes what the micro-step just taken did.
+    fn note(self, micro: impl FnOnce() -> Micro);
+    fn tid_read(self);
+    fn slab_read(self, pfn: Pfn);
+    fn cpu_pair_changed_at(self, cache: CacheId, cpu: CpuId) -> Option<u32>;
+    fn slab_changed_at(self, pfn: Pfn) -> Option<u32>;
+    fn hold(self, pfn: Pfn, freelist: u64);
+    fn release(self, pfn: Pfn);
+    fn disturbance(self) -> RetryReason;
+    fn frame(self, function: &'static str) -> Self::Frame;
+    fn count_retry(self, site: &'static str, reason: RetryReason);
+    fn call(self, function: &'static str, path: &'static str, key: &'static str) -> Self::Call;
+    fn arg(self, name: &'static str, value: impl Into<crate::trace::Arg>);
+    fn arg_cache(self, name: &'static str, cache: CacheId);
+    /// The caption argument `name`: `node`'s zonelist, as text.
+    fn arg_zonelist(self, name: &'static str, node: NodeId);
+    fn local_lock_irqsave(self, cache: CacheId);
+    fn local_unlock_irqrestore(self, cache: CacheId);
+    fn preempt(self, disable: bool);
+    fn pin(self, pinned: bool);
+    fn diagnose(
+        self,
+        function: &'static str,
+        path: &'static str,
+        key: &'static str,
+        args: impl FnOnce(&mut Recorder) + 'static,
+    );
+    fn spin_lock_irqsave(self, cache: CacheId, node: NodeId);
+    fn spin_unlock_irqrestore(self, cache: CacheId, node: NodeId);
+}
+
+/// An open kernel-function call of a twin (`Kernel::call`).
+pub(crate) trait CallGuard {
+    /// As `Call::leave`.
+    fn leave(&mut self);
+    /// As `Call::set_path`.
+    fn set_path(&self, path: &'static str);
+}
+
 /// The context of sequential kernel code: the `sync` twin of a `#[dual]` module runs with it
 /// where the async code has a `Ctx`. One task on one CPU; every boundary passes at once and
 /// every micro-step returns its value directly. Its methods mirror `Ctx`'s, name for name.
@@ -562,48 +623,48 @@ impl SyncShared<'_> {
     }
 }
 
-impl<'a, const MICRO: bool> SyncCtx<'a, MICRO> {
+impl<const MICRO: bool> SyncCtx<'_, MICRO> {
     #[inline(always)]
-    pub fn with<R>(self, f: impl FnOnce(&mut Recorder) -> R) -> R {
+    fn with<R>(self, f: impl FnOnce(&mut Recorder) -> R) -> R {
         self.sh.with(f)
     }
+}
+
+impl<'a, const MICRO: bool> Kernel for SyncCtx<'a, MICRO> {
+    type Call = SyncCall<'a>;
+    type Frame = NoFrame;
 
     #[inline(always)]
-    pub fn m<R>(self, f: impl FnOnce(&Machine) -> R) -> R {
-        self.sh.with(|rec| f(rec.machine()))
-    }
-
-    #[inline(always)]
-    pub fn cpu(self) -> CpuId {
+    fn cpu(self) -> CpuId {
         self.cpu
     }
 
     #[inline(always)]
-    pub fn interleaved(self) -> bool {
+    fn interleaved(self) -> bool {
         false
     }
 
     #[inline(always)]
-    pub fn teaching(self) -> Teaching {
+    fn teaching(self) -> Teaching {
         self.sh.teaching
     }
 
     /// A micro-step boundary: the micro-step before it ends here.
     #[inline(always)]
-    pub fn at(self, _next: Access) {
+    fn at(self, _next: Access) {
         if MICRO {
             self.sh.with(Recorder::micro_boundary);
         }
     }
 
     #[inline(always)]
-    pub fn step<T>(self, next: Access, f: impl FnOnce() -> T) -> T {
+    fn step<T>(self, next: Access, f: impl FnOnce() -> T) -> T {
         self.at(next);
         f()
     }
 
     #[inline(always)]
-    pub fn note(self, micro: impl FnOnce() -> Micro) {
+    fn note(self, micro: impl FnOnce() -> Micro) {
         if MICRO {
             let micro = micro();
             self.sh.with(|rec| rec.micro(0, micro));
@@ -611,50 +672,45 @@ impl<'a, const MICRO: bool> SyncCtx<'a, MICRO> {
     }
 
     #[inline(always)]
-    pub fn tid_read(self) {}
+    fn tid_read(self) {}
 
     #[inline(always)]
-    pub fn slab_read(self, _pfn: Pfn) {}
+    fn slab_read(self, _pfn: Pfn) {}
 
     /// Sequential: nothing changes a word between a task's read and its cmpxchg.
     #[inline(always)]
-    pub fn cpu_pair_changed_at(self, _cache: CacheId, _cpu: CpuId) -> Option<u32> {
+    fn cpu_pair_changed_at(self, _cache: CacheId, _cpu: CpuId) -> Option<u32> {
         None
     }
 
     #[inline(always)]
-    pub fn slab_changed_at(self, _pfn: Pfn) -> Option<u32> {
+    fn slab_changed_at(self, _pfn: Pfn) -> Option<u32> {
         None
     }
 
     /// A sequential task never holds a slab across a step boundary.
     #[inline(always)]
-    pub fn hold(self, _pfn: Pfn, _freelist: u64) {}
+    fn hold(self, _pfn: Pfn, _freelist: u64) {}
 
     #[inline(always)]
-    pub fn release(self, _pfn: Pfn) {}
+    fn release(self, _pfn: Pfn) {}
 
     /// Nothing interrupts a sequential task, so a failed cmpxchg cannot happen; were it to,
     /// it would be another operation of this CPU.
-    pub fn disturbance(self) -> RetryReason {
+    fn disturbance(self) -> RetryReason {
         RetryReason::OtherOperation
     }
 
     #[inline(always)]
-    pub fn frame(self, _function: &'static str) -> NoFrame {
+    fn frame(self, _function: &'static str) -> NoFrame {
         NoFrame
     }
 
     /// A sequential run never retries.
-    pub fn count_retry(self, _site: &'static str, _reason: RetryReason) {}
+    fn count_retry(self, _site: &'static str, _reason: RetryReason) {}
 
     #[inline(always)]
-    pub fn call(
-        self,
-        function: &'static str,
-        path: &'static str,
-        key: &'static str,
-    ) -> SyncCall<'a> {
+    fn call(self, function: &'static str, path: &'static str, key: &'static str) -> SyncCall<'a> {
         let opened = self.with(|rec| rec.open_call(function, path, key));
         SyncCall {
             rec: &self.sh.rec,
@@ -663,44 +719,49 @@ impl<'a, const MICRO: bool> SyncCtx<'a, MICRO> {
     }
 
     #[inline(always)]
-    pub fn arg(self, name: &'static str, value: impl Into<crate::trace::Arg>) {
+    fn arg(self, name: &'static str, value: impl Into<crate::trace::Arg>) {
         if self.sh.keep_args {
             self.with(|rec| rec.arg(name, value));
         }
     }
 
     #[inline(always)]
-    pub fn arg_cache(self, name: &'static str, cache: CacheId) {
+    fn arg_cache(self, name: &'static str, cache: CacheId) {
         self.arg(name, crate::trace::Arg::Cache(cache));
     }
 
-    #[inline(always)]
-    pub fn arg_addr(self, name: &'static str, addr: u64) {
-        self.arg(name, crate::trace::Arg::Addr(addr));
+    fn arg_zonelist(self, name: &'static str, node: NodeId) {
+        if self.sh.keep_args {
+            self.with(|rec| {
+                let text =
+                    crate::page_alloc::zonelist::zonelist_text(&rec.machine().zonelists[node]);
+                rec.arg(name, text);
+            });
+        }
     }
 
     #[inline(always)]
-    pub fn local_lock_irqsave(self, cache: CacheId) {
+    fn local_lock_irqsave(self, cache: CacheId) {
         self.at(Access::LocalLock);
         let cpu = self.cpu;
         self.note(|| Micro::LocalLock { cache, cpu });
     }
 
     #[inline(always)]
-    pub fn local_unlock_irqrestore(self, cache: CacheId) {
+    fn local_unlock_irqrestore(self, cache: CacheId) {
         self.at(Access::LocalUnlock);
         let cpu = self.cpu;
         self.note(|| Micro::LocalUnlock { cache, cpu });
     }
 
     #[inline(always)]
-    pub fn preempt(self, _disable: bool) {}
+    fn preempt(self, _disable: bool) {}
 
     #[inline(always)]
-    pub fn pin(self, _pinned: bool) {}
+    fn pin(self, _pinned: bool) {}
 
     /// A sequential run's diagnostic joins the step it is found in.
-    pub fn diagnose(
+    fn diagnose(
         self,
         function: &'static str,
         path: &'static str,
@@ -712,7 +773,7 @@ impl<'a, const MICRO: bool> SyncCtx<'a, MICRO> {
 
     /// The only task: the lock is free.
     #[inline(always)]
-    pub fn spin_lock_irqsave(self, cache: CacheId, node: NodeId) {
+    fn spin_lock_irqsave(self, cache: CacheId, node: NodeId) {
         self.at(Access::SpinLock);
         let cpu = self.cpu;
         self.with(|rec| rec.emit(Event::ListLockTaken { cache, node }));
@@ -720,7 +781,7 @@ impl<'a, const MICRO: bool> SyncCtx<'a, MICRO> {
     }
 
     #[inline(always)]
-    pub fn spin_unlock_irqrestore(self, cache: CacheId, node: NodeId) {
+    fn spin_unlock_irqrestore(self, cache: CacheId, node: NodeId) {
         self.at(Access::SpinUnlock);
         let cpu = self.cpu;
         self.note(|| Micro::SpinUnlock { cache, node, cpu });
@@ -734,13 +795,13 @@ pub struct SyncCall<'a> {
     opened: bool,
 }
 
-impl SyncCall<'_> {
+impl CallGuard for SyncCall<'_> {
     /// As `Call::leave`: a sequential step stays open until the guard drops.
     #[inline(always)]
-    pub fn leave(&mut self) {}
+    fn leave(&mut self) {}
 
     /// As `Call::set_path`.
-    pub fn set_path(&self, path: &'static str) {
+    fn set_path(&self, path: &'static str) {
         if self.opened {
             self.rec.borrow_mut().set_path(path);
         }
@@ -789,6 +850,20 @@ macro_rules! run_sync {
     }};
 }
 pub(crate) use run_sync;
+
+impl crate::slub::mem::RecMem for Ctx<'_> {
+    #[inline(always)]
+    fn rec<R>(self, f: impl FnOnce(&mut Recorder) -> R) -> R {
+        self.sh.with(f)
+    }
+}
+
+impl<const MICRO: bool> crate::slub::mem::RecMem for SyncCtx<'_, MICRO> {
+    #[inline(always)]
+    fn rec<R>(self, f: impl FnOnce(&mut Recorder) -> R) -> R {
+        self.sh.with(f)
+    }
+}
 
 /// A frame `Ctx::frame` pushed; dropping it pops it.
 pub struct FrameGuard<'a> {
