@@ -19,6 +19,7 @@ pub mod geometry;
 pub mod gfp;
 pub mod ids;
 pub mod kmalloc_caches;
+pub mod live;
 pub mod machine;
 pub mod page_alloc;
 pub mod profile;

@@ -4,7 +4,6 @@
 
 use super::cmpxchg::SlabWord;
 use super::create::kmalloc_slab;
-use super::mem::next_tid;
 use super::state::TID_STEP;
 use super::{freepointer_at, place_of, set_cpu_freelist};
 use crate::geometry::kmalloc::KmallocTarget;
@@ -418,14 +417,9 @@ pub(crate) mod asyn {
     ) -> impl Future<Output = bool> + 'a {
         k.step(Access::CmpxchgCpu, move || {
             let cpu = k.cpu();
-            let cc = k.cpu_slab(cache, cpu);
-            let (found, found_tid) = (cc.freelist, cc.tid);
             let no_tid = k.teaching().no_tid;
-            let ok = found == old && (no_tid || found_tid == tid);
+            let (ok, found, found_tid) = k.cpu_cmpxchg(cache, cpu, old, tid, new, no_tid);
             let reason = if ok {
-                // The kernel stores next_tid(tid), which is found_tid + TID_STEP when they match;
-                // without the tid in the compare, the CPU's own tid moves on.
-                k.set_cpu_freelist_tid(cache, cpu, new, next_tid(found_tid));
                 // Only a compare without the tid can succeed on a stale read.
                 let stale = no_tid && found_tid != tid;
                 let aba = stale && k.stale_cpu_freelist(cache, cpu, new);

@@ -64,6 +64,19 @@ pub(crate) trait SlubMem: Copy {
     fn cpu_slab(self, cache: CacheId, c: CpuId) -> KmemCacheCpu;
     /// `c->freelist = freelist; c->tid = tid`.
     fn set_cpu_freelist_tid(self, cache: CacheId, c: CpuId, freelist: u64, tid: u64);
+    /// `this_cpu_try_cmpxchg_freelist()` on CPU `c`'s (freelist, tid): when the pair is
+    /// (`old`, `tid`) (without `tid` in the compare under the teaching switch `no_tid`), it
+    /// becomes (`new`, `next_tid()` of the tid found). Returns whether it did, and the pair
+    /// found.
+    fn cpu_cmpxchg(
+        self,
+        cache: CacheId,
+        c: CpuId,
+        old: u64,
+        tid: u64,
+        new: u64,
+        no_tid: bool,
+    ) -> (bool, u64, u64);
     /// `c->freelist = freelist; c->tid = next_tid(c->tid)`.
     fn set_cpu_freelist(self, cache: CacheId, c: CpuId, freelist: u64);
     /// `c->slab = slab`.
@@ -240,6 +253,34 @@ impl<T: RecMem> SlubMem for T {
     #[inline(always)]
     fn cpu_slab(self, cache: CacheId, c: CpuId) -> KmemCacheCpu {
         self.rec(|rec| rec.machine().slub().caches[cache].cpu[c].clone())
+    }
+
+    #[inline(always)]
+    fn cpu_cmpxchg(
+        self,
+        cache: CacheId,
+        c: CpuId,
+        old: u64,
+        tid: u64,
+        new: u64,
+        no_tid: bool,
+    ) -> (bool, u64, u64) {
+        self.rec(|rec| {
+            let cc = &rec.machine().slub().caches[cache].cpu[c];
+            let (found, found_tid) = (cc.freelist, cc.tid);
+            let ok = found == old && (no_tid || found_tid == tid);
+            if ok {
+                // The kernel stores next_tid(tid), which is found_tid + TID_STEP when they match;
+                // without the tid in the compare, the CPU's own tid moves on.
+                rec.emit(Event::CpuFreelistSet {
+                    cache,
+                    cpu: c,
+                    freelist: new,
+                    tid: found_tid + TID_STEP,
+                });
+            }
+            (ok, found, found_tid)
+        })
     }
 
     #[inline(always)]
@@ -661,10 +702,4 @@ impl<T: RecMem> SlubMem for T {
         });
         object
     }
-}
-
-/// `next_tid(tid)`.
-#[inline(always)]
-pub(crate) fn next_tid(tid: u64) -> u64 {
-    tid + TID_STEP
 }

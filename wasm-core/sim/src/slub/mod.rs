@@ -28,13 +28,13 @@
 //! `slab_lock()` fallback is never taken on x86_64 (it has `cmpxchg16b`), and with one CPU
 //! running at a time no `cmpxchg` is ever retried, so neither appears in a trace.
 
-mod alloc;
+pub(crate) mod alloc;
 mod apply;
 mod bulk;
 pub mod check;
-mod cmpxchg;
+pub(crate) mod cmpxchg;
 mod create;
-mod free;
+pub(crate) mod free;
 pub(crate) mod mem;
 mod ops;
 mod partial;
@@ -43,6 +43,7 @@ mod shrink;
 pub mod state;
 pub mod task;
 
+pub(crate) use alloc::NewSlabPages;
 pub use alloc::{__do_kmalloc_node, kmalloc, slab_alloc_node};
 pub use bulk::{kmem_cache_alloc_bulk, kmem_cache_free_bulk};
 pub use create::{

@@ -1,0 +1,653 @@
+//! `LiveCtx`: the context a live thread runs SLUB's racing paths with (the `sync` twins of the
+//! `#[dual]` modules), over the live memory. Its boundaries pass at once: between them the
+//! thread runs at the machine's speed, and the other threads run at the same time.
+
+use super::mem::{next_tid32, pair_pack, pair_unpack, pfn_dec, pfn_enc, LiveMem, Word};
+use super::stats::LiveStats;
+use crate::ids::{CacheId, CpuId, NodeId, Pfn};
+use crate::slub::cmpxchg::{SlabRead, SlabWord};
+use crate::slub::mem::{Detached, SlubMem};
+use crate::slub::state::{KmemCacheCpu, SlabFields};
+use crate::slub::NewSlabPages;
+use crate::smp::micro::{Access, Micro, RetryReason};
+use crate::smp::{CallGuard, Kernel, Teaching};
+use crate::trace::{End, Event, Recorder};
+use std::cell::RefCell;
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
+use std::sync::MutexGuard;
+
+/// One thread's context: the CPU it is, the shared memory, and its own counters.
+#[derive(Clone, Copy)]
+pub(crate) struct LiveCtx<'a> {
+    pub mem: &'a LiveMem,
+    pub cpu: CpuId,
+    pub stats: &'a RefCell<LiveStats>,
+}
+
+impl<'a> LiveCtx<'a> {
+    /// The page allocator, under its lock.
+    fn pages(self) -> MutexGuard<'a, Recorder> {
+        self.mem
+            .pages
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// An object goes to a caller (`hand_out()`).
+    fn hand_out(self, object: u64) {
+        if self.mem.set_allocated(object, true) {
+            // Only a damaged freelist hands an object out twice; a live run has none.
+            self.stats.borrow_mut().handed_out_twice += 1;
+        } else {
+            self.mem.live_objects.fetch_add(1, Relaxed);
+        }
+    }
+}
+
+/// A live run's kernel-function call: nothing (there is no trace).
+pub(crate) struct LiveCall;
+
+impl CallGuard for LiveCall {
+    #[inline(always)]
+    fn leave(&mut self) {}
+
+    #[inline(always)]
+    fn set_path(&self, _path: &'static str) {}
+}
+
+impl Kernel for LiveCtx<'_> {
+    type Call = LiveCall;
+    type Frame = ();
+
+    #[inline(always)]
+    fn cpu(self) -> CpuId {
+        self.cpu
+    }
+
+    #[inline(always)]
+    fn interleaved(self) -> bool {
+        false
+    }
+
+    #[inline(always)]
+    fn teaching(self) -> Teaching {
+        Teaching::default()
+    }
+
+    #[inline(always)]
+    fn at(self, next: Access) {
+        self.stats.borrow_mut().boundary(next);
+    }
+
+    #[inline(always)]
+    fn step<T>(self, next: Access, f: impl FnOnce() -> T) -> T {
+        self.at(next);
+        f()
+    }
+
+    #[inline(always)]
+    fn note(self, _micro: impl FnOnce() -> Micro) {}
+
+    #[inline(always)]
+    fn tid_read(self) {}
+
+    #[inline(always)]
+    fn slab_read(self, _pfn: Pfn) {}
+
+    fn cpu_pair_changed_at(self, _cache: CacheId, _cpu: CpuId) -> Option<u32> {
+        None
+    }
+
+    fn slab_changed_at(self, _pfn: Pfn) -> Option<u32> {
+        None
+    }
+
+    #[inline(always)]
+    fn hold(self, _pfn: Pfn, _freelist: u64) {}
+
+    #[inline(always)]
+    fn release(self, _pfn: Pfn) {}
+
+    /// A live thread is never preempted or interrupted: only its own earlier operation could
+    /// have moved its tid on.
+    fn disturbance(self) -> RetryReason {
+        RetryReason::OtherOperation
+    }
+
+    #[inline(always)]
+    fn frame(self, _function: &'static str) {}
+
+    fn count_retry(self, site: &'static str, reason: RetryReason) {
+        self.stats.borrow_mut().retry(site, reason);
+    }
+
+    #[inline(always)]
+    fn call(self, _function: &'static str, _path: &'static str, _key: &'static str) -> LiveCall {
+        LiveCall
+    }
+
+    #[inline(always)]
+    fn arg(self, _name: &'static str, _value: impl Into<crate::trace::Arg>) {}
+
+    #[inline(always)]
+    fn arg_cache(self, _name: &'static str, _cache: CacheId) {}
+
+    #[inline(always)]
+    fn arg_zonelist(self, _name: &'static str, _node: NodeId) {}
+
+    /// Only this CPU takes its local lock, and nothing interrupts it: the boundary is all.
+    #[inline(always)]
+    fn local_lock_irqsave(self, _cache: CacheId) {
+        self.at(Access::LocalLock);
+    }
+
+    #[inline(always)]
+    fn local_unlock_irqrestore(self, _cache: CacheId) {
+        self.at(Access::LocalUnlock);
+    }
+
+    #[inline(always)]
+    fn preempt(self, _disable: bool) {}
+
+    #[inline(always)]
+    fn pin(self, _pinned: bool) {}
+
+    fn diagnose(
+        self,
+        _function: &'static str,
+        _path: &'static str,
+        _key: &'static str,
+        _args: impl FnOnce(&mut Recorder) + 'static,
+    ) {
+        self.stats.borrow_mut().diagnostics += 1;
+    }
+
+    /// `spin_lock_irqsave(&n->list_lock)`: a compare-exchange of the lock word from free to
+    /// held; each look that finds it held is a micro-step of its own (as in the interleaving
+    /// engine), with a growing pause between looks.
+    fn spin_lock_irqsave(self, cache: CacheId, node: NodeId) {
+        let lock = &self.mem.node(cache, node).lock;
+        let mut pause = 1u32;
+        loop {
+            self.at(Access::SpinLock);
+            if lock.compare_exchange(0, 1, Acquire, Relaxed).is_ok() {
+                break;
+            }
+            self.stats.borrow_mut().lock_waited(cache, node);
+            for _ in 0..pause {
+                std::hint::spin_loop();
+            }
+            if pause < 1 << 10 {
+                pause <<= 1;
+            } else {
+                std::thread::yield_now();
+            }
+        }
+        self.mem.list_lock_taken[usize::from(node)].fetch_add(1, Relaxed);
+        self.stats.borrow_mut().lock_taken(cache, node);
+    }
+
+    fn spin_unlock_irqrestore(self, cache: CacheId, node: NodeId) {
+        self.at(Access::SpinUnlock);
+        self.mem.node(cache, node).lock.store(0, Release);
+    }
+}
+
+impl SlubMem for LiveCtx<'_> {
+    #[inline(always)]
+    fn cache_debug(self, cache: CacheId) -> bool {
+        self.mem.conf(cache).debug
+    }
+
+    #[inline(always)]
+    fn has_cpu_partial(self, cache: CacheId) -> bool {
+        !self.mem.conf(cache).debug
+    }
+
+    #[inline(always)]
+    fn cpu_partial_slabs(self, cache: CacheId) -> u32 {
+        self.mem.conf(cache).cpu_partial_slabs
+    }
+
+    #[inline(always)]
+    fn min_partial(self, cache: CacheId) -> u64 {
+        self.mem.conf(cache).min_partial
+    }
+
+    #[inline(always)]
+    fn cache_order(self, cache: CacheId) -> u32 {
+        self.mem.conf(cache).order
+    }
+
+    #[inline(always)]
+    fn store_user(self, cache: CacheId) -> bool {
+        self.mem.conf(cache).store_user
+    }
+
+    #[inline(always)]
+    fn nr_nodes(self) -> u32 {
+        self.mem.nodes as u32
+    }
+
+    #[inline(always)]
+    fn cpu_to_node(self, cpu: CpuId) -> NodeId {
+        self.mem.cpu_node[usize::from(cpu)]
+    }
+
+    #[inline(always)]
+    fn cpu_slab(self, cache: CacheId, c: CpuId) -> KmemCacheCpu {
+        self.mem.cpu_state(cache, c)
+    }
+
+    /// A real compare-exchange of the pair word (see `mem::CpuWords`).
+    #[inline(always)]
+    fn cpu_cmpxchg(
+        self,
+        cache: CacheId,
+        c: CpuId,
+        old: u64,
+        tid: u64,
+        new: u64,
+        no_tid: bool,
+    ) -> (bool, u64, u64) {
+        let pair = &self.mem.cpu(cache, c).pair;
+        debug_assert!(!no_tid, "a live run has no teaching switches");
+        match pair.compare_exchange(
+            pair_pack(old, tid),
+            pair_pack(new, next_tid32(tid)),
+            Relaxed,
+            Relaxed,
+        ) {
+            Ok(_) => (true, old, tid),
+            Err(found) => {
+                let (f, t) = pair_unpack(found);
+                (false, f, t)
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn set_cpu_freelist_tid(self, cache: CacheId, c: CpuId, freelist: u64, tid: u64) {
+        self.mem
+            .cpu(cache, c)
+            .pair
+            .store(pair_pack(freelist, tid), Relaxed);
+    }
+
+    #[inline(always)]
+    fn set_cpu_freelist(self, cache: CacheId, c: CpuId, freelist: u64) {
+        let pair = &self.mem.cpu(cache, c).pair;
+        let (_, tid) = pair_unpack(pair.load(Relaxed));
+        pair.store(pair_pack(freelist, next_tid32(tid)), Relaxed);
+    }
+
+    #[inline(always)]
+    fn set_cpu_slab_ptr(self, cache: CacheId, c: CpuId, slab: Option<Pfn>) {
+        self.mem.cpu(cache, c).slab.store(pfn_enc(slab), Relaxed);
+    }
+
+    #[inline(always)]
+    fn set_cpu_partial(self, cache: CacheId, c: CpuId, top: Option<Pfn>) {
+        self.mem.cpu(cache, c).partial.store(pfn_enc(top), Relaxed);
+    }
+
+    #[inline(always)]
+    fn load_freelist(self, cache: CacheId, c: CpuId, freelist: u64) {
+        let next = self.mem.get_fp(cache, freelist);
+        self.set_cpu_freelist(cache, c, next);
+        self.hand_out(freelist);
+    }
+
+    #[inline(always)]
+    fn object_handed_out(self, _cache: CacheId, _cpu: CpuId, object: u64) {
+        if self.mem.place_of(object).is_some() {
+            self.hand_out(object);
+        }
+    }
+
+    /// Only under the teaching switch `no_tid`, which a live run never has.
+    fn stale_cpu_freelist(self, _cache: CacheId, _cpu: CpuId, _new: u64) -> bool {
+        false
+    }
+
+    #[inline(always)]
+    fn slab_word(self, pfn: Pfn) -> Option<SlabRead> {
+        let s = self.mem.slab(pfn);
+        self.mem.slab_cache(pfn)?;
+        let w = Word::unpack(s.word.load(Acquire));
+        Some(SlabRead {
+            freelist: w.freelist,
+            inuse: w.inuse,
+            frozen: w.frozen,
+            objects: w.objects,
+            node: NodeId(s.node.load(Relaxed) as u16),
+        })
+    }
+
+    /// A real compare-exchange of the slab's word (see `mem::Word`).
+    #[inline(always)]
+    fn slab_cmpxchg(self, pfn: Pfn, old: &SlabRead, new: SlabWord, unlink: bool) -> bool {
+        let s = self.mem.slab(pfn);
+        if self.mem.slab_cache(pfn).is_none() {
+            return false;
+        }
+        let expected = Word {
+            freelist: old.freelist,
+            inuse: old.inuse,
+            objects: old.objects,
+            frozen: old.frozen,
+        };
+        let desired = Word {
+            freelist: new.freelist,
+            inuse: new.inuse,
+            objects: old.objects,
+            frozen: new.frozen,
+        };
+        let ok = s
+            .word
+            .compare_exchange(expected.pack(), desired.pack(), AcqRel, Acquire)
+            .is_ok();
+        if ok && unlink {
+            s.next.store(0, Relaxed);
+            s.slabs.store(0, Relaxed);
+        }
+        ok
+    }
+
+    #[inline(always)]
+    fn slab_node(self, pfn: Pfn) -> Option<NodeId> {
+        self.mem.slab_cache(pfn)?;
+        Some(NodeId(self.mem.slab(pfn).node.load(Relaxed) as u16))
+    }
+
+    #[inline(always)]
+    fn slab_fields(self, pfn: Pfn) -> SlabFields {
+        self.mem.fields(pfn)
+    }
+
+    #[inline(always)]
+    fn slab_next(self, pfn: Pfn) -> Option<Pfn> {
+        self.mem.slab_cache(pfn)?;
+        pfn_dec(self.mem.slab(pfn).next.load(Relaxed))
+    }
+
+    #[inline(always)]
+    fn set_slab_partial_link(self, pfn: Pfn, next: Option<Pfn>, slabs: u32) {
+        let s = self.mem.slab(pfn);
+        s.next.store(pfn_enc(next), Relaxed);
+        s.slabs.store(slabs, Relaxed);
+    }
+
+    #[inline(always)]
+    fn get_freepointer_safe(self, object: u64) -> u64 {
+        match self.mem.place_of(object) {
+            Some((_, cache, _)) => self.mem.get_fp(cache, object),
+            None => 0,
+        }
+    }
+
+    #[inline(always)]
+    fn set_freepointer_at(self, pfn: Pfn, index: u32, value: u64) {
+        if let Some(cache) = self.mem.slab_cache(pfn) {
+            let obj = self.object_addr(pfn, index);
+            self.mem.set_fp(cache, obj, value);
+        }
+    }
+
+    #[inline(always)]
+    fn object_addr(self, pfn: Pfn, index: u32) -> u64 {
+        let size = self
+            .mem
+            .slab_cache(pfn)
+            .map_or(0, |c| self.mem.conf(c).size);
+        self.mem.page_addr(pfn) + u64::from(index) * u64::from(size)
+    }
+
+    #[inline(always)]
+    fn obj_to_index(self, pfn: Pfn, addr: u64) -> u32 {
+        let cache = self.mem.slab_cache(pfn).unwrap_or(CacheId(0));
+        let delta = (addr - self.mem.page_addr(pfn)) as u32;
+        self.mem.conf(cache).reciprocal_size.divide(delta)
+    }
+
+    fn freelist_count_tail(self, head: u64) -> (u32, u64) {
+        let (mut n, mut tail) = (0, head);
+        let mut at = head;
+        while at != 0 {
+            n += 1;
+            tail = at;
+            at = self.get_freepointer_safe(at);
+        }
+        (n, tail)
+    }
+
+    #[inline(always)]
+    fn objects_freed(self, _cache: CacheId, _cpu: CpuId, _pfn: Pfn, objs: &[(u64, u32)]) {
+        for &(addr, _) in objs {
+            self.mem.set_allocated(addr, false);
+            self.mem.live_objects.fetch_sub(1, Relaxed);
+        }
+    }
+
+    /// A look at `n->nr_partial` (the kernel reads it without the lock too).
+    #[inline(always)]
+    fn nr_partial(self, cache: CacheId, node: NodeId) -> usize {
+        self.mem.node(cache, node).nr_partial.load(Relaxed) as usize
+    }
+
+    #[inline(always)]
+    fn node_partial_first(self, cache: CacheId, node: NodeId) -> Option<Pfn> {
+        pfn_dec(self.mem.node(cache, node).head.load(Relaxed))
+    }
+
+    /// `add_partial()`, under the node's lock.
+    fn add_partial(self, cache: CacheId, node: NodeId, pfn: Pfn, end: End) {
+        let n = self.mem.node(cache, node);
+        let s = self.mem.slab(pfn);
+        let me = pfn_enc(Some(pfn));
+        let (head, tail) = (n.head.load(Relaxed), n.tail.load(Relaxed));
+        match end {
+            End::Head => {
+                s.lprev.store(0, Relaxed);
+                s.lnext.store(head, Relaxed);
+                match pfn_dec(head) {
+                    Some(h) => self.mem.slab(h).lprev.store(me, Relaxed),
+                    None => n.tail.store(me, Relaxed),
+                }
+                n.head.store(me, Relaxed);
+            }
+            End::Tail => {
+                s.lnext.store(0, Relaxed);
+                s.lprev.store(tail, Relaxed);
+                match pfn_dec(tail) {
+                    Some(t) => self.mem.slab(t).lnext.store(me, Relaxed),
+                    None => n.head.store(me, Relaxed),
+                }
+                n.tail.store(me, Relaxed);
+            }
+        }
+        n.nr_partial.fetch_add(1, Relaxed);
+    }
+
+    /// `remove_partial()`, under the node's lock.
+    fn remove_partial(self, cache: CacheId, node: NodeId, pfn: Pfn) {
+        let n = self.mem.node(cache, node);
+        let s = self.mem.slab(pfn);
+        let (prev, next) = (s.lprev.load(Relaxed), s.lnext.load(Relaxed));
+        match pfn_dec(prev) {
+            Some(p) => self.mem.slab(p).lnext.store(next, Relaxed),
+            None => n.head.store(next, Relaxed),
+        }
+        match pfn_dec(next) {
+            Some(q) => self.mem.slab(q).lprev.store(prev, Relaxed),
+            None => n.tail.store(prev, Relaxed),
+        }
+        s.lnext.store(0, Relaxed);
+        s.lprev.store(0, Relaxed);
+        n.nr_partial.fetch_sub(1, Relaxed);
+    }
+
+    fn any_partial_candidate(self, cache: CacheId, local: NodeId) -> (u32, Option<NodeId>) {
+        let conf = self.mem.conf(cache);
+        let candidate = self.mem.zonelists[usize::from(local)]
+            .iter()
+            .copied()
+            .find(|&n| self.nr_partial(cache, n) as u64 > conf.min_partial);
+        (conf.remote_node_defrag_ratio, candidate)
+    }
+
+    fn draw_below(self, n: u32) -> u32 {
+        crate::slab_common::random::draw_below(&mut self.pages(), n)
+    }
+
+    fn new_slab(self, cache: CacheId, cpu: CpuId, node: Option<NodeId>) -> Option<NewSlabPages> {
+        crate::slub::alloc::new_slab(&mut self.pages(), cache, cpu, node)
+    }
+
+    /// The new slab's objects in address order (live mode refuses random freelists), each
+    /// linked to the next.
+    fn init_slab_objects(self, cache: CacheId, new: &NewSlabPages) {
+        let mem = self.mem;
+        let (pfn, order, objects) = (new.pfn, new.order, new.objects);
+        let size = u64::from(mem.conf(cache).size);
+        let base = mem.page_addr(pfn);
+        for i in 0..objects {
+            let obj = base + u64::from(i) * size;
+            let next = if i + 1 < objects { obj + size } else { 0 };
+            mem.set_fp(cache, obj, next);
+            mem.set_allocated(obj, false);
+        }
+        let s = mem.slab(pfn);
+        let me = pfn_enc(Some(pfn));
+        for p in pfn.0..pfn.0 + (1 << order) {
+            mem.slab(Pfn(p)).head.store(me, Relaxed);
+        }
+        s.order.store(u32::from(order), Relaxed);
+        s.node.store(pfn.0 / mem.span, Relaxed);
+        s.next.store(0, Relaxed);
+        s.slabs.store(0, Relaxed);
+        s.lnext.store(0, Relaxed);
+        s.lprev.store(0, Relaxed);
+        let word = Word {
+            freelist: if objects > 0 { base } else { 0 },
+            inuse: 0,
+            objects,
+            frozen: false,
+        };
+        s.word.store(word.pack(), Relaxed);
+        s.cache.store(u32::from(cache) + 1, Release);
+        // The page allocator's machine marks the pages as a slab's, as `free_pages()` expects
+        // until `discard_slab()` clears the mark.
+        self.pages().emit(Event::SlabCreated {
+            cache,
+            pfn,
+            order,
+            freelist: (0..objects).collect(),
+        });
+    }
+
+    fn take_new_slab_freelist(self, cache: CacheId, pfn: Pfn) -> u64 {
+        let s = self.mem.slab(pfn);
+        let w = Word::unpack(s.word.load(Relaxed));
+        s.word.store(
+            Word {
+                freelist: 0,
+                inuse: w.objects,
+                objects: w.objects,
+                frozen: true,
+            }
+            .pack(),
+            Relaxed,
+        );
+        let node = NodeId(s.node.load(Relaxed) as u16);
+        let n = self.mem.node(cache, node);
+        n.nr_slabs.fetch_add(1, Relaxed);
+        n.total_objects.fetch_add(u64::from(w.objects), Relaxed);
+        w.freelist
+    }
+
+    fn slab_out_of_memory(self, _cache: CacheId) -> u64 {
+        self.stats.borrow_mut().out_of_memory += 1;
+        0
+    }
+
+    fn discard_slab(self, cache: CacheId, cpu: CpuId, pfn: Pfn) {
+        let f = self.mem.fields(pfn);
+        let n = self.mem.node(f.cache, f.node);
+        n.nr_slabs.fetch_sub(1, Relaxed);
+        n.total_objects.fetch_sub(u64::from(f.objects), Relaxed);
+        let s = self.mem.slab(pfn);
+        s.cache.store(0, Relaxed);
+        for p in pfn.0..pfn.0 + (1 << f.order) {
+            self.mem.slab(Pfn(p)).head.store(0, Relaxed);
+        }
+        let mut pages = self.pages();
+        pages.emit(Event::SlabDiscarded { cache, pfn });
+        // A free of pages the page allocator holds as allocated cannot fail.
+        let _ = crate::page_alloc::free_pages(&mut pages, cpu, pfn);
+    }
+
+    fn debug_take_first(self, pfn: Pfn) -> (u64, SlabFields) {
+        let f = self.mem.fields(pfn);
+        let next = self.get_freepointer_safe(f.freelist);
+        let word = Word {
+            freelist: next,
+            inuse: 1,
+            objects: f.objects,
+            frozen: false,
+        };
+        self.mem.slab(pfn).word.store(word.pack(), Relaxed);
+        (f.freelist, f)
+    }
+
+    fn debug_list_new_slab(
+        self,
+        _cache: CacheId,
+        _cpu: CpuId,
+        _slab: &SlabFields,
+        _pfn: Pfn,
+        _object: u64,
+    ) {
+    }
+
+    fn debug_alloc_from_partial(self, _cache: CacheId, _node: NodeId, _cpu: CpuId) -> Option<u64> {
+        None
+    }
+
+    fn debug_free_to_partial(
+        self,
+        _cache: CacheId,
+        _node: NodeId,
+        _cpu: CpuId,
+        _pfn: Pfn,
+        _objs: &[(u64, u32)],
+        _prior: u64,
+        _inuse: u32,
+        _discard: bool,
+    ) {
+    }
+
+    #[inline(always)]
+    fn arg_always(self, _name: &'static str, _value: u32) {}
+
+    fn bulk_first_bad(self, _cache: Option<CacheId>, _objs: &[u64]) -> Option<u64> {
+        None
+    }
+
+    fn bulk_detach(
+        self,
+        _cache: Option<CacheId>,
+        _p: &mut [u64],
+        _size: usize,
+        _cpu: CpuId,
+    ) -> Detached {
+        (0, None)
+    }
+
+    fn bulk_take_object(self, cache: CacheId, c: CpuId, object: u64, tid: u64) -> u64 {
+        let next = self.mem.get_fp(cache, object);
+        self.set_cpu_freelist_tid(cache, c, next, tid);
+        self.hand_out(object);
+        object
+    }
+}

@@ -1,0 +1,96 @@
+//! Live mode: SLUB run by real threads, one per simulated CPU, over one shared memory whose
+//! shared words are real atomics (docs/live.md). The kernel code is the `#[dual]` modules'
+//! `sync` twins, the same text the interleaving engine runs, over `LiveCtx`.
+
+mod ctx;
+pub mod mem;
+pub mod stats;
+
+use crate::gfp::GFP_KERNEL;
+use crate::ids::{CacheId, CpuId};
+use crate::slub::kmalloc_slab;
+use crate::trace::Recorder;
+use ctx::LiveCtx;
+pub use mem::{with_short_tids, LiveMem, LiveRefusal};
+pub use stats::LiveStats;
+use std::cell::RefCell;
+
+/// The kmalloc cache of each size up to the largest kmalloc cache, as `kmalloc_slab()` picks
+/// them (live mode refuses random kmalloc caches, so the caller's address plays no part).
+pub struct KmallocTable {
+    by_size: Vec<Option<CacheId>>,
+}
+
+impl KmallocTable {
+    /// The table of the machine `rec` holds.
+    pub fn new(rec: &Recorder) -> KmallocTable {
+        let max = 2 * rec.machine().page.page_size as u64;
+        KmallocTable {
+            by_size: (0..=max)
+                .map(|size| match kmalloc_slab(rec, size, GFP_KERNEL, 0) {
+                    Ok(Ok((cache, _))) if size > 0 => Some(cache),
+                    _ => None,
+                })
+                .collect(),
+        }
+    }
+
+    /// The cache `kmalloc(size)` allocates from (`None`: size 0, or above the kmalloc caches).
+    pub fn cache(&self, size: u64) -> Option<CacheId> {
+        self.by_size.get(size as usize).copied().flatten()
+    }
+}
+
+/// One CPU's thread of a live run: its context.
+pub struct LiveCpu<'a> {
+    mem: &'a LiveMem,
+    cpu: CpuId,
+    stats: RefCell<LiveStats>,
+}
+
+impl<'a> LiveCpu<'a> {
+    pub fn new(mem: &'a LiveMem, cpu: CpuId) -> Self {
+        LiveCpu {
+            mem,
+            cpu,
+            stats: RefCell::new(LiveStats::default()),
+        }
+    }
+
+    fn ctx(&self) -> LiveCtx<'_> {
+        LiveCtx {
+            mem: self.mem,
+            cpu: self.cpu,
+            stats: &self.stats,
+        }
+    }
+
+    /// `kmem_cache_alloc(cache)` (`slab_alloc_node()` with no node): the object, or NULL.
+    pub fn alloc(&self, cache: CacheId) -> u64 {
+        self.stats.borrow_mut().ops += 1;
+        crate::slub::alloc::sync::slab_alloc(self.ctx(), cache, None)
+    }
+
+    /// `kfree(addr)` of an object this run handed out and nobody freed since (the caller's
+    /// promise: a live run checks nothing that the kernel would only find with `slub_debug`).
+    /// False, and nothing freed, when `addr` is not an allocated object of a slab.
+    pub fn free(&self, addr: u64) -> bool {
+        let Some((pfn, cache, index)) = self.mem.place_of(addr) else {
+            return false;
+        };
+        if !self.mem.is_allocated(addr) {
+            return false;
+        }
+        self.stats.borrow_mut().ops += 1;
+        crate::slub::free::sync::do_slab_free(self.ctx(), cache, pfn, &[(addr, index)]);
+        true
+    }
+
+    /// The thread's counts so far.
+    pub fn stats(&self) -> LiveStats {
+        self.stats.borrow().clone()
+    }
+}
+
+#[cfg(test)]
+mod tests;

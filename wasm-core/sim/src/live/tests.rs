@@ -1,0 +1,44 @@
+use super::*;
+use crate::ids::CpuId;
+use crate::machine::check::check_page_allocator;
+use crate::slub::check::check_slub;
+use crate::slub::{kfree, kmalloc};
+use crate::workload::standard_recorder;
+use rand_core::{Rng, SeedableRng};
+use rand_pcg::Pcg32;
+
+/// One CPU at a time, the live memory runs the same operations as the machine and ends in
+/// the same state: the same kernel code over the two memories.
+#[test]
+fn one_thread_over_the_live_memory_ends_where_the_machine_ends() {
+    let mut rec = standard_recorder(false);
+    let base = rec.machine().clone();
+    let mem = LiveMem::new(&base).expect("the standard machine runs live");
+    let table = KmallocTable::new(&rec);
+    let cpus: Vec<LiveCpu> = (0..4).map(|c| LiveCpu::new(&mem, CpuId::new(c))).collect();
+    let mut rng = Pcg32::seed_from_u64(11);
+    let mut live: Vec<u64> = Vec::new();
+    for i in 0..30_000u32 {
+        let cpu = CpuId::new(rng.next_u32() % 4);
+        let alloc = live.is_empty() || (live.len() < 3000 && rng.next_u32() % 3 != 0) || i % 7 == 0;
+        if alloc {
+            let size = u64::from(rng.next_u32() % 2048 + 1);
+            let a = kmalloc(&mut rec, size, cpu, None);
+            let b = cpus[usize::from(cpu)].alloc(table.cache(size).expect("a kmalloc size"));
+            assert_eq!(a, b, "allocation {i}");
+            live.push(a);
+        } else {
+            let addr = live.swap_remove((rng.next_u32() as usize) % live.len());
+            kfree(&mut rec, addr, cpu, None);
+            assert!(cpus[usize::from(cpu)].free(addr));
+        }
+    }
+    let expected = with_short_tids(rec.machine().clone());
+    let got = mem.to_machine(&base);
+    assert_eq!(check_slub(&got), Vec::<String>::new());
+    assert_eq!(check_page_allocator(&got), Vec::<String>::new());
+    assert!(
+        got == expected,
+        "the live memory's state differs from the machine's"
+    );
+}
