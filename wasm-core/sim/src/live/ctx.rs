@@ -3,6 +3,7 @@
 //! thread runs at the machine's speed, and the other threads run at the same time.
 
 use super::mem::{next_tid32, pair_pack, pair_unpack, pfn_dec, pfn_enc, LiveMem, Word};
+use super::record::ThreadLog;
 use super::stats::LiveStats;
 use crate::ids::{CacheId, CpuId, NodeId, Pfn};
 use crate::slub::cmpxchg::{SlabRead, SlabWord};
@@ -16,15 +17,17 @@ use std::cell::RefCell;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
 use std::sync::MutexGuard;
 
-/// One thread's context: the CPU it is, the shared memory, and its own counters.
+/// One thread's context: the CPU it is, the shared memory, its own counters and, when the run
+/// is recorded, its log.
 #[derive(Clone, Copy)]
-pub(crate) struct LiveCtx<'a> {
+pub(crate) struct LiveCtx<'a, 'r> {
     pub mem: &'a LiveMem,
     pub cpu: CpuId,
     pub stats: &'a RefCell<LiveStats>,
+    pub log: Option<&'a RefCell<ThreadLog<'r>>>,
 }
 
-impl<'a> LiveCtx<'a> {
+impl<'a> LiveCtx<'a, '_> {
     /// The page allocator, under its lock.
     fn pages(self) -> MutexGuard<'a, Recorder> {
         self.mem
@@ -39,7 +42,9 @@ impl<'a> LiveCtx<'a> {
             // Only a damaged freelist hands an object out twice; a live run has none.
             self.stats.borrow_mut().handed_out_twice += 1;
         } else {
-            self.mem.live_objects.fetch_add(1, Relaxed);
+            self.mem.live_objects[usize::from(self.cpu)]
+                .0
+                .fetch_add(1, Relaxed);
         }
     }
 }
@@ -55,7 +60,7 @@ impl CallGuard for LiveCall {
     fn set_path(&self, _path: &'static str) {}
 }
 
-impl Kernel for LiveCtx<'_> {
+impl Kernel for LiveCtx<'_, '_> {
     type Call = LiveCall;
     type Frame = ();
 
@@ -77,6 +82,9 @@ impl Kernel for LiveCtx<'_> {
     #[inline(always)]
     fn at(self, next: Access) {
         self.stats.borrow_mut().boundary(next);
+        if let Some(log) = self.log {
+            log.borrow_mut().boundary(next);
+        }
     }
 
     #[inline(always)]
@@ -183,7 +191,7 @@ impl Kernel for LiveCtx<'_> {
                 std::thread::yield_now();
             }
         }
-        self.mem.list_lock_taken[usize::from(node)].fetch_add(1, Relaxed);
+        self.mem.node(cache, node).taken.fetch_add(1, Relaxed);
         self.stats.borrow_mut().lock_taken(cache, node);
     }
 
@@ -193,7 +201,7 @@ impl Kernel for LiveCtx<'_> {
     }
 }
 
-impl SlubMem for LiveCtx<'_> {
+impl SlubMem for LiveCtx<'_, '_> {
     #[inline(always)]
     fn cache_debug(self, cache: CacheId) -> bool {
         self.mem.conf(cache).debug
@@ -425,7 +433,9 @@ impl SlubMem for LiveCtx<'_> {
     fn objects_freed(self, _cache: CacheId, _cpu: CpuId, _pfn: Pfn, objs: &[(u64, u32)]) {
         for &(addr, _) in objs {
             self.mem.set_allocated(addr, false);
-            self.mem.live_objects.fetch_sub(1, Relaxed);
+            self.mem.live_objects[usize::from(self.cpu)]
+                .0
+                .fetch_sub(1, Relaxed);
         }
     }
 

@@ -89,8 +89,10 @@ impl Word {
     }
 }
 
-/// `struct kmem_cache_cpu` of one CPU for one cache.
+/// `struct kmem_cache_cpu` of one CPU for one cache, on a cache line of its own (two CPUs'
+/// words on one line would make every fast path of one CPU invalidate the other's).
 #[derive(Default)]
+#[repr(align(64))]
 pub(crate) struct CpuWords {
     /// (`c->freelist`, `c->tid`): the pointer in the high half, the tid's low 32 bits in the
     /// low half (a tid wraps after 2^32 / `TID_STEP` operations of one CPU, far beyond a live
@@ -108,8 +110,9 @@ pub(crate) fn pair_unpack(p: u64) -> (u64, u64) {
     (ptr_dec((p >> 32) as u32), p & 0xffff_ffff)
 }
 
-/// `struct kmem_cache_node` of one node for one cache.
+/// `struct kmem_cache_node` of one node for one cache, on a cache line of its own.
 #[derive(Default)]
+#[repr(align(64))]
 pub(crate) struct NodeWords {
     /// `list_lock`: 0 free, 1 held.
     pub lock: AtomicU32,
@@ -119,10 +122,18 @@ pub(crate) struct NodeWords {
     pub tail: AtomicU32,
     pub nr_slabs: AtomicU64,
     pub total_objects: AtomicU64,
+    /// Acquisitions of `list_lock` (`Machine::list_lock_taken` sums them per node).
+    pub taken: AtomicU64,
 }
 
-/// `struct slab`, at its first page's pfn.
+/// A counter of one CPU, on a cache line of its own.
 #[derive(Default)]
+#[repr(align(64))]
+pub(crate) struct CpuCounter(pub std::sync::atomic::AtomicI64);
+
+/// `struct slab`, at its first page's pfn, on a cache line of its own.
+#[derive(Default)]
+#[repr(align(64))]
 pub(crate) struct SlabWords {
     pub word: AtomicU64,
     /// The cache + 1 (0: no slab here).
@@ -181,9 +192,9 @@ pub struct LiveMem {
     /// The page allocator (and the kernel's random number generator) under one lock: a
     /// machine of which only those parts are used.
     pub(crate) pages: Mutex<Recorder>,
-    pub(crate) live_objects: AtomicU64,
-    /// Per node: `list_lock` acquisitions (`Machine::list_lock_taken`).
-    pub(crate) list_lock_taken: Vec<AtomicU64>,
+    /// Per CPU: objects it handed out less objects it took back (`Machine::live_objects`
+    /// sums them).
+    pub(crate) live_objects: Vec<CpuCounter>,
 }
 
 /// Why a machine cannot run live.
@@ -257,12 +268,7 @@ impl LiveMem {
             slab: (0..frames).map(|_| SlabWords::default()).collect(),
             pages_words: (0..frames).map(|_| OnceLock::new()).collect(),
             pages: Mutex::new(Recorder::new(m.clone(), false)),
-            live_objects: AtomicU64::new(0),
-            list_lock_taken: m
-                .list_lock_taken
-                .iter()
-                .map(|&n| AtomicU64::new(n))
-                .collect(),
+            live_objects: (0..cpus).map(|_| CpuCounter::default()).collect(),
             caches,
         })
     }
@@ -418,13 +424,13 @@ impl LiveMem {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .machine()
             .clone();
-        m.live_objects = self.live_objects.load(Relaxed);
-        m.list_lock_taken = self
-            .list_lock_taken
-            .iter()
-            .map(|n| n.load(Relaxed))
-            .collect();
-        let _ = base;
+        let live: i64 = self.live_objects.iter().map(|c| c.0.load(Relaxed)).sum();
+        m.live_objects = base.live_objects.wrapping_add_signed(live);
+        for (ci, _) in self.caches.iter().enumerate() {
+            for (n, taken) in m.list_lock_taken.iter_mut().enumerate() {
+                *taken += self.node(CacheId::from(ci), NodeId::from(n)).taken.load(Relaxed);
+            }
+        }
         let frames = self.slab.len();
         let st = m.alloc.slub_mut();
         st.slabs = crate::machine::SlabTable::new(frames);

@@ -2,8 +2,11 @@
 //! shared words are real atomics (docs/live.md). The kernel code is the `#[dual]` modules'
 //! `sync` twins, the same text the interleaving engine runs, over `LiveCtx`.
 
+mod compare;
 mod ctx;
 pub mod mem;
+pub mod record;
+pub mod run;
 pub mod stats;
 
 use crate::gfp::GFP_KERNEL;
@@ -12,6 +15,7 @@ use crate::slub::kmalloc_slab;
 use crate::trace::Recorder;
 use ctx::LiveCtx;
 pub use mem::{with_short_tids, LiveMem, LiveRefusal};
+use record::{Recording, ThreadLog};
 pub use stats::LiveStats;
 use std::cell::RefCell;
 
@@ -41,34 +45,51 @@ impl KmallocTable {
     }
 }
 
-/// One CPU's thread of a live run: its context.
+/// One CPU's thread of a live run: its context, and its log when the run is recorded.
 pub struct LiveCpu<'a> {
     mem: &'a LiveMem,
     cpu: CpuId,
     stats: RefCell<LiveStats>,
+    log: Option<RefCell<ThreadLog<'a>>>,
 }
 
 impl<'a> LiveCpu<'a> {
-    pub fn new(mem: &'a LiveMem, cpu: CpuId) -> Self {
+    /// CPU `cpu` of `mem`, logging its micro-steps to `recording` if given.
+    pub fn new(mem: &'a LiveMem, cpu: CpuId, recording: Option<&'a Recording>) -> Self {
         LiveCpu {
             mem,
             cpu,
             stats: RefCell::new(LiveStats::default()),
+            log: recording.map(|r| RefCell::new(ThreadLog::new(r))),
         }
     }
 
-    fn ctx(&self) -> LiveCtx<'_> {
+    fn ctx(&self) -> LiveCtx<'_, 'a> {
         LiveCtx {
             mem: self.mem,
             cpu: self.cpu,
             stats: &self.stats,
+            log: self.log.as_ref(),
         }
+    }
+
+    /// Runs `f` on the log, if the run is recorded.
+    pub fn log<R>(&self, f: impl FnOnce(&mut ThreadLog<'a>) -> R) -> Option<R> {
+        self.log.as_ref().map(|l| f(&mut l.borrow_mut()))
+    }
+
+    /// The log's entries (empty when not recorded).
+    pub fn into_log(self) -> Vec<u64> {
+        self.log.map(|l| l.into_inner().entries).unwrap_or_default()
     }
 
     /// `kmem_cache_alloc(cache)` (`slab_alloc_node()` with no node): the object, or NULL.
     pub fn alloc(&self, cache: CacheId) -> u64 {
         self.stats.borrow_mut().ops += 1;
-        crate::slub::alloc::sync::slab_alloc(self.ctx(), cache, None)
+        self.log(ThreadLog::begin_op);
+        let object = crate::slub::alloc::sync::slab_alloc(self.ctx(), cache, None);
+        self.log(ThreadLog::end_op);
+        object
     }
 
     /// `kfree(addr)` of an object this run handed out and nobody freed since (the caller's
@@ -82,7 +103,9 @@ impl<'a> LiveCpu<'a> {
             return false;
         }
         self.stats.borrow_mut().ops += 1;
+        self.log(ThreadLog::begin_op);
         crate::slub::free::sync::do_slab_free(self.ctx(), cache, pfn, &[(addr, index)]);
+        self.log(ThreadLog::end_op);
         true
     }
 

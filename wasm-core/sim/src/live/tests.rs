@@ -15,7 +15,7 @@ fn one_thread_over_the_live_memory_ends_where_the_machine_ends() {
     let base = rec.machine().clone();
     let mem = LiveMem::new(&base).expect("the standard machine runs live");
     let table = KmallocTable::new(&rec);
-    let cpus: Vec<LiveCpu> = (0..4).map(|c| LiveCpu::new(&mem, CpuId::new(c))).collect();
+    let cpus: Vec<LiveCpu> = (0..4).map(|c| LiveCpu::new(&mem, CpuId::new(c), None)).collect();
     let mut rng = Pcg32::seed_from_u64(11);
     let mut live: Vec<u64> = Vec::new();
     for i in 0..30_000u32 {
@@ -41,4 +41,41 @@ fn one_thread_over_the_live_memory_ends_where_the_machine_ends() {
         got == expected,
         "the live memory's state differs from the machine's"
     );
+}
+
+/// Real threads, real races: the replay of the log on the interleaving engine returns every
+/// allocation's address and ends in the live state.
+#[test]
+fn a_recorded_live_run_replays_to_the_same_state() {
+    for (threads, frees, seed) in [
+        (2, run::Frees::Remote, 1),
+        (2, run::Frees::Local, 2),
+        (4, run::Frees::Remote, 3),
+        (1, run::Frees::Remote, 4),
+    ] {
+        let live = run::run_workload(threads, 20_000, seed, frees, true).expect("runs live");
+        let total = live.total();
+        assert_eq!(total.ops, live.ops.iter().map(Vec::len).sum::<usize>() as u64);
+        let replay = run::replay(&live);
+        assert_eq!(replay.mismatch, None, "{threads} threads, {frees:?}, seed {seed}");
+        let logged: usize = live.logs.iter().map(Vec::len).sum();
+        assert_eq!(replay.micro_steps, logged);
+        let got = live.mem.to_machine(&live.base);
+        assert_eq!(check_slub(&got), Vec::<String>::new());
+        assert_eq!(check_page_allocator(&got), Vec::<String>::new());
+    }
+}
+
+#[test]
+fn zz_print_stats() {
+  for FREES in [run::Frees::Local, run::Frees::Remote] { eprintln!("{FREES:?}");
+    for threads in [1u32, 2, 4] {
+        let live = run::run_workload(threads, 1_000_000, 9, FREES, true).unwrap();
+        let t = live.total();
+        let r = run::replay(&live);
+        eprintln!("threads {threads}: {:.3}s ops {} boundaries {} retries {:?} waits {} taken {} stamps {} mismatch {:?}", live.seconds, t.ops, t.boundaries, t.retries, t.lock_waits, t.lock_taken, live.stamps, r.mismatch);
+        let live = run::run_workload(threads, 1_000_000, 9, FREES, false).unwrap();
+        eprintln!("  unrecorded {:.3}s retries {:?}", live.seconds, live.total().retries);
+    }
+  }
 }

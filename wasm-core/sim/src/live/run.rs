@@ -1,0 +1,330 @@
+//! The live standard workload: the mix of `npm run bench` (`crate::workload`), one thread per
+//! CPU, and its replay on the interleaving engine with the states compared.
+
+use super::mem::{with_short_tids, LiveMem, LiveRefusal};
+use super::record::{merge, Recording};
+use super::stats::LiveStats;
+use super::{KmallocTable, LiveCpu};
+use crate::boot::BootOptions;
+use crate::gfp::GFP_KERNEL;
+use crate::ids::CpuId;
+use crate::machine::{Machine, MachineConfig};
+use crate::slub::create_kmalloc_caches;
+use crate::slub::task::{SmpOp, SmpResult};
+use crate::smp::exec::{self, OpFuture, Program, Ready, TaskKind, TaskSpec};
+use crate::smp::schedule::Schedule;
+use crate::smp::{Ctx, TaskId, Teaching};
+use crate::trace::Recorder;
+use crate::workload::standard_machine;
+use rand_core::{Rng, SeedableRng};
+use rand_pcg::Pcg32;
+use std::collections::VecDeque;
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// Which objects a thread frees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Frees {
+    /// Its own: every free is to a slab of its CPU's (the per-CPU fast path and its own
+    /// slabs' `__slab_free()`).
+    Local,
+    /// Any thread's, from one pool: with N threads, N-1 frees in N are remote.
+    Remote,
+}
+
+/// The machine of the live standard workload on `threads` CPUs: the standard machine's
+/// memory and nodes (two, or one for one CPU), its CPUs spread over the nodes in order.
+pub fn live_machine(threads: u32) -> MachineConfig {
+    let nodes = threads.min(2);
+    MachineConfig {
+        cpus: threads,
+        nodes,
+        cpu_node: (0..threads).map(|c| c * nodes / threads).collect(),
+        ..standard_machine()
+    }
+}
+
+/// What one operation of a live run was, in the order its CPU ran it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LiveOp {
+    /// `kmalloc(size)`, which returned `addr`.
+    Kmalloc { size: u64, addr: u64 },
+    /// `kfree(addr)`.
+    Free { addr: u64 },
+}
+
+/// A pool of live objects (the workload's, not the kernel's), on cache lines of its own so
+/// that two threads' pools never share one.
+#[derive(Default)]
+#[repr(align(64))]
+struct Pool(Mutex<Vec<u64>>);
+
+/// How a live run went.
+pub struct LiveRun {
+    /// The machine it started from.
+    pub base: Machine,
+    pub mem: LiveMem,
+    /// Per CPU: its counts, its operations and (recorded) its log.
+    pub stats: Vec<LiveStats>,
+    pub ops: Vec<Vec<LiveOp>>,
+    pub logs: Vec<Vec<u64>>,
+    /// Wall-clock seconds of the threads' work (the slowest thread's).
+    pub seconds: f64,
+    /// Stamps taken (recorded).
+    pub stamps: u64,
+}
+
+impl LiveRun {
+    /// Counts over all threads.
+    pub fn total(&self) -> LiveStats {
+        let mut t = LiveStats::default();
+        for s in &self.stats {
+            t.add(s);
+        }
+        t
+    }
+}
+
+/// Boots the live workload's machine.
+pub fn boot(threads: u32) -> Recorder {
+    let machine = Machine::new(live_machine(threads)).expect("the live machine is valid");
+    let mut rec = Recorder::new(machine, false);
+    create_kmalloc_caches(&mut rec, &BootOptions::default()).expect("kmalloc caches fit");
+    rec
+}
+
+/// Runs `ops` operations of the standard mix (`crate::workload`) on `threads` threads, each a
+/// CPU, `ops / threads` each, with the workload's own choices drawn from `seed`; recorded
+/// when `record`.
+pub fn run_workload(
+    threads: u32,
+    ops: u64,
+    seed: u64,
+    frees: Frees,
+    record: bool,
+) -> Result<LiveRun, LiveRefusal> {
+    const LOW: usize = 2048;
+    const HIGH: usize = 8192;
+    let rec = boot(threads);
+    let base = rec.machine().clone();
+    let table = KmallocTable::new(&rec);
+    let mem = LiveMem::new(&base)?;
+    let recording = Recording::default();
+    let per_thread = ops / u64::from(threads);
+    // The pool of live objects: one for all (remote frees), or one per thread.
+    let pools: Vec<Pool> = match frees {
+        Frees::Remote => vec![Pool::default()],
+        Frees::Local => (0..threads).map(|_| Pool::default()).collect(),
+    };
+    // Each thread's band of live objects: the workload's, shared out when pools are local.
+    let band = |n: usize| match frees {
+        Frees::Remote => n,
+        Frees::Local => n * threads as usize,
+    };
+    let lock = |p: &Pool| {
+        p.0.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .len()
+    };
+    let results: Vec<(LiveStats, Vec<LiveOp>, Vec<u64>, f64)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let (mem, table, pools, recording) = (&mem, &table, &pools, &recording);
+                scope.spawn(move || {
+                    let cpu = LiveCpu::new(mem, CpuId::new(t), record.then_some(recording));
+                    let pool = &pools[if frees == Frees::Remote { 0 } else { t as usize }];
+                    let mut rng = Pcg32::seed_from_u64(seed ^ (u64::from(t) << 32));
+                    let mut done = Vec::with_capacity(per_thread as usize);
+                    let start = Instant::now();
+                    for _ in 0..per_thread {
+                        let roll = rng.next_u32() % 4;
+                        let alloc = match band(lock(pool)) {
+                            0 => true,
+                            n if n < LOW => roll != 0,
+                            n if n > HIGH => roll == 0,
+                            _ => roll < 2,
+                        };
+                        if alloc {
+                            let size = u64::from(rng.next_u32() % 2048 + 1);
+                            let cache = table.cache(size).expect("sizes up to 2 KiB have a cache");
+                            let addr = cpu.alloc(cache);
+                            let give = || {
+                                if addr != 0 {
+                                    pool.0
+                                        .lock()
+                                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                        .push(addr);
+                                }
+                            };
+                            if cpu.log(|l| l.give(give)).is_none() {
+                                give();
+                            }
+                            done.push(LiveOp::Kmalloc { size, addr });
+                        } else {
+                            let pick = rng.next_u32();
+                            let take = || {
+                                let mut p =
+                                    pool.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                                if p.is_empty() {
+                                    None
+                                } else {
+                                    let i = (pick % p.len() as u32) as usize;
+                                    Some(p.swap_remove(i))
+                                }
+                            };
+                            let taken = match cpu.log(|l| l.take(take)) {
+                                Some(t) => t,
+                                None => take(),
+                            };
+                            // Another thread emptied the pool meanwhile: this turn does nothing.
+                            let Some(addr) = taken else {
+                                cpu.log(|l| l.drop_pending());
+                                continue;
+                            };
+                            cpu.free(addr);
+                            done.push(LiveOp::Free { addr });
+                        }
+                    }
+                    let seconds = start.elapsed().as_secs_f64();
+                    let stats = cpu.stats();
+                    (stats, done, cpu.into_log(), seconds)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a live thread never panics"))
+            .collect()
+    });
+    let mut run = LiveRun {
+        base,
+        mem,
+        stats: Vec::new(),
+        ops: Vec::new(),
+        logs: Vec::new(),
+        seconds: 0.0,
+        stamps: recording.stamps(),
+    };
+    for (stats, ops, log, seconds) in results {
+        run.stats.push(stats);
+        run.ops.push(ops);
+        run.logs.push(log);
+        run.seconds = run.seconds.max(seconds);
+    }
+    Ok(run)
+}
+
+/// A replay's verdict.
+#[derive(Debug)]
+pub struct Replay {
+    /// Micro-steps replayed.
+    pub micro_steps: usize,
+    /// The first difference found, if any, said for a person, with both states' values.
+    pub mismatch: Option<String>,
+    /// The replayed machine (tids cut to 32 bits, as the live memory keeps them).
+    pub machine: Machine,
+}
+
+/// Replays a recorded live run on the interleaving engine, from the machine it started from,
+/// with the schedule its log gives; compares every allocation's address and the final state.
+pub fn replay(run: &LiveRun) -> Replay {
+    let mut rec = Recorder::new(run.base.clone(), false);
+    let cpus = run.ops.len();
+    let specs: Vec<TaskSpec> = (0..cpus)
+        .map(|c| TaskSpec {
+            cpu: CpuId(c as u16),
+            kind: TaskKind::Process,
+        })
+        .collect();
+    let choices = merge(&run.logs);
+    let micro_steps = choices.len();
+    let mut program = ReplayProgram {
+        ops: run.ops.iter().map(|o| o.iter().copied().collect()).collect(),
+        current: vec![None; cpus],
+        mismatch: None,
+    };
+    let outcome = exec::run(
+        &mut rec,
+        &specs,
+        &Schedule::Explicit { choices },
+        exec::Options {
+            teaching: Teaching::default(),
+            limit: usize::MAX,
+            keep_taken: false,
+        },
+        &mut program,
+    );
+    let mut mismatch = program.mismatch.take();
+    if let Err((e, _)) = outcome {
+        mismatch.get_or_insert(format!("the replay stopped: {e:?}"));
+    }
+    if mismatch.is_none() && program.ops.iter().any(|q| !q.is_empty()) {
+        mismatch = Some("the replay ended with operations left".to_string());
+    }
+    let machine = with_short_tids(rec.machine().clone());
+    if mismatch.is_none() {
+        let live = run.mem.to_machine(&run.base);
+        mismatch = super::compare::first_difference(&live, &machine);
+    }
+    Replay {
+        micro_steps,
+        mismatch,
+        machine,
+    }
+}
+
+/// The live run's operations as tasks of the interleaving engine.
+struct ReplayProgram {
+    ops: Vec<VecDeque<LiveOp>>,
+    current: Vec<Option<LiveOp>>,
+    mismatch: Option<String>,
+}
+
+impl<'a> Program<'a> for ReplayProgram {
+    type Out = SmpResult;
+
+    fn ready(&self, t: TaskId) -> Ready {
+        if self.ops[usize::from(t)].is_empty() {
+            Ready::Done
+        } else {
+            Ready::Yes
+        }
+    }
+
+    fn start(&mut self, t: TaskId, k: Ctx<'a>) -> (&'static str, OpFuture<'a, SmpResult>) {
+        let op = self.ops[usize::from(t)]
+            .pop_front()
+            .expect("ready said an operation is left");
+        self.current[usize::from(t)] = Some(op);
+        let smp = match op {
+            LiveOp::Kmalloc { size, .. } => SmpOp::Kmalloc {
+                size,
+                flags: GFP_KERNEL,
+                caller: 0,
+                node: None,
+            },
+            LiveOp::Free { addr } => SmpOp::Free { addr, cache: None },
+        };
+        (smp.name(), smp.run(k))
+    }
+
+    fn finish(&mut self, t: TaskId, out: SmpResult, _at: usize) {
+        let op = self.current[usize::from(t)].take();
+        if let (Some(LiveOp::Kmalloc { addr, size }), SmpResult::Object(got)) = (op, &out) {
+            if *got != addr && self.mismatch.is_none() {
+                self.mismatch = Some(format!(
+                    "cpu{t}: kmalloc({size}) returned {addr:#x} live and {got:#x} in the replay"
+                ));
+            }
+        }
+    }
+
+    fn origin(&self, _t: TaskId) -> (Option<u32>, Option<u32>) {
+        (None, None)
+    }
+
+    fn tasks_depend(&self) -> bool {
+        false
+    }
+}
