@@ -3,7 +3,8 @@
 //! thread runs at the machine's speed, and the other threads run at the same time.
 
 use super::mem::{next_tid32, pair_pack, pair_unpack, pfn_dec, pfn_enc, LiveMem, Word};
-use super::record::ThreadLog;
+use super::mem::{Pages, WRITER};
+use super::record::{Class, Held, Res, ThreadLog};
 use super::stats::LiveStats;
 use crate::ids::{CacheId, CpuId, NodeId, Pfn};
 use crate::slub::cmpxchg::{SlabRead, SlabWord};
@@ -14,26 +15,123 @@ use crate::smp::micro::{Access, Micro, RetryReason};
 use crate::smp::{CallGuard, Kernel, Teaching};
 use crate::trace::{End, Event, Recorder};
 use std::cell::RefCell;
-use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
 use std::sync::MutexGuard;
 
 /// One thread's context: the CPU it is, the shared memory, its own counters and, when the run
 /// is recorded, its log.
 #[derive(Clone, Copy)]
-pub(crate) struct LiveCtx<'a, 'r> {
+pub(crate) struct LiveCtx<'a> {
     pub mem: &'a LiveMem,
     pub cpu: CpuId,
     pub stats: &'a RefCell<LiveStats>,
-    pub log: Option<&'a RefCell<ThreadLog<'r>>>,
+    pub log: Option<&'a RefCell<ThreadLog>>,
 }
 
-impl<'a> LiveCtx<'a, '_> {
-    /// The page allocator, under its lock.
-    fn pages(self) -> MutexGuard<'a, Recorder> {
-        self.mem
+impl<'a> LiveCtx<'a> {
+    /// The page allocator, under its lock (a recorded run holds its recording lock until the
+    /// micro-step ends, and notes where in the lock's order it came).
+    fn pages(self) -> MutexGuard<'a, Pages> {
+        if let Some(log) = self.log {
+            let mut log = log.borrow_mut();
+            if !log.held.contains(&Held::Pages) {
+                spin_acquire(&self.mem.pages_rlock);
+                log.held.push(Held::Pages);
+            }
+        }
+        let mut p = self
+            .mem
             .pages
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        p.seq += 1;
+        self.mark(Res::pages(), p.seq, Class::Write);
+        p
+    }
+
+    #[inline(always)]
+    fn mark(self, res: Res, seq: u64, class: Class) {
+        if let Some(log) = self.log {
+            log.borrow_mut().mark(res, seq, class);
+        }
+    }
+
+    /// `f` on the slab's (freelist, counters) word; a recorded run numbers the access in the
+    /// word's order, atomically with it.
+    #[inline(always)]
+    fn slab_access<R>(self, pfn: Pfn, f: impl FnOnce(&AtomicU64) -> R) -> R {
+        let s = self.mem.slab(pfn);
+        let Some(log) = self.log else {
+            return f(&s.word);
+        };
+        let mut log = log.borrow_mut();
+        if !log.held.contains(&Held::Slab(pfn)) {
+            spin_acquire(&s.rlock);
+            log.held.push(Held::Slab(pfn));
+        }
+        let r = f(&s.word);
+        let seq = s.aseq.load(Relaxed);
+        s.aseq.store(seq + 1, Relaxed);
+        log.mark(Res::slab(pfn), u64::from(seq), Class::Write);
+        r
+    }
+
+    /// A recorded micro-step's hold on a node's list: shared with other readers for `Read`,
+    /// alone for `Write` (taken over from its own read hold, if it has one).
+    fn hold_node(self, cache: CacheId, node: NodeId, class: Class) {
+        let Some(log) = self.log else {
+            return;
+        };
+        let mut log = log.borrow_mut();
+        let lock = &self.mem.node(cache, node).rlock;
+        let (read, write) = (Held::NodeRead(cache, node), Held::NodeWrite(cache, node));
+        if log.held.contains(&write) || (class == Class::Read && log.held.contains(&read)) {
+            return;
+        }
+        match class {
+            Class::Read => loop {
+                let w = lock.load(Relaxed);
+                if w & WRITER == 0 && lock.compare_exchange_weak(w, w + 1, Acquire, Relaxed).is_ok() {
+                    log.held.push(read);
+                    break;
+                }
+                std::hint::spin_loop();
+            },
+            Class::Write => {
+                // Alone: every reader gone (its own read hold, if any, becomes the write hold).
+                let mine = u32::from(log.held.contains(&read));
+                while lock
+                    .compare_exchange_weak(mine, WRITER, Acquire, Relaxed)
+                    .is_err()
+                {
+                    std::hint::spin_loop();
+                }
+                log.held.retain(|&h| h != read);
+                log.held.push(write);
+            }
+        }
+    }
+
+    /// `n->nr_partial`, noting (recorded) the list's version it saw.
+    #[inline(always)]
+    fn read_nr_partial(self, cache: CacheId, node: NodeId) -> usize {
+        self.hold_node(cache, node, Class::Read);
+        let w = self.mem.node(cache, node).nr_partial.load(Relaxed);
+        self.mark(Res::node_list(cache, node), w >> 32, Class::Read);
+        (w & 0xffff_ffff) as usize
+    }
+
+    /// Changes `n->nr_partial` by `delta` (under the lock), bumping the list's version.
+    #[inline(always)]
+    fn change_list(self, cache: CacheId, node: NodeId, delta: i64) {
+        self.hold_node(cache, node, Class::Write);
+        let nr = &self.mem.node(cache, node).nr_partial;
+        let w = nr.load(Relaxed);
+        let version = (w >> 32) + 1;
+        let count = ((w & 0xffff_ffff) as i64 + delta) as u64;
+        nr.store((version << 32) | count, Relaxed);
+        self.mark(Res::node_list(cache, node), version, Class::Write);
     }
 
     /// An object goes to a caller (`hand_out()`).
@@ -49,6 +147,13 @@ impl<'a> LiveCtx<'a, '_> {
     }
 }
 
+/// Takes a recording lock (0 free, 1 held), spinning while another micro-step holds it.
+fn spin_acquire(lock: &std::sync::atomic::AtomicU32) {
+    while lock.compare_exchange_weak(0, 1, Acquire, Relaxed).is_err() {
+        std::hint::spin_loop();
+    }
+}
+
 /// A live run's kernel-function call: nothing (there is no trace).
 pub(crate) struct LiveCall;
 
@@ -60,7 +165,7 @@ impl CallGuard for LiveCall {
     fn set_path(&self, _path: &'static str) {}
 }
 
-impl Kernel for LiveCtx<'_, '_> {
+impl Kernel for LiveCtx<'_> {
     type Call = LiveCall;
     type Frame = ();
 
@@ -83,7 +188,7 @@ impl Kernel for LiveCtx<'_, '_> {
     fn at(self, next: Access) {
         self.stats.borrow_mut().boundary(next);
         if let Some(log) = self.log {
-            log.borrow_mut().boundary(next);
+            log.borrow_mut().step(self.mem);
         }
     }
 
@@ -171,16 +276,36 @@ impl Kernel for LiveCtx<'_, '_> {
     }
 
     /// `spin_lock_irqsave(&n->list_lock)`: a compare-exchange of the lock word from free to
-    /// held; each look that finds it held is a micro-step of its own (as in the interleaving
-    /// engine), with a growing pause between looks.
+    /// held (counting the acquisition); each look that finds it held is a micro-step of its
+    /// own (as in the interleaving engine), with a growing pause between looks.
     fn spin_lock_irqsave(self, cache: CacheId, node: NodeId) {
         let lock = &self.mem.node(cache, node).lock;
+        let res = Res::list_lock(cache, node);
         let mut pause = 1u32;
         loop {
             self.at(Access::SpinLock);
-            if lock.compare_exchange(0, 1, Acquire, Relaxed).is_ok() {
+            // One look, a compare-exchange whether the lock looks free or not (as
+            // `queued_spin_lock()`'s `atomic_try_cmpxchg_acquire()`): a locked instruction, so
+            // the look cannot pass this CPU's own earlier release of another lock (a plain load
+            // could, and two CPUs could each see the other's lock still held). A free lock is
+            // taken (trying again at once if another CPU took and dropped it meanwhile); a held
+            // one is noted with the acquisition that holds it.
+            let mut w = lock.load(Relaxed) & !1;
+            let taken = loop {
+                match lock.compare_exchange(w, w + 3, SeqCst, SeqCst) {
+                    Ok(_) => break true,
+                    Err(now) if now & 1 == 1 => {
+                        w = now;
+                        break false;
+                    }
+                    Err(now) => w = now,
+                }
+            };
+            if taken {
+                self.mark(res, ((w >> 1) + 1) * 2, Class::Write);
                 break;
             }
+            self.mark(res, (w >> 1) * 2, Class::Read);
             self.stats.borrow_mut().lock_waited(cache, node);
             for _ in 0..pause {
                 std::hint::spin_loop();
@@ -191,17 +316,19 @@ impl Kernel for LiveCtx<'_, '_> {
                 std::thread::yield_now();
             }
         }
-        self.mem.node(cache, node).taken.fetch_add(1, Relaxed);
         self.stats.borrow_mut().lock_taken(cache, node);
     }
 
     fn spin_unlock_irqrestore(self, cache: CacheId, node: NodeId) {
         self.at(Access::SpinUnlock);
-        self.mem.node(cache, node).lock.store(0, Release);
+        let lock = &self.mem.node(cache, node).lock;
+        let w = lock.load(Relaxed);
+        lock.store(w & !1, SeqCst);
+        self.mark(Res::list_lock(cache, node), (w >> 1) * 2 + 1, Class::Write);
     }
 }
 
-impl SlubMem for LiveCtx<'_, '_> {
+impl SlubMem for LiveCtx<'_> {
     #[inline(always)]
     fn cache_debug(self, cache: CacheId) -> bool {
         self.mem.conf(cache).debug
@@ -322,7 +449,7 @@ impl SlubMem for LiveCtx<'_, '_> {
     fn slab_word(self, pfn: Pfn) -> Option<SlabRead> {
         let s = self.mem.slab(pfn);
         self.mem.slab_cache(pfn)?;
-        let w = Word::unpack(s.word.load(Acquire));
+        let w = Word::unpack(self.slab_access(pfn, |w| w.load(Acquire)));
         Some(SlabRead {
             freelist: w.freelist,
             inuse: w.inuse,
@@ -351,10 +478,10 @@ impl SlubMem for LiveCtx<'_, '_> {
             objects: old.objects,
             frozen: new.frozen,
         };
-        let ok = s
-            .word
-            .compare_exchange(expected.pack(), desired.pack(), AcqRel, Acquire)
-            .is_ok();
+        let ok = self.slab_access(pfn, |w| {
+            w.compare_exchange(expected.pack(), desired.pack(), AcqRel, Acquire)
+                .is_ok()
+        });
         if ok && unlink {
             s.next.store(0, Relaxed);
             s.slabs.store(0, Relaxed);
@@ -442,7 +569,7 @@ impl SlubMem for LiveCtx<'_, '_> {
     /// A look at `n->nr_partial` (the kernel reads it without the lock too).
     #[inline(always)]
     fn nr_partial(self, cache: CacheId, node: NodeId) -> usize {
-        self.mem.node(cache, node).nr_partial.load(Relaxed) as usize
+        self.read_nr_partial(cache, node)
     }
 
     #[inline(always)]
@@ -476,7 +603,7 @@ impl SlubMem for LiveCtx<'_, '_> {
                 n.tail.store(me, Relaxed);
             }
         }
-        n.nr_partial.fetch_add(1, Relaxed);
+        self.change_list(cache, node, 1);
     }
 
     /// `remove_partial()`, under the node's lock.
@@ -494,7 +621,7 @@ impl SlubMem for LiveCtx<'_, '_> {
         }
         s.lnext.store(0, Relaxed);
         s.lprev.store(0, Relaxed);
-        n.nr_partial.fetch_sub(1, Relaxed);
+        self.change_list(cache, node, -1);
     }
 
     fn any_partial_candidate(self, cache: CacheId, local: NodeId) -> (u32, Option<NodeId>) {
@@ -502,16 +629,16 @@ impl SlubMem for LiveCtx<'_, '_> {
         let candidate = self.mem.zonelists[usize::from(local)]
             .iter()
             .copied()
-            .find(|&n| self.nr_partial(cache, n) as u64 > conf.min_partial);
+            .find(|&n| self.read_nr_partial(cache, n) as u64 > conf.min_partial);
         (conf.remote_node_defrag_ratio, candidate)
     }
 
     fn draw_below(self, n: u32) -> u32 {
-        crate::slab_common::random::draw_below(&mut self.pages(), n)
+        crate::slab_common::random::draw_below(&mut self.pages().rec, n)
     }
 
     fn new_slab(self, cache: CacheId, cpu: CpuId, node: Option<NodeId>) -> Option<NewSlabPages> {
-        crate::slub::alloc::new_slab(&mut self.pages(), cache, cpu, node)
+        crate::slub::alloc::new_slab(&mut self.pages().rec, cache, cpu, node)
     }
 
     /// The new slab's objects in address order (live mode refuses random freelists), each
@@ -548,7 +675,7 @@ impl SlubMem for LiveCtx<'_, '_> {
         s.cache.store(u32::from(cache) + 1, Release);
         // The page allocator's machine marks the pages as a slab's, as `free_pages()` expects
         // until `discard_slab()` clears the mark.
-        self.pages().emit(Event::SlabCreated {
+        self.pages().rec.emit(Event::SlabCreated {
             cache,
             pfn,
             order,
@@ -592,9 +719,9 @@ impl SlubMem for LiveCtx<'_, '_> {
             self.mem.slab(Pfn(p)).head.store(0, Relaxed);
         }
         let mut pages = self.pages();
-        pages.emit(Event::SlabDiscarded { cache, pfn });
+        pages.rec.emit(Event::SlabDiscarded { cache, pfn });
         // A free of pages the page allocator holds as allocated cannot fail.
-        let _ = crate::page_alloc::free_pages(&mut pages, cpu, pfn);
+        let _ = crate::page_alloc::free_pages(&mut pages.rec, cpu, pfn);
     }
 
     fn debug_take_first(self, pfn: Pfn) -> (u64, SlabFields) {

@@ -114,17 +114,24 @@ pub(crate) fn pair_unpack(p: u64) -> (u64, u64) {
 #[derive(Default)]
 #[repr(align(64))]
 pub(crate) struct NodeWords {
-    /// `list_lock`: 0 free, 1 held.
-    pub lock: AtomicU32,
-    pub nr_partial: AtomicU32,
+    /// `list_lock`: its acquisitions so far, shifted left by one, and 1 while held (which also
+    /// gives `Machine::list_lock_taken`, summed per node).
+    pub lock: AtomicU64,
+    /// `nr_partial` in the low half; in the high half, a version that every change of the
+    /// list bumps (under the lock), which a recorded read notes.
+    pub nr_partial: AtomicU64,
     /// The partial list's ends (pfn + 1); the links are in the slabs.
     pub head: AtomicU32,
     pub tail: AtomicU32,
     pub nr_slabs: AtomicU64,
     pub total_objects: AtomicU64,
-    /// Acquisitions of `list_lock` (`Machine::list_lock_taken` sums them per node).
-    pub taken: AtomicU64,
+    /// In a recorded run: the partial list's readers (the count) or its writer (`WRITER`),
+    /// each until its micro-step ends.
+    pub rlock: AtomicU32,
 }
+
+/// `NodeWords::rlock`'s writer bit.
+pub(crate) const WRITER: u32 = 1 << 31;
 
 /// A counter of one CPU, on a cache line of its own.
 #[derive(Default)]
@@ -136,6 +143,10 @@ pub(crate) struct CpuCounter(pub std::sync::atomic::AtomicI64);
 #[repr(align(64))]
 pub(crate) struct SlabWords {
     pub word: AtomicU64,
+    /// In a recorded run: held (1) by the micro-step that accesses `word` until that
+    /// micro-step ends, and the accesses to `word` so far, numbered under it.
+    pub rlock: AtomicU32,
+    pub aseq: AtomicU32,
     /// The cache + 1 (0: no slab here).
     pub cache: AtomicU32,
     pub order: AtomicU32,
@@ -191,10 +202,19 @@ pub struct LiveMem {
     pub(crate) pages_words: Vec<OnceLock<PageWords>>,
     /// The page allocator (and the kernel's random number generator) under one lock: a
     /// machine of which only those parts are used.
-    pub(crate) pages: Mutex<Recorder>,
+    pub(crate) pages: Mutex<Pages>,
+    /// In a recorded run: held by the micro-step that uses the page allocator until it ends.
+    pub(crate) pages_rlock: AtomicU32,
     /// Per CPU: objects it handed out less objects it took back (`Machine::live_objects`
     /// sums them).
     pub(crate) live_objects: Vec<CpuCounter>,
+}
+
+/// The page allocator's machine, and how many times its lock was taken (a recorded run's
+/// order of them).
+pub(crate) struct Pages {
+    pub rec: Recorder,
+    pub seq: u64,
 }
 
 /// Why a machine cannot run live.
@@ -267,7 +287,11 @@ impl LiveMem {
                 .collect(),
             slab: (0..frames).map(|_| SlabWords::default()).collect(),
             pages_words: (0..frames).map(|_| OnceLock::new()).collect(),
-            pages: Mutex::new(Recorder::new(m.clone(), false)),
+            pages: Mutex::new(Pages {
+                rec: Recorder::new(m.clone(), false),
+                seq: 0,
+            }),
+            pages_rlock: AtomicU32::new(0),
             live_objects: (0..cpus).map(|_| CpuCounter::default()).collect(),
             caches,
         })
@@ -422,13 +446,14 @@ impl LiveMem {
             .pages
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .rec
             .machine()
             .clone();
         let live: i64 = self.live_objects.iter().map(|c| c.0.load(Relaxed)).sum();
         m.live_objects = base.live_objects.wrapping_add_signed(live);
         for (ci, _) in self.caches.iter().enumerate() {
             for (n, taken) in m.list_lock_taken.iter_mut().enumerate() {
-                *taken += self.node(CacheId::from(ci), NodeId::from(n)).taken.load(Relaxed);
+                *taken += self.node(CacheId::from(ci), NodeId::from(n)).lock.load(Relaxed) >> 1;
             }
         }
         let frames = self.slab.len();
@@ -476,6 +501,10 @@ impl LiveMem {
                 let w = self.node(cache, NodeId::from(n));
                 nn.nr_slabs = w.nr_slabs.load(Relaxed);
                 nn.total_objects = w.total_objects.load(Relaxed);
+                debug_assert_eq!(
+                    w.nr_partial.load(Relaxed) & 0xffff_ffff,
+                    self.list_len(cache, NodeId::from(n)) as u64
+                );
                 nn.partial.clear();
                 let mut at = pfn_dec(w.head.load(Relaxed));
                 while let Some(p) = at {
@@ -485,6 +514,19 @@ impl LiveMem {
             }
         }
         m
+    }
+}
+
+impl LiveMem {
+    /// The length of a node's partial list, walked.
+    fn list_len(&self, cache: CacheId, node: NodeId) -> usize {
+        let mut n = 0;
+        let mut at = pfn_dec(self.node(cache, node).head.load(Relaxed));
+        while let Some(p) = at {
+            n += 1;
+            at = pfn_dec(self.slab(p).lnext.load(Relaxed));
+        }
+        n
     }
 }
 

@@ -15,7 +15,7 @@ use crate::slub::kmalloc_slab;
 use crate::trace::Recorder;
 use ctx::LiveCtx;
 pub use mem::{with_short_tids, LiveMem, LiveRefusal};
-use record::{Recording, ThreadLog};
+use record::ThreadLog;
 pub use stats::LiveStats;
 use std::cell::RefCell;
 
@@ -50,21 +50,21 @@ pub struct LiveCpu<'a> {
     mem: &'a LiveMem,
     cpu: CpuId,
     stats: RefCell<LiveStats>,
-    log: Option<RefCell<ThreadLog<'a>>>,
+    log: Option<RefCell<ThreadLog>>,
 }
 
 impl<'a> LiveCpu<'a> {
-    /// CPU `cpu` of `mem`, logging its micro-steps to `recording` if given.
-    pub fn new(mem: &'a LiveMem, cpu: CpuId, recording: Option<&'a Recording>) -> Self {
+    /// CPU `cpu` of `mem`, logging its micro-steps if `record`.
+    pub fn new(mem: &'a LiveMem, cpu: CpuId, record: bool) -> Self {
         LiveCpu {
             mem,
             cpu,
             stats: RefCell::new(LiveStats::default()),
-            log: recording.map(|r| RefCell::new(ThreadLog::new(r))),
+            log: record.then(|| RefCell::new(ThreadLog::default())),
         }
     }
 
-    fn ctx(&self) -> LiveCtx<'_, 'a> {
+    fn ctx(&self) -> LiveCtx<'_> {
         LiveCtx {
             mem: self.mem,
             cpu: self.cpu,
@@ -74,21 +74,21 @@ impl<'a> LiveCpu<'a> {
     }
 
     /// Runs `f` on the log, if the run is recorded.
-    pub fn log<R>(&self, f: impl FnOnce(&mut ThreadLog<'a>) -> R) -> Option<R> {
+    pub fn log<R>(&self, f: impl FnOnce(&mut ThreadLog) -> R) -> Option<R> {
         self.log.as_ref().map(|l| f(&mut l.borrow_mut()))
     }
 
-    /// The log's entries (empty when not recorded).
-    pub fn into_log(self) -> Vec<u64> {
-        self.log.map(|l| l.into_inner().entries).unwrap_or_default()
+    /// The log (empty when not recorded).
+    pub fn into_log(self) -> ThreadLog {
+        self.log.map(RefCell::into_inner).unwrap_or_default()
     }
 
     /// `kmem_cache_alloc(cache)` (`slab_alloc_node()` with no node): the object, or NULL.
     pub fn alloc(&self, cache: CacheId) -> u64 {
         self.stats.borrow_mut().ops += 1;
-        self.log(ThreadLog::begin_op);
+        self.log(|l| l.begin_op(self.mem));
         let object = crate::slub::alloc::sync::slab_alloc(self.ctx(), cache, None);
-        self.log(ThreadLog::end_op);
+        self.log(|l| l.release(self.mem));
         object
     }
 
@@ -103,9 +103,9 @@ impl<'a> LiveCpu<'a> {
             return false;
         }
         self.stats.borrow_mut().ops += 1;
-        self.log(ThreadLog::begin_op);
+        self.log(|l| l.begin_op(self.mem));
         crate::slub::free::sync::do_slab_free(self.ctx(), cache, pfn, &[(addr, index)]);
-        self.log(ThreadLog::end_op);
+        self.log(|l| l.release(self.mem));
         true
     }
 

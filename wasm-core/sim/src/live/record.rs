@@ -1,188 +1,307 @@
 //! Recording a live run, and the schedule that replays it (docs/live.md, "Record and replay").
 //!
-//! Each thread logs every micro-step it takes: one entry as an operation starts, and one at
-//! every boundary (the micro-step that begins there). A micro-step that touches a shared word
-//! (`shared`) runs under the recording lock and takes a stamp from one shared counter, so the
-//! stamps order all of them as they really happened, each word's accesses included. A
-//! micro-step that touches only what its CPU owns has no stamp; it can sit anywhere between
-//! its CPU's neighbouring stamped micro-steps. Handing an object from one thread to another
-//! (the workload's pool) is stamped the same way, so the free of an object comes after the
-//! allocation that returned it.
+//! Each thread logs every micro-step it takes: one as an operation starts, and one at every
+//! boundary (the micro-step that begins there). A micro-step that touches a shared word also
+//! logs a mark for it: which word (`Res`) and where its access fell in that word's own order
+//! (`seq`), taken atomically with the access:
+//!
+//! - a slab's (freelist, counters): every load and compare-exchange of it, in order, numbered
+//!   by a counter beside it (`SlabWords::aseq`);
+//! - a node's partial list: a version in the high half of `nr_partial`'s word, bumped by every
+//!   change (made under `list_lock`); a read, locked or not, notes the version it saw;
+//! - `list_lock`: the lock word counts acquisitions; an acquisition and its release are marks,
+//!   and a look that finds the lock held notes which acquisition holds it;
+//! - the page allocator and the workload's pools of objects: a counter under their lock.
+//!
+//! A micro-step of the interleaving engine makes all its accesses at once. On real threads a
+//! micro-step that touches two shared words (a slab's and a node's, or a node's and the page
+//! allocator) could have another CPU's micro-step fall between its two accesses, and no order
+//! of whole micro-steps would then agree with both. So a recorded micro-step holds a recording
+//! lock on each word it touches (a node's list shared among readers), from its access to the
+//! micro-step's end (two-phase locking: the micro-steps are serializable). Words are taken in
+//! an order no two micro-steps reverse (a slab's, then a node's, then the page allocator), so
+//! nobody deadlocks. `list_lock` and the pools are single atomic accesses and need none. The
+//! locks stay on the words the run already shares: recording costs little, and the races are
+//! still the machine's own (the gap between a CPU's read of a slab and its cmpxchg is two
+//! micro-steps, and another CPU's free lands in it).
+//!
+//! The merge builds the partial order the marks give (each CPU's own order; each word's order;
+//! a read between the write it saw and the next) and takes a topological order of it: an
+//! explicit schedule for the interleaving engine. Any such order replays the same accesses with
+//! the same values.
 
-use crate::ids::CpuId;
-use crate::smp::micro::Access;
+use crate::ids::{CacheId, CpuId, NodeId, Pfn};
 use crate::smp::schedule::Choice;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Mutex, MutexGuard};
 
-/// Whether the micro-step that begins at a boundary before `next` touches a word other CPUs
-/// touch: a slab's (freelist, counters), a node's `nr_partial`, list or `list_lock`, or the
-/// page allocator. The others (`c->tid`, `c->freelist`, `c->slab`, the local lock, the free
-/// pointer of an object the task holds) belong to the CPU (see `mem`).
-pub(crate) fn shared(next: Access) -> bool {
-    match next {
-        Access::ReadSlab
-        | Access::CmpxchgSlab
-        | Access::ReadNode
-        | Access::SpinLock
-        | Access::SpinUnlock
-        | Access::Work => true,
-        Access::ReadTid
-        | Access::ReadCpu
-        | Access::GetFreepointer
-        | Access::SetFreepointer
-        | Access::CmpxchgCpu
-        | Access::LocalLock
-        | Access::LocalUnlock
-        | Access::Start => false,
+/// A shared word (or group of words under one lock), packed in 64 bits: its kind in the top
+/// bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Res(u64);
+
+impl Res {
+    pub fn slab(pfn: Pfn) -> Res {
+        Res(u64::from(pfn.0))
+    }
+
+    pub fn node_list(cache: CacheId, node: NodeId) -> Res {
+        Res((1 << 60) | (u64::from(cache.0) << 16) | u64::from(node.0))
+    }
+
+    pub fn list_lock(cache: CacheId, node: NodeId) -> Res {
+        Res((2 << 60) | (u64::from(cache.0) << 16) | u64::from(node.0))
+    }
+
+    pub fn pages() -> Res {
+        Res(3 << 60)
+    }
+
+    pub fn pool(i: u32) -> Res {
+        Res((4 << 60) | u64::from(i))
     }
 }
 
-/// What the threads of a recorded run share: the lock a shared micro-step runs under, and the
-/// counter that stamps it.
-#[derive(Default)]
-pub struct Recording {
-    lock: Mutex<()>,
-    stamp: AtomicU64,
+/// Whether a mark changes its word (ordered among the writes) or only reads it (between the
+/// write it saw and the next).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Class {
+    Write = 0,
+    Read = 1,
 }
 
-impl Recording {
-    fn lock(&self) -> MutexGuard<'_, ()> {
-        self.lock
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// Stamps taken so far.
-    pub fn stamps(&self) -> u64 {
-        self.stamp.load(Relaxed)
-    }
+/// One access to a shared word: where it fell in the word's order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mark {
+    pub res: Res,
+    pub seq: u64,
+    pub class: Class,
 }
 
-/// No stamp: a micro-step on what its CPU owns.
-const OWNED: u64 = 0;
+/// A recording lock a micro-step holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Held {
+    Slab(Pfn),
+    NodeRead(CacheId, NodeId),
+    NodeWrite(CacheId, NodeId),
+    Pages,
+}
 
 /// One thread's log.
-pub struct ThreadLog<'a> {
-    recording: &'a Recording,
-    /// One entry per micro-step, in order: `OWNED`, or its stamp + 1.
-    pub(crate) entries: Vec<u64>,
-    /// The recording lock, while a shared micro-step runs.
-    held: Option<MutexGuard<'a, ()>>,
-    /// The stamp of a hand-over that the next operation's first micro-step follows.
-    pending: Option<u64>,
+#[derive(Default)]
+pub struct ThreadLog {
+    /// Per micro-step, the index of its first mark.
+    pub(crate) steps: Vec<u32>,
+    pub(crate) marks: Vec<Mark>,
+    /// A mark for the next operation's first micro-step (a taken object).
+    pending: Option<Mark>,
+    /// The recording locks the current micro-step holds.
+    pub(crate) held: Vec<Held>,
 }
 
-impl<'a> ThreadLog<'a> {
-    pub fn new(recording: &'a Recording) -> Self {
-        ThreadLog {
-            recording,
-            entries: Vec::new(),
-            held: None,
-            pending: None,
-        }
+impl ThreadLog {
+    /// A micro-step begins (at a boundary): the one before it lets go of its locks.
+    #[inline(always)]
+    pub(crate) fn step(&mut self, mem: &crate::live::LiveMem) {
+        self.release(mem);
+        self.steps.push(self.marks.len() as u32);
     }
 
-    fn stamp(&self) -> u64 {
-        self.recording.stamp.fetch_add(1, Relaxed)
-    }
-
-    /// A boundary before `next`: the micro-step before it ends, the one after it begins.
-    #[inline]
-    pub(crate) fn boundary(&mut self, next: Access) {
-        self.held = None;
-        if shared(next) {
-            let guard = self.recording.lock();
-            let s = self.stamp();
-            self.held = Some(guard);
-            self.entries.push(s + 1);
-        } else {
-            self.entries.push(OWNED);
-        }
-    }
-
-    /// An operation begins: its first micro-step (up to its first boundary).
-    pub fn begin_op(&mut self) {
-        self.held = None;
-        let entry = self.pending.take().map_or(OWNED, |s| s + 1);
-        self.entries.push(entry);
-    }
-
-    /// The operation returned: its last micro-step ends.
-    pub fn end_op(&mut self) {
-        self.held = None;
-    }
-
-    /// `f` takes an object from another thread (under the recording lock, stamped): the next
-    /// operation's first micro-step comes after it.
-    pub fn take<R>(&mut self, f: impl FnOnce() -> R) -> R {
-        self.held = None;
-        let _guard = self.recording.lock();
-        let r = f();
-        self.pending = Some(self.stamp());
-        r
-    }
-
-    /// `f` gives what the last operation returned to other threads (under the recording
-    /// lock, stamped): the operation's last micro-step comes before any taker's.
-    pub fn give<R>(&mut self, f: impl FnOnce() -> R) -> R {
-        self.held = None;
-        let _guard = self.recording.lock();
-        let r = f();
-        let s = self.stamp();
-        if let Some(last) = self.entries.last_mut() {
-            if *last == OWNED {
-                *last = s + 1;
+    /// The current micro-step ends: its recording locks go.
+    #[inline(always)]
+    pub(crate) fn release(&mut self, mem: &crate::live::LiveMem) {
+        use std::sync::atomic::Ordering::Release;
+        for h in self.held.drain(..) {
+            match h {
+                Held::Slab(pfn) => mem.slab(pfn).rlock.store(0, Release),
+                Held::NodeRead(c, n) => {
+                    mem.node(c, n).rlock.fetch_sub(1, Release);
+                }
+                Held::NodeWrite(c, n) => mem.node(c, n).rlock.store(0, Release),
+                Held::Pages => mem.pages_rlock.store(0, Release),
             }
         }
-        r
     }
 
-    /// A take found nothing: no operation follows it.
-    pub fn drop_pending(&mut self) {
-        self.pending = None;
+    /// An access of the current micro-step.
+    #[inline(always)]
+    pub(crate) fn mark(&mut self, res: Res, seq: u64, class: Class) {
+        self.marks.push(Mark { res, seq, class });
+    }
+
+    /// An operation begins: its first micro-step.
+    pub fn begin_op(&mut self, mem: &crate::live::LiveMem) {
+        self.step(mem);
+        if let Some(m) = self.pending.take() {
+            self.marks.push(m);
+        }
+    }
+
+    /// The thread took an object that another gave (`seq` in the pool's order): the next
+    /// operation's first micro-step comes after that.
+    pub fn took(&mut self, pool: u32, seq: u64) {
+        self.pending = Some(Mark {
+            res: Res::pool(pool),
+            seq,
+            class: Class::Write,
+        });
+    }
+
+    /// The thread gave what its last operation returned (`seq` in the pool's order): that
+    /// operation's last micro-step comes before any taker's.
+    pub fn gave(&mut self, pool: u32, seq: u64) {
+        self.mark(Res::pool(pool), seq, Class::Write);
     }
 
     /// Micro-steps logged.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.steps.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.steps.is_empty()
     }
 }
 
-/// The schedule that replays a recorded run: every CPU's micro-steps in its own order, each
-/// stamped one where its stamp puts it, the unstamped ones just before their CPU's next
-/// stamped one (or at the end). `logs[c]` is CPU `c`'s log.
-pub fn merge(logs: &[Vec<u64>]) -> Vec<Choice> {
-    let total: usize = logs.iter().map(Vec::len).sum();
-    let mut stamped: Vec<(u64, usize, usize)> = Vec::new();
+/// Why a log cannot be merged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unordered {
+    /// Micro-steps that could be placed before the order closed on itself.
+    pub placed: usize,
+    pub total: usize,
+    /// (Tests) the micro-steps of one cycle, with their marks.
+    pub cycle: String,
+}
+
+/// The schedule that replays the threads' logs (`logs[c]` is CPU `c`'s): a topological order of
+/// the partial order their marks give; among the micro-steps that may go next, the lowest CPU's
+/// (a deterministic choice).
+pub fn merge(logs: &[ThreadLog]) -> Result<Vec<Choice>, Unordered> {
+    let base: Vec<u32> = logs
+        .iter()
+        .scan(0u32, |acc, l| {
+            let b = *acc;
+            *acc += l.steps.len() as u32;
+            Some(b)
+        })
+        .collect();
+    let total = logs.iter().map(|l| l.steps.len()).sum::<usize>();
+    // Every mark with the node (global micro-step index) that made it.
+    let mut marks: Vec<(Res, u64, Class, u32)> = Vec::new();
     for (c, log) in logs.iter().enumerate() {
-        for (i, &e) in log.iter().enumerate() {
-            if e != OWNED {
-                stamped.push((e - 1, c, i));
+        for (i, &first) in log.steps.iter().enumerate() {
+            let end = log
+                .steps
+                .get(i + 1)
+                .map_or(log.marks.len(), |&e| e as usize);
+            for m in &log.marks[first as usize..end] {
+                marks.push((m.res, m.seq, m.class, base[c] + i as u32));
             }
         }
     }
-    stamped.sort_unstable();
-    let mut next = vec![0usize; logs.len()];
-    let mut out = Vec::with_capacity(total);
-    let run = |c: usize| Choice::Run {
-        cpu: CpuId(c as u16),
-    };
-    for (_, c, i) in stamped {
-        while next[c] <= i {
-            out.push(run(c));
-            next[c] += 1;
-        }
-    }
+    marks.sort_unstable_by_key(|&(r, s, c, n)| (r, s, c, n));
+    let mut edges: Vec<(u32, u32)> = Vec::with_capacity(marks.len() * 2 + total);
+    // Each CPU's own order.
     for (c, log) in logs.iter().enumerate() {
-        while next[c] < log.len() {
-            out.push(run(c));
-            next[c] += 1;
+        for i in 1..log.steps.len() as u32 {
+            edges.push((base[c] + i - 1, base[c] + i));
         }
     }
-    out
+    // Each word's: writes in order, each read after the write before it and before the next.
+    let mut i = 0;
+    while i < marks.len() {
+        let res = marks[i].0;
+        let mut last_write: Option<u32> = None;
+        let mut reads: Vec<u32> = Vec::new();
+        while i < marks.len() && marks[i].0 == res {
+            let (_, _, class, node) = marks[i];
+            if let Some(w) = last_write {
+                if w != node {
+                    edges.push((w, node));
+                }
+            }
+            if class == Class::Write {
+                for &r in &reads {
+                    if r != node {
+                        edges.push((r, node));
+                    }
+                }
+                reads.clear();
+                last_write = Some(node);
+            } else {
+                reads.push(node);
+            }
+            i += 1;
+        }
+    }
+    // Kahn's algorithm over the edges (as offsets into a sorted list).
+    edges.sort_unstable();
+    edges.dedup();
+    let mut indegree = vec![0u32; total];
+    let mut start = vec![0u32; total + 1];
+    for &(from, to) in &edges {
+        indegree[to as usize] += 1;
+        start[from as usize + 1] += 1;
+    }
+    for k in 1..=total {
+        start[k] += start[k - 1];
+    }
+    let cpu_of = |n: u32| base.partition_point(|&b| b <= n) - 1;
+    let mut ready = std::collections::BinaryHeap::new();
+    for (n, &d) in indegree.iter().enumerate() {
+        if d == 0 {
+            ready.push(std::cmp::Reverse(n as u32));
+        }
+    }
+    let mut out = Vec::with_capacity(total);
+    while let Some(std::cmp::Reverse(n)) = ready.pop() {
+        out.push(Choice::Run {
+            cpu: CpuId(cpu_of(n) as u16),
+        });
+        for &(_, to) in &edges[start[n as usize] as usize..start[n as usize + 1] as usize] {
+            indegree[to as usize] -= 1;
+            if indegree[to as usize] == 0 {
+                ready.push(std::cmp::Reverse(to));
+            }
+        }
+    }
+    if out.len() == total {
+        Ok(out)
+    } else {
+        // A cycle among the unplaced: walk back along edges between them until one repeats.
+        let mut cycle = String::new();
+        if cfg!(test) {
+            let mut into: std::collections::HashMap<u32, u32> = Default::default();
+            for &(from, to) in &edges {
+                if indegree[from as usize] > 0 && indegree[to as usize] > 0 {
+                    into.insert(to, from);
+                }
+            }
+            if let Some(&startn) = into.keys().min() {
+                let mut seen = std::collections::HashSet::new();
+                let mut n = startn;
+                while seen.insert(n) {
+                    n = into[&n];
+                }
+                let first = n;
+                loop {
+                    let c = cpu_of(n);
+                    let i = (n - base[c]) as usize;
+                    let log = &logs[c];
+                    let end = log.steps.get(i + 1).map_or(log.marks.len(), |&e| e as usize);
+                    let ms = &log.marks[log.steps[i] as usize..end];
+                    if !ms.is_empty() && cycle.len() < 4000 {
+                        cycle += &format!("cpu{c} step {i}: {ms:?}\n");
+                    }
+                    n = into[&n];
+                    if n == first {
+                        break;
+                    }
+                }
+            }
+        }
+        Err(Unordered {
+            placed: out.len(),
+            total,
+            cycle,
+        })
+    }
 }

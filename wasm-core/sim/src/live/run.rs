@@ -2,7 +2,7 @@
 //! CPU, and its replay on the interleaving engine with the states compared.
 
 use super::mem::{with_short_tids, LiveMem, LiveRefusal};
-use super::record::{merge, Recording};
+use super::record::{merge, ThreadLog};
 use super::stats::LiveStats;
 use super::{KmallocTable, LiveCpu};
 use crate::boot::BootOptions;
@@ -55,10 +55,11 @@ pub enum LiveOp {
 }
 
 /// A pool of live objects (the workload's, not the kernel's), on cache lines of its own so
-/// that two threads' pools never share one.
+/// that two threads' pools never share one; with the number of times it was changed (a
+/// recorded run's order of hand-overs).
 #[derive(Default)]
 #[repr(align(64))]
-struct Pool(Mutex<Vec<u64>>);
+struct Pool(Mutex<(Vec<u64>, u64)>);
 
 /// How a live run went.
 pub struct LiveRun {
@@ -68,11 +69,9 @@ pub struct LiveRun {
     /// Per CPU: its counts, its operations and (recorded) its log.
     pub stats: Vec<LiveStats>,
     pub ops: Vec<Vec<LiveOp>>,
-    pub logs: Vec<Vec<u64>>,
+    pub logs: Vec<ThreadLog>,
     /// Wall-clock seconds of the threads' work (the slowest thread's).
     pub seconds: f64,
-    /// Stamps taken (recorded).
-    pub stamps: u64,
 }
 
 impl LiveRun {
@@ -110,7 +109,6 @@ pub fn run_workload(
     let base = rec.machine().clone();
     let table = KmallocTable::new(&rec);
     let mem = LiveMem::new(&base)?;
-    let recording = Recording::default();
     let per_thread = ops / u64::from(threads);
     // The pool of live objects: one for all (remote frees), or one per thread.
     let pools: Vec<Pool> = match frees {
@@ -125,15 +123,17 @@ pub fn run_workload(
     let lock = |p: &Pool| {
         p.0.lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .0
             .len()
     };
-    let results: Vec<(LiveStats, Vec<LiveOp>, Vec<u64>, f64)> = std::thread::scope(|scope| {
+    let results: Vec<(LiveStats, Vec<LiveOp>, ThreadLog, f64)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
-                let (mem, table, pools, recording) = (&mem, &table, &pools, &recording);
+                let (mem, table, pools) = (&mem, &table, &pools);
                 scope.spawn(move || {
-                    let cpu = LiveCpu::new(mem, CpuId::new(t), record.then_some(recording));
-                    let pool = &pools[if frees == Frees::Remote { 0 } else { t as usize }];
+                    let cpu = LiveCpu::new(mem, CpuId::new(t), record);
+                    let which = if frees == Frees::Remote { 0 } else { t };
+                    let pool = &pools[which as usize];
                     let mut rng = Pcg32::seed_from_u64(seed ^ (u64::from(t) << 32));
                     let mut done = Vec::with_capacity(per_thread as usize);
                     let start = Instant::now();
@@ -149,37 +149,31 @@ pub fn run_workload(
                             let size = u64::from(rng.next_u32() % 2048 + 1);
                             let cache = table.cache(size).expect("sizes up to 2 KiB have a cache");
                             let addr = cpu.alloc(cache);
-                            let give = || {
-                                if addr != 0 {
-                                    pool.0
-                                        .lock()
-                                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                                        .push(addr);
-                                }
-                            };
-                            if cpu.log(|l| l.give(give)).is_none() {
-                                give();
+                            if addr != 0 {
+                                let mut p =
+                                    pool.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                                p.0.push(addr);
+                                p.1 += 1;
+                                cpu.log(|l| l.gave(which, p.1));
                             }
                             done.push(LiveOp::Kmalloc { size, addr });
                         } else {
                             let pick = rng.next_u32();
-                            let take = || {
+                            let taken = {
                                 let mut p =
                                     pool.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                                if p.is_empty() {
+                                if p.0.is_empty() {
                                     None
                                 } else {
-                                    let i = (pick % p.len() as u32) as usize;
-                                    Some(p.swap_remove(i))
+                                    let i = (pick % p.0.len() as u32) as usize;
+                                    let addr = p.0.swap_remove(i);
+                                    p.1 += 1;
+                                    cpu.log(|l| l.took(which, p.1));
+                                    Some(addr)
                                 }
-                            };
-                            let taken = match cpu.log(|l| l.take(take)) {
-                                Some(t) => t,
-                                None => take(),
                             };
                             // Another thread emptied the pool meanwhile: this turn does nothing.
                             let Some(addr) = taken else {
-                                cpu.log(|l| l.drop_pending());
                                 continue;
                             };
                             cpu.free(addr);
@@ -204,7 +198,6 @@ pub fn run_workload(
         ops: Vec::new(),
         logs: Vec::new(),
         seconds: 0.0,
-        stamps: recording.stamps(),
     };
     for (stats, ops, log, seconds) in results {
         run.stats.push(stats);
@@ -237,7 +230,19 @@ pub fn replay(run: &LiveRun) -> Replay {
             kind: TaskKind::Process,
         })
         .collect();
-    let choices = merge(&run.logs);
+    let choices = match merge(&run.logs) {
+        Ok(c) => c,
+        Err(e) => {
+            return Replay {
+                micro_steps: 0,
+                mismatch: Some(format!(
+                    "the micro-steps cannot be put in one order: {} of {} placed\n{}",
+                    e.placed, e.total, e.cycle
+                )),
+                machine: with_short_tids(run.base.clone()),
+            }
+        }
+    };
     let micro_steps = choices.len();
     let mut program = ReplayProgram {
         ops: run.ops.iter().map(|o| o.iter().copied().collect()).collect(),
