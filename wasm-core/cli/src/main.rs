@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 mod compare;
 mod explore;
+mod live;
 mod run;
 mod snapshot;
 mod sweep;
@@ -43,6 +44,8 @@ enum Command {
     Snapshot(snapshot::SnapshotArgs),
     /// Time the standard workload of `npm run bench` (docs/bench.md) and print JSON.
     Workload(workload::WorkloadArgs),
+    /// Run the standard workload with each CPU on its own thread, replay it, and print JSON.
+    Live(live::LiveArgs),
 }
 
 /// `SLAB_*` creation flags and `slub_debug` letters.
@@ -150,6 +153,13 @@ impl GeometryArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Live(args) => match live::run(&args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Command::Workload(args) => match workload::run(&args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {

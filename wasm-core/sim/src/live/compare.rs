@@ -32,8 +32,20 @@ pub(crate) fn first_difference(live: &Machine, replay: &Machine) -> Option<Strin
             None => return Some(format!("slab at pfn {pfn}: live has one, the replay none")),
             Some(b) => {
                 if let Some(d) = differ(&format!("slab at pfn {pfn}"), &a.fields(), &b.fields())
-                    .or_else(|| differ(&format!("slab at pfn {pfn}: allocated"), &a.allocated, &b.allocated))
-                    .or_else(|| differ(&format!("slab at pfn {pfn}: free pointers"), &a.words, &b.words))
+                    .or_else(|| {
+                        differ(
+                            &format!("slab at pfn {pfn}: allocated"),
+                            &a.allocated,
+                            &b.allocated,
+                        )
+                    })
+                    .or_else(|| {
+                        differ(
+                            &format!("slab at pfn {pfn}: free pointers"),
+                            &a.words,
+                            &b.words,
+                        )
+                    })
                 {
                     return Some(d);
                 }
@@ -46,7 +58,13 @@ pub(crate) fn first_difference(live: &Machine, replay: &Machine) -> Option<Strin
         }
     }
     differ("live objects", &live.live_objects, &replay.live_objects)
-        .or_else(|| differ("list_lock acquisitions per node", &live.list_lock_taken, &replay.list_lock_taken))
+        .or_else(|| {
+            differ(
+                "list_lock acquisitions per node",
+                &live.list_lock_taken,
+                &replay.list_lock_taken,
+            )
+        })
         .or_else(|| differ("the page frames", &live.frames, &replay.frames))
         .or_else(|| differ("the zones' free areas", &live.zones, &replay.zones))
         .or_else(|| differ("the per-CPU page lists", &live.pcp, &replay.pcp))

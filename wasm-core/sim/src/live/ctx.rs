@@ -77,6 +77,14 @@ impl<'a> LiveCtx<'a> {
         r
     }
 
+    /// A recorded micro-step's hold on a node's `list_lock` word (its first access).
+    fn hold_lock_word(self, cache: CacheId, node: NodeId) {
+        if let Some(log) = self.log {
+            spin_acquire(&self.mem.node(cache, node).lrlock);
+            log.borrow_mut().held.push(Held::LockWord(cache, node));
+        }
+    }
+
     /// A recorded micro-step's hold on a node's list: shared with other readers for `Read`,
     /// alone for `Write` (taken over from its own read hold, if it has one).
     fn hold_node(self, cache: CacheId, node: NodeId, class: Class) {
@@ -90,22 +98,30 @@ impl<'a> LiveCtx<'a> {
             return;
         }
         match class {
-            Class::Read => loop {
-                let w = lock.load(Relaxed);
-                if w & WRITER == 0 && lock.compare_exchange_weak(w, w + 1, Acquire, Relaxed).is_ok() {
-                    log.held.push(read);
-                    break;
+            Class::Read => {
+                let mut spins = 0;
+                loop {
+                    let w = lock.load(Relaxed);
+                    if w & WRITER == 0
+                        && lock
+                            .compare_exchange_weak(w, w + 1, Acquire, Relaxed)
+                            .is_ok()
+                    {
+                        log.held.push(read);
+                        break;
+                    }
+                    relax(&mut spins);
                 }
-                std::hint::spin_loop();
-            },
+            }
             Class::Write => {
                 // Alone: every reader gone (its own read hold, if any, becomes the write hold).
                 let mine = u32::from(log.held.contains(&read));
+                let mut spins = 0;
                 while lock
                     .compare_exchange_weak(mine, WRITER, Acquire, Relaxed)
                     .is_err()
                 {
-                    std::hint::spin_loop();
+                    relax(&mut spins);
                 }
                 log.held.retain(|&h| h != read);
                 log.held.push(write);
@@ -149,8 +165,22 @@ impl<'a> LiveCtx<'a> {
 
 /// Takes a recording lock (0 free, 1 held), spinning while another micro-step holds it.
 fn spin_acquire(lock: &std::sync::atomic::AtomicU32) {
+    let mut spins = 0u32;
     while lock.compare_exchange_weak(0, 1, Acquire, Relaxed).is_err() {
+        relax(&mut spins);
+    }
+}
+
+/// One turn of a wait for another thread: a pause, and after a while the processor given up
+/// (the holder may be a thread the operating system put aside: with more threads than cores,
+/// spinning on would only delay it).
+#[inline]
+pub(crate) fn relax(spins: &mut u32) {
+    *spins += 1;
+    if *spins < 64 {
         std::hint::spin_loop();
+    } else {
+        std::thread::yield_now();
     }
 }
 
@@ -284,6 +314,7 @@ impl Kernel for LiveCtx<'_> {
         let mut pause = 1u32;
         loop {
             self.at(Access::SpinLock);
+            self.hold_lock_word(cache, node);
             // One look, a compare-exchange whether the lock looks free or not (as
             // `queued_spin_lock()`'s `atomic_try_cmpxchg_acquire()`): a locked instruction, so
             // the look cannot pass this CPU's own earlier release of another lock (a plain load
@@ -307,6 +338,11 @@ impl Kernel for LiveCtx<'_> {
             }
             self.mark(res, (w >> 1) * 2, Class::Read);
             self.stats.borrow_mut().lock_waited(cache, node);
+            // The look is done, and the rest of its micro-step (the pause) touches nothing:
+            // its recording hold goes now, or the holder could not drop the lock meanwhile.
+            if let Some(log) = self.log {
+                log.borrow_mut().release(self.mem);
+            }
             for _ in 0..pause {
                 std::hint::spin_loop();
             }
@@ -321,6 +357,7 @@ impl Kernel for LiveCtx<'_> {
 
     fn spin_unlock_irqrestore(self, cache: CacheId, node: NodeId) {
         self.at(Access::SpinUnlock);
+        self.hold_lock_word(cache, node);
         let lock = &self.mem.node(cache, node).lock;
         let w = lock.load(Relaxed);
         lock.store(w & !1, SeqCst);

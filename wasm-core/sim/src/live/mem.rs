@@ -128,6 +128,9 @@ pub(crate) struct NodeWords {
     /// In a recorded run: the partial list's readers (the count) or its writer (`WRITER`),
     /// each until its micro-step ends.
     pub rlock: AtomicU32,
+    /// In a recorded run: held by the micro-step that looked at, took or dropped `lock`, until
+    /// it ends.
+    pub lrlock: AtomicU32,
 }
 
 /// `NodeWords::rlock`'s writer bit.
@@ -453,7 +456,11 @@ impl LiveMem {
         m.live_objects = base.live_objects.wrapping_add_signed(live);
         for (ci, _) in self.caches.iter().enumerate() {
             for (n, taken) in m.list_lock_taken.iter_mut().enumerate() {
-                *taken += self.node(CacheId::from(ci), NodeId::from(n)).lock.load(Relaxed) >> 1;
+                *taken += self
+                    .node(CacheId::from(ci), NodeId::from(n))
+                    .lock
+                    .load(Relaxed)
+                    >> 1;
             }
         }
         let frames = self.slab.len();

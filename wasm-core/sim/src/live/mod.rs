@@ -6,6 +6,7 @@ mod compare;
 mod ctx;
 pub mod mem;
 pub mod record;
+pub mod report;
 pub mod run;
 pub mod stats;
 

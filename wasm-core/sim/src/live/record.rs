@@ -19,8 +19,9 @@
 //! of whole micro-steps would then agree with both. So a recorded micro-step holds a recording
 //! lock on each word it touches (a node's list shared among readers), from its access to the
 //! micro-step's end (two-phase locking: the micro-steps are serializable). Words are taken in
-//! an order no two micro-steps reverse (a slab's, then a node's, then the page allocator), so
-//! nobody deadlocks. `list_lock` and the pools are single atomic accesses and need none. The
+//! an order no two micro-steps reverse (`list_lock`'s word, only ever a micro-step's first
+//! access; a slab's; a node's list; the page allocator), so nobody deadlocks. The pools are
+//! single accesses at an operation's edges and need none. The
 //! locks stay on the words the run already shares: recording costs little, and the races are
 //! still the machine's own (the gap between a CPU's read of a slab and its cmpxchg is two
 //! micro-steps, and another CPU's free lands in it).
@@ -79,6 +80,7 @@ pub struct Mark {
 /// A recording lock a micro-step holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Held {
+    LockWord(CacheId, NodeId),
     Slab(Pfn),
     NodeRead(CacheId, NodeId),
     NodeWrite(CacheId, NodeId),
@@ -111,6 +113,7 @@ impl ThreadLog {
         use std::sync::atomic::Ordering::Release;
         for h in self.held.drain(..) {
             match h {
+                Held::LockWord(c, n) => mem.node(c, n).lrlock.store(0, Release),
                 Held::Slab(pfn) => mem.slab(pfn).rlock.store(0, Release),
                 Held::NodeRead(c, n) => {
                     mem.node(c, n).rlock.fetch_sub(1, Release);
@@ -184,78 +187,91 @@ pub fn merge(logs: &[ThreadLog]) -> Result<Vec<Choice>, Unordered> {
         })
         .collect();
     let total = logs.iter().map(|l| l.steps.len()).sum::<usize>();
-    // Every mark with the node (global micro-step index) that made it.
+    let mut edges = order_edges(logs, &base);
+    edges.sort_unstable();
+    edges.dedup();
+    let cpu_of = |n: u32| base.partition_point(|&b| b <= n) - 1;
+    let (order, indegree) = topological(total, &edges);
+    if order.len() == total {
+        return Ok(order
+            .into_iter()
+            .map(|n| Choice::Run {
+                cpu: CpuId(cpu_of(n) as u16),
+            })
+            .collect());
+    }
+    Err(Unordered {
+        placed: order.len(),
+        total,
+        cycle: if cfg!(test) {
+            explain_cycle(logs, &base, &edges, &indegree)
+        } else {
+            String::new()
+        },
+    })
+}
+
+/// The edges of the partial order, between global micro-step numbers (CPU `c`'s step `i` is
+/// `base[c] + i`): each CPU's own order, and each word's (writes in order, each read after the
+/// write before it and before the next).
+fn order_edges(logs: &[ThreadLog], base: &[u32]) -> Vec<(u32, u32)> {
     let mut marks: Vec<(Res, u64, Class, u32)> = Vec::new();
+    let mut edges: Vec<(u32, u32)> = Vec::new();
     for (c, log) in logs.iter().enumerate() {
         for (i, &first) in log.steps.iter().enumerate() {
+            let node = base[c] + i as u32;
+            if i > 0 {
+                edges.push((node - 1, node));
+            }
             let end = log
                 .steps
                 .get(i + 1)
                 .map_or(log.marks.len(), |&e| e as usize);
             for m in &log.marks[first as usize..end] {
-                marks.push((m.res, m.seq, m.class, base[c] + i as u32));
+                marks.push((m.res, m.seq, m.class, node));
             }
         }
     }
     marks.sort_unstable_by_key(|&(r, s, c, n)| (r, s, c, n));
-    let mut edges: Vec<(u32, u32)> = Vec::with_capacity(marks.len() * 2 + total);
-    // Each CPU's own order.
-    for (c, log) in logs.iter().enumerate() {
-        for i in 1..log.steps.len() as u32 {
-            edges.push((base[c] + i - 1, base[c] + i));
-        }
-    }
-    // Each word's: writes in order, each read after the write before it and before the next.
-    let mut i = 0;
-    while i < marks.len() {
-        let res = marks[i].0;
+    for word in marks.chunk_by(|a, b| a.0 == b.0) {
         let mut last_write: Option<u32> = None;
         let mut reads: Vec<u32> = Vec::new();
-        while i < marks.len() && marks[i].0 == res {
-            let (_, _, class, node) = marks[i];
-            if let Some(w) = last_write {
-                if w != node {
-                    edges.push((w, node));
-                }
+        for &(_, _, class, node) in word {
+            if let Some(w) = last_write.filter(|&w| w != node) {
+                edges.push((w, node));
             }
             if class == Class::Write {
-                for &r in &reads {
-                    if r != node {
-                        edges.push((r, node));
-                    }
-                }
-                reads.clear();
+                edges.extend(reads.drain(..).filter(|&r| r != node).map(|r| (r, node)));
                 last_write = Some(node);
             } else {
                 reads.push(node);
             }
-            i += 1;
         }
     }
-    // Kahn's algorithm over the edges (as offsets into a sorted list).
-    edges.sort_unstable();
-    edges.dedup();
+    edges
+}
+
+/// Kahn's algorithm over sorted, deduplicated `edges`: the order (lowest ready node first), and
+/// what is left of each node's in-degree (non-zero on a cycle).
+fn topological(total: usize, edges: &[(u32, u32)]) -> (Vec<u32>, Vec<u32>) {
     let mut indegree = vec![0u32; total];
     let mut start = vec![0u32; total + 1];
-    for &(from, to) in &edges {
+    for &(from, to) in edges {
         indegree[to as usize] += 1;
         start[from as usize + 1] += 1;
     }
     for k in 1..=total {
         start[k] += start[k - 1];
     }
-    let cpu_of = |n: u32| base.partition_point(|&b| b <= n) - 1;
-    let mut ready = std::collections::BinaryHeap::new();
-    for (n, &d) in indegree.iter().enumerate() {
-        if d == 0 {
-            ready.push(std::cmp::Reverse(n as u32));
-        }
-    }
+    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<u32>> = indegree
+        .iter()
+        .enumerate()
+        .filter(|(_, &d)| d == 0)
+        .map(|(n, _)| std::cmp::Reverse(n as u32))
+        .collect();
     let mut out = Vec::with_capacity(total);
     while let Some(std::cmp::Reverse(n)) = ready.pop() {
-        out.push(Choice::Run {
-            cpu: CpuId(cpu_of(n) as u16),
-        });
+        out.push(n);
         for &(_, to) in &edges[start[n as usize] as usize..start[n as usize + 1] as usize] {
             indegree[to as usize] -= 1;
             if indegree[to as usize] == 0 {
@@ -263,45 +279,48 @@ pub fn merge(logs: &[ThreadLog]) -> Result<Vec<Choice>, Unordered> {
             }
         }
     }
-    if out.len() == total {
-        Ok(out)
-    } else {
-        // A cycle among the unplaced: walk back along edges between them until one repeats.
-        let mut cycle = String::new();
-        if cfg!(test) {
-            let mut into: std::collections::HashMap<u32, u32> = Default::default();
-            for &(from, to) in &edges {
-                if indegree[from as usize] > 0 && indegree[to as usize] > 0 {
-                    into.insert(to, from);
-                }
-            }
-            if let Some(&startn) = into.keys().min() {
-                let mut seen = std::collections::HashSet::new();
-                let mut n = startn;
-                while seen.insert(n) {
-                    n = into[&n];
-                }
-                let first = n;
-                loop {
-                    let c = cpu_of(n);
-                    let i = (n - base[c]) as usize;
-                    let log = &logs[c];
-                    let end = log.steps.get(i + 1).map_or(log.marks.len(), |&e| e as usize);
-                    let ms = &log.marks[log.steps[i] as usize..end];
-                    if !ms.is_empty() && cycle.len() < 4000 {
-                        cycle += &format!("cpu{c} step {i}: {ms:?}\n");
-                    }
-                    n = into[&n];
-                    if n == first {
-                        break;
-                    }
-                }
-            }
+    (out, indegree)
+}
+
+/// (Tests) one cycle among the micro-steps left unplaced, with the marks of those that have
+/// any.
+fn explain_cycle(
+    logs: &[ThreadLog],
+    base: &[u32],
+    edges: &[(u32, u32)],
+    indegree: &[u32],
+) -> String {
+    let cpu_of = |n: u32| base.partition_point(|&b| b <= n) - 1;
+    let mut into = std::collections::BTreeMap::new();
+    for &(from, to) in edges {
+        if indegree[from as usize] > 0 && indegree[to as usize] > 0 {
+            into.insert(to, from);
         }
-        Err(Unordered {
-            placed: out.len(),
-            total,
-            cycle,
-        })
+    }
+    let Some((&start, _)) = into.iter().next() else {
+        return String::new();
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let mut n = start;
+    while seen.insert(n) {
+        n = into[&n];
+    }
+    let (first, mut out) = (n, String::new());
+    loop {
+        let c = cpu_of(n);
+        let i = (n - base[c]) as usize;
+        let log = &logs[c];
+        let end = log
+            .steps
+            .get(i + 1)
+            .map_or(log.marks.len(), |&e| e as usize);
+        let ms = &log.marks[log.steps[i] as usize..end];
+        if !ms.is_empty() && out.len() < 4000 {
+            out += &format!("cpu{c} step {i}: {ms:?}\n");
+        }
+        n = into[&n];
+        if n == first {
+            return out;
+        }
     }
 }

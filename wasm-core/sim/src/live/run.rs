@@ -20,7 +20,6 @@ use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
 use std::collections::VecDeque;
 use std::sync::Mutex;
-use std::time::Instant;
 
 /// Which objects a thread frees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -29,7 +28,9 @@ pub enum Frees {
     /// Its own: every free is to a slab of its CPU's (the per-CPU fast path and its own
     /// slabs' `__slab_free()`).
     Local,
-    /// Any thread's, from one pool: with N threads, N-1 frees in N are remote.
+    /// Any thread's: each free takes an object from the pool of a thread picked at random
+    /// (each thread's allocations go to its own pool), so with N threads N-1 frees in N are
+    /// remote, as in the standard workload.
     Remote,
 }
 
@@ -59,7 +60,7 @@ pub enum LiveOp {
 /// recorded run's order of hand-overs).
 #[derive(Default)]
 #[repr(align(64))]
-struct Pool(Mutex<(Vec<u64>, u64)>);
+struct Pool(Mutex<(Vec<u64>, u64)>, std::sync::atomic::AtomicUsize);
 
 /// How a live run went.
 pub struct LiveRun {
@@ -70,8 +71,8 @@ pub struct LiveRun {
     pub stats: Vec<LiveStats>,
     pub ops: Vec<Vec<LiveOp>>,
     pub logs: Vec<ThreadLog>,
-    /// Wall-clock seconds of the threads' work (the slowest thread's).
-    pub seconds: f64,
+    /// Each thread's wall-clock seconds.
+    pub seconds: Vec<f64>,
 }
 
 impl LiveRun {
@@ -93,97 +94,194 @@ pub fn boot(threads: u32) -> Recorder {
     rec
 }
 
-/// Runs `ops` operations of the standard mix (`crate::workload`) on `threads` threads, each a
-/// CPU, `ops / threads` each, with the workload's own choices drawn from `seed`; recorded
-/// when `record`.
-pub fn run_workload(
-    threads: u32,
-    ops: u64,
-    seed: u64,
+/// A live run of the standard mix (`crate::workload`) set up for `threads` threads, each a
+/// CPU running `ops / threads` operations, the workload's own choices drawn from `seed`:
+/// `run_cpu(t)` is thread `t`'s work (natively a `std::thread`, in the browser a Web Worker
+/// over the shared memory), and `finish` gathers what they did.
+pub struct LiveJob {
+    base: Machine,
+    mem: LiveMem,
+    table: KmallocTable,
+    pools: Vec<Pool>,
     frees: Frees,
+    per_thread: u64,
+    seed: u64,
     record: bool,
-) -> Result<LiveRun, LiveRefusal> {
-    const LOW: usize = 2048;
-    const HIGH: usize = 8192;
-    let rec = boot(threads);
-    let base = rec.machine().clone();
-    let table = KmallocTable::new(&rec);
-    let mem = LiveMem::new(&base)?;
-    let per_thread = ops / u64::from(threads);
-    // The pool of live objects: one for all (remote frees), or one per thread.
-    let pools: Vec<Pool> = match frees {
-        Frees::Remote => vec![Pool::default()],
-        Frees::Local => (0..threads).map(|_| Pool::default()).collect(),
-    };
-    // Each thread's band of live objects: the workload's, shared out when pools are local.
-    let band = |n: usize| match frees {
-        Frees::Remote => n,
-        Frees::Local => n * threads as usize,
-    };
-    let lock = |p: &Pool| {
-        p.0.lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .0
-            .len()
-    };
-    let results: Vec<(LiveStats, Vec<LiveOp>, ThreadLog, f64)> = std::thread::scope(|scope| {
+    done: Vec<Mutex<Option<CpuDone>>>,
+}
+
+/// What one thread did.
+struct CpuDone {
+    stats: LiveStats,
+    ops: Vec<LiveOp>,
+    log: ThreadLog,
+}
+
+/// Bounds of live runs (a recorded run keeps about 100 bytes per operation).
+pub const MAX_THREADS: u32 = 16;
+pub const MAX_OPS: u64 = 100_000_000;
+
+impl LiveJob {
+    pub fn new(
+        threads: u32,
+        ops: u64,
+        seed: u64,
+        frees: Frees,
+        record: bool,
+    ) -> Result<LiveJob, LiveRefusal> {
+        if threads == 0 || threads > MAX_THREADS {
+            return Err(LiveRefusal::Unsupported(format!(
+                "{threads} threads: a live run has 1 to {MAX_THREADS}"
+            )));
+        }
+        if ops > MAX_OPS {
+            return Err(LiveRefusal::Unsupported(format!(
+                "{ops} operations: a live run has at most {MAX_OPS}"
+            )));
+        }
+        let rec = boot(threads);
+        let base = rec.machine().clone();
+        let table = KmallocTable::new(&rec);
+        let mem = LiveMem::new(&base)?;
+        let pools = (0..threads).map(|_| Pool::default()).collect();
+        Ok(LiveJob {
+            base,
+            mem,
+            table,
+            pools,
+            frees,
+            per_thread: ops / u64::from(threads),
+            seed,
+            record,
+            done: (0..threads).map(|_| Mutex::new(None)).collect(),
+        })
+    }
+
+    /// Threads of the run.
+    pub fn threads(&self) -> u32 {
+        self.done.len() as u32
+    }
+
+    /// Thread `t`'s work: its CPU's operations, racing the other threads' (a second call for
+    /// the same `t` does nothing).
+    pub fn run_cpu(&self, t: u32) {
+        const LOW: usize = 2048;
+        const HIGH: usize = 8192;
+        let Some(slot) = self.done.get(t as usize) else {
+            return;
+        };
+        if lock(slot).is_some() {
+            return;
+        }
+        let threads = self.threads();
+        let cpu = LiveCpu::new(&self.mem, CpuId::new(t), self.record);
+        let own = &self.pools[t as usize];
+        // Each thread keeps its share of the workload's band of live objects.
+        let band = |n: usize| n * threads as usize;
+        let mut rng = Pcg32::seed_from_u64(self.seed ^ (u64::from(t) << 32));
+        let mut done = Vec::with_capacity(self.per_thread as usize);
+        for _ in 0..self.per_thread {
+            let roll = rng.next_u32() % 4;
+            let alloc = match band(own.1.load(std::sync::atomic::Ordering::Relaxed)) {
+                0 => true,
+                n if n < LOW => roll != 0,
+                n if n > HIGH => roll == 0,
+                _ => roll < 2,
+            };
+            if alloc {
+                let size = u64::from(rng.next_u32() % 2048 + 1);
+                let cache = self
+                    .table
+                    .cache(size)
+                    .expect("sizes up to 2 KiB have a cache");
+                let addr = cpu.alloc(cache);
+                if addr != 0 {
+                    let mut p = lock(&own.0);
+                    p.0.push(addr);
+                    p.1 += 1;
+                    own.1.store(p.0.len(), std::sync::atomic::Ordering::Relaxed);
+                    cpu.log(|l| l.gave(t, p.1));
+                }
+                done.push(LiveOp::Kmalloc { size, addr });
+            } else {
+                let pick = rng.next_u32();
+                let which = match self.frees {
+                    Frees::Local => t,
+                    Frees::Remote => rng.next_u32() % threads,
+                };
+                let taken = {
+                    let pool = &self.pools[which as usize];
+                    let mut p = lock(&pool.0);
+                    if p.0.is_empty() {
+                        None
+                    } else {
+                        let i = (pick % p.0.len() as u32) as usize;
+                        let addr = p.0.swap_remove(i);
+                        p.1 += 1;
+                        pool.1
+                            .store(p.0.len(), std::sync::atomic::Ordering::Relaxed);
+                        cpu.log(|l| l.took(which, p.1));
+                        Some(addr)
+                    }
+                };
+                // The pool is empty (another thread's, or emptied meanwhile): this turn does
+                // nothing.
+                let Some(addr) = taken else {
+                    continue;
+                };
+                cpu.free(addr);
+                done.push(LiveOp::Free { addr });
+            }
+        }
+        let stats = cpu.stats();
+        *lock(slot) = Some(CpuDone {
+            stats,
+            ops: done,
+            log: cpu.into_log(),
+        });
+    }
+
+    /// What the threads did (a thread that never ran did nothing). `seconds[t]` is thread
+    /// `t`'s time, as its caller measured it.
+    pub fn finish(self, seconds: &[f64]) -> LiveRun {
+        let mut run = LiveRun {
+            base: self.base,
+            mem: self.mem,
+            stats: Vec::new(),
+            ops: Vec::new(),
+            logs: Vec::new(),
+            seconds: seconds.to_vec(),
+        };
+        for slot in self.done {
+            let d = slot
+                .into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let d = d.unwrap_or(CpuDone {
+                stats: LiveStats::default(),
+                ops: Vec::new(),
+                log: ThreadLog::default(),
+            });
+            run.stats.push(d.stats);
+            run.ops.push(d.ops);
+            run.logs.push(d.log);
+        }
+        run
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Runs `job` natively, one `std::thread` per CPU; `timed(work)` runs one thread's work and
+/// says how many seconds it took (the simulator has no clock: the caller brings one).
+pub fn run_threads(job: LiveJob, timed: impl Fn(&dyn Fn()) -> f64 + Sync) -> LiveRun {
+    let threads = job.threads();
+    let seconds: Vec<f64> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
-                let (mem, table, pools) = (&mem, &table, &pools);
-                scope.spawn(move || {
-                    let cpu = LiveCpu::new(mem, CpuId::new(t), record);
-                    let which = if frees == Frees::Remote { 0 } else { t };
-                    let pool = &pools[which as usize];
-                    let mut rng = Pcg32::seed_from_u64(seed ^ (u64::from(t) << 32));
-                    let mut done = Vec::with_capacity(per_thread as usize);
-                    let start = Instant::now();
-                    for _ in 0..per_thread {
-                        let roll = rng.next_u32() % 4;
-                        let alloc = match band(lock(pool)) {
-                            0 => true,
-                            n if n < LOW => roll != 0,
-                            n if n > HIGH => roll == 0,
-                            _ => roll < 2,
-                        };
-                        if alloc {
-                            let size = u64::from(rng.next_u32() % 2048 + 1);
-                            let cache = table.cache(size).expect("sizes up to 2 KiB have a cache");
-                            let addr = cpu.alloc(cache);
-                            if addr != 0 {
-                                let mut p =
-                                    pool.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                                p.0.push(addr);
-                                p.1 += 1;
-                                cpu.log(|l| l.gave(which, p.1));
-                            }
-                            done.push(LiveOp::Kmalloc { size, addr });
-                        } else {
-                            let pick = rng.next_u32();
-                            let taken = {
-                                let mut p =
-                                    pool.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                                if p.0.is_empty() {
-                                    None
-                                } else {
-                                    let i = (pick % p.0.len() as u32) as usize;
-                                    let addr = p.0.swap_remove(i);
-                                    p.1 += 1;
-                                    cpu.log(|l| l.took(which, p.1));
-                                    Some(addr)
-                                }
-                            };
-                            // Another thread emptied the pool meanwhile: this turn does nothing.
-                            let Some(addr) = taken else {
-                                continue;
-                            };
-                            cpu.free(addr);
-                            done.push(LiveOp::Free { addr });
-                        }
-                    }
-                    let seconds = start.elapsed().as_secs_f64();
-                    let stats = cpu.stats();
-                    (stats, done, cpu.into_log(), seconds)
-                })
+                let (job, timed) = (&job, &timed);
+                scope.spawn(move || timed(&|| job.run_cpu(t)))
             })
             .collect();
         handles
@@ -191,21 +289,22 @@ pub fn run_workload(
             .map(|h| h.join().expect("a live thread never panics"))
             .collect()
     });
-    let mut run = LiveRun {
-        base,
-        mem,
-        stats: Vec::new(),
-        ops: Vec::new(),
-        logs: Vec::new(),
-        seconds: 0.0,
-    };
-    for (stats, ops, log, seconds) in results {
-        run.stats.push(stats);
-        run.ops.push(ops);
-        run.logs.push(log);
-        run.seconds = run.seconds.max(seconds);
-    }
-    Ok(run)
+    job.finish(&seconds)
+}
+
+/// `run_threads` of a new job, untimed (tests).
+pub fn run_workload(
+    threads: u32,
+    ops: u64,
+    seed: u64,
+    frees: Frees,
+    record: bool,
+) -> Result<LiveRun, LiveRefusal> {
+    let job = LiveJob::new(threads, ops, seed, frees, record)?;
+    Ok(run_threads(job, |work| {
+        work();
+        0.0
+    }))
 }
 
 /// A replay's verdict.
@@ -245,7 +344,11 @@ pub fn replay(run: &LiveRun) -> Replay {
     };
     let micro_steps = choices.len();
     let mut program = ReplayProgram {
-        ops: run.ops.iter().map(|o| o.iter().copied().collect()).collect(),
+        ops: run
+            .ops
+            .iter()
+            .map(|o| o.iter().copied().collect())
+            .collect(),
         current: vec![None; cpus],
         mismatch: None,
     };

@@ -1,0 +1,112 @@
+//! A live run's figures, as the CLI prints them and the app shows them.
+
+use super::run::{replay, Frees, LiveRun};
+use super::stats::LiveStats;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One thread's figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct ThreadFigures {
+    pub cpu: u32,
+    pub ops: u64,
+    pub seconds: f64,
+    pub ops_per_sec: f64,
+}
+
+/// What the replay found.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReplayFigures {
+    /// Micro-steps replayed on the interleaving engine.
+    pub micro_steps: u64,
+    /// `None`: every allocation returned the same address and the final states are equal.
+    pub mismatch: Option<String>,
+}
+
+/// A live run's figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct LiveReport {
+    pub threads: u32,
+    pub frees: Frees,
+    pub recorded: bool,
+    pub ops: u64,
+    pub per_thread: Vec<ThreadFigures>,
+    /// All operations over the slowest thread's time.
+    pub ops_per_sec: f64,
+    /// Failed cmpxchgs per million operations, by the kernel's site name.
+    pub retries_per_million: BTreeMap<&'static str, f64>,
+    pub retries: u64,
+    /// Fast-path cmpxchgs that failed because the tid moved on (0 when nothing preempts or
+    /// interrupts a CPU, as in a live run: see docs/live.md).
+    pub tid_mismatches: u64,
+    pub list_lock_taken: u64,
+    /// Looks at a `list_lock` another CPU held.
+    pub list_lock_waits: u64,
+    /// Micro-steps the threads took.
+    pub micro_steps: u64,
+    pub out_of_memory: u64,
+    /// The replay's verdict (recorded runs).
+    pub replay: Option<ReplayFigures>,
+}
+
+impl LiveReport {
+    /// The figures of `run` (started with `frees`), replaying it first when it was recorded.
+    pub fn of(run: &LiveRun, frees: Frees, recorded: bool) -> LiveReport {
+        let total: LiveStats = {
+            let mut t = LiveStats::default();
+            for s in &run.stats {
+                t.add(s);
+            }
+            t
+        };
+        let slowest = run.seconds.iter().copied().fold(0.0, f64::max);
+        let rate = |ops: u64, s: f64| if s > 0.0 { ops as f64 / s } else { 0.0 };
+        let per_million = |n: u64| {
+            if total.ops == 0 {
+                0.0
+            } else {
+                n as f64 * 1e6 / total.ops as f64
+            }
+        };
+        let replay = recorded.then(|| {
+            let r = replay(run);
+            ReplayFigures {
+                micro_steps: r.micro_steps as u64,
+                mismatch: r.mismatch,
+            }
+        });
+        LiveReport {
+            threads: run.stats.len() as u32,
+            frees,
+            recorded,
+            ops: total.ops,
+            per_thread: run
+                .stats
+                .iter()
+                .enumerate()
+                .map(|(c, s)| {
+                    let seconds = run.seconds.get(c).copied().unwrap_or(0.0);
+                    ThreadFigures {
+                        cpu: c as u32,
+                        ops: s.ops,
+                        seconds,
+                        ops_per_sec: rate(s.ops, seconds),
+                    }
+                })
+                .collect(),
+            ops_per_sec: rate(total.ops, slowest),
+            retries_per_million: total
+                .retries
+                .iter()
+                .map(|(&site, &n)| (site, per_million(n)))
+                .collect(),
+            retries: total.total_retries(),
+            tid_mismatches: total.tid_mismatches,
+            list_lock_taken: total.lock_taken,
+            list_lock_waits: total.lock_waits,
+            micro_steps: total.boundaries + total.ops,
+            out_of_memory: total.out_of_memory,
+            replay,
+        }
+    }
+}
