@@ -17,6 +17,7 @@ pub mod concurrent;
 pub mod explore;
 pub mod explore_report;
 mod lists;
+pub mod live;
 pub mod print;
 mod run;
 pub mod session;

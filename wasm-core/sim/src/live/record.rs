@@ -97,6 +97,8 @@ pub struct ThreadLog {
     pending: Option<Mark>,
     /// The recording locks the current micro-step holds.
     pub(crate) held: Vec<Held>,
+    /// The micro-step each operation began with.
+    pub(crate) op_starts: Vec<u32>,
 }
 
 impl ThreadLog {
@@ -132,6 +134,7 @@ impl ThreadLog {
 
     /// An operation begins: its first micro-step.
     pub fn begin_op(&mut self, mem: &crate::live::LiveMem) {
+        self.op_starts.push(self.steps.len() as u32);
         self.step(mem);
         if let Some(m) = self.pending.take() {
             self.marks.push(m);
@@ -152,6 +155,11 @@ impl ThreadLog {
     /// operation's last micro-step comes before any taker's.
     pub fn gave(&mut self, pool: u32, seq: u64) {
         self.mark(Res::pool(pool), seq, Class::Write);
+    }
+
+    /// The micro-step (of this log) each operation began with.
+    pub fn op_starts(&self) -> &[u32] {
+        &self.op_starts
     }
 
     /// Micro-steps logged.
