@@ -1,5 +1,5 @@
 // The site: its header and pages (the visualizer, the lessons, the geometry explorer, the
-// interleaving explorer), or with
+// interleaving explorer, live mode), or with
 // `?embed=1` the minimal player or one lesson for an iframe. It starts the simulator's worker and
 // keeps the page, the lesson and the language in the address.
 
@@ -25,6 +25,9 @@ const GeometryExplorer = lazy(() =>
 const InterleavingExplorer = lazy(() =>
   Promise.all([import('./InterleavingExplorer'), loadLaterStrings()]).then(([m]) => ({ default: m.InterleavingExplorer })),
 );
+
+// And live mode.
+const LiveRunner = lazy(() => Promise.all([import('./LiveRunner'), loadLaterStrings()]).then(([m]) => ({ default: m.LiveRunner })));
 
 type Load = { state: 'loading' } | { state: 'ready'; info: BuildInfo } | { state: 'failed'; error: string };
 
@@ -130,6 +133,11 @@ export function App({ client }: { client: SimClient }) {
             <InterleavingExplorer client={client} onGo={openAddress} />
           </Suspense>
         )}
+        {page === 'live' && load.state === 'ready' && (
+          <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
+            <LiveRunner client={client} info={load.info} onGo={openAddress} />
+          </Suspense>
+        )}
       </main>
     </>
   );
@@ -156,6 +164,9 @@ function AppHeader({ page, go, onLanguage }: { page: Page; go: (next: Page) => (
         </a>
         <a href="?page=interleavings" aria-current={page === 'interleavings' ? 'page' : undefined} onClick={go('interleavings')} data-testid="nav-interleavings">
           {t('nav.interleavings')}
+        </a>
+        <a href="?page=live" aria-current={page === 'live' ? 'page' : undefined} onClick={go('live')} data-testid="nav-live">
+          {t('nav.live')}
         </a>
       </nav>
       <label className="language">

@@ -9,6 +9,8 @@ import type { ExploreGroup } from './generated/ExploreGroup';
 import type { ExploreReport } from './generated/ExploreReport';
 import type { KernelFiles } from './generated/KernelFiles';
 import type { Lane } from './generated/Lane';
+import type { LiveRequest } from './generated/LiveRequest';
+import type { LiveResult } from './generated/LiveResult';
 import type { LaneStep } from './generated/LaneStep';
 import type { MicroStepCaption } from './generated/MicroStepCaption';
 import type { ParseError } from './generated/ParseError';
@@ -23,7 +25,7 @@ import type { SimArgs, SimEnvelope, SimKind, SimReply, SimResult, SweepResult, V
 
 export type { SweepResult, ViewAt } from './protocol';
 export type { BuildInfo, KernelFiles, Lane, ParseError, RunFailure, RunOutline, RunProgress, SimError, SnapshotQuery };
-export type { CacheGeometry, CacheRequest, ExploreGroup, ExploreReport, SweepGrid };
+export type { CacheGeometry, CacheRequest, ExploreGroup, ExploreReport, LiveRequest, LiveResult, SweepGrid };
 
 /** A request the simulator answered with an error other than a scenario's own: `error` says
  *  which kind (cancelled, crashed, or a request it cannot answer). */
@@ -206,6 +208,11 @@ export class SimClient {
   /** Sweeps a grid on up to `workers` pool workers. */
   sweep(grid: SweepGrid, workers: number): Promise<SweepResult> {
     return this.request('sweep', { grid, workers });
+  }
+
+  /** A live run: each simulated CPU on its own pool worker (threaded build only). */
+  live(request: LiveRequest): Promise<LiveResult> {
+    return this.request('live', { request });
   }
 
   /** Runs a scenario in the worker and makes it the current one. Fails with a ScenarioError

@@ -15,6 +15,8 @@ import type { CacheGeometry } from './generated/CacheGeometry';
 import type { CacheRequest } from './generated/CacheRequest';
 import type { ExploreReport } from './generated/ExploreReport';
 import type { KernelFiles } from './generated/KernelFiles';
+import type { LiveRequest } from './generated/LiveRequest';
+import type { LiveResult } from './generated/LiveResult';
 import type { Lane } from './generated/Lane';
 import type { LaneStep } from './generated/LaneStep';
 import type { MicroStepCaption } from './generated/MicroStepCaption';
@@ -89,6 +91,9 @@ export interface SimCalls {
   /** Every schedule of the first concurrent block of `text` within the bounds, grouped by
    *  outcome (`slabscope explore`); the open run, if any, is left as it was. */
   explore: { args: { text: string; preemptions: number; maxSchedules: number }; result: ExploreReport };
+  /** A live run (docs/live.md): each simulated CPU on its own pool worker over the shared
+   *  memory; recorded runs are replayed and compared. Threaded build only. */
+  live: { args: { request: LiveRequest }; result: LiveResult };
 }
 
 export type SimKind = keyof SimCalls;
@@ -118,10 +123,14 @@ export type SimReply =
 /** Page → pool worker. */
 export type PoolRequest =
   | { kind: 'init'; module: WebAssembly.Module; memory: WebAssembly.Memory }
-  | { kind: 'work'; sweepId: number };
+  | { kind: 'work'; sweepId: number }
+  /** Run CPU `cpu` of live run `liveId`. */
+  | { kind: 'live'; liveId: number; cpu: number };
 
 /** Pool worker → simulator worker. */
 export type PoolReply =
   | { kind: 'ready' }
   | { kind: 'done'; points: number }
+  /** A live run's CPU ran, taking `ms` of this worker's time. */
+  | { kind: 'ran'; ms: number }
   | { kind: 'failed'; error: string };

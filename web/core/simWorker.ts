@@ -16,7 +16,7 @@ import type { PoolReply, PoolRequest, SimEnvelope, SimKind, SimReply, SimRequest
 /** The part of the API both builds share (their init functions differ). */
 type Wasm = Pick<
   typeof import('../wasm/pkg-st/slabscope.js'),
-  'Sweep' | 'Session' | 'build_info' | 'geometry' | 'sweep_columns' | 'check_scenario' | 'explore'
+  'Sweep' | 'Live' | 'Session' | 'build_info' | 'geometry' | 'sweep_columns' | 'check_scenario' | 'explore'
 >;
 type Session = InstanceType<Wasm['Session']>;
 
@@ -133,6 +133,25 @@ async function sweep(request: SimRequest<'sweep'>): Promise<SweepResult> {
   }
 }
 
+/** A live run: one pool worker per simulated CPU, all at once; this worker only waits for
+ *  their replies, then gathers the run (and replays it, when recorded). */
+async function live(request: SimRequest<'live'>): Promise<SimResult<'live'>> {
+  if (!wasm) throw new Error('simulator not loaded');
+  const { threads } = request.request;
+  if (pool.length === 0) throw new Error('live mode needs the threaded build (a cross-origin isolated page)');
+  if (threads < 1 || threads > pool.length) {
+    throw new Error(`a live run here has 1 to ${pool.length} threads (one per pool worker), not ${threads}`);
+  }
+  const job = new wasm.Live(JSON.stringify(request.request));
+  try {
+    const replies = await Promise.all(pool.slice(0, threads).map((w, cpu) => ask(w, { kind: 'live', liveId: job.id, cpu })));
+    const seconds = replies.map((r) => (r.kind === 'ran' ? r.ms / 1000 : 0));
+    return JSON.parse(job.finish(Float64Array.from(seconds))) as SimResult<'live'>;
+  } finally {
+    job.free();
+  }
+}
+
 function current(): Session {
   if (!session) throw new Error('no scenario is open');
   return session;
@@ -222,6 +241,10 @@ const handlers: Handlers = {
   explore: async (request, id) => {
     await init();
     return explore(request, id);
+  },
+  live: async (request) => {
+    await init();
+    return live(request);
   },
 };
 

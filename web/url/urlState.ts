@@ -200,7 +200,7 @@ export function playerAddress(href: string, state: UrlState, scenario: ScenarioR
 
 // ---- The page, the lesson, the seed, the embed ----
 
-export const PAGES = ['visualizer', 'lessons', 'geometry', 'interleavings'] as const;
+export const PAGES = ['visualizer', 'lessons', 'geometry', 'interleavings', 'live'] as const;
 export type Page = (typeof PAGES)[number];
 
 export interface PageQuery {

@@ -55,7 +55,7 @@ pub fn live_scenario(run: &LiveRun, seed: u64, frees: Frees) -> Result<String, L
         return Err(LiveScenarioError::NotRecorded);
     }
     let choices = merge(&run.logs).map_err(|_| LiveScenarioError::Unordered)?;
-    let names = object_names(run, &choices);
+    let (names, order) = object_names(run, &choices);
     let threads = run.ops.len() as u32;
     let m = live_machine(threads);
     let mut out = String::new();
@@ -100,8 +100,11 @@ pub fn live_scenario(run: &LiveRun, seed: u64, frees: Frees) -> Result<String, L
 /// The name of each operation's object, by (CPU, index): an allocation names what it returns
 /// (`x1`, `x2`, ... in the order allocations end); a free names the allocation that returned
 /// its object last before the free began (an object is freed after the allocation that gave it
-/// ends, and handed out again only after that free).
-fn object_names(run: &LiveRun, choices: &[Choice]) -> BTreeMap<(usize, usize), String> {
+/// ends, and handed out again only after that free). With the operations in the order they
+/// began.
+type Names = BTreeMap<(usize, usize), String>;
+
+fn object_names(run: &LiveRun, choices: &[Choice]) -> (Names, Vec<(usize, usize)>) {
     // Each operation's first and last micro-step (of its CPU's), and in the schedule's order,
     // where each operation begins and ends.
     let bounds: Vec<Vec<(u32, u32)>> = run
@@ -142,6 +145,11 @@ fn object_names(run: &LiveRun, choices: &[Choice]) -> BTreeMap<(usize, usize), S
     let mut names = BTreeMap::new();
     let mut holder: BTreeMap<u64, String> = BTreeMap::new();
     let mut count = 0u32;
+    let order = events
+        .iter()
+        .filter(|e| !e.2)
+        .map(|&(c, i, _)| (c, i))
+        .collect();
     for (c, i, end) in events {
         match (run.ops[c][i], end) {
             (LiveOp::Kmalloc { addr, .. }, true) => {
@@ -160,7 +168,7 @@ fn object_names(run: &LiveRun, choices: &[Choice]) -> BTreeMap<(usize, usize), S
             _ => {}
         }
     }
-    names
+    (names, order)
 }
 
 /// `schedule` lines: runs of one CPU as `cpuN:K`, sixteen decisions a line.

@@ -12,6 +12,17 @@ use slabscope_scenario::ParseError;
 use slabscope_sim::snapshot::Snapshot;
 use slabscope_sim::trace::Step;
 
+/// What a live run gives the app: its figures and, when it was recorded and is small enough,
+/// the scenario that replays it (else why not).
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+#[serde(rename_all = "camelCase")]
+pub struct LiveResult {
+    pub report: slabscope_sim::live::report::LiveReport,
+    pub scenario: Option<String>,
+    pub scenario_error: Option<String>,
+}
+
 /// Which wasm build the simulator worker loaded. The module knows its profile, version and
 /// whether it is threaded; the worker that loaded it knows the rest.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

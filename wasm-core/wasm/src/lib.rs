@@ -7,14 +7,20 @@
 //! Threading: the same source builds single-threaded and, with `+atomics` and shared memory,
 //! threaded. In the threaded build several Web Workers instantiate this module over one
 //! `WebAssembly.Memory`; a sweep registered by one of them is found by the others through
-//! `SWEEPS` and worked on with `work_on_sweep(id)`.
+//! `SWEEPS` and worked on with `work_on_sweep(id)`; a live run registered in `LIVES` is run by
+//! one worker per CPU with `live_work(id, cpu)`.
 
 use slabscope_run::explore_report::explore_report;
+use slabscope_run::live::live_scenario;
+use slabscope_run::wire::LiveResult;
 use slabscope_run::wire::{BuildInfo, SimError, SnapshotAt};
 use slabscope_run::RunProgress;
 use slabscope_scenario::parse;
 use slabscope_sim::geometry::{kmem_cache_geometry, CacheRequest};
 use slabscope_sim::ids::Pfn;
+use slabscope_sim::live::report::{LiveReport, LiveRequest};
+use slabscope_sim::live::run::LiveJob;
+use slabscope_sim::live::LiveRefusal;
 use slabscope_sim::sweep::{SweepGrid, SweepJob, SWEEP_COLUMNS};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -363,4 +369,113 @@ mod tests {
             damaged["schedule"].as_str().unwrap()
         )));
     }
+}
+
+/// Live runs in progress, by id, visible to every thread sharing this memory (threaded build):
+/// each pool worker runs one CPU of one with `live_work(id, cpu)`.
+static LIVES: Mutex<BTreeMap<u32, Arc<LiveJob>>> = Mutex::new(BTreeMap::new());
+static NEXT_LIVE: AtomicU32 = AtomicU32::new(1);
+
+/// Most operations a live run in the browser may have: a recorded one keeps about 100 bytes
+/// per operation in memory, and the module's memory is at most 1 GiB.
+pub const MAX_LIVE_OPS_RECORDED: u64 = 2_000_000;
+pub const MAX_LIVE_OPS: u64 = 20_000_000;
+
+/// A registered live run (docs/live.md). Dropping it (JS `free()`) unregisters it.
+#[wasm_bindgen]
+pub struct Live {
+    id: u32,
+    request: LiveRequest,
+    job: Option<Arc<LiveJob>>,
+}
+
+#[wasm_bindgen]
+impl Live {
+    /// Validates a `LiveRequest` (JSON) and registers the run for workers to share.
+    #[wasm_bindgen(constructor)]
+    pub fn new(request_json: &str) -> Result<Live, JsError> {
+        let request: LiveRequest = serde_json::from_str(request_json)
+            .map_err(|e| invalid(format!("bad live request: {e}")))?;
+        let max = if request.record {
+            MAX_LIVE_OPS_RECORDED
+        } else {
+            MAX_LIVE_OPS
+        };
+        if request.ops > max {
+            return Err(invalid(format!(
+                "{} operations: a live run in the browser has at most {max}{}",
+                request.ops,
+                if request.record { " when recorded" } else { "" }
+            )));
+        }
+        let job = LiveJob::new(
+            request.threads,
+            request.ops,
+            request.seed,
+            request.frees,
+            request.record,
+        )
+        .map_err(|LiveRefusal::Unsupported(why)| invalid(why))?;
+        let job = Arc::new(job);
+        let id = NEXT_LIVE.fetch_add(1, Ordering::Relaxed);
+        lock_lives().insert(id, Arc::clone(&job));
+        Ok(Live {
+            id,
+            request,
+            job: Some(job),
+        })
+    }
+
+    /// The id workers pass to `live_work`.
+    #[wasm_bindgen(getter)]
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// Once every thread has run (`seconds[t]`: thread `t`'s time): the figures, the replay's
+    /// verdict and, for a recorded run small enough, its scenario, as a `LiveResult` (JSON).
+    pub fn finish(&mut self, seconds: Vec<f64>) -> Result<String, JsError> {
+        lock_lives().remove(&self.id);
+        let job = self
+            .job
+            .take()
+            .ok_or_else(|| invalid("this live run is finished".to_string()))?;
+        let job = Arc::try_unwrap(job)
+            .map_err(|_| invalid("a worker still runs this live run".to_string()))?;
+        let run = job.finish(&seconds);
+        let report = LiveReport::of(&run, self.request.frees, self.request.record);
+        let (scenario, scenario_error) = if self.request.record {
+            match live_scenario(&run, self.request.seed, self.request.frees) {
+                Ok(text) => (Some(text), None),
+                Err(e) => (None, Some(e.to_string())),
+            }
+        } else {
+            (None, None)
+        };
+        let result = LiveResult {
+            report,
+            scenario,
+            scenario_error,
+        };
+        Ok(serde_json::to_string(&result).expect("a live result serialises"))
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        lock_lives().remove(&self.id);
+    }
+}
+
+/// Called by a pool worker: run CPU `cpu` of live run `id` (false if the run is gone).
+#[wasm_bindgen]
+pub fn live_work(id: u32, cpu: u32) -> bool {
+    let job = lock_lives().get(&id).cloned();
+    job.map(|job| job.run_cpu(cpu)).is_some()
+}
+
+fn lock_lives() -> std::sync::MutexGuard<'static, BTreeMap<u32, Arc<LiveJob>>> {
+    LIVES
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -5,10 +5,30 @@ use super::stats::LiveStats;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// What a live run is asked to do.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct LiveRequest {
+    /// Threads, one per simulated CPU.
+    pub threads: u32,
+    /// Operations over all threads.
+    #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+    pub ops: u64,
+    #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+    pub seed: u64,
+    pub frees: Frees,
+    /// Record (and replay, and compare).
+    pub record: bool,
+}
+
 /// One thread's figures.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+#[serde(rename_all = "camelCase")]
 pub struct ThreadFigures {
     pub cpu: u32,
+    #[cfg_attr(feature = "ts-export", ts(type = "number"))]
     pub ops: u64,
     pub seconds: f64,
     pub ops_per_sec: f64,
@@ -16,8 +36,12 @@ pub struct ThreadFigures {
 
 /// What the replay found.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+#[serde(rename_all = "camelCase")]
 pub struct ReplayFigures {
     /// Micro-steps replayed on the interleaving engine.
+    #[cfg_attr(feature = "ts-export", ts(type = "number"))]
+    #[cfg_attr(feature = "ts-export", ts(type = "number"))]
     pub micro_steps: u64,
     /// `None`: every allocation returned the same address and the final states are equal.
     pub mismatch: Option<String>,
@@ -25,25 +49,34 @@ pub struct ReplayFigures {
 
 /// A live run's figures.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+#[serde(rename_all = "camelCase")]
 pub struct LiveReport {
     pub threads: u32,
     pub frees: Frees,
     pub recorded: bool,
+    #[cfg_attr(feature = "ts-export", ts(type = "number"))]
     pub ops: u64,
     pub per_thread: Vec<ThreadFigures>,
     /// All operations over the slowest thread's time.
     pub ops_per_sec: f64,
     /// Failed cmpxchgs per million operations, by the kernel's site name.
-    pub retries_per_million: BTreeMap<&'static str, f64>,
+    pub retries_per_million: BTreeMap<String, f64>,
+    #[cfg_attr(feature = "ts-export", ts(type = "number"))]
     pub retries: u64,
     /// Fast-path cmpxchgs that failed because the tid moved on (0 when nothing preempts or
     /// interrupts a CPU, as in a live run: see docs/live.md).
+    #[cfg_attr(feature = "ts-export", ts(type = "number"))]
     pub tid_mismatches: u64,
+    #[cfg_attr(feature = "ts-export", ts(type = "number"))]
     pub list_lock_taken: u64,
     /// Looks at a `list_lock` another CPU held.
+    #[cfg_attr(feature = "ts-export", ts(type = "number"))]
     pub list_lock_waits: u64,
     /// Micro-steps the threads took.
+    #[cfg_attr(feature = "ts-export", ts(type = "number"))]
     pub micro_steps: u64,
+    #[cfg_attr(feature = "ts-export", ts(type = "number"))]
     pub out_of_memory: u64,
     /// The replay's verdict (recorded runs).
     pub replay: Option<ReplayFigures>,
@@ -98,7 +131,7 @@ impl LiveReport {
             retries_per_million: total
                 .retries
                 .iter()
-                .map(|(&site, &n)| (site, per_million(n)))
+                .map(|(&site, &n)| (site.to_string(), per_million(n)))
                 .collect(),
             retries: total.total_retries(),
             tid_mismatches: total.tid_mismatches,

@@ -19,10 +19,12 @@ use crate::workload::standard_machine;
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
 use std::collections::VecDeque;
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Mutex;
 
 /// Which objects a thread frees.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "snake_case")]
 pub enum Frees {
     /// Its own: every free is to a slab of its CPU's (the per-CPU fast path and its own
@@ -180,57 +182,62 @@ impl LiveJob {
         let band = |n: usize| n * threads as usize;
         let mut rng = Pcg32::seed_from_u64(self.seed ^ (u64::from(t) << 32));
         let mut done = Vec::with_capacity(self.per_thread as usize);
+        // A free takes a random object from a pool: under the lock, noting the pool's turn
+        // (a hand-over the replay orders after the allocation that gave the object).
+        let take = |which: u32, pick: u32| {
+            let pool = &self.pools[which as usize];
+            let mut p = lock(&pool.0);
+            if p.0.is_empty() {
+                return None;
+            }
+            let i = (pick % p.0.len() as u32) as usize;
+            let addr = p.0.swap_remove(i);
+            p.1 += 1;
+            pool.1.store(p.0.len(), Relaxed);
+            cpu.log(|l| l.took(which, p.1));
+            Some(addr)
+        };
         for _ in 0..self.per_thread {
             let roll = rng.next_u32() % 4;
-            let alloc = match band(own.1.load(std::sync::atomic::Ordering::Relaxed)) {
+            let alloc = match band(own.1.load(Relaxed)) {
                 0 => true,
                 n if n < LOW => roll != 0,
                 n if n > HIGH => roll == 0,
                 _ => roll < 2,
             };
-            if alloc {
-                let size = u64::from(rng.next_u32() % 2048 + 1);
-                let cache = self
-                    .table
-                    .cache(size)
-                    .expect("sizes up to 2 KiB have a cache");
-                let addr = cpu.alloc(cache);
-                if addr != 0 {
-                    let mut p = lock(&own.0);
-                    p.0.push(addr);
-                    p.1 += 1;
-                    own.1.store(p.0.len(), std::sync::atomic::Ordering::Relaxed);
-                    cpu.log(|l| l.gave(t, p.1));
-                }
-                done.push(LiveOp::Kmalloc { size, addr });
+            let freed = if alloc {
+                None
             } else {
                 let pick = rng.next_u32();
                 let which = match self.frees {
                     Frees::Local => t,
                     Frees::Remote => rng.next_u32() % threads,
                 };
-                let taken = {
-                    let pool = &self.pools[which as usize];
-                    let mut p = lock(&pool.0);
-                    if p.0.is_empty() {
-                        None
-                    } else {
-                        let i = (pick % p.0.len() as u32) as usize;
-                        let addr = p.0.swap_remove(i);
+                // Another thread's pool may be empty: then one of this thread's own objects.
+                take(which, pick).or_else(|| (which != t).then(|| take(t, pick)).flatten())
+            };
+            match freed {
+                Some(addr) => {
+                    cpu.free(addr);
+                    done.push(LiveOp::Free { addr });
+                }
+                // An allocation (or a free that found nothing to free: the same).
+                None => {
+                    let size = u64::from(rng.next_u32() % 2048 + 1);
+                    let cache = self
+                        .table
+                        .cache(size)
+                        .expect("sizes up to 2 KiB have a cache");
+                    let addr = cpu.alloc(cache);
+                    if addr != 0 {
+                        let mut p = lock(&own.0);
+                        p.0.push(addr);
                         p.1 += 1;
-                        pool.1
-                            .store(p.0.len(), std::sync::atomic::Ordering::Relaxed);
-                        cpu.log(|l| l.took(which, p.1));
-                        Some(addr)
+                        own.1.store(p.0.len(), Relaxed);
+                        cpu.log(|l| l.gave(t, p.1));
                     }
-                };
-                // The pool is empty (another thread's, or emptied meanwhile): this turn does
-                // nothing.
-                let Some(addr) = taken else {
-                    continue;
-                };
-                cpu.free(addr);
-                done.push(LiveOp::Free { addr });
+                    done.push(LiveOp::Kmalloc { size, addr });
+                }
             }
         }
         let stats = cpu.stats();
