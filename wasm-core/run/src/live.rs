@@ -82,15 +82,15 @@ pub fn live_scenario(run: &LiveRun, seed: u64, frees: Frees) -> Result<String, L
         cpu_node.join(",")
     );
     let _ = writeln!(out, "\nconcurrent explicit");
-    for (c, list) in run.ops.iter().enumerate() {
-        for (i, op) in list.iter().enumerate() {
-            let _ = match op {
-                LiveOp::Kmalloc { size, .. } => {
-                    writeln!(out, "  {} = kmalloc({size}) on cpu{c}", names[&(c, i)])
-                }
-                LiveOp::Free { .. } => writeln!(out, "  kfree({}) on cpu{c}", names[&(c, i)]),
-            };
-        }
+    // In the order the operations began: each CPU's in its own order, and a free's object named
+    // on an earlier line (the allocation that gave it began before).
+    for (c, i) in order {
+        let _ = match run.ops[c][i] {
+            LiveOp::Kmalloc { size, .. } => {
+                writeln!(out, "  {} = kmalloc({size}) on cpu{c}", names[&(c, i)])
+            }
+            LiveOp::Free { .. } => writeln!(out, "  kfree({}) on cpu{c}", names[&(c, i)]),
+        };
     }
     write_schedule(&mut out, &choices);
     let _ = writeln!(out, "end");
@@ -207,7 +207,12 @@ mod tests {
     /// opening it shows what the threads did.
     #[test]
     fn a_live_runs_scenario_replays_it() {
-        for (threads, frees, seed) in [(2, Frees::Remote, 3), (3, Frees::Local, 4)] {
+        for (threads, frees, seed) in [
+            (2, Frees::Remote, 3),
+            (3, Frees::Local, 4),
+            (2, Frees::Remote, 7),
+            (4, Frees::Remote, 8),
+        ] {
             let live = run_workload(threads, 3_000, seed, frees, true).expect("runs live");
             let text = live_scenario(&live, seed, frees).expect("a scenario");
             let scenario = slabscope_scenario::parse(&text).expect("the scenario parses");
