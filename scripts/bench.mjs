@@ -164,6 +164,98 @@ for (const trace of ['off', 'on']) {
   console.log(`wasm st time / native time, trace ${trace}: ${ratio.toFixed(2)}x`);
 }
 console.log('targets: wasm >= 10 M ops/s trace off, >= 2 M ops/s trace on, <= 1.5x native\n');
+
+// Live mode (docs/live.md): the standard mix with each simulated CPU on its own thread over
+// one shared memory, natively (`slabscope live --workload`, std threads) and in wasm (the
+// threaded module under Node, one worker_thread per CPU, as the app's pool workers run it);
+// recorded (then replayed and compared, outside the timing) and not. Frees remote (the
+// standard workload: a random CPU's object) and local (each CPU its own).
+const LIVE_OPS = 4_000_000;
+console.log(`live mode: ${LIVE_OPS.toLocaleString('en')} operations, median of ${SIM_ROUNDS}; ops/s over the slowest thread's time`);
+const liveRows = {};
+function liveReport(name, runs) {
+  const ops = median(runs.map((r) => r.opsPerSec));
+  liveRows[name] = ops;
+  const r = runs[0];
+  const replay = r.replay ? (r.replay.mismatch === null ? 'replay equal' : `REPLAY MISMATCH: ${r.replay.mismatch}`) : 'not recorded';
+  const retries = Math.round(r.retries / (r.ops / 1e6));
+  console.log(`${name.padEnd(40)} ${(ops / 1e6).toFixed(2).padStart(6)} M ops/s  ${String(retries).padStart(5)} retries/M ops  ${r.listLockWaits} lock waits  ${replay}`);
+}
+for (const frees of ['remote', 'local']) {
+  for (const record of [false, true]) {
+    for (const threads of [1, 2]) {
+      const runs = [];
+      for (let i = 0; i < SIM_ROUNDS; i++) {
+        const args = ['live', '--workload', '--threads', String(threads), '--ops', String(LIVE_OPS), '--frees', frees, ...(record ? [] : ['--no-record'])];
+        runs.push(JSON.parse(execFileSync('wasm-core/target/release/slabscope', args, { encoding: 'utf8' })));
+      }
+      liveReport(`native, ${frees} frees, ${record ? 'recorded' : 'unrecorded'}, ${threads} thread(s)`, runs);
+    }
+  }
+}
+{
+  const mt = await import(new URL('web/wasm/pkg-mt/slabscope.js', root));
+  const module = new WebAssembly.Module(readFileSync('web/wasm/pkg-mt/slabscope_bg.wasm'));
+  const exports = mt.initSync({ module });
+  const source = `
+    import { parentPort, workerData } from 'node:worker_threads';
+    const mt = await import(workerData.glue);
+    mt.initSync({ module: workerData.module, memory: workerData.memory });
+    parentPort.on('message', ({ id, cpu }) => {
+      const t0 = performance.now();
+      mt.live_work(id, cpu);
+      parentPort.postMessage(performance.now() - t0);
+    });
+    parentPort.postMessage('ready');
+  `;
+  const workers = await Promise.all(
+    [0, 1].map(
+      () =>
+        new Promise((resolve, reject) => {
+          const w = new Worker(source, { eval: true, workerData: { glue: new URL('web/wasm/pkg-mt/slabscope.js', root).href, module, memory: exports.memory } });
+          w.once('message', () => resolve(w));
+          w.once('error', reject);
+        }),
+    ),
+  );
+  const ask = (w, id, cpu) => new Promise((resolve) => { w.once('message', resolve); w.postMessage({ id, cpu }); });
+  const live = async (request) => {
+    const job = new mt.Live(JSON.stringify(request));
+    const ms = await Promise.all(workers.slice(0, request.threads).map((w, cpu) => ask(w, job.id, cpu)));
+    const result = JSON.parse(job.finish(Float64Array.from(ms.map((m) => m / 1e3))));
+    job.free();
+    return result.report;
+  };
+  // The recorded runs keep about 100 bytes per operation: a quarter as many, within the
+  // module's 1 GiB.
+  await live({ threads: 2, ops: 200_000, seed: 1, frees: 'remote', record: false }); // warm-up: the memory grows once
+  for (const frees of ['remote', 'local']) {
+    for (const record of [false, true]) {
+      for (const threads of [1, 2]) {
+        const ops = record ? LIVE_OPS / 4 : LIVE_OPS;
+        const runs = [];
+        for (let i = 0; i < SIM_ROUNDS; i++) runs.push(await live({ threads, ops, seed: 1, frees, record }));
+        liveReport(`wasm mt, ${frees} frees, ${record ? 'recorded' : 'unrecorded'}, ${threads} worker(s)`, runs);
+      }
+    }
+  }
+  workers.forEach((w) => w.terminate());
+}
+for (const where of ['native', 'wasm mt']) {
+  for (const frees of ['remote', 'local']) {
+    const unit = where === 'native' ? 'thread(s)' : 'worker(s)';
+    const one = liveRows[`${where}, ${frees} frees, unrecorded, 1 ${unit}`];
+    const two = liveRows[`${where}, ${frees} frees, unrecorded, 2 ${unit}`];
+    const rec = liveRows[`${where}, ${frees} frees, recorded, 2 ${unit}`];
+    console.log(`${where}, ${frees} frees: 2 over 1 ${(two / one).toFixed(2)}x; recording costs ${(two / rec).toFixed(2)}x`);
+  }
+}
+for (const frees of ['remote', 'local']) {
+  const n = liveRows[`native, ${frees} frees, unrecorded, 2 thread(s)`];
+  const w = liveRows[`wasm mt, ${frees} frees, unrecorded, 2 worker(s)`];
+  console.log(`wasm live time / native live time, ${frees} frees, 2 threads: ${(n / w).toFixed(2)}x`);
+}
+console.log('targets: 2 workers >= 1.7x one; wasm live <= 1.5x native live; recording <= 2x\n');
 if (process.argv.includes('--sim')) process.exit(0);
 
 // --- Part 2: the geometry sweep ------------------------------------------------------------
