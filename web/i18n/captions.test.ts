@@ -172,7 +172,7 @@ interface ArgCall {
 
 const KEY = /^step\.\w+$/;
 /** `rec.arg*(…)`, or `k.arg*(…)` in the kernel paths written once for both contexts (smp). */
-const ARG_CALL = /\b(?:rec|k)\s*\.\s*arg(_cache|_addr)?\s*\(/g;
+const ARG_CALL = /\b(?:rec|k)\s*\.\s*arg(_cache|_addr|_always|_zonelist)?\s*\(/g;
 /**
  * `rec.call(function, path, key, |rec| …)`: the call that opens a step (or `self.begin` inside the
  * recorder); `k.call(function, path, key)` in the smp kernel paths, whose guard closes it (a path

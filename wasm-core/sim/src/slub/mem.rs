@@ -654,7 +654,7 @@ impl<T: RecMem> SlubMem for T {
     }
 
     fn arg_always(self, name: &'static str, value: u32) {
-        self.rec(|rec| rec.arg(name, value));
+        self.rec(|rec| crate::smp::pass_arg(rec, name, value));
     }
 
     fn bulk_first_bad(self, cache: Option<CacheId>, objs: &[u64]) -> Option<u64> {

@@ -494,6 +494,12 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// Adds the caption argument `name` to the open step (for `SlubMem::arg_always`, which passes
+/// on the name its caller gave).
+pub(crate) fn pass_arg(rec: &mut Recorder, name: &'static str, value: u32) {
+    rec.arg(name, value);
+}
+
 /// An open kernel-function call of an interleaved task (see `Ctx::call`): its frame names the
 /// task's micro-steps; dropping it pops the frame.
 pub struct Call<'a> {
