@@ -8,7 +8,7 @@ import type { FormError } from './sweepForm';
 
 /** As MAX_LIVE_OPS_RECORDED and MAX_LIVE_OPS in wasm-core/wasm/src/lib.rs, which refuses
  *  anything past them (a recorded run keeps about 100 bytes per operation). */
-export const MAX_OPS_RECORDED = 2_000_000;
+export const MAX_OPS_RECORDED = 1_000_000;
 export const MAX_OPS = 20_000_000;
 /** Operations past which the run is too long to open in the player (MAX_SCENARIO_OPS in
  *  wasm-core/run/src/live.rs). */

@@ -377,8 +377,8 @@ static LIVES: Mutex<BTreeMap<u32, Arc<LiveJob>>> = Mutex::new(BTreeMap::new());
 static NEXT_LIVE: AtomicU32 = AtomicU32::new(1);
 
 /// Most operations a live run in the browser may have: a recorded one keeps about 100 bytes
-/// per operation in memory, and the module's memory is at most 1 GiB.
-pub const MAX_LIVE_OPS_RECORDED: u64 = 2_000_000;
+/// per operation, and merging it about three times that, within the module's 1 GiB of memory.
+pub const MAX_LIVE_OPS_RECORDED: u64 = 1_000_000;
 pub const MAX_LIVE_OPS: u64 = 20_000_000;
 
 /// A registered live run (docs/live.md). Dropping it (JS `free()`) unregisters it.
