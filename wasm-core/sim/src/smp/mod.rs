@@ -617,7 +617,8 @@ pub struct SyncCtx<'a, const MICRO: bool> {
 
 /// What a sequential run's kernel code shares: the recorder and what it keeps.
 pub struct SyncShared<'a> {
-    rec: RefCell<&'a mut Recorder>,
+    /// The recorder, lent to one closure at a time (`with`).
+    rec: Cell<Option<&'a mut Recorder>>,
     teaching: Teaching,
     keep_args: bool,
 }
@@ -625,7 +626,13 @@ pub struct SyncShared<'a> {
 impl SyncShared<'_> {
     #[inline(always)]
     fn with<R>(&self, f: impl FnOnce(&mut Recorder) -> R) -> R {
-        f(&mut self.rec.borrow_mut())
+        let rec = self
+            .rec
+            .take()
+            .expect("the recorder is lent to one closure at a time");
+        let out = f(&mut *rec);
+        self.rec.set(Some(rec));
+        out
     }
 }
 
@@ -719,7 +726,7 @@ impl<'a, const MICRO: bool> Kernel for SyncCtx<'a, MICRO> {
     fn call(self, function: &'static str, path: &'static str, key: &'static str) -> SyncCall<'a> {
         let opened = self.with(|rec| rec.open_call(function, path, key));
         SyncCall {
-            rec: &self.sh.rec,
+            sh: self.sh,
             opened,
         }
     }
@@ -797,7 +804,7 @@ impl<'a, const MICRO: bool> Kernel for SyncCtx<'a, MICRO> {
 /// An open kernel-function call of sequential code (see `SyncCtx::call`): a step of the
 /// trace (or a call joining the open one); dropping it closes the call.
 pub struct SyncCall<'a> {
-    rec: &'a RefCell<&'a mut Recorder>,
+    sh: &'a SyncShared<'a>,
     opened: bool,
 }
 
@@ -809,7 +816,7 @@ impl CallGuard for SyncCall<'_> {
     /// As `Call::set_path`.
     fn set_path(&self, path: &'static str) {
         if self.opened {
-            self.rec.borrow_mut().set_path(path);
+            self.sh.with(|rec| rec.set_path(path));
         }
     }
 }
@@ -817,7 +824,7 @@ impl CallGuard for SyncCall<'_> {
 impl Drop for SyncCall<'_> {
     #[inline(always)]
     fn drop(&mut self) {
-        self.rec.borrow_mut().close_call();
+        self.sh.with(Recorder::close_call);
     }
 }
 
@@ -836,7 +843,7 @@ pub fn run_sync_as<R, const MICRO: bool>(
     let keep_args = rec.recording();
     let teaching = rec.teaching();
     let sh = SyncShared {
-        rec: RefCell::new(rec),
+        rec: Cell::new(Some(rec)),
         teaching,
         keep_args,
     };
