@@ -44,15 +44,15 @@ impl std::fmt::Display for LiveScenarioError {
 /// The scenario of `run` (started with `seed` and `frees`): its machine, its operations per CPU
 /// and the schedule of its log.
 pub fn live_scenario(run: &LiveRun, seed: u64, frees: Frees) -> Result<String, LiveScenarioError> {
+    if run.total().ops > 0 && run.logs.iter().all(|l| l.is_empty()) {
+        return Err(LiveScenarioError::NotRecorded);
+    }
     let ops: usize = run.ops.iter().map(Vec::len).sum();
     if ops > MAX_SCENARIO_OPS {
         return Err(LiveScenarioError::TooManyOps {
             ops,
             max: MAX_SCENARIO_OPS,
         });
-    }
-    if ops > 0 && run.logs.iter().all(|l| l.is_empty()) {
-        return Err(LiveScenarioError::NotRecorded);
     }
     let choices = merge(&run.logs).map_err(|_| LiveScenarioError::Unordered)?;
     let (names, order) = object_names(run, &choices);

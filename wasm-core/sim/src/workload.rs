@@ -57,7 +57,12 @@ pub fn standard_machine() -> MachineConfig {
 
 /// Boots the standard machine with its kmalloc caches, ready for `run_standard_ops`.
 pub fn standard_recorder(record: bool) -> Recorder {
-    let machine = Machine::new(standard_machine()).expect("the standard machine is valid");
+    booted(standard_machine(), record)
+}
+
+/// Boots `config` (a variant of the standard machine) with its kmalloc caches.
+pub fn booted(config: MachineConfig, record: bool) -> Recorder {
+    let machine = Machine::new(config).expect("a standard machine is valid");
     let mut rec = Recorder::new(machine, record);
     create_kmalloc_caches(&mut rec, &BootOptions::default()).expect("kmalloc caches fit");
     rec

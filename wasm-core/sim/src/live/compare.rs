@@ -14,7 +14,7 @@ pub(crate) fn first_difference(live: &Machine, replay: &Machine) -> Option<Strin
         return None;
     }
     let (l, r) = (live.slub(), replay.slub());
-    for (id, (lc, rc)) in l.caches.iter().zip(r.caches.iter()).enumerate() {
+    for (lc, rc) in l.caches.iter().zip(r.caches.iter()) {
         for (cpu, (a, b)) in lc.cpu.iter().zip(rc.cpu.iter()).enumerate() {
             if let Some(d) = differ(&format!("{} cpu{cpu} kmem_cache_cpu", lc.name), a, b) {
                 return Some(d);
@@ -25,7 +25,6 @@ pub(crate) fn first_difference(live: &Machine, replay: &Machine) -> Option<Strin
                 return Some(d);
             }
         }
-        let _ = id;
     }
     for (pfn, a) in l.slabs.iter() {
         match r.slabs.get(&pfn) {

@@ -205,18 +205,13 @@ impl Kernel for LiveCtx<'_> {
     }
 
     #[inline(always)]
-    fn interleaved(self) -> bool {
-        false
-    }
-
-    #[inline(always)]
     fn teaching(self) -> Teaching {
         Teaching::default()
     }
 
     #[inline(always)]
-    fn at(self, next: Access) {
-        self.stats.borrow_mut().boundary(next);
+    fn at(self, _next: Access) {
+        self.stats.borrow_mut().boundary();
         if let Some(log) = self.log {
             log.borrow_mut().step(self.mem);
         }
@@ -230,26 +225,6 @@ impl Kernel for LiveCtx<'_> {
 
     #[inline(always)]
     fn note(self, _micro: impl FnOnce() -> Micro) {}
-
-    #[inline(always)]
-    fn tid_read(self) {}
-
-    #[inline(always)]
-    fn slab_read(self, _pfn: Pfn) {}
-
-    fn cpu_pair_changed_at(self, _cache: CacheId, _cpu: CpuId) -> Option<u32> {
-        None
-    }
-
-    fn slab_changed_at(self, _pfn: Pfn) -> Option<u32> {
-        None
-    }
-
-    #[inline(always)]
-    fn hold(self, _pfn: Pfn, _freelist: u64) {}
-
-    #[inline(always)]
-    fn release(self, _pfn: Pfn) {}
 
     /// A live thread is never preempted or interrupted: only its own earlier operation could
     /// have moved its tid on.
@@ -288,12 +263,6 @@ impl Kernel for LiveCtx<'_> {
     fn local_unlock_irqrestore(self, _cache: CacheId) {
         self.at(Access::LocalUnlock);
     }
-
-    #[inline(always)]
-    fn preempt(self, _disable: bool) {}
-
-    #[inline(always)]
-    fn pin(self, _pinned: bool) {}
 
     fn diagnose(
         self,
@@ -337,7 +306,7 @@ impl Kernel for LiveCtx<'_> {
                 break;
             }
             self.mark(res, (w >> 1) * 2, Class::Read);
-            self.stats.borrow_mut().lock_waited(cache, node);
+            self.stats.borrow_mut().lock_waited();
             // The look is done, and the rest of its micro-step (the pause) touches nothing:
             // its recording hold goes now, or the holder could not drop the lock meanwhile.
             if let Some(log) = self.log {
@@ -352,7 +321,7 @@ impl Kernel for LiveCtx<'_> {
                 std::thread::yield_now();
             }
         }
-        self.stats.borrow_mut().lock_taken(cache, node);
+        self.stats.borrow_mut().lock_taken();
     }
 
     fn spin_unlock_irqrestore(self, cache: CacheId, node: NodeId) {
@@ -761,17 +730,12 @@ impl SlubMem for LiveCtx<'_> {
         let _ = crate::page_alloc::free_pages(&mut pages.rec, cpu, pfn);
     }
 
-    fn debug_take_first(self, pfn: Pfn) -> (u64, SlabFields) {
-        let f = self.mem.fields(pfn);
-        let next = self.get_freepointer_safe(f.freelist);
-        let word = Word {
-            freelist: next,
-            inuse: 1,
-            objects: f.objects,
-            frozen: false,
-        };
-        self.mem.slab(pfn).word.store(word.pack(), Relaxed);
-        (f.freelist, f)
+    // A debug cache's paths: never reached, as `LiveMem::new` refuses a machine with a
+    // `slub_debug` cache (live mode does not run `n->full`, poisoning or red zones). Reaching one
+    // would be a broken invariant of this module, not a bad operation.
+
+    fn debug_take_first(self, _pfn: Pfn) -> (u64, SlabFields) {
+        unreachable!("LiveMem::new refuses debug caches")
     }
 
     fn debug_list_new_slab(
@@ -782,10 +746,11 @@ impl SlubMem for LiveCtx<'_> {
         _pfn: Pfn,
         _object: u64,
     ) {
+        unreachable!("LiveMem::new refuses debug caches")
     }
 
     fn debug_alloc_from_partial(self, _cache: CacheId, _node: NodeId, _cpu: CpuId) -> Option<u64> {
-        None
+        unreachable!("LiveMem::new refuses debug caches")
     }
 
     fn debug_free_to_partial(
@@ -799,13 +764,17 @@ impl SlubMem for LiveCtx<'_> {
         _inuse: u32,
         _discard: bool,
     ) {
+        unreachable!("LiveMem::new refuses debug caches")
     }
 
     #[inline(always)]
     fn arg_always(self, _name: &'static str, _value: u32) {}
 
+    // `kmem_cache_free_bulk()`'s checks and detached freelists: never reached, as a live CPU
+    // runs no bulk operation (`LiveCpu` has none).
+
     fn bulk_first_bad(self, _cache: Option<CacheId>, _objs: &[u64]) -> Option<u64> {
-        None
+        unreachable!("a live CPU runs no bulk operation")
     }
 
     fn bulk_detach(
@@ -815,7 +784,7 @@ impl SlubMem for LiveCtx<'_> {
         _size: usize,
         _cpu: CpuId,
     ) -> Detached {
-        (0, None)
+        unreachable!("a live CPU runs no bulk operation")
     }
 
     fn bulk_take_object(self, cache: CacheId, c: CpuId, object: u64, tid: u64) -> u64 {

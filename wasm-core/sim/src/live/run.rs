@@ -5,17 +5,15 @@ use super::mem::{with_short_tids, LiveMem, LiveRefusal};
 use super::record::{merge, ThreadLog};
 use super::stats::LiveStats;
 use super::{KmallocTable, LiveCpu};
-use crate::boot::BootOptions;
 use crate::gfp::GFP_KERNEL;
 use crate::ids::CpuId;
 use crate::machine::{Machine, MachineConfig};
-use crate::slub::create_kmalloc_caches;
 use crate::slub::task::{SmpOp, SmpResult};
 use crate::smp::exec::{self, OpFuture, Program, Ready, TaskKind, TaskSpec};
 use crate::smp::schedule::Schedule;
 use crate::smp::{Ctx, TaskId, Teaching};
 use crate::trace::Recorder;
-use crate::workload::standard_machine;
+use crate::workload::{booted, standard_machine};
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
 use std::collections::VecDeque;
@@ -69,7 +67,7 @@ pub struct LiveRun {
     /// The machine it started from.
     pub base: Machine,
     pub mem: LiveMem,
-    /// Per CPU: its counts, its operations and (recorded) its log.
+    /// Per CPU: its counts and, recorded, its operations and its log.
     pub stats: Vec<LiveStats>,
     pub ops: Vec<Vec<LiveOp>>,
     pub logs: Vec<ThreadLog>,
@@ -90,10 +88,7 @@ impl LiveRun {
 
 /// Boots the live workload's machine.
 pub fn boot(threads: u32) -> Recorder {
-    let machine = Machine::new(live_machine(threads)).expect("the live machine is valid");
-    let mut rec = Recorder::new(machine, false);
-    create_kmalloc_caches(&mut rec, &BootOptions::default()).expect("kmalloc caches fit");
-    rec
+    booted(live_machine(threads), false)
 }
 
 /// A live run of the standard mix (`crate::workload`) set up for `threads` threads, each a
@@ -181,7 +176,12 @@ impl LiveJob {
         // Each thread keeps its share of the workload's band of live objects.
         let band = |n: usize| n * threads as usize;
         let mut rng = Pcg32::seed_from_u64(self.seed ^ (u64::from(t) << 32));
-        let mut done = Vec::with_capacity(self.per_thread as usize);
+        // The operations, for the replay (an unrecorded run keeps none: they would only take memory).
+        let mut done = Vec::with_capacity(if self.record {
+            self.per_thread as usize
+        } else {
+            0
+        });
         // A free takes a random object from a pool: under the lock, noting the pool's turn
         // (a hand-over the replay orders after the allocation that gave the object).
         let take = |which: u32, pick: u32| {
@@ -219,7 +219,9 @@ impl LiveJob {
             match freed {
                 Some(addr) => {
                     cpu.free(addr);
-                    done.push(LiveOp::Free { addr });
+                    if self.record {
+                        done.push(LiveOp::Free { addr });
+                    }
                 }
                 // An allocation (or a free that found nothing to free: the same).
                 None => {
@@ -236,7 +238,9 @@ impl LiveJob {
                         own.1.store(p.0.len(), Relaxed);
                         cpu.log(|l| l.gave(t, p.1));
                     }
-                    done.push(LiveOp::Kmalloc { size, addr });
+                    if self.record {
+                        done.push(LiveOp::Kmalloc { size, addr });
+                    }
                 }
             }
         }

@@ -1,8 +1,7 @@
 //! What one live thread counts: its micro-steps, the kernel's retries by site, `list_lock`
 //! acquisitions and the looks that found it held.
 
-use crate::ids::{CacheId, NodeId};
-use crate::smp::micro::{Access, RetryReason};
+use crate::smp::micro::RetryReason;
 use std::collections::BTreeMap;
 
 /// One thread's counts (merged over threads with `add`).
@@ -30,7 +29,7 @@ pub struct LiveStats {
 
 impl LiveStats {
     #[inline(always)]
-    pub(crate) fn boundary(&mut self, _next: Access) {
+    pub(crate) fn boundary(&mut self) {
         self.boundaries += 1;
     }
 
@@ -42,12 +41,12 @@ impl LiveStats {
     }
 
     #[inline(always)]
-    pub(crate) fn lock_taken(&mut self, _cache: CacheId, _node: NodeId) {
+    pub(crate) fn lock_taken(&mut self) {
         self.lock_taken += 1;
     }
 
     #[inline(always)]
-    pub(crate) fn lock_waited(&mut self, _cache: CacheId, _node: NodeId) {
+    pub(crate) fn lock_waited(&mut self) {
         self.lock_waits += 1;
     }
 

@@ -557,8 +557,11 @@ pub(crate) trait Kernel: Copy + crate::slub::mem::SlubMem {
     type Frame;
     /// `smp_processor_id()`.
     fn cpu(self) -> CpuId;
-    /// An executor interleaves this run's tasks (never, for a twin).
-    fn interleaved(self) -> bool;
+    /// An executor interleaves this run's tasks: never, for a twin.
+    #[inline(always)]
+    fn interleaved(self) -> bool {
+        false
+    }
     fn teaching(self) -> Teaching;
     /// A micro-step boundary before `next`.
     fn at(self, next: Access);
@@ -566,12 +569,23 @@ pub(crate) trait Kernel: Copy + crate::slub::mem::SlubMem {
     fn step<T>(self, next: Access, f: impl FnOnce() -> T) -> T;
     /// Notes what the micro-step just taken did.
     fn note(self, micro: impl FnOnce() -> Micro);
-    fn tid_read(self);
-    fn slab_read(self, pfn: Pfn);
-    fn cpu_pair_changed_at(self, cache: CacheId, cpu: CpuId) -> Option<u32>;
-    fn slab_changed_at(self, pfn: Pfn) -> Option<u32>;
-    fn hold(self, pfn: Pfn, freelist: u64);
-    fn release(self, pfn: Pfn);
+    // What only the interleaving executor keeps (`Ctx`): which step a failed cmpxchg's word
+    // changed at, and the slabs a task holds between micro-steps. A twin runs each operation
+    // straight through, so it keeps none of it.
+    #[inline(always)]
+    fn tid_read(self) {}
+    #[inline(always)]
+    fn slab_read(self, _pfn: Pfn) {}
+    fn cpu_pair_changed_at(self, _cache: CacheId, _cpu: CpuId) -> Option<u32> {
+        None
+    }
+    fn slab_changed_at(self, _pfn: Pfn) -> Option<u32> {
+        None
+    }
+    #[inline(always)]
+    fn hold(self, _pfn: Pfn, _freelist: u64) {}
+    #[inline(always)]
+    fn release(self, _pfn: Pfn) {}
     fn disturbance(self) -> RetryReason;
     fn frame(self, function: &'static str) -> Self::Frame;
     fn count_retry(self, site: &'static str, reason: RetryReason);
@@ -582,8 +596,12 @@ pub(crate) trait Kernel: Copy + crate::slub::mem::SlubMem {
     fn arg_zonelist(self, name: &'static str, node: NodeId);
     fn local_lock_irqsave(self, cache: CacheId);
     fn local_unlock_irqrestore(self, cache: CacheId);
-    fn preempt(self, disable: bool);
-    fn pin(self, pinned: bool);
+    /// `preempt_disable()`/`preempt_enable()` and a work item's binding to its CPU: only the
+    /// executor decides preemptions, so a twin has nothing to keep.
+    #[inline(always)]
+    fn preempt(self, _disable: bool) {}
+    #[inline(always)]
+    fn pin(self, _pinned: bool) {}
     fn diagnose(
         self,
         function: &'static str,
@@ -653,11 +671,6 @@ impl<'a, const MICRO: bool> Kernel for SyncCtx<'a, MICRO> {
     }
 
     #[inline(always)]
-    fn interleaved(self) -> bool {
-        false
-    }
-
-    #[inline(always)]
     fn teaching(self) -> Teaching {
         self.sh.teaching
     }
@@ -683,30 +696,6 @@ impl<'a, const MICRO: bool> Kernel for SyncCtx<'a, MICRO> {
             self.sh.with(|rec| rec.micro(0, micro));
         }
     }
-
-    #[inline(always)]
-    fn tid_read(self) {}
-
-    #[inline(always)]
-    fn slab_read(self, _pfn: Pfn) {}
-
-    /// Sequential: nothing changes a word between a task's read and its cmpxchg.
-    #[inline(always)]
-    fn cpu_pair_changed_at(self, _cache: CacheId, _cpu: CpuId) -> Option<u32> {
-        None
-    }
-
-    #[inline(always)]
-    fn slab_changed_at(self, _pfn: Pfn) -> Option<u32> {
-        None
-    }
-
-    /// A sequential task never holds a slab across a step boundary.
-    #[inline(always)]
-    fn hold(self, _pfn: Pfn, _freelist: u64) {}
-
-    #[inline(always)]
-    fn release(self, _pfn: Pfn) {}
 
     /// Nothing interrupts a sequential task, so a failed cmpxchg cannot happen; were it to,
     /// it would be another operation of this CPU.
@@ -766,12 +755,6 @@ impl<'a, const MICRO: bool> Kernel for SyncCtx<'a, MICRO> {
         let cpu = self.cpu;
         self.note(|| Micro::LocalUnlock { cache, cpu });
     }
-
-    #[inline(always)]
-    fn preempt(self, _disable: bool) {}
-
-    #[inline(always)]
-    fn pin(self, _pinned: bool) {}
 
     /// A sequential run's diagnostic joins the step it is found in.
     fn diagnose(
