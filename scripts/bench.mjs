@@ -24,6 +24,7 @@
 //   wasm mt  the threaded module under Node: N worker_threads share its memory, N = 1, 2
 
 import { execFileSync } from 'node:child_process';
+import { liveWorkers } from './liveWorkers.mjs';
 
 if (process.argv.includes('--help')) {
   console.log(`npm run bench [-- OPTION]: prints figures, asserts nothing (docs/bench.md).
@@ -194,40 +195,10 @@ for (const frees of ['remote', 'local']) {
   }
 }
 {
-  const mt = await import(new URL('web/wasm/pkg-mt/slabscope.js', root));
-  const module = new WebAssembly.Module(readFileSync('web/wasm/pkg-mt/slabscope_bg.wasm'));
-  const exports = mt.initSync({ module });
-  const source = `
-    import { parentPort, workerData } from 'node:worker_threads';
-    const mt = await import(workerData.glue);
-    mt.initSync({ module: workerData.module, memory: workerData.memory });
-    parentPort.on('message', ({ id, cpu }) => {
-      const t0 = performance.now();
-      mt.live_work(id, cpu);
-      parentPort.postMessage(performance.now() - t0);
-    });
-    parentPort.postMessage('ready');
-  `;
-  const workers = await Promise.all(
-    [0, 1].map(
-      () =>
-        new Promise((resolve, reject) => {
-          const w = new Worker(source, { eval: true, workerData: { glue: new URL('web/wasm/pkg-mt/slabscope.js', root).href, module, memory: exports.memory } });
-          w.once('message', () => resolve(w));
-          w.once('error', reject);
-        }),
-    ),
-  );
-  const ask = (w, id, cpu) => new Promise((resolve) => { w.once('message', resolve); w.postMessage({ id, cpu }); });
-  const live = async (request) => {
-    const job = new mt.Live(JSON.stringify(request));
-    const ms = await Promise.all(workers.slice(0, request.threads).map((w, cpu) => ask(w, job.id, cpu)));
-    const result = JSON.parse(job.finish(Float64Array.from(ms.map((m) => m / 1e3))));
-    job.free();
-    return result.report;
-  };
-  // The recorded runs keep about 100 bytes per operation: a quarter as many, within the
-  // module's 1 GiB.
+  const workers = await liveWorkers(root, 2);
+  const live = async (request) => (await workers.live(request)).report;
+  // A recorded run keeps about 100 bytes per operation and merging it about three times that:
+  // a quarter as many, within the module's 1 GiB.
   await live({ threads: 2, ops: 200_000, seed: 1, frees: 'remote', record: false }); // warm-up: the memory grows once
   for (const frees of ['remote', 'local']) {
     for (const record of [false, true]) {
@@ -239,7 +210,7 @@ for (const frees of ['remote', 'local']) {
       }
     }
   }
-  workers.forEach((w) => w.terminate());
+  await workers.close();
 }
 for (const where of ['native', 'wasm mt']) {
   for (const frees of ['remote', 'local']) {

@@ -3,60 +3,16 @@
 // recorded run is replayed on the interleaving engine inside the module and the states compared;
 // over the seeds below, 120,000 operations with real races.
 
-import { readFileSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { liveWorkers } from './liveWorkers.mjs';
 
-const root = new URL('..', import.meta.url);
-const glue = new URL('web/wasm/pkg-mt/slabscope.js', root);
-let mt;
-let workers = [];
-
+let workers;
 beforeAll(async () => {
-  mt = await import(glue.href);
-  const module = new WebAssembly.Module(readFileSync(new URL('web/wasm/pkg-mt/slabscope_bg.wasm', root)));
-  const exports = mt.initSync({ module });
-  const source = `
-    import { parentPort, workerData } from 'node:worker_threads';
-    const mt = await import(workerData.glue);
-    mt.initSync({ module: workerData.module, memory: workerData.memory });
-    parentPort.on('message', ({ id, cpu }) => {
-      const t0 = performance.now();
-      const ran = mt.live_work(id, cpu);
-      parentPort.postMessage({ ran, ms: performance.now() - t0 });
-    });
-    parentPort.postMessage('ready');
-  `;
-  workers = await Promise.all(
-    [0, 1, 2].map(
-      () =>
-        new Promise((resolve, reject) => {
-          const w = new Worker(source, { eval: true, workerData: { glue: glue.href, module, memory: exports.memory } });
-          w.once('message', () => resolve(w));
-          w.once('error', reject);
-        }),
-    ),
-  );
+  workers = await liveWorkers(new URL('..', import.meta.url), 3);
 }, 60_000);
+afterAll(() => workers.close());
 
-afterAll(() => Promise.all(workers.map((w) => w.terminate())));
-
-/** Runs `request` with one worker per thread; the module's LiveResult. */
-async function live(request) {
-  const job = new mt.Live(JSON.stringify(request));
-  try {
-    const ask = (w, cpu) =>
-      new Promise((resolve) => {
-        w.once('message', resolve);
-        w.postMessage({ id: job.id, cpu });
-      });
-    const replies = await Promise.all(workers.slice(0, request.threads).map((w, cpu) => ask(w, cpu)));
-    expect(replies.every((r) => r.ran)).toBe(true);
-    return JSON.parse(job.finish(Float64Array.from(replies.map((r) => r.ms / 1000))));
-  } finally {
-    job.free();
-  }
-}
+const live = (request) => workers.live(request);
 
 describe('live mode in wasm', () => {
   it('replays every recorded run to the same state', async () => {
@@ -85,12 +41,12 @@ describe('live mode in wasm', () => {
     expect(scenario).toMatch(/\nconcurrent explicit\n/);
     expect(scenario).toMatch(/\n {2}schedule cpu[01]/);
     // The app checks it as it would any text: it parses.
-    expect(mt.check_scenario(scenario)).toBeUndefined();
+    expect(workers.mt.check_scenario(scenario)).toBeUndefined();
   }, 60_000);
 
   it('refuses a request past its bounds with the reason', () => {
-    expect(() => new mt.Live(JSON.stringify({ threads: 2, ops: 3_000_000, seed: 1, frees: 'remote', record: true }))).toThrow(/at most 1000000 when recorded/);
-    expect(() => new mt.Live(JSON.stringify({ threads: 0, ops: 10, seed: 1, frees: 'remote', record: true }))).toThrow(/1 to 16/);
-    expect(() => new mt.Live('{"threads":2}')).toThrow(/bad live request/);
+    expect(() => new workers.mt.Live(JSON.stringify({ threads: 2, ops: 3_000_000, seed: 1, frees: 'remote', record: true }))).toThrow(/at most 1000000 when recorded/);
+    expect(() => new workers.mt.Live(JSON.stringify({ threads: 0, ops: 10, seed: 1, frees: 'remote', record: true }))).toThrow(/1 to 16/);
+    expect(() => new workers.mt.Live('{"threads":2}')).toThrow(/bad live request/);
   });
 });

@@ -11,6 +11,7 @@ import { GeometryChart } from './GeometryChart';
 import { SweepFormFields } from './SweepFormFields';
 import { SweepTable } from './SweepTable';
 import { DEFAULT_FORM, toGrid, type FormError, type SweepForm } from './sweepForm';
+import { simFailure } from './useCancelOnLeave';
 
 const METRICS: Metric[] = ['objs_per_slab', 'waste', 'waste_pct', 'order', 'cpu_partial_slabs'];
 
@@ -79,7 +80,7 @@ function useSweep(client: SimClient, info: BuildInfo) {
         setChartPage((p) => (pages.includes(p) ? p : pages[0]));
         setTableCpus((c) => (parsed.grid.cpus.includes(c) ? c : parsed.grid.cpus[0]));
       } catch (e) {
-        setError({ key: 'error.sim', args: { message: e instanceof Error ? e.message : String(e) } });
+        setError(simFailure(e));
       } finally {
         setRunning(false);
       }

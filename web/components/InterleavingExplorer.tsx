@@ -4,7 +4,7 @@
 // in the player. The scenario is the person's draft (read from the browser's storage, never
 // changed here) or one of the examples.
 
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isCancelled, ScenarioError, type ExploreReport, type SimClient } from '../core/client';
 import { failureText } from '../scenario/failureText';
@@ -15,6 +15,7 @@ import { ExploreGroups } from './ExploreGroups';
 import { defaultForm, EXAMPLE_IDS, MAX_PREEMPTIONS, MAX_SCHEDULES, toBounds, type Bounds, type ExploreForm, type Source } from './exploreForm';
 import { exampleText } from './interleavingExamples';
 import type { FormError } from './sweepForm';
+import { simFailure, useCancelOnLeave } from './useCancelOnLeave';
 
 /** The draft of the editor, as saved in this browser (else the run shown last), or null. */
 function savedDraft(storage: ScenarioStorage | null): string | null {
@@ -34,13 +35,7 @@ type Exploration =
 function useExploration(client: SimClient, storage: ScenarioStorage | null) {
   const { t, i18n } = useTranslation();
   const [state, setState] = useState<Exploration>({ status: 'idle' });
-  const running = useRef(false);
-  useEffect(
-    () => () => {
-      if (running.current) client.cancel();
-    },
-    [client],
-  );
+  const runningRef = useCancelOnLeave(client);
 
   const run = useCallback(
     async (form: ExploreForm) => {
@@ -56,19 +51,19 @@ function useExploration(client: SimClient, storage: ScenarioStorage | null) {
       }
       const { bounds } = parsed;
       setState({ status: 'running', bounds, explored: 0 });
-      running.current = true;
+      runningRef.current = true;
       try {
         const report = await client.explore(text, bounds, (explored) => setState({ status: 'running', bounds, explored }));
         setState({ status: 'done', report, text });
       } catch (e) {
         if (isCancelled(e)) setState({ status: 'cancelled' });
         else if (e instanceof ScenarioError) setState({ status: 'failed', error: failureText(t, (k) => i18n.exists(k), e) });
-        else setState({ status: 'failed', error: { key: 'error.sim', args: { message: e instanceof Error ? e.message : String(e) } } });
+        else setState({ status: 'failed', error: simFailure(e) });
       } finally {
-        running.current = false;
+        runningRef.current = false;
       }
     },
-    [client, storage, t, i18n],
+    [client, storage, t, i18n, runningRef],
   );
   return { state, run, cancel: () => client.cancel() };
 }

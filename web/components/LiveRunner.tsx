@@ -4,7 +4,7 @@
 // short one opens in the player as an ordinary run ("what your machine's threads did"). Needs
 // the threaded build: without cross-origin isolation the page says so and why.
 
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isCancelled, type BuildInfo, type LiveRequest, type LiveResult, type SimClient } from '../core/client';
 import { playerHref } from '../scenario/openInPlayer';
@@ -12,6 +12,7 @@ import { browserStorage } from '../scenario/store';
 import { currentHref } from '../url/urlState';
 import { defaultLiveForm, MAX_REPLAY_OPS, toLiveRequest, type LiveForm } from './liveForm';
 import type { FormError } from './sweepForm';
+import { simFailure, useCancelOnLeave } from './useCancelOnLeave';
 
 type Live =
   | { status: 'idle' }
@@ -23,13 +24,7 @@ type Live =
 /** One live run at a time on `client` (and, with `compare`, the same on one worker first). */
 function useLive(client: SimClient, poolSize: number) {
   const [state, setState] = useState<Live>({ status: 'idle' });
-  const running = useRef(false);
-  useEffect(
-    () => () => {
-      if (running.current) client.cancel();
-    },
-    [client],
-  );
+  const runningRef = useCancelOnLeave(client);
   const run = useCallback(
     async (form: LiveForm) => {
       const parsed = toLiveRequest(form, poolSize);
@@ -39,7 +34,7 @@ function useLive(client: SimClient, poolSize: number) {
       }
       const { request } = parsed;
       setState({ status: 'running', request });
-      running.current = true;
+      runningRef.current = true;
       try {
         // The same request on one worker, recorded the same way: the speedup compares like with
         // like. A short run first touches the memory both will use (the module's memory grows
@@ -51,12 +46,12 @@ function useLive(client: SimClient, poolSize: number) {
         setState({ status: 'done', result, one });
       } catch (e) {
         if (isCancelled(e)) setState({ status: 'cancelled' });
-        else setState({ status: 'failed', error: { key: 'error.sim', args: { message: e instanceof Error ? e.message : String(e) } } });
+        else setState({ status: 'failed', error: simFailure(e) });
       } finally {
-        running.current = false;
+        runningRef.current = false;
       }
     },
-    [client, poolSize],
+    [client, poolSize, runningRef],
   );
   return { state, run, cancel: () => client.cancel() };
 }
