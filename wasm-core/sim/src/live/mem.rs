@@ -228,8 +228,7 @@ pub enum LiveRefusal {
 }
 
 impl LiveMem {
-    /// The live memory holding `m`'s state (a machine booted with SLUB, with no slab yet: the
-    /// start of a run).
+    /// The live memory holding `m`'s state (a machine running SLUB, with or without slabs).
     pub fn new(m: &Machine) -> Result<LiveMem, LiveRefusal> {
         let st = m.slub();
         for s in st.caches.iter() {
@@ -245,11 +244,6 @@ impl LiveMem {
                     s.name
                 )));
             }
-        }
-        if !st.slabs.is_empty() || m.live_objects != 0 {
-            return Err(LiveRefusal::Unsupported(
-                "the machine already holds slabs".to_string(),
-            ));
         }
         let cpus = m.config.cpus as usize;
         let nodes = m.config.nodes as usize;
@@ -277,7 +271,7 @@ impl LiveMem {
             })
             .collect();
         let frames = m.frames.len();
-        Ok(LiveMem {
+        let mem = LiveMem {
             cpus,
             nodes,
             page_shift: m.page.page_shift,
@@ -297,7 +291,66 @@ impl LiveMem {
             pages_rlock: AtomicU32::new(0),
             live_objects: (0..cpus).map(|_| CpuCounter::default()).collect(),
             caches,
-        })
+        };
+        mem.load(m);
+        Ok(mem)
+    }
+
+    /// Takes in the slabs `m` holds (a run that made some before it went live): each slab's
+    /// words and objects, each CPU's cpu slab and partial stack, each node's partial list and
+    /// counts. `to_machine` gives them back unchanged.
+    fn load(&self, m: &Machine) {
+        let st = m.slub();
+        for (pfn, slab) in st.slabs.iter() {
+            let s = self.slab(pfn);
+            let me = pfn_enc(Some(pfn));
+            for p in pfn.0..pfn.0 + (1 << slab.order) {
+                self.slab(Pfn(p)).head.store(me, Relaxed);
+            }
+            s.order.store(u32::from(slab.order), Relaxed);
+            s.node.store(u32::from(slab.node.0), Relaxed);
+            s.next.store(pfn_enc(slab.next), Relaxed);
+            s.slabs.store(slab.slabs, Relaxed);
+            let word = Word {
+                freelist: slab.freelist,
+                inuse: slab.inuse,
+                objects: slab.objects,
+                frozen: slab.frozen,
+            };
+            s.word.store(word.pack(), Relaxed);
+            s.cache.store(u32::from(slab.cache) + 1, Relaxed);
+            let first = self.page_addr(pfn);
+            for i in 0..slab.objects as usize {
+                let obj = first + i as u64 * u64::from(slab.size);
+                self.set_fp(slab.cache, obj, slab.words[i]);
+                self.set_allocated(obj, slab.allocated[i]);
+            }
+        }
+        for (ci, s) in st.caches.iter().enumerate() {
+            let cache = CacheId::from(ci);
+            for (c, cc) in s.cpu.iter().enumerate() {
+                let w = self.cpu(cache, CpuId::from(c));
+                w.slab.store(pfn_enc(cc.slab), Relaxed);
+                w.partial.store(pfn_enc(cc.partial), Relaxed);
+            }
+            for (n, nn) in s.node.iter().enumerate() {
+                let w = self.node(cache, NodeId::from(n));
+                w.nr_slabs.store(nn.nr_slabs, Relaxed);
+                w.total_objects.store(nn.total_objects, Relaxed);
+                w.nr_partial.store(nn.partial.len() as u64, Relaxed);
+                let mut prev = NO_PFN;
+                for &p in &nn.partial {
+                    let me = pfn_enc(Some(p));
+                    self.slab(p).lprev.store(prev, Relaxed);
+                    match pfn_dec(prev) {
+                        Some(q) => self.slab(q).lnext.store(me, Relaxed),
+                        None => w.head.store(me, Relaxed),
+                    }
+                    prev = me;
+                }
+                w.tail.store(prev, Relaxed);
+            }
+        }
     }
 
     #[inline(always)]

@@ -3,9 +3,53 @@ use crate::ids::CpuId;
 use crate::machine::check::check_page_allocator;
 use crate::slub::check::check_slub;
 use crate::slub::{kfree, kmalloc};
+use crate::machine::Machine;
+use crate::trace::Recorder;
 use crate::workload::standard_recorder;
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
+
+/// `n` operations of a mix of kmalloc and kfree on random CPUs of the machine `rec` holds and,
+/// given `cpus`, the same on the live memory's CPUs, each allocation's address compared.
+fn mixed(
+    rec: &mut Recorder,
+    cpus: Option<(&[LiveCpu], &KmallocTable)>,
+    rng: &mut Pcg32,
+    live: &mut Vec<u64>,
+    n: u32,
+) {
+    for i in 0..n {
+        let cpu = CpuId::new(rng.next_u32() % 4);
+        let alloc = live.is_empty() || (live.len() < 3000 && rng.next_u32() % 3 != 0) || i % 7 == 0;
+        if alloc {
+            let size = u64::from(rng.next_u32() % 2048 + 1);
+            let a = kmalloc(rec, size, cpu, None);
+            if let Some((cpus, table)) = cpus {
+                let b = cpus[usize::from(cpu)].alloc(table.cache(size).expect("a kmalloc size"));
+                assert_eq!(a, b, "allocation {i}");
+            }
+            live.push(a);
+        } else {
+            let addr = live.swap_remove((rng.next_u32() as usize) % live.len());
+            kfree(rec, addr, cpu, None);
+            if let Some((cpus, _)) = cpus {
+                assert!(cpus[usize::from(cpu)].free(addr));
+            }
+        }
+    }
+}
+
+/// The live memory's state, checked and compared with the machine `rec` holds.
+fn assert_same(mem: &LiveMem, base: &Machine, rec: &Recorder) {
+    let expected = with_short_tids(rec.machine().clone());
+    let got = mem.to_machine(base);
+    assert_eq!(check_slub(&got), Vec::<String>::new());
+    assert_eq!(check_page_allocator(&got), Vec::<String>::new());
+    assert!(
+        got == expected,
+        "the live memory's state differs from the machine's"
+    );
+}
 
 /// One CPU at a time, the live memory runs the same operations as the machine and ends in
 /// the same state: the same kernel code over the two memories.
@@ -19,30 +63,29 @@ fn one_thread_over_the_live_memory_ends_where_the_machine_ends() {
         .map(|c| LiveCpu::new(&mem, CpuId::new(c), false))
         .collect();
     let mut rng = Pcg32::seed_from_u64(11);
-    let mut live: Vec<u64> = Vec::new();
-    for i in 0..30_000u32 {
-        let cpu = CpuId::new(rng.next_u32() % 4);
-        let alloc = live.is_empty() || (live.len() < 3000 && rng.next_u32() % 3 != 0) || i % 7 == 0;
-        if alloc {
-            let size = u64::from(rng.next_u32() % 2048 + 1);
-            let a = kmalloc(&mut rec, size, cpu, None);
-            let b = cpus[usize::from(cpu)].alloc(table.cache(size).expect("a kmalloc size"));
-            assert_eq!(a, b, "allocation {i}");
-            live.push(a);
-        } else {
-            let addr = live.swap_remove((rng.next_u32() as usize) % live.len());
-            kfree(&mut rec, addr, cpu, None);
-            assert!(cpus[usize::from(cpu)].free(addr));
-        }
-    }
-    let expected = with_short_tids(rec.machine().clone());
-    let got = mem.to_machine(&base);
-    assert_eq!(check_slub(&got), Vec::<String>::new());
-    assert_eq!(check_page_allocator(&got), Vec::<String>::new());
-    assert!(
-        got == expected,
-        "the live memory's state differs from the machine's"
-    );
+    mixed(&mut rec, Some((&cpus, &table)), &mut rng, &mut Vec::new(), 30_000);
+    assert_same(&mem, &base, &rec);
+}
+
+/// A run that made slabs before it went live (a scenario's lines before its `concurrent`
+/// block): the live memory takes in every slab, cpu slab, partial stack and node list, gives
+/// them back unchanged, and goes on from them as the machine does.
+#[test]
+fn a_live_memory_takes_in_a_machine_that_holds_slabs() {
+    let mut rec = standard_recorder(false);
+    let mut rng = Pcg32::seed_from_u64(12);
+    let mut live = Vec::new();
+    mixed(&mut rec, None, &mut rng, &mut live, 8_000);
+    let mid = rec.machine().clone();
+    assert!(!mid.slub().slabs.is_empty() && mid.live_objects > 0);
+    let mem = LiveMem::new(&mid).expect("the machine runs live");
+    assert_same(&mem, &mid, &rec);
+    let table = KmallocTable::new(&rec);
+    let cpus: Vec<LiveCpu> = (0..4)
+        .map(|c| LiveCpu::new(&mem, CpuId::new(c), false))
+        .collect();
+    mixed(&mut rec, Some((&cpus, &table)), &mut rng, &mut live, 8_000);
+    assert_same(&mem, &mid, &rec);
 }
 
 /// Real threads, real races: the replay of the log on the interleaving engine returns every
