@@ -123,7 +123,7 @@ struct BlockProgram<'s, 'r> {
 }
 
 /// The names an operation reads.
-fn op_refs(op: &Op) -> Vec<&Ref> {
+pub(crate) fn op_refs(op: &Op) -> Vec<&Ref> {
     match op {
         Op::Kfree { obj } | Op::KmemCacheFree { obj, .. } | Op::KfreeRcu { obj, .. } => vec![obj],
         Op::KmemCacheFreeBulk { objs, .. } | Op::KfreeBulk { objs } => vec![objs],
@@ -132,7 +132,7 @@ fn op_refs(op: &Op) -> Vec<&Ref> {
     }
 }
 
-fn list_refs(e: &ListExpr) -> Vec<&Ref> {
+pub(crate) fn list_refs(e: &ListExpr) -> Vec<&Ref> {
     match e {
         ListExpr::Ref { of } | ListExpr::Reverse { of } => vec![of],
         ListExpr::Items { items } => items.iter().collect(),
@@ -140,15 +140,75 @@ fn list_refs(e: &ListExpr) -> Vec<&Ref> {
     }
 }
 
-fn ref_name(r: &Ref) -> &str {
+pub(crate) fn ref_name(r: &Ref) -> &str {
     match r {
         Ref::Name { name } | Ref::Index { name, .. } | Ref::Slice { name, .. } => name,
     }
 }
 
-fn target_name(t: &Target) -> &str {
+pub(crate) fn target_name(t: &Target) -> &str {
     match t {
         Target::Name(n) | Target::Append(n) => n,
+    }
+}
+
+/// The names and lists `lines` give values to, each with the number of runs that will: a
+/// line that reads one waits until that is 0. A `for` line is counted as `repeat` runs until it
+/// expands and its list is known (`expanded`); each run's end takes one off.
+pub(crate) fn block_pending(lines: &[OpLine]) -> BTreeMap<String, u32> {
+    let mut pending: BTreeMap<String, u32> = BTreeMap::new();
+    for l in lines {
+        if let Some(t) = &l.target {
+            *pending.entry(target_name(t).to_string()).or_default() += l.repeat;
+        }
+    }
+    pending
+}
+
+/// `line` expanded into `elements` elements: a `for` line makes `repeat` runs per element.
+pub(crate) fn expanded(pending: &mut BTreeMap<String, u32>, line: &OpLine, elements: usize) {
+    if let (Some(target), Some(_)) = (&line.target, &line.for_each) {
+        let runs = line.repeat.saturating_mul(elements as u32);
+        let left = pending.entry(target_name(target).to_string()).or_default();
+        *left = left.saturating_sub(line.repeat).saturating_add(runs);
+    }
+}
+
+/// The first name `refs` read (other than `var`, a `for` variable) that a line still has to
+/// give a value to.
+pub(crate) fn first_pending<'x>(
+    pending: &BTreeMap<String, u32>,
+    refs: impl Iterator<Item = &'x Ref>,
+    var: Option<&str>,
+) -> Option<String> {
+    refs.map(ref_name)
+        .filter(|n| Some(*n) != var)
+        .find(|n| pending.get(*n).is_some_and(|&c| c > 0))
+        .map(str::to_string)
+}
+
+/// A run's result given to its line's target, as a sequential line gives it: `x = ...` names
+/// a value (or a bulk allocation's list), `xs += ...` adds to a list.
+pub(crate) fn store_result(
+    names: &mut BTreeMap<String, Value>,
+    lists: &mut BTreeMap<String, Vec<Value>>,
+    target: Option<&Target>,
+    value: Option<OutValue>,
+) {
+    match (target, value) {
+        (Some(Target::Name(n)), Some(OutValue::One(v))) => {
+            names.insert(n.clone(), v);
+        }
+        (Some(Target::Append(n)), Some(OutValue::One(v))) => {
+            lists.entry(n.clone()).or_default().push(v);
+        }
+        (Some(Target::Name(n)), Some(OutValue::List(vs))) => {
+            lists.insert(n.clone(), vs);
+        }
+        (Some(Target::Append(n)), Some(OutValue::List(vs))) => {
+            lists.entry(n.clone()).or_default().extend(vs);
+        }
+        _ => {}
     }
 }
 
@@ -159,10 +219,7 @@ impl<'s> BlockProgram<'s, '_> {
         refs: impl Iterator<Item = &'x Ref>,
         var: Option<&str>,
     ) -> Option<String> {
-        refs.map(ref_name)
-            .filter(|n| Some(*n) != var)
-            .find(|n| self.pending.get(*n).is_some_and(|&c| c > 0))
-            .map(str::to_string)
+        first_pending(&self.pending, refs, var)
     }
 
     /// Expands task `t`'s next line into its runs.
@@ -181,15 +238,7 @@ impl<'s> BlockProgram<'s, '_> {
             }
             None => vec![None],
         };
-        // The line was counted as `repeat` runs; a `for` line makes `repeat` per element.
-        if let (Some(target), Some(_)) = (&line.target, &line.for_each) {
-            let runs = line.repeat.saturating_mul(elements.len() as u32);
-            let left = self
-                .pending
-                .entry(target_name(target).to_string())
-                .or_default();
-            *left = left.saturating_sub(line.repeat).saturating_add(runs);
-        }
+        expanded(&mut self.pending, line, elements.len());
         let task = &mut self.tasks[t];
         for var in elements {
             for _ in 0..line.repeat {
@@ -268,7 +317,7 @@ impl<'s> BlockProgram<'s, '_> {
 type Out = Result<Option<OutValue>, RunError>;
 
 /// A result to name: one value, or a bulk allocation's list.
-enum OutValue {
+pub(crate) enum OutValue {
     One(Value),
     List(Vec<Value>),
 }
@@ -386,22 +435,7 @@ impl<'a> Program<'a> for BlockProgram<'_, '_> {
                 return;
             }
         };
-        match (&item.line.target, value) {
-            (Some(Target::Name(n)), Some(OutValue::One(v))) => {
-                self.names.insert(n.clone(), v);
-            }
-            (Some(Target::Append(n)), Some(OutValue::One(v))) => {
-                self.lists.entry(n.clone()).or_default().push(v);
-            }
-            // As a sequential line does: `xs = ...` names the list, `xs += ...` adds to it.
-            (Some(Target::Name(n)), Some(OutValue::List(vs))) => {
-                self.lists.insert(n.clone(), vs);
-            }
-            (Some(Target::Append(n)), Some(OutValue::List(vs))) => {
-                self.lists.entry(n.clone()).or_default().extend(vs);
-            }
-            _ => {}
-        }
+        store_result(self.names, self.lists, item.line.target.as_ref(), value);
     }
 
     fn origin(&self, t: TaskId) -> (Option<u32>, Option<u32>) {
@@ -474,14 +508,7 @@ pub(crate) fn run_block(
             },
         })
         .collect();
-    let mut pending: BTreeMap<String, u32> = BTreeMap::new();
-    for l in lines {
-        if let Some(t) = &l.target {
-            *pending.entry(target_name(t).to_string()).or_default() += l.repeat;
-        }
-    }
-    // A `for` line is counted as `repeat` runs until it expands and its list is known
-    // (`expand`); `finish` takes each run off.
+    let pending = block_pending(lines);
     let slub = allocator::ops(rec.machine()).kind() == Allocator::Slub;
     let start = rec.cursor();
     let mut program = BlockProgram {

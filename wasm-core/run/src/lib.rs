@@ -18,6 +18,7 @@ pub mod explore;
 pub mod explore_report;
 mod lists;
 pub mod live;
+pub mod live_file;
 pub mod print;
 mod run;
 pub mod session;

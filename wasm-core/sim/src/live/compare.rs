@@ -9,7 +9,7 @@ fn differ<T: PartialEq + Debug>(what: &str, live: &T, replay: &T) -> Option<Stri
 }
 
 /// The first part of the two machines that differs (`None`: they are equal).
-pub(crate) fn first_difference(live: &Machine, replay: &Machine) -> Option<String> {
+pub fn first_difference(live: &Machine, replay: &Machine) -> Option<String> {
     if live == replay {
         return None;
     }

@@ -11,10 +11,11 @@ pub mod run;
 pub mod stats;
 
 use crate::gfp::GFP_KERNEL;
-use crate::ids::{CacheId, CpuId};
+use crate::ids::{CacheId, CpuId, NodeId};
 use crate::slub::kmalloc_slab;
 use crate::trace::Recorder;
 use ctx::LiveCtx;
+pub use compare::first_difference;
 pub use mem::{with_short_tids, LiveMem, LiveRefusal};
 use record::ThreadLog;
 pub use stats::LiveStats;
@@ -44,6 +45,15 @@ impl KmallocTable {
     pub fn cache(&self, size: u64) -> Option<CacheId> {
         self.by_size.get(size as usize).copied().flatten()
     }
+}
+
+/// Why an address cannot be freed live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotAnObject {
+    /// Not the start of an object of a slab.
+    NotInASlab,
+    /// An object that is free (a double free).
+    Free,
 }
 
 /// One CPU's thread of a live run: its context, and its log when the run is recorded.
@@ -86,11 +96,43 @@ impl<'a> LiveCpu<'a> {
 
     /// `kmem_cache_alloc(cache)` (`slab_alloc_node()` with no node): the object, or NULL.
     pub fn alloc(&self, cache: CacheId) -> u64 {
+        self.alloc_node(cache, None)
+    }
+
+    /// `kmem_cache_alloc_node(cache, node)`: the object, or NULL.
+    pub fn alloc_node(&self, cache: CacheId, node: Option<NodeId>) -> u64 {
         self.stats.borrow_mut().ops += 1;
         self.log(|l| l.begin_op(self.mem));
-        let object = crate::slub::alloc::sync::slab_alloc(self.ctx(), cache, None);
+        let object = crate::slub::alloc::sync::slab_alloc(self.ctx(), cache, node);
         self.log(|l| l.release(self.mem));
         object
+    }
+
+    /// `flush_cpu_slab(cache)` on this CPU: its cpu slab deactivated, its partial stack
+    /// unfrozen onto the node lists.
+    pub fn flush(&self, cache: CacheId) {
+        self.stats.borrow_mut().ops += 1;
+        self.log(|l| l.begin_op(self.mem));
+        crate::slub::partial::sync::flush_cpu_slab_k(self.ctx(), cache);
+        self.log(|l| l.release(self.mem));
+    }
+
+    /// An operation that runs no kernel path (`kfree(NULL)`): one micro-step.
+    pub fn nothing(&self) {
+        self.stats.borrow_mut().ops += 1;
+        self.log(|l| l.begin_op(self.mem));
+        self.log(|l| l.release(self.mem));
+    }
+
+    /// Where `addr` is: the cache of the slab it is an allocated object of, or why it is not
+    /// one (an address outside slabs or inside an object, or an object that is free).
+    pub fn object_cache(&self, addr: u64) -> Result<CacheId, NotAnObject> {
+        let (_, cache, _) = self.mem.place_of(addr).ok_or(NotAnObject::NotInASlab)?;
+        if self.mem.is_allocated(addr) {
+            Ok(cache)
+        } else {
+            Err(NotAnObject::Free)
+        }
     }
 
     /// `kfree(addr)` of an object this run handed out and nobody freed since (the caller's

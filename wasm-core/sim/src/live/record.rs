@@ -59,6 +59,11 @@ impl Res {
     pub fn pool(i: u32) -> Res {
         Res((4 << 60) | u64::from(i))
     }
+
+    /// A name (or list) of a scenario that a `concurrent` block's lines give a value to.
+    pub fn name(i: u32) -> Res {
+        Res((5 << 60) | u64::from(i))
+    }
 }
 
 /// Whether a mark changes its word (ordered among the writes) or only reads it (between the
@@ -93,8 +98,8 @@ pub struct ThreadLog {
     /// Per micro-step, the index of its first mark.
     pub(crate) steps: Vec<u32>,
     pub(crate) marks: Vec<Mark>,
-    /// A mark for the next operation's first micro-step (a taken object).
-    pending: Option<Mark>,
+    /// Marks for the next operation's first micro-step (a taken object, the names it reads).
+    pending: Vec<Mark>,
     /// The recording locks the current micro-step holds.
     pub(crate) held: Vec<Held>,
     /// The micro-step each operation began with.
@@ -136,19 +141,33 @@ impl ThreadLog {
     pub fn begin_op(&mut self, mem: &crate::live::LiveMem) {
         self.op_starts.push(self.steps.len() as u32);
         self.step(mem);
-        if let Some(m) = self.pending.take() {
-            self.marks.push(m);
-        }
+        self.marks.append(&mut self.pending);
     }
 
     /// The thread took an object that another gave (`seq` in the pool's order): the next
     /// operation's first micro-step comes after that.
     pub fn took(&mut self, pool: u32, seq: u64) {
-        self.pending = Some(Mark {
+        self.pending.push(Mark {
             res: Res::pool(pool),
             seq,
             class: Class::Write,
         });
+    }
+
+    /// The next operation reads name `name` as its `seq`th value: its first micro-step comes
+    /// after the one that gave that value.
+    pub fn saw(&mut self, name: u32, seq: u64) {
+        self.pending.push(Mark {
+            res: Res::name(name),
+            seq,
+            class: Class::Read,
+        });
+    }
+
+    /// The last operation gave name `name` its `seq`th value (a list, its `seq`th element):
+    /// its last micro-step comes before any that reads it.
+    pub fn named(&mut self, name: u32, seq: u64) {
+        self.mark(Res::name(name), seq, Class::Write);
     }
 
     /// The thread gave what its last operation returned (`seq` in the pool's order): that

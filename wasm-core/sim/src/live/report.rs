@@ -53,7 +53,8 @@ pub struct ReplayFigures {
 #[serde(rename_all = "camelCase")]
 pub struct LiveReport {
     pub threads: u32,
-    pub frees: Frees,
+    /// Whose objects the workload's threads free (none for a scenario's block).
+    pub frees: Option<Frees>,
     pub recorded: bool,
     #[cfg_attr(feature = "ts-export", ts(type = "number"))]
     pub ops: u64,
@@ -85,14 +86,32 @@ pub struct LiveReport {
 impl LiveReport {
     /// The figures of `run` (started with `frees`), replaying it first when it was recorded.
     pub fn of(run: &LiveRun, frees: Frees, recorded: bool) -> LiveReport {
-        let total: LiveStats = {
-            let mut t = LiveStats::default();
-            for s in &run.stats {
-                t.add(s);
+        let replay = recorded.then(|| {
+            let r = replay(run);
+            ReplayFigures {
+                micro_steps: r.micro_steps as u64,
+                mismatch: r.mismatch,
             }
-            t
-        };
-        let slowest = run.seconds.iter().copied().fold(0.0, f64::max);
+        });
+        let cpus: Vec<u32> = (0..run.stats.len() as u32).collect();
+        LiveReport::from_parts(&cpus, &run.stats, &run.seconds, Some(frees), recorded, replay)
+    }
+
+    /// The figures of threads that ran CPUs `cpus`, with their counts and times (`seconds`),
+    /// and the replay's verdict.
+    pub fn from_parts(
+        cpus: &[u32],
+        stats: &[LiveStats],
+        seconds: &[f64],
+        frees: Option<Frees>,
+        recorded: bool,
+        replay: Option<ReplayFigures>,
+    ) -> LiveReport {
+        let mut total = LiveStats::default();
+        for s in stats {
+            total.add(s);
+        }
+        let slowest = seconds.iter().copied().fold(0.0, f64::max);
         let rate = |ops: u64, s: f64| if s > 0.0 { ops as f64 / s } else { 0.0 };
         let per_million = |n: u64| {
             if total.ops == 0 {
@@ -101,26 +120,19 @@ impl LiveReport {
                 n as f64 * 1e6 / total.ops as f64
             }
         };
-        let replay = recorded.then(|| {
-            let r = replay(run);
-            ReplayFigures {
-                micro_steps: r.micro_steps as u64,
-                mismatch: r.mismatch,
-            }
-        });
         LiveReport {
-            threads: run.stats.len() as u32,
+            threads: stats.len() as u32,
             frees,
             recorded,
             ops: total.ops,
-            per_thread: run
-                .stats
+            per_thread: stats
                 .iter()
+                .zip(cpus)
                 .enumerate()
-                .map(|(c, s)| {
-                    let seconds = run.seconds.get(c).copied().unwrap_or(0.0);
+                .map(|(i, (s, &cpu))| {
+                    let seconds = seconds.get(i).copied().unwrap_or(0.0);
                     ThreadFigures {
-                        cpu: c as u32,
+                        cpu,
                         ops: s.ops,
                         seconds,
                         ops_per_sec: rate(s.ops, seconds),

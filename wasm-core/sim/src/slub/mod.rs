@@ -37,7 +37,7 @@ mod create;
 pub(crate) mod free;
 pub(crate) mod mem;
 mod ops;
-mod partial;
+pub(crate) mod partial;
 pub(crate) mod random;
 mod shrink;
 pub mod state;

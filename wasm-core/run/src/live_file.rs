@@ -1,0 +1,854 @@
+//! A live run of a scenario (`slabscope live FILE`, the app's live page): its lines before a
+//! `concurrent` block run as always; the block runs live, each CPU of it on its own thread over
+//! one shared memory (docs/live.md), and its schedule becomes the order the threads' shared
+//! accesses took. The scenario with each block's schedule so replaced is the replay: it is run,
+//! and at each block's end its state, names and lists must equal the live ones.
+//!
+//! What a block may hold, live: one task per CPU (no `task N`, no `irq`: a live CPU is one
+//! thread, and nothing interrupts it), and the operations whose kernel paths live mode runs:
+//! `kmalloc`, `kmem_cache_alloc`, `kfree`, `kmem_cache_free` and `flush_cpu_slab`, each on an
+//! object the run allocated and has not freed. A line that reads a name another line of the
+//! block gives a value to waits, as on the interleaving engine, until every line that gives it
+//! one has run (its thread spins).
+//!
+//! A block runs in three calls, so that the threads can be Web Workers that the caller starts:
+//! `LiveFile::next_block` runs the scenario up to the block and returns its `BlockJob`; each
+//! thread calls `BlockJob::run_cpu`; `LiveFile::end_block` merges the logs, writes the schedule
+//! and checks the replay.
+
+use crate::concurrent::{
+    block_pending, expanded, first_pending, list_refs, op_refs, ref_name, run_block,
+    store_result, target_name, task_label, OutValue, MAX_BLOCK_STEPS,
+};
+use crate::explore_report::replay_text;
+use crate::lists::eval_list;
+use crate::concurrent::RunState;
+use crate::run::{lookup_cache, object, resolve, run_inner, Caches, RunError, Value};
+use crate::site::{call_site_address, call_site_name};
+use crate::translate;
+use serde::Serialize;
+use slabscope_scenario::{Block, Op, OpLine, Scenario, TaskSlot};
+use slabscope_sim::boot::Allocator;
+use slabscope_sim::ids::{CacheId, CpuId};
+use slabscope_sim::live::record::{merge, ThreadLog};
+use slabscope_sim::live::report::{LiveReport, ReplayFigures};
+use slabscope_sim::live::{with_short_tids, LiveCpu, LiveMem, LiveRefusal, LiveStats, NotAnObject};
+use slabscope_sim::machine::Machine;
+use slabscope_sim::slub::kmalloc_slab;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// Why a scenario cannot run live, or did not replay.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LiveFileError {
+    /// The scenario does not parse.
+    Parse(String),
+    /// The scenario's run fails (as `slabscope run` would say).
+    Run(RunError),
+    /// The scenario has no `concurrent` block.
+    NoBlock,
+    /// The scenario's allocator is SLAB.
+    Slab,
+    /// The block at `line` holds a line live mode cannot run: `what` is that line's operation
+    /// or task, at `at`.
+    NotLive { at: u32, what: String },
+    /// The machine as it is at the block cannot run live (a debug or hardened cache).
+    Machine { line: u32, why: String },
+    /// A free of something that is not an allocated object (`what`), at `at`.
+    BadFree { at: u32, what: &'static str },
+    /// The merged schedule has more micro-steps than a block may.
+    TooLong { line: u32, steps: usize },
+    /// The replay of the block at `line` differs from the live run (a bug): `what`, with both
+    /// values.
+    Mismatch { line: u32, what: String },
+    /// A thread still runs the block.
+    Busy,
+}
+
+impl std::fmt::Display for LiveFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LiveFileError::Parse(e) => write!(f, "{e}"),
+            LiveFileError::Run(e) => write!(f, "{e}"),
+            LiveFileError::NoBlock => write!(
+                f,
+                "the scenario has no concurrent block: live mode runs the operations between `concurrent` and `end` on one thread per CPU"
+            ),
+            LiveFileError::Slab => write!(
+                f,
+                "live mode runs SLUB's lockless paths; this scenario's allocator is SLAB"
+            ),
+            LiveFileError::NotLive { at, what } => write!(
+                f,
+                "line {at}: {what} cannot run live; a live block holds kmalloc, kmem_cache_alloc, kfree, kmem_cache_free and flush_cpu_slab, one task per CPU (`slabscope run` runs the rest on the interleaving engine)"
+            ),
+            LiveFileError::Machine { line, why } => {
+                write!(f, "line {line}: the machine cannot run live: {why}")
+            }
+            LiveFileError::BadFree { at, what } => write!(
+                f,
+                "line {at}: live, this free is of {what}; live mode frees only objects the run allocated and has not freed"
+            ),
+            LiveFileError::TooLong { line, steps } => write!(
+                f,
+                "line {line}: the block took {steps} micro-steps live; a block replays at most {MAX_BLOCK_STEPS}"
+            ),
+            LiveFileError::Mismatch { line, what } => write!(
+                f,
+                "line {line}: the replay differs from the live run: {what}"
+            ),
+            LiveFileError::Busy => write!(f, "a thread still runs the block"),
+        }
+    }
+}
+
+impl std::error::Error for LiveFileError {}
+
+impl LiveFileError {
+    /// A stable key for the kind of error and the values its message names (see
+    /// `RunError::key_args`).
+    pub fn key_args(&self) -> (&'static str, Vec<(&'static str, String)>) {
+        match self {
+            LiveFileError::Parse(e) => ("live.parse", vec![("message", e.clone())]),
+            LiveFileError::Run(e) => e.key_args(),
+            LiveFileError::NoBlock => ("live.no_block", vec![]),
+            LiveFileError::Slab => ("live.slab", vec![]),
+            LiveFileError::NotLive { at, what } => (
+                "live.not_live",
+                vec![("line", at.to_string()), ("what", what.clone())],
+            ),
+            LiveFileError::Machine { line, why } => (
+                "live.machine",
+                vec![("line", line.to_string()), ("why", why.clone())],
+            ),
+            LiveFileError::BadFree { at, what } => (
+                match *what {
+                    FREE_OBJECT => "live.double_free",
+                    _ => "live.bad_free",
+                },
+                vec![("line", at.to_string())],
+            ),
+            LiveFileError::TooLong { line, steps } => (
+                "live.too_long",
+                vec![
+                    ("line", line.to_string()),
+                    ("steps", steps.to_string()),
+                    ("max", MAX_BLOCK_STEPS.to_string()),
+                ],
+            ),
+            LiveFileError::Mismatch { line, what } => (
+                "live.mismatch",
+                vec![("line", line.to_string()), ("what", what.clone())],
+            ),
+            LiveFileError::Busy => ("live.busy", vec![]),
+        }
+    }
+}
+
+const FREE_OBJECT: &str = "an object that is already free";
+const NOT_AN_OBJECT: &str = "an address that is not the start of a slab object";
+const PAGES: &str = "pages from alloc_pages";
+
+/// What one block did live, and what its replay found.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+#[serde(rename_all = "camelCase")]
+pub struct LiveBlockReport {
+    /// Its `concurrent` line in the scenario the run was given.
+    pub line: u32,
+    /// The figures (per thread, retries by site, `list_lock`, the replay's verdict).
+    pub report: LiveReport,
+}
+
+/// A live run of a scenario: each block's figures, and the scenario that replays it.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+#[serde(rename_all = "camelCase")]
+pub struct LiveFileReport {
+    pub blocks: Vec<LiveBlockReport>,
+    /// The scenario with each block's schedule the one its threads took: running it is the
+    /// replay.
+    pub replay: String,
+}
+
+/// A scenario being run live, block by block.
+pub struct LiveFile {
+    /// The text so far: the blocks before `next` already replaced by their replays.
+    text: String,
+    scenario: Scenario,
+    /// The block to run next (an index into `scenario.blocks`), and how the lines moved: the
+    /// given scenario's line of each block.
+    next: usize,
+    given_lines: Vec<u32>,
+    blocks: Vec<LiveBlockReport>,
+}
+
+/// One block, ready for its threads.
+pub struct BlockJob {
+    /// The machine at the block's start, and the block.
+    base: Machine,
+    block: Block,
+    mem: LiveMem,
+    /// Per machine CPU: its lines in the block (none: no thread).
+    lines: Vec<Vec<OpLine>>,
+    /// The cache each `kmalloc`, `kmem_cache_alloc`, `kmem_cache_free` and `flush_cpu_slab`
+    /// line uses, by line.
+    caches: BTreeMap<u32, CacheId>,
+    names: Mutex<Names>,
+    done: Vec<Mutex<Option<(LiveStats, ThreadLog)>>>,
+    /// Threads that have come to the start line.
+    arrived: AtomicU32,
+}
+
+/// How long a thread waits at the start for the others (spins): long enough for threads that
+/// start together to go together, short enough that a caller with fewer workers than CPUs
+/// (whose threads then run one after another) loses little.
+const START_SPINS: u32 = 1 << 22;
+
+/// The names and lists the block's threads share, with what a line still has to give them.
+struct Names {
+    names: BTreeMap<String, Value>,
+    lists: BTreeMap<String, Vec<Value>>,
+    pending: BTreeMap<String, u32>,
+    budget: usize,
+    /// Each name the block gives values to: its number (`Res::name`) and how many values it
+    /// was given so far.
+    ids: BTreeMap<String, (u32, u64)>,
+    /// Per machine CPU: the name its thread waits for; and whether it has finished.
+    waits: Vec<Option<String>>,
+    finished: Vec<bool>,
+    /// The first error: every thread stops.
+    error: Option<LiveFileError>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl LiveFile {
+    /// A live run of the scenario `text`.
+    pub fn new(text: &str) -> Result<LiveFile, LiveFileError> {
+        let scenario =
+            slabscope_scenario::parse(text).map_err(|e| LiveFileError::Parse(e.to_string()))?;
+        if scenario.blocks.is_empty() {
+            return Err(LiveFileError::NoBlock);
+        }
+        if translate::allocator(scenario.allocator) != Allocator::Slub {
+            return Err(LiveFileError::Slab);
+        }
+        Ok(LiveFile {
+            text: text.to_string(),
+            given_lines: scenario.blocks.iter().map(|b| b.line).collect(),
+            scenario,
+            next: 0,
+            blocks: Vec::new(),
+        })
+    }
+
+    /// Runs the scenario up to its next block and makes that block's job (`None`: no block
+    /// left).
+    pub fn next_block(&mut self) -> Result<Option<Arc<BlockJob>>, LiveFileError> {
+        let Some(block) = self.scenario.blocks.get(self.next).cloned() else {
+            return Ok(None);
+        };
+        let mut at: Option<(Machine, BTreeMap<String, Value>, BTreeMap<String, Vec<Value>>, usize, Caches)> =
+            None;
+        let mut hook = |rec: &mut slabscope_sim::trace::Recorder,
+                        b: &Block,
+                        caches: &Caches,
+                        state: &mut RunState<'_>| {
+            if b.line == block.line {
+                at = Some((
+                    rec.machine().clone(),
+                    state.0.clone(),
+                    state.1.clone(),
+                    *state.3,
+                    caches.clone(),
+                ));
+                return Ok(None);
+            }
+            run_block(rec, &self.scenario, b, caches, state, None).map(Some)
+        };
+        run_inner(&self.scenario, false, None, &mut |_| {}, &mut hook)
+            .map_err(LiveFileError::Run)?;
+        let (base, names, lists, budget, caches) =
+            at.expect("the run reaches every block of its scenario");
+        BlockJob::new(&self.scenario, block, base, names, lists, budget, &caches).map(|j| Some(Arc::new(j)))
+    }
+
+    /// The block `job` ran (its threads done, `seconds[c]` CPU `c`'s time): merges its logs
+    /// into the schedule, writes it into the scenario, and runs the replay to the block's end,
+    /// comparing its state, names and lists with the live ones.
+    pub fn end_block(&mut self, job: Arc<BlockJob>, seconds: &[f64]) -> Result<(), LiveFileError> {
+        let job = Arc::try_unwrap(job).map_err(|_| LiveFileError::Busy)?;
+        let names = job.names.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(e) = names.error {
+            return Err(e);
+        }
+        let line = self.given_lines[self.next];
+        let mut stats = Vec::new();
+        let mut logs = Vec::new();
+        let mut secs = Vec::new();
+        let mut cpus = Vec::new();
+        for (c, slot) in job.done.into_iter().enumerate() {
+            let (s, log) = slot
+                .into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .unwrap_or_default();
+            if !job.lines[c].is_empty() {
+                stats.push(s);
+                secs.push(seconds.get(c).copied().unwrap_or(0.0));
+                cpus.push(c as u32);
+            }
+            logs.push(log);
+        }
+        let choices = merge(&logs).map_err(|e| LiveFileError::Mismatch {
+            line,
+            what: format!(
+                "the micro-steps cannot be put in one order: {} of {} placed",
+                e.placed, e.total
+            ),
+        })?;
+        if choices.len() > MAX_BLOCK_STEPS {
+            return Err(LiveFileError::TooLong {
+                line,
+                steps: choices.len(),
+            });
+        }
+        // The block made explicit, under a comment that says where its schedule came from.
+        let threads = cpus.len();
+        // The comments about the schedule it had go first (the lines move: parsed again).
+        let text = without_schedule_comments(&self.text, &job.block);
+        let block = slabscope_scenario::parse(&text)
+            .map_err(|e| LiveFileError::Mismatch {
+                line,
+                what: format!("the scenario without its schedule's comments does not parse: {e}"),
+            })?
+            .blocks[self.next]
+            .clone();
+        let text = replay_text(&text, &block, &choices);
+        let mut lines: Vec<&str> = text.lines().collect();
+        let comment = format!(
+            "# The schedule of this block is what {threads} threads did live, one per CPU ({} micro-steps).",
+            choices.len()
+        );
+        lines.insert(block.line as usize - 1, &comment);
+        let text = lines.join("\n") + "\n";
+        let scenario = slabscope_scenario::parse(&text).map_err(|e| LiveFileError::Mismatch {
+            line,
+            what: format!("the replay does not parse: {e}"),
+        })?;
+        let live_machine = job.mem.to_machine(&job.base);
+        let replayed = replay_to(&scenario, self.next)?;
+        let mismatch = if replayed.0 != live_machine {
+            Some(
+                slabscope_sim::live::first_difference(&live_machine, &replayed.0)
+                    .unwrap_or_else(|| "the states differ".to_string()),
+            )
+        } else if replayed.1 != names.names {
+            Some(format!(
+                "the names differ: live {:?}, in the replay {:?}",
+                names.names, replayed.1
+            ))
+        } else if replayed.2 != names.lists {
+            Some(format!(
+                "the lists differ: live {:?}, in the replay {:?}",
+                names.lists, replayed.2
+            ))
+        } else {
+            None
+        };
+        let report = LiveReport::from_parts(
+            &cpus,
+            &stats,
+            &secs,
+            None,
+            true,
+            Some(ReplayFigures {
+                micro_steps: choices.len() as u64,
+                mismatch: mismatch.clone(),
+            }),
+        );
+        self.blocks.push(LiveBlockReport {
+            line: self.given_lines[self.next],
+            report,
+        });
+        if let Some(what) = mismatch {
+            return Err(LiveFileError::Mismatch { line, what });
+        }
+        self.text = text;
+        self.scenario = scenario;
+        self.next += 1;
+        Ok(())
+    }
+
+    /// Each block's figures so far, and the replay; the replay must run whole.
+    pub fn finish(self) -> Result<LiveFileReport, LiveFileError> {
+        crate::run::run(&self.scenario, false).map_err(LiveFileError::Run)?;
+        Ok(LiveFileReport {
+            blocks: self.blocks,
+            replay: self.text,
+        })
+    }
+
+    /// The blocks run so far (with a mismatch, the last one's report says what differs).
+    pub fn reports(&self) -> &[LiveBlockReport] {
+        &self.blocks
+    }
+}
+
+/// `text` without the comment lines of `block` that follow its last operation line: they speak
+/// of the schedule the live one replaces.
+fn without_schedule_comments(text: &str, block: &Block) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let inside = |i: usize| (i as u32 + 1) > block.line && (i as u32 + 1) < block.end_line;
+    let is_op = |l: &str| {
+        let t = l.trim_start();
+        !t.is_empty() && !t.starts_with('#') && !t.starts_with("schedule ") && t != "schedule"
+    };
+    let last_op = (0..lines.len()).filter(|&i| inside(i) && is_op(lines[i])).max();
+    let mut out = String::with_capacity(text.len());
+    for (i, l) in lines.iter().enumerate() {
+        if inside(i) && last_op.is_some_and(|o| i > o) && l.trim_start().starts_with('#') {
+            continue;
+        }
+        out.push_str(l);
+        out.push('\n');
+    }
+    out
+}
+
+/// The machine, names and lists at the end of block `k` of `scenario`'s run.
+type AtEnd = (Machine, BTreeMap<String, Value>, BTreeMap<String, Vec<Value>>);
+
+fn replay_to(scenario: &Scenario, k: usize) -> Result<AtEnd, LiveFileError> {
+    let target = scenario.blocks[k].line;
+    let mut end: Option<AtEnd> = None;
+    let mut hook = |rec: &mut slabscope_sim::trace::Recorder,
+                    b: &Block,
+                    caches: &Caches,
+                    state: &mut RunState<'_>| {
+        let run = run_block(rec, scenario, b, caches, state, None)?;
+        if b.line == target {
+            end = Some((
+                with_short_tids(rec.machine().clone()),
+                state.0.clone(),
+                state.1.clone(),
+            ));
+            return Ok(None);
+        }
+        Ok(Some(run))
+    };
+    run_inner(scenario, false, None, &mut |_| {}, &mut hook).map_err(LiveFileError::Run)?;
+    Ok(end.expect("the replay reaches the block"))
+}
+
+impl BlockJob {
+    fn new(
+        scenario: &Scenario,
+        block: Block,
+        base: Machine,
+        names: BTreeMap<String, Value>,
+        lists: BTreeMap<String, Vec<Value>>,
+        budget: usize,
+        caches: &Caches,
+    ) -> Result<BlockJob, LiveFileError> {
+        if scenario.teaching_no_tid {
+            return Err(LiveFileError::NotLive {
+                at: block.line,
+                what: "a block taught without the tid".to_string(),
+            });
+        }
+        let lines = &scenario.ops[block.first_op..block.end_op];
+        let cpus = base.config.cpus as usize;
+        let mut per_cpu: Vec<Vec<OpLine>> = vec![Vec::new(); cpus];
+        let mut line_caches = BTreeMap::new();
+        let rec = slabscope_sim::trace::Recorder::new(base.clone(), false);
+        for l in lines {
+            if l.task != TaskSlot::Main {
+                return Err(LiveFileError::NotLive {
+                    at: l.line,
+                    what: format!(
+                        "a line of {}",
+                        task_label(l.cpu.unwrap_or(0) as u16, l.task)
+                    ),
+                });
+            }
+            let cache = |name: &String| {
+                lookup_cache(&rec, caches, l.line, name).map_err(LiveFileError::Run)
+            };
+            let cpu = l.cpu.unwrap_or(0);
+            match &l.op {
+                Op::Kmalloc { size, gfp, site, .. } => {
+                    let caller = call_site_address(&call_site_name(site.as_deref(), l.line));
+                    let got = kmalloc_slab(&rec, *size, translate::gfp(*gfp), caller);
+                    match got {
+                        Ok(Ok((c, _))) if *size > 0 => {
+                            line_caches.insert(l.line, c);
+                        }
+                        _ => {
+                            return Err(LiveFileError::NotLive {
+                                at: l.line,
+                                what: format!(
+                                    "kmalloc({size}), which no kmalloc cache serves,"
+                                ),
+                            })
+                        }
+                    }
+                }
+                Op::KmemCacheAlloc { cache: c, .. } | Op::FlushCpuSlab { cache: c } => {
+                    let id = cache(c)?;
+                    if base.slub().caches[id].destroyed {
+                        return Err(LiveFileError::NotLive {
+                            at: l.line,
+                            what: format!("{} of a destroyed cache", l.op.name()),
+                        });
+                    }
+                    line_caches.insert(l.line, id);
+                }
+                Op::KmemCacheFree { cache: c, .. } => {
+                    line_caches.insert(l.line, cache(c)?);
+                }
+                Op::Kfree { .. } => {}
+                other => {
+                    return Err(LiveFileError::NotLive {
+                        at: l.line,
+                        what: other.name().to_string(),
+                    })
+                }
+            }
+            if let Some(v) = per_cpu.get_mut(cpu as usize) {
+                v.push(l.clone());
+            }
+        }
+        let mem = LiveMem::new(&base).map_err(|LiveRefusal::Unsupported(why)| {
+            LiveFileError::Machine {
+                line: block.line,
+                why,
+            }
+        })?;
+        let pending = block_pending(lines);
+        let ids = pending
+            .keys()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), (i as u32, 0)))
+            .collect();
+        let finished = per_cpu.iter().map(Vec::is_empty).collect();
+        Ok(BlockJob {
+            base,
+            block,
+            mem,
+            caches: line_caches,
+            names: Mutex::new(Names {
+                names,
+                lists,
+                pending,
+                budget,
+                ids,
+                waits: vec![None; cpus],
+                finished,
+                error: None,
+            }),
+            done: (0..cpus).map(|_| Mutex::new(None)).collect(),
+            lines: per_cpu,
+            arrived: AtomicU32::new(0),
+        })
+    }
+
+    /// The CPUs that run a thread in this block.
+    pub fn cpus(&self) -> Vec<u32> {
+        (0..self.lines.len() as u32)
+            .filter(|&c| !self.lines[c as usize].is_empty())
+            .collect()
+    }
+
+    /// CPU `cpu`'s thread: its lines of the block, in order, racing the other threads (a
+    /// second call for the same CPU, or one for a CPU without lines, does nothing).
+    pub fn run_cpu(&self, cpu: u32) {
+        let c = cpu as usize;
+        let Some(slot) = self.done.get(c) else {
+            return;
+        };
+        if self.lines[c].is_empty() || lock(slot).is_some() {
+            return;
+        }
+        let live = LiveCpu::new(&self.mem, CpuId::new(cpu), true);
+        // The threads start together, so that short blocks race too.
+        let threads = self.cpus().len() as u32;
+        self.arrived.fetch_add(1, Ordering::AcqRel);
+        let mut spins = 0;
+        while self.arrived.load(Ordering::Acquire) < threads && spins < START_SPINS {
+            std::hint::spin_loop();
+            spins += 1;
+        }
+        let result = self.run_lines(c, &live);
+        let mut names = lock(&self.names);
+        names.finished[c] = true;
+        names.waits[c] = None;
+        if let Err(e) = result {
+            names.error.get_or_insert(e);
+        } else {
+            names.check_deadlock(&self.block);
+        }
+        drop(names);
+        *lock(slot) = Some((live.stats(), live.into_log()));
+    }
+
+    fn run_lines(&self, c: usize, live: &LiveCpu<'_>) -> Result<(), LiveFileError> {
+        for line in &self.lines[c] {
+            // A `for` line waits for its list (and what its operation reads), then expands.
+            let elements: Vec<Option<(String, Value)>> = match &line.for_each {
+                Some((var, list)) => {
+                    let mut names = self.wait(c, line, Some(var), true)?;
+                    let names = &mut *names;
+                    for r in list_refs(list) {
+                        names.saw(live, ref_name(r));
+                    }
+                    let values = eval_list(
+                        line.line,
+                        list,
+                        &names.names,
+                        &names.lists,
+                        &mut names.budget,
+                        false,
+                    )
+                    .map_err(LiveFileError::Run)?;
+                    expanded(&mut names.pending, line, values.len());
+                    values
+                        .into_iter()
+                        .map(|v| Some((var.clone(), v)))
+                        .collect()
+                }
+                None => vec![None],
+            };
+            for var in elements {
+                for _ in 0..line.repeat {
+                    self.run_one(c, live, line, var.as_ref())?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One run of `line` (with its `for` variable).
+    fn run_one(
+        &self,
+        c: usize,
+        live: &LiveCpu<'_>,
+        line: &OpLine,
+        var: Option<&(String, Value)>,
+    ) -> Result<(), LiveFileError> {
+        let at = line.line;
+        // What the operation reads, resolved as the interleaving engine resolves it when the
+        // operation starts.
+        let arg = {
+            let names = self.wait(c, line, var.map(|(n, _)| n), false)?;
+            let mut view = names.names.clone();
+            if let Some((n, v)) = var {
+                view.insert(n.clone(), v.clone());
+            }
+            let mut arg = None;
+            for r in op_refs(&line.op) {
+                if var.is_none_or(|(n, _)| n != ref_name(r)) {
+                    names.saw(live, ref_name(r));
+                }
+                arg = Some(resolve(at, r, &view, &names.lists).map_err(LiveFileError::Run)?);
+            }
+            arg
+        };
+        let cache = |l: u32| self.caches.get(&l).copied();
+        let out = match &line.op {
+            Op::Kmalloc { node, .. } => {
+                let c = cache(at).expect("kmalloc lines have their cache");
+                object(live.alloc_node(c, node.map(translate::node)))
+            }
+            Op::KmemCacheAlloc { node, .. } => {
+                let c = cache(at).expect("kmem_cache_alloc lines have their cache");
+                object(live.alloc_node(c, node.map(translate::node)))
+            }
+            Op::FlushCpuSlab { .. } => {
+                live.flush(cache(at).expect("flush_cpu_slab lines have their cache"));
+                None
+            }
+            Op::Kfree { .. } | Op::KmemCacheFree { .. } => {
+                match arg.unwrap_or(Value::Null) {
+                    Value::Null => live.nothing(),
+                    Value::Pages { .. } => return Err(LiveFileError::BadFree { at, what: PAGES }),
+                    Value::Object { addr } => {
+                        let of = live.object_cache(addr).map_err(|e| LiveFileError::BadFree {
+                            at,
+                            what: match e {
+                                NotAnObject::Free => FREE_OBJECT,
+                                NotAnObject::NotInASlab => NOT_AN_OBJECT,
+                            },
+                        })?;
+                        if let Some(named) = cache(at).filter(|&n| n != of) {
+                            return Err(LiveFileError::NotLive {
+                                at,
+                                what: format!(
+                                    "kmem_cache_free() to cache {} of an object of cache {}",
+                                    named.0, of.0
+                                ),
+                            });
+                        }
+                        live.free(addr);
+                    }
+                }
+                None
+            }
+            other => unreachable!("{} was refused when the block was made", other.name()),
+        };
+        let mut names = lock(&self.names);
+        let names = &mut *names;
+        if let Some(target) = &line.target {
+            let name = target_name(target);
+            if let Some(left) = names.pending.get_mut(name) {
+                *left = left.saturating_sub(1);
+            }
+            if let Some((id, seq)) = names.ids.get_mut(name) {
+                *seq += 1;
+                let (id, seq) = (*id, *seq);
+                live.log(|l| l.named(id, seq));
+            }
+        }
+        store_result(
+            &mut names.names,
+            &mut names.lists,
+            line.target.as_ref(),
+            out.map(OutValue::One),
+        );
+        Ok(())
+    }
+
+    /// Spins until nothing `line` reads (its list, when `list`, then its operation's names;
+    /// never `var`) has a value still to come; then the names, locked. An error another thread
+    /// met, or a wait no thread can end, stops it.
+    fn wait(
+        &self,
+        c: usize,
+        line: &OpLine,
+        var: Option<&String>,
+        list: bool,
+    ) -> Result<MutexGuard<'_, Names>, LiveFileError> {
+        loop {
+            let mut names = lock(&self.names);
+            if let Some(e) = &names.error {
+                return Err(e.clone());
+            }
+            let lists = match (&line.for_each, list) {
+                (Some((_, l)), true) => list_refs(l),
+                _ => Vec::new(),
+            };
+            let waits = first_pending(&names.pending, lists.into_iter(), None).or_else(|| {
+                first_pending(
+                    &names.pending,
+                    op_refs(&line.op).into_iter(),
+                    var.map(String::as_str),
+                )
+            });
+            match waits {
+                None => {
+                    names.waits[c] = None;
+                    return Ok(names);
+                }
+                Some(name) => {
+                    if names.waits[c].as_ref() != Some(&name) {
+                        names.waits[c] = Some(name);
+                        names.check_deadlock(&self.block);
+                    }
+                }
+            }
+            drop(names);
+            std::hint::spin_loop();
+            std::thread::yield_now();
+        }
+    }
+}
+
+impl Names {
+    /// The next operation reads `name`: if the block gives it values, after the last one.
+    fn saw(&self, live: &LiveCpu<'_>, name: &str) {
+        if let Some(&(id, seq)) = self.ids.get(name) {
+            live.log(|l| l.saw(id, seq));
+        }
+    }
+
+    /// Every thread with work left waits for a name only a waiting thread would give a value
+    /// to: the block's deadlock, as the interleaving engine reports it.
+    fn check_deadlock(&mut self, block: &Block) {
+        let stuck = self
+            .waits
+            .iter()
+            .zip(&self.finished)
+            .all(|(w, &done)| done || w.as_ref().is_some_and(|n| self.pending.get(n).is_some_and(|&p| p > 0)));
+        let any = self.waits.iter().any(Option::is_some);
+        if stuck && any && self.error.is_none() {
+            self.error = Some(LiveFileError::Run(RunError::BlockDeadlock {
+                line: block.line,
+                waits: self
+                    .waits
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(c, w)| {
+                        w.as_ref()
+                            .map(|n| (task_label(c as u16, TaskSlot::Main), n.clone()))
+                    })
+                    .collect(),
+            }));
+        }
+    }
+}
+
+/// Each block's `concurrent` line and the CPUs its lines run on: the threads it takes live.
+pub fn block_cpus(scenario: &Scenario) -> Vec<(u32, Vec<u32>)> {
+    scenario
+        .blocks
+        .iter()
+        .map(|b| {
+            let mut cpus: Vec<u32> = scenario.ops[b.first_op..b.end_op]
+                .iter()
+                .map(|l| l.cpu.unwrap_or(0))
+                .collect();
+            cpus.sort_unstable();
+            cpus.dedup();
+            (b.line, cpus)
+        })
+        .collect()
+}
+
+/// Runs `text` live natively, one `std::thread` per CPU of each block; `timed(work)` runs one
+/// thread's work and says how many seconds it took.
+pub fn run_file(
+    text: &str,
+    timed: impl Fn(&dyn Fn()) -> f64 + Sync,
+) -> Result<LiveFileReport, (LiveFileError, Vec<LiveBlockReport>)> {
+    let mut file = LiveFile::new(text).map_err(|e| (e, Vec::new()))?;
+    loop {
+        let job = match file.next_block() {
+            Ok(Some(job)) => job,
+            Ok(None) => break,
+            Err(e) => return Err((e, file.blocks)),
+        };
+        let cpus = job.cpus();
+        let mut seconds = vec![0.0; job.lines.len()];
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = cpus
+                .iter()
+                .map(|&c| {
+                    let (job, timed) = (&job, &timed);
+                    (c, scope.spawn(move || timed(&|| job.run_cpu(c))))
+                })
+                .collect();
+            for (c, h) in handles {
+                seconds[c as usize] = h.join().expect("a live thread never panics");
+            }
+        });
+        if let Err(e) = file.end_block(job, &seconds) {
+            return Err((e, file.blocks));
+        }
+    }
+    let blocks = file.blocks.clone();
+    file.finish().map_err(|e| (e, blocks))
+}
+
