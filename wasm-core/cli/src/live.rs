@@ -7,10 +7,10 @@
 //! with the scenario that replays the run).
 
 use clap::{Args, ValueEnum};
+use slabscope_run::live_file::{block_cpus, run_file};
 use slabscope_sim::live::report::LiveReport;
 use slabscope_sim::live::run::{run_threads, Frees, LiveJob};
 use slabscope_sim::live::LiveRefusal;
-use slabscope_run::live_file::{block_cpus, run_file};
 
 #[derive(Clone, Copy, ValueEnum)]
 enum FreesArg {
@@ -66,8 +66,14 @@ pub fn run(args: &LiveArgs) -> Result<(), String> {
         FreesArg::Remote => Frees::Remote,
     };
     let record = !args.no_record;
-    let job = LiveJob::new(args.threads.unwrap_or(2), args.ops, args.seed, frees, record)
-        .map_err(|LiveRefusal::Unsupported(why)| format!("cannot run live: {why}"))?;
+    let job = LiveJob::new(
+        args.threads.unwrap_or(2),
+        args.ops,
+        args.seed,
+        frees,
+        record,
+    )
+    .map_err(|LiveRefusal::Unsupported(why)| format!("cannot run live: {why}"))?;
     let run = run_threads(job, timed);
     let report = LiveReport::of(&run, frees, record);
     println!(
@@ -85,8 +91,8 @@ fn run_scenario(args: &LiveArgs, file: &std::path::Path) -> Result<(), String> {
     let shown = file.display().to_string();
     let text = std::fs::read_to_string(file).map_err(|e| format!("{shown}: {e}"))?;
     if let Some(threads) = args.threads {
-        let scenario = slabscope_scenario::parse(&text)
-            .map_err(|e| crate::run::located(&shown, &e))?;
+        let scenario =
+            slabscope_scenario::parse(&text).map_err(|e| crate::run::located(&shown, &e))?;
         for (line, cpus) in block_cpus(&scenario) {
             if cpus.len() != threads as usize {
                 let list: Vec<String> = cpus.iter().map(|c| format!("cpu{c}")).collect();

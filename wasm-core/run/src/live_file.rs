@@ -16,18 +16,18 @@
 //! thread calls `BlockJob::run_cpu`; `LiveFile::end_block` merges the logs, writes the schedule
 //! and checks the replay.
 
+use crate::concurrent::RunState;
 use crate::concurrent::{
-    block_pending, expanded, first_pending, list_refs, op_refs, ref_name, run_block,
-    store_result, target_name, task_label, OutValue, MAX_BLOCK_STEPS,
+    block_pending, expanded, first_pending, list_refs, op_refs, ref_name, run_block, store_result,
+    target_name, task_label, OutValue, MAX_BLOCK_STEPS,
 };
 use crate::explore_report::replay_text;
 use crate::lists::eval_list;
-use crate::concurrent::RunState;
 use crate::run::{lookup_cache, object, resolve, run_inner, Caches, RunError, Value};
 use crate::site::{call_site_address, call_site_name};
 use crate::translate;
 use serde::Serialize;
-use slabscope_scenario::{Block, Op, OpLine, Scenario, TaskSlot};
+use slabscope_scenario::{Block, Op, OpLine, Scenario, ScheduleDecl, ScheduleStep, TaskSlot};
 use slabscope_sim::boot::Allocator;
 use slabscope_sim::ids::{CacheId, CpuId};
 use slabscope_sim::live::record::{merge, ThreadLog};
@@ -35,6 +35,8 @@ use slabscope_sim::live::report::{LiveReport, ReplayFigures};
 use slabscope_sim::live::{with_short_tids, LiveCpu, LiveMem, LiveRefusal, LiveStats, NotAnObject};
 use slabscope_sim::machine::Machine;
 use slabscope_sim::slub::kmalloc_slab;
+use slabscope_sim::smp::schedule::Choice;
+use slabscope_sim::trace::Recorder;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -174,14 +176,22 @@ pub struct LiveFileReport {
 
 /// A scenario being run live, block by block.
 pub struct LiveFile {
-    /// The text so far: the blocks before `next` already replaced by their replays.
     text: String,
     scenario: Scenario,
-    /// The block to run next (an index into `scenario.blocks`), and how the lines moved: the
-    /// given scenario's line of each block.
+    /// The schedule each block run so far took live, in order: the blocks before `next`.
+    taken: Vec<Vec<Choice>>,
     next: usize,
-    given_lines: Vec<u32>,
     blocks: Vec<LiveBlockReport>,
+}
+
+/// The run at a block's start: its machine, names, lists, list elements left to build, and
+/// caches.
+struct AtBlock {
+    machine: Machine,
+    names: BTreeMap<String, Value>,
+    lists: BTreeMap<String, Vec<Value>>,
+    budget: usize,
+    caches: Caches,
 }
 
 /// One block, ready for its threads.
@@ -239,58 +249,53 @@ impl LiveFile {
         }
         Ok(LiveFile {
             text: text.to_string(),
-            given_lines: scenario.blocks.iter().map(|b| b.line).collect(),
             scenario,
+            taken: Vec::new(),
             next: 0,
             blocks: Vec::new(),
         })
     }
 
-    /// Runs the scenario up to its next block and makes that block's job (`None`: no block
-    /// left).
+    /// Runs the scenario up to its next block (the blocks before it under the schedules they
+    /// took live) and makes that block's job (`None`: no block left).
     pub fn next_block(&mut self) -> Result<Option<Arc<BlockJob>>, LiveFileError> {
         let Some(block) = self.scenario.blocks.get(self.next).cloned() else {
             return Ok(None);
         };
-        let mut at: Option<(Machine, BTreeMap<String, Value>, BTreeMap<String, Vec<Value>>, usize, Caches)> =
-            None;
-        let mut hook = |rec: &mut slabscope_sim::trace::Recorder,
-                        b: &Block,
-                        caches: &Caches,
-                        state: &mut RunState<'_>| {
-            if b.line == block.line {
-                at = Some((
-                    rec.machine().clone(),
-                    state.0.clone(),
-                    state.1.clone(),
-                    *state.3,
-                    caches.clone(),
-                ));
-                return Ok(None);
-            }
-            run_block(rec, &self.scenario, b, caches, state, None).map(Some)
+        let mut at: Option<AtBlock> = None;
+        let mut on_block = |rec: &mut Recorder, state: &mut RunState<'_>, caches: &Caches| {
+            at = Some(AtBlock {
+                machine: rec.machine().clone(),
+                names: state.0.clone(),
+                lists: state.1.clone(),
+                budget: *state.3,
+                caches: caches.clone(),
+            });
         };
-        run_inner(&self.scenario, false, None, &mut |_| {}, &mut hook)
-            .map_err(LiveFileError::Run)?;
-        let (base, names, lists, budget, caches) =
-            at.expect("the run reaches every block of its scenario");
-        BlockJob::new(&self.scenario, block, base, names, lists, budget, &caches).map(|j| Some(Arc::new(j)))
+        run_taken(
+            &self.scenario,
+            &self.taken,
+            Some((Stop::Next, &mut on_block)),
+        )?;
+        let at = at.expect("the run reaches every block of its scenario");
+        BlockJob::new(&self.scenario, block, at).map(|j| Some(Arc::new(j)))
     }
 
     /// The block `job` ran (its threads done, `seconds[c]` CPU `c`'s time): merges its logs
-    /// into the schedule, writes it into the scenario, and runs the replay to the block's end,
-    /// comparing its state, names and lists with the live ones.
+    /// into its schedule and runs the replay to the block's end, comparing its state, names
+    /// and lists with the live ones.
     pub fn end_block(&mut self, job: Arc<BlockJob>, seconds: &[f64]) -> Result<(), LiveFileError> {
         let job = Arc::try_unwrap(job).map_err(|_| LiveFileError::Busy)?;
-        let names = job.names.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let names = job
+            .names
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(e) = names.error {
             return Err(e);
         }
-        let line = self.given_lines[self.next];
-        let mut stats = Vec::new();
-        let mut logs = Vec::new();
-        let mut secs = Vec::new();
-        let mut cpus = Vec::new();
+        let line = job.block.line;
+        let (mut stats, mut logs, mut secs, mut cpus) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (c, slot) in job.done.into_iter().enumerate() {
             let (s, log) = slot
                 .into_inner()
@@ -316,85 +321,141 @@ impl LiveFile {
                 steps: choices.len(),
             });
         }
-        // The block made explicit, under a comment that says where its schedule came from.
-        let threads = cpus.len();
-        // The comments about the schedule it had go first (the lines move: parsed again).
-        let text = without_schedule_comments(&self.text, &job.block);
-        let block = slabscope_scenario::parse(&text)
-            .map_err(|e| LiveFileError::Mismatch {
-                line,
-                what: format!("the scenario without its schedule's comments does not parse: {e}"),
-            })?
-            .blocks[self.next]
-            .clone();
-        let text = replay_text(&text, &block, &choices);
-        let mut lines: Vec<&str> = text.lines().collect();
-        let comment = format!(
-            "# The schedule of this block is what {threads} threads did live, one per CPU ({} micro-steps).",
-            choices.len()
-        );
-        lines.insert(block.line as usize - 1, &comment);
-        let text = lines.join("\n") + "\n";
-        let scenario = slabscope_scenario::parse(&text).map_err(|e| LiveFileError::Mismatch {
-            line,
-            what: format!("the replay does not parse: {e}"),
-        })?;
-        let live_machine = job.mem.to_machine(&job.base);
-        let replayed = replay_to(&scenario, self.next)?;
-        let mismatch = if replayed.0 != live_machine {
-            Some(
-                slabscope_sim::live::first_difference(&live_machine, &replayed.0)
-                    .unwrap_or_else(|| "the states differ".to_string()),
-            )
-        } else if replayed.1 != names.names {
-            Some(format!(
-                "the names differ: live {:?}, in the replay {:?}",
-                names.names, replayed.1
-            ))
-        } else if replayed.2 != names.lists {
-            Some(format!(
-                "the lists differ: live {:?}, in the replay {:?}",
-                names.lists, replayed.2
-            ))
-        } else {
-            None
+        let micro_steps = choices.len() as u64;
+        self.taken.push(choices);
+        let live = job.mem.to_machine(&job.base);
+        let mut end: Option<AtEnd> = None;
+        let mut on_block = |rec: &mut Recorder, state: &mut RunState<'_>, _: &Caches| {
+            end = Some((
+                with_short_tids(rec.machine().clone()),
+                state.0.clone(),
+                state.1.clone(),
+            ));
         };
-        let report = LiveReport::from_parts(
-            &cpus,
-            &stats,
-            &secs,
-            None,
-            true,
-            Some(ReplayFigures {
-                micro_steps: choices.len() as u64,
-                mismatch: mismatch.clone(),
-            }),
+        let replayed = run_taken(
+            &self.scenario,
+            &self.taken,
+            Some((Stop::Taken, &mut on_block)),
         );
+        let mismatch = match (replayed, end) {
+            (Err(e), _) => Some(format!("the replay stopped: {e}")),
+            (Ok(_), None) => Some("the replay did not reach the block's end".to_string()),
+            (Ok(_), Some((machine, _, _))) if machine != live => Some(
+                slabscope_sim::live::first_difference(&live, &machine)
+                    .unwrap_or_else(|| "the states differ".to_string()),
+            ),
+            (Ok(_), Some((_, n, _))) if n != names.names => Some(format!(
+                "the names differ: live {:?}, in the replay {n:?}",
+                names.names
+            )),
+            (Ok(_), Some((_, _, l))) if l != names.lists => Some(format!(
+                "the lists differ: live {:?}, in the replay {l:?}",
+                names.lists
+            )),
+            _ => None,
+        };
         self.blocks.push(LiveBlockReport {
-            line: self.given_lines[self.next],
-            report,
+            line,
+            report: LiveReport::from_parts(
+                &cpus,
+                &stats,
+                &secs,
+                None,
+                true,
+                Some(ReplayFigures {
+                    micro_steps,
+                    mismatch: mismatch.clone(),
+                }),
+            ),
         });
         if let Some(what) = mismatch {
             return Err(LiveFileError::Mismatch { line, what });
         }
-        self.text = text;
-        self.scenario = scenario;
         self.next += 1;
         Ok(())
     }
 
-    /// Each block's figures so far, and the replay; the replay must run whole.
+    /// Each block's figures, and the scenario that replays the run: its text with each block
+    /// explicit, under the schedule it took. That scenario is run whole, and must end where
+    /// the live run (with its blocks replayed) ends.
     pub fn finish(self) -> Result<LiveFileReport, LiveFileError> {
-        crate::run::run(&self.scenario, false).map_err(LiveFileError::Run)?;
+        let mut text = self.text.clone();
+        // The last block first: rewriting one moves only the lines after it.
+        for (k, choices) in self.taken.iter().enumerate().rev() {
+            let line = self.scenario.blocks[k].line;
+            let block = &slabscope_scenario::parse(&text)
+                .map_err(|e| LiveFileError::Parse(e.to_string()))?
+                .blocks[k];
+            // Its comments about the schedule it had go first (the lines move: parsed again).
+            text = without_schedule_comments(&text, block);
+            let block = &slabscope_scenario::parse(&text)
+                .map_err(|e| LiveFileError::Parse(e.to_string()))?
+                .blocks[k];
+            let replay = replay_text(&text, block, choices);
+            let mut lines: Vec<&str> = replay.lines().collect();
+            let threads = self.blocks[k].report.threads;
+            let comment = format!(
+                "# The schedule of this block is what {threads} threads did live, one per CPU ({} micro-steps; the block is at line {line} of the scenario run).",
+                choices.len()
+            );
+            lines.insert(block.line as usize - 1, &comment);
+            text = lines.join("\n") + "\n";
+        }
+        let replay = slabscope_scenario::parse(&text).map_err(|e| LiveFileError::Mismatch {
+            line: 0,
+            what: format!("the replay does not parse: {e}"),
+        })?;
+        let whole = crate::run::run(&replay, false).map_err(LiveFileError::Run)?;
+        let live = run_taken(&self.scenario, &self.taken, None)?;
+        if whole.machine() != &live {
+            return Err(LiveFileError::Mismatch {
+                line: 0,
+                what: slabscope_sim::live::first_difference(&live, whole.machine())
+                    .unwrap_or_else(|| "the final states differ".to_string()),
+            });
+        }
         Ok(LiveFileReport {
             blocks: self.blocks,
-            replay: self.text,
+            replay: text,
         })
     }
 
     /// The blocks run so far (with a mismatch, the last one's report says what differs).
     pub fn reports(&self) -> &[LiveBlockReport] {
         &self.blocks
+    }
+}
+
+/// The cache line `l` of a live block uses (none for `kfree`), or why it cannot run live.
+fn line_cache(
+    l: &OpLine,
+    rec: &Recorder,
+    caches: &Caches,
+) -> Result<Option<CacheId>, LiveFileError> {
+    let cache = |name: &String| lookup_cache(rec, caches, l.line, name).map_err(LiveFileError::Run);
+    let not_live = |what: String| LiveFileError::NotLive { at: l.line, what };
+    match &l.op {
+        Op::Kmalloc {
+            size, gfp, site, ..
+        } => {
+            let caller = call_site_address(&call_site_name(site.as_deref(), l.line));
+            match kmalloc_slab(rec, *size, translate::gfp(*gfp), caller) {
+                Ok(Ok((c, _))) if *size > 0 => Ok(Some(c)),
+                _ => Err(not_live(format!(
+                    "kmalloc({size}), which no kmalloc cache serves,"
+                ))),
+            }
+        }
+        Op::KmemCacheAlloc { cache: c, .. } | Op::FlushCpuSlab { cache: c } => {
+            let id = cache(c)?;
+            if rec.machine().slub().caches[id].destroyed {
+                return Err(not_live(format!("{} of a destroyed cache", l.op.name())));
+            }
+            Ok(Some(id))
+        }
+        Op::KmemCacheFree { cache: c, .. } => Ok(Some(cache(c)?)),
+        Op::Kfree { .. } => Ok(None),
+        other => Err(not_live(other.name().to_string())),
     }
 }
 
@@ -407,7 +468,9 @@ fn without_schedule_comments(text: &str, block: &Block) -> String {
         let t = l.trim_start();
         !t.is_empty() && !t.starts_with('#') && !t.starts_with("schedule ") && t != "schedule"
     };
-    let last_op = (0..lines.len()).filter(|&i| inside(i) && is_op(lines[i])).max();
+    let last_op = (0..lines.len())
+        .filter(|&i| inside(i) && is_op(lines[i]))
+        .max();
     let mut out = String::with_capacity(text.len());
     for (i, l) in lines.iter().enumerate() {
         if inside(i) && last_op.is_some_and(|o| i > o) && l.trim_start().starts_with('#') {
@@ -419,41 +482,83 @@ fn without_schedule_comments(text: &str, block: &Block) -> String {
     out
 }
 
-/// The machine, names and lists at the end of block `k` of `scenario`'s run.
-type AtEnd = (Machine, BTreeMap<String, Value>, BTreeMap<String, Vec<Value>>);
+/// The machine, names and lists at the end of a block.
+type AtEnd = (
+    Machine,
+    BTreeMap<String, Value>,
+    BTreeMap<String, Vec<Value>>,
+);
 
-fn replay_to(scenario: &Scenario, k: usize) -> Result<AtEnd, LiveFileError> {
-    let target = scenario.blocks[k].line;
-    let mut end: Option<AtEnd> = None;
-    let mut hook = |rec: &mut slabscope_sim::trace::Recorder,
-                    b: &Block,
-                    caches: &Caches,
-                    state: &mut RunState<'_>| {
-        let run = run_block(rec, scenario, b, caches, state, None)?;
-        if b.line == target {
-            end = Some((
-                with_short_tids(rec.machine().clone()),
-                state.0.clone(),
-                state.1.clone(),
-            ));
-            return Ok(None);
+/// What a run under `run_taken` does at the point it stops at.
+type OnBlock<'h> = dyn FnMut(&mut Recorder, &mut RunState<'_>, &Caches) + 'h;
+
+/// Where `run_taken` stops.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// At the start of the first block without a schedule.
+    Next,
+    /// At the end of the last block with one.
+    Taken,
+}
+
+/// Runs `scenario` with its first blocks under the schedules `taken` gives them, the others
+/// under their own. With `stop`, until that point, which `on_block` sees; without, to the end.
+/// The machine where it stopped.
+fn run_taken(
+    scenario: &Scenario,
+    taken: &[Vec<Choice>],
+    mut stop: Option<(Stop, &mut OnBlock<'_>)>,
+) -> Result<Machine, LiveFileError> {
+    let mut hook = |rec: &mut Recorder, b: &Block, caches: &Caches, state: &mut RunState<'_>| {
+        let k = scenario
+            .blocks
+            .iter()
+            .position(|x| x.line == b.line)
+            .expect("a block of the scenario");
+        let Some(choices) = taken.get(k) else {
+            if let Some((Stop::Next, f)) = stop.as_mut() {
+                f(rec, state, caches);
+                return Ok(None);
+            }
+            return run_block(rec, scenario, b, caches, state, None).map(Some);
+        };
+        let mut block = b.clone();
+        block.schedule = ScheduleDecl::Explicit {
+            steps: choices
+                .iter()
+                .map(|c| match *c {
+                    Choice::Run { cpu } => ScheduleStep::Run {
+                        cpu: u32::from(cpu.0),
+                        times: 1,
+                    },
+                    other => unreachable!("a live schedule only runs CPUs, not {other:?}"),
+                })
+                .collect(),
+        };
+        let run = run_block(rec, scenario, &block, caches, state, None)?;
+        if k + 1 == taken.len() {
+            if let Some((Stop::Taken, f)) = stop.as_mut() {
+                f(rec, state, caches);
+                return Ok(None);
+            }
         }
         Ok(Some(run))
     };
-    run_inner(scenario, false, None, &mut |_| {}, &mut hook).map_err(LiveFileError::Run)?;
-    Ok(end.expect("the replay reaches the block"))
+    let (rec, _) =
+        run_inner(scenario, false, None, &mut |_| {}, &mut hook).map_err(LiveFileError::Run)?;
+    Ok(rec.machine().clone())
 }
 
 impl BlockJob {
-    fn new(
-        scenario: &Scenario,
-        block: Block,
-        base: Machine,
-        names: BTreeMap<String, Value>,
-        lists: BTreeMap<String, Vec<Value>>,
-        budget: usize,
-        caches: &Caches,
-    ) -> Result<BlockJob, LiveFileError> {
+    fn new(scenario: &Scenario, block: Block, at: AtBlock) -> Result<BlockJob, LiveFileError> {
+        let AtBlock {
+            machine: base,
+            names,
+            lists,
+            budget,
+            caches,
+        } = at;
+        let caches = &caches;
         if scenario.teaching_no_tid {
             return Err(LiveFileError::NotLive {
                 at: block.line,
@@ -464,7 +569,7 @@ impl BlockJob {
         let cpus = base.config.cpus as usize;
         let mut per_cpu: Vec<Vec<OpLine>> = vec![Vec::new(); cpus];
         let mut line_caches = BTreeMap::new();
-        let rec = slabscope_sim::trace::Recorder::new(base.clone(), false);
+        let rec = Recorder::new(base.clone(), false);
         for l in lines {
             if l.task != TaskSlot::Main {
                 return Err(LiveFileError::NotLive {
@@ -475,48 +580,9 @@ impl BlockJob {
                     ),
                 });
             }
-            let cache = |name: &String| {
-                lookup_cache(&rec, caches, l.line, name).map_err(LiveFileError::Run)
-            };
             let cpu = l.cpu.unwrap_or(0);
-            match &l.op {
-                Op::Kmalloc { size, gfp, site, .. } => {
-                    let caller = call_site_address(&call_site_name(site.as_deref(), l.line));
-                    let got = kmalloc_slab(&rec, *size, translate::gfp(*gfp), caller);
-                    match got {
-                        Ok(Ok((c, _))) if *size > 0 => {
-                            line_caches.insert(l.line, c);
-                        }
-                        _ => {
-                            return Err(LiveFileError::NotLive {
-                                at: l.line,
-                                what: format!(
-                                    "kmalloc({size}), which no kmalloc cache serves,"
-                                ),
-                            })
-                        }
-                    }
-                }
-                Op::KmemCacheAlloc { cache: c, .. } | Op::FlushCpuSlab { cache: c } => {
-                    let id = cache(c)?;
-                    if base.slub().caches[id].destroyed {
-                        return Err(LiveFileError::NotLive {
-                            at: l.line,
-                            what: format!("{} of a destroyed cache", l.op.name()),
-                        });
-                    }
-                    line_caches.insert(l.line, id);
-                }
-                Op::KmemCacheFree { cache: c, .. } => {
-                    line_caches.insert(l.line, cache(c)?);
-                }
-                Op::Kfree { .. } => {}
-                other => {
-                    return Err(LiveFileError::NotLive {
-                        at: l.line,
-                        what: other.name().to_string(),
-                    })
-                }
+            if let Some(c) = line_cache(l, &rec, caches)? {
+                line_caches.insert(l.line, c);
             }
             if let Some(v) = per_cpu.get_mut(cpu as usize) {
                 v.push(l.clone());
@@ -615,10 +681,7 @@ impl BlockJob {
                     )
                     .map_err(LiveFileError::Run)?;
                     expanded(&mut names.pending, line, values.len());
-                    values
-                        .into_iter()
-                        .map(|v| Some((var.clone(), v)))
-                        .collect()
+                    values.into_iter().map(|v| Some((var.clone(), v))).collect()
                 }
                 None => vec![None],
             };
@@ -676,13 +739,15 @@ impl BlockJob {
                     Value::Null => live.nothing(),
                     Value::Pages { .. } => return Err(LiveFileError::BadFree { at, what: PAGES }),
                     Value::Object { addr } => {
-                        let of = live.object_cache(addr).map_err(|e| LiveFileError::BadFree {
-                            at,
-                            what: match e {
-                                NotAnObject::Free => FREE_OBJECT,
-                                NotAnObject::NotInASlab => NOT_AN_OBJECT,
-                            },
-                        })?;
+                        let of = live
+                            .object_cache(addr)
+                            .map_err(|e| LiveFileError::BadFree {
+                                at,
+                                what: match e {
+                                    NotAnObject::Free => FREE_OBJECT,
+                                    NotAnObject::NotInASlab => NOT_AN_OBJECT,
+                                },
+                            })?;
                         if let Some(named) = cache(at).filter(|&n| n != of) {
                             return Err(LiveFileError::NotLive {
                                 at,
@@ -777,11 +842,11 @@ impl Names {
     /// Every thread with work left waits for a name only a waiting thread would give a value
     /// to: the block's deadlock, as the interleaving engine reports it.
     fn check_deadlock(&mut self, block: &Block) {
-        let stuck = self
-            .waits
-            .iter()
-            .zip(&self.finished)
-            .all(|(w, &done)| done || w.as_ref().is_some_and(|n| self.pending.get(n).is_some_and(|&p| p > 0)));
+        let stuck = self.waits.iter().zip(&self.finished).all(|(w, &done)| {
+            done || w
+                .as_ref()
+                .is_some_and(|n| self.pending.get(n).is_some_and(|&p| p > 0))
+        });
         let any = self.waits.iter().any(Option::is_some);
         if stuck && any && self.error.is_none() {
             self.error = Some(LiveFileError::Run(RunError::BlockDeadlock {
@@ -852,3 +917,146 @@ pub fn run_file(
     file.finish().map_err(|e| (e, blocks))
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn live(text: &str) -> Result<LiveFileReport, LiveFileError> {
+        run_file(text, |work| {
+            work();
+            0.0
+        })
+        .map_err(|(e, _)| e)
+    }
+
+    /// Live runs of scenarios replay to the live state at each block's end (checked inside
+    /// `end_block`: a difference is an error); the replay is an ordinary scenario whose blocks
+    /// are explicit, with one decision per micro-step the threads took.
+    #[test]
+    fn scenarios_run_live_and_their_replays_end_in_the_live_state() {
+        let lesson = include_str!("../../../lessons/14-remote-free-race/scenario.slab");
+        // Two CPUs free each other's objects while allocating (remote frees into each other's
+        // cpu slabs, slabs going to and from the node list), then hand a name across.
+        let cross = "slabscope-scenario 3\nmachine cpus=2 nodes=1 memory=4M\ncache t size=192\n\
+            repeat 400 a[] = kmem_cache_alloc(t) on cpu0\nrepeat 400 b[] = kmem_cache_alloc(t) on cpu1\n\
+            concurrent\n  for x in b: kmem_cache_free(t, x) on cpu0\n  repeat 300 c[] = kmem_cache_alloc(t) on cpu0\n\
+            for x in a: kmem_cache_free(t, x) on cpu1\n  repeat 300 d[] = kmalloc(200) on cpu1\n  \
+            flush_cpu_slab(t) on cpu1\nend\nconcurrent random seed=4\n  k = kmalloc(64) on cpu0\n  \
+            kfree(k) on cpu1\n  for x in d: kfree(x) on cpu0\n  for x in c: kmem_cache_free(t, x) on cpu1\nend\n";
+        // Three CPUs on two nodes, with node-bound allocations.
+        let numa = "slabscope-scenario 3\nmachine cpus=3 nodes=2 memory=2M cpu_node=0,0,1\n\
+            repeat 50 a[] = kmalloc(96) on cpu2\nconcurrent\n  for x in a: kfree(x) on cpu0\n  \
+            repeat 80 b[] = kmalloc_node(96, 1) on cpu1\n  repeat 80 c[] = kmalloc(96) on cpu2\nend\n";
+        for (name, text, runs) in [
+            ("lesson 14", lesson, 12),
+            ("cross", cross, 6),
+            ("numa", numa, 6),
+        ] {
+            for run in 0..runs {
+                let report = live(text).unwrap_or_else(|e| panic!("{name}, run {run}: {e}"));
+                let scenario = slabscope_scenario::parse(text).expect("parses");
+                assert_eq!(report.blocks.len(), scenario.blocks.len());
+                let replay = slabscope_scenario::parse(&report.replay).expect("the replay parses");
+                for (b, r) in replay.blocks.iter().zip(&report.blocks) {
+                    let steps = match &b.schedule {
+                        slabscope_scenario::ScheduleDecl::Explicit { steps } => steps
+                            .iter()
+                            .map(|s| match s {
+                                slabscope_scenario::ScheduleStep::Run { times, .. } => {
+                                    u64::from(*times)
+                                }
+                                _ => panic!("a live schedule only runs CPUs"),
+                            })
+                            .sum::<u64>(),
+                        other => panic!("{name}: the replay's block is {other:?}"),
+                    };
+                    let figures = r.report.replay.as_ref().expect("a verdict");
+                    assert_eq!(figures.mismatch, None);
+                    assert_eq!(steps, figures.micro_steps);
+                    assert_eq!(r.report.micro_steps, figures.micro_steps);
+                }
+                crate::run::run(&replay, false).expect("the replay runs");
+            }
+        }
+        // Whether the threads raced (a cmpxchg retried) is up to the machine: small blocks
+        // often do not; the workload's test asserts that its long runs do.
+    }
+
+    /// A name one CPU gives and another frees: the freeing thread waits for it, and the
+    /// replay orders the free after the allocation (the merge, left free, would run the lower
+    /// CPU's free first).
+    #[test]
+    fn a_name_handed_across_cpus_is_freed_after_it_is_given() {
+        let text = "slabscope-scenario 3\nmachine cpus=2 nodes=1 memory=1M\nconcurrent\n  \
+            p = kmalloc(32) on cpu1\n  kfree(p) on cpu0\n  q = kmalloc(32) on cpu0\nend\n";
+        for _ in 0..10 {
+            let report = live(text).expect("runs live");
+            let replay = slabscope_scenario::parse(&report.replay).expect("parses");
+            let (rec, summary) = crate::run::run_with_summary(&replay, false).expect("runs");
+            // The free waits for p: p's allocation (line 5 of the replay, under the comment
+            // on the block's schedule) starts first, and the free second, before q's
+            // allocation on the same CPU.
+            assert_eq!(&summary.op_lines[..2], &[5, 6], "{}", report.replay);
+            assert_eq!(rec.machine().live_objects, 1);
+        }
+    }
+
+    fn refused(text: &str) -> LiveFileError {
+        live(text).expect_err("refused")
+    }
+
+    #[test]
+    fn what_cannot_run_live_is_refused_with_its_line_and_reason() {
+        let head = "slabscope-scenario 3\nmachine cpus=2 nodes=1 memory=1M\ncache t size=64\n";
+        let e = refused(&format!("{head}a = kmalloc(8) on cpu0\n"));
+        assert_eq!(e, LiveFileError::NoBlock);
+        let e = refused(
+            "slabscope-scenario 3\nallocator slab\nmachine cpus=2\nconcurrent\n  a = kmalloc(8) on cpu0\nend\n",
+        );
+        assert_eq!(e, LiveFileError::Slab);
+        assert!(e.to_string().contains("SLAB"));
+        let e = refused(&format!(
+            "{head}concurrent\n  a = kmalloc(8) on cpu0\n  b = kmalloc(8) on cpu1 irq\nend\n"
+        ));
+        assert!(matches!(e, LiveFileError::NotLive { at: 6, .. }), "{e:?}");
+        assert!(e.to_string().contains("cpu1 irq"), "{e}");
+        let e = refused(&format!(
+            "{head}concurrent\n  a = kmem_cache_alloc_bulk(t, 4) on cpu0\nend\n"
+        ));
+        assert!(matches!(e, LiveFileError::NotLive { at: 5, .. }), "{e:?}");
+        assert!(e.to_string().contains("kmem_cache_alloc_bulk"), "{e}");
+        let e = refused(&format!(
+            "{head}concurrent\n  a = kmalloc(100000) on cpu0\nend\n"
+        ));
+        assert!(matches!(e, LiveFileError::NotLive { at: 5, .. }), "{e:?}");
+        let e = refused(
+            "slabscope-scenario 3\nmachine cpus=2 nodes=1 memory=1M\nslub_debug FZ\nconcurrent\n  a = kmalloc(8) on cpu0\nend\n",
+        );
+        assert!(matches!(e, LiveFileError::Machine { line: 4, .. }), "{e:?}");
+        // A double free: whichever CPU comes second finds the object free.
+        let e = refused(&format!(
+            "{head}a = kmalloc(8) on cpu0\nconcurrent\n  kfree(a) on cpu0\n  kfree(a) on cpu1\nend\n"
+        ));
+        assert!(
+            matches!(
+                e,
+                LiveFileError::BadFree {
+                    what: FREE_OBJECT,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert_eq!(e.key_args().0, "live.double_free");
+        // Each CPU waits for a name only the other gives, after its own wait.
+        let e = refused(&format!(
+            "{head}x = kmalloc(8) on cpu0\ny = kmalloc(8) on cpu0\nconcurrent\n  kfree(y) on cpu0\n  x = kmalloc(8) on cpu0\n  kfree(x) on cpu1\n  y = kmalloc(8) on cpu1\nend\n"
+        ));
+        match e {
+            LiveFileError::Run(RunError::BlockDeadlock { line: 6, waits }) => {
+                assert_eq!(waits.len(), 2, "{waits:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

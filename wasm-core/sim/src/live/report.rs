@@ -94,7 +94,14 @@ impl LiveReport {
             }
         });
         let cpus: Vec<u32> = (0..run.stats.len() as u32).collect();
-        LiveReport::from_parts(&cpus, &run.stats, &run.seconds, Some(frees), recorded, replay)
+        LiveReport::from_parts(
+            &cpus,
+            &run.stats,
+            &run.seconds,
+            Some(frees),
+            recorded,
+            replay,
+        )
     }
 
     /// The figures of threads that ran CPUs `cpus`, with their counts and times (`seconds`),

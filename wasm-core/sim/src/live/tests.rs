@@ -1,9 +1,9 @@
 use super::*;
 use crate::ids::CpuId;
 use crate::machine::check::check_page_allocator;
+use crate::machine::Machine;
 use crate::slub::check::check_slub;
 use crate::slub::{kfree, kmalloc};
-use crate::machine::Machine;
 use crate::trace::Recorder;
 use crate::workload::standard_recorder;
 use rand_core::{Rng, SeedableRng};
@@ -63,7 +63,13 @@ fn one_thread_over_the_live_memory_ends_where_the_machine_ends() {
         .map(|c| LiveCpu::new(&mem, CpuId::new(c), false))
         .collect();
     let mut rng = Pcg32::seed_from_u64(11);
-    mixed(&mut rec, Some((&cpus, &table)), &mut rng, &mut Vec::new(), 30_000);
+    mixed(
+        &mut rec,
+        Some((&cpus, &table)),
+        &mut rng,
+        &mut Vec::new(),
+        30_000,
+    );
     assert_same(&mem, &base, &rec);
 }
 
