@@ -40,3 +40,37 @@ test('without cross-origin isolation live mode says it is unavailable and why', 
   await page.goto(`${PLAIN}?page=live&lang=ko`);
   await expect(page.getByTestId('live-unavailable')).toContainText('라이브 모드를 쓸 수 없습니다');
 });
+
+test('a scenario runs live block by block, each block replayed to its threads’ state, and opens in the player', async ({ page }) => {
+  await page.goto(`${ISOLATED}?page=live`);
+  await expect(page.getByTestId('build-mode')).toHaveAttribute('data-threaded', 'true');
+  await page.getByTestId('live-source').selectOption('lesson-14');
+  // The workload's fields go: the scenario says what runs on which CPU.
+  await expect(page.getByTestId('live-ops')).toHaveCount(0);
+  await page.getByTestId('live-run').click();
+  const figures = page.getByTestId('live-scenario-figures');
+  await expect(figures).toBeVisible({ timeout: 60_000 });
+  await expect(figures.getByRole('heading', { level: 3 })).toHaveText([
+    'Block at line 18: 2 operations on 2 threads',
+    'Block at line 36: 3 operations on 2 threads',
+  ]);
+  await expect(page.getByTestId('live-replay-ok')).toHaveCount(2);
+  await expect(page.getByTestId('live-replay-ok').first()).toContainText('every name and every list equal the live ones');
+  await page.screenshot({ path: 'test-results/screenshots/live-scenario.png', fullPage: true });
+
+  await page.getByTestId('live-open').click();
+  await expect(page).toHaveURL(/src=saved|s=/);
+  await expect(page.getByTestId('position')).toContainText(/step 0 \/ [0-9]+/, { timeout: 60_000 });
+});
+
+test('a draft that cannot run live is refused in the person’s language, naming its line', async ({ page }) => {
+  const draft = 'slabscope-scenario 3\nmachine cpus=2 nodes=1 memory=1M\nconcurrent\n  a = kmalloc(64) on cpu0\n  b = kmalloc(64) on cpu1 irq\nend\n';
+  await page.goto(`${ISOLATED}?page=live&lang=ko`);
+  await page.evaluate((d) => localStorage.setItem('slabscope.scenario.v1', JSON.stringify({ draft: d, typed: true, earlier: [], opened: [], run: null })), draft);
+  await page.reload();
+  await page.getByTestId('live-source').selectOption('draft');
+  await page.getByTestId('live-run').click();
+  const error = page.getByTestId('live-error');
+  await expect(error).toContainText('5번째 줄', { timeout: 60_000 });
+  await expect(error).toContainText('라이브로 실행할 수 없습니다');
+});

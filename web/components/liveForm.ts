@@ -1,4 +1,4 @@
-// The live-run page's form: threads, operations, seed, whose objects a free takes, whether to
+// The live-run page's form: what runs (the standard workload or a scenario), threads, operations, seed, whose objects a free takes, whether to
 // record (and replay), and whether to also run one worker for the speedup; as typed, checked
 // and turned into the simulator's LiveRequest. Errors are i18n keys with arguments, so they
 // reach the person in their language; the typed text is kept.
@@ -14,7 +14,11 @@ export const MAX_OPS = 20_000_000;
  *  wasm-core/run/src/live.rs). */
 export const MAX_REPLAY_OPS = 5_000;
 
+/** What runs live: the standard workload, the editor's draft, or an example scenario. */
+export type LiveSource = 'workload' | 'draft' | 'lesson-14';
+
 export interface LiveForm {
+  source: LiveSource;
   threads: string;
   ops: string;
   seed: string;
@@ -25,7 +29,7 @@ export interface LiveForm {
 }
 
 export function defaultLiveForm(poolSize: number): LiveForm {
-  return { threads: String(Math.min(2, poolSize)), ops: '2000', seed: '1', frees: 'remote', record: true, compare: false };
+  return { source: 'workload', threads: String(Math.min(2, poolSize)), ops: '2000', seed: '1', frees: 'remote', record: true, compare: false };
 }
 
 function whole(text: string, field: string, min: number, max: number): { ok: true; value: number } | { ok: false; error: FormError } {

@@ -11,6 +11,7 @@ import type { KernelFiles } from './generated/KernelFiles';
 import type { Lane } from './generated/Lane';
 import type { LiveRequest } from './generated/LiveRequest';
 import type { LiveResult } from './generated/LiveResult';
+import type { LiveFileReport } from './generated/LiveFileReport';
 import type { LaneStep } from './generated/LaneStep';
 import type { MicroStepCaption } from './generated/MicroStepCaption';
 import type { ParseError } from './generated/ParseError';
@@ -25,7 +26,7 @@ import type { SimArgs, SimEnvelope, SimKind, SimReply, SimResult, SweepResult, V
 
 export type { SweepResult, ViewAt } from './protocol';
 export type { BuildInfo, KernelFiles, Lane, ParseError, RunFailure, RunOutline, RunProgress, SimError, SnapshotQuery };
-export type { CacheGeometry, CacheRequest, ExploreGroup, ExploreReport, LiveRequest, LiveResult, SweepGrid };
+export type { CacheGeometry, CacheRequest, ExploreGroup, ExploreReport, LiveFileReport, LiveRequest, LiveResult, SweepGrid };
 
 /** A request the simulator answered with an error other than a scenario's own: `error` says
  *  which kind (cancelled, crashed, or a request it cannot answer). */
@@ -213,6 +214,12 @@ export class SimClient {
   /** A live run: each simulated CPU on its own pool worker (threaded build only). */
   live(request: LiveRequest): Promise<LiveResult> {
     return this.request('live', { request });
+  }
+
+  /** A live run of the concurrent blocks of the scenario `text` (threaded build). Fails with a
+   *  ScenarioError when the scenario does not parse or cannot run live. */
+  liveScenario(text: string): Promise<LiveFileReport> {
+    return this.request('liveScenario', { text });
   }
 
   /** Runs a scenario in the worker and makes it the current one. Fails with a ScenarioError

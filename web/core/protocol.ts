@@ -17,6 +17,7 @@ import type { ExploreReport } from './generated/ExploreReport';
 import type { KernelFiles } from './generated/KernelFiles';
 import type { LiveRequest } from './generated/LiveRequest';
 import type { LiveResult } from './generated/LiveResult';
+import type { LiveFileReport } from './generated/LiveFileReport';
 import type { Lane } from './generated/Lane';
 import type { LaneStep } from './generated/LaneStep';
 import type { MicroStepCaption } from './generated/MicroStepCaption';
@@ -94,6 +95,9 @@ export interface SimCalls {
   /** A live run (docs/live.md): each simulated CPU on its own pool worker over the shared
    *  memory; recorded runs are replayed and compared. Threaded build only. */
   live: { args: { request: LiveRequest }; result: LiveResult };
+  /** A live run of the concurrent blocks of `text`, each CPU of a block on its own pool worker;
+   *  each block's replay is checked, and the scenario that replays the run comes back. */
+  liveScenario: { args: { text: string }; result: LiveFileReport };
 }
 
 export type SimKind = keyof SimCalls;

@@ -16,7 +16,7 @@ import type { PoolReply, PoolRequest, SimEnvelope, SimKind, SimReply, SimRequest
 /** The part of the API both builds share (their init functions differ). */
 type Wasm = Pick<
   typeof import('../wasm/pkg-st/slabscope.js'),
-  'Sweep' | 'Live' | 'Session' | 'build_info' | 'geometry' | 'sweep_columns' | 'check_scenario' | 'explore'
+  'Sweep' | 'Live' | 'LiveScenario' | 'Session' | 'build_info' | 'geometry' | 'sweep_columns' | 'check_scenario' | 'explore'
 >;
 type Session = InstanceType<Wasm['Session']>;
 
@@ -152,6 +152,33 @@ async function live(request: SimRequest<'live'>): Promise<SimResult<'live'>> {
   }
 }
 
+/** A live run of a scenario: block by block, one pool worker per CPU of the block, all at once;
+ *  between blocks, this worker runs the scenario on to the next block and checks the replay. */
+async function liveScenario(request: SimRequest<'liveScenario'>): Promise<SimResult<'liveScenario'>> {
+  if (!wasm) throw new Error('simulator not loaded');
+  if (pool.length === 0) throw new Error('live mode needs the threaded build (a cross-origin isolated page)');
+  const job = new wasm.LiveScenario(request.text);
+  try {
+    for (;;) {
+      const cpus = Array.from(job.next_block());
+      if (cpus.length === 0) break;
+      if (cpus.length > pool.length) {
+        throw new Error(`a block here runs on at most ${pool.length} CPUs (one per pool worker); this one runs on ${cpus.length}`);
+      }
+      const replies = await Promise.all(cpus.map((cpu, i) => ask(pool[i], { kind: 'live', liveId: job.id, cpu })));
+      const seconds = new Float64Array(Math.max(...cpus) + 1);
+      cpus.forEach((cpu, i) => {
+        const r = replies[i];
+        seconds[cpu] = r.kind === 'ran' ? r.ms / 1000 : 0;
+      });
+      job.end_block(seconds);
+    }
+    return JSON.parse(job.finish()) as SimResult<'liveScenario'>;
+  } finally {
+    job.free();
+  }
+}
+
 function current(): Session {
   if (!session) throw new Error('no scenario is open');
   return session;
@@ -245,6 +272,10 @@ const handlers: Handlers = {
   live: async (request) => {
     await init();
     return live(request);
+  },
+  liveScenario: async (request) => {
+    await init();
+    return liveScenario(request);
   },
 };
 

@@ -45,7 +45,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LiveFileError {
     /// The scenario does not parse.
-    Parse(String),
+    Parse(slabscope_scenario::ParseError),
     /// The scenario's run fails (as `slabscope run` would say).
     Run(RunError),
     /// The scenario has no `concurrent` block.
@@ -108,11 +108,24 @@ impl std::fmt::Display for LiveFileError {
 impl std::error::Error for LiveFileError {}
 
 impl LiveFileError {
+    /// The scenario line the error is about (0: none in particular).
+    pub fn line(&self) -> u32 {
+        match self {
+            LiveFileError::Parse(e) => e.line,
+            LiveFileError::Run(e) => e.line(),
+            LiveFileError::NotLive { at, .. } | LiveFileError::BadFree { at, .. } => *at,
+            LiveFileError::Machine { line, .. }
+            | LiveFileError::TooLong { line, .. }
+            | LiveFileError::Mismatch { line, .. } => *line,
+            LiveFileError::NoBlock | LiveFileError::Slab | LiveFileError::Busy => 0,
+        }
+    }
+
     /// A stable key for the kind of error and the values its message names (see
     /// `RunError::key_args`).
     pub fn key_args(&self) -> (&'static str, Vec<(&'static str, String)>) {
         match self {
-            LiveFileError::Parse(e) => ("live.parse", vec![("message", e.clone())]),
+            LiveFileError::Parse(e) => ("live.parse", vec![("message", e.to_string())]),
             LiveFileError::Run(e) => e.key_args(),
             LiveFileError::NoBlock => ("live.no_block", vec![]),
             LiveFileError::Slab => ("live.slab", vec![]),
@@ -239,8 +252,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl LiveFile {
     /// A live run of the scenario `text`.
     pub fn new(text: &str) -> Result<LiveFile, LiveFileError> {
-        let scenario =
-            slabscope_scenario::parse(text).map_err(|e| LiveFileError::Parse(e.to_string()))?;
+        let scenario = slabscope_scenario::parse(text).map_err(LiveFileError::Parse)?;
         if scenario.blocks.is_empty() {
             return Err(LiveFileError::NoBlock);
         }
@@ -384,12 +396,12 @@ impl LiveFile {
         for (k, choices) in self.taken.iter().enumerate().rev() {
             let line = self.scenario.blocks[k].line;
             let block = &slabscope_scenario::parse(&text)
-                .map_err(|e| LiveFileError::Parse(e.to_string()))?
+                .map_err(LiveFileError::Parse)?
                 .blocks[k];
             // Its comments about the schedule it had go first (the lines move: parsed again).
             text = without_schedule_comments(&text, block);
             let block = &slabscope_scenario::parse(&text)
-                .map_err(|e| LiveFileError::Parse(e.to_string()))?
+                .map_err(LiveFileError::Parse)?
                 .blocks[k];
             let replay = replay_text(&text, block, choices);
             let mut lines: Vec<&str> = replay.lines().collect();

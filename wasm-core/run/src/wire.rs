@@ -123,6 +123,28 @@ impl From<SessionError> for SimError {
     }
 }
 
+impl From<&crate::live_file::LiveFileError> for SimError {
+    fn from(e: &crate::live_file::LiveFileError) -> Self {
+        use crate::live_file::LiveFileError;
+        match e {
+            LiveFileError::Parse(p) => SimError::Parse(p.clone()),
+            LiveFileError::Run(r) => SimError::Run(RunFailure::from(r)),
+            other => {
+                let (key, args) = other.key_args();
+                SimError::Run(RunFailure {
+                    line: other.line(),
+                    key: key.to_string(),
+                    args: args
+                        .into_iter()
+                        .map(|(name, value)| (name.to_string(), value))
+                        .collect(),
+                    message: other.to_string(),
+                })
+            }
+        }
+    }
+}
+
 impl SimError {
     /// An `Invalid` error with `message`.
     pub fn invalid(message: impl Into<String>) -> Self {

@@ -12,6 +12,7 @@
 
 use slabscope_run::explore_report::explore_report;
 use slabscope_run::live::live_scenario;
+use slabscope_run::live_file::{BlockJob, LiveFile};
 use slabscope_run::wire::LiveResult;
 use slabscope_run::wire::{BuildInfo, SimError, SnapshotAt};
 use slabscope_run::RunProgress;
@@ -371,9 +372,27 @@ mod tests {
     }
 }
 
-/// Live runs in progress, by id, visible to every thread sharing this memory (threaded build):
-/// each pool worker runs one CPU of one with `live_work(id, cpu)`.
-static LIVES: Mutex<BTreeMap<u32, Arc<LiveJob>>> = Mutex::new(BTreeMap::new());
+/// The work of one CPU of a live run, for a pool worker to do.
+trait CpuWork: Send + Sync {
+    fn run_cpu(&self, cpu: u32);
+}
+
+impl CpuWork for LiveJob {
+    fn run_cpu(&self, cpu: u32) {
+        LiveJob::run_cpu(self, cpu);
+    }
+}
+
+impl CpuWork for BlockJob {
+    fn run_cpu(&self, cpu: u32) {
+        BlockJob::run_cpu(self, cpu);
+    }
+}
+
+/// Live runs in progress (the standard workload's, or a scenario's block), by id, visible to
+/// every thread sharing this memory (threaded build): each pool worker runs one CPU of one with
+/// `live_work(id, cpu)`.
+static LIVES: Mutex<BTreeMap<u32, Arc<dyn CpuWork>>> = Mutex::new(BTreeMap::new());
 static NEXT_LIVE: AtomicU32 = AtomicU32::new(1);
 
 /// Most operations a live run in the browser may have: a recorded one keeps about 100 bytes
@@ -418,7 +437,7 @@ impl Live {
         .map_err(|LiveRefusal::Unsupported(why)| invalid(why))?;
         let job = Arc::new(job);
         let id = NEXT_LIVE.fetch_add(1, Ordering::Relaxed);
-        lock_lives().insert(id, Arc::clone(&job));
+        lock_lives().insert(id, Arc::clone(&job) as Arc<dyn CpuWork>);
         Ok(Live {
             id,
             request,
@@ -461,6 +480,86 @@ impl Live {
     }
 }
 
+/// A live run of a scenario (docs/live.md, "A scenario, live"), block by block: `next_block`
+/// registers the next block for pool workers (`live_work(id, cpu)` for each CPU it returns),
+/// `end_block` takes it back and checks its replay, `finish` gives the `LiveFileReport` (JSON).
+#[wasm_bindgen]
+pub struct LiveScenario {
+    id: u32,
+    file: Option<LiveFile>,
+    job: Option<Arc<BlockJob>>,
+}
+
+#[wasm_bindgen]
+impl LiveScenario {
+    /// A live run of the scenario `text` (a `SimError` if it cannot run live).
+    #[wasm_bindgen(constructor)]
+    pub fn new(text: &str) -> Result<LiveScenario, JsError> {
+        let file = LiveFile::new(text).map_err(|e| fail(SimError::from(&e)))?;
+        Ok(LiveScenario {
+            id: NEXT_LIVE.fetch_add(1, Ordering::Relaxed),
+            file: Some(file),
+            job: None,
+        })
+    }
+
+    /// The id workers pass to `live_work`.
+    #[wasm_bindgen(getter)]
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// Runs the scenario to its next block and registers it: the CPUs whose threads run it
+    /// (none: no block left).
+    pub fn next_block(&mut self) -> Result<Vec<u32>, JsError> {
+        let file = self.file_mut()?;
+        match file.next_block().map_err(|e| fail(SimError::from(&e)))? {
+            None => Ok(Vec::new()),
+            Some(job) => {
+                let cpus = job.cpus();
+                lock_lives().insert(self.id, Arc::clone(&job) as Arc<dyn CpuWork>);
+                self.job = Some(job);
+                Ok(cpus)
+            }
+        }
+    }
+
+    /// Once every thread of the block has run (`seconds[c]`: CPU `c`'s time): its replay
+    /// checked.
+    pub fn end_block(&mut self, seconds: Vec<f64>) -> Result<(), JsError> {
+        lock_lives().remove(&self.id);
+        let job = self
+            .job
+            .take()
+            .ok_or_else(|| invalid("no block of this live run is running".to_string()))?;
+        self.file_mut()?
+            .end_block(job, &seconds)
+            .map_err(|e| fail(SimError::from(&e)))
+    }
+
+    /// Each block's figures and the scenario that replays the run (`LiveFileReport` JSON).
+    pub fn finish(&mut self) -> Result<String, JsError> {
+        let file = self
+            .file
+            .take()
+            .ok_or_else(|| invalid("this live run is finished".to_string()))?;
+        let report = file.finish().map_err(|e| fail(SimError::from(&e)))?;
+        Ok(serde_json::to_string(&report).expect("a live report serialises"))
+    }
+
+    fn file_mut(&mut self) -> Result<&mut LiveFile, JsError> {
+        self.file
+            .as_mut()
+            .ok_or_else(|| invalid("this live run is finished".to_string()))
+    }
+}
+
+impl Drop for LiveScenario {
+    fn drop(&mut self) {
+        lock_lives().remove(&self.id);
+    }
+}
+
 impl Drop for Live {
     fn drop(&mut self) {
         lock_lives().remove(&self.id);
@@ -474,7 +573,7 @@ pub fn live_work(id: u32, cpu: u32) -> bool {
     job.map(|job| job.run_cpu(cpu)).is_some()
 }
 
-fn lock_lives() -> std::sync::MutexGuard<'static, BTreeMap<u32, Arc<LiveJob>>> {
+fn lock_lives() -> std::sync::MutexGuard<'static, BTreeMap<u32, Arc<dyn CpuWork>>> {
     LIVES
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())

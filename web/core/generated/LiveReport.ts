@@ -6,7 +6,11 @@ import type { ThreadFigures } from "./ThreadFigures";
 /**
  * A live run's figures.
  */
-export type LiveReport = { threads: number, frees: Frees, recorded: boolean, ops: number, perThread: Array<ThreadFigures>, 
+export type LiveReport = { threads: number, 
+/**
+ * Whose objects the workload's threads free (none for a scenario's block).
+ */
+frees: Frees | null, recorded: boolean, ops: number, perThread: Array<ThreadFigures>, 
 /**
  * All operations over the slowest thread's time.
  */
