@@ -44,6 +44,54 @@ describe('live mode in wasm', () => {
     expect(workers.mt.check_scenario(scenario)).toBeUndefined();
   }, 60_000);
 
+  it('runs a scenario’s blocks live and replays each to its threads’ state', async () => {
+    // Three CPUs free each other's objects while they allocate, then hand a name across.
+    const text = [
+      'slabscope-scenario 3',
+      'machine cpus=3 nodes=1 memory=4M',
+      'cache t size=192',
+      'repeat 300 a[] = kmem_cache_alloc(t) on cpu0',
+      'repeat 300 b[] = kmem_cache_alloc(t) on cpu1',
+      'concurrent',
+      '  for x in b: kmem_cache_free(t, x) on cpu0',
+      '  repeat 200 c[] = kmem_cache_alloc(t) on cpu0',
+      '  for x in a: kmem_cache_free(t, x) on cpu1',
+      '  repeat 200 d[] = kmalloc(150) on cpu2',
+      '  flush_cpu_slab(t) on cpu1',
+      'end',
+      'concurrent',
+      '  k = kmalloc(64) on cpu2',
+      '  kfree(k) on cpu0',
+      '  for x in c: kmem_cache_free(t, x) on cpu1',
+      'end',
+      '',
+    ].join('\n');
+    for (let run = 0; run < 4; run++) {
+      const report = await workers.liveScenario(text);
+      expect(report.blocks.map((b) => [b.line, b.report.threads, b.report.ops])).toEqual([
+        [6, 3, 1001],
+        [13, 3, 202],
+      ]);
+      for (const b of report.blocks) {
+        expect(b.report.replay.mismatch).toBeNull();
+        expect(b.report.replay.microSteps).toBe(b.report.microSteps);
+      }
+      expect(report.replay).toMatch(/\nconcurrent explicit\n/);
+      expect(workers.mt.check_scenario(report.replay)).toBeUndefined();
+    }
+  }, 60_000);
+
+  it('refuses a scenario that cannot run live, naming the line', () => {
+    const irq = 'slabscope-scenario 3\nmachine cpus=2\nconcurrent\n  a = kmalloc(8) on cpu0\n  b = kmalloc(8) on cpu1 irq\nend\n';
+    let thrown;
+    try {
+      new workers.mt.LiveScenario(irq).next_block();
+    } catch (e) {
+      thrown = JSON.parse(e.message);
+    }
+    expect(thrown).toMatchObject({ kind: 'run', line: 5, key: 'live.not_live' });
+  });
+
   it('refuses a request past its bounds with the reason', () => {
     expect(() => new workers.mt.Live(JSON.stringify({ threads: 2, ops: 3_000_000, seed: 1, frees: 'remote', record: true }))).toThrow(/at most 1000000 when recorded/);
     expect(() => new workers.mt.Live(JSON.stringify({ threads: 0, ops: 10, seed: 1, frees: 'remote', record: true }))).toThrow(/1 to 16/);

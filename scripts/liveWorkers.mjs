@@ -19,7 +19,8 @@ const WORKER = `
 
 /** Loads the threaded module of the repository at `root` (a file: URL) with `n` workers. Returns
  *  the module's glue, `live(request)` (a LiveRequest; resolves to the module's LiveResult, each
- *  thread timed by its worker) and `close()`. */
+ *  thread timed by its worker), `liveScenario(text)` (resolves to the LiveFileReport of a
+ *  scenario's blocks run live) and `close()`. */
 export async function liveWorkers(root, n) {
   const glue = new URL('web/wasm/pkg-mt/slabscope.js', root);
   const mt = await import(glue.href);
@@ -51,5 +52,24 @@ export async function liveWorkers(root, n) {
       job.free();
     }
   };
-  return { mt, live, close: () => Promise.all(workers.map((w) => w.terminate())) };
+  // A scenario's blocks, one after another, each CPU of a block on its own worker.
+  const liveScenario = async (text) => {
+    const job = new mt.LiveScenario(text);
+    try {
+      for (;;) {
+        const cpus = Array.from(job.next_block());
+        if (cpus.length === 0) break;
+        if (cpus.length > workers.length) throw new Error(`a block on ${cpus.length} CPUs needs as many workers`);
+        const replies = await Promise.all(cpus.map((cpu, i) => ask(workers[i], job.id, cpu)));
+        if (!replies.every((r) => r.ran)) throw new Error('a worker found no live block to work on');
+        const seconds = new Float64Array(Math.max(...cpus) + 1);
+        cpus.forEach((cpu, i) => (seconds[cpu] = replies[i].ms / 1000));
+        job.end_block(seconds);
+      }
+      return JSON.parse(job.finish());
+    } finally {
+      job.free();
+    }
+  };
+  return { mt, live, liveScenario, close: () => Promise.all(workers.map((w) => w.terminate())) };
 }

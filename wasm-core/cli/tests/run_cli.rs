@@ -436,3 +436,37 @@ fn check_reports_known_damage_at_the_step_that_does_it() {
         );
     }
 }
+
+/// `slabscope live FILE`: each block's figures and the replay scenario, which runs like any
+/// scenario; `--threads` is checked against the CPUs a block runs on.
+#[test]
+fn live_runs_a_scenario_file_and_writes_its_replay() {
+    let lesson = format!(
+        "{}/../../lessons/14-remote-free-race/scenario.slab",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let lesson = lesson.as_str();
+    let out = temp("live-replay.slab", "");
+    let o = slabscope(&["live", lesson, "--threads", "2", "--out", &out]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let blocks = report["blocks"].as_array().expect("blocks");
+    assert_eq!(blocks.len(), 2);
+    for b in blocks {
+        assert_eq!(b["report"]["threads"], 2);
+        assert!(b["report"]["replay"]["mismatch"].is_null(), "{b}");
+    }
+    let replay = std::fs::read_to_string(&out).expect("the replay is written");
+    assert_eq!(replay, report["replay"].as_str().expect("text"));
+    assert_eq!(replay.matches("\nconcurrent explicit\n").count(), 2);
+    let o = slabscope(&["run", &out, "--check"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let o = slabscope(&["live", lesson, "--threads", "3"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("line 18: the block runs on 2 CPUs (cpu0, cpu1)"),
+        "{err}"
+    );
+}
