@@ -337,6 +337,12 @@ function ReportFigures({ report, block = false }: { report: LiveReport; block?: 
         </tbody>
       </table>
       <p>{t('live.locks', { taken: n(report.listLockTaken), waits: n(report.listLockWaits), tid: n(report.tidMismatches), steps: n(report.microSteps) })}</p>
+      {report.replay !== null && report.replay.epochs > 1 && <p data-testid="live-epochs">{t('live.epochs', { epochs: n(report.replay.epochs) })}</p>}
+      {report.replay !== null && report.replay.violations.length > 0 && (
+        <p role="alert" className="error" data-testid="live-violations">
+          {t('live.violations', { what: report.replay.violations.join('; ') })}
+        </p>
+      )}
       {report.replay === null ? (
         <p>{t('live.notRecorded')}</p>
       ) : report.replay.mismatch === null ? (

@@ -6,9 +6,8 @@
 import type { LiveRequest } from '../core/client';
 import type { FormError } from './sweepForm';
 
-/** As MAX_LIVE_OPS_RECORDED and MAX_LIVE_OPS in wasm-core/wasm/src/lib.rs, which refuses
- *  anything past them (a recorded run keeps about 100 bytes per operation). */
-export const MAX_OPS_RECORDED = 1_000_000;
+/** As MAX_LIVE_OPS in wasm-core/wasm/src/lib.rs, which refuses anything past it (a recorded
+ *  run keeps its log one epoch at a time, so recording does not lower it). */
 export const MAX_OPS = 20_000_000;
 /** Operations past which the run is too long to open in the player (MAX_SCENARIO_OPS in
  *  wasm-core/run/src/live.rs). */
@@ -44,7 +43,7 @@ function whole(text: string, field: string, min: number, max: number): { ok: tru
 export function toLiveRequest(form: LiveForm, poolSize: number): { ok: true; request: LiveRequest } | { ok: false; error: FormError } {
   const threads = whole(form.threads, 'live.threadsField', 1, poolSize);
   if (!threads.ok) return threads;
-  const ops = whole(form.ops, 'live.opsField', 1, form.record ? MAX_OPS_RECORDED : MAX_OPS);
+  const ops = whole(form.ops, 'live.opsField', 1, MAX_OPS);
   if (!ops.ok) return ops;
   const seed = whole(form.seed, 'live.seedField', 0, Number.MAX_SAFE_INTEGER);
   if (!seed.ok) return seed;

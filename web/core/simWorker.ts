@@ -133,8 +133,8 @@ async function sweep(request: SimRequest<'sweep'>): Promise<SweepResult> {
   }
 }
 
-/** A live run: one pool worker per simulated CPU, all at once; this worker only waits for
- *  their replies, then gathers the run (and replays it, when recorded). */
+/** A live run: one pool worker per simulated CPU, all at once, epoch after epoch; between
+ *  epochs this worker replays the last one (a recorded run), then gathers the run. */
 async function live(request: SimRequest<'live'>): Promise<SimResult<'live'>> {
   if (!wasm) throw new Error('simulator not loaded');
   const { threads } = request.request;
@@ -144,9 +144,13 @@ async function live(request: SimRequest<'live'>): Promise<SimResult<'live'>> {
   }
   const job = new wasm.Live(JSON.stringify(request.request));
   try {
-    const replies = await Promise.all(pool.slice(0, threads).map((w, cpu) => ask(w, { kind: 'live', liveId: job.id, cpu })));
-    const seconds = replies.map((r) => (r.kind === 'ran' ? r.ms / 1000 : 0));
-    return JSON.parse(job.finish(Float64Array.from(seconds))) as SimResult<'live'>;
+    // Epoch after epoch (a recorded run's log is kept, and replayed, one epoch at a time).
+    for (;;) {
+      const replies = await Promise.all(pool.slice(0, threads).map((w, cpu) => ask(w, { kind: 'live', liveId: job.id, cpu })));
+      const seconds = replies.map((r) => (r.kind === 'ran' ? r.ms / 1000 : 0));
+      if (!job.end_epoch(Float64Array.from(seconds))) break;
+    }
+    return JSON.parse(job.finish()) as SimResult<'live'>;
   } finally {
     job.free();
   }

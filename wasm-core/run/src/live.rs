@@ -48,6 +48,11 @@ pub fn live_scenario(run: &LiveRun, seed: u64, frees: Frees) -> Result<String, L
         return Err(LiveScenarioError::NotRecorded);
     }
     let ops: usize = run.ops.iter().map(Vec::len).sum();
+    let ops = if run.epochs > 1 {
+        run.total().ops as usize
+    } else {
+        ops
+    };
     if ops > MAX_SCENARIO_OPS {
         return Err(LiveScenarioError::TooManyOps {
             ops,

@@ -377,6 +377,8 @@ impl LiveFile {
                 Some(ReplayFigures {
                     micro_steps,
                     mismatch: mismatch.clone(),
+                    violations: Vec::new(),
+                    epochs: 1,
                 }),
             ),
         });

@@ -395,9 +395,8 @@ impl CpuWork for BlockJob {
 static LIVES: Mutex<BTreeMap<u32, Arc<dyn CpuWork>>> = Mutex::new(BTreeMap::new());
 static NEXT_LIVE: AtomicU32 = AtomicU32::new(1);
 
-/// Most operations a live run in the browser may have: a recorded one keeps about 100 bytes
-/// per operation, and merging it about three times that, within the module's 1 GiB of memory.
-pub const MAX_LIVE_OPS_RECORDED: u64 = 1_000_000;
+/// Most operations a live run in the browser may have, recorded or not (a recorded run keeps
+/// its log one epoch at a time: `slabscope_sim::live::run::EPOCH_OPS`).
 pub const MAX_LIVE_OPS: u64 = 20_000_000;
 
 /// A registered live run (docs/live.md). Dropping it (JS `free()`) unregisters it.
@@ -415,16 +414,10 @@ impl Live {
     pub fn new(request_json: &str) -> Result<Live, JsError> {
         let request: LiveRequest = serde_json::from_str(request_json)
             .map_err(|e| invalid(format!("bad live request: {e}")))?;
-        let max = if request.record {
-            MAX_LIVE_OPS_RECORDED
-        } else {
-            MAX_LIVE_OPS
-        };
-        if request.ops > max {
+        if request.ops > MAX_LIVE_OPS {
             return Err(invalid(format!(
-                "{} operations: a live run in the browser has at most {max}{}",
-                request.ops,
-                if request.record { " when recorded" } else { "" }
+                "{} operations: a live run in the browser has at most {MAX_LIVE_OPS}",
+                request.ops
             )));
         }
         let job = LiveJob::new(
@@ -451,9 +444,20 @@ impl Live {
         self.id
     }
 
-    /// Once every thread has run (`seconds[t]`: thread `t`'s time): the figures, the replay's
-    /// verdict and, for a recorded run small enough, its scenario, as a `LiveResult` (JSON).
-    pub fn finish(&mut self, seconds: Vec<f64>) -> Result<String, JsError> {
+    /// Once every thread has run its share of the epoch (`seconds[t]`: thread `t`'s time):
+    /// replays the epoch (a recorded run) and says whether another follows (then every worker
+    /// runs `live_work` again).
+    pub fn end_epoch(&mut self, seconds: Vec<f64>) -> Result<bool, JsError> {
+        let job = self
+            .job
+            .as_ref()
+            .ok_or_else(|| invalid("this live run is finished".to_string()))?;
+        Ok(job.end_epoch(&seconds))
+    }
+
+    /// After the last epoch: the figures, the replay's verdict and, for a recorded run small
+    /// enough, its scenario, as a `LiveResult` (JSON).
+    pub fn finish(&mut self) -> Result<String, JsError> {
         lock_lives().remove(&self.id);
         let job = self
             .job
@@ -461,7 +465,7 @@ impl Live {
             .ok_or_else(|| invalid("this live run is finished".to_string()))?;
         let job = Arc::try_unwrap(job)
             .map_err(|_| invalid("a worker still runs this live run".to_string()))?;
-        let run = job.finish(&seconds);
+        let run = job.finish();
         let report = LiveReport::of(&run, self.request.frees, self.request.record);
         let (scenario, scenario_error) = if self.request.record {
             match live_scenario(&run, self.request.seed, self.request.frees) {

@@ -11,4 +11,13 @@ microSteps: number,
 /**
  * `None`: every allocation returned the same address and the final states are equal.
  */
-mismatch: string | null, };
+mismatch: string | null, 
+/**
+ * What the invariant checks found on the live state and on the replayed one at the end
+ * (the first few of each; empty in a sound run).
+ */
+violations: Array<string>, 
+/**
+ * Epochs the run was replayed in (its log kept one epoch at a time).
+ */
+epochs: number, };

@@ -45,6 +45,11 @@ pub struct ReplayFigures {
     pub micro_steps: u64,
     /// `None`: every allocation returned the same address and the final states are equal.
     pub mismatch: Option<String>,
+    /// What the invariant checks found on the live state and on the replayed one at the end
+    /// (the first few of each; empty in a sound run).
+    pub violations: Vec<String>,
+    /// Epochs the run was replayed in (its log kept one epoch at a time).
+    pub epochs: u32,
 }
 
 /// A live run's figures.
@@ -87,10 +92,19 @@ impl LiveReport {
     /// The figures of `run` (started with `frees`), replaying it first when it was recorded.
     pub fn of(run: &LiveRun, frees: Frees, recorded: bool) -> LiveReport {
         let replay = recorded.then(|| {
-            let r = replay(run);
+            let fresh;
+            let r = match &run.replayed {
+                Some(r) => r,
+                None => {
+                    fresh = replay(run);
+                    &fresh
+                }
+            };
             ReplayFigures {
                 micro_steps: r.micro_steps as u64,
-                mismatch: r.mismatch,
+                mismatch: r.mismatch.clone(),
+                violations: r.violations.clone(),
+                epochs: run.epochs,
             }
         });
         let cpus: Vec<u32> = (0..run.stats.len() as u32).collect();

@@ -73,6 +73,11 @@ pub struct LiveRun {
     pub logs: Vec<ThreadLog>,
     /// Each thread's wall-clock seconds.
     pub seconds: Vec<f64>,
+    /// Epochs the run took (see `LiveJob`); `ops` and `logs` are the last one's.
+    pub epochs: u32,
+    /// A recorded run's replay, epoch by epoch: micro-steps in all, the first difference, the
+    /// replayed machine and what the invariant checks found at the end.
+    pub replayed: Option<Replay>,
 }
 
 impl LiveRun {
@@ -92,27 +97,52 @@ pub fn boot(threads: u32) -> Recorder {
 }
 
 /// A live run of the standard mix (`crate::workload`) set up for `threads` threads, each a
-/// CPU running `ops / threads` operations, the workload's own choices drawn from `seed`:
-/// `run_cpu(t)` is thread `t`'s work (natively a `std::thread`, in the browser a Web Worker
-/// over the shared memory), and `finish` gathers what they did.
+/// CPU running `ops / threads` operations, the workload's own choices drawn from `seed`.
+///
+/// A run goes in epochs of `EPOCH_OPS` operations (a recorded run's log is kept one epoch at a
+/// time, so its memory does not grow with the run): `run_cpu(t)` is thread `t`'s share of the
+/// epoch (natively a `std::thread`, in the browser a Web Worker over the shared memory); once
+/// every thread has returned, `end_epoch` replays the epoch on the interleaving engine (where
+/// the last epoch's replay left it) and compares the states, and says whether another epoch
+/// follows; `finish` gathers what the threads did. Between epochs no thread runs: each epoch's
+/// micro-steps all come after the last one's, so replaying epoch after epoch is replaying the
+/// run.
 pub struct LiveJob {
     base: Machine,
     mem: LiveMem,
     table: KmallocTable,
     pools: Vec<Pool>,
     frees: Frees,
-    per_thread: u64,
-    seed: u64,
     record: bool,
-    done: Vec<Mutex<Option<CpuDone>>>,
+    /// Operations per thread per epoch.
+    epoch_ops: u64,
+    cpus: Vec<Mutex<CpuState>>,
+    replayed: Mutex<Replayed>,
 }
 
-/// What one thread did.
-struct CpuDone {
+/// One thread's state between epochs.
+struct CpuState {
+    rng: Pcg32,
+    /// Operations still to run.
+    left: u64,
     stats: LiveStats,
+    seconds: f64,
+    /// This epoch's operations and log (a recorded run).
     ops: Vec<LiveOp>,
     log: ThreadLog,
 }
+
+/// The replay so far, epoch by epoch.
+struct Replayed {
+    /// The replaying machine (made at the first epoch's end).
+    rec: Option<Recorder>,
+    micro_steps: usize,
+    mismatch: Option<String>,
+    epochs: u32,
+}
+
+/// Operations per epoch, over all threads: about 25 MB of log (and its merge) at a time.
+pub const EPOCH_OPS: u64 = 1 << 18;
 
 /// Bounds of live runs (a recorded run keeps about 100 bytes per operation).
 pub const MAX_THREADS: u32 = 16;
@@ -141,47 +171,70 @@ impl LiveJob {
         let table = KmallocTable::new(&rec);
         let mem = LiveMem::new(&base)?;
         let pools = (0..threads).map(|_| Pool::default()).collect();
+        let per_thread = ops / u64::from(threads);
         Ok(LiveJob {
             base,
             mem,
             table,
             pools,
             frees,
-            per_thread: ops / u64::from(threads),
-            seed,
             record,
-            done: (0..threads).map(|_| Mutex::new(None)).collect(),
+            epoch_ops: (EPOCH_OPS / u64::from(threads)).max(1),
+            cpus: (0..threads)
+                .map(|t| {
+                    Mutex::new(CpuState {
+                        rng: Pcg32::seed_from_u64(seed ^ (u64::from(t) << 32)),
+                        left: per_thread,
+                        stats: LiveStats::default(),
+                        seconds: 0.0,
+                        ops: Vec::new(),
+                        log: ThreadLog::default(),
+                    })
+                })
+                .collect(),
+            replayed: Mutex::new(Replayed {
+                rec: None,
+                micro_steps: 0,
+                mismatch: None,
+                epochs: 0,
+            }),
         })
+    }
+
+    /// The job with epochs of `ops` operations per thread (tests: several epochs in a short
+    /// run).
+    pub fn with_epoch_ops(mut self, ops: u64) -> LiveJob {
+        self.epoch_ops = ops.max(1);
+        self
     }
 
     /// Threads of the run.
     pub fn threads(&self) -> u32 {
-        self.done.len() as u32
+        self.cpus.len() as u32
     }
 
-    /// Thread `t`'s work: its CPU's operations, racing the other threads' (a second call for
-    /// the same `t` does nothing).
+    /// Thread `t`'s share of the epoch: its CPU's next operations, racing the other threads'.
     pub fn run_cpu(&self, t: u32) {
         const LOW: usize = 2048;
         const HIGH: usize = 8192;
-        let Some(slot) = self.done.get(t as usize) else {
+        let Some(slot) = self.cpus.get(t as usize) else {
             return;
         };
-        if lock(slot).is_some() {
-            return;
-        }
+        let mut state = lock(slot);
+        let state = &mut *state;
+        let n = state.left.min(self.epoch_ops);
+        state.left -= n;
         let threads = self.threads();
         let cpu = LiveCpu::new(&self.mem, CpuId::new(t), self.record);
         let own = &self.pools[t as usize];
         // Each thread keeps its share of the workload's band of live objects.
         let band = |n: usize| n * threads as usize;
-        let mut rng = Pcg32::seed_from_u64(self.seed ^ (u64::from(t) << 32));
+        let rng = &mut state.rng;
         // The operations, for the replay (an unrecorded run keeps none: they would only take memory).
-        let mut done = Vec::with_capacity(if self.record {
-            self.per_thread as usize
-        } else {
-            0
-        });
+        let done = &mut state.ops;
+        if self.record {
+            done.reserve(n as usize);
+        }
         // A free takes a random object from a pool: under the lock, noting the pool's turn
         // (a hand-over the replay orders after the allocation that gave the object).
         let take = |which: u32, pick: u32| {
@@ -197,7 +250,7 @@ impl LiveJob {
             cpu.log(|l| l.took(which, p.1));
             Some(addr)
         };
-        for _ in 0..self.per_thread {
+        for _ in 0..n {
             let roll = rng.next_u32() % 4;
             let alloc = match band(own.1.load(Relaxed)) {
                 0 => true,
@@ -244,37 +297,89 @@ impl LiveJob {
                 }
             }
         }
-        let stats = cpu.stats();
-        *lock(slot) = Some(CpuDone {
-            stats,
-            ops: done,
-            log: cpu.into_log(),
-        });
+        state.stats.add(&cpu.stats());
+        state.log = cpu.into_log();
     }
 
-    /// What the threads did (a thread that never ran did nothing). `seconds[t]` is thread
-    /// `t`'s time, as its caller measured it.
-    pub fn finish(self, seconds: &[f64]) -> LiveRun {
+    /// Every thread has run its share of the epoch, thread `t` in `seconds[t]`: the epoch is
+    /// replayed, unless it is the last (`finish` replays that one), and the states compared.
+    /// True when another epoch follows.
+    pub fn end_epoch(&self, seconds: &[f64]) -> bool {
+        let mut more = false;
+        for (t, slot) in self.cpus.iter().enumerate() {
+            let mut state = lock(slot);
+            state.seconds += seconds.get(t).copied().unwrap_or(0.0);
+            more |= state.left > 0;
+        }
+        let mut replayed = lock(&self.replayed);
+        replayed.epochs += 1;
+        if more && self.record {
+            let (logs, ops): (Vec<ThreadLog>, Vec<Vec<LiveOp>>) = self
+                .cpus
+                .iter()
+                .map(|slot| {
+                    let mut state = lock(slot);
+                    (
+                        std::mem::take(&mut state.log),
+                        std::mem::take(&mut state.ops),
+                    )
+                })
+                .unzip();
+            let r = &mut *replayed;
+            let rec = r
+                .rec
+                .get_or_insert_with(|| Recorder::new(self.base.clone(), false));
+            if r.mismatch.is_none() {
+                let (steps, mismatch) = replay_into(rec, &logs, &ops);
+                r.micro_steps += steps;
+                r.mismatch = mismatch.or_else(|| {
+                    let live = self.mem.to_machine(&self.base);
+                    super::compare::first_difference(&live, &with_short_tids(rec.machine().clone()))
+                        .map(|d| format!("after epoch {}: {d}", r.epochs))
+                });
+            }
+        }
+        more
+    }
+
+    /// What the threads did, and, recorded, the replay of the last epoch (from where the
+    /// others left it) with the states compared and the invariants checked on both.
+    pub fn finish(self) -> LiveRun {
+        let replayed = self
+            .replayed
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut run = LiveRun {
             base: self.base,
             mem: self.mem,
             stats: Vec::new(),
             ops: Vec::new(),
             logs: Vec::new(),
-            seconds: seconds.to_vec(),
+            seconds: Vec::new(),
+            epochs: replayed.epochs.max(1),
+            replayed: None,
         };
-        for slot in self.done {
-            let d = slot
+        for slot in self.cpus {
+            let s = slot
                 .into_inner()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
-            let d = d.unwrap_or(CpuDone {
-                stats: LiveStats::default(),
-                ops: Vec::new(),
-                log: ThreadLog::default(),
-            });
-            run.stats.push(d.stats);
-            run.ops.push(d.ops);
-            run.logs.push(d.log);
+            run.stats.push(s.stats);
+            run.seconds.push(s.seconds);
+            run.ops.push(s.ops);
+            run.logs.push(s.log);
+        }
+        if self.record {
+            let mut rec = replayed
+                .rec
+                .unwrap_or_else(|| Recorder::new(run.base.clone(), false));
+            let (mut micro_steps, mut mismatch) = (replayed.micro_steps, replayed.mismatch);
+            if mismatch.is_none() {
+                let (steps, m) = replay_into(&mut rec, &run.logs, &run.ops);
+                micro_steps += steps;
+                mismatch = m;
+            }
+            let machine = with_short_tids(rec.machine().clone());
+            run.replayed = Some(verdict(&run, machine, micro_steps, mismatch));
         }
         run
     }
@@ -284,23 +389,29 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Runs `job` natively, one `std::thread` per CPU; `timed(work)` runs one thread's work and
-/// says how many seconds it took (the simulator has no clock: the caller brings one).
+/// Runs `job` natively, one `std::thread` per CPU, epoch after epoch; `timed(work)` runs one
+/// thread's work and says how many seconds it took (the simulator has no clock: the caller
+/// brings one).
 pub fn run_threads(job: LiveJob, timed: impl Fn(&dyn Fn()) -> f64 + Sync) -> LiveRun {
     let threads = job.threads();
-    let seconds: Vec<f64> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let (job, timed) = (&job, &timed);
-                scope.spawn(move || timed(&|| job.run_cpu(t)))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a live thread never panics"))
-            .collect()
-    });
-    job.finish(&seconds)
+    loop {
+        let seconds: Vec<f64> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    let (job, timed) = (&job, &timed);
+                    scope.spawn(move || timed(&|| job.run_cpu(t)))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a live thread never panics"))
+                .collect()
+        });
+        if !job.end_epoch(&seconds) {
+            break;
+        }
+    }
+    job.finish()
 }
 
 /// `run_threads` of a new job, untimed (tests).
@@ -327,44 +438,83 @@ pub struct Replay {
     pub mismatch: Option<String>,
     /// The replayed machine (tids cut to 32 bits, as the live memory keeps them).
     pub machine: Machine,
+    /// What the invariant checks found on the live state and on the replayed one (the first
+    /// few; none in a sound run).
+    pub violations: Vec<String>,
 }
 
-/// Replays a recorded live run on the interleaving engine, from the machine it started from,
-/// with the schedule its log gives; compares every allocation's address and the final state.
+/// Replays a recorded live run of one epoch on the interleaving engine, from the machine it
+/// started from, with the schedule its log gives; compares every allocation's address and the
+/// final state. (A run of several epochs is replayed as it goes: `LiveRun::replayed`.)
 pub fn replay(run: &LiveRun) -> Replay {
     let mut rec = Recorder::new(run.base.clone(), false);
-    let cpus = run.ops.len();
+    let (micro_steps, mismatch) = replay_into(&mut rec, &run.logs, &run.ops);
+    let machine = with_short_tids(rec.machine().clone());
+    verdict(run, machine, micro_steps, mismatch)
+}
+
+/// The replay's verdict: with no difference found on the way, the final states compared; the
+/// invariants checked on both.
+fn verdict(
+    run: &LiveRun,
+    machine: Machine,
+    micro_steps: usize,
+    mut mismatch: Option<String>,
+) -> Replay {
+    let live = run.mem.to_machine(&run.base);
+    if mismatch.is_none() {
+        mismatch = super::compare::first_difference(&live, &machine);
+    }
+    let mut violations = Vec::new();
+    for (which, m) in [("live", &live), ("replay", &machine)] {
+        let found = crate::slub::check::check_slub(m)
+            .into_iter()
+            .chain(crate::machine::check::check_page_allocator(m));
+        violations.extend(found.take(5).map(|v| format!("{which}: {v}")));
+    }
+    Replay {
+        micro_steps,
+        mismatch,
+        machine,
+        violations,
+    }
+}
+
+/// Replays logs `logs` of the operations `ops` (per CPU) on `rec`, from where it is: the
+/// micro-steps replayed and the first difference (an allocation that returned another
+/// address, a log that admits no order, a replay that stopped or left operations).
+fn replay_into(
+    rec: &mut Recorder,
+    logs: &[ThreadLog],
+    ops: &[Vec<LiveOp>],
+) -> (usize, Option<String>) {
+    let cpus = ops.len();
     let specs: Vec<TaskSpec> = (0..cpus)
         .map(|c| TaskSpec {
             cpu: CpuId(c as u16),
             kind: TaskKind::Process,
         })
         .collect();
-    let choices = match merge(&run.logs) {
+    let choices = match merge(logs) {
         Ok(c) => c,
         Err(e) => {
-            return Replay {
-                micro_steps: 0,
-                mismatch: Some(format!(
+            return (
+                0,
+                Some(format!(
                     "the micro-steps cannot be put in one order: {} of {} placed\n{}",
                     e.placed, e.total, e.cycle
                 )),
-                machine: with_short_tids(run.base.clone()),
-            }
+            )
         }
     };
     let micro_steps = choices.len();
     let mut program = ReplayProgram {
-        ops: run
-            .ops
-            .iter()
-            .map(|o| o.iter().copied().collect())
-            .collect(),
+        ops: ops.iter().map(|o| o.iter().copied().collect()).collect(),
         current: vec![None; cpus],
         mismatch: None,
     };
     let outcome = exec::run(
-        &mut rec,
+        rec,
         &specs,
         &Schedule::Explicit { choices },
         exec::Options {
@@ -381,16 +531,7 @@ pub fn replay(run: &LiveRun) -> Replay {
     if mismatch.is_none() && program.ops.iter().any(|q| !q.is_empty()) {
         mismatch = Some("the replay ended with operations left".to_string());
     }
-    let machine = with_short_tids(rec.machine().clone());
-    if mismatch.is_none() {
-        let live = run.mem.to_machine(&run.base);
-        mismatch = super::compare::first_difference(&live, &machine);
-    }
-    Replay {
-        micro_steps,
-        mismatch,
-        machine,
-    }
+    (micro_steps, mismatch)
 }
 
 /// The live run's operations as tasks of the interleaving engine.
