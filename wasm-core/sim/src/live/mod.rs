@@ -75,6 +75,17 @@ impl<'a> LiveCpu<'a> {
         }
     }
 
+    /// CPU `cpu` of `mem`, recorded, logging into `log` (an empty log, its memory kept from an
+    /// earlier epoch).
+    pub fn with_log(mem: &'a LiveMem, cpu: CpuId, log: ThreadLog) -> Self {
+        LiveCpu {
+            mem,
+            cpu,
+            stats: RefCell::new(LiveStats::default()),
+            log: Some(RefCell::new(log)),
+        }
+    }
+
     fn ctx(&self) -> LiveCtx<'_> {
         LiveCtx {
             mem: self.mem,

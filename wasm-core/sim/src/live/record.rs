@@ -176,6 +176,15 @@ impl ThreadLog {
         self.mark(Res::pool(pool), seq, Class::Write);
     }
 
+    /// The log emptied, its memory kept for the next epoch.
+    pub(crate) fn clear(&mut self) {
+        self.steps.clear();
+        self.marks.clear();
+        self.pending.clear();
+        self.held.clear();
+        self.op_starts.clear();
+    }
+
     /// The micro-step (of this log) each operation began with.
     pub fn op_starts(&self) -> &[u32] {
         &self.op_starts

@@ -225,7 +225,11 @@ impl LiveJob {
         let n = state.left.min(self.epoch_ops);
         state.left -= n;
         let threads = self.threads();
-        let cpu = LiveCpu::new(&self.mem, CpuId::new(t), self.record);
+        let cpu = if self.record {
+            LiveCpu::with_log(&self.mem, CpuId::new(t), std::mem::take(&mut state.log))
+        } else {
+            LiveCpu::new(&self.mem, CpuId::new(t), false)
+        };
         let own = &self.pools[t as usize];
         // Each thread keeps its share of the workload's band of live objects.
         let band = |n: usize| n * threads as usize;
@@ -337,6 +341,14 @@ impl LiveJob {
                     super::compare::first_difference(&live, &with_short_tids(rec.machine().clone()))
                         .map(|d| format!("after epoch {}: {d}", r.epochs))
                 });
+            }
+            // The threads log the next epoch into the same memory: no growing again.
+            for ((slot, mut log), mut ops) in self.cpus.iter().zip(logs).zip(ops) {
+                log.clear();
+                ops.clear();
+                let mut state = lock(slot);
+                state.log = log;
+                state.ops = ops;
             }
         }
         more
