@@ -6,22 +6,15 @@
 
 import { useCallback, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { isCancelled, ScenarioError, type ExploreReport, type SimClient } from '../core/client';
-import { failureText } from '../scenario/failureText';
+import type { ExploreReport, SimClient } from '../core/client';
 import { playerHref } from '../scenario/openInPlayer';
-import { browserStorage, loadSaved, type ScenarioStorage } from '../scenario/store';
+import { browserStorage, savedDraft, type ScenarioStorage } from '../scenario/store';
 import { currentHref } from '../url/urlState';
 import { ExploreGroups } from './ExploreGroups';
 import { defaultForm, EXAMPLE_IDS, MAX_PREEMPTIONS, MAX_SCHEDULES, toBounds, type Bounds, type ExploreForm, type Source } from './exploreForm';
 import { exampleText } from './interleavingExamples';
 import type { FormError } from './sweepForm';
-import { simFailure, useCancelOnLeave } from './useCancelOnLeave';
-
-/** The draft of the editor, as saved in this browser (else the run shown last), or null. */
-function savedDraft(storage: ScenarioStorage | null): string | null {
-  const saved = loadSaved(storage);
-  return saved.draft ?? (saved.run?.text || null);
-}
+import { scenarioFailure, useCancelOnLeave } from './useCancelOnLeave';
 
 type Exploration =
   | { status: 'idle' }
@@ -56,9 +49,8 @@ function useExploration(client: SimClient, storage: ScenarioStorage | null) {
         const report = await client.explore(text, bounds, (explored) => setState({ status: 'running', bounds, explored }));
         setState({ status: 'done', report, text });
       } catch (e) {
-        if (isCancelled(e)) setState({ status: 'cancelled' });
-        else if (e instanceof ScenarioError) setState({ status: 'failed', error: failureText(t, (k) => i18n.exists(k), e) });
-        else setState({ status: 'failed', error: simFailure(e) });
+        const error = scenarioFailure(e, t, (k) => i18n.exists(k));
+        setState(error === null ? { status: 'cancelled' } : { status: 'failed', error });
       } finally {
         runningRef.current = false;
       }

@@ -7,26 +7,19 @@
 
 import { useCallback, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { isCancelled, ScenarioError, type BuildInfo, type LiveFileReport, type LiveRequest, type LiveResult, type SimClient } from '../core/client';
+import { isCancelled, type BuildInfo, type LiveFileReport, type LiveRequest, type LiveResult, type SimClient } from '../core/client';
 import type { LiveReport } from '../core/generated/LiveReport';
-import { failureText } from '../scenario/failureText';
 import { playerHref } from '../scenario/openInPlayer';
-import { browserStorage, loadSaved, type ScenarioStorage } from '../scenario/store';
+import { browserStorage, savedDraft, type ScenarioStorage } from '../scenario/store';
 import { currentHref } from '../url/urlState';
 import { defaultLiveForm, MAX_REPLAY_OPS, toLiveRequest, type LiveForm, type LiveSource } from './liveForm';
 import type { FormError } from './sweepForm';
-import { simFailure, useCancelOnLeave } from './useCancelOnLeave';
+import { scenarioFailure, simFailure, useCancelOnLeave } from './useCancelOnLeave';
 
 /** The text of an example scenario, fetched when it runs (each is its own small chunk). */
 const examples: Record<Exclude<LiveSource, 'workload' | 'draft'>, () => Promise<{ default: string }>> = {
   'lesson-14': () => import('../../lessons/14-remote-free-race/scenario.slab?raw'),
 };
-
-/** The draft of the editor, as saved in this browser (else the run shown last), or null. */
-function savedDraft(storage: ScenarioStorage | null): string | null {
-  const saved = loadSaved(storage);
-  return saved.draft ?? (saved.run?.text || null);
-}
 
 type Live =
   | { status: 'idle' }
@@ -55,9 +48,8 @@ function useLive(client: SimClient, poolSize: number, storage: ScenarioStorage |
         try {
           setState({ status: 'doneScenario', report: await client.liveScenario(text) });
         } catch (e) {
-          if (isCancelled(e)) setState({ status: 'cancelled' });
-          else if (e instanceof ScenarioError) setState({ status: 'failed', error: failureText(t, (k) => i18n.exists(k), e) });
-          else setState({ status: 'failed', error: simFailure(e) });
+          const error = scenarioFailure(e, t, (k) => i18n.exists(k));
+          setState(error === null ? { status: 'cancelled' } : { status: 'failed', error });
         } finally {
           runningRef.current = false;
         }

@@ -4,7 +4,8 @@
 // message in the reader's language.
 
 import { useEffect, useRef } from 'react';
-import type { SimClient } from '../core/client';
+import { isCancelled, ScenarioError, type SimClient } from '../core/client';
+import { failureText } from '../scenario/failureText';
 import type { FormError } from './sweepForm';
 
 /** A flag the page sets while its request runs on `client`; if the page goes meanwhile, the
@@ -23,4 +24,13 @@ export function useCancelOnLeave(client: SimClient) {
 /** The message of a request that failed for a reason of the simulator's (not the person's). */
 export function simFailure(e: unknown): FormError {
   return { key: 'error.sim', args: { message: e instanceof Error ? e.message : String(e) } };
+}
+
+/** What a request on a scenario that failed comes to: null when the person cancelled it; the
+ *  scenario's own failure worded for the reader (it does not parse, or its run was refused); or
+ *  a failure of the simulator's. */
+export function scenarioFailure(e: unknown, t: (key: string, args?: Record<string, unknown>) => string, exists: (key: string) => boolean): FormError | string | null {
+  if (isCancelled(e)) return null;
+  if (e instanceof ScenarioError) return failureText(t, exists, e);
+  return simFailure(e);
 }

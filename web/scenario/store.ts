@@ -44,6 +44,12 @@ const EMPTY: Saved = { draft: null, typed: true, earlier: [], opened: [], run: n
 const isText = (v: unknown): v is string => typeof v === 'string' && v.length <= MAX_SCENARIO_BYTES;
 
 /** What is saved, or nothing: never throws. */
+/** The draft of the editor, as saved in this browser (else the run shown last), or null. */
+export function savedDraft(storage: ScenarioStorage | null): string | null {
+  const saved = loadSaved(storage);
+  return saved.draft ?? (saved.run?.text || null);
+}
+
 export function loadSaved(storage: ScenarioStorage | null): Saved {
   let raw: unknown;
   try {
