@@ -120,7 +120,8 @@ pub struct LiveJob {
     replayed: Mutex<Replayed>,
 }
 
-/// One thread's state between epochs.
+/// One thread's state between epochs, on cache lines of its own.
+#[repr(align(64))]
 struct CpuState {
     rng: Pcg32,
     /// Operations still to run.
@@ -233,9 +234,13 @@ impl LiveJob {
         let own = &self.pools[t as usize];
         // Each thread keeps its share of the workload's band of live objects.
         let band = |n: usize| n * threads as usize;
-        let rng = &mut state.rng;
+        // The generator and the list of operations live on this thread's stack while it runs:
+        // two threads' states may share a cache line.
+        let mut rng = state.rng.clone();
+        let rng = &mut rng;
         // The operations, for the replay (an unrecorded run keeps none: they would only take memory).
-        let done = &mut state.ops;
+        let mut ops = std::mem::take(&mut state.ops);
+        let done = &mut ops;
         if self.record {
             done.reserve(n as usize);
         }
@@ -301,6 +306,8 @@ impl LiveJob {
                 }
             }
         }
+        state.rng = rng.clone();
+        state.ops = ops;
         state.stats.add(&cpu.stats());
         state.log = cpu.into_log();
     }
