@@ -23,6 +23,19 @@ test('a live run races on the worker pool, replays to the same state, and opens 
   await expect(position).toContainText('step 1 /');
 });
 
+test('a recorded run longer than an epoch is replayed epoch by epoch, still equal', async ({ page }) => {
+  await page.goto(`${ISOLATED}?page=live`);
+  await expect(page.getByTestId('build-mode')).toHaveAttribute('data-threaded', 'true');
+  await page.getByTestId('live-threads').fill('2');
+  // Epochs of 2^18 operations: two whole ones and a short third.
+  await page.getByTestId('live-ops').fill('600000');
+  await page.getByTestId('live-run').click();
+  await expect(page.getByTestId('live-figures')).toBeVisible({ timeout: 90_000 });
+  await expect(page.getByTestId('live-epochs')).toContainText('3 epochs');
+  await expect(page.getByTestId('live-replay-ok')).toContainText('final states are equal');
+  await expect(page.getByTestId('live-cannot-open')).toContainText('at most 5,000 operations');
+});
+
 test('bad input is named in the person’s language and the typed text stays', async ({ page }) => {
   await page.goto(`${ISOLATED}?page=live&lang=ko`);
   await page.getByTestId('live-ops').fill('열');
