@@ -161,14 +161,11 @@ async function live(request: SimRequest<'live'>): Promise<SimResult<'live'>> {
 async function liveScenario(request: SimRequest<'liveScenario'>): Promise<SimResult<'liveScenario'>> {
   if (!wasm) throw new Error('simulator not loaded');
   if (pool.length === 0) throw new Error('live mode needs the threaded build (a cross-origin isolated page)');
-  const job = new wasm.LiveScenario(request.text);
+  const job = new wasm.LiveScenario(request.text, pool.length);
   try {
     for (;;) {
       const cpus = Array.from(job.next_block());
       if (cpus.length === 0) break;
-      if (cpus.length > pool.length) {
-        throw new Error(`a block here runs on at most ${pool.length} CPUs (one per pool worker); this one runs on ${cpus.length}`);
-      }
       const replies = await Promise.all(cpus.map((cpu, i) => ask(pool[i], { kind: 'live', liveId: job.id, cpu })));
       const seconds = new Float64Array(Math.max(...cpus) + 1);
       cpus.forEach((cpu, i) => {

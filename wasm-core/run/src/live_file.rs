@@ -64,6 +64,9 @@ pub enum LiveFileError {
     /// The replay of the block at `line` differs from the live run (a bug): `what`, with both
     /// values.
     Mismatch { line: u32, what: String },
+    /// The block at `line` runs on `cpus` CPUs, more than the `max` threads the caller has
+    /// (the app's pool workers).
+    TooManyCpus { line: u32, cpus: u32, max: u32 },
     /// A thread still runs the block.
     Busy,
 }
@@ -100,6 +103,10 @@ impl std::fmt::Display for LiveFileError {
                 f,
                 "line {line}: the replay differs from the live run: {what}"
             ),
+            LiveFileError::TooManyCpus { line, cpus, max } => write!(
+                f,
+                "line {line}: the block runs on {cpus} CPUs, one thread each, and there are {max} here"
+            ),
             LiveFileError::Busy => write!(f, "a thread still runs the block"),
         }
     }
@@ -115,6 +122,7 @@ impl LiveFileError {
             LiveFileError::Run(e) => e.line(),
             LiveFileError::NotLive { at, .. } | LiveFileError::BadFree { at, .. } => *at,
             LiveFileError::Machine { line, .. }
+            | LiveFileError::TooManyCpus { line, .. }
             | LiveFileError::TooLong { line, .. }
             | LiveFileError::Mismatch { line, .. } => *line,
             LiveFileError::NoBlock | LiveFileError::Slab | LiveFileError::Busy => 0,
@@ -155,6 +163,14 @@ impl LiveFileError {
             LiveFileError::Mismatch { line, what } => (
                 "live.mismatch",
                 vec![("line", line.to_string()), ("what", what.clone())],
+            ),
+            LiveFileError::TooManyCpus { line, cpus, max } => (
+                "live.too_many_cpus",
+                vec![
+                    ("line", line.to_string()),
+                    ("cpus", cpus.to_string()),
+                    ("max", max.to_string()),
+                ],
             ),
             LiveFileError::Busy => ("live.busy", vec![]),
         }
@@ -266,6 +282,20 @@ impl LiveFile {
             next: 0,
             blocks: Vec::new(),
         })
+    }
+
+    /// The run, refused before anything runs if a block has more CPUs than `max` threads.
+    pub fn with_max_threads(self, max: u32) -> Result<LiveFile, LiveFileError> {
+        for (line, cpus) in block_cpus(&self.scenario) {
+            if cpus.len() as u32 > max {
+                return Err(LiveFileError::TooManyCpus {
+                    line,
+                    cpus: cpus.len() as u32,
+                    max,
+                });
+            }
+        }
+        Ok(self)
     }
 
     /// Runs the scenario up to its next block (the blocks before it under the schedules they
@@ -1047,6 +1077,19 @@ mod tests {
             "slabscope-scenario 3\nmachine cpus=2 nodes=1 memory=1M\nslub_debug FZ\nconcurrent\n  a = kmalloc(8) on cpu0\nend\n",
         );
         assert!(matches!(e, LiveFileError::Machine { line: 4, .. }), "{e:?}");
+        let three = "slabscope-scenario 3\nmachine cpus=3\nconcurrent\n  a = kmalloc(8) on cpu0\n  b = kmalloc(8) on cpu1\n  c = kmalloc(8) on cpu2\nend\n";
+        let e = LiveFile::new(three)
+            .and_then(|f| f.with_max_threads(2))
+            .err()
+            .expect("refused");
+        assert_eq!(
+            e,
+            LiveFileError::TooManyCpus {
+                line: 3,
+                cpus: 3,
+                max: 2
+            }
+        );
         // A double free: whichever CPU comes second finds the object free.
         let e = refused(&format!(
             "{head}a = kmalloc(8) on cpu0\nconcurrent\n  kfree(a) on cpu0\n  kfree(a) on cpu1\nend\n"

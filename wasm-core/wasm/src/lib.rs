@@ -496,10 +496,13 @@ pub struct LiveScenario {
 
 #[wasm_bindgen]
 impl LiveScenario {
-    /// A live run of the scenario `text` (a `SimError` if it cannot run live).
+    /// A live run of the scenario `text` on at most `max_threads` workers (a `SimError` if it
+    /// cannot run live).
     #[wasm_bindgen(constructor)]
-    pub fn new(text: &str) -> Result<LiveScenario, JsError> {
-        let file = LiveFile::new(text).map_err(|e| fail(SimError::from(&e)))?;
+    pub fn new(text: &str, max_threads: u32) -> Result<LiveScenario, JsError> {
+        let file = LiveFile::new(text)
+            .and_then(|f| f.with_max_threads(max_threads))
+            .map_err(|e| fail(SimError::from(&e)))?;
         Ok(LiveScenario {
             id: NEXT_LIVE.fetch_add(1, Ordering::Relaxed),
             file: Some(file),
