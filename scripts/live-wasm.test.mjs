@@ -1,7 +1,7 @@
 // Live mode in wasm (docs/live.md): the threaded module under Node, one worker_thread per
 // simulated CPU over its one shared memory, exactly as the app's pool workers run it. Each
 // recorded run is replayed on the interleaving engine inside the module and the states compared;
-// over the seeds below, 120,000 operations with real races.
+// over the seeds below, 120,000 operations on real threads.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { liveWorkers } from './liveWorkers.mjs';
