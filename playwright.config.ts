@@ -3,7 +3,27 @@ import { defineConfig, devices } from '@playwright/test';
 // End-to-end tests in a real Chromium. On machines where Playwright cannot download its own
 // browser, the system Chromium is used (CHROMIUM_PATH, else /usr/bin/chromium when present).
 import { existsSync } from 'node:fs';
-import { DEV, DEV_PORT, ISOLATED, ISOLATED_PORT, PLAIN, PLAIN_PORT } from './e2e/servers';
+import { createServer, type AddressInfo } from 'node:net';
+
+/** `n` distinct ports nothing listens on now (the system's picks, all held until each is known). */
+async function freePorts(n: number): Promise<number[]> {
+  const servers = Array.from({ length: n }, () => createServer());
+  const ports = await Promise.all(
+    servers.map(
+      (server) =>
+        new Promise<number>((resolve, reject) => {
+          server.on('error', reject);
+          server.listen(0, () => resolve((server.address() as AddressInfo).port));
+        }),
+    ),
+  );
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
+}
+
+// The servers' ports, found once by the main process; its test workers inherit them.
+process.env.E2E_PORTS ??= (await freePorts(3)).join(',');
+const { DEV, DEV_PORT, ISOLATED, ISOLATED_PORT, PLAIN, PLAIN_PORT } = await import('./e2e/servers');
 
 const executablePath =
   process.env.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);

@@ -94,6 +94,8 @@ test('bad input gets a message and keeps what was typed', async ({ page }) => {
 test('Korean from the URL, switchable at runtime, kept in the URL', async ({ page }) => {
   await page.goto(`${PLAIN}?page=geometry&lang=ko`);
   await expect(page.getByRole('heading', { level: 2 })).toHaveText('캐시 구조 탐색기');
+  // The navigation names the page as its heading does.
+  await expect(page.getByRole('navigation').getByText('캐시 구조 탐색기')).toBeVisible();
   await waitForSweep(page);
   await page.getByTestId('language').selectOption('en');
   await expect(page.getByRole('heading', { level: 2 })).toHaveText('Cache geometry explorer');

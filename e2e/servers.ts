@@ -1,10 +1,13 @@
-// The servers the end-to-end tests start (playwright.config.ts) and open. Their ports are their
-// own, not those of `npm start` (4173) or `npm run dev` (5173), so `npm test` runs while the app
-// is being served or developed on the same machine.
+// The servers the end-to-end tests start (playwright.config.ts) and open. Their ports are free
+// ones, found when the run starts (playwright.config.ts sets E2E_PORTS, "isolated,dev,plain", and
+// the test workers inherit it), so `npm test` runs beside `npm start`, `npm run dev`, or anything
+// else serving on this machine.
 
-export const ISOLATED_PORT = 4373;
-export const DEV_PORT = 5373;
-export const PLAIN_PORT = 4374;
+const [isolated, dev, plain] = (process.env.E2E_PORTS ?? '4373,5373,4374').split(',').map(Number);
+
+export const ISOLATED_PORT = isolated;
+export const DEV_PORT = dev;
+export const PLAIN_PORT = plain;
 
 /** `vite preview`: cross-origin isolated (COOP/COEP/CSP), the threaded build runs. */
 export const ISOLATED = `http://localhost:${ISOLATED_PORT}/`;
