@@ -81,6 +81,9 @@ test('an exercise is graded by the simulator, hints follow a wrong answer, and p
   await box.getByTestId('check-tid-after-free').click();
   await expect(box.getByTestId('result-tid-after-free')).toContainText('Not yet');
   await expect(box.getByTestId('hint-tid-after-free').first()).toBeVisible();
+  // A hint's `code` shows as code, not as backticks.
+  await expect(box.getByTestId('hint-tid-after-free').first()).not.toContainText('`');
+  await expect(box.getByTestId('hint-tid-after-free').first().locator('code')).toHaveText('kmem_cache_cpu');
   await box.getByTestId('answer-tid-after-free').fill('0x280');
   await box.getByTestId('check-tid-after-free').click();
   await expect(box.getByTestId('result-tid-after-free')).toContainText('Right: the simulator gives 640');

@@ -229,10 +229,11 @@ function Verdict({
       )}
       {!busy && result?.correct && <p className="exercise-right">{t('lessons.right', { value: String(result.value) })}</p>}
       {!busy && result && !result.correct && <p className="exercise-wrong">{t('lessons.wrong')}</p>}
+      {/* A hint is Markdown, as the question is (`code` in it shows as code, not backticks). */}
       {hints.slice(0, result?.correct ? 0 : wrong).map((h, i) => (
-        <p key={i} className="exercise-hint" data-testid={`hint-${exercise.id}`}>
-          {t('lessons.hint', { hint: h })}
-        </p>
+        <div key={i} className="exercise-hint" data-testid={`hint-${exercise.id}`}>
+          <Markdown skipHtml>{t('lessons.hint', { hint: h, interpolation: { escapeValue: false } })}</Markdown>
+        </div>
       ))}
     </div>
   );
