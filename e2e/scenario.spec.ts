@@ -174,6 +174,9 @@ test('embed mode plays in an iframe of a page without cross-origin isolation and
   await frame.getByTestId('step-forward').click();
   await expect(frame.getByTestId('visualizer')).toHaveAttribute('data-cursor', '101');
   expect(await page.frame({ url: /embed=1/ })?.evaluate(() => window.crossOriginIsolated)).toBe(false);
+  // The embed says which build it runs, and why.
+  await expect(frame.getByTestId('build-mode')).toContainText('Single-threaded build (the page is not cross-origin isolated');
+  await expect(frame.getByTestId('build-mode')).toHaveAttribute('data-threaded', 'false');
   // "Open in Slabscope" carries the state of the moment it is followed, without embed.
   const open = frame.getByTestId('open-full');
   await expect

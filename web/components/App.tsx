@@ -93,6 +93,9 @@ export function App({ client }: { client: SimClient }) {
             {t('app.openFull')}
           </a>
         </header>
+        {/* Which build runs here: an embed is usually not cross-origin isolated, so the
+            single-threaded one, and the line says why. */}
+        <BuildInfoLine load={load} />
         {load.state === 'failed' && (
           <p role="alert" className="error">
             {t('build.failed', { error: load.error })}
