@@ -181,3 +181,17 @@ test('a step opens into its micro-steps, the kernel’s own points, in the reade
   await at(page, 41);
   await expect(page.getByTestId('explain-micro')).not.toHaveAttribute('open', '');
 });
+
+test('the slab page’s legend speaks of what each allocator has: SLUB’s c->freelist and frozen slabs, SLAB’s array caches', async ({ page }) => {
+  await page.goto(`${PLAIN}?preset=slub-remote-free`);
+  await page.getByTestId('last').click();
+  const legend = page.getByTestId('slab-legend');
+  await expect(legend).toContainText('c->freelist');
+  await expect(legend).toContainText('frozen');
+  await expect(legend).not.toContainText('array_cache');
+  await page.goto(`${PLAIN}?preset=slab-paths&lang=ko`);
+  await page.getByTestId('last').click();
+  await expect(legend).toContainText('array_cache');
+  await expect(legend).not.toContainText('c->freelist');
+  await expect(legend).not.toContainText('frozen');
+});

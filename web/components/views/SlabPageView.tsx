@@ -127,7 +127,11 @@ function SlabPage({ snapshot, words, motion, onSelectSlab, onFollowObject }: Mem
             </div>
           </div>
         )}
-        {header && <p className="legend">{t('slabView.legend')}</p>}
+        {header && (
+          <p className="legend" data-testid="slab-legend">
+            {t(scene.allocator === 'slab' ? 'slabView.legendSlab' : 'slabView.legendSlub')}
+          </p>
+        )}
         {scene.strip.bars.length > 0 && cache && (
           <div className="drawing" ref={stripBox}>
             <p className="legend">{t('slabView.strip', { cache })}</p>
