@@ -92,6 +92,9 @@ test('an exercise is graded by the simulator, hints follow a wrong answer, and p
   // The player moves to the step the exercise starts from.
   await box.getByTestId('look-tid-after-free').click();
   await expect(page.getByTestId('lesson-player').getByTestId('visualizer')).toHaveAttribute('data-cursor', '19');
+  // The view it names comes into sight, and so do the step counter and the controls.
+  await expect(page.getByTestId('lesson-player').getByTestId('position')).toBeInViewport();
+  await expect(page.getByTestId('lesson-player').getByTestId('step-forward')).toBeInViewport();
 
   // Another lesson, in Korean, keeps its own exercises; the progress is still there after a reload.
   await page.goto(`${PLAIN}?page=lessons&lesson=03-slub-design&lang=ko`);

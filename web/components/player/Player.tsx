@@ -238,7 +238,11 @@ function useReveal(reveal: { view: View; key: number } | null, drawn: boolean, s
     done.current = key;
     const el = document.getElementById(`view-${view}`);
     if (!el) return;
-    if (scroller) scroller.scrollBy({ top: el.getBoundingClientRect().top - scroller.getBoundingClientRect().top });
-    else el.scrollIntoView({ block: 'start' });
+    if (scroller) {
+      // Below the step controls, which stay at the top of the box (styles.css): the step
+      // counter and the buttons stay in sight beside the view.
+      const controls = scroller.querySelector('.timeline-controls')?.getBoundingClientRect().height ?? 0;
+      scroller.scrollBy({ top: el.getBoundingClientRect().top - scroller.getBoundingClientRect().top - controls });
+    } else el.scrollIntoView({ block: 'start' });
   }, [view, key, drawn, scroller]);
 }
