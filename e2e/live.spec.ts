@@ -86,4 +86,7 @@ test('a draft that cannot run live is refused in the person’s language, naming
   const error = page.getByTestId('live-error');
   await expect(error).toContainText('5번째 줄', { timeout: 60_000 });
   await expect(error).toContainText('라이브로 실행할 수 없습니다');
+  // Worded whole in Korean: the task is named, no English reason is pasted in.
+  await expect(error).toContainText('cpu1 irq의 줄');
+  await expect(error).not.toContainText('a line of');
 });

@@ -89,7 +89,7 @@ describe('live mode in wasm', () => {
     } catch (e) {
       thrown = JSON.parse(e.message);
     }
-    expect(thrown).toMatchObject({ kind: 'run', line: 5, key: 'live.not_live' });
+    expect(thrown).toMatchObject({ kind: 'run', line: 5, key: 'live.not_live_task' });
     // More CPUs in a block than workers: refused before anything runs.
     expect(() => new workers.mt.LiveScenario(irq, 1)).toThrow(/"key":"live.too_many_cpus"/);
   });

@@ -14,7 +14,7 @@ import { ExploreGroups } from './ExploreGroups';
 import { defaultForm, EXAMPLE_IDS, MAX_PREEMPTIONS, MAX_SCHEDULES, toBounds, type Bounds, type ExploreForm, type Source } from './exploreForm';
 import { exampleText } from './interleavingExamples';
 import type { FormError } from './sweepForm';
-import { scenarioFailure, useCancelOnLeave } from './useCancelOnLeave';
+import { scenarioFailure, shownFailure, useCancelOnLeave } from './useCancelOnLeave';
 
 type Exploration =
   | { status: 'idle' }
@@ -68,10 +68,7 @@ export function InterleavingExplorer({ client, onGo }: { client: SimClient; onGo
   const { state, run, cancel } = useExploration(client, storage);
   const busy = state.status === 'running';
 
-  const error = state.status === 'failed' ? state.error : null;
-  const errorText =
-    error === null ? null : typeof error === 'string' ? error : t(error.key, { ...error.args, field: error.args?.field ? t(String(error.args.field)) : undefined });
-  const wrong = error !== null && typeof error !== 'string' ? error.args?.field : undefined;
+  const { text: errorText, field: wrong } = shownFailure(t, state.status === 'failed' ? state.error : null);
 
   return (
     <section aria-labelledby="interleavings-heading" className="interleavings">

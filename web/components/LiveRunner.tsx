@@ -14,7 +14,7 @@ import { browserStorage, savedDraft, type ScenarioStorage } from '../scenario/st
 import { currentHref } from '../url/urlState';
 import { defaultLiveForm, MAX_REPLAY_OPS, toLiveRequest, type LiveForm, type LiveSource } from './liveForm';
 import type { FormError } from './sweepForm';
-import { scenarioFailure, simFailure, useCancelOnLeave } from './useCancelOnLeave';
+import { scenarioFailure, shownFailure, simFailure, useCancelOnLeave } from './useCancelOnLeave';
 
 /** The text of an example scenario, fetched when it runs (each is its own small chunk). */
 const examples: Record<Exclude<LiveSource, 'workload' | 'draft'>, () => Promise<{ default: string }>> = {
@@ -107,10 +107,7 @@ export function LiveRunner({ client, info, onGo }: { client: SimClient; info: Bu
     );
   }
 
-  const error = state.status === 'failed' ? state.error : null;
-  const errorText =
-    error === null ? null : typeof error === 'string' ? error : t(error.key, { ...error.args, field: error.args?.field ? t(String(error.args.field)) : undefined });
-  const wrong = error !== null && typeof error !== 'string' ? error.args?.field : undefined;
+  const { text: errorText, field: wrong } = shownFailure(t, state.status === 'failed' ? state.error : null);
 
   return (
     <section aria-labelledby="live-heading" className="live">

@@ -34,3 +34,12 @@ export function scenarioFailure(e: unknown, t: (key: string, args?: Record<strin
   if (e instanceof ScenarioError) return failureText(t, exists, e);
   return simFailure(e);
 }
+
+/** How a page shows what went wrong: the message in the reader's language (a form field an
+ *  error names is worded too), and the field, to mark it. */
+export function shownFailure(t: (key: string, args?: Record<string, unknown>) => string, error: FormError | string | null): { text: string | null; field: unknown } {
+  if (error === null) return { text: null, field: undefined };
+  if (typeof error === 'string') return { text: error, field: undefined };
+  const field = error.args?.field;
+  return { text: t(error.key, { ...error.args, field: field ? t(String(field)) : undefined }), field };
+}

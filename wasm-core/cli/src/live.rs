@@ -10,7 +10,6 @@ use clap::{Args, ValueEnum};
 use slabscope_run::live_file::{block_cpus, run_file};
 use slabscope_sim::live::report::LiveReport;
 use slabscope_sim::live::run::{run_threads, Frees, LiveJob};
-use slabscope_sim::live::LiveRefusal;
 
 #[derive(Clone, Copy, ValueEnum)]
 enum FreesArg {
@@ -73,9 +72,9 @@ pub fn run(args: &LiveArgs) -> Result<(), String> {
         frees,
         record,
     )
-    .map_err(|LiveRefusal::Unsupported(why)| format!("cannot run live: {why}"))?;
+    .map_err(|refusal| format!("cannot run live: {refusal}"))?;
     let run = run_threads(job, timed);
-    let report = LiveReport::of(&run, frees, record);
+    let report = LiveReport::of(&run, frees);
     println!(
         "{}",
         serde_json::to_string(&report).expect("a report serialises")

@@ -156,7 +156,7 @@ pub fn replay_text(source: &str, block: &Block, schedule: &[Choice]) -> String {
 
 /// A `schedule` line, as the parser tells one from an operation that names a result
 /// `schedule` (`schedule = kmalloc(8) on cpu0`, `schedule[] = …`).
-fn is_schedule_line(line: &str) -> bool {
+pub(crate) fn is_schedule_line(line: &str) -> bool {
     line.trim_start()
         .strip_prefix("schedule")
         .is_some_and(|rest| {

@@ -21,7 +21,7 @@ use crate::concurrent::{
     block_pending, expanded, first_pending, list_refs, op_refs, ref_name, run_block, store_result,
     target_name, task_label, OutValue, MAX_BLOCK_STEPS,
 };
-use crate::explore_report::replay_text;
+use crate::explore_report::{is_schedule_line, replay_text};
 use crate::lists::eval_list;
 use crate::run::{lookup_cache, object, resolve, run_inner, Caches, RunError, Value};
 use crate::site::{call_site_address, call_site_name};
@@ -52,13 +52,12 @@ pub enum LiveFileError {
     NoBlock,
     /// The scenario's allocator is SLAB.
     Slab,
-    /// The block at `line` holds a line live mode cannot run: `what` is that line's operation
-    /// or task, at `at`.
-    NotLive { at: u32, what: String },
-    /// The machine as it is at the block cannot run live (a debug or hardened cache).
-    Machine { line: u32, why: String },
-    /// A free of something that is not an allocated object (`what`), at `at`.
-    BadFree { at: u32, what: &'static str },
+    /// The line at `at` cannot run live, for the reason `why`.
+    NotLive { at: u32, why: NotLive },
+    /// The machine as it is at the block at `line` cannot run live (a debug or hardened cache).
+    Machine { line: u32, refusal: LiveRefusal },
+    /// The free at `at` is of something that is not an allocated object.
+    BadFree { at: u32, what: BadFree },
     /// The merged schedule has more micro-steps than a block may.
     TooLong { line: u32, steps: usize },
     /// The replay of the block at `line` differs from the live run (a bug): `what`, with both
@@ -69,6 +68,61 @@ pub enum LiveFileError {
     TooManyCpus { line: u32, cpus: u32, max: u32 },
     /// A thread still runs the block.
     Busy,
+}
+
+/// Why a line of a block cannot run live.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NotLive {
+    /// A line of another task than the CPU's one (`cpu1 irq`, `cpu0 task 1`).
+    Task(String),
+    /// An operation whose kernel path live mode does not run.
+    Op(&'static str),
+    /// `kmalloc(size)` of a size no kmalloc cache serves.
+    NoKmallocCache(u64),
+    /// An operation (`.0`) on a destroyed cache (`.1`).
+    DestroyedCache(&'static str, String),
+    /// `kmem_cache_free()` to cache `named` of an object of cache `of`.
+    WrongCache { named: String, of: String },
+    /// The block is taught without the tid (`teaching no_tid`), a race the kernel prevents.
+    NoTid,
+}
+
+impl std::fmt::Display for NotLive {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotLive::Task(task) => write!(f, "a line of {task}"),
+            NotLive::Op(op) => write!(f, "{op}"),
+            NotLive::NoKmallocCache(size) => {
+                write!(f, "kmalloc({size}), which no kmalloc cache serves,")
+            }
+            NotLive::DestroyedCache(op, cache) => write!(f, "{op} of the destroyed cache {cache}"),
+            NotLive::WrongCache { named, of } => {
+                write!(f, "kmem_cache_free() to {named} of an object of {of}")
+            }
+            NotLive::NoTid => write!(f, "a block taught without the tid"),
+        }
+    }
+}
+
+/// What a free that live mode refuses frees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BadFree {
+    /// An object that is already free (a double free).
+    Free,
+    /// An address that is not the start of a slab object.
+    NotAnObject,
+    /// Pages from `alloc_pages`.
+    Pages,
+}
+
+impl std::fmt::Display for BadFree {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BadFree::Free => "an object that is already free",
+            BadFree::NotAnObject => "an address that is not the start of a slab object",
+            BadFree::Pages => "pages from alloc_pages",
+        })
+    }
 }
 
 impl std::fmt::Display for LiveFileError {
@@ -84,12 +138,12 @@ impl std::fmt::Display for LiveFileError {
                 f,
                 "live mode runs SLUB's lockless paths; this scenario's allocator is SLAB"
             ),
-            LiveFileError::NotLive { at, what } => write!(
+            LiveFileError::NotLive { at, why } => write!(
                 f,
-                "line {at}: {what} cannot run live; a live block holds kmalloc, kmem_cache_alloc, kfree, kmem_cache_free and flush_cpu_slab, one task per CPU (`slabscope run` runs the rest on the interleaving engine)"
+                "line {at}: {why} cannot run live; a live block holds kmalloc, kmem_cache_alloc, kfree, kmem_cache_free and flush_cpu_slab, one task per CPU (`slabscope run` runs the rest on the interleaving engine)"
             ),
-            LiveFileError::Machine { line, why } => {
-                write!(f, "line {line}: the machine cannot run live: {why}")
+            LiveFileError::Machine { line, refusal } => {
+                write!(f, "line {line}: the machine cannot run live: {refusal}")
             }
             LiveFileError::BadFree { at, what } => write!(
                 f,
@@ -137,18 +191,46 @@ impl LiveFileError {
             LiveFileError::Run(e) => e.key_args(),
             LiveFileError::NoBlock => ("live.no_block", vec![]),
             LiveFileError::Slab => ("live.slab", vec![]),
-            LiveFileError::NotLive { at, what } => (
-                "live.not_live",
-                vec![("line", at.to_string()), ("what", what.clone())],
-            ),
-            LiveFileError::Machine { line, why } => (
-                "live.machine",
-                vec![("line", line.to_string()), ("why", why.clone())],
-            ),
+            LiveFileError::NotLive { at, why } => {
+                let line = ("line", at.to_string());
+                match why {
+                    NotLive::Task(task) => {
+                        ("live.not_live_task", vec![line, ("task", task.clone())])
+                    }
+                    NotLive::Op(op) => ("live.not_live_op", vec![line, ("op", op.to_string())]),
+                    NotLive::NoKmallocCache(size) => (
+                        "live.no_kmalloc_cache",
+                        vec![line, ("size", size.to_string())],
+                    ),
+                    NotLive::DestroyedCache(op, cache) => (
+                        "live.destroyed_cache",
+                        vec![line, ("op", op.to_string()), ("cache", cache.clone())],
+                    ),
+                    NotLive::WrongCache { named, of } => (
+                        "live.wrong_cache",
+                        vec![line, ("named", named.clone()), ("of", of.clone())],
+                    ),
+                    NotLive::NoTid => ("live.no_tid", vec![line]),
+                }
+            }
+            LiveFileError::Machine { line, refusal } => {
+                let line = ("line", line.to_string());
+                match refusal {
+                    LiveRefusal::Hardened(cache) => (
+                        "live.machine_hardened",
+                        vec![line, ("cache", cache.clone())],
+                    ),
+                    LiveRefusal::Debug(cache) => {
+                        ("live.machine_debug", vec![line, ("cache", cache.clone())])
+                    }
+                    LiveRefusal::Bounds(why) => ("live.machine", vec![line, ("why", why.clone())]),
+                }
+            }
             LiveFileError::BadFree { at, what } => (
-                match *what {
-                    FREE_OBJECT => "live.double_free",
-                    _ => "live.bad_free",
+                match what {
+                    BadFree::Free => "live.double_free",
+                    BadFree::NotAnObject => "live.bad_free",
+                    BadFree::Pages => "live.free_pages",
                 },
                 vec![("line", at.to_string())],
             ),
@@ -176,10 +258,6 @@ impl LiveFileError {
         }
     }
 }
-
-const FREE_OBJECT: &str = "an object that is already free";
-const NOT_AN_OBJECT: &str = "an address that is not the start of a slab object";
-const PAGES: &str = "pages from alloc_pages";
 
 /// What one block did live, and what its replay found.
 #[derive(Clone, Debug, Serialize)]
@@ -403,7 +481,6 @@ impl LiveFile {
                 &stats,
                 &secs,
                 None,
-                true,
                 Some(ReplayFigures {
                     micro_steps,
                     mismatch: mismatch.clone(),
@@ -463,11 +540,6 @@ impl LiveFile {
             replay: text,
         })
     }
-
-    /// The blocks run so far (with a mismatch, the last one's report says what differs).
-    pub fn reports(&self) -> &[LiveBlockReport] {
-        &self.blocks
-    }
 }
 
 /// The cache line `l` of a live block uses (none for `kfree`), or why it cannot run live.
@@ -477,7 +549,7 @@ fn line_cache(
     caches: &Caches,
 ) -> Result<Option<CacheId>, LiveFileError> {
     let cache = |name: &String| lookup_cache(rec, caches, l.line, name).map_err(LiveFileError::Run);
-    let not_live = |what: String| LiveFileError::NotLive { at: l.line, what };
+    let not_live = |why: NotLive| LiveFileError::NotLive { at: l.line, why };
     match &l.op {
         Op::Kmalloc {
             size, gfp, site, ..
@@ -485,21 +557,23 @@ fn line_cache(
             let caller = call_site_address(&call_site_name(site.as_deref(), l.line));
             match kmalloc_slab(rec, *size, translate::gfp(*gfp), caller) {
                 Ok(Ok((c, _))) if *size > 0 => Ok(Some(c)),
-                _ => Err(not_live(format!(
-                    "kmalloc({size}), which no kmalloc cache serves,"
-                ))),
+                _ => Err(not_live(NotLive::NoKmallocCache(*size))),
             }
         }
         Op::KmemCacheAlloc { cache: c, .. } | Op::FlushCpuSlab { cache: c } => {
             let id = cache(c)?;
-            if rec.machine().slub().caches[id].destroyed {
-                return Err(not_live(format!("{} of a destroyed cache", l.op.name())));
+            let s = &rec.machine().slub().caches[id];
+            if s.destroyed {
+                return Err(not_live(NotLive::DestroyedCache(
+                    l.op.name(),
+                    s.name.clone(),
+                )));
             }
             Ok(Some(id))
         }
         Op::KmemCacheFree { cache: c, .. } => Ok(Some(cache(c)?)),
         Op::Kfree { .. } => Ok(None),
-        other => Err(not_live(other.name().to_string())),
+        other => Err(not_live(NotLive::Op(other.name()))),
     }
 }
 
@@ -510,7 +584,7 @@ fn without_schedule_comments(text: &str, block: &Block) -> String {
     let inside = |i: usize| (i as u32 + 1) > block.line && (i as u32 + 1) < block.end_line;
     let is_op = |l: &str| {
         let t = l.trim_start();
-        !t.is_empty() && !t.starts_with('#') && !t.starts_with("schedule ") && t != "schedule"
+        !t.is_empty() && !t.starts_with('#') && !is_schedule_line(l)
     };
     let last_op = (0..lines.len())
         .filter(|&i| inside(i) && is_op(lines[i]))
@@ -606,7 +680,7 @@ impl BlockJob {
         if scenario.teaching_no_tid {
             return Err(LiveFileError::NotLive {
                 at: block.line,
-                what: "a block taught without the tid".to_string(),
+                why: NotLive::NoTid,
             });
         }
         let lines = &scenario.ops[block.first_op..block.end_op];
@@ -618,10 +692,7 @@ impl BlockJob {
             if l.task != TaskSlot::Main {
                 return Err(LiveFileError::NotLive {
                     at: l.line,
-                    what: format!(
-                        "a line of {}",
-                        task_label(l.cpu.unwrap_or(0) as u16, l.task)
-                    ),
+                    why: NotLive::Task(task_label(l.cpu.unwrap_or(0) as u16, l.task)),
                 });
             }
             let cpu = l.cpu.unwrap_or(0);
@@ -632,11 +703,9 @@ impl BlockJob {
                 v.push(l.clone());
             }
         }
-        let mem = LiveMem::new(&base).map_err(|LiveRefusal::Unsupported(why)| {
-            LiveFileError::Machine {
-                line: block.line,
-                why,
-            }
+        let mem = LiveMem::new(&base).map_err(|refusal| LiveFileError::Machine {
+            line: block.line,
+            refusal,
         })?;
         let pending = block_pending(lines);
         let ids = pending
@@ -781,24 +850,34 @@ impl BlockJob {
             Op::Kfree { .. } | Op::KmemCacheFree { .. } => {
                 match arg.unwrap_or(Value::Null) {
                     Value::Null => live.nothing(),
-                    Value::Pages { .. } => return Err(LiveFileError::BadFree { at, what: PAGES }),
+                    Value::Pages { .. } => {
+                        return Err(LiveFileError::BadFree {
+                            at,
+                            what: BadFree::Pages,
+                        })
+                    }
                     Value::Object { addr } => {
                         let of = live
                             .object_cache(addr)
                             .map_err(|e| LiveFileError::BadFree {
                                 at,
                                 what: match e {
-                                    NotAnObject::Free => FREE_OBJECT,
-                                    NotAnObject::NotInASlab => NOT_AN_OBJECT,
+                                    NotAnObject::Free => BadFree::Free,
+                                    NotAnObject::NotInASlab => BadFree::NotAnObject,
                                 },
                             })?;
+                        // cache_from_obj() of a cache without consistency checks or
+                        // hardening (mm/slab.h, v6.6) trusts the caller's cache: the object
+                        // would go back under another cache's geometry. Live mode refuses it.
                         if let Some(named) = cache(at).filter(|&n| n != of) {
+                            let name =
+                                |c: CacheId| self.base.cache_name(c).unwrap_or("?").to_string();
                             return Err(LiveFileError::NotLive {
                                 at,
-                                what: format!(
-                                    "kmem_cache_free() to cache {} of an object of cache {}",
-                                    named.0, of.0
-                                ),
+                                why: NotLive::WrongCache {
+                                    named: name(named),
+                                    of: name(of),
+                                },
                             });
                         }
                         live.free(addr);
@@ -1062,21 +1141,62 @@ mod tests {
         let e = refused(&format!(
             "{head}concurrent\n  a = kmalloc(8) on cpu0\n  b = kmalloc(8) on cpu1 irq\nend\n"
         ));
-        assert!(matches!(e, LiveFileError::NotLive { at: 6, .. }), "{e:?}");
-        assert!(e.to_string().contains("cpu1 irq"), "{e}");
+        assert_eq!(
+            e,
+            LiveFileError::NotLive {
+                at: 6,
+                why: NotLive::Task("cpu1 irq".to_string())
+            }
+        );
+        assert_eq!(e.key_args().0, "live.not_live_task");
         let e = refused(&format!(
             "{head}concurrent\n  a = kmem_cache_alloc_bulk(t, 4) on cpu0\nend\n"
         ));
-        assert!(matches!(e, LiveFileError::NotLive { at: 5, .. }), "{e:?}");
-        assert!(e.to_string().contains("kmem_cache_alloc_bulk"), "{e}");
+        assert_eq!(
+            e,
+            LiveFileError::NotLive {
+                at: 5,
+                why: NotLive::Op("kmem_cache_alloc_bulk")
+            }
+        );
         let e = refused(&format!(
             "{head}concurrent\n  a = kmalloc(100000) on cpu0\nend\n"
         ));
-        assert!(matches!(e, LiveFileError::NotLive { at: 5, .. }), "{e:?}");
+        assert_eq!(
+            e,
+            LiveFileError::NotLive {
+                at: 5,
+                why: NotLive::NoKmallocCache(100000)
+            }
+        );
+        // kmem_cache_free() to another cache than the object's, by name.
+        let e = refused(&format!(
+            "{head}cache u size=200\na = kmem_cache_alloc(t) on cpu0\nconcurrent\n  kmem_cache_free(u, a) on cpu1\nend\n"
+        ));
+        assert_eq!(
+            e,
+            LiveFileError::NotLive {
+                at: 7,
+                why: NotLive::WrongCache {
+                    named: "u".to_string(),
+                    of: "t".to_string()
+                }
+            }
+        );
         let e = refused(
             "slabscope-scenario 3\nmachine cpus=2 nodes=1 memory=1M\nslub_debug FZ\nconcurrent\n  a = kmalloc(8) on cpu0\nend\n",
         );
-        assert!(matches!(e, LiveFileError::Machine { line: 4, .. }), "{e:?}");
+        assert!(
+            matches!(
+                e,
+                LiveFileError::Machine {
+                    line: 4,
+                    refusal: LiveRefusal::Debug(_)
+                }
+            ),
+            "{e:?}"
+        );
+        assert_eq!(e.key_args().0, "live.machine_debug");
         let three = "slabscope-scenario 3\nmachine cpus=3\nconcurrent\n  a = kmalloc(8) on cpu0\n  b = kmalloc(8) on cpu1\n  c = kmalloc(8) on cpu2\nend\n";
         let e = LiveFile::new(three)
             .and_then(|f| f.with_max_threads(2))
@@ -1090,6 +1210,12 @@ mod tests {
                 max: 2
             }
         );
+    }
+
+    /// What goes wrong while a block runs stops every thread, with the line.
+    #[test]
+    fn what_goes_wrong_while_a_block_runs_stops_it_with_its_line() {
+        let head = "slabscope-scenario 3\nmachine cpus=2 nodes=1 memory=1M\ncache t size=64\n";
         // A double free: whichever CPU comes second finds the object free.
         let e = refused(&format!(
             "{head}a = kmalloc(8) on cpu0\nconcurrent\n  kfree(a) on cpu0\n  kfree(a) on cpu1\nend\n"
@@ -1098,7 +1224,7 @@ mod tests {
             matches!(
                 e,
                 LiveFileError::BadFree {
-                    what: FREE_OBJECT,
+                    what: BadFree::Free,
                     ..
                 }
             ),

@@ -21,7 +21,6 @@ use slabscope_sim::geometry::{kmem_cache_geometry, CacheRequest};
 use slabscope_sim::ids::Pfn;
 use slabscope_sim::live::report::{LiveReport, LiveRequest};
 use slabscope_sim::live::run::LiveJob;
-use slabscope_sim::live::LiveRefusal;
 use slabscope_sim::sweep::{SweepGrid, SweepJob, SWEEP_COLUMNS};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -427,7 +426,7 @@ impl Live {
             request.frees,
             request.record,
         )
-        .map_err(|LiveRefusal::Unsupported(why)| invalid(why))?;
+        .map_err(|refusal| invalid(refusal.to_string()))?;
         let job = Arc::new(job);
         let id = NEXT_LIVE.fetch_add(1, Ordering::Relaxed);
         lock_lives().insert(id, Arc::clone(&job) as Arc<dyn CpuWork>);
@@ -466,7 +465,7 @@ impl Live {
         let job = Arc::try_unwrap(job)
             .map_err(|_| invalid("a worker still runs this live run".to_string()))?;
         let run = job.finish();
-        let report = LiveReport::of(&run, self.request.frees, self.request.record);
+        let report = LiveReport::of(&run, self.request.frees);
         let (scenario, scenario_error) = if self.request.record {
             match live_scenario(&run, self.request.seed, self.request.frees) {
                 Ok(text) => (Some(text), None),

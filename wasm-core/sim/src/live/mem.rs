@@ -220,11 +220,27 @@ pub(crate) struct Pages {
     pub seq: u64,
 }
 
-/// Why a machine cannot run live.
+/// Why a live run cannot start.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LiveRefusal {
-    /// A cache of the machine uses a feature live mode does not run (said for a person).
-    Unsupported(String),
+    /// Cache `.0` hardens or shuffles its freelist (live mode runs neither).
+    Hardened(String),
+    /// Cache `.0` has `slub_debug` flags (its paths take `list_lock` for every change).
+    Debug(String),
+    /// A bound of the standard workload's live run (threads, operations), said for a person.
+    Bounds(String),
+}
+
+impl std::fmt::Display for LiveRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LiveRefusal::Hardened(cache) => {
+                write!(f, "cache {cache} hardens or shuffles its freelist")
+            }
+            LiveRefusal::Debug(cache) => write!(f, "cache {cache} has slub_debug flags"),
+            LiveRefusal::Bounds(why) => write!(f, "{why}"),
+        }
+    }
 }
 
 impl LiveMem {
@@ -233,16 +249,10 @@ impl LiveMem {
         let st = m.slub();
         for s in st.caches.iter() {
             if s.hardened || s.random_seq.is_some() {
-                return Err(LiveRefusal::Unsupported(format!(
-                    "cache {} hardens or shuffles its freelist",
-                    s.name
-                )));
+                return Err(LiveRefusal::Hardened(s.name.clone()));
             }
             if s.debug() {
-                return Err(LiveRefusal::Unsupported(format!(
-                    "cache {} has slub_debug flags",
-                    s.name
-                )));
+                return Err(LiveRefusal::Debug(s.name.clone()));
             }
         }
         let cpus = m.config.cpus as usize;

@@ -1,6 +1,6 @@
 //! A live run's figures, as the CLI prints them and the app shows them.
 
-use super::run::{replay, Frees, LiveRun};
+use super::run::{Frees, LiveRun};
 use super::stats::LiveStats;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -89,45 +89,29 @@ pub struct LiveReport {
 }
 
 impl LiveReport {
-    /// The figures of `run` (started with `frees`), replaying it first when it was recorded.
-    pub fn of(run: &LiveRun, frees: Frees, recorded: bool) -> LiveReport {
-        let replay = recorded.then(|| {
-            let fresh;
-            let r = match &run.replayed {
-                Some(r) => r,
-                None => {
-                    fresh = replay(run);
-                    &fresh
-                }
-            };
-            ReplayFigures {
-                micro_steps: r.micro_steps as u64,
-                mismatch: r.mismatch.clone(),
-                violations: r.violations.clone(),
-                epochs: run.epochs,
-            }
+    /// The figures of `run` (started with `frees`), with its replay's verdict when it was
+    /// recorded.
+    pub fn of(run: &LiveRun, frees: Frees) -> LiveReport {
+        let replay = run.replayed.as_ref().map(|r| ReplayFigures {
+            micro_steps: r.micro_steps as u64,
+            mismatch: r.mismatch.clone(),
+            violations: r.violations.clone(),
+            epochs: run.epochs,
         });
         let cpus: Vec<u32> = (0..run.stats.len() as u32).collect();
-        LiveReport::from_parts(
-            &cpus,
-            &run.stats,
-            &run.seconds,
-            Some(frees),
-            recorded,
-            replay,
-        )
+        LiveReport::from_parts(&cpus, &run.stats, &run.seconds, Some(frees), replay)
     }
 
     /// The figures of threads that ran CPUs `cpus`, with their counts and times (`seconds`),
-    /// and the replay's verdict.
+    /// and, for a recorded run, the replay's verdict.
     pub fn from_parts(
         cpus: &[u32],
         stats: &[LiveStats],
         seconds: &[f64],
         frees: Option<Frees>,
-        recorded: bool,
         replay: Option<ReplayFigures>,
     ) -> LiveReport {
+        let recorded = replay.is_some();
         let mut total = LiveStats::default();
         for s in stats {
             total.add(s);

@@ -158,12 +158,12 @@ impl LiveJob {
         record: bool,
     ) -> Result<LiveJob, LiveRefusal> {
         if threads == 0 || threads > MAX_THREADS {
-            return Err(LiveRefusal::Unsupported(format!(
+            return Err(LiveRefusal::Bounds(format!(
                 "{threads} threads: a live run has 1 to {MAX_THREADS}"
             )));
         }
         if ops > MAX_OPS {
-            return Err(LiveRefusal::Unsupported(format!(
+            return Err(LiveRefusal::Bounds(format!(
                 "{ops} operations: a live run has at most {MAX_OPS}"
             )));
         }
