@@ -5,7 +5,7 @@
 // them (cargo, vitest, Playwright) and one per check otherwise (fmt, clippy, builds, tsc, eslint).
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -59,6 +59,8 @@ function snapshot(dir) {
 }
 
 const results = [];
+/** How the first failed tests failed, for the summary. */
+const firstLines = [];
 let stepStarted = Date.now();
 function begin(title) {
   stepStarted = Date.now();
@@ -119,6 +121,7 @@ await check('eslint', 'npx', ['eslint', '--max-warnings=0', '.']);
   };
   if (code !== 0 && counts.failed === 0) counts.failed = 1;
   record('vitest', counts);
+  if (counts.failed) firstLines.push(...vitestFailures(file));
 }
 
 const built = await check('vite build', 'npx', ['vite', 'build']);
@@ -134,9 +137,57 @@ const built = await check('vite build', 'npx', ['vite', 'build']);
     })) ?? { passed: 0, failed: 1 };
     if (code !== 0 && counts.failed === 0) counts.failed = 1;
     record('playwright', counts);
+    if (counts.failed) firstLines.push(...e2eFailures(file));
   } else {
     record('playwright (not run: the build failed)', { passed: 0, failed: 1 });
   }
+}
+
+/** "title: the error's first line" for each test that failed in Vitest's JSON report. */
+function vitestFailures(file) {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')).testResults.flatMap((f) =>
+      f.assertionResults
+        .filter((a) => a.status === 'failed')
+        .map((a) => `${f.name.replace(process.cwd() + '/', '')} ${a.fullName}: ${(a.failureMessages[0] ?? '').split('\n')[0]}`),
+    );
+  } catch {
+    return [`${file} could not be read`];
+  }
+}
+
+/** "title: the error's first line" for each test that failed in Playwright's JSON report. */
+function e2eFailures(file) {
+  const out = [];
+  const walk = (suite) => {
+    for (const spec of suite.specs ?? []) {
+      for (const test of spec.tests ?? []) {
+        const bad = (test.results ?? []).find((r) => r.status !== 'passed' && r.status !== 'skipped');
+        if (!bad) continue;
+        const message = (bad.error?.message ?? bad.status).replace(/\u001b\[[0-9;]*m/g, '');
+        out.push(`${spec.file}:${spec.line} ${spec.title}: ${message.split('\n').find((l) => l.trim()) ?? ''}`);
+      }
+    }
+    for (const child of suite.suites ?? []) walk(child);
+  };
+  try {
+    for (const suite of JSON.parse(readFileSync(file, 'utf8')).suites ?? []) walk(suite);
+  } catch {
+    out.push(`${file} could not be read`);
+  }
+  return out;
+}
+
+// The summary is what a reader of a CI log's tail sees: when something failed, it also says how
+// the first failures began and how much disk was left (a full disk fails tests far from its cause).
+if (firstLines.length) {
+  console.log('\n── first failures');
+  for (const line of firstLines.slice(0, 8)) console.log(line.slice(0, 300));
+  if (firstLines.length > 8) console.log(`… and ${firstLines.length - 8} more`);
+}
+if (results.some((r) => r.failed)) {
+  const disk = statfsSync('.');
+  console.log(`free disk here: ${((disk.bavail * disk.bsize) / 2 ** 30).toFixed(1)} GiB`);
 }
 
 const passed = results.reduce((n, r) => n + r.passed, 0);

@@ -66,7 +66,7 @@ pub fn live_scenario(run: &LiveRun, seed: u64, frees: Frees) -> Result<String, L
     let mut out = String::new();
     let frees_word = match frees {
         Frees::Local => "each CPU frees its own objects",
-        Frees::Remote => "each free takes an object from a random CPU's pool",
+        Frees::Remote => "each allocation is freed by a CPU picked at random",
     };
     let _ = writeln!(out, "slabscope-scenario 3");
     let _ = writeln!(

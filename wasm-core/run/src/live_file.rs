@@ -880,7 +880,14 @@ impl BlockJob {
                                 },
                             });
                         }
-                        live.free(addr);
+                        // Another thread of the block may have freed it since the look
+                        // above: the second free of the two is the double free.
+                        if !live.free(addr) {
+                            return Err(LiveFileError::BadFree {
+                                at,
+                                what: BadFree::Free,
+                            });
+                        }
                     }
                 }
                 None

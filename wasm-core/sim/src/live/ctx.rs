@@ -151,8 +151,8 @@ impl<'a> LiveCtx<'a> {
     }
 
     /// An object goes to a caller (`hand_out()`).
-    fn hand_out(self, object: u64) {
-        if self.mem.set_allocated(object, true) {
+    fn hand_out(self, cache: CacheId, object: u64) {
+        if self.mem.set_allocated(cache, object, true) {
             // Only a damaged freelist hands an object out twice; a live run has none.
             self.stats.borrow_mut().handed_out_twice += 1;
         } else {
@@ -436,13 +436,13 @@ impl SlubMem for LiveCtx<'_> {
     fn load_freelist(self, cache: CacheId, c: CpuId, freelist: u64) {
         let next = self.mem.get_fp(cache, freelist);
         self.set_cpu_freelist(cache, c, next);
-        self.hand_out(freelist);
+        self.hand_out(cache, freelist);
     }
 
     #[inline(always)]
-    fn object_handed_out(self, _cache: CacheId, _cpu: CpuId, object: u64) {
+    fn object_handed_out(self, cache: CacheId, _cpu: CpuId, object: u64) {
         if self.mem.place_of(object).is_some() {
-            self.hand_out(object);
+            self.hand_out(cache, object);
         }
     }
 
@@ -564,12 +564,12 @@ impl SlubMem for LiveCtx<'_> {
 
     #[inline(always)]
     fn objects_freed(self, _cache: CacheId, _cpu: CpuId, _pfn: Pfn, objs: &[(u64, u32)]) {
-        for &(addr, _) in objs {
-            self.mem.set_allocated(addr, false);
-            self.mem.live_objects[usize::from(self.cpu)]
-                .0
-                .fetch_sub(1, Relaxed);
-        }
+        // The objects' allocated bits were cleared before the path ran (`LiveCpu::free`):
+        // here, after the compare-exchange that put them on a freelist, another CPU may
+        // already have allocated them again.
+        self.mem.live_objects[usize::from(self.cpu)]
+            .0
+            .fetch_sub(objs.len() as i64, Relaxed);
     }
 
     /// A look at `n->nr_partial` (the kernel reads it without the lock too).
@@ -658,7 +658,6 @@ impl SlubMem for LiveCtx<'_> {
             let obj = base + u64::from(i) * size;
             let next = if i + 1 < objects { obj + size } else { 0 };
             mem.set_fp(cache, obj, next);
-            mem.set_allocated(obj, false);
         }
         let s = mem.slab(pfn);
         let me = pfn_enc(Some(pfn));
@@ -790,7 +789,7 @@ impl SlubMem for LiveCtx<'_> {
     fn bulk_take_object(self, cache: CacheId, c: CpuId, object: u64, tid: u64) -> u64 {
         let next = self.mem.get_fp(cache, object);
         self.set_cpu_freelist_tid(cache, c, next, tid);
-        self.hand_out(object);
+        self.hand_out(cache, object);
         object
     }
 }

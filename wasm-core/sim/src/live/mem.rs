@@ -165,12 +165,20 @@ pub(crate) struct SlabWords {
 }
 
 /// The words of one page of memory that the live memory keeps: each 8-byte word's free
-/// pointer (where an object's `s->offset` puts it), and which objects (by the word they start
-/// at) are allocated.
+/// pointer (where an object's `s->offset` puts it), with, in its top bit (`ALLOCATED`), whether
+/// the object is allocated. The kernel keeps no such note; the simulator's is kept in the word
+/// the kernel's paths touch anyway, so that it shares no cache line with another object's (a
+/// bitmap would put a page's objects on one line, which every CPU allocating or freeing there
+/// would pass back and forth).
 pub(crate) struct PageWords {
     pub fp: Box<[AtomicU32]>,
-    pub allocated: Box<[AtomicU64]>,
 }
+
+/// In a free pointer's word: the object is allocated (see `PageWords`).
+const ALLOCATED: u32 = 1 << 31;
+
+/// Bytes of memory a live run can address: free pointers are 31 bits, in 8-byte words.
+pub const MAX_LIVE_BYTES: u64 = ((ALLOCATED as u64) - 1) << 3;
 
 /// What the live memory keeps of a cache: fixed while a live run goes.
 #[derive(Clone, Debug)]
@@ -281,6 +289,14 @@ impl LiveMem {
             })
             .collect();
         let frames = m.frames.len();
+        let bytes = (frames as u64) << m.page.page_shift;
+        if bytes > MAX_LIVE_BYTES {
+            return Err(LiveRefusal::Bounds(format!(
+                "{} MiB of memory: a live run has at most {} MiB",
+                bytes >> 20,
+                MAX_LIVE_BYTES >> 20
+            )));
+        }
         let mem = LiveMem {
             cpus,
             nodes,
@@ -333,7 +349,7 @@ impl LiveMem {
             for i in 0..slab.objects as usize {
                 let obj = first + i as u64 * u64::from(slab.size);
                 self.set_fp(slab.cache, obj, slab.words[i]);
-                self.set_allocated(obj, slab.allocated[i]);
+                self.set_allocated(slab.cache, obj, slab.allocated[i]);
             }
         }
         for (ci, s) in st.caches.iter().enumerate() {
@@ -403,7 +419,6 @@ impl LiveMem {
         let words = 1usize << (self.page_shift - 3);
         let page = self.pages_words[pfn.0 as usize].get_or_init(|| PageWords {
             fp: (0..words).map(|_| AtomicU32::new(0)).collect(),
-            allocated: (0..words.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
         });
         Some((page, ((addr - self.page_addr(pfn)) >> 3) as usize))
     }
@@ -413,10 +428,11 @@ impl LiveMem {
     pub(crate) fn get_fp(&self, cache: CacheId, obj: u64) -> u64 {
         let at = obj + u64::from(self.conf(cache).offset);
         self.words_at(at)
-            .map_or(0, |(p, i)| ptr_dec(p.fp[i].load(Relaxed)))
+            .map_or(0, |(p, i)| ptr_dec(p.fp[i].load(Relaxed) & !ALLOCATED))
     }
 
-    /// `set_freepointer()`.
+    /// `set_freepointer()`: only ever of a free object (the kernel links free objects; a free
+    /// clears the object's allocated note before its path runs), so the note is left clear.
     #[inline(always)]
     pub(crate) fn set_fp(&self, cache: CacheId, obj: u64, value: u64) {
         let at = obj + u64::from(self.conf(cache).offset);
@@ -425,25 +441,26 @@ impl LiveMem {
         }
     }
 
-    /// Marks object `obj` allocated or free; returns what it was.
+    /// Marks object `obj` of `cache` allocated or free; returns what it was.
     #[inline(always)]
-    pub(crate) fn set_allocated(&self, obj: u64, allocated: bool) -> bool {
-        let Some((p, i)) = self.words_at(obj) else {
+    pub(crate) fn set_allocated(&self, cache: CacheId, obj: u64, allocated: bool) -> bool {
+        let at = obj + u64::from(self.conf(cache).offset);
+        let Some((p, i)) = self.words_at(at) else {
             return false;
         };
-        let bit = 1u64 << (i % 64);
         let old = if allocated {
-            p.allocated[i / 64].fetch_or(bit, Relaxed)
+            p.fp[i].fetch_or(ALLOCATED, Relaxed)
         } else {
-            p.allocated[i / 64].fetch_and(!bit, Relaxed)
+            p.fp[i].fetch_and(!ALLOCATED, Relaxed)
         };
-        old & bit != 0
+        old & ALLOCATED != 0
     }
 
     #[inline(always)]
-    pub(crate) fn is_allocated(&self, obj: u64) -> bool {
-        self.words_at(obj)
-            .is_some_and(|(p, i)| p.allocated[i / 64].load(Relaxed) & (1 << (i % 64)) != 0)
+    pub(crate) fn is_allocated(&self, cache: CacheId, obj: u64) -> bool {
+        let at = obj + u64::from(self.conf(cache).offset);
+        self.words_at(at)
+            .is_some_and(|(p, i)| p.fp[i].load(Relaxed) & ALLOCATED != 0)
     }
 
     /// The slab holding `pfn` (`compound_head()`), if any.
@@ -558,7 +575,9 @@ impl LiveMem {
                     words: (0..f.objects)
                         .map(|i| self.get_fp(cache, objs(i)))
                         .collect(),
-                    allocated: (0..f.objects).map(|i| self.is_allocated(objs(i))).collect(),
+                    allocated: (0..f.objects)
+                        .map(|i| self.is_allocated(cache, objs(i)))
+                        .collect(),
                 },
             );
         }

@@ -139,7 +139,7 @@ impl<'a> LiveCpu<'a> {
     /// one (an address outside slabs or inside an object, or an object that is free).
     pub fn object_cache(&self, addr: u64) -> Result<CacheId, NotAnObject> {
         let (_, cache, _) = self.mem.place_of(addr).ok_or(NotAnObject::NotInASlab)?;
-        if self.mem.is_allocated(addr) {
+        if self.mem.is_allocated(cache, addr) {
             Ok(cache)
         } else {
             Err(NotAnObject::Free)
@@ -153,7 +153,11 @@ impl<'a> LiveCpu<'a> {
         let Some((pfn, cache, index)) = self.mem.place_of(addr) else {
             return false;
         };
-        if !self.mem.is_allocated(addr) {
+        // The simulator's note that the object is allocated goes first, in one atomic step
+        // (two threads freeing one object: one of them finds it free): once the kernel's path
+        // puts the object on a freelist another CPU may allocate it at once, and that CPU's
+        // note must not be undone by this one's.
+        if !self.mem.set_allocated(cache, addr, false) {
             return false;
         }
         self.stats.borrow_mut().ops += 1;

@@ -11,7 +11,8 @@
 //!   change (made under `list_lock`); a read, locked or not, notes the version it saw;
 //! - `list_lock`: the lock word counts acquisitions; an acquisition and its release are marks,
 //!   and a look that finds the lock held notes which acquisition holds it;
-//! - the page allocator and the workload's pools of objects: a counter under their lock.
+//! - the page allocator and the workload's inboxes of objects handed over: a counter under
+//!   their lock.
 //!
 //! A micro-step of the interleaving engine makes all its accesses at once. On real threads a
 //! micro-step that touches two shared words (a slab's and a node's, or a node's and the page
@@ -20,7 +21,7 @@
 //! lock on each word it touches (a node's list shared among readers), from its access to the
 //! micro-step's end (two-phase locking: the micro-steps are serializable). Words are taken in
 //! an order no two micro-steps reverse (`list_lock`'s word, only ever a micro-step's first
-//! access; a slab's; a node's list; the page allocator), so nobody deadlocks. The pools are
+//! access; a slab's; a node's list; the page allocator), so nobody deadlocks. The inboxes are
 //! single accesses at an operation's edges and need none. The
 //! locks stay on the words the run already shares: recording costs little, and the races are
 //! still the machine's own (the gap between a CPU's read of a slab and its cmpxchg is two
@@ -56,7 +57,7 @@ impl Res {
         Res(3 << 60)
     }
 
-    pub fn pool(i: u32) -> Res {
+    pub fn inbox(i: u32) -> Res {
         Res((4 << 60) | u64::from(i))
     }
 
@@ -144,11 +145,11 @@ impl ThreadLog {
         self.marks.append(&mut self.pending);
     }
 
-    /// The thread took an object that another gave (`seq` in the pool's order): the next
-    /// operation's first micro-step comes after that.
-    pub fn took(&mut self, pool: u32, seq: u64) {
+    /// The thread took the objects waiting in inbox `inbox` (`seq` in the inbox's order): the
+    /// next operation's first micro-step comes after that.
+    pub fn took(&mut self, inbox: u32, seq: u64) {
         self.pending.push(Mark {
-            res: Res::pool(pool),
+            res: Res::inbox(inbox),
             seq,
             class: Class::Write,
         });
@@ -170,10 +171,10 @@ impl ThreadLog {
         self.mark(Res::name(name), seq, Class::Write);
     }
 
-    /// The thread gave what its last operation returned (`seq` in the pool's order): that
-    /// operation's last micro-step comes before any taker's.
-    pub fn gave(&mut self, pool: u32, seq: u64) {
-        self.mark(Res::pool(pool), seq, Class::Write);
+    /// The thread handed over a batch ending with what its last operation returned (`seq` in
+    /// inbox `inbox`'s order): that operation's last micro-step comes before any taker's.
+    pub fn gave(&mut self, inbox: u32, seq: u64) {
+        self.mark(Res::inbox(inbox), seq, Class::Write);
     }
 
     /// The log emptied, its memory kept for the next epoch.

@@ -17,7 +17,8 @@ use crate::workload::{booted, standard_machine};
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
 use std::collections::VecDeque;
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering::{Acquire, Release};
 use std::sync::Mutex;
 
 /// Which objects a thread frees.
@@ -28,9 +29,9 @@ pub enum Frees {
     /// Its own: every free is to a slab of its CPU's (the per-CPU fast path and its own
     /// slabs' `__slab_free()`).
     Local,
-    /// Any thread's: each free takes an object from the pool of a thread picked at random
-    /// (each thread's allocations go to its own pool), so with N threads N-1 frees in N are
-    /// remote, as in the standard workload.
+    /// Any thread's: each allocation is freed by a thread picked at random, so with N threads
+    /// N-1 frees in N are remote, as in the standard workload. An object for another thread
+    /// waits in a batch of `BATCH` that is then handed over whole.
     Remote,
 }
 
@@ -55,12 +56,23 @@ pub enum LiveOp {
     Free { addr: u64 },
 }
 
-/// A pool of live objects (the workload's, not the kernel's), on cache lines of its own so
-/// that two threads' pools never share one; with the number of times it was changed (a
-/// recorded run's order of hand-overs).
+/// Objects one thread allocated for another to free go over in batches of this many: the
+/// hand-over is the workload's, not the kernel's, and one lock taken per object (or a cache
+/// line passed back and forth per object) would cost the threads more than the kernel's
+/// paths do.
+const BATCH: usize = 64;
+
+/// A thread's inbox: the batches of objects other threads allocated for it to free, with the
+/// number of times it was changed (a recorded run's order of hand-overs), on cache lines of
+/// its own.
 #[derive(Default)]
 #[repr(align(64))]
-struct Pool(Mutex<(Vec<u64>, u64)>, std::sync::atomic::AtomicUsize);
+struct Inbox {
+    batches: Mutex<(Vec<Vec<u64>>, u64)>,
+    /// Whether batches wait (read without the lock, so that a thread with nothing coming
+    /// takes no lock).
+    waiting: AtomicBool,
+}
 
 /// How a live run went.
 pub struct LiveRun {
@@ -111,7 +123,7 @@ pub struct LiveJob {
     base: Machine,
     mem: LiveMem,
     table: KmallocTable,
-    pools: Vec<Pool>,
+    inboxes: Vec<Inbox>,
     frees: Frees,
     record: bool,
     /// Operations per thread per epoch.
@@ -126,6 +138,11 @@ struct CpuState {
     rng: Pcg32,
     /// Operations still to run.
     left: u64,
+    /// The objects this thread is to free (its own, and those others handed over).
+    mine: Vec<u64>,
+    /// Per thread, the batch of objects this one allocated for it to free, not yet handed
+    /// over.
+    out: Vec<Vec<u64>>,
     stats: LiveStats,
     seconds: f64,
     /// This epoch's operations and log (a recorded run).
@@ -171,13 +188,13 @@ impl LiveJob {
         let base = rec.machine().clone();
         let table = KmallocTable::new(&rec);
         let mem = LiveMem::new(&base)?;
-        let pools = (0..threads).map(|_| Pool::default()).collect();
+        let inboxes = (0..threads).map(|_| Inbox::default()).collect();
         let per_thread = ops / u64::from(threads);
         Ok(LiveJob {
             base,
             mem,
             table,
-            pools,
+            inboxes,
             frees,
             record,
             epoch_ops: (EPOCH_OPS / u64::from(threads)).max(1),
@@ -186,6 +203,8 @@ impl LiveJob {
                     Mutex::new(CpuState {
                         rng: Pcg32::seed_from_u64(seed ^ (u64::from(t) << 32)),
                         left: per_thread,
+                        mine: Vec::new(),
+                        out: vec![Vec::new(); threads as usize],
                         stats: LiveStats::default(),
                         seconds: 0.0,
                         ops: Vec::new(),
@@ -231,82 +250,85 @@ impl LiveJob {
         } else {
             LiveCpu::new(&self.mem, CpuId::new(t), false)
         };
-        let own = &self.pools[t as usize];
+        let inbox = &self.inboxes[t as usize];
         // Each thread keeps its share of the workload's band of live objects.
         let band = |n: usize| n * threads as usize;
-        // The generator and the list of operations live on this thread's stack while it runs:
-        // two threads' states may share a cache line.
+        // The generator, the lists of objects and of operations live on this thread's stack
+        // while it runs: two threads' states may share a cache line.
         let mut rng = state.rng.clone();
         let rng = &mut rng;
+        let mut mine = std::mem::take(&mut state.mine);
+        let mut out = std::mem::take(&mut state.out);
         // The operations, for the replay (an unrecorded run keeps none: they would only take memory).
         let mut ops = std::mem::take(&mut state.ops);
         let done = &mut ops;
         if self.record {
             done.reserve(n as usize);
         }
-        // A free takes a random object from a pool: under the lock, noting the pool's turn
-        // (a hand-over the replay orders after the allocation that gave the object).
-        let take = |which: u32, pick: u32| {
-            let pool = &self.pools[which as usize];
-            let mut p = lock(&pool.0);
-            if p.0.is_empty() {
-                return None;
-            }
-            let i = (pick % p.0.len() as u32) as usize;
-            let addr = p.0.swap_remove(i);
-            p.1 += 1;
-            pool.1.store(p.0.len(), Relaxed);
-            cpu.log(|l| l.took(which, p.1));
-            Some(addr)
-        };
         for _ in 0..n {
+            // Batches handed over are taken all at once, under the inbox's lock, noting its
+            // turn: the replay orders the next operation after the allocations that gave them.
+            if inbox.waiting.load(Acquire) {
+                let mut b = lock(&inbox.batches);
+                b.1 += 1;
+                inbox.waiting.store(false, Release);
+                for batch in b.0.drain(..) {
+                    mine.extend(batch);
+                }
+                cpu.log(|l| l.took(t, b.1));
+            }
             let roll = rng.next_u32() % 4;
-            let alloc = match band(own.1.load(Relaxed)) {
+            let alloc = match band(mine.len()) {
                 0 => true,
                 n if n < LOW => roll != 0,
                 n if n > HIGH => roll == 0,
                 _ => roll < 2,
             };
-            let freed = if alloc {
-                None
-            } else {
-                let pick = rng.next_u32();
-                let which = match self.frees {
-                    Frees::Local => t,
-                    Frees::Remote => rng.next_u32() % threads,
-                };
-                // Another thread's pool may be empty: then one of this thread's own objects.
-                take(which, pick).or_else(|| (which != t).then(|| take(t, pick)).flatten())
+            if !alloc {
+                let i = (rng.next_u32() % mine.len() as u32) as usize;
+                let addr = mine.swap_remove(i);
+                cpu.free(addr);
+                if self.record {
+                    done.push(LiveOp::Free { addr });
+                }
+                continue;
+            }
+            let size = u64::from(rng.next_u32() % 2048 + 1);
+            let cache = self
+                .table
+                .cache(size)
+                .expect("sizes up to 2 KiB have a cache");
+            let addr = cpu.alloc(cache);
+            if self.record {
+                done.push(LiveOp::Kmalloc { size, addr });
+            }
+            if addr == 0 {
+                continue;
+            }
+            let to = match self.frees {
+                Frees::Local => t,
+                Frees::Remote => rng.next_u32() % threads,
             };
-            match freed {
-                Some(addr) => {
-                    cpu.free(addr);
-                    if self.record {
-                        done.push(LiveOp::Free { addr });
-                    }
-                }
-                // An allocation (or a free that found nothing to free: the same).
-                None => {
-                    let size = u64::from(rng.next_u32() % 2048 + 1);
-                    let cache = self
-                        .table
-                        .cache(size)
-                        .expect("sizes up to 2 KiB have a cache");
-                    let addr = cpu.alloc(cache);
-                    if addr != 0 {
-                        let mut p = lock(&own.0);
-                        p.0.push(addr);
-                        p.1 += 1;
-                        own.1.store(p.0.len(), Relaxed);
-                        cpu.log(|l| l.gave(t, p.1));
-                    }
-                    if self.record {
-                        done.push(LiveOp::Kmalloc { size, addr });
-                    }
-                }
+            if to == t {
+                mine.push(addr);
+                continue;
+            }
+            let batch = &mut out[to as usize];
+            batch.push(addr);
+            if batch.len() == BATCH {
+                // The batch goes over after the allocation that filled it (its last
+                // micro-step comes before the taker's next operation).
+                let other = &self.inboxes[to as usize];
+                let mut b = lock(&other.batches);
+                b.0.push(std::mem::replace(batch, Vec::with_capacity(BATCH)));
+                b.1 += 1;
+                other.waiting.store(true, Release);
+                cpu.log(|l| l.gave(to, b.1));
             }
         }
         state.rng = rng.clone();
+        state.mine = mine;
+        state.out = out;
         state.ops = ops;
         state.stats.add(&cpu.stats());
         state.log = cpu.into_log();
