@@ -46,6 +46,21 @@ test('each view shows the kernel state at known steps of the remote-free preset'
   await expect(page.getByTestId('node-0-partial')).toContainText('slab 0: 16/32');
   await expect(page.getByTestId('cpu-1-partial')).toContainText('NULL');
   await page.getByTestId('files-toggle').click();
+  // /proc/slabinfo as a table that fits its column, without sideways scrolling; the kernel's
+  // text a click away.
+  const row = page.locator('[data-testid="files-slabinfo-row"][data-cache="kmalloc-128"]');
+  await expect(row.locator('td')).toHaveText(['80 (changed at this step)', '96', '128', '32', '1', '3', '3']);
+  // The flush put the cpu slab's free objects on the node list, where slabinfo counts them.
+  await expect(row.locator('td').first()).toHaveAttribute('data-changed', 'true');
+  const table = page.getByTestId('files-slabinfo-table');
+  expect(await table.evaluate((t) => t.parentElement!.scrollWidth <= t.parentElement!.clientWidth)).toBe(true);
+  expect(await table.evaluate((t) => parseFloat(getComputedStyle(t.querySelector('td')!).fontSize))).toBeGreaterThanOrEqual(12);
+  await expect(page.getByTestId('files-slabinfo-changes')).toHaveText(/^\d+ values? changed at this step$/);
+  // SLUB's tunables and sharedavail read 0 for every cache: hidden until chosen.
+  await page.getByTestId('files-slabinfo-columns').locator('summary').click();
+  await page.getByLabel('slabdata: sharedavail').check();
+  await expect(row.locator('td')).toHaveCount(8);
+  await page.getByText("The kernel's text").click();
   await expect(page.getByTestId('files-slabinfo')).toContainText(
     'kmalloc-128           80     96    128   32    1 : tunables    0    0    0 : slabdata      3      3      0',
   );
@@ -156,7 +171,7 @@ test('a screenshot of each view is kept', async ({ page }, testInfo) => {
   await at(page, 104);
   await page.screenshot({ path: testInfo.outputPath('main.png'), fullPage: false });
   await page.getByTestId('files-toggle').click();
-  await expect(page.getByTestId('files-slabinfo')).toBeVisible();
+  await expect(page.getByTestId('files-slabinfo-table')).toBeVisible();
   for (const view of ['explain', 'cpu', 'node', 'bulk', 'slab', 'buddy', 'files']) {
     const shot = await page.locator(`#view-${view}`).screenshot({ path: testInfo.outputPath(`view-${view}.png`) });
     await testInfo.attach(`view-${view}`, { body: shot, contentType: 'image/png' });

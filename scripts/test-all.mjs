@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 
 const root = new URL('..', import.meta.url).pathname;
 process.chdir(root);
@@ -164,7 +165,7 @@ function e2eFailures(file) {
       for (const test of spec.tests ?? []) {
         const bad = (test.results ?? []).find((r) => r.status !== 'passed' && r.status !== 'skipped');
         if (!bad) continue;
-        const message = (bad.error?.message ?? bad.status).replace(/\u001b\[[0-9;]*m/g, '');
+        const message = stripVTControlCharacters(bad.error?.message ?? bad.status);
         out.push(`${spec.file}:${spec.line} ${spec.title}: ${message.split('\n').find((l) => l.trim()) ?? ''}`);
       }
     }

@@ -104,22 +104,29 @@ export function useViewAt(
   return { view: outline && view?.outline === outline ? view.view : null, error };
 }
 
-/** Kernel files of the run of `text` (null: none on screen) at the cursor, fetched only while
+/** Kernel files of the run of `text` (null: none on screen) at the cursor and at the step before
+ *  it (null at step 0: what changed at this step is marked against them), fetched only while
  *  `enabled`. */
-export function useFiles(session: RunSession, text: string | null, cursor: number, cache: string | null, enabled: boolean): KernelFiles | null {
-  const [files, setFiles] = useState<KernelFiles | null>(null);
+export function useFiles(
+  session: RunSession,
+  text: string | null,
+  cursor: number,
+  cache: string | null,
+  enabled: boolean,
+): { files: KernelFiles | null; before: KernelFiles | null } {
+  const [shown, setShown] = useState<{ files: KernelFiles | null; before: KernelFiles | null }>({ files: null, before: null });
   useEffect(() => {
     if (text === null || !enabled) return undefined;
     let live = true;
-    session.files(text, cursor, cache).then(
-      (f) => live && setFiles(f),
-      () => live && setFiles(null),
+    Promise.all([session.files(text, cursor, cache), cursor > 0 ? session.files(text, cursor - 1, cache).catch(() => null) : null]).then(
+      ([files, before]) => live && setShown({ files, before }),
+      () => live && setShown({ files: null, before: null }),
     );
     return () => {
       live = false;
     };
   }, [session, text, cursor, cache, enabled]);
-  return files;
+  return shown;
 }
 
 /** The lane of the followed object or page in the run of `text` (null: none on screen). */

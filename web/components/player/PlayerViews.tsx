@@ -34,7 +34,8 @@ export interface PlayerViewsProps {
   cursor: number;
   dispatch: (action: PlayerAction) => void;
   filesOpen: boolean;
-  files: KernelFiles | null;
+  /** The kernel files at the cursor, and at the step before (what changed is marked). */
+  files: { files: KernelFiles | null; before: KernelFiles | null };
   lane: Lane | null;
   onSelectSlab: (pfn: number) => void;
   onFollowObject: (address: string) => void;
@@ -105,7 +106,8 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
           {filesOpen && (
             <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
               <FilesView
-                files={files}
+                files={files.files}
+                before={files.before}
                 cacheName={snapshot.cache?.name ?? null}
                 prints={outline.prints}
                 cursor={cursor}

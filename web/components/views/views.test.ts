@@ -245,6 +245,26 @@ describe('FilesView', () => {
     expect(renderFiles(files, 'kmalloc-64')).not.toContain('files-sysfs-link');
   });
 
+  it('shows /proc/slabinfo as a table, marks what changed since the step before, and keeps the kernel’s text', () => {
+    const head =
+      'slabinfo - version: 2.1\n# name            <active_objs> <num_objs> <objsize> <objperslab> <pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : slabdata <active_slabs> <num_slabs> <sharedavail>\n';
+    const line = (active: number) => `kmalloc-128       ${String(active).padStart(6)}     96    128   32    1 : tunables    0    0    0 : slabdata      3      3      0\n`;
+    const now: KernelFiles = { ...files, slabinfo: head + line(81), sysfs: { Ok: [['aliases', '0'], ['objects', '81']] } };
+    const before: KernelFiles = { ...files, slabinfo: head + line(80), sysfs: { Ok: [['aliases', '0'], ['objects', '80']] } };
+    const html = renderToStaticMarkup(createElement(FilesView, { files: now, before, cacheName: 'c' }));
+    expect(rows(html, 'files-slabinfo-table', 'files-slabinfo-row')).toEqual(['kmalloc-128 81 (changed at this step) 96 128 32 1 3 3']);
+    // SLUB's tunables are all 0: that group starts hidden, and can be chosen.
+    expect(byTestId(html, 'files-slabinfo-columns')).toMatch(/^Columns: 7 of 11 shown active_objs num_objs .* tunables: limit .* slabdata: sharedavail$/);
+    expect(html).not.toContain('>limit<');
+    expect(byTestId(html, 'files-slabinfo-changes')).toBe('1 value changed at this step');
+    expect(html).toContain(`<pre data-testid="files-slabinfo">${now.slabinfo.replace(/</g, '&lt;').replace(/>/g, '&gt;')}</pre>`);
+    expect(rows(html, 'files-sysfs', 'files-sysfs-row')).toEqual(['aliases 0', 'objects 81 (changed at this step)']);
+    // Step 0 has no step before: nothing is marked.
+    const first = renderToStaticMarkup(createElement(FilesView, { files: now, cacheName: 'c' }));
+    expect(first).not.toContain('data-changed');
+    expect(first).not.toContain('files-slabinfo-changes');
+  });
+
   it("lists the scenario's print lines, marking the one that reads its file at the cursor", () => {
     const prints = [
       { line: 20, text: 'print slabinfo', cursor: 4, file: { kind: 'slabinfo' as const } },
