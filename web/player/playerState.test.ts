@@ -102,6 +102,18 @@ describe('the player reducer', () => {
     expect(run(initialPlayer(), a.restarted())).toEqual(initialPlayer());
   });
 
+  it('keeps a step taken while the run opens again after a restart', () => {
+    let s = run(openedA({ step: 12 }), a.restarted());
+    // The old view stays on screen and steps while the new worker runs the scenario again.
+    s = run(s, a.timeline(actions.stepForward()), a.timeline(actions.stepForward()));
+    s = run(s, a.runOpened(s.attempts, outline(50, [10, 50])));
+    expect(s.timeline.cursor).toBe(14);
+    // A run asked for afterwards lands where it is asked to, as before.
+    s = run(s, a.choose(B));
+    s = run(s, a.runOpened(s.attempts, outline(5)));
+    expect(s.timeline.cursor).toBe(0);
+  });
+
   it("moves to a lesson anchor in the run on screen, or runs the anchor's scenario there", () => {
     let s = run(openedA(), a.selectCache('kmalloc-64'), a.follow({ kind: 'page', pfn: 2 }));
     s = run(s, a.show(A, { cursor: 19, view: 'cpu', cache: null }));

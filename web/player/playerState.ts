@@ -66,6 +66,10 @@ export interface PlayerState {
   pendingStep: number | null;
   /** The next run to open keeps the cache, slab and followed object. */
   keepSelection: boolean;
+  /** The next run to open is the run on screen opened again (after a restart of the worker): it
+   *  lands where the person is when it opens, which may be past where they were at the restart
+   *  (the old view stays usable meanwhile). */
+  resume: boolean;
   /** The last run asked for was cancelled (a notice says so until the next is asked). */
   cancelled: boolean;
   /** Why the link's scenario could not be read (the page opened something else). */
@@ -152,6 +156,7 @@ export function initialPlayer(start: PlayerStart = {}): PlayerState {
     attempts: 0,
     pendingStep: start.step ?? null,
     keepSelection: true,
+    resume: false,
     cancelled: false,
     linkError: null,
     encoded: null,
@@ -167,7 +172,7 @@ export function initialPlayer(start: PlayerStart = {}): PlayerState {
 /** Asks for a run of `scenario`. */
 function ask(state: PlayerState, scenario: Scenario, pendingStep: number | null, keepSelection: boolean): PlayerState {
   const attempt = state.attempts + 1;
-  return { ...state, scenario, run: { status: 'opening', attempt }, attempts: attempt, pendingStep, keepSelection, cancelled: false };
+  return { ...state, scenario, run: { status: 'opening', attempt }, attempts: attempt, pendingStep, keepSelection, resume: false, cancelled: false };
 }
 
 export function playerReducer(state: PlayerState, action: PlayerAction): PlayerState {
@@ -183,10 +188,10 @@ export function playerReducer(state: PlayerState, action: PlayerAction): PlayerS
       if (!isCurrent(state, action.attempt)) return state;
       const scenario = state.scenario as Scenario;
       const { outline } = action;
-      const cursor = Math.min(state.pendingStep ?? 0, outline.steps);
+      const cursor = Math.min((state.resume ? state.timeline.cursor : state.pendingStep) ?? 0, outline.steps);
       const timeline = timelineReducer(state.timeline, timelineActions.load(outline.steps, opEnds(outline.ops), cursor, outline.ops_start));
       const selection = state.keepSelection ? {} : { cache: null, slab: null, follow: null };
-      return { ...state, ...selection, run: { status: 'open', attempt: action.attempt }, shown: { scenario, outline }, timeline, pendingStep: null, keepSelection: false };
+      return { ...state, ...selection, run: { status: 'open', attempt: action.attempt }, shown: { scenario, outline }, timeline, pendingStep: null, keepSelection: false, resume: false };
     }
     case 'runFailed':
       if (!isCurrent(state, action.attempt)) return state;
@@ -210,7 +215,7 @@ export function playerReducer(state: PlayerState, action: PlayerAction): PlayerS
     case 'restarted': {
       if (!state.scenario) return state;
       const sameRun = state.shown !== null && state.shown.scenario.text === state.scenario.text;
-      return ask(state, state.scenario, sameRun ? state.timeline.cursor : state.pendingStep, true);
+      return { ...ask(state, state.scenario, sameRun ? state.timeline.cursor : state.pendingStep, true), resume: sameRun };
     }
     case 'encoded':
       return { ...state, encoded: { text: action.text, value: action.value } };
