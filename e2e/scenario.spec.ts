@@ -212,6 +212,9 @@ test('a crash of the simulator is reported, the worker restarted, and nothing is
 test('a view exports as SVG and PNG, and a range of steps as a WebM video', async ({ page }, testInfo) => {
   await page.goto(`${PLAIN}?preset=slub-remote-free&cache=kmalloc-128&step=104`);
   await expect(page.getByTestId('visualizer')).toHaveAttribute('data-cursor', '104');
+  // Folded until asked for.
+  await expect(page.getByTestId('export-view')).toBeHidden();
+  await page.getByTestId('export-toggle').click();
   await page.getByTestId('export-view').selectOption('slab');
   const saved = async (button: string) => {
     const waiting = page.waitForEvent('download');

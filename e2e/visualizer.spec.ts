@@ -172,7 +172,9 @@ test('a screenshot of each view is kept', async ({ page }, testInfo) => {
   await page.screenshot({ path: testInfo.outputPath('main.png'), fullPage: false });
   await page.getByTestId('files-toggle').click();
   await expect(page.getByTestId('files-slabinfo-table')).toBeVisible();
-  for (const view of ['explain', 'cpu', 'node', 'bulk', 'slab', 'buddy', 'files']) {
+  // No bulk free at this step: its view is left out.
+  await expect(page.locator('#view-bulk')).toHaveCount(0);
+  for (const view of ['explain', 'cpu', 'node', 'slab', 'buddy', 'files']) {
     const shot = await page.locator(`#view-${view}`).screenshot({ path: testInfo.outputPath(`view-${view}.png`) });
     await testInfo.attach(`view-${view}`, { body: shot, contentType: 'image/png' });
     expect(shot.length).toBeGreaterThan(1000);
@@ -209,4 +211,17 @@ test('the slab page’s legend speaks of what each allocator has: SLUB’s c->fr
   await expect(legend).toContainText('array_cache');
   await expect(legend).not.toContainText('c->freelist');
   await expect(legend).not.toContainText('frozen');
+});
+
+test('the bare address opens after the first operation, a cache at work; a step without a cache shows one note, not empty panels', async ({ page }) => {
+  await page.goto(ISOLATED);
+  await expect(page.getByTestId('position')).not.toContainText('step 0 /');
+  await expect(page.getByTestId('cpu-0-slab')).toContainText('slab');
+  await expect(page.getByTestId('views-waiting')).toHaveCount(0);
+  // Step 0: the machine as booted, no cache shown.
+  await page.getByTestId('first').click();
+  await expect(page.getByTestId('views-waiting')).toContainText('No cache is shown at this step');
+  await expect(page.locator('#view-cpu, #view-node, #view-bulk, #view-slab')).toHaveCount(0);
+  await page.getByTestId('views-waiting').getByRole('button').click();
+  await expect(page.getByTestId('cpu-0-slab')).toContainText('slab');
 });

@@ -46,8 +46,9 @@ export function ExportMenu({ cursor, steps, showStep, save }: ExportMenuProps) {
   const rangeOk = Number.isInteger(start) && Number.isInteger(end) && start >= 0 && end <= steps && start < end && end - start <= MAX_VIDEO_STEPS;
 
   return (
-    <fieldset className="export-menu" data-testid="export-menu">
-      <legend>{t('exportView.legend')}</legend>
+    // Folded by default: the controls a newcomer meets first are the player's.
+    <details className="export-menu" data-testid="export-menu">
+      <summary data-testid="export-toggle">{t('exportView.legend')}</summary>
       <select value={view} onChange={(e) => setView(e.target.value as (typeof VIEWS)[number])} data-testid="export-view" aria-label={t('exportView.view')}>
         {VIEWS.map((v) => (
           <option key={v} value={v}>
@@ -90,6 +91,6 @@ export function ExportMenu({ cursor, steps, showStep, save }: ExportMenuProps) {
           {error}
         </span>
       )}
-    </fieldset>
+    </details>
   );
 }

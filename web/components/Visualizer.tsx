@@ -7,7 +7,7 @@ import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react
 import { useTranslation } from 'react-i18next';
 import type { SimClient } from '../core/client';
 import { LANGUAGES, loadLaterStrings, type Language } from '../i18n/i18n';
-import { playerActions, type Scenario } from '../player/playerState';
+import { FIRST_OP, playerActions, type Scenario } from '../player/playerState';
 import { usePlayer } from '../player/usePlayer';
 import { shareAddress, usePlayerAddress } from '../player/usePlayerAddress';
 import { openingScenario } from '../scenario/opening';
@@ -43,7 +43,9 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
       if (!live) return;
       // A link's scenario goes into the editor; the person's draft is kept among the earlier.
       if (o.from === 'link') replaceDraft(storage, o.text);
-      dispatch(playerActions.opening({ text: o.text, preset: o.preset }, o.step, o.linkError));
+      // The bare address (nothing saved) lands after the first operation: a cache at work, not
+      // the empty machine of step 0.
+      dispatch(playerActions.opening({ text: o.text, preset: o.preset }, o.from === 'default' ? FIRST_OP : o.step, o.linkError));
     });
     return () => {
       live = false;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunOutline } from '../core/client';
 import { actions } from '../timeline/timeline';
-import { addressedScenario, initialPlayer, isPreviousRun, playerActions as a, playerReducer, savedRun, wantedRun, type PlayerAction, type PlayerState } from './playerState';
+import { addressedScenario, FIRST_OP, initialPlayer, isPreviousRun, playerActions as a, playerReducer, savedRun, wantedRun, type PlayerAction, type PlayerState } from './playerState';
 
 /** A run of `steps` steps whose operations end at `ends`. */
 function outline(steps: number, ends: number[] = [steps]): RunOutline {
@@ -100,6 +100,14 @@ describe('the player reducer', () => {
     expect(s.timeline.cursor).toBe(13);
     expect(s.cache).toBe('kmalloc-32');
     expect(run(initialPlayer(), a.restarted())).toEqual(initialPlayer());
+  });
+
+  it('lands after the first operation when the page names no step (the bare address)', () => {
+    const asked = run(initialPlayer(), a.opening(A, FIRST_OP, null));
+    expect(run(asked, a.runOpened(asked.attempts, outline(50, [10, 50]))).timeline.cursor).toBe(10);
+    // A step in the address wins.
+    const stepped = run(initialPlayer({ step: 3 }), a.opening(A, FIRST_OP, null));
+    expect(run(stepped, a.runOpened(stepped.attempts, outline(50, [10, 50]))).timeline.cursor).toBe(3);
   });
 
   it('keeps a step taken while the run opens again after a restart', () => {

@@ -28,6 +28,9 @@ import type { Follow, View } from '../url/urlState';
 /** Where operations end, in step order: the timeline's operation boundaries. In a `concurrent`
  *  block operations interleave, so the one that ends first need not be the one that started
  *  first (`outline.ops` is in the order they started). */
+/** Where the bare address lands: after the scenario's first operation. */
+export const FIRST_OP = 'first-op';
+
 function opEnds(ops: readonly { end: number }[]): number[] {
   return ops.map((o) => o.end).sort((a, b) => a - b);
 }
@@ -62,8 +65,10 @@ export interface PlayerState {
   shown: ShownRun | null;
   /** Attempts made so far; the next run asked for is `attempts + 1`. */
   attempts: number;
-  /** The step the next run to open lands on (a link's, a lesson anchor's, before a restart). */
-  pendingStep: number | null;
+  /** The step the next run to open lands on (a link's, a lesson anchor's, before a restart), or
+   *  `FIRST_OP`: the end of its first operation (the bare address, so that a newcomer's first
+   *  screen already shows a cache at work). */
+  pendingStep: number | typeof FIRST_OP | null;
   /** The next run to open keeps the cache, slab and followed object. */
   keepSelection: boolean;
   /** The next run to open is the run on screen opened again (after a restart of the worker): it
@@ -97,7 +102,7 @@ export interface Place {
 
 export type PlayerAction =
   /** The page's first scenario is known (from a link, a preset, the saved run or the default). */
-  | { type: 'opening'; scenario: Scenario; step?: number; linkError: LinkError | null }
+  | { type: 'opening'; scenario: Scenario; step?: number | typeof FIRST_OP; linkError: LinkError | null }
   /** The person picked another scenario: it runs from step 0. */
   | { type: 'choose'; scenario: Scenario }
   /** A scenario at a place (a lesson's anchor): moves there when it is already on screen. */
@@ -120,7 +125,7 @@ export type PlayerAction =
 
 /** Action creators. */
 export const playerActions = {
-  opening: (scenario: Scenario, step: number | undefined, linkError: LinkError | null): PlayerAction => ({ type: 'opening', scenario, step, linkError }),
+  opening: (scenario: Scenario, step: number | typeof FIRST_OP | undefined, linkError: LinkError | null): PlayerAction => ({ type: 'opening', scenario, step, linkError }),
   choose: (scenario: Scenario): PlayerAction => ({ type: 'choose', scenario }),
   show: (scenario: Scenario, place: Place): PlayerAction => ({ type: 'show', scenario, place }),
   runOpened: (attempt: number, outline: RunOutline): PlayerAction => ({ type: 'runOpened', attempt, outline }),
@@ -170,7 +175,7 @@ export function initialPlayer(start: PlayerStart = {}): PlayerState {
 }
 
 /** Asks for a run of `scenario`. */
-function ask(state: PlayerState, scenario: Scenario, pendingStep: number | null, keepSelection: boolean): PlayerState {
+function ask(state: PlayerState, scenario: Scenario, pendingStep: PlayerState['pendingStep'], keepSelection: boolean): PlayerState {
   const attempt = state.attempts + 1;
   return { ...state, scenario, run: { status: 'opening', attempt }, attempts: attempt, pendingStep, keepSelection, resume: false, cancelled: false };
 }
@@ -188,7 +193,8 @@ export function playerReducer(state: PlayerState, action: PlayerAction): PlayerS
       if (!isCurrent(state, action.attempt)) return state;
       const scenario = state.scenario as Scenario;
       const { outline } = action;
-      const cursor = Math.min((state.resume ? state.timeline.cursor : state.pendingStep) ?? 0, outline.steps);
+      const wanted = state.resume ? state.timeline.cursor : state.pendingStep === FIRST_OP ? (outline.ops[0]?.end ?? 0) : state.pendingStep;
+      const cursor = Math.min(wanted ?? 0, outline.steps);
       const timeline = timelineReducer(state.timeline, timelineActions.load(outline.steps, opEnds(outline.ops), cursor, outline.ops_start));
       const selection = state.keepSelection ? {} : { cache: null, slab: null, follow: null };
       return { ...state, ...selection, run: { status: 'open', attempt: action.attempt }, shown: { scenario, outline }, timeline, pendingStep: null, keepSelection: false, resume: false };

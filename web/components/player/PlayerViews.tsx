@@ -55,6 +55,10 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
   const focusView = (v: View) => () => dispatch(playerActions.focusView(v));
   const followPage = (pfn: number) => dispatch(playerActions.follow({ kind: 'page', pfn }));
   const jump = (c: number) => dispatch(playerActions.timeline(actions.jump(c)));
+  // Views with nothing to show at this step are left out (a newcomer should not meet a page of
+  // empty panels): the CPU, node and slab page views until a cache is in use, the bulk free's
+  // detached freelists except on the steps that have one.
+  const cache = snapshot.cache !== null;
   return (
     <div className="vis-grid">
       <div className="vis-col">
@@ -76,20 +80,30 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
             </Suspense>
           </div>
         )}
-        <div id="view-cpu" onFocusCapture={focusView('cpu')}>
-          <CpuPanelView snapshot={snapshot} words={words} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />
-        </div>
-        <div id="view-node" onFocusCapture={focusView('node')}>
-          <NodePanelView snapshot={snapshot} words={words} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />
-        </div>
-        <div id="view-bulk" onFocusCapture={focusView('bulk')}>
-          <BulkFreeView snapshot={snapshot} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />
-        </div>
+        {cache && (
+          <>
+            <div id="view-cpu" onFocusCapture={focusView('cpu')}>
+              <CpuPanelView snapshot={snapshot} words={words} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />
+            </div>
+            <div id="view-node" onFocusCapture={focusView('node')}>
+              <NodePanelView snapshot={snapshot} words={words} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />
+            </div>
+          </>
+        )}
+        {snapshot.transient.detached.length > 0 && (
+          <div id="view-bulk" onFocusCapture={focusView('bulk')}>
+            <BulkFreeView snapshot={snapshot} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />
+          </div>
+        )}
       </div>
       <div className="vis-col">
-        <div id="view-slab" onFocusCapture={focusView('slab')}>
-          <SlabPageView snapshot={snapshot} words={words} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} onFollowPage={followPage} />
-        </div>
+        {cache ? (
+          <div id="view-slab" onFocusCapture={focusView('slab')}>
+            <SlabPageView snapshot={snapshot} words={words} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} onFollowPage={followPage} />
+          </div>
+        ) : (
+          <WaitingNote outline={outline} cursor={cursor} onJump={jump} />
+        )}
         {lane && (
           <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
             <ProvenanceLane lane={lane} steps={outline.steps} cursor={cursor} caches={snapshot.caches} onJump={jump} onClose={() => dispatch(playerActions.follow(null))} />
@@ -121,6 +135,23 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
           )}
         </details>
       </div>
+    </div>
+  );
+}
+
+/** In place of the CPU, node and slab page views while no cache is in use: why, and a way to the
+ *  end of the first operation (when that is ahead). */
+function WaitingNote({ outline, cursor, onJump }: { outline: RunOutline; cursor: number; onJump: (c: number) => void }) {
+  const { t } = useTranslation();
+  const first = outline.ops[0]?.end;
+  return (
+    <div className="panel views-waiting" data-testid="views-waiting">
+      <p>{t('vis.waiting')}</p>
+      {first !== undefined && first > cursor && (
+        <button type="button" onClick={() => onJump(first)}>
+          {t('vis.waitingJump', { step: first })}
+        </button>
+      )}
     </div>
   );
 }
