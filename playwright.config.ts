@@ -51,6 +51,12 @@ export default defineConfig({
       ],
     },
     trace: 'retain-on-failure',
+    // The guided tour opens on a first visit to the bare address; the tests that are not about
+    // it start as a visitor who has seen it (e2e/tour.spec.ts starts without).
+    storageState: {
+      cookies: [],
+      origins: [ISOLATED, DEV, PLAIN].map((url) => ({ origin: new URL(url).origin, localStorage: [{ name: 'slabscope.tour.v1', value: 'seen' }] })),
+    },
   },
   webServer: [
     {

@@ -8,8 +8,10 @@ import { useTranslation } from 'react-i18next';
 import { SimClient, type BuildInfo } from '../core/client';
 import { LANGUAGES, changeLanguage, loadLaterStrings, type Language } from '../i18n/i18n';
 import { isPresetId, presetText } from '../scenario/presets';
+import { browserStorage } from '../scenario/store';
 import { currentHref, currentQuery, fullPageUrl, languageAddress, pageAddress, parsePageQuery, pushAddress, replaceAddress, type Page } from '../url/urlState';
 import { Visualizer } from './Visualizer';
+import { startTour } from './tour';
 import { Player } from './player/Player';
 import { PlayerComponent, type RenderPlayer } from './player/PlayerComponent';
 
@@ -149,6 +151,12 @@ export function App({ client }: { client: SimClient }) {
 /** The site's header: its title, the links to its pages (the one shown marked) and the language. */
 function AppHeader({ page, go, onLanguage }: { page: Page; go: (next: Page) => (event: React.MouseEvent) => void; onLanguage: (lang: Language) => void }) {
   const { t, i18n } = useTranslation();
+  // The guided tour points at the visualizer's parts: it is offered on that page.
+  const tour = page === 'visualizer' && (
+    <button type="button" className="tour-button" title={t('tour.openTitle')} onClick={() => void startTour(t, browserStorage())} data-testid="tour-open">
+      {t('tour.open')}
+    </button>
+  );
   return (
     <header className="app-header">
       <div>
@@ -172,6 +180,7 @@ function AppHeader({ page, go, onLanguage }: { page: Page; go: (next: Page) => (
           {t('nav.live')}
         </a>
       </nav>
+      {tour}
       <label className="language">
         {t('app.language')}{' '}
         <select value={i18n.language} onChange={(e) => onLanguage(e.target.value as Language)} data-testid="language">

@@ -3,7 +3,7 @@
 // language) and is written back from the player's state (player/usePlayerAddress.ts); the
 // scenario bar above it changes and passes on the scenario.
 
-import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { SimClient } from '../core/client';
 import { LANGUAGES, loadLaterStrings, type Language } from '../i18n/i18n';
@@ -11,9 +11,10 @@ import { FIRST_OP, playerActions, type Scenario } from '../player/playerState';
 import { usePlayer } from '../player/usePlayer';
 import { shareAddress, usePlayerAddress } from '../player/usePlayerAddress';
 import { openingScenario } from '../scenario/opening';
-import { browserStorage, loadSaved, replaceDraft } from '../scenario/store';
+import { browserStorage, loadSaved, replaceDraft, type ScenarioStorage } from '../scenario/store';
 import { currentHref, currentQuery, parseScenarioQuery, parseUrlState } from '../url/urlState';
 import { Player } from './player/Player';
+import { startTour, tourSeen } from './tour';
 
 // The scenario bar and its editor load just after the first view: they are not needed to
 // draw it, and the page's first script stays within its budget (docs/bench.md).
@@ -33,6 +34,9 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
   const lang = i18n.language as Language;
   const [start] = useState(() => parseUrlState(currentQuery()));
   const storage = useMemo(() => browserStorage(), []);
+  // A first visit to the bare address (nothing but the language in it, no tour seen) opens the
+  // guided tour once the first view is drawn; a link to a scenario or a step is not interrupted.
+  const [firstVisit] = useState(() => !embed && [...new URLSearchParams(currentQuery()).keys()].every((k) => k === 'lang') && !tourSeen(storage));
   const player = usePlayer(client, ready, start);
   const { state, dispatch, session } = player;
 
@@ -83,10 +87,23 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
         if (!scenario || !(viewShown || state.run.status === 'failed' || state.run.status === 'cancelled')) return <div className="scenario-panel" />;
         return (
           <Suspense fallback={<div className="scenario-panel" />}>
+            {firstVisit && viewShown && <TourOnFirstVisit storage={storage} />}
             <ScenarioPanel scenario={scenario} onScenario={choose} check={check} trace={trace} shareUrl={shareUrl} activeLine={runText === scenario.text ? activeLine : null} />
           </Suspense>
         );
       }}
     />
   );
+}
+
+/** Opens the guided tour once, when mounted. */
+function TourOnFirstVisit({ storage }: { storage: ScenarioStorage | null }) {
+  const { t } = useTranslation();
+  const opened = useRef(false);
+  useEffect(() => {
+    if (opened.current) return;
+    opened.current = true;
+    void startTour(t, storage);
+  }, [t, storage]);
+  return null;
 }
