@@ -15,6 +15,8 @@ test('a first visit to the bare address opens a short tour that can be skipped, 
   // Skipped: it does not come back on the next visit.
   await popover.getByRole('button', { name: 'Skip the tour' }).click();
   await expect(popover).toHaveCount(0);
+  await expect(page.locator('body')).not.toHaveClass(/driver-active/);
+  expect(await page.evaluate(() => localStorage.getItem('slabscope.tour.v1'))).toBe('seen');
   await page.goto(ISOLATED);
   await expect(page.getByTestId('position')).not.toContainText('step 0 /');
   await expect(popover).toHaveCount(0);

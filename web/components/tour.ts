@@ -33,7 +33,7 @@ export const TOUR_STOPS = [
 ] as const;
 
 /** Opens the tour over what is on the page now (a callout whose element is missing is left out);
- *  it counts as seen once it closes, finished or skipped. */
+ *  it counts as seen from then on. */
 export async function startTour(t: TFunction, storage: Pick<Storage, 'setItem'> | null): Promise<void> {
   const [{ driver }] = await Promise.all([import('driver.js'), import('driver.js/dist/driver.css')]);
   const steps = TOUR_STOPS.filter((s) => document.querySelector(s.element)).map((s) => ({
@@ -55,7 +55,8 @@ export async function startTour(t: TFunction, storage: Pick<Storage, 'setItem'> 
       popover.closeButton.setAttribute('aria-label', t('tour.skip'));
       popover.closeButton.title = t('tour.skip');
     },
-    onDestroyed: () => markSeen(storage),
   });
   tour.drive();
+  // Seen once shown: a visitor who leaves the page mid-tour is not shown it again either.
+  markSeen(storage);
 }
