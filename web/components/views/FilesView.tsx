@@ -94,7 +94,9 @@ export function FilesView({ files, before = null, cacheName, prints = [], cursor
           <code>/sys/kernel/slab/</code>
         </h4>
         {'Ok' in files.slab_dir ? (
-          <pre data-testid="files-slab-dir">{files.slab_dir.Ok}</pre>
+          <pre data-testid="files-slab-dir" tabIndex={0}>
+            {files.slab_dir.Ok}
+          </pre>
         ) : (
           <p data-testid="files-slab-dir-missing">{missing(files.slab_dir.Err)}</p>
         )}
@@ -103,7 +105,9 @@ export function FilesView({ files, before = null, cacheName, prints = [], cursor
         <h4 id={`${base}-buddyinfo`}>
           <code>/proc/buddyinfo</code>
         </h4>
-        <pre data-testid="files-buddyinfo">{files.buddyinfo}</pre>
+        <pre data-testid="files-buddyinfo" tabIndex={0}>
+          {files.buddyinfo}
+        </pre>
       </section>
     </section>
   );
@@ -126,7 +130,13 @@ function SlabinfoSection({ text, before, cacheName }: { text: string; before: st
   const now = useMemo(() => parseSlabinfo(text), [text]);
   const old = useMemo(() => (before === null ? null : parseSlabinfo(before)), [before]);
   const [chosen, setChosen] = useState<Record<string, boolean>>({});
-  const raw = <pre data-testid="files-slabinfo">{text}</pre>;
+  // The files' text boxes scroll on their own (long listings, wide lines): focusable, so that a
+  // keyboard can scroll them too.
+  const raw = (
+    <pre data-testid="files-slabinfo" tabIndex={0}>
+      {text}
+    </pre>
+  );
   if (!now) return raw;
   const { changed, gone } = slabinfoChanges(now, old);
   const columns = now.groups.flatMap((g, gi) => g.columns.map((name, ci) => ({ key: `${gi}:${ci}`, name, group: g.label, gi, ci })));
@@ -148,7 +158,8 @@ function SlabinfoSection({ text, before, cacheName }: { text: string; before: st
           {t('filesView.changedCount', { count })}
         </p>
       )}
-      <div className="files-table-wrap" ref={wrap}>
+      {/* Scrolls on its own: focusable, so that a keyboard can scroll it too. */}
+      <div className="files-table-wrap" ref={wrap} tabIndex={0} role="region" aria-label={t('filesView.slabinfoCaption')}>
         <table className="files-slabinfo" data-testid="files-slabinfo-table">
           <caption className="sr-only">{t('filesView.slabinfoCaption')}</caption>
           <thead>

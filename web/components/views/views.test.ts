@@ -235,11 +235,11 @@ describe('FilesView', () => {
 
   it('shows the files exactly as given, under their paths', () => {
     const html = renderFiles(files, 'c');
-    expect(html).toContain(`<pre data-testid="files-slabinfo">${files.slabinfo.replace(/</g, '&lt;').replace(/>/g, '&gt;')}</pre>`);
-    expect(html).toContain(`<pre data-testid="files-buddyinfo">${files.buddyinfo}</pre>`);
+    expect(html).toContain(`<pre data-testid="files-slabinfo" tabindex="0">${files.slabinfo.replace(/</g, '&lt;').replace(/>/g, '&gt;')}</pre>`);
+    expect(html).toContain(`<pre data-testid="files-buddyinfo" tabindex="0">${files.buddyinfo}</pre>`);
     expect(html).toContain('<code>/sys/kernel/slab/c/</code>');
     expect(rows(html, 'files-sysfs', 'files-sysfs-row')).toEqual(['aliases 0', 'cpu_slabs 1 N0=1']);
-    expect(html).toContain(`<pre data-testid="files-slab-dir">${listing.replace(/>/g, '&gt;')}</pre>`);
+    expect(html).toContain(`<pre data-testid="files-slab-dir" tabindex="0">${listing.replace(/>/g, '&gt;')}</pre>`);
     // c is a mergeable cache: its name is a symlink to its unique id.
     expect(byTestId(html, 'files-sysfs-link')).toBe('(a symlink to :0000064)');
     expect(renderFiles(files, 'kmalloc-64')).not.toContain('files-sysfs-link');
@@ -257,7 +257,7 @@ describe('FilesView', () => {
     expect(byTestId(html, 'files-slabinfo-columns')).toMatch(/^Columns: 7 of 11 shown active_objs num_objs .* tunables: limit .* slabdata: sharedavail$/);
     expect(html).not.toContain('>limit<');
     expect(byTestId(html, 'files-slabinfo-changes')).toBe('1 value changed at this step');
-    expect(html).toContain(`<pre data-testid="files-slabinfo">${now.slabinfo.replace(/</g, '&lt;').replace(/>/g, '&gt;')}</pre>`);
+    expect(html).toContain(`<pre data-testid="files-slabinfo" tabindex="0">${now.slabinfo.replace(/</g, '&lt;').replace(/>/g, '&gt;')}</pre>`);
     expect(rows(html, 'files-sysfs', 'files-sysfs-row')).toEqual(['aliases 0', 'objects 81 (changed at this step)']);
     // Step 0 has no step before: nothing is marked.
     const first = renderToStaticMarkup(createElement(FilesView, { files: now, cacheName: 'c' }));
