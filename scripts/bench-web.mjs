@@ -12,11 +12,17 @@
 //     views at the new cursor has been rendered: the first animation frame after the views
 //     show it, then a task posted from that frame, which runs once its style, layout and paint
 //     are done (whether the views changed inside an animation frame or outside one).
+//  4. Lighthouse (the npm package, driving the same system Chromium) on the visualizer at a step
+//     of the remote-free preset, with its desktop settings and with its default mobile ones
+//     (a phone's screen, a slowed processor and network): performance, accessibility and best
+//     practices, with the audits that cost points.
 // Runs against `vite preview` of dist/ (built first if missing), cross-origin isolated.
 
 /* global document, window, requestAnimationFrame, HTMLInputElement, MutationObserver -- page.evaluate bodies run in the browser */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { launchChromium, serve } from './browser.mjs';
 
@@ -158,6 +164,38 @@ try {
     `scrubbing to ${SCRUBS} random steps of ${steps}: p50 ${quantile(latencies, 0.5).toFixed(1)} ms, ` +
       `p95 ${quantile(latencies, 0.95).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms (target p95 <= 50 ms); of which the worker built the snapshot in p50 ${quantile(workerMs, 0.5).toFixed(1)} ms`,
   );
+
+  // Lighthouse launches its own Chromium (the system one, headless, as the tests run it).
+  const executable = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  const flags = '--headless=new --no-sandbox --disable-gpu --disable-background-networking --disable-component-update --disable-sync';
+  const dir = mkdtempSync(join(tmpdir(), 'slabscope-lighthouse-'));
+  try {
+    for (const preset of ['desktop', 'mobile']) {
+      const out = join(dir, `${preset}.json`);
+      const args = [`${base}?preset=slub-remote-free&cache=kmalloc-128&step=104`, `--chrome-path=${executable}`, `--chrome-flags=${flags}`, '--only-categories=performance,accessibility,best-practices', '--output=json', `--output-path=${out}`, '--quiet'];
+      if (preset === 'desktop') args.push('--preset=desktop');
+      // Lighthouse sometimes fails to record a page load ("NO_NAVSTART"): one more try, then
+      // the figure is reported missing and the bench goes on.
+      const attempt = () => execFileSync(join(root, 'node_modules/.bin/lighthouse'), args, { stdio: 'inherit' });
+      try {
+        try {
+          attempt();
+        } catch {
+          attempt();
+        }
+      } catch (e) {
+        console.log(`Lighthouse, ${preset}: no figures (${e instanceof Error ? e.message.split('\n')[0] : e})`);
+        continue;
+      }
+      const report = JSON.parse(readFileSync(out, 'utf8'));
+      const score = (c) => Math.round(report.categories[c].score * 100);
+      console.log(`Lighthouse, ${preset}: performance ${score('performance')}, accessibility ${score('accessibility')}, best practices ${score('best-practices')} (targets >= 90, 95, 95)`);
+      const lost = Object.values(report.audits).filter((a) => typeof a.score === 'number' && a.score < 0.9 && ['numeric', 'binary', 'metricSavings'].includes(a.scoreDisplayMode));
+      for (const a of lost) console.log(`  ${a.id}: ${a.displayValue ?? a.score}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 } finally {
   await browser.close();
   server.stop();
