@@ -24,6 +24,7 @@ async function freePorts(n: number): Promise<number[]> {
 // The servers' ports, found once by the main process; its test workers inherit them.
 process.env.E2E_PORTS ??= (await freePorts(3)).join(',');
 const { DEV, DEV_PORT, ISOLATED, ISOLATED_PORT, PLAIN, PLAIN_PORT } = await import('./e2e/servers');
+const { TOUR_KEY } = await import('./web/components/tour');
 
 const executablePath =
   process.env.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
@@ -55,7 +56,7 @@ export default defineConfig({
     // it start as a visitor who has seen it (e2e/tour.spec.ts starts without).
     storageState: {
       cookies: [],
-      origins: [ISOLATED, DEV, PLAIN].map((url) => ({ origin: new URL(url).origin, localStorage: [{ name: 'slabscope.tour.v1', value: 'seen' }] })),
+      origins: [ISOLATED, DEV, PLAIN].map((url) => ({ origin: new URL(url).origin, localStorage: [{ name: TOUR_KEY, value: 'seen' }] })),
     },
   },
   webServer: [

@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { TOUR_KEY } from '../web/components/tour';
 import { ISOLATED } from './servers';
 
 // A newcomer: nothing in the browser's storage.
@@ -16,7 +17,7 @@ test('a first visit to the bare address opens a short tour that can be skipped, 
   await popover.getByRole('button', { name: 'Skip the tour' }).click();
   await expect(popover).toHaveCount(0);
   await expect(page.locator('body')).not.toHaveClass(/driver-active/);
-  expect(await page.evaluate(() => localStorage.getItem('slabscope.tour.v1'))).toBe('seen');
+  expect(await page.evaluate((key) => localStorage.getItem(key), TOUR_KEY)).toBe('seen');
   await page.goto(ISOLATED);
   await expect(page.getByTestId('position')).not.toContainText('step 0 /');
   await expect(popover).toHaveCount(0);

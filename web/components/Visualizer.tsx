@@ -36,7 +36,8 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
   const storage = useMemo(() => browserStorage(), []);
   // A first visit to the bare address (nothing but the language in it, no tour seen) opens the
   // guided tour once the first view is drawn; a link to a scenario or a step is not interrupted.
-  const [firstVisit] = useState(() => !embed && [...new URLSearchParams(currentQuery()).keys()].every((k) => k === 'lang') && !tourSeen(storage));
+  const [firstVisit, setFirstVisit] = useState(() => !embed && [...new URLSearchParams(currentQuery()).keys()].every((k) => k === 'lang') && !tourSeen(storage));
+  const tourOpened = useCallback(() => setFirstVisit(false), []);
   const player = usePlayer(client, ready, start);
   const { state, dispatch, session } = player;
 
@@ -87,7 +88,7 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
         if (!scenario || !(viewShown || state.run.status === 'failed' || state.run.status === 'cancelled')) return <div className="scenario-panel" />;
         return (
           <Suspense fallback={<div className="scenario-panel" />}>
-            {firstVisit && viewShown && <TourOnFirstVisit storage={storage} />}
+            {firstVisit && viewShown && <TourOnFirstVisit storage={storage} onOpened={tourOpened} />}
             <ScenarioPanel scenario={scenario} onScenario={choose} check={check} trace={trace} shareUrl={shareUrl} activeLine={runText === scenario.text ? activeLine : null} />
           </Suspense>
         );
@@ -96,14 +97,16 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
   );
 }
 
-/** Opens the guided tour once, when mounted. */
-function TourOnFirstVisit({ storage }: { storage: ScenarioStorage | null }) {
+/** Opens the guided tour when mounted, once (React's development mode runs an effect twice), and
+ *  says so: the page then never mounts it again. */
+function TourOnFirstVisit({ storage, onOpened }: { storage: ScenarioStorage | null; onOpened: () => void }) {
   const { t } = useTranslation();
   const opened = useRef(false);
   useEffect(() => {
     if (opened.current) return;
     opened.current = true;
     void startTour(t, storage);
-  }, [t, storage]);
+    onOpened();
+  }, [t, storage, onOpened]);
   return null;
 }

@@ -25,7 +25,7 @@ function markSeen(storage: Pick<Storage, 'setItem'> | null): void {
 }
 
 /** The callouts, in order: what each points at and the keys of its words. */
-export const TOUR_STOPS = [
+const TOUR_STOPS = [
   { element: '.vis-grid', key: 'views' },
   { element: '[data-testid="timeline-controls"]', key: 'steps' },
   { element: '#view-explain', key: 'explain' },

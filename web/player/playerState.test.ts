@@ -105,6 +105,9 @@ describe('the player reducer', () => {
   it('lands after the first operation when the page names no step (the bare address)', () => {
     const asked = run(initialPlayer(), a.opening(A, FIRST_OP, null));
     expect(run(asked, a.runOpened(asked.attempts, outline(50, [10, 50]))).timeline.cursor).toBe(10);
+    // In a concurrent block the operation that ends first need not be the first to start.
+    const racing = run(initialPlayer(), a.opening(A, FIRST_OP, null));
+    expect(run(racing, a.runOpened(racing.attempts, outline(50, [30, 10, 50]))).timeline.cursor).toBe(10);
     // A step in the address wins.
     const stepped = run(initialPlayer({ step: 3 }), a.opening(A, FIRST_OP, null));
     expect(run(stepped, a.runOpened(stepped.attempts, outline(50, [10, 50]))).timeline.cursor).toBe(3);

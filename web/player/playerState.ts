@@ -25,14 +25,19 @@ import type { PresetId } from '../scenario/presets';
 import { actions as timelineActions, initialTimeline, timelineReducer, type TimelineAction, type TimelineState } from '../timeline/timeline';
 import type { Follow, View } from '../url/urlState';
 
+/** Where the bare address lands: `firstOpEnd`. */
+export const FIRST_OP = 'first-op';
+
 /** Where operations end, in step order: the timeline's operation boundaries. In a `concurrent`
  *  block operations interleave, so the one that ends first need not be the one that started
  *  first (`outline.ops` is in the order they started). */
-/** Where the bare address lands: after the scenario's first operation. */
-export const FIRST_OP = 'first-op';
-
 function opEnds(ops: readonly { end: number }[]): number[] {
   return ops.map((o) => o.end).sort((a, b) => a - b);
+}
+
+/** The step after which the first operation to end has ended (null: the run has none). */
+export function firstOpEnd(outline: RunOutline): number | null {
+  return opEnds(outline.ops)[0] ?? null;
 }
 
 /** A scenario: its text, and the preset it is (null: the person's own or a link's). */
@@ -193,7 +198,7 @@ export function playerReducer(state: PlayerState, action: PlayerAction): PlayerS
       if (!isCurrent(state, action.attempt)) return state;
       const scenario = state.scenario as Scenario;
       const { outline } = action;
-      const wanted = state.resume ? state.timeline.cursor : state.pendingStep === FIRST_OP ? (outline.ops[0]?.end ?? 0) : state.pendingStep;
+      const wanted = state.resume ? state.timeline.cursor : state.pendingStep === FIRST_OP ? firstOpEnd(outline) : state.pendingStep;
       const cursor = Math.min(wanted ?? 0, outline.steps);
       const timeline = timelineReducer(state.timeline, timelineActions.load(outline.steps, opEnds(outline.ops), cursor, outline.ops_start));
       const selection = state.keepSelection ? {} : { cache: null, slab: null, follow: null };
@@ -221,7 +226,9 @@ export function playerReducer(state: PlayerState, action: PlayerAction): PlayerS
     case 'restarted': {
       if (!state.scenario) return state;
       const sameRun = state.shown !== null && state.shown.scenario.text === state.scenario.text;
-      return { ...ask(state, state.scenario, sameRun ? state.timeline.cursor : state.pendingStep, true), resume: sameRun };
+      // The run on screen resumes where the person is when it opens; another lands where it was
+      // going to.
+      return { ...ask(state, state.scenario, sameRun ? null : state.pendingStep, true), resume: sameRun };
     }
     case 'encoded':
       return { ...state, encoded: { text: action.text, value: action.value } };

@@ -7,7 +7,7 @@ import { useTranslation } from 'react-i18next';
 import type { KernelFiles, Lane, RunOutline, ViewAt } from '../../core/client';
 import type { LaneStep } from '../../core/generated/LaneStep';
 import type { MicroStepCaption } from '../../core/generated/MicroStepCaption';
-import { playerActions, type PlayerAction } from '../../player/playerState';
+import { firstOpEnd, playerActions, type PlayerAction } from '../../player/playerState';
 import { actions } from '../../timeline/timeline';
 import type { View } from '../../url/urlState';
 import type { Motion } from '../../views/drawUtil';
@@ -58,7 +58,7 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
   // Views with nothing to show at this step are left out (a newcomer should not meet a page of
   // empty panels): the CPU, node and slab page views until a cache is in use, the bulk free's
   // detached freelists except on the steps that have one.
-  const cache = snapshot.cache !== null;
+  const hasCache = snapshot.cache !== null;
   return (
     <div className="vis-grid">
       <div className="vis-col">
@@ -80,7 +80,7 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
             </Suspense>
           </div>
         )}
-        {cache && (
+        {hasCache && (
           <>
             <div id="view-cpu" onFocusCapture={focusView('cpu')}>
               <CpuPanelView snapshot={snapshot} words={words} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />
@@ -97,7 +97,7 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
         )}
       </div>
       <div className="vis-col">
-        {cache ? (
+        {hasCache ? (
           <div id="view-slab" onFocusCapture={focusView('slab')}>
             <SlabPageView snapshot={snapshot} words={words} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} onFollowPage={followPage} />
           </div>
@@ -143,11 +143,11 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
  *  end of the first operation (when that is ahead). */
 function WaitingNote({ outline, cursor, onJump }: { outline: RunOutline; cursor: number; onJump: (c: number) => void }) {
   const { t } = useTranslation();
-  const first = outline.ops[0]?.end;
+  const first = firstOpEnd(outline);
   return (
     <div className="panel views-waiting" data-testid="views-waiting">
       <p>{t('vis.waiting')}</p>
-      {first !== undefined && first > cursor && (
+      {first !== null && first > cursor && (
         <button type="button" onClick={() => onJump(first)}>
           {t('vis.waitingJump', { step: first })}
         </button>

@@ -2,8 +2,8 @@
 // shown cache's /sys/kernel/slab/<cache>/ directory (attribute → value), the entries of
 // /sys/kernel/slab/ itself (`name/` for a directory, `name -> target` for a symlink, as the
 // simulator lists them), /proc/buddyinfo. Stacked sections with the file path as heading.
-// /proc/slabinfo is read back into a table that fits the column (groups of columns chosen by the
-// reader; the kernel's text, exactly as written, a click away); it and the sysfs attributes mark
+// /proc/slabinfo is read back into a table that fits the column (columns chosen by the reader;
+// the kernel's text, exactly as written, a click away); it and the sysfs attributes mark
 // the values that changed since the step before. The other files are text, not rewrapped. The one
 // thing read from the listing is whether the shown cache's name is a symlink, and to which
 // directory.
