@@ -170,6 +170,8 @@ test('an answer is chosen from a list, or picked by a click in the player; a see
   await page.goto(`${PLAIN}?page=lessons&lesson=07-partial-lists&lang=en`);
   await page.getByTestId('pick-drain-head').click();
   await expect(player.getByTestId('visualizer')).toHaveAttribute('data-cursor', '90');
+  // Every slab is on the stage; its text alternative is the CPU pane's table.
+  await player.getByTestId('tab-cpu').click();
   await player.getByTestId('cpu-panel-text-toggle').click();
   await player.getByTestId('cpu-1-partial').locator('button[data-pfn="8"]').click();
   await expect(page.getByTestId('answer-drain-head')).toHaveValue('8');

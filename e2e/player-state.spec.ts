@@ -81,6 +81,8 @@ test('a draft that fails to run leaves the previous run shown whole, marked as s
   await expect(page.getByTestId('visualizer')).toHaveAttribute('data-cursor', '30');
   await expect(page.getByTestId('position')).toContainText('30');
   await expect(page.getByTestId('explain-op')).toContainText('kmalloc(100) on cpu0');
+  await expect(page.getByTestId('stage')).toBeVisible();
+  await page.getByTestId('tab-cpu').click();
   await expect(page.getByTestId('cpu-0-slab')).toBeAttached();
   await expect(page.getByTestId('previous-run')).toBeVisible();
   // It still steps.

@@ -5,7 +5,8 @@ import { ISOLATED, PLAIN } from './servers';
 // screen reader navigates), at steps whose state is known from the simulator's own tests:
 // docs/scenarios/slub-remote-free.slab has 120 steps; after step 104 the first slab of
 // kmalloc-128 sits frozen on cpu1's partial stack with 31 of 32 objects in use; at the end it is
-// on node 0's partial list with 16 in use.
+// on node 0's partial list with 16 in use. The detailed views are tabs beside the stage: a test
+// opens the one it reads (`pane`).
 
 
 async function open(page: Page, query: string) {
@@ -17,12 +18,26 @@ async function open(page: Page, query: string) {
 async function at(page: Page, step: number) {
   await expect(page.getByTestId('visualizer')).toHaveAttribute('data-cursor', String(step));
   // The tables follow the drawings at low priority and say so while they catch up.
-  await expect(page.locator('.vis-grid [aria-busy="true"]')).toHaveCount(0);
+  await expect(page.locator('.vis-main [aria-busy="true"]')).toHaveCount(0);
 }
 
-/** The text of every text alternative and the explain panel, in document order. */
+/** Opens a pane beside the stage. */
+async function pane(page: Page, view: string) {
+  await page.getByTestId(`tab-${view}`).click();
+  await expect(page.getByTestId(`tab-${view}`)).toHaveAttribute('aria-selected', 'true');
+}
+
+/** The text of every text alternative of the panes and the explain panel, pane by pane, in
+ *  document order. */
 async function texts(page: Page): Promise<string[]> {
-  return page.locator('.vis-grid [data-testid]').evaluateAll((nodes) => nodes.map((n) => `${n.getAttribute('data-testid')}=${n.textContent}`));
+  const all: string[] = [];
+  for (const view of ['explain', 'cpu', 'node', 'slab']) {
+    await pane(page, view);
+    await expect(page.locator('.vis-main [aria-busy="true"]')).toHaveCount(0);
+    all.push(...(await page.locator('.vis-pane [data-testid]').evaluateAll((nodes) => nodes.map((n) => `${n.getAttribute('data-testid')}=${n.textContent}`))));
+  }
+  await pane(page, 'explain');
+  return all;
 }
 
 test('each view shows the kernel state at known steps of the remote-free preset', async ({ page }) => {
@@ -30,10 +45,12 @@ test('each view shows the kernel state at known steps of the remote-free preset'
   await at(page, 104);
   await expect(page.getByTestId('position')).toContainText('104');
   // CPU panel: the slab frozen onto cpu1's partial stack by the first remote free.
+  await pane(page, 'cpu');
   await expect(page.getByTestId('cpu-1-partial')).toContainText('slab 0: 31/32');
   await expect(page.getByTestId('cpu-1-partial')).toContainText('frozen');
   await expect(page.getByTestId('cpu-0-slab')).toContainText('slab 2');
   // Explain panel: the step's kernel function, linked to the 6.6 source, and its narration.
+  await pane(page, 'explain');
   const fn = page.getByTestId('explain-function').locator('a');
   await expect(fn).toHaveAttribute('href', /elixir\.bootlin\.com\/linux\/v6\.6\//);
   await expect(page.getByTestId('explain-caption')).not.toContainText('{{');
@@ -42,10 +59,12 @@ test('each view shows the kernel state at known steps of the remote-free preset'
   // The end: flushed to node 0's partial list, which slabinfo and sysfs agree with.
   await page.getByTestId('last').click();
   await at(page, 120);
+  await pane(page, 'node');
   await expect(page.getByTestId('node-0-nr-partial')).toHaveText(/nr_partial 1 \/ min_partial 5/);
   await expect(page.getByTestId('node-0-partial')).toContainText('slab 0: 16/32');
+  await pane(page, 'cpu');
   await expect(page.getByTestId('cpu-1-partial')).toContainText('NULL');
-  await page.getByTestId('files-toggle').click();
+  await pane(page, 'files');
   // /proc/slabinfo as a table that fits its column, without sideways scrolling; the kernel's
   // text a click away.
   const row = page.locator('[data-testid="files-slabinfo-row"][data-cache="kmalloc-128"]');
@@ -74,6 +93,7 @@ test('a bulk free shows its detached freelist; the buddy view shows merged pairs
   await expect(page.getByTestId('bulk-0-result')).toContainText("onto slab 1's freelist with one cmpxchg: not cpu1's c->slab");
   await open(page, 'preset=buddy-split-merge&step=15');
   await at(page, 15);
+  await pane(page, 'buddy');
   await expect(page.getByTestId('buddy-pairs')).toContainText(/merged: pfn \d+ \+ pfn \d+ \(order \d\)/);
   // The lists are painted on a canvas: the pointer finds a block (its tooltip names it), and
   // a click on it follows that page.
@@ -156,6 +176,7 @@ test('keyboard shortcuts move the cursor and open the help', async ({ page }) =>
 test('following an object shows its life across the run', async ({ page }) => {
   await open(page, 'preset=slub-remote-free&cache=kmalloc-128&step=120');
   await at(page, 120);
+  await pane(page, 'slab');
   await page.getByTestId('slab-text-toggle').click();
   await page.getByTestId('slab-slots').getByTestId('slot-addr').first().getByRole('button').click();
   const lane = page.getByTestId('lane-list');
@@ -170,11 +191,11 @@ test('a screenshot of each view is kept', async ({ page }, testInfo) => {
   await page.goto(`${ISOLATED}?preset=slub-remote-free&cache=kmalloc-128&step=104`);
   await at(page, 104);
   await page.screenshot({ path: testInfo.outputPath('main.png'), fullPage: false });
-  await page.getByTestId('files-toggle').click();
-  await expect(page.getByTestId('files-slabinfo-table')).toBeVisible();
-  // No bulk free at this step: its view is left out.
-  await expect(page.locator('#view-bulk')).toHaveCount(0);
-  for (const view of ['explain', 'cpu', 'node', 'slab', 'buddy', 'files']) {
+  // No bulk free at this step: its tab is left out.
+  await expect(page.getByTestId('tab-bulk')).toHaveCount(0);
+  for (const view of ['stage', 'explain', 'cpu', 'node', 'slab', 'buddy', 'files']) {
+    if (view !== 'stage') await pane(page, view);
+    if (view === 'files') await expect(page.getByTestId('files-slabinfo-table')).toBeVisible();
     const shot = await page.locator(`#view-${view}`).screenshot({ path: testInfo.outputPath(`view-${view}.png`) });
     await testInfo.attach(`view-${view}`, { body: shot, contentType: 'image/png' });
     expect(shot.length).toBeGreaterThan(1000);
@@ -202,11 +223,12 @@ test('a step opens into its micro-steps, the kernel’s own points, in the reade
 test('the slab page’s legend speaks of what each allocator has: SLUB’s c->freelist and frozen slabs, SLAB’s array caches', async ({ page }) => {
   await page.goto(`${PLAIN}?preset=slub-remote-free`);
   await page.getByTestId('last').click();
+  await pane(page, 'slab');
   const legend = page.getByTestId('slab-legend');
   await expect(legend).toContainText('c->freelist');
   await expect(legend).toContainText('frozen');
   await expect(legend).not.toContainText('array_cache');
-  await page.goto(`${PLAIN}?preset=slab-paths&lang=ko`);
+  await page.goto(`${PLAIN}?preset=slab-paths&lang=ko&view=slab`);
   await page.getByTestId('last').click();
   await expect(legend).toContainText('array_cache');
   await expect(legend).not.toContainText('c->freelist');
@@ -216,12 +238,17 @@ test('the slab page’s legend speaks of what each allocator has: SLUB’s c->fr
 test('the bare address opens after the first operation, a cache at work; a step without a cache shows one note, not empty panels', async ({ page }) => {
   await page.goto(ISOLATED);
   await expect(page.getByTestId('position')).not.toContainText('step 0 /');
+  await expect(page.getByTestId('stage')).toBeVisible();
+  await pane(page, 'cpu');
   await expect(page.getByTestId('cpu-0-slab')).toContainText('slab');
   await expect(page.getByTestId('views-waiting')).toHaveCount(0);
   // Step 0: the machine as booted, no cache shown.
   await page.getByTestId('first').click();
   await expect(page.getByTestId('views-waiting')).toContainText('No cache is shown at this step');
-  await expect(page.locator('#view-cpu, #view-node, #view-bulk, #view-slab')).toHaveCount(0);
+  await expect(page.locator('#view-cpu, #view-node, #view-bulk, #view-slab, [data-testid="stage"]')).toHaveCount(0);
+  await expect(page.locator('#tab-cpu, #tab-node, #tab-bulk, #tab-slab')).toHaveCount(0);
   await page.getByTestId('views-waiting').getByRole('button').click();
+  await expect(page.getByTestId('stage')).toBeVisible();
+  await pane(page, 'cpu');
   await expect(page.getByTestId('cpu-0-slab')).toContainText('slab');
 });

@@ -5,10 +5,13 @@ import { SimClient } from './core/client';
 import { startI18n } from './i18n/i18n';
 import { currentQuery, parsePageQuery } from './url/urlState';
 import { App } from './components/App';
+import { applyDisplay } from './components/display';
 import './styles.css';
 
 const language = parsePageQuery(currentQuery()).lang;
 document.documentElement.lang = language;
+// The reader's theme and text size, before the first paint.
+applyDisplay();
 // The worker starts loading the simulator while the page fetches its strings.
 const client = new SimClient();
 // For the crash-recovery test: makes the simulator's worker fail as an uncaught error would.

@@ -11,6 +11,7 @@ import { isPresetId, presetText } from '../scenario/presets';
 import { browserStorage } from '../scenario/store';
 import { currentHref, currentQuery, fullPageUrl, languageAddress, pageAddress, parsePageQuery, pushAddress, replaceAddress, type Page } from '../url/urlState';
 import { Visualizer } from './Visualizer';
+import { setDisplay, useDisplay, type Theme } from './display';
 import { startTour } from './tour';
 import { Player } from './player/Player';
 import { PlayerComponent, type RenderPlayer } from './player/PlayerComponent';
@@ -181,6 +182,7 @@ function AppHeader({ page, go, onLanguage }: { page: Page; go: (next: Page) => (
         </a>
       </nav>
       {tour}
+      <DisplayControls />
       <label className="language">
         {t('app.language')}{' '}
         <select value={i18n.language} onChange={(e) => onLanguage(e.target.value as Language)} data-testid="language">
@@ -192,6 +194,30 @@ function AppHeader({ page, go, onLanguage }: { page: Page; go: (next: Page) => (
         </select>
       </label>
     </header>
+  );
+}
+
+/** The theme (the system's, light or dark) and large text for projectors, kept in this browser. */
+function DisplayControls() {
+  const { t } = useTranslation();
+  const { theme, largeText } = useDisplay();
+  return (
+    <details className="display-controls">
+      <summary data-testid="display-toggle">{t('display.menu')}</summary>
+      <div className="display-menu">
+        <label>
+          {t('display.theme')}{' '}
+          <select value={theme} onChange={(e) => setDisplay({ theme: e.target.value as Theme })} data-testid="theme">
+            <option value="system">{t('display.system')}</option>
+            <option value="light">{t('display.light')}</option>
+            <option value="dark">{t('display.dark')}</option>
+          </select>
+        </label>
+        <label title={t('display.largeTextTitle')}>
+          <input type="checkbox" checked={largeText} onChange={(e) => setDisplay({ largeText: e.target.checked })} data-testid="large-text" /> {t('display.largeText')}
+        </label>
+      </div>
+    </details>
   );
 }
 

@@ -4,7 +4,8 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
-const VIEWS = ['cpu', 'node', 'slab', 'bulk', 'buddy', 'explain'] as const;
+const VIEWS = ['stage', 'cpu', 'node', 'slab', 'bulk', 'buddy', 'explain'] as const;
+type ExportView = (typeof VIEWS)[number];
 /** The longest range a video may film. */
 const MAX_VIDEO_STEPS = 200;
 
@@ -15,11 +16,13 @@ export interface ExportMenuProps {
   showStep: (step: number) => Promise<void>;
   /** Saves a file. */
   save: (name: string, data: Blob) => void;
+  /** Opens a view's pane beside the stage (only the pane chosen is on screen). */
+  onShowView: (view: Exclude<ExportView, 'stage'>) => void;
 }
 
-export function ExportMenu({ cursor, steps, showStep, save }: ExportMenuProps) {
+export function ExportMenu({ cursor, steps, showStep, save, onShowView }: ExportMenuProps) {
   const { t } = useTranslation();
-  const [view, setView] = useState<(typeof VIEWS)[number]>('slab');
+  const [view, setView] = useState<ExportView>('stage');
   const [from, setFrom] = useState<number | null>(null);
   const [to, setTo] = useState<number | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
@@ -49,7 +52,13 @@ export function ExportMenu({ cursor, steps, showStep, save }: ExportMenuProps) {
     // Folded by default: the controls a newcomer meets first are the player's.
     <details className="export-menu" data-testid="export-menu">
       <summary data-testid="export-toggle">{t('exportView.legend')}</summary>
-      <select value={view} onChange={(e) => setView(e.target.value as (typeof VIEWS)[number])} data-testid="export-view" aria-label={t('exportView.view')}>
+      <select
+        value={view}
+        onChange={(e) => {
+          const v = e.target.value as ExportView;
+          setView(v);
+          if (v !== 'stage') onShowView(v);
+        }} data-testid="export-view" aria-label={t('exportView.view')}>
         {VIEWS.map((v) => (
           <option key={v} value={v}>
             {t(`exportView.views.${v}`)}

@@ -29,34 +29,20 @@ export function TimelineControls({ state, dispatch, opLabel, opAt, jumpInputRef,
   const id = useId();
 
   const op = opAt ?? opIndexAt(state.cursor, state.opEnds, state.bootEnd);
-  const empty = state.steps === 0;
   const numbers = { step: state.cursor, steps: state.steps, op: op + 1, ops: state.opEnds.length };
 
   return (
     <section className="timeline-controls" aria-label={t('timeline.controls')} data-testid="timeline-controls">
       <div className="timeline-row">
         <MoveButtons state={state} dispatch={dispatch} />
+        <Scrubber state={state} dispatch={dispatch} op={op} numbers={numbers} />
         <SpeedSelect state={state} dispatch={dispatch} />
-        <LevelChoice state={state} dispatch={dispatch} name={`${id}-level`} />
         {onHelp && (
           <button type="button" className="timeline-button" data-testid="help" aria-label={t('timeline.help')} title={t('timeline.help')} aria-keyshortcuts="?" onClick={onHelp}>
             ?
           </button>
         )}
       </div>
-      <input
-        type="range"
-        className="timeline-scrubber"
-        data-testid="scrubber"
-        min={0}
-        max={state.steps}
-        step={1}
-        value={state.cursor}
-        disabled={empty}
-        aria-label={t('timeline.scrubber')}
-        aria-valuetext={op < 0 ? t('timeline.valueTextBoot', numbers) : t('timeline.valueText', numbers)}
-        onChange={(e) => dispatch(actions.jump(Number(e.target.value)))}
-      />
       <div className="timeline-row">
         <output className="timeline-position" data-testid="position" aria-live={state.playing ? 'off' : 'polite'}>
           {op < 0 ? t('timeline.positionBoot', numbers) : t('timeline.position', numbers)}
@@ -69,6 +55,7 @@ export function TimelineControls({ state, dispatch, opLabel, opAt, jumpInputRef,
             </>
           )}
         </output>
+        <LevelChoice state={state} dispatch={dispatch} name={`${id}-level`} />
         <JumpBox state={state} dispatch={dispatch} id={`${id}-jump`} inputRef={jumpInputRef} />
       </div>
     </section>
@@ -79,6 +66,27 @@ export function TimelineControls({ state, dispatch, opLabel, opAt, jumpInputRef,
 interface ControlProps {
   state: TimelineState;
   dispatch: Dispatch<TimelineAction>;
+}
+
+/** The range over every step, beside the buttons. */
+function Scrubber({ state, dispatch, op, numbers }: ControlProps & { op: number; numbers: Record<string, number> }) {
+  const { t } = useTranslation();
+  const empty = state.steps === 0;
+  return (
+    <input
+      type="range"
+      className="timeline-scrubber"
+      data-testid="scrubber"
+      min={0}
+      max={state.steps}
+      step={1}
+      value={state.cursor}
+      disabled={empty}
+      aria-label={t('timeline.scrubber')}
+      aria-valuetext={op < 0 ? t('timeline.valueTextBoot', numbers) : t('timeline.valueText', numbers)}
+      onChange={(e) => dispatch(actions.jump(Number(e.target.value)))}
+    />
+  );
 }
 
 /** First, back an operation, back a step, play/pause, forward a step, forward an operation, last.

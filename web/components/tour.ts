@@ -26,7 +26,7 @@ function markSeen(storage: Pick<Storage, 'setItem'> | null): void {
 
 /** The callouts, in order: what each points at and the keys of its words. */
 const TOUR_STOPS = [
-  { element: '.vis-grid', key: 'views' },
+  { element: '.vis-stage', key: 'views' },
   { element: '[data-testid="timeline-controls"]', key: 'steps' },
   { element: '#view-explain', key: 'explain' },
   { element: '[data-testid="nav-lessons"]', key: 'lessons' },

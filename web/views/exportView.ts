@@ -48,6 +48,16 @@ export function viewToSvg(element: HTMLElement): { svg: string; width: number; h
     copy.setAttribute('height', String(r.height));
     copy.removeAttribute('class');
     copy.removeAttribute('style');
+    // The texts' type and colour come from the page's style sheet (the stage's sizes, the
+    // theme): written onto the copy, which has no style sheet.
+    const texts = svg.querySelectorAll('text');
+    copy.querySelectorAll('text').forEach((t, i) => {
+      const style = getComputedStyle(texts[i]);
+      t.setAttribute('font-size', style.fontSize);
+      t.setAttribute('font-weight', style.fontWeight);
+      t.setAttribute('font-family', style.fontFamily);
+      t.setAttribute('fill', style.fill);
+    });
     parts.push(new XMLSerializer().serializeToString(copy));
   }
   // The HTML texts: each run of text where it is drawn, in its font size, weight and colour.
@@ -78,7 +88,7 @@ export function viewToSvg(element: HTMLElement): { svg: string; width: number; h
   }
   const svg =
     `<svg xmlns="${SVG_NS}" xmlns:xlink="http://www.w3.org/1999/xlink" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${escapeXml(FONT)}">` +
-    `<rect width="100%" height="100%" fill="#ffffff"/>${parts.join('')}</svg>`;
+    `<rect width="100%" height="100%" fill="${getComputedStyle(document.documentElement).backgroundColor || '#ffffff'}"/>${parts.join('')}</svg>`;
   return { svg, width, height };
 }
 

@@ -7,12 +7,16 @@ import Markdown from 'react-markdown';
 import type { AnswerPick, Exercise, Prompt } from '../../lessons/format';
 import type { Attempt } from '../../lessons/progress';
 import { editLines, variantIndex, type Edit } from '../../lessons/variant';
+import type { View } from '../../url/urlState';
 
 /** The page's translation, passed in (the lessons chunk shares it with the app). */
 export type Translate = (key: string, args?: Record<string, unknown>) => string;
 
 const PICK_LABEL: Record<AnswerPick, string> = { object: 'lessons.pickObject', slab: 'lessons.pickSlab', step: 'lessons.pickStep' };
 const PICKING: Record<AnswerPick, string> = { object: 'lessons.pickingObject', slab: 'lessons.pickingSlab', step: 'lessons.pickingStep' };
+/** The pane a pick opens beside the stage: every slot of the slab is in the slab page, every
+ *  micro-step in the CPU lanes; slabs are all on the stage (the section's own pane stays). */
+const PICK_VIEW: Record<AnswerPick, View | undefined> = { object: 'slab', slab: undefined, step: 'lanes' };
 
 /** The variant of an exercise a seed gives: 0 is the lesson's own scenario. */
 export interface Variant {
@@ -63,7 +67,8 @@ export function ExerciseBox({
   attempt: Attempt | undefined;
   t: Translate;
   check: (exercise: Exercise, given: string) => Promise<Graded | null>;
-  look: (cursor: number) => void;
+  /** Moves the player to `cursor`, with `view` in focus (else the section's). */
+  look: (cursor: number, view?: View) => void;
   variant: Variant;
   seed: number | null;
   /** This exercise waits for a click in the player. */
@@ -119,7 +124,7 @@ export function ExerciseBox({
           aria-pressed={armed}
           onClick={() => {
             onArm(!armed);
-            if (!armed && exercise.cursor !== undefined) look(exercise.cursor);
+            if (!armed && exercise.cursor !== undefined) look(exercise.cursor, PICK_VIEW[exercise.pick as AnswerPick]);
           }}
           data-testid={`pick-${exercise.id}`}
         >

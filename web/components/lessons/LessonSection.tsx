@@ -54,10 +54,10 @@ export function LessonSection({ lesson, section, anchor, current, exercises, pro
             attempt={attempts?.[part.id]}
             t={t}
             check={check}
-            look={(cursor) =>
+            look={(cursor, view) =>
               void (async () => {
                 const variant = variantOf(seed, lesson, exercise).index > 0 ? await exerciseScenario(exercise) : null;
-                await onShow({ cursor, view: anchor?.view, cache: anchor?.cache, file: exercise.file }, variant);
+                await onShow({ cursor, view: view ?? anchor?.view, cache: anchor?.cache, file: exercise.file }, variant);
               })()
             }
             variant={variantOf(seed, lesson, exercise)}

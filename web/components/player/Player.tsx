@@ -114,18 +114,10 @@ export function Player({ player, bar, exports, onLanguage, onPick, reveal = null
     <div ref={root} className="visualizer" data-testid="visualizer" data-cursor={at?.snapshot.cursor ?? ''} data-worker-ms={at ? at.workerMs.toFixed(1) : ''}>
       {bar({ viewShown, activeLine: at?.step?.line ?? null })}
       <PlayerNotices state={state} dispatch={dispatch} restarted={restarts.reason} viewError={viewError} client={session.client} />
-      <PlayerToolbar snapshot={snapshot} outline={outline} cache={state.cache} playing={timeline.playing} onCache={(c) => dispatch(playerActions.selectCache(c))} />
-      {exports && (
-        // The menu's room is kept from the start (like the scenario bar's): it arrives after the
-        // first view, and would otherwise push every view down under the reader's pointer.
-        <div className="export-menu-slot">
-          {viewShown && outline && (
-            <Suspense fallback={null}>
-              <ExportMenu cursor={timeline.cursor} steps={outline.steps} showStep={showStep} save={download} />
-            </Suspense>
-          )}
-        </div>
-      )}
+      <div className="vis-toolbar-row">
+        <PlayerToolbar snapshot={snapshot} outline={outline} cache={state.cache} playing={timeline.playing} onCache={(c) => dispatch(playerActions.selectCache(c))} />
+        {exports && <ExportSlot steps={viewShown ? (outline?.steps ?? null) : null} cursor={timeline.cursor} showStep={showStep} onShowView={(v) => dispatch(playerActions.focusView(v))} />}
+      </div>
       <TimelineControls state={timeline} dispatch={timelineDispatch} opLabel={opLabel} opAt={blockOp(outline, at)} jumpInputRef={jumpRef} onHelp={() => setHelp(true)} />
       {outline && at && (
         <PlayerViews
@@ -135,6 +127,7 @@ export function Player({ player, bar, exports, onLanguage, onPick, reveal = null
           cursor={timeline.cursor}
           dispatch={dispatch}
           filesOpen={state.filesOpen}
+          view={state.view}
           files={files}
           lane={lane}
           onSelectSlab={selectSlab}
@@ -179,6 +172,21 @@ function PlayerToolbar({
       <span className="allocator" data-testid="allocator">
         {outline ? t(`vis.allocator.${outline.allocator}`, { cpus: outline.cpus, nodes: outline.nodes }) : ''}
       </span>
+    </div>
+  );
+}
+
+/** The export menu's place: its room is kept from the start (like the scenario bar's); the menu
+ *  arrives once a view is drawn (`steps` given), and would otherwise move the controls under the
+ *  reader's pointer. */
+function ExportSlot({ steps, cursor, showStep, onShowView }: { steps: number | null; cursor: number; showStep: (step: number) => Promise<void>; onShowView: (view: View) => void }) {
+  return (
+    <div className="export-menu-slot">
+      {steps !== null && (
+        <Suspense fallback={null}>
+          <ExportMenu cursor={cursor} steps={steps} showStep={showStep} save={download} onShowView={onShowView} />
+        </Suspense>
+      )}
     </div>
   );
 }
@@ -239,10 +247,13 @@ function useReveal(reveal: { view: View; key: number } | null, drawn: boolean, s
     const el = document.getElementById(`view-${view}`);
     if (!el) return;
     if (scroller) {
+      // In a box of its own (a lesson's player) the stage comes into sight with the view's pane
+      // (open in its tab) below it.
+      const target = scroller.querySelector('.vis-main') ?? el;
       // Below the step controls, which stay at the top of the box (styles.css): the step
       // counter and the buttons stay in sight beside the view.
       const controls = scroller.querySelector('.timeline-controls')?.getBoundingClientRect().height ?? 0;
-      scroller.scrollBy({ top: el.getBoundingClientRect().top - scroller.getBoundingClientRect().top - controls });
+      scroller.scrollBy({ top: target.getBoundingClientRect().top - scroller.getBoundingClientRect().top - controls });
     } else el.scrollIntoView({ block: 'start' });
   }, [view, key, drawn, scroller]);
 }

@@ -1,8 +1,9 @@
-// The views of one snapshot, in three columns: the explanation, the CPU and node panels and a
-// bulk free; the slab page and a followed object's lane; the page allocator and the kernel
-// files. Each view's focus puts it in the address (`focusView`).
+// The views of one snapshot: the stage (the whole allocator in one diagram) and beside it a pane
+// with a followed object's lane and tabs: what happened (the explanation, first), the slab page,
+// the CPU and node panels, a bulk free, the CPU lanes, the page allocator, the kernel files.
+// The tab shown is the view in focus, which the address keeps (`focusView`).
 
-import { lazy, Suspense, useMemo } from 'react';
+import { lazy, Suspense, useLayoutEffect, useMemo, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { KernelFiles, Lane, RunOutline, ViewAt } from '../../core/client';
 import type { LaneStep } from '../../core/generated/LaneStep';
@@ -19,6 +20,7 @@ import { CpuPanelView } from '../views/CpuPanelView';
 import { FrameMapView } from '../views/FrameMapView';
 import { NodePanelView } from '../views/NodePanelView';
 import { SlabPageView } from '../views/SlabPageView';
+import { StageView } from '../views/StageView';
 
 // What is not on screen until asked for: the kernel files and a followed object's lane.
 const FilesView = lazy(() => import('../views/FilesView').then((m) => ({ default: m.FilesView })));
@@ -37,6 +39,8 @@ export interface PlayerViewsProps {
   /** The kernel files at the cursor, and at the step before (what changed is marked). */
   files: { files: KernelFiles | null; before: KernelFiles | null };
   lane: Lane | null;
+  /** The view in focus (the address's `view=`): its pane is shown. */
+  view: View | null;
   onSelectSlab: (pfn: number) => void;
   onFollowObject: (address: string) => void;
   /** The micro-steps of a step, for the explain panel. */
@@ -47,7 +51,11 @@ export interface PlayerViewsProps {
   onPickStep?: (cursor: number) => void;
 }
 
-export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, files, lane, onSelectSlab, onFollowObject, loadMicro, loadLanes, onPickStep }: PlayerViewsProps) {
+/** The panes beside the stage, in the order of their tabs. */
+const PANES = ['explain', 'slab', 'cpu', 'node', 'bulk', 'lanes', 'buddy', 'files'] as const;
+type Pane = (typeof PANES)[number];
+
+export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, files, lane, view, onSelectSlab, onFollowObject, loadMicro, loadLanes, onPickStep }: PlayerViewsProps) {
   const { t } = useTranslation();
   const { snapshot } = at;
   // The shared words the step's micro-steps touched, marked in the views that show them.
@@ -55,18 +63,52 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
   const focusView = (v: View) => () => dispatch(playerActions.focusView(v));
   const followPage = (pfn: number) => dispatch(playerActions.follow({ kind: 'page', pfn }));
   const jump = (c: number) => dispatch(playerActions.timeline(actions.jump(c)));
-  // Views with nothing to show at this step are left out (a newcomer should not meet a page of
-  // empty panels): the CPU, node and slab page views until a cache is in use, the bulk free's
-  // detached freelists except on the steps that have one.
+  // Panes with nothing to show at this step are left out (a newcomer should not meet empty
+  // panels): the CPU, node and slab page views until a cache is in use, the bulk free's detached
+  // freelists except on the steps that have one, the CPU lanes without a concurrent block.
   const hasCache = snapshot.cache !== null;
+  const offered: Record<Pane, boolean> = {
+    explain: true,
+    slab: hasCache,
+    cpu: hasCache,
+    node: hasCache,
+    bulk: snapshot.transient.detached.length > 0,
+    lanes: loadLanes !== undefined && outline.blocks.length > 0,
+    buddy: true,
+    files: true,
+  };
+  const tabs = PANES.filter((p) => offered[p]);
+  // The pane the reader chose (the address keeps it), else what this step is about: a bulk
+  // free's detached freelists on the steps that have them, else what happened.
+  const pane: Pane = view !== null && (tabs as readonly string[]).includes(view) ? (view as Pane) : filesOpen ? 'files' : offered.bulk ? 'bulk' : 'explain';
+  const choose = (p: Pane) => {
+    if (p === 'files') dispatch(playerActions.filesToggled(true));
+    else {
+      if (filesOpen) dispatch(playerActions.filesToggled(false));
+      dispatch(playerActions.focusView(p));
+    }
+  };
+  const props = { snapshot, words, motion, onSelectSlab, onFollowObject };
+  const main = useFillsWindow();
   return (
-    <div className="vis-grid">
-      <div className="vis-col">
-        <div id="view-explain" onFocusCapture={focusView('explain')}>
-          <ExplainPanel outline={outline} cursor={snapshot.cursor} step={at.step} loadMicro={loadMicro} onJump={jump} />
-        </div>
-        {loadLanes && outline.blocks.length > 0 && (
-          <div id="view-lanes" onFocusCapture={focusView('lanes')}>
+    <div className="vis-main" ref={main}>
+      <div className="vis-stage" id="view-stage">
+        {hasCache ? <StageView {...props} /> : <WaitingNote outline={outline} cursor={cursor} onJump={jump} />}
+      </div>
+      <div className="vis-pane">
+        {lane && (
+          <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
+            <ProvenanceLane lane={lane} steps={outline.steps} cursor={cursor} caches={snapshot.caches} onJump={jump} onClose={() => dispatch(playerActions.follow(null))} />
+          </Suspense>
+        )}
+        <PaneTabs tabs={tabs} pane={pane} onChoose={choose} />
+        <div id={`view-${pane}`} className="pane-body" role="tabpanel" aria-labelledby={`tab-${pane}`} onFocusCapture={focusView(pane)}>
+          {pane === 'explain' && <ExplainPanel outline={outline} cursor={snapshot.cursor} step={at.step} loadMicro={loadMicro} onJump={jump} />}
+          {pane === 'slab' && <SlabPageView {...props} onFollowPage={followPage} />}
+          {pane === 'cpu' && <CpuPanelView {...props} />}
+          {pane === 'node' && <NodePanelView {...props} />}
+          {pane === 'bulk' && <BulkFreeView snapshot={snapshot} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />}
+          {pane === 'lanes' && loadLanes && (
             <Suspense fallback={null}>
               <CpuLanesView
                 outline={outline}
@@ -78,46 +120,14 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
                 }}
               />
             </Suspense>
-          </div>
-        )}
-        {hasCache && (
-          <>
-            <div id="view-cpu" onFocusCapture={focusView('cpu')}>
-              <CpuPanelView snapshot={snapshot} words={words} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />
-            </div>
-            <div id="view-node" onFocusCapture={focusView('node')}>
-              <NodePanelView snapshot={snapshot} words={words} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />
-            </div>
-          </>
-        )}
-        {snapshot.transient.detached.length > 0 && (
-          <div id="view-bulk" onFocusCapture={focusView('bulk')}>
-            <BulkFreeView snapshot={snapshot} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />
-          </div>
-        )}
-      </div>
-      <div className="vis-col">
-        {hasCache ? (
-          <div id="view-slab" onFocusCapture={focusView('slab')}>
-            <SlabPageView snapshot={snapshot} words={words} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} onFollowPage={followPage} />
-          </div>
-        ) : (
-          <WaitingNote outline={outline} cursor={cursor} onJump={jump} />
-        )}
-        {lane && (
-          <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
-            <ProvenanceLane lane={lane} steps={outline.steps} cursor={cursor} caches={snapshot.caches} onJump={jump} onClose={() => dispatch(playerActions.follow(null))} />
-          </Suspense>
-        )}
-      </div>
-      <div className="vis-col">
-        <div id="view-buddy" onFocusCapture={focusView('buddy')}>
-          <BuddyAllocatorView snapshot={snapshot} motion={motion} onFollowPage={followPage} />
-          <FrameMapView snapshot={snapshot} motion={motion} onFollowPage={followPage} />
-        </div>
-        <details id="view-files" className="panel" open={filesOpen} onToggle={(e) => dispatch(playerActions.filesToggled((e.target as HTMLDetailsElement).open))}>
-          <summary data-testid="files-toggle">{t('vis.files')}</summary>
-          {filesOpen && (
+          )}
+          {pane === 'buddy' && (
+            <>
+              <BuddyAllocatorView snapshot={snapshot} motion={motion} onFollowPage={followPage} />
+              <FrameMapView snapshot={snapshot} motion={motion} onFollowPage={followPage} />
+            </>
+          )}
+          {pane === 'files' && (
             <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
               <FilesView
                 files={files.files}
@@ -133,8 +143,62 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
               />
             </Suspense>
           )}
-        </details>
+        </div>
       </div>
+    </div>
+  );
+}
+
+/** A ref for the box that fills the window below whatever is above it: its top on the page, kept
+ *  in `--vis-top` as that changes, for styles.css to size it (the stage and its panes then fit a
+ *  laptop's screen with the controls, without scrolling the page). */
+function useFillsWindow() {
+  const ref = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return undefined;
+    const measure = () => el.style.setProperty('--vis-top', `${Math.round(el.getBoundingClientRect().top + window.scrollY)}px`);
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(document.body);
+    window.addEventListener('resize', measure);
+    return () => {
+      observer.disconnect();
+      window.removeEventListener('resize', measure);
+    };
+  }, []);
+  return ref;
+}
+
+/** The tabs of the panes offered at this step; the arrow keys move between them. */
+function PaneTabs({ tabs, pane, onChoose }: { tabs: readonly Pane[]; pane: Pane; onChoose: (p: Pane) => void }) {
+  const { t } = useTranslation();
+  const onKey = (e: React.KeyboardEvent) => {
+    const i = tabs.indexOf(pane);
+    const next = e.key === 'ArrowRight' ? tabs[(i + 1) % tabs.length] : e.key === 'ArrowLeft' ? tabs[(i - 1 + tabs.length) % tabs.length] : null;
+    if (!next) return;
+    e.preventDefault();
+    e.stopPropagation();
+    onChoose(next);
+    requestAnimationFrame(() => document.getElementById(`tab-${next}`)?.focus());
+  };
+  return (
+    <div className="pane-tabs" role="tablist" aria-label={t('vis.panes')} onKeyDown={onKey}>
+      {tabs.map((p) => (
+        <button
+          key={p}
+          type="button"
+          role="tab"
+          id={`tab-${p}`}
+          aria-selected={p === pane}
+          aria-controls={`view-${p}`}
+          tabIndex={p === pane ? 0 : -1}
+          onClick={() => onChoose(p)}
+          data-testid={`tab-${p}`}
+        >
+          {t(`vis.pane.${p}`)}
+        </button>
+      ))}
     </div>
   );
 }

@@ -28,8 +28,10 @@ import { geometryScene, type SceneRow, type SweepTableData } from '../geometrySc
 import { labelText, type Translate } from '../marks';
 import { layoutNodePanel } from '../nodePanel';
 import { drawNodePanel } from '../nodePanelDraw';
+import { drawMarks } from '../marksDraw';
 import { wordLabel, type SharedWord } from '../sharedWords';
 import { layoutSlabPage } from '../slabPage';
+import { layoutStage } from '../stage';
 import { drawSlabPage, drawSlabStrip, drawSlots, pageSize, type SlabPageText } from '../slabPageDraw';
 import { expectGolden, serializeSvg } from './golden';
 import { installSvgTransforms } from './jsdomSvg';
@@ -131,6 +133,37 @@ describe('golden drawings of the views drawn from marks', () => {
       markViews[view](still, fixture('slub-remote-free-120'), STILL);
       expectSameDrawing(moved, still);
     }
+  });
+});
+
+// The stage: the whole allocator in one diagram, at a laptop's width and a phone's.
+const stage = (width: number, detail: 'bars' | 'slots' = 'bars') => (svg: SVGSVGElement, s: Snapshot, motion: Motion) => drawMarks(svg, layoutStage(s, { width, detail }).marks, { t, motion });
+
+const stageCases: [string, FixtureName, (svg: SVGSVGElement, s: Snapshot, motion: Motion) => void, string][] = [
+  ['stage', 'slub-numa-300', stage(800), 'SLUB on two nodes, 800 px'],
+  ['stage-phone', 'slub-numa-300', stage(370), 'SLUB on two nodes, a phone'],
+  ['stage', 'slab-300', stage(800), 'SLAB: array caches, three lists, shared and alien arrays'],
+  ['stage-slots', 'slub-remote-free-120', stage(800, 'slots'), 'close in: the shown slab slot by slot'],
+  ['stage', 'buddy-merge', stage(800), 'a buddy merge lights free_area[]'],
+];
+
+describe('golden drawings of the stage', () => {
+  for (const [view, name, draw, what] of stageCases) {
+    it(`${view} at ${name}: ${what}`, () => {
+      const svg = svgElement();
+      draw(svg, fixture(name), STILL);
+      expectGolden(`${view}-${name}`, svg);
+    });
+  }
+
+  it('ends a moving stage where the still drawing of the next snapshot is (a slab slides from c->partial to n->partial)', () => {
+    const moved = svgElement();
+    stage(800)(moved, fixture('slub-remote-free-104'), STILL);
+    stage(800)(moved, fixture('slub-remote-free-120'), MOVING);
+    finishTransitions();
+    const still = svgElement();
+    stage(800)(still, fixture('slub-remote-free-120'), STILL);
+    expectSameDrawing(moved, still);
   });
 });
 
