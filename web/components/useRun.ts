@@ -13,6 +13,7 @@ import type { KernelFiles } from '../core/generated/KernelFiles';
 import type { ShownRun } from '../player/playerState';
 import type { RunSession } from '../player/runSession';
 import { frames } from '../timeline/frame';
+import { decodeOverview, type StepTable } from '../timeline/overview';
 
 /** The latest view fetched, for the newest cursor and query asked while it was built. */
 export function useViewAt(
@@ -153,4 +154,22 @@ export function useRestarts(client: SimClient): { generation: number; reason: st
   const generation = useSyncExternalStore(client.subscribe, client.generation);
   const reason = useSyncExternalStore(client.subscribe, client.lastCrash);
   return { generation, reason };
+}
+
+/** Each step of the shown run at a glance (timeline/overview.ts), once the run is open; null
+ *  until then, or when it could not be had. */
+export function useOverview(session: RunSession, text: string | null): StepTable | null {
+  const [overview, setOverview] = useState<{ text: string; table: StepTable | null } | null>(null);
+  useEffect(() => {
+    if (text === null) return undefined;
+    let live = true;
+    session.overview(text).then(
+      (o) => live && setOverview({ text, table: decodeOverview(o) }),
+      () => live && setOverview({ text, table: null }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [session, text]);
+  return overview !== null && overview.text === text ? overview.table : null;
 }

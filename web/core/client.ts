@@ -9,6 +9,7 @@ import type { ExploreGroup } from './generated/ExploreGroup';
 import type { ExploreReport } from './generated/ExploreReport';
 import type { KernelFiles } from './generated/KernelFiles';
 import type { Lane } from './generated/Lane';
+import type { Overview } from './generated/Overview';
 import type { LiveRequest } from './generated/LiveRequest';
 import type { LiveResult } from './generated/LiveResult';
 import type { LiveFileReport } from './generated/LiveFileReport';
@@ -25,7 +26,7 @@ import type { SweepGrid } from './generated/SweepGrid';
 import type { SimArgs, SimEnvelope, SimKind, SimReply, SimResult, SweepResult, ViewAt } from './protocol';
 
 export type { SweepResult, ViewAt } from './protocol';
-export type { BuildInfo, KernelFiles, Lane, ParseError, RunFailure, RunOutline, RunProgress, SimError, SnapshotQuery };
+export type { BuildInfo, KernelFiles, Lane, Overview, ParseError, RunFailure, RunOutline, RunProgress, SimError, SnapshotQuery };
 export type { CacheGeometry, CacheRequest, ExploreGroup, ExploreReport, LiveFileReport, LiveRequest, LiveResult, SweepGrid };
 
 /** A request the simulator answered with an error other than a scenario's own: `error` says
@@ -243,6 +244,11 @@ export class SimClient {
   /** Every step of the open run as JSON text (the document `slabscope run --trace json` prints). */
   trace(): Promise<string> {
     return this.request('trace', {});
+  }
+
+  /** Each step of the open run at a glance (timeline/overview.ts decodes it). */
+  overview(): Promise<Overview> {
+    return this.request('overview', {});
   }
 
   /** /proc/slabinfo, /proc/buddyinfo and /sys/kernel/slab/<cache>/ after `cursor` steps. */

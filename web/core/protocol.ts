@@ -21,6 +21,7 @@ import type { LiveFileReport } from './generated/LiveFileReport';
 import type { Lane } from './generated/Lane';
 import type { LaneStep } from './generated/LaneStep';
 import type { MicroStepCaption } from './generated/MicroStepCaption';
+import type { Overview } from './generated/Overview';
 import type { ParseError } from './generated/ParseError';
 import type { RunOutline } from './generated/RunOutline';
 import type { RunProgress } from './generated/RunProgress';
@@ -82,6 +83,8 @@ export interface SimCalls {
   files: { args: { cursor: number; cache: string | null }; result: KernelFiles };
   /** Every step of the open run, as the JSON text `slabscope run --trace json` prints. */
   trace: { args: Bare; result: string };
+  /** Each step of the open run at a glance: its kinds and kernel path (timeline/overview.ts). */
+  overview: { args: Bare; result: Overview };
   /** The life of one object (hex address) or one page frame across the run. */
   lane: { args: { object: string } | { page: number }; result: Lane };
   /** The micro-steps step `step` (0-based) is made of, captioned (a sequential step's are

@@ -261,6 +261,7 @@ const handlers: Handlers = {
     return null;
   },
   trace: () => current().trace(),
+  overview: () => JSON.parse(current().overview()) as SimResult<'overview'>,
   files: (request) => JSON.parse(current().files(request.cursor, request.cache ?? undefined)) as SimResult<'files'>,
   lane: (request) =>
     JSON.parse('object' in request ? current().object_lane(request.object) : current().page_lane(request.page)) as SimResult<'lane'>,

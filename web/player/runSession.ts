@@ -13,7 +13,7 @@
 //  - Opening is the costly part (the whole scenario runs), so the same text is never opened
 //    twice in a row.
 
-import type { KernelFiles, Lane, RunOutline, SimClient, SnapshotQuery, ViewAt } from '../core/client';
+import type { KernelFiles, Lane, Overview, RunOutline, SimClient, SnapshotQuery, ViewAt } from '../core/client';
 
 export class RunSession {
   /** The text of the run the worker holds (or is opening), null when unknown. */
@@ -68,6 +68,10 @@ export class RunSession {
 
   files(text: string, cursor: number, cache: string | null): Promise<KernelFiles> {
     return this.send(text, () => this.client.files(cursor, cache));
+  }
+
+  overview(text: string): Promise<Overview> {
+    return this.send(text, () => this.client.overview());
   }
 
   lane(text: string, target: { object: string } | { page: number }): Promise<Lane> {

@@ -19,6 +19,7 @@ pub mod explore_report;
 mod lists;
 pub mod live;
 pub mod live_file;
+pub mod overview;
 pub mod print;
 mod run;
 pub mod session;

@@ -437,6 +437,11 @@ impl Session {
         )
     }
 
+    /// What each step did, at a glance (`overview`): for the overview strip and breakpoints.
+    pub fn overview(&self) -> crate::overview::Overview {
+        crate::overview::overview(&self.rec)
+    }
+
     pub fn outline(&self) -> &RunOutline {
         &self.outline
     }

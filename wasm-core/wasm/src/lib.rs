@@ -195,6 +195,12 @@ impl Session {
         serde_json::to_string(self.inner.outline()).expect("outlines serialise")
     }
 
+    /// The `Overview` as JSON: each step's kinds and kernel path, for the overview strip and
+    /// the breakpoints.
+    pub fn overview(&self) -> String {
+        serde_json::to_string(&self.inner.overview()).expect("overviews serialise")
+    }
+
     /// The `SnapshotAt` `cursor` as JSON: the snapshot after `cursor` steps and the step that
     /// led there; `query` is a `SnapshotQuery` as JSON.
     pub fn view(&self, cursor: u32, query: &str) -> Result<String, JsError> {

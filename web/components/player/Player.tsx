@@ -15,10 +15,11 @@ import type { View } from '../../url/urlState';
 import { MOTION_MS, type Motion } from '../../views/drawUtil';
 import { download } from '../download';
 import { TimelineControls } from '../TimelineControls';
-import { useFiles, useLane, useRestarts, useViewAt } from '../useRun';
+import { useFiles, useLane, useOverview, useRestarts, useViewAt } from '../useRun';
 import { CachePicker } from './CachePicker';
 import { PlayerNotices } from './PlayerNotices';
 import { PlayerViews } from './PlayerViews';
+import { RunOverview } from './RunOverview';
 
 // Not on screen until asked for: the export menu (after the first view) and the shortcut help.
 const ExportMenu = lazy(() => Promise.all([import('../ExportMenu'), loadLaterStrings()]).then(([m]) => ({ default: m.ExportMenu })));
@@ -62,6 +63,7 @@ export function Player({ player, bar, exports, onLanguage, onPick, reveal = null
   const { follow } = state;
   const laneTarget = follow ? (follow.kind === 'obj' ? { object: follow.address } : { page: follow.pfn }) : null;
   const lane = useLane(session, text, laneTarget);
+  const overview = useOverview(session, text);
 
   const root = useRef<HTMLDivElement | null>(null);
   const jumpRef = useRef<HTMLInputElement | null>(null);
@@ -119,6 +121,7 @@ export function Player({ player, bar, exports, onLanguage, onPick, reveal = null
         {exports && <ExportSlot steps={viewShown ? (outline?.steps ?? null) : null} cursor={timeline.cursor} showStep={showStep} onShowView={(v) => dispatch(playerActions.focusView(v))} />}
       </div>
       <TimelineControls state={timeline} dispatch={timelineDispatch} opLabel={opLabel} opAt={blockOp(outline, at)} jumpInputRef={jumpRef} onHelp={() => setHelp(true)} />
+      {overview && <RunOverview table={overview} cursor={timeline.cursor} lane={lane} onJump={(c) => timelineDispatch(actions.jump(c))} />}
       {outline && at && (
         <PlayerViews
           outline={outline}

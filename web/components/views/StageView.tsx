@@ -11,6 +11,7 @@ import { layoutStage, type Area } from '../../views/stage';
 import { useDisplay } from '../display';
 import { useActivate, useTranslate, type StructViewProps } from './ViewFigure';
 import { useStable } from './useStable';
+import { useWidth } from './useWidth';
 
 /** Zoom steps; from SLOTS_AT on, the shown slab is drawn slot by slot. */
 const ZOOMS = [0.5, 0.67, 0.8, 1, 1.25, 1.5, 2, 2.5, 3] as const;
@@ -83,21 +84,6 @@ export const StageView = memo(Stage);
 function nextZoom(z: number, dir: 1 | -1): number {
   if (dir > 0) return ZOOMS.find((s) => s > z + 1e-6) ?? z;
   return [...ZOOMS].reverse().find((s) => s < z - 1e-6) ?? z;
-}
-
-/** The element's content width, kept up to date. */
-function useWidth(ref: { readonly current: HTMLElement | null }): number {
-  const [width, setWidth] = useState(0);
-  useLayoutEffect(() => {
-    const el = ref.current;
-    if (!el) return undefined;
-    const measure = () => setWidth(Math.floor(el.clientWidth));
-    measure();
-    const observer = new ResizeObserver(measure);
-    observer.observe(el);
-    return () => observer.disconnect();
-  }, [ref]);
-  return width;
 }
 
 /** Ctrl/⌘ + wheel (and a trackpad's pinch, which the browser sends as one) zooms the stage. */
