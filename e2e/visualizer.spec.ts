@@ -25,6 +25,8 @@ async function at(page: Page, step: number) {
 async function pane(page: Page, view: string) {
   await page.getByTestId(`tab-${view}`).click();
   await expect(page.getByTestId(`tab-${view}`)).toHaveAttribute('aria-selected', 'true');
+  // A pane's code comes when its tab is first chosen.
+  await expect(page.getByTestId('pane-loading')).toHaveCount(0);
 }
 
 /** The text of every text alternative of the panes and the explain panel, pane by pane, in

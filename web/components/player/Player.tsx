@@ -121,7 +121,8 @@ export function Player({ player, bar, exports, onLanguage, onPick, reveal = null
         {exports && <ExportSlot steps={viewShown ? (outline?.steps ?? null) : null} cursor={timeline.cursor} showStep={showStep} onShowView={(v) => dispatch(playerActions.focusView(v))} />}
       </div>
       <TimelineControls state={timeline} dispatch={timelineDispatch} opLabel={opLabel} opAt={blockOp(outline, at)} jumpInputRef={jumpRef} onHelp={() => setHelp(true)} />
-      {overview && <RunOverview table={overview} cursor={timeline.cursor} lane={lane} onJump={(c) => timelineDispatch(actions.jump(c))} />}
+      {/* Its room is kept until the overview comes, so nothing below moves. */}
+      <div className="run-overview-slot">{overview && <RunOverview table={overview} cursor={timeline.cursor} lane={lane} onJump={(c) => timelineDispatch(actions.jump(c))} />}</div>
       {outline && at && (
         <PlayerViews
           outline={outline}

@@ -14,14 +14,18 @@ import type { View } from '../../url/urlState';
 import type { Motion } from '../../views/drawUtil';
 import { sharedWords } from '../../views/sharedWords';
 import { ExplainPanel } from '../ExplainPanel';
-import { BuddyAllocatorView } from '../views/BuddyAllocatorView';
-import { BulkFreeView } from '../views/BulkFreeView';
-import { CpuPanelView } from '../views/CpuPanelView';
-import { FrameMapView } from '../views/FrameMapView';
-import { NodePanelView } from '../views/NodePanelView';
-import { SlabPageView } from '../views/SlabPageView';
-import { StageView } from '../views/StageView';
 
+// The stage comes with the first step that has a cache to show (a run opens on boot, where it
+// has none).
+const StageView = lazy(() => import('../views/StageView').then((m) => ({ default: m.StageView })));
+// The panes beside the stage other than "what happened" are not on screen until their tab is
+// chosen: their code comes then (the first view needs the stage and the explanation only).
+const SlabPageView = lazy(() => import('../views/SlabPageView').then((m) => ({ default: m.SlabPageView })));
+const CpuPanelView = lazy(() => import('../views/CpuPanelView').then((m) => ({ default: m.CpuPanelView })));
+const NodePanelView = lazy(() => import('../views/NodePanelView').then((m) => ({ default: m.NodePanelView })));
+const BulkFreeView = lazy(() => import('../views/BulkFreeView').then((m) => ({ default: m.BulkFreeView })));
+const BuddyAllocatorView = lazy(() => import('../views/BuddyAllocatorView').then((m) => ({ default: m.BuddyAllocatorView })));
+const FrameMapView = lazy(() => import('../views/FrameMapView').then((m) => ({ default: m.FrameMapView })));
 // What is not on screen until asked for: the kernel files and a followed object's lane.
 const FilesView = lazy(() => import('../views/FilesView').then((m) => ({ default: m.FilesView })));
 // Only a scenario with a concurrent block has lanes: their code comes with the first such run.
@@ -93,7 +97,13 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
   return (
     <div className="vis-main" ref={main}>
       <div className="vis-stage" id="view-stage">
-        {hasCache ? <StageView {...props} /> : <WaitingNote outline={outline} cursor={cursor} onJump={jump} />}
+        {hasCache ? (
+          <Suspense fallback={<div className="stage" role="status" aria-label={t('build.loading')} />}>
+            <StageView {...props} />
+          </Suspense>
+        ) : (
+          <WaitingNote outline={outline} cursor={cursor} onJump={jump} />
+        )}
       </div>
       <div className="vis-pane">
         {lane && (
@@ -103,6 +113,13 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
         )}
         <PaneTabs tabs={tabs} pane={pane} onChoose={choose} />
         <div id={`view-${pane}`} className="pane-body" role="tabpanel" aria-labelledby={`tab-${pane}`} onFocusCapture={focusView(pane)}>
+          <Suspense
+            fallback={
+              <p role="status" data-testid="pane-loading">
+                {t('build.loading')}
+              </p>
+            }
+          >
           {pane === 'explain' && <ExplainPanel outline={outline} cursor={snapshot.cursor} step={at.step} loadMicro={loadMicro} onJump={jump} />}
           {pane === 'slab' && <SlabPageView {...props} onFollowPage={followPage} />}
           {pane === 'cpu' && <CpuPanelView {...props} />}
@@ -143,6 +160,7 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
               />
             </Suspense>
           )}
+          </Suspense>
         </div>
       </div>
     </div>
