@@ -19,3 +19,17 @@ for (const [name, query, ready] of [
     expect(found).toEqual([]);
   });
 }
+
+// The same rules in the dark theme (the system's choice) on a phone's screen, with the stage,
+// the run's overview and a pane open.
+test('the visualizer in the dark theme on a phone has no accessibility violations axe finds', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.goto(`${ISOLATED}?preset=slub-cpu-partial-flush&step=38&view=node`);
+  await expect(page.getByTestId('stage')).toBeVisible();
+  await expect(page.getByTestId('run-overview')).toBeVisible();
+  await expect(page.getByTestId('node-panel')).toBeVisible();
+  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  const found = result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.length} × ${v.nodes[0]?.target.join(' ')}`);
+  expect(found).toEqual([]);
+});
