@@ -151,6 +151,29 @@ describe('layoutStage', () => {
     expect(box(large, 'slab-1048').h).toBeGreaterThan(box(normal, 'slab-1048').h);
   });
 
+  it('moves an object popped off c->freelist to its CPU\'s caller row, keeping its id', () => {
+    const before = fixture('slub-numa-300');
+    const cpu1 = before.cache!.cpus[1];
+    if (cpu1.kind !== 'slub') throw new Error('SLUB fixture');
+    const head = cpu1.freelist[0];
+    // The next fast-path allocation on cpu1, as the snapshot after it reads.
+    const after: Snapshot = {
+      ...before,
+      cache: { ...before.cache!, cpus: before.cache!.cpus.map((c) => (c.kind === 'slub' && c.cpu === 1 ? { ...c, freelist: c.freelist.slice(1) } : c)) },
+      transient: { ...before.transient, objects: [head], slabs: [] },
+    };
+    const was = box(layoutStage(before, { width: 900 }).marks, `obj-${head}`);
+    const scene = layoutStage(after, { width: 900, handedOutBy: 1 });
+    const now = box(scene.marks, `obj-${head}`);
+    expect(now.highlight).toBe(true);
+    expect(inside(now, box(scene.marks, 'cpu-1-frame'))).toBe(true);
+    expect(now.y).toBeLessThan(was.y + 1);
+    expect(scene.marks.texts.find((t) => t.id === 'cpu-1-caller-name')?.label).toEqual({ key: 'stage.toCaller' });
+    // Without the step's CPU, or for an object a freelist still holds, no caller row.
+    expect(layoutStage(after, { width: 900 }).marks.boxes.some((b) => b.id === `obj-${head}`)).toBe(false);
+    expect(layoutStage({ ...before, transient: { ...before.transient, objects: [head] } }, { width: 900, handedOutBy: 1 }).marks.texts.some((t) => t.id === 'cpu-1-caller-name')).toBe(false);
+  });
+
   it('draws nothing but says so when no cache is shown', () => {
     const s = fixture('slab-300');
     const scene = layoutStage({ ...s, cache: null }, { width: 900 });

@@ -45,6 +45,10 @@ export interface StageOptions {
   fontScale?: number;
   /** The shared words the step's micro-steps touched (`sharedWords(step)`). */
   words?: readonly SharedWord[];
+  /** The CPU whose caller the step handed objects to (its `ObjectAllocated` events): those of
+   *  the step's objects that no freelist holds now are drawn on that CPU's card as handed to
+   *  the caller, so an object popped off `c->freelist` moves there. */
+  handedOutBy?: number | null;
 }
 
 /** A rectangle of the stage. */
@@ -82,6 +86,7 @@ interface Ctx {
   touchedObjects: ReadonlySet<string>;
   briefs: ReadonlyMap<number, SlabBrief>;
   words: readonly SharedWord[] | undefined;
+  handedOutBy: number | null;
 }
 
 export function layoutStage(snapshot: Snapshot, options: StageOptions): StageScene {
@@ -103,6 +108,7 @@ export function layoutStage(snapshot: Snapshot, options: StageOptions): StageSce
     touchedObjects: new Set(snapshot.transient.objects),
     briefs: new Map(cache.slabs.map((b) => [b.pfn, b])),
     words: options.words,
+    handedOutBy: options.handedOutBy ?? null,
   };
   let y = s.pad;
   y = cpuBand(ctx, y);
@@ -314,6 +320,7 @@ function cpuCard(ctx: Ctx, c: CpuView, x: number, top: number, w: number): numbe
     const tid = word('c->tid');
     text(ctx, `cpu-${c.cpu}-tid`, x + w, y + line * 0.8, tid ? wordLabel(tid, true) : label('stage.tid', { tid: c.tid }), tid ? 'word' : 'mono', 'end', tid !== null);
   }
+  if (ctx.handedOutBy === c.cpu) y = handedOut(ctx, c, x, y, w);
   y += line + 6;
   if (c.kind === 'slab') return arrayCard(ctx, c, x, y, w);
   const chain = (cx: number, cy: number, cw: number) => objectChain(ctx, `cpu-${c.cpu}-fl`, c.freelist, cx, cy, cw, slotStyle.cpu_freelist.fill);
@@ -330,6 +337,35 @@ function cpuCard(ctx: Ctx, c: CpuView, x: number, top: number, w: number): numbe
   });
   const note = label('stage.cpuPartial', { count: c.partial.length, limit: ctx.cache.cpu_partial_slabs });
   return row(ctx, `cpu-${c.cpu}-partial`, x, y, w, 'c->partial', note, null, (cx, cy, cw) => slabStack(ctx, c, cx, cy, cw)) - 8;
+}
+
+/** The objects this step handed to the caller on this CPU (the step's objects no freelist holds
+ *  any more): on the card's title line when there is room between the title and `c->tid` (so
+ *  nothing below moves), else on a line of their own under it. Returns the y of the title line
+ *  (moved down by that line, if any). */
+function handedOut(ctx: Ctx, c: CpuView, x: number, y: number, w: number): number {
+  const held = new Set<string>();
+  for (const cpu of ctx.cache.cpus) for (const a of cpu.kind === 'slub' ? cpu.freelist : cpu.ac.entry.slice(0, cpu.ac.avail)) held.add(a);
+  const out = ctx.snapshot.transient.objects.filter((a) => !held.has(a));
+  if (out.length === 0) return y;
+  const { obj, line } = ctx.s;
+  const scale = line / BASE.line;
+  // The title ("cpuN · node M") and the tid take about 120 and 90 px at 12-14 px.
+  const room = w - 210 * scale;
+  const inline = room >= obj + 100 * scale;
+  const left = inline ? x + 120 * scale : x;
+  const top = inline ? y + (line - obj) / 2 + 2 : y + line + 4;
+  text(ctx, `cpu-${c.cpu}-caller-name`, left, top + obj * 0.8, label('stage.toCaller'), 'note');
+  const boxesX = left + 86 * scale;
+  const fits = Math.max(1, Math.floor(((inline ? room : w) - 86 * scale - 30) / (obj + 4)));
+  const capped = capList(out, fits);
+  capped.shown.forEach((addr, i) => {
+    ctx.marks.boxes.push(
+      boxMark({ id: `obj-${addr}`, x: boxesX + i * (obj + 4), y: top, w: obj, h: obj, kind: 'object', fill: slotStyle.allocated.fill, highlight: true, target: { kind: 'object', addr } }),
+    );
+  });
+  if (capped.more > 0) text(ctx, `cpu-${c.cpu}-caller-more`, boxesX + capped.shown.length * (obj + 4) + 2, top + obj * 0.8, label('stage.more', { count: capped.more }), 'more');
+  return inline ? y : y + line + 6;
 }
 
 /** `c->partial` from the top, one slab a line with its `slabs` count, capped at three. */

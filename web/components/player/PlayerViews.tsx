@@ -99,7 +99,7 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
       <div className="vis-stage" id="view-stage">
         {hasCache ? (
           <Suspense fallback={<div className="stage" role="status" aria-label={t('build.loading')} />}>
-            <StageView {...props} />
+            <StageView {...props} handedOutBy={handedOutBy(at.step)} />
           </Suspense>
         ) : (
           <WaitingNote outline={outline} cursor={cursor} onJump={jump} />
@@ -165,6 +165,13 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
       </div>
     </div>
   );
+}
+
+/** The CPU whose caller the step handed objects to: its `ObjectAllocated` events say (the
+ *  trace's events are untyped here; only `event` and `cpu` are read). */
+function handedOutBy(step: ViewAt['step']): number | null {
+  const e = step?.events.find((ev) => ev.event === 'ObjectAllocated');
+  return e && typeof e.cpu === 'number' ? e.cpu : null;
 }
 
 /** A ref for the box that fills the window below whatever is above it: its top on the page, kept
