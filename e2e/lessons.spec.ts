@@ -196,6 +196,8 @@ test('an exercise graded on a schedule: the micro-step after which a cmpxchg was
   await expect(player.getByTestId('visualizer')).toHaveAttribute('data-cursor', '10');
   // A wrong pick first: step 9 (A's read of X's free pointer).
   const lanes = player.getByTestId('cpu-lanes');
+  // The pick opened the CPU lanes' pane: its lanes come from the simulator.
+  await expect(lanes.locator('details > summary').first()).toBeVisible();
   for (const summary of await lanes.locator('details > summary').all()) await summary.click();
   await lanes.getByRole('button', { name: 'step 9', exact: true }).click();
   await expect(box.getByTestId('answer-bound-to-fail')).toHaveValue('9');

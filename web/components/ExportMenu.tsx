@@ -20,6 +20,16 @@ export interface ExportMenuProps {
   onShowView: (view: Exclude<ExportView, 'stage'>) => void;
 }
 
+/** The view `find` returns, once it is on screen and no longer loading (at most 10 s). */
+async function shownView(find: () => HTMLElement | null): Promise<HTMLElement | null> {
+  for (let i = 0; i < 200; i++) {
+    const el = find();
+    if (el && !el.querySelector('[data-testid="pane-loading"]')) return el;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return null;
+}
+
 export function ExportMenu({ cursor, steps, showStep, save, onShowView }: ExportMenuProps) {
   const { t } = useTranslation();
   const [view, setView] = useState<ExportView>('stage');
@@ -34,11 +44,12 @@ export function ExportMenu({ cursor, steps, showStep, save, onShowView }: Export
 
   const element = () => document.getElementById(`view-${view}`);
   const run = async (what: string, work: (el: HTMLElement, lib: typeof import('../views/exportView')) => Promise<void>) => {
-    const el = element();
-    if (!el) return;
     setBusy(what);
     setError(null);
     try {
+      // A pane just opened may still be fetching its code: the picture waits for the view.
+      const el = await shownView(element);
+      if (!el) throw new Error(t('exportView.notShown'));
       await work(el, await import('../views/exportView'));
     } catch (e) {
       setError(t('exportView.failed', { error: e instanceof Error ? e.message : String(e) }));

@@ -98,7 +98,7 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
     <div className="vis-main" ref={main}>
       <div className="vis-stage" id="view-stage">
         {hasCache ? (
-          <Suspense fallback={<div className="stage" role="status" aria-label={t('build.loading')} />}>
+          <Suspense fallback={<div className="stage" role="status" aria-label={t('build.loading')} data-testid="pane-loading" />}>
             <StageView {...props} handedOutBy={handedOutBy(at.step)} />
           </Suspense>
         ) : (
