@@ -88,14 +88,18 @@ export function useViewAt(
       session.view(asked.text, asked.cursor, JSON.parse(asked.queryKey) as SnapshotQuery).then(
         (v) => {
           busy.current = false;
-          if (!mounted.current || wanted.current.outline !== asked.outline) return;
-          show({ outline: askedOutline, view: v });
+          if (!mounted.current) return;
           const now = wanted.current;
-          if (now.cursor !== asked.cursor || now.queryKey !== asked.queryKey) pump();
+          // An answer for a run no longer shown is dropped, and the run shown now is asked for:
+          // its own request was held back while this one was out.
+          if (now.outline === asked.outline) show({ outline: askedOutline, view: v });
+          if (now.outline !== asked.outline || now.cursor !== asked.cursor || now.queryKey !== asked.queryKey) pump();
         },
         (e: unknown) => {
           busy.current = false;
-          if (mounted.current) setError(e instanceof Error ? e.message : String(e));
+          if (!mounted.current) return;
+          if (wanted.current.outline !== asked.outline) pump();
+          else setError(e instanceof Error ? e.message : String(e));
         },
       );
     };
