@@ -1,6 +1,6 @@
 use super::*;
 use slabscope_sim::ids::Pfn;
-use slabscope_sim::snapshot::{CpuView, NodeView, SlabPlace, SlotState};
+use slabscope_sim::snapshot::{CpuView, HandedOut, NodeView, SlabPlace, SlotState};
 
 const SCENARIOS: &[(&str, &str)] = &[
     (
@@ -334,4 +334,72 @@ fn a_long_run_reports_its_progress_without_changing_what_it_records() {
     assert_eq!(last.ops, 20_000);
     assert!(last.steps as usize <= quiet.recorder().step_count());
     assert_eq!(reports[1].ops as u64, every);
+}
+
+/// An allocation operation ends by handing an object to its caller on the CPU its line names,
+/// an object no CPU's freelist or array holds afterwards; a free hands nothing out. (SLAB may
+/// hand out more within one operation: the off-slab index array of a new slab comes from a
+/// kmalloc cache, `alloc_slabmgmt()`.)
+#[test]
+fn each_allocation_hands_its_object_to_its_cpus_caller() {
+    for text in [
+        include_str!("../../../../docs/scenarios/slub-fast-path.slab"),
+        include_str!("../../../../docs/scenarios/slab-paths.slab"),
+    ] {
+        let s = Session::open(text).unwrap();
+        let query = SnapshotQuery {
+            cache: None,
+            slab: None,
+        };
+        let overview = s.overview();
+        let mut start = s.outline().ops_start;
+        for op in s.outline().ops.clone() {
+            let handed: Vec<HandedOut> = (start + 1..=op.end)
+                .flat_map(|c| s.snapshot(c as usize, &query).unwrap().transient.handed_out)
+                .collect();
+            let cpu: Option<u32> = op
+                .text
+                .rsplit_once("on cpu")
+                .and_then(|(_, n)| n.trim().parse().ok());
+            // kmalloc(0) returns ZERO_SIZE_PTR, and beyond KMALLOC_MAX_CACHE_SIZE (two pages
+            // under SLUB) kmalloc() hands out pages (`kmalloc_large()`): no slab object.
+            let no_object = op
+                .text
+                .split("kmalloc(")
+                .nth(1)
+                .and_then(|r| r.split(')').next()?.parse::<u32>().ok())
+                .is_some_and(|size| size == 0 || size > 8192);
+            // A refused operation (a destroyed cache, out of memory) hands nothing out.
+            let refused = (start..op.end).any(|i| {
+                let k = &overview.kinds[2 * i as usize..2 * i as usize + 2];
+                u8::from_str_radix(k, 16).unwrap() & crate::overview::DIAGNOSTIC != 0
+            });
+            if op.text.contains("alloc(") && !op.text.contains("bulk") && !no_object && !refused {
+                let last = handed
+                    .last()
+                    .unwrap_or_else(|| panic!("{}: nothing handed out", op.text));
+                let cpu = cpu.unwrap_or_else(|| panic!("{}: no CPU", op.text));
+                assert_eq!(CpuId::all(cpu + 1).last(), Some(last.cpu), "{}", op.text);
+                if s.outline().allocator == Allocator::Slub {
+                    assert_eq!(handed.len(), 1, "{}: {handed:?}", op.text);
+                }
+                let after = s.snapshot(op.end as usize, &query).unwrap();
+                for c in &after.cache.as_ref().unwrap().cpus {
+                    let held = match c {
+                        CpuView::Slub { freelist, .. } => freelist.clone(),
+                        CpuView::Slab { ac, .. } => ac.entry[..ac.avail as usize].to_vec(),
+                    };
+                    assert!(
+                        !held.contains(&last.addr),
+                        "{}: {} still held",
+                        op.text,
+                        last.addr
+                    );
+                }
+            } else if op.text.starts_with("kfree") || op.text.contains("_free(") {
+                assert!(handed.is_empty(), "{}: {handed:?}", op.text);
+            }
+            start = op.end;
+        }
+    }
 }

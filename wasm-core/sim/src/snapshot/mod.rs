@@ -351,6 +351,9 @@ pub struct Transient {
     pub slabs: Vec<Pfn>,
     /// Objects the step allocated or freed.
     pub objects: Vec<String>,
+    /// Objects the step handed to a caller (`ObjectAllocated`): the scenario's, or the kernel
+    /// itself (SLAB's off-slab index array comes from a kmalloc cache).
+    pub handed_out: Vec<HandedOut>,
     /// `list_lock`s taken: (cache, node).
     pub list_locks: Vec<(CacheId, NodeId)>,
     /// Inside a `concurrent` block, the `list_lock`s held at this cursor: (cache, node, CPU).
@@ -358,6 +361,16 @@ pub struct Transient {
     pub merges: Vec<BuddyPair>,
     pub splits: Vec<BuddyPair>,
     pub detached: Vec<DetachedView>,
+}
+
+/// An object a step handed to a caller.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct HandedOut {
+    pub addr: String,
+    pub cache: CacheId,
+    /// The CPU that ran the allocation.
+    pub cpu: CpuId,
 }
 
 /// Two buddies: merged into the block at `pfn` of `order + 1`, or split from it.
@@ -544,9 +557,22 @@ fn transient(m: &Machine, events: &[Event]) -> Transient {
     for event in events {
         match event {
             Event::ObjectAllocated {
-                cache, addr, pfn, ..
+                cache,
+                cpu,
+                addr,
+                pfn,
+                ..
+            } => {
+                t.cache.get_or_insert(*cache);
+                slab(&mut t, *pfn);
+                t.objects.push(hex(*addr));
+                t.handed_out.push(HandedOut {
+                    addr: hex(*addr),
+                    cache: *cache,
+                    cpu: *cpu,
+                });
             }
-            | Event::ObjectFreed {
+            Event::ObjectFreed {
                 cache, addr, pfn, ..
             } => {
                 t.cache.get_or_insert(*cache);
@@ -625,9 +651,23 @@ fn transient(m: &Machine, events: &[Event]) -> Transient {
             }
             Event::Slab(e) => match e {
                 SlabEvent::ObjectAllocated {
-                    cache, pfn, index, ..
+                    cache,
+                    cpu,
+                    pfn,
+                    index,
+                } => {
+                    t.cache.get_or_insert(*cache);
+                    slab(&mut t, *pfn);
+                    if let Some(addr) = slab::object_addr(m, *pfn, *index) {
+                        t.objects.push(hex(addr));
+                        t.handed_out.push(HandedOut {
+                            addr: hex(addr),
+                            cache: *cache,
+                            cpu: *cpu,
+                        });
+                    }
                 }
-                | SlabEvent::ObjectFreed {
+                SlabEvent::ObjectFreed {
                     cache, pfn, index, ..
                 } => {
                     t.cache.get_or_insert(*cache);
