@@ -26,7 +26,7 @@ describe('the player reducer', () => {
     expect(s.timeline.cursor).toBe(40);
     expect(s.timeline.steps).toBe(50);
     expect(s).toMatchObject({ view: 'slab', cache: 'kmalloc-128', follow: start.follow, run: { status: 'open' }, shown: { scenario: A } });
-    expect(initialPlayer({ view: 'files' }).filesOpen).toBe(true);
+    expect(initialPlayer({ view: 'files' }).view).toBe('files');
   });
 
   it("takes the saved run's step only when the address names none", () => {
@@ -138,11 +138,11 @@ describe('the player reducer', () => {
     expect(s.timeline.cursor).toBe(11);
   });
 
-  it('keeps the focused view, the files panel and the cache as the person sets them', () => {
-    let s = run(openedA(), a.filesToggled(true));
-    expect(s).toMatchObject({ filesOpen: true, view: 'files' });
-    s = run(s, a.focusView('buddy'), a.filesToggled(false));
-    expect(s).toMatchObject({ filesOpen: false, view: 'buddy' });
+  it('keeps the focused view and the cache as the person sets them', () => {
+    let s = run(openedA(), a.focusView('files'));
+    expect(s).toMatchObject({ view: 'files' });
+    s = run(s, a.focusView('buddy'));
+    expect(s).toMatchObject({ view: 'buddy' });
     s = run(s, a.selectSlab(4), a.selectCache('kmalloc-8'));
     expect(s).toMatchObject({ cache: 'kmalloc-8', slab: null });
     expect(run(s, a.focusView('buddy'))).toBe(s);

@@ -87,10 +87,9 @@ export interface PlayerState {
   /** The `s` value of a scenario's text for links (null: too long for one). */
   encoded: { text: string; value: string | null } | null;
   timeline: TimelineState;
-  /** The panel in focus. */
+  /** The panel in focus: the pane shown beside the stage (the kernel files are read only while
+   *  theirs is). */
   view: View | null;
-  /** The kernel files panel is open. */
-  filesOpen: boolean;
   /** The cache shown (null: the cache of the step). */
   cache: string | null;
   /** The slab selected, by its page frame number. */
@@ -123,7 +122,6 @@ export type PlayerAction =
   | { type: 'dismissLinkError' }
   | { type: 'timeline'; action: TimelineAction }
   | { type: 'focusView'; view: View }
-  | { type: 'filesToggled'; open: boolean }
   | { type: 'selectCache'; cache: string | null }
   | { type: 'selectSlab'; pfn: number }
   | { type: 'follow'; follow: Follow | null };
@@ -142,7 +140,6 @@ export const playerActions = {
   dismissLinkError: (): PlayerAction => ({ type: 'dismissLinkError' }),
   timeline: (action: TimelineAction): PlayerAction => ({ type: 'timeline', action }),
   focusView: (view: View): PlayerAction => ({ type: 'focusView', view }),
-  filesToggled: (open: boolean): PlayerAction => ({ type: 'filesToggled', open }),
   selectCache: (cache: string | null): PlayerAction => ({ type: 'selectCache', cache }),
   selectSlab: (pfn: number): PlayerAction => ({ type: 'selectSlab', pfn }),
   follow: (follow: Follow | null): PlayerAction => ({ type: 'follow', follow }),
@@ -172,7 +169,6 @@ export function initialPlayer(start: PlayerStart = {}): PlayerState {
     encoded: null,
     timeline: start.timeline ?? initialTimeline(),
     view: start.view ?? null,
-    filesOpen: start.view === 'files',
     cache: start.cache ?? null,
     slab: null,
     follow: start.follow ?? null,
@@ -240,8 +236,6 @@ export function playerReducer(state: PlayerState, action: PlayerAction): PlayerS
     }
     case 'focusView':
       return state.view === action.view ? state : { ...state, view: action.view };
-    case 'filesToggled':
-      return { ...state, filesOpen: action.open, view: action.open ? 'files' : state.view };
     case 'selectCache':
       return { ...state, cache: action.cache, slab: null };
     case 'selectSlab':

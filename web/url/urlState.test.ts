@@ -168,7 +168,6 @@ describe('the player derived from its address and back', () => {
         cache: expected.cache,
         follow: expected.follow,
       });
-      expect(state.filesOpen).toBe(expected.view === 'files');
       // Written back with the link's own `s` value, the address says the same.
       const s = new URLSearchParams(f.query).get('s') ?? '';
       state = playerReducer(state, playerActions.encoded(f.text, s));

@@ -151,7 +151,7 @@ describe('layoutStage', () => {
     expect(box(large, 'slab-1048').h).toBeGreaterThan(box(normal, 'slab-1048').h);
   });
 
-  it('moves an object popped off c->freelist to its CPU\'s caller row, keeping its id', () => {
+  it('moves an object popped off c->freelist to its CPU\'s caller mark, keeping its id', () => {
     const before = fixture('slub-numa-300');
     const cpu1 = before.cache!.cpus[1];
     if (cpu1.kind !== 'slub') throw new Error('SLUB fixture');
@@ -160,18 +160,31 @@ describe('layoutStage', () => {
     const after: Snapshot = {
       ...before,
       cache: { ...before.cache!, cpus: before.cache!.cpus.map((c) => (c.kind === 'slub' && c.cpu === 1 ? { ...c, freelist: c.freelist.slice(1) } : c)) },
-      transient: { ...before.transient, objects: [head], slabs: [] },
+      transient: { ...before.transient, objects: [head], handed_out: [{ addr: head, cache: before.cache!.id, cpu: 1 }], slabs: [] },
     };
     const was = box(layoutStage(before, { width: 900 }).marks, `obj-${head}`);
-    const scene = layoutStage(after, { width: 900, handedOutBy: 1 });
+    const scene = layoutStage(after, { width: 900 });
     const now = box(scene.marks, `obj-${head}`);
     expect(now.highlight).toBe(true);
     expect(inside(now, box(scene.marks, 'cpu-1-frame'))).toBe(true);
     expect(now.y).toBeLessThan(was.y + 1);
     expect(scene.marks.texts.find((t) => t.id === 'cpu-1-caller-name')?.label).toEqual({ key: 'stage.toCaller' });
-    // Without the step's CPU, or for an object a freelist still holds, no caller row.
-    expect(layoutStage(after, { width: 900 }).marks.boxes.some((b) => b.id === `obj-${head}`)).toBe(false);
-    expect(layoutStage({ ...before, transient: { ...before.transient, objects: [head] } }, { width: 900, handedOutBy: 1 }).marks.texts.some((t) => t.id === 'cpu-1-caller-name')).toBe(false);
+    expect(scene.marks.texts.some((t) => t.id === 'cpu-0-caller-name')).toBe(false);
+    // An object of another cache (SLAB's off-slab index array) is not this cache's to show.
+    const other: Snapshot = { ...after, transient: { ...after.transient, handed_out: [{ addr: head, cache: before.cache!.id + 1, cpu: 1 }] } };
+    expect(layoutStage(other, { width: 900 }).marks.texts.some((t) => t.id === 'cpu-1-caller-name')).toBe(false);
+  });
+
+  it("shows what the simulator says a step handed out, on the CPU that ran it", () => {
+    // slub-hardened: the step allocated 0xffff888000000080 on cpu0.
+    const s = fixture('slub-hardened');
+    expect(s.transient.handed_out).toEqual([{ addr: '0xffff888000000080', cache: s.cache!.id, cpu: 0 }]);
+    const { marks } = layoutStage(s, { width: 900 });
+    expect(inside(box(marks, 'obj-0xffff888000000080'), box(marks, 'cpu-0-frame'))).toBe(true);
+    // A step that only freed hands nothing out.
+    const freed = fixture('slub-remote-free-104');
+    expect(freed.transient.objects.length).toBeGreaterThan(0);
+    expect(layoutStage(freed, { width: 900 }).marks.texts.some((t) => t.id.endsWith('-caller-name'))).toBe(false);
   });
 
   it('draws nothing but says so when no cache is shown', () => {

@@ -45,10 +45,6 @@ export interface StageOptions {
   fontScale?: number;
   /** The shared words the step's micro-steps touched (`sharedWords(step)`). */
   words?: readonly SharedWord[];
-  /** The CPU whose caller the step handed objects to (its `ObjectAllocated` events): those of
-   *  the step's objects that no freelist holds now are drawn on that CPU's card as handed to
-   *  the caller, so an object popped off `c->freelist` moves there. */
-  handedOutBy?: number | null;
 }
 
 /** A rectangle of the stage. */
@@ -86,7 +82,6 @@ interface Ctx {
   touchedObjects: ReadonlySet<string>;
   briefs: ReadonlyMap<number, SlabBrief>;
   words: readonly SharedWord[] | undefined;
-  handedOutBy: number | null;
 }
 
 export function layoutStage(snapshot: Snapshot, options: StageOptions): StageScene {
@@ -108,7 +103,6 @@ export function layoutStage(snapshot: Snapshot, options: StageOptions): StageSce
     touchedObjects: new Set(snapshot.transient.objects),
     briefs: new Map(cache.slabs.map((b) => [b.pfn, b])),
     words: options.words,
-    handedOutBy: options.handedOutBy ?? null,
   };
   let y = s.pad;
   y = cpuBand(ctx, y);
@@ -277,10 +271,9 @@ function slabRow(ctx: Ctx, id: string, list: readonly { pfn: number; inuse: numb
 }
 
 /** A list's name (kernel spelling) and a note on the right; returns the y below it. */
-function listHead(ctx: Ctx, id: string, x: number, y: number, w: number, name: string, note: Label | null, word: SharedWord | null = null): number {
-  text(ctx, `${id}-name`, x, y + ctx.s.line * 0.75, literal(name), 'mono', 'start', word !== null);
-  if (word) text(ctx, `${id}-word`, x + w, y + ctx.s.line * 0.75, wordLabel(word, true), 'word', 'end', true);
-  else if (note) text(ctx, `${id}-note`, x + w, y + ctx.s.line * 0.75, note, 'note', 'end');
+function listHead(ctx: Ctx, id: string, x: number, y: number, w: number, name: string, note: Label): number {
+  text(ctx, `${id}-name`, x, y + ctx.s.line * 0.75, literal(name), 'mono');
+  text(ctx, `${id}-note`, x + w, y + ctx.s.line * 0.75, note, 'note', 'end');
   return y + ctx.s.line + 2;
 }
 
@@ -320,7 +313,7 @@ function cpuCard(ctx: Ctx, c: CpuView, x: number, top: number, w: number): numbe
     const tid = word('c->tid');
     text(ctx, `cpu-${c.cpu}-tid`, x + w, y + line * 0.8, tid ? wordLabel(tid, true) : label('stage.tid', { tid: c.tid }), tid ? 'word' : 'mono', 'end', tid !== null);
   }
-  if (ctx.handedOutBy === c.cpu) y = handedOut(ctx, c, x, y, w);
+  y = handedOut(ctx, c, x, y, w);
   y += line + 6;
   if (c.kind === 'slab') return arrayCard(ctx, c, x, y, w);
   const chain = (cx: number, cy: number, cw: number) => objectChain(ctx, `cpu-${c.cpu}-fl`, c.freelist, cx, cy, cw, slotStyle.cpu_freelist.fill);
@@ -339,14 +332,13 @@ function cpuCard(ctx: Ctx, c: CpuView, x: number, top: number, w: number): numbe
   return row(ctx, `cpu-${c.cpu}-partial`, x, y, w, 'c->partial', note, null, (cx, cy, cw) => slabStack(ctx, c, cx, cy, cw)) - 8;
 }
 
-/** The objects this step handed to the caller on this CPU (the step's objects no freelist holds
- *  any more): on the card's title line when there is room between the title and `c->tid` (so
- *  nothing below moves), else on a line of their own under it. Returns the y of the title line
- *  (moved down by that line, if any). */
+/** The objects of the shown cache this step handed to a caller on this CPU
+ *  (`transient.handed_out`; SLAB also hands out its off-slab index arrays, from a kmalloc cache): on the card's
+ *  title line when there is room between the title and `c->tid` (so nothing below moves), else
+ *  on a line of their own under it. Their ids are the freelist's, so an object popped off
+ *  `c->freelist` moves here. Returns the y of the title line (moved down by that line, if any). */
 function handedOut(ctx: Ctx, c: CpuView, x: number, y: number, w: number): number {
-  const held = new Set<string>();
-  for (const cpu of ctx.cache.cpus) for (const a of cpu.kind === 'slub' ? cpu.freelist : cpu.ac.entry.slice(0, cpu.ac.avail)) held.add(a);
-  const out = ctx.snapshot.transient.objects.filter((a) => !held.has(a));
+  const out = ctx.snapshot.transient.handed_out.filter((h) => h.cpu === c.cpu && h.cache === ctx.cache.id).map((h) => h.addr);
   if (out.length === 0) return y;
   const { obj, line } = ctx.s;
   const scale = line / BASE.line;

@@ -59,7 +59,8 @@ export function Player({ player, bar, exports, onLanguage, onPick, reveal = null
   const snapshot = at?.snapshot ?? null;
   const viewShown = useFirstPaint(snapshot !== null);
   const shownCache = snapshot?.cache?.name ?? null;
-  const files = useFiles(session, text, timeline.cursor, shownCache, state.filesOpen);
+  // Read only while their pane is the one shown.
+  const files = useFiles(session, text, timeline.cursor, shownCache, state.view === 'files');
   const { follow } = state;
   const laneTarget = follow ? (follow.kind === 'obj' ? { object: follow.address } : { page: follow.pfn }) : null;
   const lane = useLane(session, text, laneTarget);
@@ -130,7 +131,6 @@ export function Player({ player, bar, exports, onLanguage, onPick, reveal = null
           motion={motion}
           cursor={timeline.cursor}
           dispatch={dispatch}
-          filesOpen={state.filesOpen}
           view={state.view}
           files={files}
           lane={lane}

@@ -39,7 +39,6 @@ export interface PlayerViewsProps {
   /** The timeline's cursor (ahead of `at` while its view is fetched). */
   cursor: number;
   dispatch: (action: PlayerAction) => void;
-  filesOpen: boolean;
   /** The kernel files at the cursor, and at the step before (what changed is marked). */
   files: { files: KernelFiles | null; before: KernelFiles | null };
   lane: Lane | null;
@@ -59,7 +58,7 @@ export interface PlayerViewsProps {
 const PANES = ['explain', 'slab', 'cpu', 'node', 'bulk', 'lanes', 'buddy', 'files'] as const;
 type Pane = (typeof PANES)[number];
 
-export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, files, lane, view, onSelectSlab, onFollowObject, loadMicro, loadLanes, onPickStep }: PlayerViewsProps) {
+export function PlayerViews({ outline, at, motion, cursor, dispatch, files, lane, view, onSelectSlab, onFollowObject, loadMicro, loadLanes, onPickStep }: PlayerViewsProps) {
   const { t } = useTranslation();
   const { snapshot } = at;
   // The shared words the step's micro-steps touched, marked in the views that show them.
@@ -84,14 +83,8 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
   const tabs = PANES.filter((p) => offered[p]);
   // The pane the reader chose (the address keeps it), else what this step is about: a bulk
   // free's detached freelists on the steps that have them, else what happened.
-  const pane: Pane = view !== null && (tabs as readonly string[]).includes(view) ? (view as Pane) : filesOpen ? 'files' : offered.bulk ? 'bulk' : 'explain';
-  const choose = (p: Pane) => {
-    if (p === 'files') dispatch(playerActions.filesToggled(true));
-    else {
-      if (filesOpen) dispatch(playerActions.filesToggled(false));
-      dispatch(playerActions.focusView(p));
-    }
-  };
+  const pane: Pane = view !== null && (tabs as readonly string[]).includes(view) ? (view as Pane) : offered.bulk ? 'bulk' : 'explain';
+  const choose = (p: Pane) => dispatch(playerActions.focusView(p));
   const props = { snapshot, words, motion, onSelectSlab, onFollowObject };
   const main = useFillsWindow();
   return (
@@ -99,7 +92,7 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
       <div className="vis-stage" id="view-stage">
         {hasCache ? (
           <Suspense fallback={<div className="stage" role="status" aria-label={t('build.loading')} data-testid="pane-loading" />}>
-            <StageView {...props} handedOutBy={handedOutBy(at.step)} />
+            <StageView {...props} />
           </Suspense>
         ) : (
           <WaitingNote outline={outline} cursor={cursor} onJump={jump} />
@@ -120,13 +113,12 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
               </p>
             }
           >
-          {pane === 'explain' && <ExplainPanel outline={outline} cursor={snapshot.cursor} step={at.step} loadMicro={loadMicro} onJump={jump} />}
-          {pane === 'slab' && <SlabPageView {...props} onFollowPage={followPage} />}
-          {pane === 'cpu' && <CpuPanelView {...props} />}
-          {pane === 'node' && <NodePanelView {...props} />}
-          {pane === 'bulk' && <BulkFreeView snapshot={snapshot} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />}
-          {pane === 'lanes' && loadLanes && (
-            <Suspense fallback={null}>
+            {pane === 'explain' && <ExplainPanel outline={outline} cursor={snapshot.cursor} step={at.step} loadMicro={loadMicro} onJump={jump} />}
+            {pane === 'slab' && <SlabPageView {...props} onFollowPage={followPage} />}
+            {pane === 'cpu' && <CpuPanelView {...props} />}
+            {pane === 'node' && <NodePanelView {...props} />}
+            {pane === 'bulk' && <BulkFreeView snapshot={snapshot} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />}
+            {pane === 'lanes' && loadLanes && (
               <CpuLanesView
                 outline={outline}
                 cursor={snapshot.cursor}
@@ -136,16 +128,14 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
                   onPickStep?.(c);
                 }}
               />
-            </Suspense>
-          )}
-          {pane === 'buddy' && (
-            <>
-              <BuddyAllocatorView snapshot={snapshot} motion={motion} onFollowPage={followPage} />
-              <FrameMapView snapshot={snapshot} motion={motion} onFollowPage={followPage} />
-            </>
-          )}
-          {pane === 'files' && (
-            <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
+            )}
+            {pane === 'buddy' && (
+              <>
+                <BuddyAllocatorView snapshot={snapshot} motion={motion} onFollowPage={followPage} />
+                <FrameMapView snapshot={snapshot} motion={motion} onFollowPage={followPage} />
+              </>
+            )}
+            {pane === 'files' && (
               <FilesView
                 files={files.files}
                 before={files.before}
@@ -158,20 +148,12 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, filesOpen, 
                   jump(p.cursor);
                 }}
               />
-            </Suspense>
-          )}
+            )}
           </Suspense>
         </div>
       </div>
     </div>
   );
-}
-
-/** The CPU whose caller the step handed objects to: its `ObjectAllocated` events say (the
- *  trace's events are untyped here; only `event` and `cpu` are read). */
-function handedOutBy(step: ViewAt['step']): number | null {
-  const e = step?.events.find((ev) => ev.event === 'ObjectAllocated');
-  return e && typeof e.cpu === 'number' ? e.cpu : null;
 }
 
 /** A ref for the box that fills the window below whatever is above it: its top on the page, kept

@@ -14,7 +14,7 @@ import { drawingPoint } from '../views/drawingPoint';
 import { useWidth } from '../views/useWidth';
 
 /** Each kind's colour (Okabe–Ito); the strip also keeps their order from the top of a column. */
-export const STRIP_COLOUR: Record<StripKind, string> = {
+const STRIP_COLOUR: Record<StripKind, string> = {
   diagnostic: okabeIto.vermillion,
   discard: okabeIto.reddishPurple,
   newSlab: okabeIto.blue,
@@ -44,24 +44,25 @@ export function RunOverview({ table, cursor, lane, onJump }: RunOverviewProps) {
   const [choice, setChoice] = useState('listLock');
   const [missed, setMissed] = useState<{ choice: string; dir: 1 | -1; cursor: number } | null>(null);
   const uses = useMemo(() => (lane?.object ? lane.marks.map((m) => m.mark.step + 1) : null), [lane]);
-  const bp = breakpointOf(choice, uses);
+  // The object's uses are offered only while it is followed; after that the default stands.
+  const chosen = breakpointOf(choice, uses) ? choice : 'listLock';
+  const bp = breakpointOf(chosen, uses) ?? { kind: 'listLock' };
   const go = (dir: 1 | -1) => {
-    if (!bp) return;
     const found = findStep(table, bp, cursor, dir);
-    if (found === null) setMissed({ choice, dir, cursor });
+    if (found === null) setMissed({ choice: chosen, dir, cursor });
     else {
       setMissed(null);
       onJump(found);
     }
   };
-  const showMissed = missed !== null && missed.choice === choice && missed.cursor === cursor;
+  const showMissed = missed !== null && missed.choice === chosen && missed.cursor === cursor;
   return (
     <div className="run-overview" data-testid="run-overview">
       <Strip table={table} cursor={cursor} onJump={onJump} />
       <div className="run-until">
         <label>
           {t('overview.runUntil')}{' '}
-          <select value={bp ? choice : 'listLock'} onChange={(e) => setChoice(e.target.value)} data-testid="breakpoint">
+          <select value={chosen} onChange={(e) => setChoice(e.target.value)} data-testid="breakpoint">
             {KIND_BREAKPOINTS.map((k) => (
               <option key={k} value={k}>
                 {t(`overview.bp.${k}`)}

@@ -15,15 +15,10 @@ import { useWidth } from './useWidth';
 
 /** Zoom steps; from SLOTS_AT on, the shown slab is drawn slot by slot. */
 const ZOOMS = [0.5, 0.67, 0.8, 1, 1.25, 1.5, 2, 2.5, 3] as const;
-export const SLOTS_AT = 1.5;
+const SLOTS_AT = 1.5;
 
 
-export interface StageViewProps extends StructViewProps {
-  /** The CPU whose caller the step handed objects to (stage.ts `handedOutBy`). */
-  handedOutBy?: number | null;
-}
-
-function Stage({ snapshot, words, motion, onSelectSlab, onFollowObject, handedOutBy = null }: StageViewProps) {
+function Stage({ snapshot, words, motion, onSelectSlab, onFollowObject }: StructViewProps) {
   const { t: tr } = useTranslation();
   const t = useTranslate();
   const activate = useActivate({ onSelectSlab, onFollowObject });
@@ -34,7 +29,7 @@ function Stage({ snapshot, words, motion, onSelectSlab, onFollowObject, handedOu
   const [zoom, setZoom] = useState(1);
   const detail = zoom >= SLOTS_AT ? 'slots' : 'bars';
   const scene = useStable(
-    useMemo(() => layoutStage(snapshot, { width: width || 800, detail, words, handedOutBy, fontScale: largeText ? 1.4 : 1 }), [snapshot, width, detail, words, handedOutBy, largeText]),
+    useMemo(() => layoutStage(snapshot, { width: width || 800, detail, words, fontScale: largeText ? 1.4 : 1 }), [snapshot, width, detail, words, largeText]),
   );
 
   useLayoutEffect(() => {
