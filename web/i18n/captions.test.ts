@@ -20,7 +20,7 @@
 //    This catches misspelt and foreign placeholders; that such an argument is passed on every
 //    path was checked by hand for those keys.
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import i18next, { type TFunction } from 'i18next';
@@ -299,8 +299,24 @@ function sourceWords(): Set<string> {
 
 // ---------------------------------------------------------------- reading the golden traces
 
-/** Which caption key a golden step line (`function [path]`) was recorded with. */
-function keyOf(fn: string, path: string): string {
+/** The kernel release a caption key narrates from: `step.slab_free_6_8` is the text of Linux
+ *  6.8 and later for a step whose Linux 6.6 text is `step.slab_free`; a key without the suffix
+ *  starts at 6.6. The simulator picks the key by its profile, at the same call site. */
+function keySince(key: string): number {
+  const m = /_(\d+)_(\d+)$/.exec(key);
+  return m ? Number(m[1]) * 100 + Number(m[2]) : 606;
+}
+
+/** `linux-6.12` → 612 (a release compared as major * 100 + minor). */
+function release(profile: string): number {
+  const m = /^linux-(\d+)\.(\d+)$/.exec(profile);
+  if (!m) throw new Error(`not a profile: ${profile}`);
+  return Number(m[1]) * 100 + Number(m[2]);
+}
+
+/** Which caption key a golden step line (`function [path]`) of a run under `profile` was
+ *  recorded with. */
+function keyOf(fn: string, path: string, profile = 'linux-6.6'): string {
   const tiers = [
     sites.filter((s) => s.isBegin && s.fnLit === fn && s.paths.includes(path)),
     // the key handed to a helper that opens the step (kfree's diagnostic(rec, path, key, addr))
@@ -309,11 +325,25 @@ function keyOf(fn: string, path: string): string {
     sites.filter((s) => s.isBegin && s.fnLit === fn && s.paths.length === 0),
   ];
   for (const tier of tiers) {
-    const keys = new Set(tier.map((s) => s.key));
-    if (keys.size > 1) throw new Error(`${fn} [${path}] could be any of ${[...keys].join(', ')}`);
-    if (keys.size === 1) return [...keys][0];
+    const all = [...new Set(tier.map((s) => s.key))];
+    // Versions of one caption: the newest that the profile's release has reached.
+    const since = (k: string) => keySince(k);
+    const reached = all.filter((k) => since(k) <= release(profile));
+    const newest = Math.max(...reached.map(since));
+    const keys = reached.filter((k) => since(k) === newest);
+    if (keys.length > 1) throw new Error(`${fn} [${path}] could be any of ${keys.join(', ')}`);
+    if (keys.length === 1) return keys[0];
   }
   throw new Error(`no caption key in the source for ${fn} [${path}]`);
+}
+
+/** The profile a golden trace was run under: its scenario's `profile` line. */
+function goldenProfile(name: string): string {
+  const file = name.replace(/\.golden$/, '.slab');
+  // Most scenarios sit beside their trace; a few are the gallery's own (docs/scenarios).
+  const path = [join(GOLDEN, file), join(ROOT, 'docs/scenarios', file)].find((p) => existsSync(p));
+  if (!path) throw new Error(`no scenario for ${name}`);
+  return /^profile (\S+)/m.exec(readFileSync(path, 'utf8'))?.[1] ?? 'linux-6.6';
 }
 
 /** For each key the golden traces reach: how many steps, and the arguments every one had. */
@@ -321,6 +351,7 @@ function goldenArgs(): Map<string, { steps: number; always: Set<string> }> {
   const byKey = new Map<string, { steps: number; always: Set<string> }>();
   for (const name of readdirSync(GOLDEN).filter((n) => n.endsWith('.golden'))) {
     const text = readFileSync(join(GOLDEN, name), 'utf8');
+    const profile = goldenProfile(name);
     // A concurrent block's steps are its micro-steps, captioned by `micro.*` keys (each
     // micro-step's caption is checked on its own); only its diagnostics are steps of the
     // kind read here.
@@ -332,7 +363,7 @@ function goldenArgs(): Map<string, { steps: number; always: Set<string> }> {
       if (!m) continue; // an event line
       const [, number, fn, path, args] = m;
       if (inBlock(Number(number)) && !sites.some((s) => s.diagnose && s.fnLit === fn && s.paths.includes(path))) continue;
-      const key = keyOf(fn, path);
+      const key = keyOf(fn, path, profile);
       const names = new Set([...(args ?? '').matchAll(/(?:^| )(\w+)=/g)].map((a) => a[1]));
       const seen = byKey.get(key);
       if (seen) {
@@ -369,6 +400,7 @@ describe('reading the Rust source', () => {
     expect(sourceKeys).toContain('step.internal');
     expect(sourceKeys).toContain('step.kfree_double_free_bug');
     expect(keyOf('get_partial_node', 'node partial')).toBe('step.get_partial_node');
+    expect(keyOf('get_partial_node', 'node partial', 'linux-6.12')).toBe('step.get_partial_node_6_8');
     expect(keyOf('kfree', 'double free')).toBe('step.kfree_double_free');
     expect(keyOf('cache_alloc_refill', 'from the shared array')).toBe('step.slab_refill');
     expect(keyOf('cache_alloc_refill', 'hand out the newest object')).toBe('step.slab_refill_done');

@@ -146,6 +146,8 @@ impl GeometryArgs {
             slub_min_objects: self.boot.slub_min_objects,
             slub_max_order: self.boot.slub_max_order,
             slub_min_order: self.boot.slub_min_order,
+            freeptr_offset: None,
+            sheaf_capacity: None,
         }
     }
 }

@@ -224,6 +224,10 @@ impl LiveFileError {
                         ("live.machine_debug", vec![line, ("cache", cache.clone())])
                     }
                     LiveRefusal::Bounds(why) => ("live.machine", vec![line, ("why", why.clone())]),
+                    LiveRefusal::Profile(id) => (
+                        "live.machine_profile",
+                        vec![line, ("profile", (*id).to_string())],
+                    ),
                 }
             }
             LiveFileError::BadFree { at, what } => (

@@ -497,7 +497,7 @@ print buddyinfo
     let sysfs_lines: Vec<String> = at(2).lines().map(str::to_string).collect();
     assert_eq!(
         sysfs_lines.len(),
-        slabscope_sim::sysfs::attribute_names().count()
+        slabscope_sim::sysfs::attribute_names(slabscope_sim::geometry::SlubVersion::V6_6).count()
     );
     assert!(sysfs_lines
         .iter()

@@ -107,6 +107,8 @@ fn geometry_request(cell: &str) -> CacheRequest {
         slub_min_objects: 0,
         slub_max_order: None,
         slub_min_order: 0,
+        freeptr_offset: None,
+        sheaf_capacity: None,
     };
     for pair in words.chunks(2) {
         let [flag, value] = pair else {

@@ -249,6 +249,18 @@ fn the_languages_profiles_are_the_simulators() {
         .collect();
     assert_eq!(slabscope_scenario::PROFILES, sim.as_slice());
     for id in slabscope_scenario::PROFILES {
-        assert_eq!(translate::profile(id).id, *id);
+        let profile = translate::profile(id);
+        assert_eq!(profile.id, *id);
+        // The language refuses SLAB exactly where the profile lacks it, naming the release.
+        let removed = slabscope_scenario::SLAB_REMOVED
+            .iter()
+            .find(|(p, _)| p == id)
+            .map(|(_, r)| *r);
+        assert_eq!(removed, profile.removed_in(Allocator::Slab), "{id}");
+        assert_eq!(
+            removed.is_none(),
+            profile.implementation(Allocator::Slab).is_some(),
+            "{id}"
+        );
     }
 }

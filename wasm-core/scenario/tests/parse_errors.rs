@@ -50,6 +50,7 @@ fn sources(dir: &Path, out: &mut Vec<String>) {
 const KEYS: &[&str] = &[
     "scenario.align",
     "scenario.allocator",
+    "scenario.allocator_removed",
     "scenario.bad_character",
     "scenario.bad_cpu",
     "scenario.bad_cpu_node",
@@ -331,6 +332,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "scenario.usercopy",
         HEADER_V2,
         "cache foo size=64 usersize=32 useroffset=40\n",
+    ),
+    (
+        "scenario.allocator_removed",
+        V2,
+        "profile linux-6.12\nallocator slab\nmachine cpus=1\n",
     ),
     (
         "scenario.random_kmalloc_caches_slab",

@@ -15,7 +15,8 @@
 
 use crate::allocator::SlabAllocator;
 use crate::boot::Allocator;
-use crate::geometry::{CacheGeometry, CacheRequest, GeometryError};
+use crate::geometry::SlubVersion;
+use crate::geometry::{kmem_cache_geometry_of, CacheGeometry, CacheRequest, GeometryError};
 use std::fmt;
 
 /// One kernel version's behaviour.
@@ -25,8 +26,11 @@ pub struct KernelProfile {
     /// The slab allocators the version can be built with (`Choose SLAB allocator` in
     /// init/Kconfig), the distro default first, each with its implementation.
     pub allocators: &'static [(Allocator, &'static dyn SlabAllocator)],
-    /// How the version lays out a SLUB cache: `calculate_sizes()` and `calculate_order()`.
-    pub slub_geometry: fn(&CacheRequest) -> Result<CacheGeometry, GeometryError>,
+    /// Which SLUB the version has: how it lays out a cache (`calculate_sizes()`,
+    /// `calculate_order()`, sheaf capacity) and which of its paths it runs.
+    pub slub: SlubVersion,
+    /// The kernel release that removed an allocator this version lacks (SLAB: 6.8).
+    pub removed: &'static [(Allocator, &'static str)],
 }
 
 impl KernelProfile {
@@ -36,6 +40,19 @@ impl KernelProfile {
             .iter()
             .find(|(a, _)| *a == allocator)
             .map(|(_, ops)| *ops)
+    }
+
+    /// How the version lays out a SLUB cache.
+    pub fn slub_geometry(&self, req: &CacheRequest) -> Result<CacheGeometry, GeometryError> {
+        kmem_cache_geometry_of(req, self.slub)
+    }
+
+    /// The release that removed `allocator` from the kernel, when this version lacks it.
+    pub fn removed_in(&self, allocator: Allocator) -> Option<&'static str> {
+        self.removed
+            .iter()
+            .find(|(a, _)| *a == allocator)
+            .map(|(_, release)| *release)
     }
 }
 
@@ -61,11 +78,42 @@ pub static LINUX_6_6: KernelProfile = KernelProfile {
         (Allocator::Slub, &crate::slub::Slub),
         (Allocator::Slab, &crate::slab::Slab),
     ],
-    slub_geometry: crate::geometry::kmem_cache_geometry,
+    slub: SlubVersion::V6_6,
+    removed: &[],
 };
 
-/// Every profile, oldest first.
-pub static PROFILES: &[&KernelProfile] = &[&LINUX_6_6];
+/// SLAB and its Kconfig choice were removed in 6.8 (mm/slab.c is gone from the tree).
+const NO_SLAB: &[(Allocator, &str)] = &[(Allocator::Slab, "6.8")];
+
+/// Linux 6.12 LTS (read in 6.12.117): SLUB only, with delayed freezing (spec after 6.6, 2).
+pub static LINUX_6_12: KernelProfile = KernelProfile {
+    id: "linux-6.12",
+    allocators: &[(Allocator::Slub, &crate::slub::Slub)],
+    slub: SlubVersion::V6_12,
+    removed: NO_SLAB,
+};
+
+/// Linux 6.18 LTS (read in 6.18.15): 6.12 plus opt-in per-CPU sheaves and the per-node barn
+/// (spec after 6.6, 3).
+pub static LINUX_6_18: KernelProfile = KernelProfile {
+    id: "linux-6.18",
+    allocators: &[(Allocator::Slub, &crate::slub::Slub)],
+    slub: SlubVersion::V6_18,
+    removed: NO_SLAB,
+};
+
+/// Linux 7.2 (read in 7.2.13): sheaves for every cache, no `kmem_cache_cpu` (spec after 6.6,
+/// 4).
+pub static LINUX_7_2: KernelProfile = KernelProfile {
+    id: "linux-7.2",
+    allocators: &[(Allocator::Slub, &crate::slub::Slub)],
+    slub: SlubVersion::V7_2,
+    removed: NO_SLAB,
+};
+
+/// Every profile a scenario may name, oldest first. A profile joins when its kernel's paths
+/// are all written; until then its static exists for the geometry and its tests.
+pub static PROFILES: &[&KernelProfile] = &[&LINUX_6_6, &LINUX_6_12];
 
 /// The profile with this id.
 pub fn by_id(id: &str) -> Option<&'static KernelProfile> {
@@ -92,5 +140,7 @@ mod tests {
             }
         }
         assert_eq!(by_id("linux-2.4"), None);
+        assert_eq!(LINUX_6_12.removed_in(Allocator::Slab), Some("6.8"));
+        assert!(LINUX_7_2.implementation(Allocator::Slab).is_none());
     }
 }

@@ -171,6 +171,8 @@ impl SweepGrid {
             slub_min_objects: self.slub_min_objects,
             slub_max_order: self.slub_max_order,
             slub_min_order: self.slub_min_order,
+            freeptr_offset: None,
+            sheaf_capacity: None,
         }
     }
 }

@@ -26,6 +26,7 @@
 //!   directory. Differs from v6.6: when `kmem_cache_destroy()` only drops a merged name's
 //!   reference, the kernel leaves its symlink in place; here it goes with the reference.
 
+use crate::geometry::SlubVersion;
 use crate::ids::{NodeId, TiVec};
 use crate::machine::{Machine, Pfn};
 use crate::slab_common::slab_unmergeable;
@@ -63,42 +64,65 @@ enum Attr {
     TotalObjects,
     Trace,
     Usersize,
+    /// 6.18+.
+    SheafCapacity,
+    /// With `CONFIG_KFENCE`, which the distro kernels of the profiles from 6.12 on enable.
+    SkipKfence,
 }
 
 /// Every attribute this module shows, sorted by file name the way `ls` and
-/// `grep . /sys/kernel/slab/<cache>/*` list them (byte order).
-const ATTRS: [(&str, Attr); 26] = [
-    ("aliases", Attr::Aliases),
-    ("align", Attr::Align),
-    ("cache_dma", Attr::CacheDma),
-    ("cpu_partial", Attr::CpuPartial),
-    ("cpu_slabs", Attr::CpuSlabs),
-    ("destroy_by_rcu", Attr::DestroyByRcu),
-    ("hwcache_align", Attr::HwcacheAlign),
-    ("min_partial", Attr::MinPartial),
-    ("object_size", Attr::ObjectSize),
-    ("objects", Attr::Objects),
-    ("objects_partial", Attr::ObjectsPartial),
-    ("objs_per_slab", Attr::ObjsPerSlab),
-    ("order", Attr::Order),
-    ("partial", Attr::Partial),
-    ("poison", Attr::Poison),
-    ("reclaim_account", Attr::ReclaimAccount),
-    ("red_zone", Attr::RedZone),
-    ("remote_node_defrag_ratio", Attr::RemoteNodeDefragRatio),
-    ("sanity_checks", Attr::SanityChecks),
-    ("slab_size", Attr::SlabSize),
-    ("slabs", Attr::Slabs),
-    ("slabs_cpu_partial", Attr::SlabsCpuPartial),
-    ("store_user", Attr::StoreUser),
-    ("total_objects", Attr::TotalObjects),
-    ("trace", Attr::Trace),
-    ("usersize", Attr::Usersize),
+/// `grep . /sys/kernel/slab/<cache>/*` list them (byte order), with the first version that
+/// has it.
+const ATTRS: [(&str, Attr, SlubVersion); 28] = [
+    ("aliases", Attr::Aliases, SlubVersion::V6_6),
+    ("align", Attr::Align, SlubVersion::V6_6),
+    ("cache_dma", Attr::CacheDma, SlubVersion::V6_6),
+    ("cpu_partial", Attr::CpuPartial, SlubVersion::V6_6),
+    ("cpu_slabs", Attr::CpuSlabs, SlubVersion::V6_6),
+    ("destroy_by_rcu", Attr::DestroyByRcu, SlubVersion::V6_6),
+    ("hwcache_align", Attr::HwcacheAlign, SlubVersion::V6_6),
+    ("min_partial", Attr::MinPartial, SlubVersion::V6_6),
+    ("object_size", Attr::ObjectSize, SlubVersion::V6_6),
+    ("objects", Attr::Objects, SlubVersion::V6_6),
+    ("objects_partial", Attr::ObjectsPartial, SlubVersion::V6_6),
+    ("objs_per_slab", Attr::ObjsPerSlab, SlubVersion::V6_6),
+    ("order", Attr::Order, SlubVersion::V6_6),
+    ("partial", Attr::Partial, SlubVersion::V6_6),
+    ("poison", Attr::Poison, SlubVersion::V6_6),
+    ("reclaim_account", Attr::ReclaimAccount, SlubVersion::V6_6),
+    ("red_zone", Attr::RedZone, SlubVersion::V6_6),
+    (
+        "remote_node_defrag_ratio",
+        Attr::RemoteNodeDefragRatio,
+        SlubVersion::V6_6,
+    ),
+    ("sanity_checks", Attr::SanityChecks, SlubVersion::V6_6),
+    ("sheaf_capacity", Attr::SheafCapacity, SlubVersion::V6_18),
+    ("skip_kfence", Attr::SkipKfence, SlubVersion::V6_12),
+    ("slab_size", Attr::SlabSize, SlubVersion::V6_6),
+    ("slabs", Attr::Slabs, SlubVersion::V6_6),
+    (
+        "slabs_cpu_partial",
+        Attr::SlabsCpuPartial,
+        SlubVersion::V6_6,
+    ),
+    ("store_user", Attr::StoreUser, SlubVersion::V6_6),
+    ("total_objects", Attr::TotalObjects, SlubVersion::V6_6),
+    ("trace", Attr::Trace, SlubVersion::V6_6),
+    ("usersize", Attr::Usersize, SlubVersion::V6_6),
 ];
 
-/// The attribute names, in the order `sysfs_dir()` returns them.
-pub fn attribute_names() -> impl Iterator<Item = &'static str> {
-    ATTRS.iter().map(|(name, _)| *name)
+/// The attribute names a version has, in the order `sysfs_dir()` returns them.
+pub fn attribute_names(version: SlubVersion) -> impl Iterator<Item = &'static str> {
+    attrs(version).map(|(name, _)| name)
+}
+
+/// The attributes a version has.
+fn attrs(version: SlubVersion) -> impl Iterator<Item = (&'static str, Attr)> {
+    ATTRS
+        .iter()
+        .filter(move |(_, _, since)| *since <= version)
+        .map(|(name, attr, _)| (*name, *attr))
 }
 
 /// Why a sysfs file cannot be read.
@@ -106,8 +130,13 @@ pub fn attribute_names() -> impl Iterator<Item = &'static str> {
 pub enum SysfsError {
     /// No live cache has this name or alias; `destroyed` when one had it and was destroyed.
     UnknownCache { name: String, destroyed: bool },
-    /// The cache exists but has no such attribute (or this build does not show it).
-    UnknownAttribute { cache: String, attr: String },
+    /// The cache exists but has no such attribute (or this build does not show it) in the
+    /// kernel `version`.
+    UnknownAttribute {
+        cache: String,
+        attr: String,
+        version: SlubVersion,
+    },
     /// The kernel runs SLAB, which has no /sys/kernel/slab (mm/slab.c registers no sysfs).
     NotSlub,
 }
@@ -146,13 +175,17 @@ impl fmt::Display for SysfsError {
             SysfsError::NotSlub => f.write_str(
                 "/sys/kernel/slab exists only under SLUB; SLAB shows its tunables in /proc/slabinfo",
             ),
-            SysfsError::UnknownAttribute { cache, attr } => {
+            SysfsError::UnknownAttribute {
+                cache,
+                attr,
+                version,
+            } => {
                 write!(
                     f,
                     "/sys/kernel/slab/{cache}/{attr} is not an attribute Slabscope shows; \
                      the attributes are: "
                 )?;
-                for (i, name) in attribute_names().enumerate() {
+                for (i, name) in attribute_names(*version).enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
                     }
@@ -169,23 +202,23 @@ impl std::error::Error for SysfsError {}
 /// The contents of `/sys/kernel/slab/<cache>/<attr>`, trailing newline included.
 pub fn sysfs_attribute(m: &Machine, cache: &str, attr: &str) -> Result<String, SysfsError> {
     let s = find_cache(m, cache)?;
-    let (_, which) = ATTRS
-        .iter()
+    let version = m.profile.slub;
+    let (_, which) = attrs(version)
         .find(|(name, _)| *name == attr)
         .ok_or_else(|| SysfsError::UnknownAttribute {
             cache: cache.to_string(),
             attr: attr.to_string(),
+            version,
         })?;
-    Ok(show(m, s, *which))
+    Ok(show(m, s, which))
 }
 
 /// Every attribute of `/sys/kernel/slab/<cache>/` with its contents, in `attribute_names()`
 /// order.
 pub fn sysfs_dir(m: &Machine, cache: &str) -> Result<Vec<(&'static str, String)>, SysfsError> {
     let s = find_cache(m, cache)?;
-    Ok(ATTRS
-        .iter()
-        .map(|(name, which)| (*name, show(m, s, *which)))
+    Ok(attrs(m.profile.slub)
+        .map(|(name, which)| (name, show(m, s, which)))
         .collect())
 }
 
@@ -319,6 +352,10 @@ fn show(m: &Machine, s: &KmemCache, attr: Attr) -> String {
         Attr::Trace => bit(false),
         // usersize_show(): s->usersize.
         Attr::Usersize => format!("{}\n", s.usersize),
+        // sheaf_capacity_show() (v6.18.15, v7.2.13): s->sheaf_capacity.
+        Attr::SheafCapacity => format!("{}\n", g.sheaf_capacity.unwrap_or(0)),
+        // skip_kfence_show(): SLAB_SKIP_KFENCE, which no scenario sets.
+        Attr::SkipKfence => bit(false),
         // remote_node_defrag_ratio_show(): a tenth of s->remote_node_defrag_ratio.
         Attr::RemoteNodeDefragRatio => format!("{}\n", s.remote_node_defrag_ratio / 10),
         // aliases_show(): s->refcount - 1. The creator holds one reference and every merged
@@ -329,6 +366,8 @@ fn show(m: &Machine, s: &KmemCache, attr: Attr) -> String {
         // cpu_partial_show(): s->cpu_partial, the legacy limit in objects (0 for a cache
         // without per-CPU partial slabs, as set_cpu_partial() leaves it).
         Attr::CpuPartial => format!("{}\n", g.cpu_partial),
+        // 7.0+: show_slab_objects(SO_CPU) has no branch for SO_CPU any more and prints 0.
+        Attr::CpuSlabs if !m.profile.slub.has_cpu_slab() => "0\n".to_string(),
         Attr::CpuSlabs => show_slab_objects(m, s, SO_CPU),
         // min_partial_show(): s->min_partial.
         Attr::MinPartial => format!("{}\n", g.min_partial),
@@ -344,6 +383,8 @@ fn show(m: &Machine, s: &KmemCache, attr: Attr) -> String {
         // slab_size_show(): s->size, the object slot, not the slab.
         Attr::SlabSize => format!("{}\n", g.size),
         Attr::Slabs => show_slab_objects(m, s, SO_ALL),
+        // slabs_cpu_partial_show(), v7.2.13: a constant.
+        Attr::SlabsCpuPartial if !m.profile.slub.has_cpu_slab() => "0(0)\n".to_string(),
         Attr::SlabsCpuPartial => slabs_cpu_partial_show(m, s),
         Attr::TotalObjects => show_slab_objects(m, s, SO_ALL | SO_TOTAL),
     }

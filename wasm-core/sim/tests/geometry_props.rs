@@ -54,6 +54,8 @@ fn valid_request() -> impl Strategy<Value = CacheRequest> {
                     slub_min_objects: min_objects,
                     slub_max_order: max_order,
                     slub_min_order: min_order,
+                    freeptr_offset: None,
+                    sheaf_capacity: None,
                 }
             },
         )
@@ -120,6 +122,8 @@ proptest! {
         let _ = kmem_cache_geometry(&CacheRequest {
             source, align, flags, ctor, page_size, cpus,
             slub_min_objects: min_objects, slub_max_order: max_order, slub_min_order: min_order,
+            freeptr_offset: None,
+            sheaf_capacity: None,
         });
     }
 }

@@ -86,6 +86,11 @@ cpu_partial: number,
  */
 cpu_partial_slabs: number, 
 /**
+ * `s->sheaf_capacity` (6.18+; absent before): objects per per-CPU sheaf, 0 for a cache
+ * without sheaves.
+ */
+sheaf_capacity?: number, 
+/**
  * `kmem_cache_debug()`: true when any debug flag is set (no cpu partial list then).
  */
 debug: boolean, 

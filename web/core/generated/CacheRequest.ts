@@ -37,4 +37,14 @@ slub_max_order: number | null,
 /**
  * `slub_min_order=`.
  */
-slub_min_order: number, };
+slub_min_order: number, 
+/**
+ * `kmem_cache_args.freeptr_offset` with `use_freeptr_offset` (6.12+): where in a free
+ * object the free pointer may go. Absent in 6.6.
+ */
+freeptr_offset?: number, 
+/**
+ * `kmem_cache_args.sheaf_capacity` (6.18+): 6.18 gives the cache sheaves of exactly this
+ * capacity, 7.x takes it as the least capacity. Absent: none asked.
+ */
+sheaf_capacity?: number, };

@@ -35,6 +35,7 @@ impl Parser {
     pub(super) fn allocator_line(&mut self, line: &mut Line) -> Result<(), ParseError> {
         let col = line.col();
         let word = line.word("scenario.expected_allocator", "slub or slab")?;
+        self.allocator_at = Some((line.number, col));
         self.allocator = Some(match word.as_str() {
             "slub" => Allocator::Slub,
             "slab" => Allocator::Slab,

@@ -40,7 +40,9 @@ pub const VERSION: u32 = 3;
 /// Every format version this parser reads, oldest first.
 pub const VERSIONS: &[u32] = &[1, 2, 3];
 /// Kernel profiles this build replays.
-pub const PROFILES: &[&str] = &["linux-6.6"];
+pub const PROFILES: &[&str] = &["linux-6.6", "linux-6.12"];
+/// The profiles whose kernel has no SLAB, with the release that removed it.
+pub const SLAB_REMOVED: &[(&str, &str)] = &[("linux-6.12", "6.8")];
 
 const DIRECTIVES: &[&str] = &[
     "profile",
@@ -160,6 +162,8 @@ struct Parser {
     lists: BTreeSet<String>,
     /// Where `switch random_kmalloc_caches on` is, to refuse it under SLAB at the end.
     random_kmalloc_line: Option<(u32, u32)>,
+    /// Where the `allocator` line's word is, to refuse SLAB under a profile without it.
+    allocator_at: Option<(u32, u32)>,
     /// The `concurrent` block being read, and those closed.
     block: Option<OpenBlock>,
     blocks: Vec<Block>,
@@ -266,6 +270,23 @@ impl Parser {
             .hint("add e.g. `machine cpus=2 nodes=1 memory=16M` after the first line")
         })?;
         let allocator = self.allocator.unwrap_or(Allocator::Slub);
+        let profile = self.profile.unwrap_or_else(|| PROFILES[0].to_string());
+        if let (Allocator::Slab, Some((line, col))) = (allocator, self.allocator_at) {
+            if let Some((_, removed)) = SLAB_REMOVED.iter().find(|(p, _)| *p == profile) {
+                return Err(ParseError::new(
+                    line,
+                    col,
+                    "scenario.allocator_removed",
+                    format!(
+                        "{profile} has no SLAB: it was removed in Linux {removed}, and SLUB is \
+                         the only slab allocator since"
+                    ),
+                )
+                .arg("profile", &profile)
+                .arg("removed", *removed)
+                .hint("use `allocator slub`, or `profile linux-6.6` to run SLAB"));
+            }
+        }
         if let (Allocator::Slab, Some((line, col))) = (allocator, self.random_kmalloc_line) {
             // mm/Kconfig, v6.6: RANDOM_KMALLOC_CACHES depends on SLUB && !SLUB_TINY.
             return Err(ParseError::new(
@@ -279,7 +300,7 @@ impl Parser {
         }
         Ok(Scenario {
             version: self.version,
-            profile: self.profile.unwrap_or_else(|| PROFILES[0].to_string()),
+            profile,
             allocator,
             machine,
             switches: self.switches,

@@ -1,11 +1,16 @@
 //! `kmem_cache_geometry()`: one cache's layout and limits, as `kmem_cache_open()` would leave
 //! them in v6.6 (`calculate_sizes()`, `calculate_order()`, the `min_partial` clamp,
-//! `set_cpu_partial()` and `slub_set_cpu_partial()`).
+//! `set_cpu_partial()` and `slub_set_cpu_partial()`); `kmem_cache_geometry_of()` answers the
+//! same question for a later version (`do_kmem_cache_create()` from 6.8 on), whose
+//! differences `SlubVersion` names.
 
 use super::kmalloc::{kmalloc_target, KmallocTarget};
-use super::layout::{calculate_alignment, calculate_sizes, SlabFlags};
-use super::order::{calculate_order, initial_min_objects, order_objects};
-use super::platform::{PageGeometry, SlubParams, ARCH_KMALLOC_MINALIGN};
+use super::layout::{
+    calculate_alignment, calculate_sizes, calculate_sizes_args, FreePointerArgs, SlabFlags,
+};
+use super::order::{calculate_order, calculate_order_v6_7, initial_min_objects, order_objects};
+use super::platform::{PageGeometry, SlubParams, ARCH_KMALLOC_MINALIGN, WORD};
+use super::version::SlubVersion;
 use super::GeometryError;
 use serde::{Deserialize, Serialize};
 
@@ -52,6 +57,16 @@ pub struct CacheRequest {
     /// `slub_min_order=`.
     #[serde(default)]
     pub slub_min_order: u32,
+    /// `kmem_cache_args.freeptr_offset` with `use_freeptr_offset` (6.12+): where in a free
+    /// object the free pointer may go. Absent in 6.6.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts-export", ts(optional))]
+    pub freeptr_offset: Option<u32>,
+    /// `kmem_cache_args.sheaf_capacity` (6.18+): 6.18 gives the cache sheaves of exactly this
+    /// capacity, 7.x takes it as the least capacity. Absent: none asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts-export", ts(optional))]
+    pub sheaf_capacity: Option<u32>,
 }
 
 /// The answer: everything `kmem_cache_open()` fixes about a cache.
@@ -101,6 +116,11 @@ pub struct CacheGeometry {
     pub cpu_partial: u32,
     /// `s->cpu_partial_slabs`.
     pub cpu_partial_slabs: u32,
+    /// `s->sheaf_capacity` (6.18+; absent before): objects per per-CPU sheaf, 0 for a cache
+    /// without sheaves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts-export", ts(optional))]
+    pub sheaf_capacity: Option<u32>,
     /// `kmem_cache_debug()`: true when any debug flag is set (no cpu partial list then).
     pub debug: bool,
     /// The machine the answer is for.
@@ -108,12 +128,21 @@ pub struct CacheGeometry {
     pub cpus: u32,
 }
 
-/// Computes one cache's geometry, or says why the kernel would refuse it.
+/// Computes one cache's geometry in v6.6, or says why the kernel would refuse it.
+pub fn kmem_cache_geometry(req: &CacheRequest) -> Result<CacheGeometry, GeometryError> {
+    kmem_cache_geometry_of(req, SlubVersion::V6_6)
+}
+
+/// Computes one cache's geometry in `version`, or says why the kernel would refuse it.
 #[allow(
     clippy::too_many_lines,
     reason = "kmem_cache_open()'s sequence in the kernel's order (alignment, calculate_sizes(), calculate_order(), min_partial, set_cpu_partial()), read against mm/slub.c top to bottom"
 )]
-pub fn kmem_cache_geometry(req: &CacheRequest) -> Result<CacheGeometry, GeometryError> {
+pub fn kmem_cache_geometry_of(
+    req: &CacheRequest,
+    version: SlubVersion,
+) -> Result<CacheGeometry, GeometryError> {
+    version.check_args(req)?;
     let page = PageGeometry::new(req.page_size)?;
     let params = SlubParams::new(
         &page,
@@ -158,10 +187,14 @@ pub fn kmem_cache_geometry(req: &CacheRequest) -> Result<CacheGeometry, Geometry
                     })
                 }
             };
-            // create_boot_cache(): natural alignment for power-of-two sizes; SLUB passes no
-            // creation flags, so only the slub_debug ones reach calculate_sizes().
+            // create_boot_cache(): natural alignment for power-of-two sizes (6.6); from 6.11
+            // the largest power of two dividing the size, so kmalloc-96 is 32-aligned and
+            // kmalloc-192 64-aligned. SLUB passes no creation flags, so only the slub_debug
+            // ones reach calculate_sizes().
             let mut align = ARCH_KMALLOC_MINALIGN;
-            if class.size.is_power_of_two() {
+            if version >= SlubVersion::V6_12 {
+                align = align.max(1 << class.size.trailing_zeros());
+            } else if class.size.is_power_of_two() {
                 align = align.max(class.size);
             }
             let flags = SlabFlags {
@@ -182,12 +215,33 @@ pub fn kmem_cache_geometry(req: &CacheRequest) -> Result<CacheGeometry, Geometry
         }
     };
 
-    let layout = calculate_sizes(object_size, align, &flags, ctor, kmalloc);
-    let order =
-        calculate_order(&page, &params, layout.size).ok_or(GeometryError::ObjectTooLarge {
-            size: layout.size,
-            max_slab_bytes: page.kmalloc_max_size(),
-        })?;
+    let layout = if version >= SlubVersion::V6_12 {
+        if let Some(offset) = req.freeptr_offset {
+            version.check_freeptr_offset(offset, object_size, &flags, ctor)?;
+        }
+        let args = FreePointerArgs {
+            ctor,
+            freeptr_offset: req.freeptr_offset,
+            ctor_may_use_offset: version >= SlubVersion::V7_2,
+            orig_size_bytes: if version == SlubVersion::V6_18 {
+                4
+            } else {
+                WORD
+            },
+        };
+        calculate_sizes_args(object_size, align, &flags, kmalloc, &args)
+    } else {
+        calculate_sizes(object_size, align, &flags, ctor, kmalloc)
+    };
+    let order = if version >= SlubVersion::V6_12 {
+        calculate_order_v6_7(&page, &params, layout.size)
+    } else {
+        calculate_order(&page, &params, layout.size)
+    }
+    .ok_or(GeometryError::ObjectTooLarge {
+        size: layout.size,
+        max_slab_bytes: page.kmalloc_max_size(),
+    })?;
     let objs_per_slab = order_objects(&page, order, layout.size) as u32;
     let slab_size = page.bytes(order);
     let min_order = page.get_order(u64::from(layout.size));
@@ -197,9 +251,10 @@ pub fn kmem_cache_geometry(req: &CacheRequest) -> Result<CacheGeometry, Geometry
     let ilog2 = u32::BITS - 1 - layout.size.leading_zeros();
     let min_partial = (ilog2 / 2).clamp(MIN_PARTIAL, MAX_PARTIAL);
 
-    // set_cpu_partial(): an object budget by slot size; debug caches have no cpu partial list.
+    // set_cpu_partial(): an object budget by slot size; debug caches have no cpu partial list,
+    // and from 7.0 no cache has one.
     let debug = flags.is_debug();
-    let cpu_partial: u32 = if debug {
+    let cpu_partial: u32 = if debug || !version.has_cpu_partial() {
         0
     } else if layout.size >= page.page_size {
         6
@@ -239,6 +294,7 @@ pub fn kmem_cache_geometry(req: &CacheRequest) -> Result<CacheGeometry, Geometry
         min_partial,
         cpu_partial,
         cpu_partial_slabs,
+        sheaf_capacity: version.sheaf_capacity(&page, req, &flags, layout.size),
         debug,
         page_size: page.page_size,
         cpus: params.cpus,
@@ -260,6 +316,8 @@ mod tests {
             slub_min_objects: 0,
             slub_max_order: None,
             slub_min_order: 0,
+            freeptr_offset: None,
+            sheaf_capacity: None,
         }
     }
 

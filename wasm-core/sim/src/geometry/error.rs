@@ -29,6 +29,19 @@ pub enum GeometryError {
     },
     /// Above `KMALLOC_MAX_SIZE`: kmalloc fails.
     KmallocTooLarge { size: u64, max: u64 },
+    /// A creation argument the profile's kernel does not have yet.
+    NotInVersion {
+        arg: &'static str,
+        since: &'static str,
+        version: &'static str,
+    },
+    /// `freeptr_offset` that `create_cache()` refuses with `-EINVAL`.
+    FreeptrOffset {
+        offset: u32,
+        object_size: u32,
+        /// 7.0+: a constructor cache may use one too.
+        ctor_allowed: bool,
+    },
     /// A sweep grid with more points than a sweep may hold.
     SweepTooLarge { points: u64, max: u64 },
     /// A sweep grid with an empty axis or a zero step.
@@ -73,6 +86,30 @@ impl fmt::Display for GeometryError {
                 "kmalloc caches are created by the kernel with fixed arguments: alignment, \
                  constructor, SLAB_HWCACHE_ALIGN and SLAB_TYPESAFE_BY_RCU cannot be chosen \
                  (only slub_debug flags apply)"
+            ),
+            GeometryError::NotInVersion {
+                arg,
+                since,
+                version,
+            } => write!(
+                f,
+                "{arg} is a kmem_cache_args field from Linux {since} on; Linux {version} has \
+                 no such argument"
+            ),
+            GeometryError::FreeptrOffset {
+                offset,
+                object_size,
+                ctor_allowed,
+            } => write!(
+                f,
+                "freeptr_offset={offset} is refused (-EINVAL): it must be a multiple of 8 below \
+                 the object size ({object_size}), and only a SLAB_TYPESAFE_BY_RCU cache{} may \
+                 use one",
+                if *ctor_allowed {
+                    " or one with a constructor"
+                } else {
+                    ""
+                }
             ),
             GeometryError::KmallocZero => write!(
                 f,

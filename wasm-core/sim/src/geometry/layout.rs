@@ -46,6 +46,15 @@ pub struct SlabFlags {
     /// `SLAB_NO_MERGE` (v6.5+): never merge this cache with another. The normal and random
     /// kmalloc caches have it (`new_kmalloc_cache()` with `CONFIG_MEMCG_KMEM`).
     pub no_merge: bool,
+    /// `SLAB_NO_SHEAVES` (7.2): no per-CPU sheaves, as the bootstrap caches `kmem_cache` and
+    /// `kmem_cache_node` are created. Not a flag a scenario sets.
+    #[serde(skip_serializing_if = "is_false")]
+    #[cfg_attr(feature = "ts-export", ts(skip))]
+    pub no_sheaves: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl SlabFlags {
@@ -116,6 +125,68 @@ pub fn calculate_sizes(
     has_ctor: bool,
     kmalloc: bool,
 ) -> ObjectLayout {
+    layout(
+        object_size,
+        align,
+        flags,
+        kmalloc,
+        FreePointer::V6_6 { ctor: has_ctor },
+    )
+}
+
+/// Where a later kernel's `calculate_sizes()` may keep the free pointer: the arguments of
+/// `struct kmem_cache_args` that decide it (6.12+).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FreePointerArgs {
+    /// Whether the cache has a constructor.
+    pub ctor: bool,
+    /// `args->use_freeptr_offset` with `args->freeptr_offset`: a word inside the object the
+    /// cache's user leaves alone, for the free pointer.
+    pub freeptr_offset: Option<u32>,
+    /// 7.0+: a constructor cache may use `freeptr_offset` too (6.12-6.19: only
+    /// `SLAB_TYPESAFE_BY_RCU` caches).
+    pub ctor_may_use_offset: bool,
+    /// `sizeof` the `orig_size` field `SLAB_STORE_USER` adds to a kmalloc cache's slot:
+    /// `unsigned long` in 6.12 and 7.2, `unsigned int` in 6.18 (as in 6.6).
+    pub orig_size_bytes: u32,
+}
+
+/// `calculate_sizes()` of 6.12 and later (mm/slub.c, v6.12.117 / v6.18.15 / v7.2.13): the free
+/// pointer goes after the object for `SLAB_TYPESAFE_BY_RCU` without `freeptr_offset`, poison,
+/// a constructor (7.0+: one without `freeptr_offset`), or a red zone on an object smaller
+/// than a word or on one whose kmalloc size is recorded; to `freeptr_offset` when the cache
+/// may use one; else near the middle. (6.6 moved it out for any recorded kmalloc size, with
+/// or without a red zone.)
+pub fn calculate_sizes_args(
+    object_size: u32,
+    align: u32,
+    flags: &SlabFlags,
+    kmalloc: bool,
+    args: &FreePointerArgs,
+) -> ObjectLayout {
+    layout(
+        object_size,
+        align,
+        flags,
+        kmalloc,
+        FreePointer::Later(*args),
+    )
+}
+
+/// The free-pointer rule of one kernel version.
+#[derive(Clone, Copy)]
+enum FreePointer {
+    V6_6 { ctor: bool },
+    Later(FreePointerArgs),
+}
+
+fn layout(
+    object_size: u32,
+    align: u32,
+    flags: &SlabFlags,
+    kmalloc: bool,
+    rule: FreePointer,
+) -> ObjectLayout {
     let mut size = align_up(object_size, WORD);
     // Room for the right red zone when the object has no word padding of its own.
     if flags.red_zone && size == object_size {
@@ -123,15 +194,32 @@ pub fn calculate_sizes(
     }
     let inuse = size;
     let orig_size = flags.store_user && kmalloc;
-    let offset = if orig_size
-        || flags.typesafe_by_rcu
-        || flags.poison
-        || (flags.red_zone && object_size < WORD)
-        || has_ctor
-    {
+    let (outside, inside) = match rule {
+        FreePointer::V6_6 { ctor } => (
+            orig_size
+                || flags.typesafe_by_rcu
+                || flags.poison
+                || (flags.red_zone && object_size < WORD)
+                || ctor,
+            None,
+        ),
+        FreePointer::Later(a) => {
+            let ctor_out = a.ctor && !(a.ctor_may_use_offset && a.freeptr_offset.is_some());
+            let outside = (flags.typesafe_by_rcu && a.freeptr_offset.is_none())
+                || flags.poison
+                || ctor_out
+                || (flags.red_zone && (object_size < WORD || orig_size));
+            let may_use = flags.typesafe_by_rcu || (a.ctor && a.ctor_may_use_offset);
+            (outside, a.freeptr_offset.filter(|_| may_use))
+        }
+    };
+    let offset = if outside {
         // The object's bytes must stay intact while free: keep the pointer after it.
         let offset = size;
         size += WORD;
+        offset
+    } else if let Some(offset) = inside {
+        // A word the cache's user promised not to need while the object is free.
         offset
     } else {
         // Inside the object, near the middle, so that small overflows off either end do
@@ -141,7 +229,10 @@ pub fn calculate_sizes(
     if flags.store_user {
         size += 2 * TRACK_SIZE;
         if kmalloc {
-            size += 4; // the unsigned int orig_size
+            size += match rule {
+                FreePointer::V6_6 { .. } => 4, // the unsigned int orig_size
+                FreePointer::Later(a) => a.orig_size_bytes,
+            };
         }
     }
     let mut red_left_pad = 0;

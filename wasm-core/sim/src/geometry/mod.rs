@@ -13,7 +13,11 @@ pub mod layout;
 pub mod order;
 pub mod platform;
 pub mod slab;
+pub mod version;
 
-pub use cache::{kmem_cache_geometry, CacheGeometry, CacheRequest, CacheSource};
+pub use cache::{
+    kmem_cache_geometry, kmem_cache_geometry_of, CacheGeometry, CacheRequest, CacheSource,
+};
 pub use error::GeometryError;
 pub use layout::SlabFlags;
+pub use version::SlubVersion;

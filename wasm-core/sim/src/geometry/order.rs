@@ -1,8 +1,9 @@
-//! Slab order: `calc_slab_order()` and `calculate_order()` of mm/slub.c, v6.6 (spec 2.3).
+//! Slab order: `calc_slab_order()` and `calculate_order()` of mm/slub.c, v6.6 (spec 2.3) and
+//! v6.7+ (spec after 6.6, 2.1).
 //!
 //! v6.6 lowers `min_objects` one at a time while no order up to `slub_max_order` wastes at most
-//! 1/16, 1/8 or 1/4 of the slab; v6.7 rewrote this (spec 2.3, "v6.7+ rule") and that belongs to
-//! a later profile, never to this one.
+//! 1/16, 1/8 or 1/4 of the slab (`calculate_order()`); v6.7 rewrote this, and the profiles from
+//! linux-6.12 on use the rewrite (`calculate_order_v6_7()`).
 
 use super::platform::{PageGeometry, SlubParams, MAX_OBJS_PER_PAGE};
 
@@ -80,6 +81,38 @@ pub fn calculate_order(page: &PageGeometry, params: &SlubParams, size: u32) -> O
     (order <= page.max_order).then_some(order)
 }
 
+/// `calculate_order()` of 6.7 and later (mm/slub.c, read in v6.12.117, v6.18.15 and v7.2.13,
+/// unchanged between them): `min_objects` is clamped once and fixes the lowest order, and
+/// the waste fractions 1/16, 1/8, 1/4 and then 1/2 are tried from there up to
+/// `slab_max_order`; 1/2 accepts the order `min_objects` asks for whatever it wastes. There
+/// is no lowering of `min_objects` and no single-object pass any more, so the two rules part
+/// only for objects that cannot keep to 1/4 at that order (12224 bytes on 2 CPUs: order 2 and
+/// one object in 6.6, order 3 and two objects here). `None` is `-ENOSYS`.
+pub fn calculate_order_v6_7(page: &PageGeometry, params: &SlubParams, size: u32) -> Option<u32> {
+    // max(order_objects(slub_max_order), 1): get_order(0) is undefined.
+    let max_objects = order_objects(page, params.slub_max_order, size).max(1);
+    let min_objects = u64::from(initial_min_objects(params)).min(max_objects);
+    let min_order = params
+        .slub_min_order
+        .max(page.get_order(min_objects * u64::from(size)));
+    if order_objects(page, min_order, size) > u64::from(MAX_OBJS_PER_PAGE) {
+        return Some(page.get_order(u64::from(size) * u64::from(MAX_OBJS_PER_PAGE)) - 1);
+    }
+    for fraction in [16u64, 8, 4, 2] {
+        // calc_slab_order(size, min_order, slub_max_order, fraction)
+        let found = (min_order..=params.slub_max_order).find(|&order| {
+            let slab_bytes = page.bytes(order);
+            slab_bytes % u64::from(size) <= slab_bytes / fraction
+        });
+        if let Some(order) = found {
+            return Some(order);
+        }
+    }
+    // Not even one object in a slub_max_order slab.
+    let order = page.get_order(u64::from(size));
+    (order <= page.max_order).then_some(order)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,5 +181,49 @@ mod tests {
         let p = SlubParams::new(&page, 2, 0, None, 3).unwrap();
         assert_eq!(calculate_order(&page, &p, 8), Some(1));
         assert!(order_objects(&page, 1, 8) <= u64::from(MAX_OBJS_PER_PAGE));
+    }
+
+    #[test]
+    fn the_v6_7_rule_keeps_min_objects_and_accepts_half_waste() {
+        // Spec after 6.6, 2.1: 12224-byte objects on 2 CPUs, order 3 with two objects.
+        let page = PageGeometry::new(4096).unwrap();
+        let p = params(&page, 2);
+        assert_eq!(calculate_order_v6_7(&page, &p, 12224), Some(3));
+        assert_eq!(order_objects(&page, 3, 12224), 2);
+        // The worked examples of 6.1 (4 CPUs): mm_struct, TCP, task_struct.
+        let p4 = params(&page, 4);
+        assert_eq!(calculate_order_v6_7(&page, &p4, 1408), Some(3));
+        assert_eq!(calculate_order_v6_7(&page, &p4, 2432), Some(3));
+        assert_eq!(calculate_order_v6_7(&page, &p4, 8448), Some(3));
+        assert_eq!(calculate_order_v6_7(&page, &p4, 96), Some(0));
+        // Past slub_max_order, then past MAX_ORDER.
+        assert_eq!(calculate_order_v6_7(&page, &p, 1 << 20), Some(8));
+        assert_eq!(calculate_order_v6_7(&page, &p, (4 << 20) + 8), None);
+        // Tiny objects with a big slab_min_order back off as 6.6 does.
+        let big = PageGeometry::new(65536).unwrap();
+        let p = SlubParams::new(&big, 2, 0, None, 3).unwrap();
+        assert_eq!(calculate_order_v6_7(&big, &p, 8), Some(1));
+    }
+
+    #[test]
+    fn the_two_rules_agree_except_where_a_quarter_cannot_be_met() {
+        // Every slot size 8..=32768 in steps of 8 on 1..=64 CPUs: where they differ, the v6.6
+        // rule had to give up objects (or waste) that v6.7 keeps.
+        let page = PageGeometry::new(4096).unwrap();
+        for cpus in [1, 2, 4, 8, 64] {
+            let p = params(&page, cpus);
+            for size in (8..=32768).step_by(8) {
+                let old = calculate_order(&page, &p, size).unwrap();
+                let new = calculate_order_v6_7(&page, &p, size).unwrap();
+                if old != new {
+                    let waste = page.bytes(old) % u64::from(size);
+                    assert!(
+                        waste > page.bytes(old) / 4
+                            || order_objects(&page, old, size) < u64::from(initial_min_objects(&p)),
+                        "{size} bytes, {cpus} cpus: {old} vs {new}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -6,6 +6,7 @@ use super::mem::{next_tid32, pair_pack, pair_unpack, pfn_dec, pfn_enc, LiveMem, 
 use super::mem::{Pages, WRITER};
 use super::record::{Class, Held, Res, ThreadLog};
 use super::stats::LiveStats;
+use crate::geometry::SlubVersion;
 use crate::ids::{CacheId, CpuId, NodeId, Pfn};
 use crate::slub::cmpxchg::{SlabRead, SlabWord};
 use crate::slub::mem::{Detached, SlubMem};
@@ -335,6 +336,12 @@ impl Kernel for LiveCtx<'_> {
 }
 
 impl SlubMem for LiveCtx<'_> {
+    /// A live memory holds only a linux-6.6 machine (`LiveMem::new` refuses others).
+    #[inline(always)]
+    fn slub_version(self) -> SlubVersion {
+        SlubVersion::V6_6
+    }
+
     #[inline(always)]
     fn cache_debug(self, cache: CacheId) -> bool {
         self.mem.conf(cache).debug
@@ -630,6 +637,17 @@ impl SlubMem for LiveCtx<'_> {
         self.change_list(cache, node, -1);
     }
 
+    fn on_node_partial(self, cache: CacheId, node: NodeId, pfn: Pfn) -> bool {
+        let mut at = pfn_dec(self.mem.node(cache, node).head.load(Relaxed));
+        while let Some(p) = at {
+            if p == pfn {
+                return true;
+            }
+            at = pfn_dec(self.mem.slab(p).lnext.load(Relaxed));
+        }
+        false
+    }
+
     fn any_partial_candidate(self, cache: CacheId, local: NodeId) -> (u32, Option<NodeId>) {
         let conf = self.mem.conf(cache);
         let candidate = self.mem.zonelists[usize::from(local)]
@@ -643,8 +661,14 @@ impl SlubMem for LiveCtx<'_> {
         crate::slab_common::random::draw_below(&mut self.pages().rec, n)
     }
 
-    fn new_slab(self, cache: CacheId, cpu: CpuId, node: Option<NodeId>) -> Option<NewSlabPages> {
-        crate::slub::alloc::new_slab(&mut self.pages().rec, cache, cpu, node)
+    fn new_slab(
+        self,
+        cache: CacheId,
+        cpu: CpuId,
+        node: Option<NodeId>,
+        thisnode: bool,
+    ) -> Option<NewSlabPages> {
+        crate::slub::alloc::new_slab(&mut self.pages().rec, cache, cpu, node, thisnode)
     }
 
     /// The new slab's objects in address order (live mode refuses random freelists), each

@@ -237,6 +237,9 @@ pub enum LiveRefusal {
     Debug(String),
     /// A bound of the standard workload's live run (threads, operations), said for a person.
     Bounds(String),
+    /// The machine runs another kernel profile than linux-6.6 (`.0`), whose paths live mode
+    /// does not run yet.
+    Profile(&'static str),
 }
 
 impl std::fmt::Display for LiveRefusal {
@@ -247,6 +250,10 @@ impl std::fmt::Display for LiveRefusal {
             }
             LiveRefusal::Debug(cache) => write!(f, "cache {cache} has slub_debug flags"),
             LiveRefusal::Bounds(why) => write!(f, "{why}"),
+            LiveRefusal::Profile(id) => write!(
+                f,
+                "the machine runs {id}: live runs on threads model linux-6.6 only"
+            ),
         }
     }
 }
@@ -254,6 +261,9 @@ impl std::fmt::Display for LiveRefusal {
 impl LiveMem {
     /// The live memory holding `m`'s state (a machine running SLUB, with or without slabs).
     pub fn new(m: &Machine) -> Result<LiveMem, LiveRefusal> {
+        if m.profile.slub != crate::geometry::SlubVersion::V6_6 {
+            return Err(LiveRefusal::Profile(m.profile.id));
+        }
         let st = m.slub();
         for s in st.caches.iter() {
             if s.hardened || s.random_seq.is_some() {

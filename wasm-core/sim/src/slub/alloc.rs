@@ -7,11 +7,12 @@ use super::create::kmalloc_slab;
 use super::state::TID_STEP;
 use super::{freepointer_at, place_of, set_cpu_freelist};
 use crate::geometry::kmalloc::KmallocTarget;
+use crate::geometry::SlubVersion;
 use crate::gfp::{Gfp, GFP_KERNEL};
 use crate::ids::{CacheId, CpuId, NodeId};
 use crate::kmalloc_caches::KmallocType;
 use crate::machine::{Owner, Pfn};
-use crate::page_alloc::alloc_pages;
+use crate::page_alloc::{alloc_pages, alloc_pages_thisnode};
 use crate::slab_common::ZERO_SIZE_PTR;
 use crate::slub::mem::SlubMem;
 use crate::smp::micro::{Access, Micro, RetryReason};
@@ -245,22 +246,29 @@ pub(crate) struct NewSlabPages {
 
 /// `new_slab()` → `allocate_slab()`, first half: pages of the preferred order, else of the
 /// minimum order (their page allocator steps come before the `allocate_slab` step).
+/// With `thisnode` (`__GFP_THISNODE`), from `node` only.
 pub(crate) fn new_slab(
     rec: &mut Recorder,
     cache: CacheId,
     cpu: CpuId,
     node: Option<NodeId>,
+    thisnode: bool,
 ) -> Option<NewSlabPages> {
     let g = rec.machine().slub().caches[cache].geometry.clone();
     let mut order = g.order as u8;
     let mut objects = g.objs_per_slab;
-    let pfn = match alloc_pages(rec, cpu, node, order, Owner::Slab { cache }) {
+    let owner = Owner::Slab { cache };
+    let pages = |rec: &mut Recorder, order: u8| match node.filter(|_| thisnode) {
+        Some(n) => alloc_pages_thisnode(rec, cpu, n, order, owner),
+        None => alloc_pages(rec, cpu, node, order, owner),
+    };
+    let pfn = match pages(rec, order) {
         Ok(pfn) => pfn,
         Err(_) if g.min_order < g.order => {
             // ORDER_FALLBACK
             order = g.min_order as u8;
             objects = g.min_objs_per_slab;
-            alloc_pages(rec, cpu, node, order, Owner::Slab { cache }).ok()?
+            pages(rec, order).ok()?
         }
         Err(_) => return None,
     };
@@ -298,7 +306,7 @@ pub(crate) mod asyn {
     use super::*;
     use crate::slub::cmpxchg::asyn::{read_slab, slab_update_freelist};
     use crate::slub::free::asyn::read_cpu_slab;
-    use crate::slub::partial::asyn::{deactivate_slab, put_cpu_partial};
+    use crate::slub::partial::asyn::{__put_partials, deactivate_slab, put_cpu_partial};
 
     /// The lockless fast path of `slab_alloc_node()` (mm/slub.c, v6.6, `CONFIG_PREEMPTION`):
     ///
@@ -573,49 +581,101 @@ pub(crate) mod asyn {
                     continue 'reread_slab;
                 }
                 if let Some(top) = cc.partial {
-                    let _step = k.call("___slab_alloc", "cpu partial pop", "step.cpu_partial_pop");
+                    let delayed = k.slub_version().delayed_freezing();
+                    let top_fields = k.slab_fields(top);
+                    let matches = node.is_none_or(|n| n == top_fields.node);
+                    let step = if !delayed {
+                        k.call("___slab_alloc", "cpu partial pop", "step.cpu_partial_pop")
+                    } else if matches {
+                        k.call(
+                            "___slab_alloc",
+                            "cpu partial pop",
+                            "step.cpu_partial_pop_6_8",
+                        )
+                    } else {
+                        k.call(
+                            "___slab_alloc",
+                            "cpu partial pop: other node",
+                            "step.cpu_partial_pop_6_8",
+                        )
+                    };
                     k.arg_cache("cache", cache);
                     k.arg("cpu", c);
-                    let next = k.slab_fields(top).next;
-                    k.set_cpu_partial(cache, c, next);
+                    k.set_cpu_partial(cache, c, top_fields.next);
+                    if delayed {
+                        // 6.9+ (v6.12.117): still under the lock, a slab of the wanted node
+                        // becomes the cpu slab and get_freelist() freezes it as it takes its
+                        // objects (a cpu partial slab always has some); one of another node goes
+                        // back to the node lists and the loop looks at the next.
+                        if matches {
+                            k.hold(top, 0); // c->slab, not frozen until get_freelist()
+                            k.set_cpu_slab_ptr(cache, c, Some(top));
+                            let freelist = get_freelist(k, top, &step).await;
+                            k.release(top);
+                            step.set_path("cpu partial pop");
+                            let object = load_freelist(k, cache, c, freelist);
+                            k.local_unlock_irqrestore(cache).await;
+                            return object;
+                        }
+                        k.hold(top, 0);
+                        k.local_unlock_irqrestore(cache).await;
+                        __put_partials(k, cache, Some(top), true).await;
+                        drop(step);
+                        continue 'reread_slab;
+                    }
                     k.set_cpu_slab_ptr(cache, c, Some(top));
                     k.local_unlock_irqrestore(cache).await;
+                    drop(step);
                     continue 'reread_slab; // goto redo: c->freelist is NULL, so get_freelist()
                 }
                 // "we were preempted and partial list got empty": new_objects.
                 k.local_unlock_irqrestore(cache).await;
             }
+            // 6.10+ (v6.12.117): a request for a node without __GFP_THISNODE first tries that
+            // node alone (GFP_NOWAIT | __GFP_THISNODE), and only if no slab can be had there
+            // again with the caller's flags.
+            let later = k.slub_version() >= SlubVersion::V6_12;
+            let mut try_thisnode = later && node.is_some();
             // new_objects: get_partial(), and the slab it finds installed in the same step.
-            let search = node.unwrap_or(k.cpu_to_node(c));
-            if let Some(object) = get_partial_node(k, cache, search, install_k(k, cache)).await {
-                return object;
-            }
-            // get_partial(), v6.6: other nodes only when the caller named none.
-            if node.is_none() {
-                let from_node =
-                    async |k, n| get_partial_node(k, cache, n, install_k(k, cache)).await;
-                if let Some(object) = get_any_partial(k, cache, search, from_node).await {
+            loop {
+                let search = node.unwrap_or(k.cpu_to_node(c));
+                if let Some(object) = get_partial_node(k, cache, search, install_k(k, cache)).await
+                {
                     return object;
                 }
+                // get_partial(): other nodes unless the request is pinned to its node (6.6:
+                // any node named; 6.10+: a node named with __GFP_THISNODE).
+                let pinned = if later { try_thisnode } else { node.is_some() };
+                if !pinned {
+                    let from_node =
+                        async |k, n| get_partial_node(k, cache, n, install_k(k, cache)).await;
+                    if let Some(object) = get_any_partial(k, cache, search, from_node).await {
+                        return object;
+                    }
+                }
+                // slub_put_cpu_ptr(); new_slab(); slub_get_cpu_ptr(): preemption is on meanwhile.
+                k.preempt(false);
+                k.at(Access::Work).await;
+                let cpu = k.cpu();
+                let new = k.new_slab(cache, cpu, node, try_thisnode);
+                k.note(|| Micro::Work { cpu: k.cpu() });
+                k.preempt(true);
+                let Some(new) = new else {
+                    if try_thisnode {
+                        try_thisnode = false;
+                        continue; // goto new_objects
+                    }
+                    return k.slab_out_of_memory(cache);
+                };
+                let step = allocate_slab_step(k, cache, &new);
+                let pfn = new.pfn;
+                // "No other reference to the slab yet": its freelist is taken without a cmpxchg.
+                let freelist = k.take_new_slab_freelist(cache, pfn);
+                k.hold(pfn, freelist);
+                let object = install(k, cache, pfn, freelist).await;
+                drop(step);
+                return object;
             }
-            // slub_put_cpu_ptr(); new_slab(); slub_get_cpu_ptr(): preemption is on meanwhile.
-            k.preempt(false);
-            k.at(Access::Work).await;
-            let cpu = k.cpu();
-            let new = k.new_slab(cache, cpu, node);
-            k.note(|| Micro::Work { cpu: k.cpu() });
-            k.preempt(true);
-            let Some(new) = new else {
-                return k.slab_out_of_memory(cache);
-            };
-            let step = allocate_slab_step(k, cache, &new);
-            let pfn = new.pfn;
-            // "No other reference to the slab yet": its freelist is taken without a cmpxchg.
-            let freelist = k.take_new_slab_freelist(cache, pfn);
-            k.hold(pfn, freelist);
-            let object = install(k, cache, pfn, freelist).await;
-            drop(step);
-            return object;
         }
     }
 
@@ -723,9 +783,26 @@ pub(crate) mod asyn {
             return None;
         }
         let (limit, has_cpu_partial) = (k.cpu_partial_slabs(cache), k.has_cpu_partial(cache));
-        let step = k.call("get_partial_node", "node partial", "step.get_partial_node");
+        let delayed = k.slub_version().delayed_freezing();
+        let step = if delayed {
+            k.call(
+                "get_partial_node",
+                "node partial",
+                "step.get_partial_node_6_8",
+            )
+        } else {
+            k.call("get_partial_node", "node partial", "step.get_partial_node")
+        };
         k.arg_cache("cache", cache);
         k.arg("node", node);
+        if delayed {
+            let pfn = take_partial_slabs(k, cache, node, limit).await?;
+            // ___slab_alloc(): freeze_slab(), then retry_load_slab.
+            let freelist = freeze_slab(k, pfn).await;
+            let r = then(k, pfn, freelist).await;
+            drop(step);
+            return Some(r);
+        }
         k.spin_lock_irqsave(cache, node).await;
         let mut object = None;
         let mut partial_slabs = 0u32;
@@ -752,6 +829,60 @@ pub(crate) mod asyn {
         let r = then(k, pfn, freelist).await;
         drop(step);
         Some(r)
+    }
+
+    /// `get_partial_node()` from 6.8 on (mm/slub.c, v6.12.117), the walk under the node's
+    /// `list_lock`: nothing is frozen any more. The first slab only leaves the list
+    /// (`remove_partial()`), for the caller to freeze; up to `cpu_partial_slabs / 2 + 1` more go
+    /// unfrozen onto this CPU's partial stack (`put_cpu_partial(s, slab, 0)`). No slab when the
+    /// list emptied since the look without the lock.
+    pub(crate) async fn take_partial_slabs(
+        k: Ctx<'_>,
+        cache: CacheId,
+        node: NodeId,
+        limit: u32,
+    ) -> Option<Pfn> {
+        k.spin_lock_irqsave(cache, node).await;
+        let mut first = None;
+        let mut partial_slabs = 0u32;
+        while let Some(pfn) = k.node_partial_first(cache, node) {
+            k.remove_partial(cache, node, pfn);
+            k.hold(pfn, 0);
+            if first.is_none() {
+                first = Some(pfn); // ALLOC_FROM_PARTIAL
+                                   // 6.10+: "if slub_get_cpu_partial(s) == 0" the walk ends here.
+                if limit == 0 {
+                    break;
+                }
+            } else {
+                put_cpu_partial(k, cache, pfn, false).await; // CPU_PARTIAL_NODE
+                partial_slabs += 1;
+                if partial_slabs > limit / 2 {
+                    break;
+                }
+            }
+        }
+        k.arg("to_cpu_partial", partial_slabs);
+        k.spin_unlock_irqrestore(cache, node).await;
+        first
+    }
+
+    /// `freeze_slab()` (mm/slub.c, 6.8+; v6.12.117): a slab just taken off the node list
+    /// becomes frozen with every object in use, its whole freelist taken; a cmpxchg loop, as
+    /// remote frees race with it.
+    pub(crate) async fn freeze_slab(k: Ctx<'_>, pfn: Pfn) -> u64 {
+        loop {
+            let old = read_slab(k, pfn).await;
+            let new = SlabWord {
+                freelist: 0,
+                inuse: old.objects,
+                frozen: true,
+            };
+            if slab_update_freelist(k, pfn, &old, new, "freeze_slab", false).await {
+                k.hold(pfn, old.freelist);
+                return old.freelist;
+            }
+        }
     }
 
     /// `acquire_slab()` (mm/slub.c, v6.6), under the node's lock: freeze the slab with a cmpxchg
@@ -833,25 +964,35 @@ pub(crate) mod asyn {
     pub(crate) async fn slab_alloc_debug(k: Ctx<'_>, cache: CacheId, node: Option<NodeId>) -> u64 {
         let cpu = k.cpu();
         let search = node.unwrap_or(k.cpu_to_node(cpu));
-        if let Some(object) = alloc_single_from_partial(k, cache, search).await {
-            return object;
-        }
-        if node.is_none() {
-            let from_node = async |k, n| alloc_single_from_partial(k, cache, n).await;
-            if let Some(object) = get_any_partial(k, cache, search, from_node).await {
+        // 6.10+: the node alone first, as ___slab_alloc() does for any cache.
+        let later = k.slub_version() >= SlubVersion::V6_12;
+        let mut try_thisnode = later && node.is_some();
+        loop {
+            if let Some(object) = alloc_single_from_partial(k, cache, search).await {
                 return object;
             }
+            let pinned = if later { try_thisnode } else { node.is_some() };
+            if !pinned {
+                let from_node = async |k, n| alloc_single_from_partial(k, cache, n).await;
+                if let Some(object) = get_any_partial(k, cache, search, from_node).await {
+                    return object;
+                }
+            }
+            k.at(Access::Work).await;
+            let new = k.new_slab(cache, cpu, node, try_thisnode);
+            k.note(|| Micro::Work { cpu });
+            let Some(new) = new else {
+                if try_thisnode {
+                    try_thisnode = false;
+                    continue;
+                }
+                return k.slab_out_of_memory(cache);
+            };
+            let step = allocate_slab_step(k, cache, &new);
+            let object = alloc_single_from_new_slab(k, cache, new.pfn).await;
+            drop(step);
+            return object;
         }
-        k.at(Access::Work).await;
-        let new = k.new_slab(cache, cpu, node);
-        k.note(|| Micro::Work { cpu });
-        let Some(new) = new else {
-            return k.slab_out_of_memory(cache);
-        };
-        let step = allocate_slab_step(k, cache, &new);
-        let object = alloc_single_from_new_slab(k, cache, new.pfn).await;
-        drop(step);
-        object
     }
 
     /// `alloc_single_from_new_slab()` (mm/slub.c, v6.6), in the `allocate_slab` step: the first

@@ -4,6 +4,7 @@
 //! incremental checker (`machine::check`) to the items a step touched.
 
 use super::state::{KmemCache, KmemCacheCpu, Slab};
+use crate::geometry::SlubVersion;
 use crate::ids::{CacheId, CpuId, NodeId};
 use crate::machine::check::{hex, messages, problem, Problem, Totals};
 use crate::machine::{FrameState, Machine, Owner, Pfn};
@@ -306,12 +307,14 @@ pub(crate) fn check_slab(m: &Machine, pfn: Pfn, place: SlubPlace, bad: &mut Vec<
             place = format!("{place:?}")
         ));
     }
-    check_slab_state(s, pfn, slab, place, free, bad);
+    check_slab_state(m.profile.slub, s, pfn, slab, place, free, bad);
 }
 
-/// Where slab `pfn` is held agrees with `frozen`: the state table of spec 2.6; debug caches
-/// never freeze a slab, and keep their full slabs on n->full with SLAB_STORE_USER.
+/// Where slab `pfn` is held agrees with `frozen`: the state table of spec 2.6 (from 6.8, spec
+/// after 6.6, 2.3: only the cpu slab is frozen); debug caches never freeze a slab, and keep
+/// their full slabs on n->full with SLAB_STORE_USER.
 fn check_slab_state(
+    version: SlubVersion,
     s: &KmemCache,
     pfn: Pfn,
     slab: &Slab,
@@ -336,6 +339,31 @@ fn check_slab_state(
             full_listed = full_listed,
             store_user = s.flags.store_user
         ));
+    }
+    if version.delayed_freezing() {
+        let on_cpu = (
+            place.cpu_slab != 0,
+            place.cpu_partial > 0,
+            place.node_partial > 0,
+        );
+        match (slab.frozen, on_cpu) {
+            (true, (true, false, false))
+            | (false, (false, true, false))
+            | (false, (false, false, true)) => {}
+            (false, (false, false, false)) if slab.freelist == 0 => {} // full, on no list
+            // A task holds it between two micro-steps: taken off the node list and not yet
+            // frozen, frozen and not yet installed, being made the cpu slab (c->slab is set
+            // before get_freelist() freezes it), or on its way back to a node list.
+            (_, (false, false, false)) | (false, (true, false, false)) if place.task > 0 => {}
+            other => bad.push(problem!(
+                "check.slab_state_6_8",
+                "slab {pfn}: frozen/(cpu slab, cpu partial, node partial) = {state} (free {free})",
+                pfn = hex(pfn),
+                state = format!("{other:?}"),
+                free = free
+            )),
+        }
+        return;
     }
     match (slab.frozen, place.per_cpu() > 0, place.node_partial > 0) {
         (true, true, false) | (false, false, true) => {}

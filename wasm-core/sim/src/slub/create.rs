@@ -4,9 +4,9 @@
 use crate::boot::BootOptions;
 use crate::geometry::kmalloc::{kmalloc_classes, kmalloc_target, KmallocTarget};
 use crate::geometry::platform::WORD;
-use crate::geometry::{CacheRequest, CacheSource, GeometryError, SlabFlags};
+use crate::geometry::{CacheRequest, CacheSource, GeometryError, SlabFlags, SlubVersion};
 use crate::gfp::{Gfp, GFP_KERNEL};
-use crate::ids::CacheId;
+use crate::ids::{CacheId, CpuId};
 use crate::kmalloc_caches::{kmalloc_type, KmallocSlot, KmallocType};
 use crate::slab_common::random::{freelist_randomize, get_random_long, BootStream};
 use crate::slab_common::slab_unmergeable;
@@ -38,6 +38,8 @@ fn request(
         slub_min_objects: boot.slub_min_objects,
         slub_max_order: boot.slub_max_order,
         slub_min_order: boot.slub_min_order,
+        freeptr_offset: None,
+        sheaf_capacity: None,
     }
 }
 
@@ -46,12 +48,106 @@ fn request(
 /// 192 after 128), each with its type's flags (`new_kmalloc_cache()`) and a usercopy region
 /// of the whole object (`create_kmalloc_cache()`); then `random_kmalloc_seed` with the switch
 /// on (`get_random_u64()`, drawn only then, so that nothing else moves without it).
+///
+/// From 6.11 (`CONFIG_SLAB_BUCKETS=y` in the distro kernels of the later profiles) the step
+/// ends by creating `kmalloc_buckets`, and the two bucket sets the kernel makes in its
+/// initcalls follow as steps of their own (`kmem_buckets_create()`).
 pub fn create_kmalloc_caches(rec: &mut Recorder, boot: &BootOptions) -> Result<(), GeometryError> {
+    let buckets = rec.machine().profile.slub >= SlubVersion::V6_12;
+    let kmem_buckets_cache = if buckets {
+        rec.call(
+            "create_kmalloc_caches",
+            "boot",
+            "step.create_kmalloc_caches_6_11",
+            |rec| {
+                create_kmalloc_caches_body(rec, boot)?;
+                create_kmem_buckets_cache(rec, boot).map(Some)
+            },
+        )?
+    } else {
+        rec.call(
+            "create_kmalloc_caches",
+            "boot",
+            "step.create_kmalloc_caches",
+            |rec| create_kmalloc_caches_body(rec, boot).map(|()| None),
+        )?
+    };
+    if let Some(cache) = kmem_buckets_cache {
+        // mm/util.c (memdup_user) and ipc/msgutil.c (msg_msg), in that order at boot: the
+        // usercopy window of msg_msg is what follows struct msg_msg (48 bytes), at most
+        // DATALEN_MSG = PAGE_SIZE - 48 bytes.
+        kmem_buckets_create(
+            rec,
+            boot,
+            cache,
+            "memdup_user",
+            SlabFlags::default(),
+            0,
+            i32::MAX as u32,
+        )?;
+        let page = rec.machine().page.page_size;
+        let account = SlabFlags {
+            account: true,
+            ..SlabFlags::default()
+        };
+        kmem_buckets_create(rec, boot, cache, "msg_msg", account, 48, page - 48)?;
+    }
+    Ok(())
+}
+
+/// The end of `create_kmalloc_caches()` from 6.11 (v6.12.117): `kmalloc_buckets`, whose objects
+/// are bucket tables, one pointer per kmalloc index (`KMALLOC_SHIFT_HIGH + 1` of them).
+fn create_kmem_buckets_cache(
+    rec: &mut Recorder,
+    boot: &BootOptions,
+) -> Result<CacheId, GeometryError> {
+    let size = (rec.machine().page.page_shift + 2) * WORD;
+    let flags = SlabFlags {
+        no_merge: true,
+        ..SlabFlags::default()
+    };
+    kmem_cache_create(rec, "kmalloc_buckets", size, 0, flags, false, boot)
+}
+
+/// `kmem_buckets_create()` (mm/slab_common.c, v6.12.117), one step: the bucket table is an
+/// object of `kmalloc_buckets` (allocated on CPU 0 and kept), and each normal kmalloc size gets
+/// a cache `<name>-<size>` of its own: 8-aligned (these are not kmalloc caches), never merged,
+/// with the usercopy window clipped to the object.
+fn kmem_buckets_create(
+    rec: &mut Recorder,
+    boot: &BootOptions,
+    kmem_buckets_cache: CacheId,
+    name: &'static str,
+    flags: SlabFlags,
+    useroffset: u32,
+    usersize: u32,
+) -> Result<(), GeometryError> {
     rec.call(
-        "create_kmalloc_caches",
+        "kmem_buckets_create",
         "boot",
-        "step.create_kmalloc_caches",
-        |rec| create_kmalloc_caches_body(rec, boot),
+        "step.kmem_buckets_create",
+        |rec| {
+            rec.arg("buckets", name.to_string());
+            crate::slub::slab_alloc_node(rec, kmem_buckets_cache, CpuId::new(0), None);
+            let flags = SlabFlags {
+                no_merge: true,
+                ..flags
+            };
+            // Over kmalloc_caches[KMALLOC_NORMAL][] by index: 96 and 192 (indices 1 and 2) first.
+            let mut classes = kmalloc_classes(&rec.machine().page);
+            classes.sort_by_key(|c| c.index);
+            for class in classes {
+                let size = class.size;
+                let (uo, us) = if useroffset >= size {
+                    (0, 0)
+                } else {
+                    (useroffset, (size - useroffset).min(usersize))
+                };
+                let cache_name = format!("{name}-{}", class.short_size());
+                kmem_cache_create_usercopy(rec, &cache_name, size, 0, flags, uo, us, false, boot)?;
+            }
+            Ok(())
+        },
     )
 }
 
@@ -70,7 +166,7 @@ fn create_kmalloc_caches_body(rec: &mut Recorder, boot: &BootOptions) -> Result<
                 ty.flags(),
                 false,
             );
-            let mut geometry = (rec.machine().profile.slub_geometry)(&req)?;
+            let mut geometry = rec.machine().profile.slub_geometry(&req)?;
             let name = ty.cache_name(&class);
             geometry.cache = Some(name.clone());
             let id = rec.machine().slub().caches.next_key();
@@ -191,7 +287,7 @@ pub fn kmem_cache_create_usercopy(
         flags,
         ctor,
     );
-    let geometry = (rec.machine().profile.slub_geometry)(&req)?;
+    let geometry = rec.machine().profile.slub_geometry(&req)?;
     let alias = (usersize == 0)
         .then(|| find_mergeable(rec, boot, &req, geometry.align))
         .flatten();

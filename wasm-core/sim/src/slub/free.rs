@@ -357,15 +357,20 @@ pub(crate) mod asyn {
         let _f = k.frame("__slab_free");
         let (head, (_, tail_index), cnt) = (objs[0].0, objs[objs.len() - 1], objs.len() as u32);
         let (has_cpu_partial, min_partial) = (k.has_cpu_partial(cache), k.min_partial(cache));
+        let delayed = k.slub_version().delayed_freezing();
         let (step, old, new, takes_node_lock) = loop {
             let old = read_slab(k, pfn).await;
             let (prior, was_frozen) = (old.freelist, old.frozen);
             let inuse = old.inuse - cnt;
             let mut frozen = was_frozen;
             let mut takes_node_lock = false;
+            let mut to_cpu_partial = false;
             if (inuse == 0 || prior == 0) && !was_frozen {
                 if has_cpu_partial && prior == 0 {
-                    frozen = true; // a full slab gets its first free: freeze it for this CPU
+                    // A full slab gets its first free: this CPU's partial stack takes it,
+                    // frozen for it in 6.6, as it is from 6.8.
+                    to_cpu_partial = true;
+                    frozen = !delayed;
                 } else {
                     takes_node_lock = true;
                 }
@@ -373,7 +378,7 @@ pub(crate) mod asyn {
             let path = if !takes_node_lock {
                 if was_frozen {
                     "frozen slab"
-                } else if frozen {
+                } else if to_cpu_partial {
                     "full slab to cpu partial"
                 } else {
                     "partial slab"
@@ -383,7 +388,11 @@ pub(crate) mod asyn {
             } else {
                 "full slab to node partial"
             };
-            let step = k.call("__slab_free", path, "step.slab_free");
+            let step = if delayed {
+                k.call("__slab_free", path, "step.slab_free_6_8")
+            } else {
+                k.call("__slab_free", path, "step.slab_free")
+            };
             k.arg_cache("cache", cache);
             k.arg("cpu", k.cpu());
             k.arg("inuse", inuse);
@@ -409,10 +418,18 @@ pub(crate) mod asyn {
         k.objects_freed(cache, cpu, pfn, objs);
         let (prior, node) = (old.freelist, old.node);
         if !takes_node_lock {
-            if !old.frozen && new.frozen {
-                k.hold(pfn, 0); // frozen for this CPU, on its way to the cpu partial stack
+            if !old.frozen && old.freelist == 0 && has_cpu_partial {
+                k.hold(pfn, 0); // this CPU's, on its way to the cpu partial stack
                 put_cpu_partial(k, cache, pfn, true).await; // CPU_PARTIAL_FREE
             }
+            drop(step);
+            return;
+        }
+        if delayed && prior != 0 && !k.on_node_partial(cache, node, pfn) {
+            // 6.8+: a slab with free objects on no node list sits on some CPU's partial stack
+            // (or a task holds it): it stays there, even empty.
+            step.set_path("cpu partial slab");
+            k.spin_unlock_irqrestore(cache, node).await;
             drop(step);
             return;
         }

@@ -24,6 +24,7 @@ use super::{
     freelist_len, freepointer_at, get_freepointer, obj_to_index, object_allocated, object_freed,
     place_of, set_cpu_freelist, set_freepointer_at, take_object,
 };
+use crate::geometry::SlubVersion;
 use crate::ids::{CacheId, CpuId, NodeId, Pfn};
 use crate::machine::Damage;
 use crate::trace::{End, Event, Recorder};
@@ -41,6 +42,8 @@ pub(crate) type Detached = (usize, Option<(CacheId, Pfn, Vec<(u64, u32)>)>);
 pub(crate) trait SlubMem: Copy {
     // The cache (set when it was created; never changes during a run).
 
+    /// Which SLUB runs (the machine's profile): where a path differs between versions.
+    fn slub_version(self) -> SlubVersion;
     /// `kmem_cache_debug(s)`.
     fn cache_debug(self, cache: CacheId) -> bool;
     /// `kmem_cache_has_cpu_partial(s)`.
@@ -131,6 +134,10 @@ pub(crate) trait SlubMem: Copy {
     fn add_partial(self, cache: CacheId, node: NodeId, pfn: Pfn, end: End);
     /// `remove_partial(n, slab)`.
     fn remove_partial(self, cache: CacheId, node: NodeId, pfn: Pfn);
+    /// `slab_test_node_partial()` (6.8+): the slab is on its node's partial list (the kernel
+    /// keeps a page flag, `PG_workingset`, that `__add_partial()` sets and `remove_partial()`
+    /// clears, in step with the list). Under the node's lock.
+    fn on_node_partial(self, cache: CacheId, node: NodeId, pfn: Pfn) -> bool;
     /// `get_any_partial()`'s look: `s->remote_node_defrag_ratio`, and the first node of
     /// `local`'s zonelist whose partial list holds more than `min_partial` slabs.
     fn any_partial_candidate(self, cache: CacheId, local: NodeId) -> (u32, Option<NodeId>);
@@ -140,7 +147,14 @@ pub(crate) trait SlubMem: Copy {
     // New and discarded slabs (the page allocator).
 
     /// `new_slab()` → `allocate_slab()`, first half: the pages (`None`: out of memory).
-    fn new_slab(self, cache: CacheId, cpu: CpuId, node: Option<NodeId>) -> Option<NewSlabPages>;
+    /// With `thisnode` (`__GFP_THISNODE`), from `node` only.
+    fn new_slab(
+        self,
+        cache: CacheId,
+        cpu: CpuId,
+        node: Option<NodeId>,
+        thisnode: bool,
+    ) -> Option<NewSlabPages>;
     /// `allocate_slab()`, second half: the new slab's objects linked (shuffled with a random
     /// sequence), the slab made.
     fn init_slab_objects(self, cache: CacheId, new: &NewSlabPages);
@@ -206,6 +220,11 @@ pub(crate) trait SlubMem: Copy {
 }
 
 impl<T: RecMem> SlubMem for T {
+    #[inline(always)]
+    fn slub_version(self) -> SlubVersion {
+        self.rec(|rec| rec.machine().profile.slub)
+    }
+
     #[inline(always)]
     fn cache_debug(self, cache: CacheId) -> bool {
         self.rec(|rec| rec.machine().slub().caches[cache].debug())
@@ -478,6 +497,15 @@ impl<T: RecMem> SlubMem for T {
     }
 
     #[inline]
+    fn on_node_partial(self, cache: CacheId, node: NodeId, pfn: Pfn) -> bool {
+        self.rec(|rec| {
+            rec.machine().slub().caches[cache].node[node]
+                .partial
+                .contains(&pfn)
+        })
+    }
+
+    #[inline]
     fn any_partial_candidate(self, cache: CacheId, local: NodeId) -> (u32, Option<NodeId>) {
         self.rec(|rec| {
             let m = rec.machine();
@@ -500,8 +528,14 @@ impl<T: RecMem> SlubMem for T {
     }
 
     #[inline]
-    fn new_slab(self, cache: CacheId, cpu: CpuId, node: Option<NodeId>) -> Option<NewSlabPages> {
-        self.rec(|rec| new_slab(rec, cache, cpu, node))
+    fn new_slab(
+        self,
+        cache: CacheId,
+        cpu: CpuId,
+        node: Option<NodeId>,
+        thisnode: bool,
+    ) -> Option<NewSlabPages> {
+        self.rec(|rec| new_slab(rec, cache, cpu, node, thisnode))
     }
 
     #[inline]

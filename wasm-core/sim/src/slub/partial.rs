@@ -118,7 +118,52 @@ pub(crate) mod asyn {
         if let Some(list) = spill {
             // CPU_PARTIAL_DRAIN
             k.arg("drained", 1u32);
-            __unfreeze_partials(k, cache, Some(list)).await;
+            if k.slub_version().delayed_freezing() {
+                __put_partials(k, cache, Some(list), false).await;
+            } else {
+                __unfreeze_partials(k, cache, Some(list)).await;
+            }
+        }
+    }
+
+    /// `__put_partials()` (mm/slub.c, 6.8+; v6.12.117): the slabs of a per-CPU partial list
+    /// are not frozen any more, so no cmpxchg: under each node's `list_lock` (taken when the node
+    /// changes), a slab goes to the tail of its node's partial list, or, empty while the node
+    /// keeps `min_partial`, on `slab_to_discard`, freed from its head after the unlock. With
+    /// `alone`, only the first slab (the cpu partial pop's `slab->next = NULL`).
+    pub(crate) async fn __put_partials(k: Ctx<'_>, cache: CacheId, list: Option<Pfn>, alone: bool) {
+        let _f = k.frame("__put_partials");
+        let min_partial = k.min_partial(cache);
+        let mut discard = Vec::new();
+        let mut at = list;
+        let mut locked = None;
+        while let Some(pfn) = at {
+            let slab = k.slab_fields(pfn);
+            at = if alone { None } else { slab.next };
+            if locked != Some(slab.node) {
+                if let Some(n) = locked {
+                    k.spin_unlock_irqrestore(cache, n).await;
+                }
+                locked = Some(slab.node);
+                k.spin_lock_irqsave(cache, slab.node).await;
+            }
+            // The slab leaves the cpu partial stack (`slab->next` is not read again).
+            k.set_slab_partial_link(pfn, None, 0);
+            let inuse = k.slab_fields(pfn).inuse;
+            let nr_partial = k.nr_partial(cache, slab.node) as u64;
+            if inuse == 0 && nr_partial >= min_partial {
+                discard.push(pfn);
+            } else {
+                k.release(pfn);
+                k.add_partial(cache, slab.node, pfn, End::Tail); // FREE_ADD_PARTIAL
+            }
+        }
+        if let Some(n) = locked {
+            k.spin_unlock_irqrestore(cache, n).await;
+        }
+        // Pushed on the head of the discard list, freed from its head: the last one first.
+        for pfn in discard.into_iter().rev() {
+            discard_slab_k(k, cache, pfn).await; // DEACTIVATE_EMPTY, FREE_SLAB
         }
     }
 
@@ -173,14 +218,16 @@ pub(crate) mod asyn {
         }
     }
 
-    /// `deactivate_slab()` (mm/slub.c, v6.6): the former cpu slab, detached by the caller with the
+    /// `deactivate_slab()` (mm/slub.c, v6.6; 6.8 reordered it, below): the former cpu slab, detached by the caller with the
     /// CPU's freelist `cpu_freelist`, takes that freelist back and is unfrozen with a cmpxchg
     /// loop (remote frees race with it). What follows is chosen before each cmpxchg: discarded
     /// when it will be empty and the node keeps `min_partial` (`M_FREE`), added to its node's
     /// partial list under the `list_lock` taken before the cmpxchg ("Taking the spinlock
     /// removes the possibility that acquire_slab() will see a slab that is frozen";
     /// `M_PARTIAL`, at the tail if others had freed to it, else the head), or left unlisted when
-    /// full (`M_FULL_NOLIST`).
+    /// full (`M_FULL_NOLIST`). From 6.8 (v6.12.117) the cmpxchg comes first and the choice
+    /// after it, with the `list_lock` taken only to add the slab to the list; the outcomes are
+    /// the same.
     pub(crate) async fn deactivate_slab(k: Ctx<'_>, cache: CacheId, pfn: Pfn, cpu_freelist: u64) {
         let _f = k.frame("deactivate_slab");
         // "if (slab->freelist) ... DEACTIVATE_TO_TAIL": a look at the slab before stage one.
@@ -193,6 +240,7 @@ pub(crate) mod asyn {
         // Stage one: count the CPU's free objects and find the last (objects the task holds).
         let (free_delta, tail) = k.freelist_count_tail(cpu_freelist);
         let (node, min_partial) = (k.slab_fields(pfn).node, k.min_partial(cache));
+        let delayed = k.slub_version().delayed_freezing();
         // Stage two: splice it in front of the slab's own freelist and unfreeze.
         let (new, mode) = loop {
             // redo:
@@ -212,6 +260,27 @@ pub(crate) mod asyn {
                     frozen: false,
                 }
             };
+            if delayed {
+                // 6.8+ (v6.12.117): unfreeze first, decide after ("unfreezing slab").
+                if slab_update_freelist(k, pfn, &old, new, "unfreezing slab", false).await {
+                    // Its freelist is back on it; the task holds the slab, on no list, until
+                    // it is discarded or listed.
+                    k.hold(pfn, 0);
+                    let nr_partial = k.nr_partial(cache, node) as u64;
+                    let mode = if new.inuse == 0 && nr_partial >= min_partial {
+                        Mode::Free
+                    } else if new.freelist != 0 {
+                        k.spin_lock_irqsave(cache, node).await;
+                        k.release(pfn);
+                        Mode::Partial
+                    } else {
+                        k.release(pfn);
+                        Mode::FullNoList
+                    };
+                    break (new, mode);
+                }
+                continue;
+            }
             let nr_partial = k.nr_partial(cache, node) as u64;
             let mode = if new.inuse == 0 && nr_partial >= min_partial {
                 Mode::Free
@@ -295,11 +364,17 @@ pub(crate) mod asyn {
             }
         }
         if k.cpu_slab(cache, cpu).partial.is_some() {
-            let _step = k.call(
-                "unfreeze_partials_cpu",
-                "cpu partial to node",
-                "step.unfreeze_partials",
-            );
+            let delayed = k.slub_version().delayed_freezing();
+            // 6.8 renamed unfreeze_partials() put_partials(): its slabs are not frozen.
+            let _step = if delayed {
+                k.call("put_partials", "cpu partial to node", "step.put_partials")
+            } else {
+                k.call(
+                    "unfreeze_partials_cpu",
+                    "cpu partial to node",
+                    "step.unfreeze_partials",
+                )
+            };
             k.arg_cache("cache", cache);
             k.arg("cpu", cpu);
             k.local_lock_irqsave(cache).await;
@@ -307,7 +382,11 @@ pub(crate) mod asyn {
             k.set_cpu_partial(cache, cpu, None);
             hold_list(k, list);
             k.local_unlock_irqrestore(cache).await;
-            __unfreeze_partials(k, cache, list).await;
+            if delayed {
+                __put_partials(k, cache, list, false).await;
+            } else {
+                __unfreeze_partials(k, cache, list).await;
+            }
         }
         k.pin(false);
     }
