@@ -100,6 +100,10 @@ describe('microWords', () => {
     expect(microWords({ micro: 'spin_unlock', cache: CACHE, node: 0, cpu: 1 })).toEqual([{ word: 'n->list_lock', how: 'released', by: 1, cache: CACHE, node: 0 }]);
     expect(microWords({ micro: 'local_lock', cache: CACHE, cpu: 2 })).toEqual([{ word: 'c->lock', how: 'held', by: 2, cache: CACHE, cpu: 2 }]);
     expect(microWords({ micro: 'local_unlock', cache: CACHE, cpu: 2 })).toEqual([{ word: 'c->lock', how: 'released', by: 2, cache: CACHE, cpu: 2 }]);
+    // 6.18+: a failed trylock of the sheaves' lock is a wait that gives up at once.
+    expect(microWords({ micro: 'pcs_trylock', cache: CACHE, cpu: 1, ok: true })).toEqual([{ word: 'pcs->lock', how: 'held', by: 1, cache: CACHE, cpu: 1 }]);
+    expect(microWords({ micro: 'pcs_trylock', cache: CACHE, cpu: 1, ok: false })).toEqual([{ word: 'pcs->lock', how: 'waited', by: 1, cache: CACHE, cpu: 1 }]);
+    expect(microWords({ micro: 'barn_wait', cache: CACHE, node: 0, cpu: 1, holder: 0 })).toEqual([{ word: 'barn->lock', how: 'waited', by: 1, cache: CACHE, node: 0, holder: 0 }]);
   });
 });
 

@@ -31,7 +31,9 @@ export type WordName =
   | 'slab->counters'
   | 'freepointer'
   | 'n->nr_partial'
-  | 'n->list_lock';
+  | 'n->list_lock'
+  | 'pcs->lock'
+  | 'barn->lock';
 
 /** What the micro-step did to the word. */
 export type Touch = 'read' | 'write' | 'cmpxchg_ok' | 'cmpxchg_failed' | 'held' | 'waited' | 'released';
@@ -111,6 +113,17 @@ export function microWords(m: Micro): SharedWord[] {
       return [{ word: 'c->lock', how: 'held', by: m.cpu, cache: m.cache, cpu: m.cpu }];
     case 'local_unlock':
       return [{ word: 'c->lock', how: 'released', by: m.cpu, cache: m.cache, cpu: m.cpu }];
+    // 6.18+: the per-CPU sheaves' lock (a trylock that can fail) and the node barn's lock.
+    case 'pcs_trylock':
+      return m.ok ? [{ word: 'pcs->lock', how: 'held', by: m.cpu, cache: m.cache, cpu: m.cpu }] : [{ word: 'pcs->lock', how: 'waited', by: m.cpu, cache: m.cache, cpu: m.cpu }];
+    case 'pcs_unlock':
+      return [{ word: 'pcs->lock', how: 'released', by: m.cpu, cache: m.cache, cpu: m.cpu }];
+    case 'barn_lock':
+      return [{ word: 'barn->lock', how: 'held', by: m.cpu, cache: m.cache, node: m.node }];
+    case 'barn_wait':
+      return [{ word: 'barn->lock', how: 'waited', by: m.cpu, cache: m.cache, node: m.node, holder: m.holder }];
+    case 'barn_unlock':
+      return [{ word: 'barn->lock', how: 'released', by: m.cpu, cache: m.cache, node: m.node }];
     default:
       return unmapped(m);
   }

@@ -132,6 +132,12 @@ id! {
 }
 
 id! {
+    /// A sheaf (`struct slab_sheaf`, 6.18+): a kmalloc'ed array of object pointers, named in the
+    /// order the run made them. Ids are never reused.
+    SheafId(u32)
+}
+
+id! {
     /// A NUMA node (`numa_node_id()`, `page_to_nid()`); each node has one zone. 16 bits, as
     /// for CPUs: the limit is 4 nodes, and the keys that pair a node with a CPU or another
     /// node (a pcp list, SLAB's `AcRef`) stay small.

@@ -40,9 +40,9 @@ pub const VERSION: u32 = 3;
 /// Every format version this parser reads, oldest first.
 pub const VERSIONS: &[u32] = &[1, 2, 3];
 /// Kernel profiles this build replays.
-pub const PROFILES: &[&str] = &["linux-6.6", "linux-6.12"];
+pub const PROFILES: &[&str] = &["linux-6.6", "linux-6.12", "linux-7.2"];
 /// The profiles whose kernel has no SLAB, with the release that removed it.
-pub const SLAB_REMOVED: &[(&str, &str)] = &[("linux-6.12", "6.8")];
+pub const SLAB_REMOVED: &[(&str, &str)] = &[("linux-6.12", "6.8"), ("linux-7.2", "6.8")];
 
 const DIRECTIVES: &[&str] = &[
     "profile",

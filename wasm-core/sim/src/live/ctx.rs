@@ -7,9 +7,11 @@ use super::mem::{Pages, WRITER};
 use super::record::{Class, Held, Res, ThreadLog};
 use super::stats::LiveStats;
 use crate::geometry::SlubVersion;
+use crate::ids::SheafId;
 use crate::ids::{CacheId, CpuId, NodeId, Pfn};
 use crate::slub::cmpxchg::{SlabRead, SlabWord};
 use crate::slub::mem::{Detached, SlubMem};
+use crate::slub::sheaf::{PcsSlot, PercpuSheaves};
 use crate::slub::state::{KmemCacheCpu, SlabFields};
 use crate::slub::NewSlabPages;
 use crate::smp::micro::{Access, Micro, RetryReason};
@@ -333,6 +335,18 @@ impl Kernel for LiveCtx<'_> {
         lock.store(w & !1, SeqCst);
         self.mark(Res::list_lock(cache, node), (w >> 1) * 2 + 1, Class::Write);
     }
+
+    // A live memory holds a linux-6.6 machine only (`LiveMem::new`): no cache has sheaves, so
+    // these are never reached; they keep the per-CPU lock's meaning.
+    fn pcs_lock(self, _cache: CacheId, _trylock: bool) -> bool {
+        true
+    }
+
+    fn pcs_unlock(self, _cache: CacheId) {}
+
+    fn barn_lock(self, _cache: CacheId, _node: NodeId) {}
+
+    fn barn_unlock(self, _cache: CacheId, _node: NodeId) {}
 }
 
 impl SlubMem for LiveCtx<'_> {
@@ -806,6 +820,7 @@ impl SlubMem for LiveCtx<'_> {
         _p: &mut [u64],
         _size: usize,
         _cpu: CpuId,
+        _hook: bool,
     ) -> Detached {
         unreachable!("a live CPU runs no bulk operation")
     }
@@ -815,5 +830,86 @@ impl SlubMem for LiveCtx<'_> {
         self.set_cpu_freelist_tid(cache, c, next, tid);
         self.hand_out(cache, object);
         object
+    }
+
+    // A live memory holds a linux-6.6 machine only (`LiveMem::new`): no cache has sheaves, so
+    // the paths that use these never run on it. They answer as for a cache without sheaves.
+
+    fn sheaf_capacity(self, _cache: CacheId) -> u32 {
+        0
+    }
+
+    fn pcs(self, _cache: CacheId, _cpu: CpuId) -> PercpuSheaves {
+        PercpuSheaves::default()
+    }
+
+    fn sheaf_size(self, _sheaf: SheafId) -> u32 {
+        0
+    }
+
+    fn sheaf_top(self, _sheaf: SheafId) -> u64 {
+        0
+    }
+
+    fn set_pcs(self, _cache: CacheId, _cpu: CpuId, _slot: PcsSlot, _sheaf: Option<SheafId>) {}
+
+    fn alloc_empty_sheaf(self, _cache: CacheId) -> SheafId {
+        SheafId(0)
+    }
+
+    fn free_empty_sheaf(self, _sheaf: SheafId) {}
+
+    fn sheaf_hold(self, _sheaf: SheafId, _held: bool) {}
+
+    fn objects_given_back(
+        self,
+        cache: CacheId,
+        cpu: CpuId,
+        pfn: Pfn,
+        objs: &[(u64, u32)],
+        _from: crate::slub::sheaf::FreeFrom,
+    ) {
+        self.objects_freed(cache, cpu, pfn, objs);
+    }
+
+    fn objects_stacked(self, _objects: &[u64]) {}
+
+    fn sheaf_hand_out(self, _cache: CacheId, _cpu: CpuId, _sheaf: SheafId) -> u64 {
+        0
+    }
+
+    fn sheaf_take_back(self, _cache: CacheId, _cpu: CpuId, _sheaf: SheafId, _object: u64) {}
+
+    fn sheaf_objects(self, _sheaf: SheafId) -> Vec<u64> {
+        Vec::new()
+    }
+
+    fn sheaf_take(self, _sheaf: SheafId, _n: u32) -> Vec<u64> {
+        Vec::new()
+    }
+
+    fn sheaf_push(self, _sheaf: SheafId, _objects: &[u64]) {}
+
+    fn barn_counts(self, _cache: CacheId, _node: NodeId) -> (usize, usize) {
+        (0, 0)
+    }
+
+    fn barn_take(self, _cache: CacheId, _node: NodeId, _full: bool) -> Option<SheafId> {
+        None
+    }
+
+    fn barn_put(self, _cache: CacheId, _node: NodeId, _sheaf: SheafId, _full: bool) {}
+
+    fn freelist_objects(self, _head: u64, _max: u32) -> Vec<u64> {
+        Vec::new()
+    }
+
+    fn new_slab_take(self, _cache: CacheId, _pfn: Pfn, _count: u32) -> Vec<u64> {
+        Vec::new()
+    }
+
+    fn object_node(self, object: u64) -> Option<NodeId> {
+        let pfn = self.mem.head_of(self.mem.addr_pfn(object)?)?;
+        Some(NodeId::new(pfn.0 / self.mem.span))
     }
 }

@@ -55,6 +55,10 @@ fn slab_alloc_sequential(
     cpu: CpuId,
     node: Option<NodeId>,
 ) -> u64 {
+    let m = rec.machine();
+    if m.slub().caches[cache].sheaf_capacity() > 0 || !m.profile.slub.has_cpu_slab() {
+        return run_sync!(rec, cpu, |k| sync::slab_alloc(k, cache, node));
+    }
     match sequential_alloc_fast(rec, cache, cpu, node) {
         Sequential::Done(object) => object,
         Sequential::Slow => run_sync!(rec, cpu, |k| sync::__slab_alloc(k, cache, node)),
@@ -329,6 +333,17 @@ pub(crate) mod asyn {
     /// interrupted between any two of these accesses, and the tid makes the cmpxchg fail then.
     pub(crate) async fn slab_alloc(k: Ctx<'_>, cache: CacheId, node: Option<NodeId>) -> u64 {
         let _f = k.frame("slab_alloc_node");
+        // 6.18+: the per-CPU sheaves first (alloc_from_pcs()); 7.x has no cpu slab behind them.
+        if k.sheaf_capacity(cache) > 0 {
+            if let Some(object) =
+                Box::pin(crate::slub::sheaves::asyn::alloc_from_pcs(k, cache, node)).await
+            {
+                return object;
+            }
+        }
+        if !k.slub_version().has_cpu_slab() {
+            return Box::pin(crate::slub::sheaves::asyn::slab_alloc_7x(k, cache, node)).await;
+        }
         loop {
             // redo:
             let (c, tid) = read_tid(k, cache).await;
@@ -1058,7 +1073,11 @@ pub(crate) mod asyn {
         } else {
             "order fallback"
         };
-        let step = k.call("allocate_slab", path, "step.allocate_slab");
+        let step = if k.slub_version().has_cpu_slab() {
+            k.call("allocate_slab", path, "step.allocate_slab")
+        } else {
+            k.call("allocate_slab", path, "step.allocate_slab_7_0")
+        };
         k.arg_cache("cache", cache);
         k.arg("cpu", k.cpu());
         k.arg("order", order);

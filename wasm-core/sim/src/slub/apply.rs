@@ -1,9 +1,10 @@
 //! Applying SLUB events to the machine (the recorder's only way to change SLUB state).
 
+use super::sheaf::PercpuSheaves;
 use super::state::{
     HeldSlab, KmemCache, KmemCacheCpu, KmemCacheNode, ReciprocalValue, Slab, SlubState,
 };
-use crate::ids::{CacheId, NodeId};
+use crate::ids::{CacheId, NodeId, TiVec};
 use crate::machine::{FrameState, Machine, Owner, Pfn, DIRECT_MAP_BASE};
 use crate::trace::{End, Event, NewCache};
 
@@ -109,9 +110,24 @@ impl Machine {
                             ..KmemCacheCpu::default()
                         })
                         .collect(),
-                    node: vec![KmemCacheNode::default(); nodes as usize].into(),
+                    // init_kmem_cache_nodes(): a barn per node for a cache with sheaves.
+                    node: vec![
+                        KmemCacheNode {
+                            barn: (geometry.sheaf_capacity.unwrap_or(0) > 0).then(Default::default),
+                            ..KmemCacheNode::default()
+                        };
+                        nodes as usize
+                    ]
+                    .into(),
+                    // Filled by init_percpu_sheaves() (SheafEvent::PcsSet).
+                    pcs: if geometry.sheaf_capacity.unwrap_or(0) > 0 {
+                        vec![PercpuSheaves::default(); cpus as usize].into()
+                    } else {
+                        TiVec::new()
+                    },
                 });
             }
+            Event::Sheaf(e) => st.apply_sheaf(e),
             Event::CacheAliased { id, alias } => st.caches[*id].aliases.push(alias.clone()),
             Event::CacheUnaliased { id, alias } => {
                 let aliases = &mut st.caches[*id].aliases;

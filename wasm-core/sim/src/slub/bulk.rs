@@ -59,12 +59,15 @@ pub(crate) fn first_bad(rec: &Recorder, cache: Option<CacheId>, objs: &[u64]) ->
 /// how many entries remain, and the group to free (the cache, the slab, the objects head
 /// first with their indices), or no group for a large kmalloc freed here.
 #[allow(clippy::type_complexity, reason = "one use, by the caller above")]
+/// Without `hook` (a sheaf flush's `__kmem_cache_free_bulk()`, 6.18+), the group is freed as
+/// gathered.
 pub(crate) fn detach(
     rec: &mut Recorder,
     cache: Option<CacheId>,
     p: &mut [u64],
     size: usize,
     cpu: CpuId,
+    hook: bool,
 ) -> (usize, Option<CacheId>, Option<Pfn>, Option<Vec<(u64, u32)>>) {
     let mut size = size - 1;
     let object = p[size];
@@ -148,7 +151,11 @@ pub(crate) fn detach(
             detached
         },
     );
-    let group = slab_free_freelist_hook(rec, &detached, group);
+    let group = if hook {
+        slab_free_freelist_hook(rec, &detached, group)
+    } else {
+        group
+    };
     let objs: Vec<(u64, u32)> = group
         .iter()
         .map(|&o| (o, obj_to_index(rec.machine(), slab, o)))
@@ -204,13 +211,22 @@ fn slab_free_freelist_hook(
 pub(crate) mod asyn {
     use super::*;
     use crate::slub::alloc::asyn::___slab_alloc;
-    use crate::slub::free::asyn::do_slab_free;
+    use crate::slub::free::asyn::{__slab_free, do_slab_free};
 
     /// `__kmem_cache_alloc_bulk()` (mm/slub.c, v6.6): with preemption off and the local lock held
     /// (`local_lock_irq()`), the objects come off `c->freelist` without a tid bump each; an empty
     /// freelist bumps the tid, drops the lock and calls `___slab_alloc()`, which refills it. Out
     /// of memory gives back what was taken and fails the whole request.
     pub(crate) async fn alloc_bulk(k: Ctx<'_>, cache: CacheId, n: u32) -> Vec<u64> {
+        // 6.18+: a cache with sheaves takes what they have first; 7.x has no cpu slab.
+        if k.sheaf_capacity(cache) > 0 || !k.slub_version().has_cpu_slab() {
+            return Box::pin(crate::slub::sheaves::asyn::alloc_bulk_pcs(k, cache, n)).await;
+        }
+        __kmem_cache_alloc_bulk(k, cache, n).await
+    }
+
+    /// `__kmem_cache_alloc_bulk()` of the cpu-slab SLUB (6.x).
+    pub(crate) async fn __kmem_cache_alloc_bulk(k: Ctx<'_>, cache: CacheId, n: u32) -> Vec<u64> {
         let step = k.call("kmem_cache_alloc_bulk", "bulk", "step.alloc_bulk");
         k.arg_cache("cache", cache);
         k.arg("cpu", k.cpu());
@@ -257,6 +273,11 @@ pub(crate) mod asyn {
         if k.bulk_first_bad(cache, objs).is_some() {
             return FreeOutcome::Refused;
         }
+        // 6.18+: a named cache with sheaves frees to them (`free_to_pcs_bulk()`).
+        if let Some(c) = cache.filter(|&c| k.sheaf_capacity(c) > 0) {
+            Box::pin(crate::slub::sheaves::asyn::free_to_pcs_bulk(k, c, objs)).await;
+            return FreeOutcome::Freed;
+        }
         let mut p = objs.to_vec();
         let mut size = p.len();
         while size > 0 {
@@ -277,11 +298,16 @@ pub(crate) mod asyn {
         size: usize,
     ) -> usize {
         let cpu = k.cpu();
-        let (same, group) = k.bulk_detach(cache, p, size, cpu);
+        let (same, group) = k.bulk_detach(cache, p, size, cpu, true);
         let Some((df_cache, slab, group)) = group else {
             return same;
         };
-        do_slab_free(k, df_cache, slab, &group).await;
+        if k.slub_version().has_cpu_slab() {
+            do_slab_free(k, df_cache, slab, &group).await;
+        } else {
+            // 7.x: slab_free_bulk() -> __slab_free(), there is no cpu slab.
+            Box::pin(__slab_free(k, df_cache, slab, &group)).await;
+        }
         same
     }
 }

@@ -5,6 +5,7 @@
 
 use super::state::{KmemCache, KmemCacheCpu, Slab};
 use crate::geometry::SlubVersion;
+use crate::ids::SheafId;
 use crate::ids::{CacheId, CpuId, NodeId};
 use crate::machine::check::{hex, messages, problem, Problem, Totals};
 use crate::machine::{FrameState, Machine, Owner, Pfn};
@@ -139,6 +140,9 @@ pub(crate) fn check_all(m: &Machine, totals: &Totals, bad: &mut Vec<Problem>) {
     }
     for (pfn, slab) in m.slub().slabs.iter() {
         check_slab(m, pfn, places.get(m, slab.cache, pfn), bad);
+    }
+    for s in &m.slub().caches {
+        check_sheaves(m, s.id, bad);
     }
 }
 
@@ -287,14 +291,16 @@ pub(crate) fn check_slab(m: &Machine, pfn: Pfn, place: SlubPlace, bad: &mut Vec<
         let what = "a task's freelist";
         cpu_free += walk_n(m, pfn, slab, h.freelist, h.count, what, &mut seen, bad);
     }
+    // 6.18+: objects in the cache's sheaves are in use from the slab's side.
+    let in_sheaves = sheaf_objects_of(m, pfn, slab, &mut seen, bad);
     let live = slab.allocated.iter().filter(|&&a| a).count() as u32;
-    if live + cpu_free != slab.inuse {
+    if live + cpu_free + in_sheaves != slab.inuse {
         bad.push(problem!(
             "check.slab_inuse_live",
             "slab {pfn}: {live} allocated + {cpu_free} on a cpu freelist != inuse {inuse}",
             pfn = hex(pfn),
             live = live,
-            cpu_free = cpu_free,
+            cpu_free = cpu_free + in_sheaves,
             inuse = slab.inuse
         ));
     }
@@ -308,6 +314,147 @@ pub(crate) fn check_slab(m: &Machine, pfn: Pfn, place: SlubPlace, bad: &mut Vec<
         ));
     }
     check_slab_state(m.profile.slub, s, pfn, slab, place, free, bad);
+}
+
+/// The objects of slab `pfn` that its cache's sheaves hold (6.18+), or an operation's array on
+/// their way from one: each a slot of the slab, on no freelist, not allocated, held once.
+fn sheaf_objects_of(
+    m: &Machine,
+    pfn: Pfn,
+    slab: &Slab,
+    seen: &mut [u64],
+    bad: &mut Vec<Problem>,
+) -> u32 {
+    let st = m.slub();
+    if st.sheaves.is_empty() && st.stacked.is_empty() {
+        return 0;
+    }
+    let size = slab.size;
+    let start = m.object_addr(pfn, size, 0);
+    let end = start + u64::from(slab.objects) * u64::from(size);
+    let mut n = 0;
+    let held = st
+        .sheaves
+        .values()
+        .filter(|s| s.cache == slab.cache)
+        .map(|s| s.objects.as_slice())
+        .chain(std::iter::once(st.stacked.as_slice()));
+    for objects in held {
+        for &o in objects.iter().filter(|&&o| o >= start && o < end) {
+            let index = (o - start) / u64::from(size);
+            if (o - start) % u64::from(size) != 0 {
+                bad.push(problem!(
+                    "check.sheaf_object_inside",
+                    "a sheaf holds {object}, inside an object of slab {pfn}",
+                    object = hex(o),
+                    pfn = hex(pfn)
+                ));
+                continue;
+            }
+            let (word, bit) = (index as usize / 64, 1u64 << (index % 64));
+            if seen[word] & bit != 0 {
+                bad.push(problem!(
+                    "check.sheaf_object_twice",
+                    "object {object} is in a sheaf and on a freelist, or in two sheaves",
+                    object = hex(o)
+                ));
+            }
+            seen[word] |= bit;
+            if slab.allocated[index as usize] {
+                bad.push(problem!(
+                    "check.sheaf_object_allocated",
+                    "object {object} is both in a sheaf and allocated",
+                    object = hex(o)
+                ));
+            }
+            n += 1;
+        }
+    }
+    n
+}
+
+/// A cache's sheaves and barns (6.18+): every CPU has a main sheaf of the cache; every sheaf
+/// is where exactly one of a CPU's slots or a barn's lists says, holds at most its capacity of
+/// objects of its cache; a barn's full sheaves are full and its empty ones empty.
+pub(crate) fn check_sheaves(m: &Machine, cache: CacheId, bad: &mut Vec<Problem>) {
+    let st = m.slub();
+    let Some(s) = st.caches.get(cache) else {
+        return;
+    };
+    if s.pcs.is_empty() {
+        return;
+    }
+    let mut places: BTreeMap<SheafId, u32> = BTreeMap::new();
+    for (cpu, pcs) in s.pcs.iter_enumerated() {
+        if pcs.main.is_none() && !s.destroyed {
+            bad.push(problem!(
+                "check.pcs_no_main",
+                "{cache}: cpu{cpu} has no main sheaf",
+                cache = &s.name,
+                cpu = cpu
+            ));
+        }
+        for sheaf in [pcs.main, pcs.spare, pcs.rcu_free].into_iter().flatten() {
+            *places.entry(sheaf).or_default() += 1;
+        }
+    }
+    for n in &s.node {
+        let Some(barn) = &n.barn else { continue };
+        for (list, full) in [(&barn.full, true), (&barn.empty, false)] {
+            for &sheaf in list {
+                *places.entry(sheaf).or_default() += 1;
+                let Some(sh) = st.sheaves.get(&sheaf) else {
+                    continue;
+                };
+                let size = sh.objects.len() as u32;
+                if (full && size != sh.capacity) || (!full && size != 0) {
+                    bad.push(problem!(
+                        "check.barn_sheaf_size",
+                        "{cache}: a barn's {which} sheaf holds {size} of {capacity}",
+                        cache = &s.name,
+                        which = if full { "full" } else { "empty" },
+                        size = size,
+                        capacity = sh.capacity
+                    ));
+                }
+            }
+        }
+    }
+    for (&id, sheaf) in st.sheaves.iter().filter(|(_, sh)| sh.cache == cache) {
+        let held = places.get(&id).copied().unwrap_or(0);
+        if held > 1 || (held == 0 && !st.held_sheaves.contains(&id)) {
+            bad.push(problem!(
+                "check.sheaf_place",
+                "{cache}: sheaf {sheaf} is held {count} times",
+                cache = &s.name,
+                sheaf = id.0,
+                count = held
+            ));
+        }
+        if sheaf.objects.len() as u32 > sheaf.capacity {
+            bad.push(problem!(
+                "check.sheaf_overfull",
+                "{cache}: sheaf {sheaf} holds {size}, more than its capacity {capacity}",
+                cache = &s.name,
+                sheaf = id.0,
+                size = sheaf.objects.len(),
+                capacity = sheaf.capacity
+            ));
+        }
+        for &o in &sheaf.objects {
+            let ok = crate::slub::place_of(m, o)
+                .is_some_and(|p| st.slabs.get(&p.pfn).is_some_and(|sl| sl.cache == cache));
+            if !ok {
+                bad.push(problem!(
+                    "check.sheaf_foreign_object",
+                    "{cache}: sheaf {sheaf} holds {object}, not an object of its cache",
+                    cache = &s.name,
+                    sheaf = id.0,
+                    object = hex(o)
+                ));
+            }
+        }
+    }
 }
 
 /// Where slab `pfn` is held agrees with `frozen`: the state table of spec 2.6 (from 6.8, spec
@@ -339,6 +486,26 @@ fn check_slab_state(
             full_listed = full_listed,
             store_user = s.flags.store_user
         ));
+    }
+    if !version.has_cpu_slab() {
+        // 7.x (spec after 6.6, 4.1): no slab is frozen; a node partial slab has free objects,
+        // a slab on no list has none, unless a task holds it (a refill isolated it).
+        let node = place.node_partial > 0;
+        let fine = !slab.frozen
+            && place.cpu_slab == 0
+            && place.cpu_partial == 0
+            && (place.task > 0 || node == (slab.freelist != 0));
+        if !fine {
+            bad.push(problem!(
+                "check.slab_state_7_0",
+                "slab {pfn}: frozen {frozen}, on the node partial list {node} (free {free})",
+                pfn = hex(pfn),
+                frozen = slab.frozen,
+                node = node,
+                free = free
+            ));
+        }
+        return;
     }
     if version.delayed_freezing() {
         let on_cpu = (

@@ -6,10 +6,11 @@ use crate::geometry::kmalloc::{kmalloc_classes, kmalloc_target, KmallocTarget};
 use crate::geometry::platform::WORD;
 use crate::geometry::{CacheRequest, CacheSource, GeometryError, SlabFlags, SlubVersion};
 use crate::gfp::{Gfp, GFP_KERNEL};
-use crate::ids::{CacheId, CpuId};
+use crate::ids::{CacheId, CpuId, SheafId};
 use crate::kmalloc_caches::{kmalloc_type, KmallocSlot, KmallocType};
 use crate::slab_common::random::{freelist_randomize, get_random_long, BootStream};
 use crate::slab_common::slab_unmergeable;
+use crate::slub::sheaf::{PcsSlot, SheafEvent};
 use crate::trace::{Event, NewCache, Recorder};
 
 fn request(
@@ -200,6 +201,8 @@ fn create_kmalloc_caches_body(rec: &mut Recorder, boot: &BootOptions) -> Result<
                 random,
                 random_seq,
             })));
+            // 7.x: bootstrap_kmalloc_sheaves() right after the kmalloc caches.
+            init_percpu_sheaves(rec, id);
         }
     }
     if boot.random_kmalloc_caches {
@@ -331,10 +334,34 @@ pub fn kmem_cache_create_usercopy(
                 random,
                 random_seq,
             })));
+            init_percpu_sheaves(rec, id);
             id
         },
     );
     Ok(id)
+}
+
+/// `init_percpu_sheaves()` (6.18+): every CPU's main sheaf is a new, empty sheaf; no spare,
+/// no rcu_free sheaf. Nothing for a cache without sheaves.
+fn init_percpu_sheaves(rec: &mut Recorder, id: CacheId) {
+    let capacity = rec.machine().slub().caches[id].sheaf_capacity();
+    if capacity == 0 {
+        return;
+    }
+    for cpu in CpuId::all(rec.machine().config.cpus) {
+        let sheaf = SheafId(rec.machine().slub().next_sheaf);
+        rec.emit(Event::Sheaf(SheafEvent::Allocated {
+            cache: id,
+            sheaf,
+            capacity,
+        }));
+        rec.emit(Event::Sheaf(SheafEvent::PcsSet {
+            cache: id,
+            cpu,
+            slot: PcsSlot::Main,
+            sheaf: Some(sheaf),
+        }));
+    }
 }
 
 /// `kmem_cache_create(name, size, align, flags, ctor)`: [`kmem_cache_create_usercopy`]

@@ -13,6 +13,7 @@ use crate::slab_common::{
     wrong_cache_unchecked,
 };
 use crate::slub::mem::SlubMem;
+use crate::slub::sheaf::FreeFrom;
 use crate::smp::micro::{Access, Micro};
 use crate::smp::{run_sync, CallGuard, Ctx};
 use crate::trace::{End, Recorder, Splice};
@@ -172,6 +173,11 @@ pub(super) fn cache_from_obj_unchecked(
 /// the free pointer, which `do_slab_free()` overwrites), so it gets no step; see `bulk.rs`.
 fn slab_free(rec: &mut Recorder, cache: CacheId, pfn: Pfn, addr: u64, index: u32, cpu: CpuId) {
     let objs = &[(addr, index)];
+    let m = rec.machine();
+    if m.slub().caches[cache].sheaf_capacity() > 0 || !m.profile.slub.has_cpu_slab() {
+        run_sync!(rec, cpu, |k| sync::slab_free_k(k, cache, pfn, addr, index));
+        return;
+    }
     match sequential_free_fast(rec, cache, pfn, addr, index, cpu) {
         Sequential::Done(()) => {}
         Sequential::Slow => run_sync!(rec, cpu, |k| sync::__slab_free(k, cache, pfn, objs)),
@@ -253,6 +259,42 @@ pub(crate) mod asyn {
     ///     }
     /// ```
     pub(crate) async fn do_slab_free(k: Ctx<'_>, cache: CacheId, pfn: Pfn, objs: &[(u64, u32)]) {
+        do_slab_free_from(k, cache, pfn, objs, FreeFrom::Caller).await;
+    }
+
+    /// `slab_free()` of one object: 6.18+ tries this CPU's sheaves first when the object's
+    /// slab is on the CPU's own node (`can_free_to_pcs()`; 6.18 checks the node only), then
+    /// `do_slab_free()` (6.x) or `__slab_free()` (7.x, no cpu slab).
+    pub(crate) async fn slab_free_k(k: Ctx<'_>, cache: CacheId, pfn: Pfn, addr: u64, index: u32) {
+        if k.sheaf_capacity(cache) > 0
+            && k.slab_node(pfn) == Some(k.cpu_to_node(k.cpu()))
+            && Box::pin(crate::slub::sheaves::asyn::free_to_pcs(k, cache, addr)).await
+        {
+            return;
+        }
+        if k.slub_version().has_cpu_slab() {
+            do_slab_free(k, cache, pfn, &[(addr, index)]).await;
+        } else {
+            Box::pin(__slab_free_from(
+                k,
+                cache,
+                pfn,
+                &[(addr, index)],
+                FreeFrom::Caller,
+            ))
+            .await;
+        }
+    }
+
+    /// `do_slab_free()` of objects a caller held, or of objects a flushed sheaf held (6.18+),
+    /// which no caller gives back (`from`).
+    pub(crate) async fn do_slab_free_from(
+        k: Ctx<'_>,
+        cache: CacheId,
+        pfn: Pfn,
+        objs: &[(u64, u32)],
+        from: FreeFrom,
+    ) {
         let _f = k.frame("do_slab_free");
         let (head, (_, tail_index)) = (objs[0].0, objs[objs.len() - 1]);
         loop {
@@ -260,7 +302,7 @@ pub(crate) mod asyn {
             let (c, tid) = read_tid(k, cache).await;
             let c_slab = read_cpu_slab(k, cache, c).await;
             if c_slab != Some(pfn) {
-                return __slab_free(k, cache, pfn, objs).await;
+                return __slab_free_from(k, cache, pfn, objs, from).await;
             }
             let step = k.call("do_slab_free", "fast path", "step.free_fast");
             k.arg_cache("cache", cache);
@@ -270,7 +312,7 @@ pub(crate) mod asyn {
             set_freepointer_k(k, pfn, tail_index, freelist).await;
             if update_cpu_freelist_fast(k, cache, freelist, head, tid, "slab_free").await {
                 let cpu = k.cpu();
-                k.objects_freed(cache, cpu, pfn, objs);
+                k.objects_given_back(cache, cpu, pfn, objs, from);
                 return;
             }
             drop(step); // goto redo
@@ -351,6 +393,24 @@ pub(crate) mod asyn {
     /// } while (!slab_update_freelist(s, slab, prior, counters, head, new.counters, "__slab_free"));
     /// ```
     pub(crate) async fn __slab_free(k: Ctx<'_>, cache: CacheId, pfn: Pfn, objs: &[(u64, u32)]) {
+        __slab_free_from(k, cache, pfn, objs, FreeFrom::Caller).await;
+    }
+
+    /// `__slab_free()` of objects a caller held or a flushed sheaf held (`from`). From 7.0
+    /// (v7.2.13) there is no frozen slab and no cpu partial list: a free into a full slab puts
+    /// it at the tail of its node's partial list, and a slab with free objects on no list is
+    /// one a refill isolated.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "__slab_free()'s retry loop and its outcomes in the kernel's order, with the versions' branches where the kernel's code differs"
+    )]
+    pub(crate) async fn __slab_free_from(
+        k: Ctx<'_>,
+        cache: CacheId,
+        pfn: Pfn,
+        objs: &[(u64, u32)],
+        from: FreeFrom,
+    ) {
         if k.cache_debug(cache) {
             return Box::pin(free_to_partial_list(k, cache, pfn, objs)).await;
         }
@@ -388,7 +448,9 @@ pub(crate) mod asyn {
             } else {
                 "full slab to node partial"
             };
-            let step = if delayed {
+            let step = if !k.slub_version().has_cpu_slab() {
+                k.call("__slab_free", path, "step.slab_free_7_0")
+            } else if delayed {
                 k.call("__slab_free", path, "step.slab_free_6_8")
             } else {
                 k.call("__slab_free", path, "step.slab_free")
@@ -415,7 +477,7 @@ pub(crate) mod asyn {
             }
         };
         let cpu = k.cpu();
-        k.objects_freed(cache, cpu, pfn, objs);
+        k.objects_given_back(cache, cpu, pfn, objs, from);
         let (prior, node) = (old.freelist, old.node);
         if !takes_node_lock {
             if !old.frozen && old.freelist == 0 && has_cpu_partial {
@@ -428,7 +490,11 @@ pub(crate) mod asyn {
         if delayed && prior != 0 && !k.on_node_partial(cache, node, pfn) {
             // 6.8+: a slab with free objects on no node list sits on some CPU's partial stack
             // (or a task holds it): it stays there, even empty.
-            step.set_path("cpu partial slab");
+            step.set_path(if k.slub_version().has_cpu_slab() {
+                "cpu partial slab"
+            } else {
+                "isolated slab"
+            });
             k.spin_unlock_irqrestore(cache, node).await;
             drop(step);
             return;

@@ -19,13 +19,14 @@ use super::alloc::{
 use super::bulk::{detach, first_bad};
 use super::cmpxchg::{SlabRead, SlabWord};
 use super::random::shuffle_freelist;
+use super::sheaf::{FreeFrom, PcsSlot, PercpuSheaves, SheafEvent};
 use super::state::{KmemCacheCpu, SlabFields, TID_STEP};
 use super::{
     freelist_len, freepointer_at, get_freepointer, obj_to_index, object_allocated, object_freed,
     place_of, set_cpu_freelist, set_freepointer_at, take_object,
 };
 use crate::geometry::SlubVersion;
-use crate::ids::{CacheId, CpuId, NodeId, Pfn};
+use crate::ids::{CacheId, CpuId, NodeId, Pfn, SheafId};
 use crate::machine::Damage;
 use crate::trace::{End, Event, Recorder};
 
@@ -207,16 +208,74 @@ pub(crate) trait SlubMem: Copy {
     /// `kmem_cache_free_bulk()`'s check of its array: the first bad entry (a step says so).
     fn bulk_first_bad(self, cache: Option<CacheId>, objs: &[u64]) -> Option<u64>;
     /// `build_detached_freelist()`: the group of one slab from the end of `p[..size]`.
+    /// Without `hook`, no `slab_free_freelist_hook()` pass (a sheaf flush's
+    /// `__kmem_cache_free_bulk()`, 6.18+, frees the groups as gathered).
     fn bulk_detach(
         self,
         cache: Option<CacheId>,
         p: &mut [u64],
         size: usize,
         cpu: CpuId,
+        hook: bool,
     ) -> Detached;
     /// `__kmem_cache_alloc_bulk()`'s take of the object at the head of `c->freelist` without a
     /// tid bump; returns it.
     fn bulk_take_object(self, cache: CacheId, c: CpuId, object: u64, tid: u64) -> u64;
+
+    // Per-CPU sheaves and barns (6.18+; `slub::sheaf`). A CPU's sheaves are changed under
+    // its `s->cpu_sheaves->lock`, a barn's lists under the barn's lock.
+
+    /// `s->sheaf_capacity` (0: `!cache_has_sheaves(s)`).
+    fn sheaf_capacity(self, cache: CacheId) -> u32;
+    /// `this_cpu_ptr(s->cpu_sheaves)` of `cpu`.
+    fn pcs(self, cache: CacheId, cpu: CpuId) -> PercpuSheaves;
+    /// `sheaf->size`.
+    fn sheaf_size(self, sheaf: SheafId) -> u32;
+    /// `sheaf->objects[sheaf->size - 1]` (0 when empty).
+    fn sheaf_top(self, sheaf: SheafId) -> u64;
+    /// `pcs->main`, `pcs->spare` or `pcs->rcu_free` of `cpu` := `sheaf`.
+    fn set_pcs(self, cache: CacheId, cpu: CpuId, slot: PcsSlot, sheaf: Option<SheafId>);
+    /// `alloc_empty_sheaf()`: a new sheaf of the cache's capacity.
+    fn alloc_empty_sheaf(self, cache: CacheId) -> SheafId;
+    /// `free_empty_sheaf()`.
+    fn free_empty_sheaf(self, sheaf: SheafId);
+    /// The operation holds `sheaf` on no CPU and in no barn (`held`), or puts it somewhere.
+    fn sheaf_hold(self, sheaf: SheafId, held: bool);
+    /// `objects`, given back to their slab, leave where they came from (see `FreeFrom`).
+    fn objects_given_back(
+        self,
+        cache: CacheId,
+        cpu: CpuId,
+        pfn: Pfn,
+        objs: &[(u64, u32)],
+        from: FreeFrom,
+    );
+    /// The operation holds `objects` in an array of its own (a flush batch).
+    fn objects_stacked(self, objects: &[u64]);
+    /// `sheaf->objects[--sheaf->size]` goes to the caller on `cpu`; the object.
+    fn sheaf_hand_out(self, cache: CacheId, cpu: CpuId, sheaf: SheafId) -> u64;
+    /// The caller on `cpu` gives `object` back onto the top of `sheaf`.
+    fn sheaf_take_back(self, cache: CacheId, cpu: CpuId, sheaf: SheafId, object: u64);
+    /// The objects of `sheaf`, bottom first.
+    fn sheaf_objects(self, sheaf: SheafId) -> Vec<u64>;
+    /// The top `n` objects leave `sheaf`; they come back bottom first.
+    fn sheaf_take(self, sheaf: SheafId, n: u32) -> Vec<u64>;
+    /// `objects` go on top of `sheaf`, in order.
+    fn sheaf_push(self, sheaf: SheafId, objects: &[u64]);
+    /// A barn's `(nr_full, nr_empty)`.
+    fn barn_counts(self, cache: CacheId, node: NodeId) -> (usize, usize);
+    /// The head of the barn's full (or empty) list, taken off it.
+    fn barn_take(self, cache: CacheId, node: NodeId, full: bool) -> Option<SheafId>;
+    /// `sheaf` onto the head of the barn's full (or empty) list.
+    fn barn_put(self, cache: CacheId, node: NodeId, sheaf: SheafId, full: bool);
+    /// Up to `max` objects of the freelist from `head`, in its order.
+    fn freelist_objects(self, head: u64, max: u32) -> Vec<u64>;
+    /// The node of the slab `object` lies in (`None`: not in a slab).
+    fn object_node(self, object: u64) -> Option<NodeId>;
+    /// `alloc_from_new_slab()` (7.x), on a slab no one else can see yet: its first `count`
+    /// objects in allocation order go to the caller's array, the rest stay its freelist,
+    /// `inuse = count`, and `inc_slabs_node()` counts it. The objects.
+    fn new_slab_take(self, cache: CacheId, pfn: Pfn, count: u32) -> Vec<u64>;
 }
 
 impl<T: RecMem> SlubMem for T {
@@ -712,9 +771,10 @@ impl<T: RecMem> SlubMem for T {
         p: &mut [u64],
         size: usize,
         cpu: CpuId,
+        hook: bool,
     ) -> Detached {
         self.rec(|rec| {
-            let (same, df_cache, slab, group) = detach(rec, cache, p, size, cpu);
+            let (same, df_cache, slab, group) = detach(rec, cache, p, size, cpu, hook);
             (
                 same,
                 df_cache.zip(slab).zip(group).map(|((a, b), c)| (a, b, c)),
@@ -735,5 +795,234 @@ impl<T: RecMem> SlubMem for T {
             crate::slub::hand_out(rec, cache, c, place.pfn, object, place.index);
         });
         object
+    }
+
+    #[inline(always)]
+    fn sheaf_capacity(self, cache: CacheId) -> u32 {
+        self.rec(|rec| rec.machine().slub().caches[cache].sheaf_capacity())
+    }
+
+    #[inline(always)]
+    fn pcs(self, cache: CacheId, cpu: CpuId) -> PercpuSheaves {
+        self.rec(|rec| rec.machine().slub().caches[cache].pcs[cpu])
+    }
+
+    #[inline(always)]
+    fn sheaf_size(self, sheaf: SheafId) -> u32 {
+        self.rec(|rec| rec.machine().slub().sheaves[&sheaf].objects.len() as u32)
+    }
+
+    #[inline(always)]
+    fn sheaf_top(self, sheaf: SheafId) -> u64 {
+        self.rec(|rec| {
+            let s = &rec.machine().slub().sheaves[&sheaf];
+            s.objects.last().copied().unwrap_or(0)
+        })
+    }
+
+    fn set_pcs(self, cache: CacheId, cpu: CpuId, slot: PcsSlot, sheaf: Option<SheafId>) {
+        self.rec(|rec| {
+            rec.emit(Event::Sheaf(SheafEvent::PcsSet {
+                cache,
+                cpu,
+                slot,
+                sheaf,
+            }));
+        });
+    }
+
+    fn alloc_empty_sheaf(self, cache: CacheId) -> SheafId {
+        self.rec(|rec| {
+            let st = rec.machine().slub();
+            let sheaf = SheafId(st.next_sheaf);
+            let capacity = st.caches[cache].sheaf_capacity();
+            rec.emit(Event::Sheaf(SheafEvent::Allocated {
+                cache,
+                sheaf,
+                capacity,
+            }));
+            sheaf
+        })
+    }
+
+    fn free_empty_sheaf(self, sheaf: SheafId) {
+        self.rec(|rec| rec.emit(Event::Sheaf(SheafEvent::Freed { sheaf })));
+    }
+
+    fn sheaf_hold(self, sheaf: SheafId, held: bool) {
+        self.rec(|rec| rec.emit(Event::Sheaf(SheafEvent::Held { sheaf, held })));
+    }
+
+    fn objects_given_back(
+        self,
+        cache: CacheId,
+        cpu: CpuId,
+        pfn: Pfn,
+        objs: &[(u64, u32)],
+        from: FreeFrom,
+    ) {
+        match from {
+            FreeFrom::Caller => self.objects_freed(cache, cpu, pfn, objs),
+            FreeFrom::Sheaf(sheaf) => self.rec(|rec| {
+                let objects = objs.iter().map(|&(o, _)| o).collect();
+                rec.emit(Event::Sheaf(SheafEvent::Removed { sheaf, objects }));
+            }),
+            FreeFrom::Stacked => self.rec(|rec| {
+                let objects = objs.iter().map(|&(o, _)| o).collect();
+                rec.emit(Event::Sheaf(SheafEvent::Stacked {
+                    objects,
+                    held: false,
+                }));
+            }),
+        }
+    }
+
+    fn objects_stacked(self, objects: &[u64]) {
+        if objects.is_empty() {
+            return;
+        }
+        self.rec(|rec| {
+            rec.emit(Event::Sheaf(SheafEvent::Stacked {
+                objects: objects.into(),
+                held: true,
+            }));
+        });
+    }
+
+    fn sheaf_hand_out(self, cache: CacheId, cpu: CpuId, sheaf: SheafId) -> u64 {
+        self.rec(|rec| {
+            let object = rec.machine().slub().sheaves[&sheaf]
+                .objects
+                .last()
+                .copied()
+                .unwrap_or(0);
+            rec.emit(Event::Sheaf(SheafEvent::Taken { sheaf, count: 1 }));
+            if let Some(place) = place_of(rec.machine(), object) {
+                crate::slub::hand_out(rec, cache, cpu, place.pfn, object, place.index);
+            }
+            object
+        })
+    }
+
+    fn sheaf_take_back(self, cache: CacheId, cpu: CpuId, sheaf: SheafId, object: u64) {
+        self.rec(|rec| {
+            if let Some(place) = place_of(rec.machine(), object) {
+                object_freed(rec, cache, cpu, place.pfn, object, place.index);
+            }
+            rec.emit(Event::Sheaf(SheafEvent::Pushed {
+                sheaf,
+                objects: Box::new([object]),
+            }));
+        });
+    }
+
+    fn sheaf_objects(self, sheaf: SheafId) -> Vec<u64> {
+        self.rec(|rec| rec.machine().slub().sheaves[&sheaf].objects.clone())
+    }
+
+    fn sheaf_take(self, sheaf: SheafId, n: u32) -> Vec<u64> {
+        self.rec(|rec| {
+            let objects = &rec.machine().slub().sheaves[&sheaf].objects;
+            let taken = objects[objects.len() - n as usize..].to_vec();
+            rec.emit(Event::Sheaf(SheafEvent::Taken { sheaf, count: n }));
+            taken
+        })
+    }
+
+    fn sheaf_push(self, sheaf: SheafId, objects: &[u64]) {
+        if objects.is_empty() {
+            return;
+        }
+        self.rec(|rec| {
+            rec.emit(Event::Sheaf(SheafEvent::Pushed {
+                sheaf,
+                objects: objects.into(),
+            }));
+        });
+    }
+
+    fn barn_counts(self, cache: CacheId, node: NodeId) -> (usize, usize) {
+        self.rec(|rec| {
+            rec.machine().slub().caches[cache].node[node]
+                .barn
+                .as_ref()
+                .map_or((0, 0), |b| (b.full.len(), b.empty.len()))
+        })
+    }
+
+    fn barn_take(self, cache: CacheId, node: NodeId, full: bool) -> Option<SheafId> {
+        self.rec(|rec| {
+            let barn = rec.machine().slub().caches[cache].node[node]
+                .barn
+                .as_ref()?;
+            let sheaf = *if full { &barn.full } else { &barn.empty }.first()?;
+            rec.emit(Event::Sheaf(SheafEvent::BarnRemoved {
+                cache,
+                node,
+                sheaf,
+                full,
+            }));
+            Some(sheaf)
+        })
+    }
+
+    fn barn_put(self, cache: CacheId, node: NodeId, sheaf: SheafId, full: bool) {
+        self.rec(|rec| {
+            rec.emit(Event::Sheaf(SheafEvent::BarnAdded {
+                cache,
+                node,
+                sheaf,
+                full,
+            }));
+        });
+    }
+
+    fn freelist_objects(self, head: u64, max: u32) -> Vec<u64> {
+        self.rec(|rec| {
+            let m = rec.machine();
+            let mut out = Vec::new();
+            let mut at = head;
+            while at != 0 && (out.len() as u32) < max {
+                out.push(at);
+                let Some(place) = place_of(m, at) else { break };
+                at = freepointer_at(m, &place, at);
+            }
+            out
+        })
+    }
+
+    fn object_node(self, object: u64) -> Option<NodeId> {
+        self.rec(|rec| {
+            let m = rec.machine();
+            place_of(m, object).map(|p| m.slub().slabs[&p.pfn].node)
+        })
+    }
+
+    fn new_slab_take(self, cache: CacheId, pfn: Pfn, count: u32) -> Vec<u64> {
+        self.rec(|rec| {
+            let slab = &rec.machine().slub().slabs[&pfn];
+            let (head, objects, node) = (slab.freelist, slab.objects, slab.node);
+            let count = count.min(objects);
+            let m = rec.machine();
+            let mut taken = Vec::with_capacity(count as usize);
+            let mut at = head;
+            while (taken.len() as u32) < count && at != 0 {
+                taken.push(at);
+                let Some(place) = place_of(m, at) else { break };
+                at = freepointer_at(m, &place, at);
+            }
+            rec.emit(Event::SlabStateSet {
+                pfn,
+                freelist: at,
+                inuse: taken.len() as u32,
+                frozen: false,
+            });
+            rec.emit(Event::SlabCounted {
+                cache,
+                node,
+                objects,
+            });
+            taken
+        })
     }
 }

@@ -39,6 +39,8 @@ pub(crate) mod mem;
 mod ops;
 pub(crate) mod partial;
 pub(crate) mod random;
+pub mod sheaf;
+pub(crate) mod sheaves;
 mod shrink;
 pub mod state;
 pub mod task;
@@ -241,6 +243,8 @@ pub fn freelist_len(m: &Machine, head: u64) -> u32 {
 
 #[cfg(test)]
 mod fidelity_tests;
+#[cfg(test)]
+mod sheaves_tests;
 #[cfg(test)]
 mod smp_tests;
 #[cfg(test)]

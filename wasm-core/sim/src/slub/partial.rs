@@ -348,6 +348,13 @@ pub(crate) mod asyn {
     #[doc(alias = "flush_slab")]
     pub(crate) async fn flush_cpu_slab_k(k: Ctx<'_>, cache: CacheId) {
         let _f = k.frame("flush_cpu_slab");
+        // 6.18+: the CPU's sheaves first (pcs_flush_all()); 7.x has nothing else per CPU.
+        if k.sheaf_capacity(cache) > 0 {
+            crate::slub::sheaves::asyn::pcs_flush_all(k, cache).await;
+        }
+        if !k.slub_version().has_cpu_slab() {
+            return;
+        }
         // Run by a work item bound to the CPU: preemptible, never migrated.
         k.pin(true);
         let cpu = k.cpu();

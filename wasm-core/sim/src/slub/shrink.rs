@@ -5,7 +5,20 @@ use super::partial::{discard_slab, flush_cpu_slab};
 use crate::ids::{CacheId, CpuId, NodeId};
 use crate::machine::Pfn;
 use crate::slab_common::DestroyOutcome;
+use crate::smp::run_sync;
 use crate::trace::{End, Event, Recorder};
+
+/// `barn_shrink()` of every node's barn (6.18+), run on `cpu`.
+fn barn_shrink_all(rec: &mut Recorder, cache: CacheId, cpu: CpuId) {
+    if rec.machine().slub().caches[cache].sheaf_capacity() == 0 {
+        return;
+    }
+    for node in NodeId::all(rec.machine().config.nodes) {
+        run_sync!(rec, cpu, |k| crate::slub::sheaves::sync::barn_shrink(
+            k, cache, node
+        ));
+    }
+}
 
 /// `SHRINK_PROMOTE_MAX`: slabs with up to this many free objects are sorted to the front.
 const SHRINK_PROMOTE_MAX: u32 = 32;
@@ -15,10 +28,14 @@ const SHRINK_PROMOTE_MAX: u32 = 32;
 /// first, the rest stay behind them in their order. `list_move()` adds at the head of each
 /// bucket, so within one free count the order is reversed.
 #[doc(alias = "__kmem_cache_shrink")]
+///
+/// With sheaves (6.18+), `flush_all()` also flushes each CPU's sheaves, and every node's barn
+/// is emptied (`barn_shrink()`) before the lists are.
 pub fn kmem_cache_shrink(rec: &mut Recorder, cache: CacheId, cpu: CpuId) {
     for c in CpuId::all(rec.machine().config.cpus) {
         flush_cpu_slab(rec, cache, c);
     }
+    barn_shrink_all(rec, cache, cpu);
     for node in NodeId::all(rec.machine().config.nodes) {
         let list = rec.machine().slub().caches[cache].node[node]
             .partial
@@ -113,6 +130,8 @@ pub fn kmem_cache_destroy(
     for c in CpuId::all(rec.machine().config.cpus) {
         flush_cpu_slab(rec, cache, c);
     }
+    // 6.18+: rcu_barrier() for sheaves in flight, then every barn emptied.
+    barn_shrink_all(rec, cache, cpu);
     // The slabs still counted when shutdown stops at a node that keeps some.
     let busy = rec.call(
         "__kmem_cache_shutdown",

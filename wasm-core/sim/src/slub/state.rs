@@ -4,11 +4,13 @@
 //! Objects are addresses in the direct map (`DIRECT_MAP_BASE + pfn * PAGE_SIZE + i * size`),
 //! as on x86_64, so a kernel engineer reads them as they would in a crash dump. NULL is 0.
 
+use super::sheaf::{NodeBarn, PercpuSheaves, Sheaf};
 use crate::geometry::{CacheGeometry, SlabFlags};
-use crate::ids::{CacheId, CpuId, NodeId, TiVec};
+use crate::ids::{CacheId, CpuId, NodeId, SheafId, TiVec};
 use crate::kmalloc_caches::KmallocSlot;
 use crate::machine::{Pfn, SlabTable};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// `TID_STEP` on a preemptible kernel is `roundup_pow_of_two(CONFIG_NR_CPUS)`; the simulator's
 /// CONFIG_NR_CPUS is its 64-CPU limit.
@@ -26,6 +28,15 @@ pub struct SlubState {
     /// CPU: just frozen for the task, being unfrozen, or about to be discarded); always empty
     /// between the steps of a sequential run.
     pub held: Vec<HeldSlab>,
+    /// Every sheaf (6.18+), by id; `next_sheaf` is the id the next one gets.
+    pub sheaves: BTreeMap<SheafId, Sheaf>,
+    pub next_sheaf: u32,
+    /// Sheaves on no CPU and in no barn: one an operation is filling or flushing outside the
+    /// lock. Empty between the steps of a sequential run except for such a sheaf.
+    pub held_sheaves: Vec<SheafId>,
+    /// Objects an operation holds in an array of its own, off every sheaf and freelist
+    /// (`SheafEvent::Stacked`).
+    pub stacked: Vec<u64>,
 }
 
 /// A slab in a task's hands (`SlubState::held`).
@@ -77,6 +88,9 @@ pub struct KmemCache {
     pub cpu: TiVec<CpuId, KmemCacheCpu>,
     /// Index: node.
     pub node: TiVec<NodeId, KmemCacheNode>,
+    /// `s->cpu_sheaves` (6.18+), index: CPU; empty for a cache without sheaves.
+    #[serde(skip_serializing_if = "TiVec::is_empty")]
+    pub pcs: TiVec<CpuId, PercpuSheaves>,
 }
 
 /// `struct kmem_cache_cpu`.
@@ -103,6 +117,10 @@ pub struct KmemCacheNode {
     pub nr_slabs: u64,
     /// `total_objects`: sum of `slab->objects` of those slabs.
     pub total_objects: u64,
+    /// The node's barn (6.18: `n->barn`; 7.x: `s->per_node[node].barn`), for a cache with
+    /// sheaves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub barn: Option<NodeBarn>,
 }
 
 /// `struct slab` (SLUB's view of the first page).
@@ -177,9 +195,15 @@ impl KmemCache {
         self.geometry.debug
     }
 
-    /// `kmem_cache_has_cpu_partial()`.
+    /// `kmem_cache_has_cpu_partial()`: not for a debug cache, nor from 7.0 (no such list; its
+    /// geometry then has `cpu_partial` 0, as for a debug cache).
     pub fn has_cpu_partial(&self) -> bool {
-        !self.geometry.debug
+        !self.geometry.debug && self.geometry.cpu_partial > 0
+    }
+
+    /// `s->sheaf_capacity`: objects per sheaf, 0 without sheaves (`cache_has_sheaves()`).
+    pub fn sheaf_capacity(&self) -> u32 {
+        self.geometry.sheaf_capacity.unwrap_or(0)
     }
 }
 

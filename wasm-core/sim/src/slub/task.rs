@@ -4,7 +4,7 @@
 use super::alloc::asyn::slab_alloc;
 use super::alloc::{alloc_cache, kmalloc_cache};
 use super::bulk::asyn::{alloc_bulk, free_bulk};
-use super::free::asyn::do_slab_free;
+use super::free::asyn::slab_free_k;
 use super::free::{free_target, FreeOutcome};
 use super::partial::asyn::flush_cpu_slab_k;
 use crate::gfp::Gfp;
@@ -95,7 +95,7 @@ impl SmpOp {
                 SmpOp::Free { addr, cache } => {
                     match k.with(|rec| free_target(rec, addr, cpu, cache)) {
                         Ok(t) => {
-                            do_slab_free(k, t.cache, t.pfn, &[(addr, t.index)]).await;
+                            slab_free_k(k, t.cache, t.pfn, addr, t.index).await;
                             SmpResult::Freed(FreeOutcome::Freed)
                         }
                         Err(outcome) => SmpResult::Freed(outcome),

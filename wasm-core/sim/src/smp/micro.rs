@@ -36,6 +36,14 @@ pub enum Access {
     LocalLock,
     /// `local_unlock_irqrestore(&s->cpu_slab->lock)`.
     LocalUnlock,
+    /// `local_trylock(&s->cpu_sheaves->lock)` or `local_lock()` of it (6.18+).
+    PcsLock,
+    /// `local_unlock(&s->cpu_sheaves->lock)`.
+    PcsUnlock,
+    /// `spin_lock_irqsave(&barn->lock)` (6.18+).
+    BarnLock,
+    /// `spin_unlock_irqrestore(&barn->lock)`.
+    BarnUnlock,
     /// Work on what the task holds or has locked (a new slab from the page allocator, a node
     /// list changed under its lock, a cpu slab changed under the local lock).
     Work,
@@ -228,6 +236,35 @@ pub enum Micro {
         cache: CacheId,
         cpu: CpuId,
     },
+    /// `local_trylock(&s->cpu_sheaves->lock)` (6.18+): `ok` false when code this CPU
+    /// interrupted holds it (the caller takes the slab path instead).
+    PcsTrylock {
+        cache: CacheId,
+        cpu: CpuId,
+        ok: bool,
+    },
+    PcsUnlock {
+        cache: CacheId,
+        cpu: CpuId,
+    },
+    /// `spin_lock_irqsave(&barn->lock)` of the barn of `node`.
+    BarnLock {
+        cache: CacheId,
+        node: NodeId,
+        cpu: CpuId,
+    },
+    /// `cpu` spins on the barn lock `holder` holds.
+    BarnWait {
+        cache: CacheId,
+        node: NodeId,
+        cpu: CpuId,
+        holder: CpuId,
+    },
+    BarnUnlock {
+        cache: CacheId,
+        node: NodeId,
+        cpu: CpuId,
+    },
     /// Work on what the task holds or has locked (see `Access::Work`).
     Work {
         cpu: CpuId,
@@ -267,6 +304,11 @@ impl Micro {
             | Micro::SpinUnlock { cpu, .. }
             | Micro::LocalLock { cpu, .. }
             | Micro::LocalUnlock { cpu, .. }
+            | Micro::PcsTrylock { cpu, .. }
+            | Micro::PcsUnlock { cpu, .. }
+            | Micro::BarnLock { cpu, .. }
+            | Micro::BarnWait { cpu, .. }
+            | Micro::BarnUnlock { cpu, .. }
             | Micro::Work { cpu }
             | Micro::Preempted { cpu, .. }
             | Micro::IrqEnter { cpu }
@@ -408,8 +450,25 @@ impl Micro {
                 a.push(("node", node.into()));
                 a.push(("holder", holder.into()));
             }
-            Micro::LocalLock { cache, .. } | Micro::LocalUnlock { cache, .. } => {
+            Micro::LocalLock { cache, .. }
+            | Micro::LocalUnlock { cache, .. }
+            | Micro::PcsTrylock { cache, .. }
+            | Micro::PcsUnlock { cache, .. } => {
                 a.push(("cache", Arg::Cache(cache)));
+            }
+            Micro::BarnLock { cache, node, .. } | Micro::BarnUnlock { cache, node, .. } => {
+                a.push(("cache", Arg::Cache(cache)));
+                a.push(("node", node.into()));
+            }
+            Micro::BarnWait {
+                cache,
+                node,
+                holder,
+                ..
+            } => {
+                a.push(("cache", Arg::Cache(cache)));
+                a.push(("node", node.into()));
+                a.push(("holder", holder.into()));
             }
             Micro::Preempted { to, .. } => a.push(("to", to.into())),
         }
@@ -447,6 +506,12 @@ impl Micro {
             Micro::SpinUnlock { .. } => "micro.spin_unlock",
             Micro::LocalLock { .. } => "micro.local_lock",
             Micro::LocalUnlock { .. } => "micro.local_unlock",
+            Micro::PcsTrylock { ok: true, .. } => "micro.pcs_trylock_ok",
+            Micro::PcsTrylock { ok: false, .. } => "micro.pcs_trylock_failed",
+            Micro::PcsUnlock { .. } => "micro.pcs_unlock",
+            Micro::BarnLock { .. } => "micro.barn_lock",
+            Micro::BarnWait { .. } => "micro.barn_wait",
+            Micro::BarnUnlock { .. } => "micro.barn_unlock",
             Micro::Work { .. } => "micro.work",
             Micro::Preempted { .. } => "micro.preempted",
             Micro::IrqEnter { .. } => "micro.irq_enter",

@@ -86,6 +86,10 @@ pub(crate) struct Interleaving {
     pub tasks: RefCell<Vec<TaskState>>,
     /// `n->list_lock` holders: (cache, node, task).
     pub list_locks: RefCell<Vec<(CacheId, NodeId, TaskId)>>,
+    /// `s->cpu_sheaves->lock` holders (6.18+): (cache, cpu, task).
+    pub pcs_locks: RefCell<Vec<(CacheId, CpuId, TaskId)>>,
+    /// `barn->lock` holders: (cache, node, task).
+    pub barn_locks: RefCell<Vec<(CacheId, NodeId, TaskId)>>,
     pub stats: RefCell<Stats>,
     /// Micro-steps noted since the executor last looked.
     pub noted: Cell<u32>,
@@ -437,43 +441,52 @@ impl<'a> Ctx<'a> {
         self.sh.il().boundary_changed.set(true);
     }
 
+    /// One look at a spin lock of `locks` (`n->list_lock` or a barn's lock) of `cache` on
+    /// `node`: taken when free (preemption and interrupts off, the task no longer spinning),
+    /// else the CPU of the task holding it (and the task is spinning).
+    fn try_spin(
+        self,
+        locks: &RefCell<Vec<(CacheId, NodeId, TaskId)>>,
+        cache: CacheId,
+        node: NodeId,
+    ) -> Result<(), CpuId> {
+        let holder = locks
+            .borrow()
+            .iter()
+            .find(|l| l.0 == cache && l.1 == node)
+            .map(|l| l.2);
+        let spinning = holder.is_some();
+        self.sh.il().tasks.borrow_mut()[usize::from(self.task)].spinning = spinning;
+        match holder {
+            None => {
+                locks.borrow_mut().push((cache, node, self.task));
+                self.adjust(1, 1);
+                Ok(())
+            }
+            Some(t) => Err(self.sh.il().tasks.borrow()[usize::from(t)].cpu),
+        }
+    }
+
     /// `spin_lock_irqsave(&n->list_lock, flags)`: takes the lock, or spins (one micro-step per
     /// look at the held lock, each a visible wait) until its holder drops it.
     pub async fn spin_lock_irqsave(self, cache: CacheId, node: NodeId) {
         loop {
             self.at(Access::SpinLock).await;
-            let holder = self
-                .sh
-                .il()
-                .list_locks
-                .borrow()
-                .iter()
-                .find(|l| l.0 == cache && l.1 == node)
-                .map(|l| l.2);
             let cpu = self.cpu();
-            match holder {
-                None => {
-                    self.sh
-                        .il()
-                        .list_locks
-                        .borrow_mut()
-                        .push((cache, node, self.task));
-                    self.sh.il().tasks.borrow_mut()[usize::from(self.task)].spinning = false;
-                    self.adjust(1, 1);
+            match self.try_spin(&self.sh.il().list_locks, cache, node) {
+                Ok(()) => {
                     self.sh.il().stats.borrow_mut().lock_taken(cache, node);
                     self.with(|rec| rec.emit(Event::ListLockTaken { cache, node }));
                     self.note(|| Micro::SpinLock { cache, node, cpu });
                     return;
                 }
-                Some(t) => {
-                    let holder_cpu = self.sh.il().tasks.borrow()[usize::from(t)].cpu;
-                    self.sh.il().tasks.borrow_mut()[usize::from(self.task)].spinning = true;
+                Err(holder) => {
                     self.sh.il().stats.borrow_mut().lock_waited(cache, node);
                     self.note(|| Micro::SpinWait {
                         cache,
                         node,
                         cpu,
-                        holder: holder_cpu,
+                        holder,
                     });
                 }
             }
@@ -491,6 +504,79 @@ impl<'a> Ctx<'a> {
         self.adjust(-1, -1);
         let cpu = self.cpu();
         self.note(|| Micro::SpinUnlock { cache, node, cpu });
+    }
+
+    /// `local_trylock(&s->cpu_sheaves->lock)` (6.18+): on a kernel without PREEMPT_RT it
+    /// disables preemption and fails only when code this CPU interrupted holds the lock. With
+    /// `trylock` false, `local_lock()`: the flush paths, which never run in an interrupt.
+    pub async fn pcs_lock(self, cache: CacheId, trylock: bool) -> bool {
+        self.at(Access::PcsLock).await;
+        let cpu = self.cpu();
+        let held = self
+            .sh
+            .il()
+            .pcs_locks
+            .borrow()
+            .iter()
+            .any(|l| l.0 == cache && l.1 == cpu);
+        let ok = !(held && trylock);
+        if ok {
+            self.sh
+                .il()
+                .pcs_locks
+                .borrow_mut()
+                .push((cache, cpu, self.task));
+            self.adjust(1, 0);
+        }
+        self.note(|| Micro::PcsTrylock { cache, cpu, ok });
+        ok
+    }
+
+    /// `local_unlock(&s->cpu_sheaves->lock)`.
+    pub async fn pcs_unlock(self, cache: CacheId) {
+        self.at(Access::PcsUnlock).await;
+        let task = self.task;
+        self.sh
+            .il()
+            .pcs_locks
+            .borrow_mut()
+            .retain(|l| !(l.0 == cache && l.2 == task));
+        self.adjust(-1, 0);
+        let cpu = self.cpu();
+        self.note(|| Micro::PcsUnlock { cache, cpu });
+    }
+
+    /// `spin_lock_irqsave(&barn->lock)`: takes the lock, or spins until its holder drops it.
+    pub async fn barn_lock(self, cache: CacheId, node: NodeId) {
+        loop {
+            self.at(Access::BarnLock).await;
+            let cpu = self.cpu();
+            match self.try_spin(&self.sh.il().barn_locks, cache, node) {
+                Ok(()) => {
+                    self.note(|| Micro::BarnLock { cache, node, cpu });
+                    return;
+                }
+                Err(holder) => self.note(|| Micro::BarnWait {
+                    cache,
+                    node,
+                    cpu,
+                    holder,
+                }),
+            }
+        }
+    }
+
+    /// `spin_unlock_irqrestore(&barn->lock)`.
+    pub async fn barn_unlock(self, cache: CacheId, node: NodeId) {
+        self.at(Access::BarnUnlock).await;
+        self.sh
+            .il()
+            .barn_locks
+            .borrow_mut()
+            .retain(|l| !(l.0 == cache && l.1 == node));
+        self.adjust(-1, -1);
+        let cpu = self.cpu();
+        self.note(|| Micro::BarnUnlock { cache, node, cpu });
     }
 }
 
@@ -611,6 +697,11 @@ pub(crate) trait Kernel: Copy + crate::slub::mem::SlubMem {
     );
     fn spin_lock_irqsave(self, cache: CacheId, node: NodeId);
     fn spin_unlock_irqrestore(self, cache: CacheId, node: NodeId);
+    /// `local_trylock()` (or, without `trylock`, `local_lock()`) of `s->cpu_sheaves->lock`.
+    fn pcs_lock(self, cache: CacheId, trylock: bool) -> bool;
+    fn pcs_unlock(self, cache: CacheId);
+    fn barn_lock(self, cache: CacheId, node: NodeId);
+    fn barn_unlock(self, cache: CacheId, node: NodeId);
 }
 
 /// An open kernel-function call of a twin (`Kernel::call`).
@@ -781,6 +872,40 @@ impl<'a, const MICRO: bool> Kernel for SyncCtx<'a, MICRO> {
         self.at(Access::SpinUnlock);
         let cpu = self.cpu;
         self.note(|| Micro::SpinUnlock { cache, node, cpu });
+    }
+
+    /// The only task: nothing it interrupted holds the lock.
+    #[inline(always)]
+    fn pcs_lock(self, cache: CacheId, _trylock: bool) -> bool {
+        self.at(Access::PcsLock);
+        let cpu = self.cpu;
+        self.note(|| Micro::PcsTrylock {
+            cache,
+            cpu,
+            ok: true,
+        });
+        true
+    }
+
+    #[inline(always)]
+    fn pcs_unlock(self, cache: CacheId) {
+        self.at(Access::PcsUnlock);
+        let cpu = self.cpu;
+        self.note(|| Micro::PcsUnlock { cache, cpu });
+    }
+
+    #[inline(always)]
+    fn barn_lock(self, cache: CacheId, node: NodeId) {
+        self.at(Access::BarnLock);
+        let cpu = self.cpu;
+        self.note(|| Micro::BarnLock { cache, node, cpu });
+    }
+
+    #[inline(always)]
+    fn barn_unlock(self, cache: CacheId, node: NodeId) {
+        self.at(Access::BarnUnlock);
+        let cpu = self.cpu;
+        self.note(|| Micro::BarnUnlock { cache, node, cpu });
     }
 }
 

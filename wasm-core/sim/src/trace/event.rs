@@ -7,6 +7,7 @@ use crate::kmalloc_caches::KmallocSlot;
 use crate::machine::{Damage, Owner, Pfn};
 use crate::rcu::event::RcuEvent;
 use crate::slab::event::SlabEvent;
+use crate::slub::sheaf::SheafEvent;
 use serde::Serialize;
 
 /// Head or tail of a list.
@@ -215,6 +216,10 @@ pub enum Event {
     /// A SLAB fact (mm/slab.c).
     Slab(SlabEvent),
 
+    // --- SLUB's sheaves (6.18+) ----------------------------------------------------------
+    /// A fact about per-CPU sheaves or a barn (`slub::sheaf`).
+    Sheaf(SheafEvent),
+
     // --- RCU ------------------------------------------------------------------------------
     /// An RCU fact (kernel/rcu/tree.c): callbacks, grace periods, `kfree_rcu()`.
     Rcu(RcuEvent),
@@ -283,6 +288,10 @@ impl Event {
             | Event::DetachedFreelistBuilt(_)
             | Event::DetachedFreelistReversed(_)
             | Event::DamageRecorded(_) => true,
+            Event::Sheaf(e) => matches!(
+                e,
+                SheafEvent::Pushed { .. } | SheafEvent::Removed { .. } | SheafEvent::Stacked { .. }
+            ),
             Event::FreeBlockRemoved { .. }
             | Event::FreeBlockAdded { .. }
             | Event::BuddiesMerged { .. }

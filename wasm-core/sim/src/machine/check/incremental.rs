@@ -197,6 +197,10 @@ pub(crate) fn check_touched_slub(
     for &(cache, node) in &t.nodes {
         slub_check::check_node_counters(m, cache, node, totals, bad);
     }
+    dedup(&mut t.sheaf_caches);
+    for &cache in &t.sheaf_caches {
+        slub_check::check_sheaves(m, cache, bad);
+    }
 }
 
 /// SLAB's invariants of what a step touched.

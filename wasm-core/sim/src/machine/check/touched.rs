@@ -15,12 +15,14 @@
 
 use super::pages::ListId;
 use super::totals::Totals;
+use crate::ids::SheafId;
 use crate::ids::{CacheId, CpuId, NodeId};
 use crate::machine::{Machine, Pfn, NIL};
 use crate::rcu::event::RcuEvent;
 use crate::rcu::state::RcuFunc;
 use crate::slab::event::SlabEvent;
 use crate::slab::state::AcRef;
+use crate::slub::sheaf::SheafEvent;
 use crate::trace::Event;
 
 /// The items one step touched. Kept between steps for its buffers.
@@ -73,6 +75,8 @@ pub struct Touched {
     /// Pages RCU took or let go of, and frames named whose block RCU owned before an event
     /// (with those it owns after the step, checked against what RCU holds).
     pub(crate) rcu_frames: Vec<Pfn>,
+    /// SLUB caches whose per-CPU sheaves or barns changed.
+    pub(crate) sheaf_caches: Vec<CacheId>,
 }
 
 impl Touched {
@@ -103,6 +107,7 @@ impl Touched {
         self.batches.clear();
         self.queued.clear();
         self.rcu_frames.clear();
+        self.sheaf_caches.clear();
     }
 }
 
@@ -345,6 +350,7 @@ pub(crate) fn touches(event: &Event, n: &mut Naming) {
         Event::DamageRecorded(_) => {}
         Event::Slab(ref e) => slab_touches(e, n),
         Event::Rcu(ref e) => rcu_touches(e, n),
+        Event::Sheaf(ref e) => sheaf_touches(e, n),
     }
 }
 
@@ -373,6 +379,55 @@ fn slub_list_holder(
     std::iter::once(cache)
         .chain(m.slub().caches.keys())
         .find(|&id| on(id))
+}
+
+/// Names what a sheaf event touches: the cache's sheaves and barns, and the slabs of the
+/// objects that join or leave a sheaf (their `inuse` is shared with the sheaves). Exhaustive.
+pub(crate) fn sheaf_touches(event: &SheafEvent, n: &mut Naming) {
+    let cache_of = |n: &Naming, sheaf: SheafId| n.m.slub().sheaves.get(&sheaf).map(|s| s.cache);
+    match *event {
+        SheafEvent::Allocated { cache, .. }
+        | SheafEvent::PcsSet { cache, .. }
+        | SheafEvent::BarnAdded { cache, .. }
+        | SheafEvent::BarnRemoved { cache, .. } => n.t.sheaf_caches.push(cache),
+        SheafEvent::Freed { sheaf } | SheafEvent::Held { sheaf, .. } => {
+            if let Some(cache) = cache_of(n, sheaf) {
+                n.t.sheaf_caches.push(cache);
+            }
+        }
+        SheafEvent::Stacked { ref objects, .. } => {
+            for &o in objects.iter() {
+                if let Some(p) = crate::slub::place_of(n.m, o) {
+                    let cache = n.m.slub().slabs.get(&p.pfn).map(|s| s.cache);
+                    n.slab(p.pfn, cache);
+                }
+            }
+        }
+        SheafEvent::Pushed { sheaf, ref objects } | SheafEvent::Removed { sheaf, ref objects } => {
+            let Some(cache) = cache_of(n, sheaf) else {
+                return;
+            };
+            n.t.sheaf_caches.push(cache);
+            for &o in objects.iter() {
+                if let Some(p) = crate::slub::place_of(n.m, o) {
+                    n.slab(p.pfn, Some(cache));
+                }
+            }
+        }
+        SheafEvent::Taken { sheaf, count } => {
+            let m = n.m;
+            let Some(s) = m.slub().sheaves.get(&sheaf) else {
+                return;
+            };
+            n.t.sheaf_caches.push(s.cache);
+            let from = s.objects.len().saturating_sub(count as usize);
+            for &o in &s.objects[from..] {
+                if let Some(p) = crate::slub::place_of(m, o) {
+                    n.slab(p.pfn, Some(s.cache));
+                }
+            }
+        }
+    }
 }
 
 /// Names what an RCU event touches. Exhaustive: see the module's rules.
