@@ -548,6 +548,8 @@ fn boot(
             useroffset: decl.useroffset,
             usersize: decl.usersize,
             ctor: decl.ctor,
+            freeptr_offset: decl.freeptr_offset,
+            sheaf_capacity: decl.sheaf_capacity,
         };
         let id = ops
             .kmem_cache_create(&mut rec, &args, &boot)

@@ -161,6 +161,13 @@ pub struct CacheDecl {
     /// A cache with one is never merged.
     pub useroffset: u32,
     pub usersize: u32,
+    /// `kmem_cache_args.freeptr_offset` (linux-6.12 on): where a free object keeps its free
+    /// pointer, inside the object.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub freeptr_offset: Option<u32>,
+    /// `kmem_cache_args.sheaf_capacity` (linux-6.18 on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sheaf_capacity: Option<u32>,
     pub line: u32,
 }
 

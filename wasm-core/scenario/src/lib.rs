@@ -27,4 +27,4 @@ pub use error::ParseError;
 pub use gfp::Gfp;
 pub use limits::MAX_TEXT;
 pub use machine::{MachineDecl, MachineError};
-pub use parse::{parse, MAGIC, PROFILES, SLAB_REMOVED, VERSION, VERSIONS};
+pub use parse::{parse, CACHE_ARGS_SINCE, MAGIC, PROFILES, SLAB_REMOVED, VERSION, VERSIONS};

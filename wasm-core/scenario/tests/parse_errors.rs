@@ -60,6 +60,7 @@ const KEYS: &[&str] = &[
     "scenario.block_needs_cpu",
     "scenario.block_nested",
     "scenario.block_not_closed",
+    "scenario.cache_arg_version",
     "scenario.cache_flag",
     "scenario.count_too_big",
     "scenario.cpu",
@@ -332,6 +333,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "scenario.usercopy",
         HEADER_V2,
         "cache foo size=64 usersize=32 useroffset=40\n",
+    ),
+    (
+        "scenario.cache_arg_version",
+        V2,
+        "machine cpus=1\ncache foo size=64 sheaf_capacity=32\n",
     ),
     (
         "scenario.allocator_removed",

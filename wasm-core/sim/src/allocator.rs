@@ -38,6 +38,9 @@ pub struct CacheArgs<'a> {
     pub usersize: u32,
     /// Whether a constructor is given (its code is not modelled, only that it exists).
     pub ctor: bool,
+    /// `kmem_cache_args.freeptr_offset` (6.12+) and `.sheaf_capacity` (6.18+).
+    pub freeptr_offset: Option<u32>,
+    pub sheaf_capacity: Option<u32>,
 }
 
 /// The allocator has no such operation.

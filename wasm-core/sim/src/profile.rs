@@ -113,7 +113,7 @@ pub static LINUX_7_2: KernelProfile = KernelProfile {
 
 /// Every profile a scenario may name, oldest first. A profile joins when its kernel's paths
 /// are all written; until then its static exists for the geometry and its tests.
-pub static PROFILES: &[&KernelProfile] = &[&LINUX_6_6, &LINUX_6_12, &LINUX_7_2];
+pub static PROFILES: &[&KernelProfile] = &[&LINUX_6_6, &LINUX_6_12, &LINUX_6_18, &LINUX_7_2];
 
 /// The profile with this id.
 pub fn by_id(id: &str) -> Option<&'static KernelProfile> {

@@ -18,6 +18,26 @@ pub(super) fn is_kmalloc_name(name: &str) -> bool {
 }
 
 impl Parser {
+    /// A `kmem_cache_args` field of later kernels on a `cache` line; the profile is checked
+    /// at the end of the file.
+    fn later_arg(
+        &mut self,
+        line: &Line,
+        key: &str,
+        col: u32,
+        value: &[Token],
+        decl: &mut CacheDecl,
+    ) -> Result<(), ParseError> {
+        if key == "freeptr_offset" {
+            decl.freeptr_offset = Some(single_num(line, key, col, value, 4 << 20)? as u32);
+            self.later_args.push((line.number, col, "freeptr_offset"));
+        } else {
+            decl.sheaf_capacity = Some(single_num(line, key, col, value, 1024)? as u32);
+            self.later_args.push((line.number, col, "sheaf_capacity"));
+        }
+        Ok(())
+    }
+
     pub(super) fn cache_line(&mut self, line: &mut Line) -> Result<(), ParseError> {
         let col = line.col();
         let name = line.word("scenario.expected_cache_name", "the cache name")?;
@@ -39,6 +59,8 @@ impl Parser {
             ctor: false,
             useroffset: 0,
             usersize: 0,
+            freeptr_offset: None,
+            sheaf_capacity: None,
             line: line.number,
         };
         let mut usercopy_col = col;
@@ -58,6 +80,7 @@ impl Parser {
                     usercopy_col = col;
                 }
                 "flags" => self.cache_flags(line, col, &value, &mut decl.flags)?,
+                "freeptr_offset" | "sheaf_capacity" => self.later_arg(line, &key, col, &value, &mut decl)?,
                 _ => {
                     return Err(ParseError::new(
                         line.number,
@@ -67,7 +90,7 @@ impl Parser {
                     )
                     .arg("setting", &key)
                     .hint(
-                        "cache NAME size=N [align=N] [flags=hwcache_align,typesafe_by_rcu,...] [ctor] [usersize=N useroffset=N]",
+                        "cache NAME size=N [align=N] [flags=hwcache_align,typesafe_by_rcu,...] [ctor] [usersize=N useroffset=N] [freeptr_offset=N] [sheaf_capacity=N]",
                     ))
                 }
             }

@@ -40,9 +40,19 @@ pub const VERSION: u32 = 3;
 /// Every format version this parser reads, oldest first.
 pub const VERSIONS: &[u32] = &[1, 2, 3];
 /// Kernel profiles this build replays.
-pub const PROFILES: &[&str] = &["linux-6.6", "linux-6.12", "linux-7.2"];
+pub const PROFILES: &[&str] = &["linux-6.6", "linux-6.12", "linux-6.18", "linux-7.2"];
+/// The `kmem_cache_args` fields a `cache` line may give, with the first profile that has each.
+pub const CACHE_ARGS_SINCE: &[(&str, &str)] = &[
+    ("freeptr_offset", "linux-6.12"),
+    ("sheaf_capacity", "linux-6.18"),
+];
+
 /// The profiles whose kernel has no SLAB, with the release that removed it.
-pub const SLAB_REMOVED: &[(&str, &str)] = &[("linux-6.12", "6.8"), ("linux-7.2", "6.8")];
+pub const SLAB_REMOVED: &[(&str, &str)] = &[
+    ("linux-6.12", "6.8"),
+    ("linux-6.18", "6.8"),
+    ("linux-7.2", "6.8"),
+];
 
 const DIRECTIVES: &[&str] = &[
     "profile",
@@ -164,6 +174,9 @@ struct Parser {
     random_kmalloc_line: Option<(u32, u32)>,
     /// Where the `allocator` line's word is, to refuse SLAB under a profile without it.
     allocator_at: Option<(u32, u32)>,
+    /// `kmem_cache_args` fields given on `cache` lines (line, column, field), to refuse them
+    /// under a profile whose kernel has no such field.
+    later_args: Vec<(u32, u32, &'static str)>,
     /// The `concurrent` block being read, and those closed.
     block: Option<OpenBlock>,
     blocks: Vec<Block>,
@@ -271,6 +284,35 @@ impl Parser {
         })?;
         let allocator = self.allocator.unwrap_or(Allocator::Slub);
         let profile = self.profile.unwrap_or_else(|| PROFILES[0].to_string());
+        let rank = |p: &str| PROFILES.iter().position(|q| *q == p);
+        for &(line, col, field) in &self.later_args {
+            let since = CACHE_ARGS_SINCE
+                .iter()
+                .find(|(f, _)| *f == field)
+                .map_or("", |(_, p)| *p);
+            let lacks = match (rank(&profile), rank(since)) {
+                (Some(have), Some(need)) => have < need,
+                // A field whose first profile this build does not replay yet.
+                (_, None) => true,
+                (None, _) => false,
+            };
+            if lacks {
+                return Err(ParseError::new(
+                    line,
+                    col,
+                    "scenario.cache_arg_version",
+                    format!(
+                        "{field}= is a kmem_cache_args field from {since} on; {profile} has none"
+                    ),
+                )
+                .arg("field", field)
+                .arg("since", since)
+                .arg("profile", &profile)
+                .hint(format!(
+                    "remove {field}=, or run a later profile (`profile {since}`)"
+                )));
+            }
+        }
         if let (Allocator::Slab, Some((line, col))) = (allocator, self.allocator_at) {
             if let Some((_, removed)) = SLAB_REMOVED.iter().find(|(p, _)| *p == profile) {
                 return Err(ParseError::new(

@@ -282,16 +282,47 @@ pub fn kmem_cache_create_usercopy(
     ctor: bool,
     boot: &BootOptions,
 ) -> Result<CacheId, GeometryError> {
-    let req = request(
-        rec,
-        boot,
-        CacheSource::Object { object_size: size },
+    let args = crate::allocator::CacheArgs {
+        name,
+        size,
         align,
         flags,
+        useroffset,
+        usersize,
         ctor,
+        freeptr_offset: None,
+        sheaf_capacity: None,
+    };
+    kmem_cache_create_args(rec, &args, boot)
+}
+
+/// `__kmem_cache_create_args()` (6.12+; 6.6's `kmem_cache_create_usercopy()` with no more
+/// arguments): as `kmem_cache_create_usercopy()`, with `freeptr_offset` and `sheaf_capacity`.
+/// A request for sheaves is never merged (6.18: no alias search; 7.x: `SLAB_NO_MERGE`), and in
+/// 6.18 a cache that has sheaves is no merge target either.
+pub fn kmem_cache_create_args(
+    rec: &mut Recorder,
+    a: &crate::allocator::CacheArgs,
+    boot: &BootOptions,
+) -> Result<CacheId, GeometryError> {
+    let (name, usersize, useroffset) = (a.name, a.usersize, a.useroffset);
+    let mut req = request(
+        rec,
+        boot,
+        CacheSource::Object {
+            object_size: a.size,
+        },
+        a.align,
+        a.flags,
+        a.ctor,
     );
+    req.freeptr_offset = a.freeptr_offset;
+    req.sheaf_capacity = a.sheaf_capacity;
+    if a.sheaf_capacity.is_some() && rec.machine().profile.slub >= SlubVersion::V7_2 {
+        req.flags.no_merge = true;
+    }
     let geometry = rec.machine().profile.slub_geometry(&req)?;
-    let alias = (usersize == 0)
+    let alias = (usersize == 0 && a.sheaf_capacity.is_none())
         .then(|| find_mergeable(rec, boot, &req, geometry.align))
         .flatten();
     if let Some(id) = alias {
@@ -395,6 +426,7 @@ fn find_mergeable(
         return None;
     };
     let size = object_size.next_multiple_of(WORD).next_multiple_of(align);
+    let v6_18 = rec.machine().profile.slub == SlubVersion::V6_18;
     // slab_caches is walked from the oldest cache (list_for_each_entry_reverse).
     rec.machine()
         .slub()
@@ -404,6 +436,9 @@ fn find_mergeable(
             let g = &s.geometry;
             !s.destroyed
                 && !slab_unmergeable(&s.flags, s.ctor, s.usersize, boot.slab_nomerge)
+                // slab_unmergeable(), v6.18.15: `if (s->cpu_sheaves) return 1` (7.x: every
+                // cache has them; only SLAB_NO_MERGE keeps the asked-for ones apart).
+                && (!v6_18 || s.sheaf_capacity() == 0)
                 && g.size >= size
                 && s.flags.merge_same() == req.flags.merge_same()
                 && g.size % align == 0

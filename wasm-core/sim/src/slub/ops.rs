@@ -36,17 +36,7 @@ impl SlabAllocator for Slub {
         a: &CacheArgs,
         boot: &BootOptions,
     ) -> Result<CacheId, GeometryError> {
-        super::kmem_cache_create_usercopy(
-            rec,
-            a.name,
-            a.size,
-            a.align,
-            a.flags,
-            a.useroffset,
-            a.usersize,
-            a.ctor,
-            boot,
-        )
+        super::create::kmem_cache_create_args(rec, a, boot)
     }
 
     fn find_cache(&self, m: &Machine, name: &str) -> Option<CacheId> {

@@ -228,6 +228,26 @@ pub(crate) mod asyn {
         if want == 0 {
             return true;
         }
+        if k.slub_version().has_cpu_slab() {
+            // 6.18 (v6.18.15): __kmem_cache_alloc_bulk() of the cpu-slab SLUB into the sheaf's
+            // array: c->freelist, then ___slab_alloc() as often as it runs dry; all or none.
+            let objects = Box::pin(crate::slub::bulk::asyn::__kmem_cache_alloc_bulk(
+                k, cache, want,
+            ))
+            .await;
+            if objects.is_empty() {
+                return false;
+            }
+            let _step = k.call("refill_sheaf", "cpu slab bulk", "step.refill_sheaf");
+            k.arg_cache("cache", cache);
+            k.arg("cpu", k.cpu());
+            k.arg("count", want);
+            let cpu = k.cpu();
+            for &o in &objects {
+                k.sheaf_take_back(cache, cpu, sheaf, o);
+            }
+            return true;
+        }
         refill_objects(k, cache, want, Dest::Sheaf(sheaf), &mut Vec::new()).await == want
     }
 

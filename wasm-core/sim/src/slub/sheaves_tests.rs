@@ -221,3 +221,82 @@ fn the_bootstrap_and_debug_caches_take_one_object_at_a_time() {
     assert_eq!(counts(&rec, "dbg"), (1, 1, 3));
     checked(&rec);
 }
+
+/// A booted linux-6.18 machine.
+fn boot618(cpus: u32, nodes: u32) -> Recorder {
+    let m = Machine::new(MachineConfig {
+        cpus,
+        nodes,
+        cpu_node: vec![],
+        page_size: 4096,
+        pages_per_node: 4096,
+        pcp_batch: None,
+        pcp_high: None,
+    })
+    .unwrap()
+    .with_profile(&crate::profile::LINUX_6_18);
+    let mut rec = Recorder::new(m, true);
+    create_kmalloc_caches(&mut rec, &BootOptions::default()).unwrap();
+    rec
+}
+
+/// A cache of `size`-byte objects that asks for sheaves of `capacity` (6.18+).
+fn sheaf_cache(rec: &mut Recorder, name: &str, size: u32, capacity: u32) -> CacheId {
+    let args = crate::allocator::CacheArgs {
+        name,
+        size,
+        align: 0,
+        flags: Default::default(),
+        useroffset: 0,
+        usersize: 0,
+        ctor: false,
+        freeptr_offset: None,
+        sheaf_capacity: Some(capacity),
+    };
+    super::create::kmem_cache_create_args(rec, &args, &BootOptions::default()).unwrap()
+}
+
+#[test]
+fn a_6_18_refill_bulk_allocates_through_the_cpu_slab() {
+    // Spec after 6.6, 6.5: capacity 32, 16 objects a slab. The first allocation fills a sheaf
+    // with 32 objects of the cpu-slab layer: new slab A (all 16; exhausted), then new slab B
+    // (16; the cpu slab now), and returns B's last object.
+    let mut rec = boot618(4, 1);
+    let c = sheaf_cache(&mut rec, "t", 256, 32);
+    assert_eq!(sysfs(&rec, "t", "sheaf_capacity"), 32);
+    let first = alloc(&mut rec, c, 1, 0)[0];
+    let st = rec.machine().slub();
+    let cpu_slab = st.caches[c].cpu[CpuId::new(0)].slab.unwrap();
+    assert_eq!(first, rec.machine().object_addr(cpu_slab, 256, 15));
+    assert_eq!(sysfs(&rec, "t", "slabs"), 2);
+    assert_eq!(sheaf_sizes(&rec, c, 0).0, 31);
+    // The cpu slab is exhausted too: its objects are all in the sheaf.
+    assert_eq!(st.caches[c].cpu[CpuId::new(0)].freelist, 0);
+    checked(&rec);
+}
+
+#[test]
+fn a_6_18_cache_without_sheaves_is_6_12s_and_a_sheaf_cache_is_never_merged() {
+    let mut rec = boot618(2, 1);
+    let plain = cache(&mut rec, "plain", 192);
+    assert_eq!(sysfs(&rec, "plain", "sheaf_capacity"), 0);
+    assert!(rec.machine().slub().caches[plain].pcs.is_empty());
+    let a = sheaf_cache(&mut rec, "a", 64, 32);
+    let b = sheaf_cache(&mut rec, "b", 64, 32);
+    assert_ne!(a, b);
+    // A later mergeable 64-byte cache does not merge into one with sheaves.
+    let m = kmem_cache_create(
+        &mut rec,
+        "m",
+        64,
+        0,
+        Default::default(),
+        false,
+        &BootOptions::default(),
+    )
+    .unwrap();
+    assert_ne!(m, a);
+    let objs = alloc(&mut rec, a, 40, 0);
+    free(&mut rec, &objs, 1);
+    checked(&rec);
+}
