@@ -1,9 +1,10 @@
 //! `slabscope compare FILE`: one scenario under SLUB and under SLAB, side by side (slabs and
 //! pages, waste, objects cached per CPU, node list_lock acquisitions per node and per kind of
-//! operation, steps by path), then both /proc/slabinfo files.
+//! operation, steps by path), then both /proc/slabinfo files. With `--profiles A,B`, under
+//! two kernel profiles instead (each with the scenario's allocator).
 
 use clap::Args;
-use slabscope_run::compare::{compare, render};
+use slabscope_run::compare::{compare, render, render_sides, side_label, side_of};
 use slabscope_scenario::parse;
 use std::io::Write;
 use std::path::PathBuf;
@@ -15,17 +16,25 @@ pub struct CompareArgs {
     /// Print the comparison as JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// Two kernel profiles to compare instead of the two allocators, e.g.
+    /// `linux-6.6,linux-7.2` (the scenario's own allocator runs under both).
+    #[arg(long, value_delimiter = ',', num_args = 1)]
+    profiles: Vec<String>,
 }
 
 pub fn run(args: CompareArgs) -> Result<(), String> {
     let shown = args.file.display().to_string();
     let text = std::fs::read_to_string(&args.file).map_err(|e| format!("{shown}: {e}"))?;
     let scenario = parse(&text).map_err(|e| crate::run::located(&shown, &e))?;
-    let c = compare(&scenario).map_err(|e| format!("{shown}: {e}"))?;
-    let out = if args.json {
-        serde_json::to_string_pretty(&c).map_err(|e| e.to_string())? + "\n"
+    let out = if args.profiles.is_empty() {
+        let c = compare(&scenario).map_err(|e| format!("{shown}: {e}"))?;
+        if args.json {
+            serde_json::to_string_pretty(&c).map_err(|e| e.to_string())? + "\n"
+        } else {
+            render(&c)
+        }
     } else {
-        render(&c)
+        profiles(&scenario, &args.profiles, args.json, &shown)?
     };
     let mut stdout = std::io::stdout().lock();
     match stdout
@@ -35,4 +44,49 @@ pub fn run(args: CompareArgs) -> Result<(), String> {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
         _ => Ok(()),
     }
+}
+
+/// The comparison of `--profiles A,B`.
+fn profiles(
+    scenario: &slabscope_scenario::Scenario,
+    ids: &[String],
+    json: bool,
+    shown: &str,
+) -> Result<String, String> {
+    let known = slabscope_scenario::PROFILES;
+    if ids.len() != 2 {
+        return Err(format!(
+            "--profiles takes two kernel profiles, e.g. --profiles linux-6.6,linux-7.2 (known: {})",
+            known.join(", ")
+        ));
+    }
+    for id in ids {
+        if !known.contains(&id.as_str()) {
+            return Err(format!(
+                "unknown kernel profile '{id}' (known: {})",
+                known.join(", ")
+            ));
+        }
+    }
+    let allocator = slabscope_run::translate::allocator(scenario.allocator);
+    let mut sides = Vec::new();
+    for id in ids {
+        // SLAB is refused under a profile without it, as the scenario language refuses it.
+        if let Some((_, removed)) = slabscope_scenario::SLAB_REMOVED
+            .iter()
+            .find(|(p, _)| p == id)
+            .filter(|_| allocator == slabscope_sim::boot::Allocator::Slab)
+        {
+            return Err(format!(
+                "{shown}: {id} has no SLAB: it was removed in Linux {removed} (use `allocator slub`)"
+            ));
+        }
+        sides.push(side_of(scenario, id, allocator).map_err(|e| format!("{shown}: {e}"))?);
+    }
+    let (a, b) = (&sides[0], &sides[1]);
+    if json {
+        let value = serde_json::json!({ "sides": [a, b] });
+        return Ok(serde_json::to_string_pretty(&value).map_err(|e| e.to_string())? + "\n");
+    }
+    Ok(render_sides((&side_label(a, b), a), (&side_label(b, a), b)))
 }

@@ -470,3 +470,44 @@ fn live_runs_a_scenario_file_and_writes_its_replay() {
         "{err}"
     );
 }
+
+#[test]
+fn compare_profiles_runs_one_scenario_under_two_kernels() {
+    let file = scenario("slub-remote-free.slab");
+    let out = slabscope(&["compare", &file, "--profiles", "linux-6.6,linux-7.2"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let header = text.lines().next().unwrap();
+    assert!(
+        header.contains("linux-6.6") && header.contains("linux-7.2"),
+        "{header}"
+    );
+    // 6.6 frees from cpu1 into a full slab of cpu0's, which goes to cpu1's partial stack;
+    // 7.2 puts them on cpu1's main sheaf, the fast path.
+    assert!(
+        text.contains("__slab_free: full slab to cpu partial"),
+        "{text}"
+    );
+    assert!(text.contains("16  free_to_pcs: main sheaf"), "{text}");
+    assert!(text.contains("/proc/slabinfo under linux-7.2"), "{text}");
+    // Bad profile lists are refused with the known ones.
+    let out = slabscope(&["compare", &file, "--profiles", "linux-6.6,linux-5.4"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown kernel profile 'linux-5.4'") && err.contains("linux-7.2"),
+        "{err}"
+    );
+    // SLAB under a profile without it.
+    let slab = temp(
+        "slab-profiles.slab",
+        "slabscope-scenario 1\nallocator slab\nmachine cpus=2\na = kmalloc(64) on cpu0\n",
+    );
+    let out = slabscope(&["compare", &slab, "--profiles", "linux-6.6,linux-6.12"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("removed in Linux 6.8"));
+}

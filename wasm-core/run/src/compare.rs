@@ -1,6 +1,7 @@
-//! One scenario under both allocators: `slabscope compare FILE` and the web app's split view.
+//! One scenario two ways: under both allocators (`slabscope compare FILE`), or under two
+//! kernel profiles (`slabscope compare FILE --profiles linux-6.6,linux-7.2`).
 //!
-//! The same operations run on the same machine, once with SLUB and once with SLAB; the
+//! The same operations run on the same machine, once each way; the
 //! comparison reads both final states and both traces: slabs and pages used, bytes that hold
 //! no live object, free objects parked per CPU, node `list_lock` acquisitions (per node and per
 //! operation kind), how often each path ran, and both `/proc/slabinfo` files.
@@ -20,9 +21,11 @@ use slabscope_sim::trace::Recorder;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-/// The figures of one allocator's run.
+/// The figures of one run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Side {
+    /// The kernel profile it ran.
+    pub profile: String,
     pub allocator: Allocator,
     pub steps: usize,
     pub slabs: u64,
@@ -31,9 +34,11 @@ pub struct Side {
     pub bytes_wasted: u64,
     pub live_objects: u64,
     /// Per CPU: free objects this CPU can take without touching a node list (SLUB: its cpu
-    /// slab's and cpu partial slabs' free objects; SLAB: its array caches).
+    /// slab's and cpu partial slabs' free objects, and from 6.18 its sheaves'; SLAB: its
+    /// array caches).
     pub cached_per_cpu: Vec<u64>,
-    /// Free objects parked in SLAB's shared arrays and alien caches (0 under SLUB).
+    /// Free objects parked where a node's CPUs share them: SLAB's shared arrays and alien
+    /// caches, SLUB's barns (6.18+).
     pub cached_shared: u64,
     /// `list_lock` acquisitions per node.
     pub list_locks: Vec<u64>,
@@ -67,9 +72,20 @@ const SHARED_KEYS: &[&str] = &[
     "step.free_to_buddy",
     "step.free_factor_up",
     "step.create_kmalloc_caches",
+    "step.create_kmalloc_caches_6_11",
+    "step.kmem_buckets_create",
     "step.cache_created",
     "step.internal",
 ];
+
+/// Runs `scenario` under `profile` and `allocator` (whatever its own lines say); the figures.
+pub fn side_of(scenario: &Scenario, profile: &str, allocator: Allocator) -> Result<Side, RunError> {
+    let mut s = scenario.clone();
+    s.profile = profile.to_string();
+    s.allocator = translate::allocator_line(allocator);
+    let (rec, summary) = run_with_summary(&s, true)?;
+    Ok(measure(&rec, summary))
+}
 
 /// Runs `scenario` under `allocator` (whatever its own `allocator` line says).
 pub fn run_as(
@@ -103,10 +119,14 @@ pub fn measure(rec: &Recorder, summary: RunSummary) -> Side {
             continue;
         }
         match (step.function, step.path) {
-            ("slab_alloc_node", "fast path") | ("____cache_alloc", "array hit") => fast_allocs += 1,
-            ("do_slab_free", "fast path") | ("___cache_free", "to the per-CPU array") => {
-                fast_frees += 1
-            }
+            // 6.18+: an object from or to a CPU's sheaf is the fast path (ALLOC_FASTPATH,
+            // FREE_FASTPATH count it).
+            ("slab_alloc_node", "fast path")
+            | ("____cache_alloc", "array hit")
+            | ("alloc_from_pcs", "main sheaf") => fast_allocs += 1,
+            ("do_slab_free", "fast path")
+            | ("___cache_free", "to the per-CPU array")
+            | ("free_to_pcs", "main sheaf") => fast_frees += 1,
             _ => {}
         }
         *paths
@@ -122,6 +142,7 @@ pub fn measure(rec: &Recorder, summary: RunSummary) -> Side {
         Allocator::Slab => slab_figures(m),
     };
     Side {
+        profile: m.profile.id.to_string(),
         allocator: m.allocator(),
         steps: rec.cursor(),
         slabs,
@@ -151,7 +172,20 @@ fn slub_figures(m: &Machine) -> Figures {
         live_bytes += s.allocated.iter().filter(|&&a| a).count() as u64 * object_size;
     }
     let mut cached = vec![0u64; m.config.cpus as usize];
-    for s in &m.slub().caches {
+    let st = m.slub();
+    let size = |sheaf: Option<slabscope_sim::ids::SheafId>| {
+        sheaf.map_or(0, |id| {
+            st.sheaves.get(&id).map_or(0, |s| s.objects.len() as u64)
+        })
+    };
+    let mut shared = 0;
+    for s in &st.caches {
+        for (cpu, pcs) in s.pcs.iter().enumerate() {
+            cached[cpu] += size(pcs.main) + size(pcs.spare) + size(pcs.rcu_free);
+        }
+        for barn in s.node.iter().filter_map(|n| n.barn.as_ref()) {
+            shared += barn.full.iter().map(|&id| size(Some(id))).sum::<u64>();
+        }
         for (cpu, c) in s.cpu.iter().enumerate() {
             let mut n = u64::from(slabscope_sim::slub::freelist_len(m, c.freelist));
             if let Some(pfn) = c.slab {
@@ -169,7 +203,13 @@ fn slub_figures(m: &Machine) -> Figures {
             cached[cpu] += n;
         }
     }
-    (m.slub().slabs.len() as u64, pages, live_bytes, cached, 0)
+    (
+        m.slub().slabs.len() as u64,
+        pages,
+        live_bytes,
+        cached,
+        shared,
+    )
 }
 
 fn slab_figures(m: &Machine) -> Figures {
@@ -207,36 +247,54 @@ fn per_node_or_cpu(v: &[u64]) -> String {
 
 /// The `concurrent` blocks' retries (in total, then by site and reason, as
 /// `note_cmpxchg_failure()` and the slab cmpxchg loops count them) and `list_lock` spins.
-fn race_rows(row: &mut impl FnMut(&str, String, String), c: &Comparison) {
+fn race_rows(row: &mut impl FnMut(&str, String, String), a: &Side, b: &Side) {
     row(
         "cmpxchg retries in concurrent blocks",
-        c.slub.races.total_retries().to_string(),
-        c.slab.races.total_retries().to_string(),
+        a.races.total_retries().to_string(),
+        b.races.total_retries().to_string(),
     );
-    let sites: std::collections::BTreeSet<_> = c
-        .slub
+    let sites: std::collections::BTreeSet<_> = a
         .races
         .retries
         .keys()
-        .chain(c.slab.races.retries.keys())
+        .chain(b.races.retries.keys())
         .collect();
     for key in sites {
         let n = |s: &Side| s.races.retries.get(key).copied().unwrap_or(0).to_string();
         row(
             &format!("  retries in {} ({})", key.0, key.1.word()),
-            n(&c.slub),
-            n(&c.slab),
+            n(a),
+            n(b),
         );
     }
     row(
         "list_lock spins while held",
-        c.slub.races.total_lock_waits().to_string(),
-        c.slab.races.total_lock_waits().to_string(),
+        a.races.total_lock_waits().to_string(),
+        b.races.total_lock_waits().to_string(),
     );
 }
 
 /// The comparison as a side-by-side text table, then both slabinfo files.
 pub fn render(c: &Comparison) -> String {
+    render_sides(("SLUB", &c.slub), ("SLAB", &c.slab))
+}
+
+/// How a side is named in a comparison's table: its profile, and its allocator when the two
+/// sides differ in it (`linux-7.2`, `linux-6.6 SLAB`).
+pub fn side_label(s: &Side, other: &Side) -> String {
+    let allocator = match s.allocator {
+        Allocator::Slub => "SLUB",
+        Allocator::Slab => "SLAB",
+    };
+    match (s.profile == other.profile, s.allocator == other.allocator) {
+        (true, _) => allocator.to_string(),
+        (false, true) => s.profile.clone(),
+        (false, false) => format!("{} {allocator}", s.profile),
+    }
+}
+
+/// Two runs side by side (`render`'s table for any two sides), then both slabinfo files.
+pub fn render_sides(a: (&str, &Side), b: (&str, &Side)) -> String {
     type Figure = fn(&Side) -> String;
     let figures: [(&str, Figure); 10] = [
         ("steps", |s| s.steps.to_string()),
@@ -249,7 +307,7 @@ pub fn render(c: &Comparison) -> String {
         ("free objects cached per CPU", |s| {
             per_node_or_cpu(&s.cached_per_cpu)
         }),
-        ("free objects in shared/alien arrays", |s| {
+        ("free objects shared by a node's CPUs", |s| {
             s.cached_shared.to_string()
         }),
         ("list_lock acquisitions per node", |s| {
@@ -260,22 +318,18 @@ pub fn render(c: &Comparison) -> String {
         }),
         ("frees on the fast path", |s| s.fast_frees.to_string()),
     ];
+    let ((a_name, a), (b_name, b)) = (a, b);
     let mut out = String::new();
-    let mut row = |what: &str, a: String, b: String| {
-        let _ = writeln!(out, "{what:<40} {a:>14} {b:>14}");
+    let mut row = |what: &str, x: String, y: String| {
+        let _ = writeln!(out, "{what:<40} {x:>14} {y:>14}");
     };
-    row("", "SLUB".into(), "SLAB".into());
+    row("", a_name.into(), b_name.into());
     for (what, figure) in &figures[..8] {
-        row(what, figure(&c.slub), figure(&c.slab));
+        row(what, figure(a), figure(b));
     }
     // list_lock acquisitions and operations, per kind of operation.
-    let kinds: std::collections::BTreeSet<&String> = c
-        .slub
-        .summary
-        .ops
-        .keys()
-        .chain(c.slab.summary.ops.keys())
-        .collect();
+    let kinds: std::collections::BTreeSet<&String> =
+        a.summary.ops.keys().chain(b.summary.ops.keys()).collect();
     for kind in kinds {
         let per_kind = |s: &Side| {
             let ops = s.summary.ops.get(kind).copied().unwrap_or(0);
@@ -284,24 +338,24 @@ pub fn render(c: &Comparison) -> String {
         };
         row(
             &format!("  locks / ops of {kind}"),
-            per_kind(&c.slub),
-            per_kind(&c.slab),
+            per_kind(a),
+            per_kind(b),
         );
     }
     for (what, figure) in &figures[8..10] {
-        row(what, figure(&c.slub), figure(&c.slab));
+        row(what, figure(a), figure(b));
     }
-    if !c.slub.summary.blocks.is_empty() {
-        race_rows(&mut row, c);
+    if !a.summary.blocks.is_empty() {
+        race_rows(&mut row, a, b);
     }
     let _ = writeln!(out, "\nsteps by function and path");
-    for (side, name) in [(&c.slub, "SLUB"), (&c.slab, "SLAB")] {
+    for (side, name) in [(a, a_name), (b, b_name)] {
         let _ = writeln!(out, "  {name}");
         for (path, n) in &side.paths {
             let _ = writeln!(out, "    {n:>8}  {path}");
         }
     }
-    let _ = writeln!(out, "\n/proc/slabinfo under SLUB\n{}", c.slub.slabinfo);
-    let _ = writeln!(out, "/proc/slabinfo under SLAB\n{}", c.slab.slabinfo);
+    let _ = writeln!(out, "\n/proc/slabinfo under {a_name}\n{}", a.slabinfo);
+    let _ = writeln!(out, "/proc/slabinfo under {b_name}\n{}", b.slabinfo);
     out
 }

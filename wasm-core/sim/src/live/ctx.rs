@@ -874,6 +874,10 @@ impl SlubMem for LiveCtx<'_> {
 
     fn objects_stacked(self, _objects: &[u64]) {}
 
+    fn objects_unstacked(self, _objects: &[u64]) {}
+
+    fn slab_isolated(self, _pfn: Pfn, _isolated: bool) {}
+
     fn sheaf_hand_out(self, _cache: CacheId, _cpu: CpuId, _sheaf: SheafId) -> u64 {
         0
     }

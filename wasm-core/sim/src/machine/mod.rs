@@ -312,6 +312,7 @@ impl Machine {
                 next_sheaf: 0,
                 held_sheaves: Vec::new(),
                 stacked: Vec::new(),
+                isolated: Vec::new(),
             }),
             list_lock_taken: vec![0; nodes_count].into(),
             node_distance,
@@ -349,6 +350,7 @@ impl Machine {
                 next_sheaf: 0,
                 held_sheaves: Vec::new(),
                 stacked: Vec::new(),
+                isolated: Vec::new(),
             }),
             Allocator::Slab => AllocatorState::Slab(SlabState::default()),
         };

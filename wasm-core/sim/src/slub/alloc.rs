@@ -623,9 +623,12 @@ pub(crate) mod asyn {
                         // objects (a cpu partial slab always has some); one of another node goes
                         // back to the node lists and the loop looks at the next.
                         if matches {
-                            k.hold(top, 0); // c->slab, not frozen until get_freelist()
-                            k.set_cpu_slab_ptr(cache, c, Some(top));
+                            // `c->slab = slab; freelist = get_freelist(s, slab)`: in the model
+                            // c->slab is set as the cmpxchg freezes the slab (under the local
+                            // lock nobody reads it in between); until then the task holds it.
+                            k.hold(top, 0);
                             let freelist = get_freelist(k, top, &step).await;
+                            k.set_cpu_slab_ptr(cache, c, Some(top));
                             k.release(top);
                             step.set_path("cpu partial pop");
                             let object = load_freelist(k, cache, c, freelist);

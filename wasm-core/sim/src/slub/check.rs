@@ -26,6 +26,8 @@ pub(crate) struct SlubPlace {
     pub node_full: u32,
     /// Tasks of an interleaved run that hold it between two micro-steps (`SlubState::held`).
     pub task: u32,
+    /// Refills that took it off its node list (7.x, `SlubState::isolated`).
+    pub isolated: u32,
 }
 
 impl SlubPlace {
@@ -65,6 +67,9 @@ impl SlubPlaces {
             for h in m.slub().held.iter().filter(|h| mine(&h.pfn)) {
                 index.entry(h.pfn).or_default().task += 1;
             }
+            for pfn in m.slub().isolated.iter().filter(|p| mine(p)) {
+                index.entry(*pfn).or_default().isolated += 1;
+            }
             for n in &s.node {
                 for &pfn in n.partial.iter().filter(|p| mine(p)) {
                     index.entry(pfn).or_default().node_partial += 1;
@@ -102,6 +107,7 @@ impl SlubPlaces {
                     place.node_full += count(&n.full);
                 }
                 place.task = m.slub().held.iter().filter(|h| h.pfn == pfn).count() as u32;
+                place.isolated = m.slub().isolated.iter().filter(|&&p| p == pfn).count() as u32;
                 place
             }
         }
@@ -494,7 +500,7 @@ fn check_slab_state(
         let fine = !slab.frozen
             && place.cpu_slab == 0
             && place.cpu_partial == 0
-            && (place.task > 0 || node == (slab.freelist != 0));
+            && (place.task > 0 || place.isolated > 0 || node == (slab.freelist != 0));
         if !fine {
             bad.push(problem!(
                 "check.slab_state_7_0",
@@ -518,10 +524,10 @@ fn check_slab_state(
             | (false, (false, true, false))
             | (false, (false, false, true)) => {}
             (false, (false, false, false)) if slab.freelist == 0 => {} // full, on no list
-            // A task holds it between two micro-steps: taken off the node list and not yet
-            // frozen, frozen and not yet installed, being made the cpu slab (c->slab is set
-            // before get_freelist() freezes it), or on its way back to a node list.
-            (_, (false, false, false)) | (false, (true, false, false)) if place.task > 0 => {}
+            // A task holds it between two micro-steps: taken off the node list or a cpu
+            // partial stack and not yet frozen, frozen and not yet installed, or on its way
+            // back to a node list.
+            (_, (false, false, false)) if place.task > 0 => {}
             other => bad.push(problem!(
                 "check.slab_state_6_8",
                 "slab {pfn}: frozen/(cpu slab, cpu partial, node partial) = {state} (free {free})",

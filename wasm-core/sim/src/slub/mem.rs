@@ -250,8 +250,12 @@ pub(crate) trait SlubMem: Copy {
         objs: &[(u64, u32)],
         from: FreeFrom,
     );
-    /// The operation holds `objects` in an array of its own (a flush batch).
+    /// The operation holds `objects` in an array of its own (a flush batch, a refill's
+    /// leftovers), or (`held` false) gave them back to their slab's freelist.
     fn objects_stacked(self, objects: &[u64]);
+    fn objects_unstacked(self, objects: &[u64]);
+    /// A refill isolated the slab (took it off its node list), or let it go.
+    fn slab_isolated(self, pfn: Pfn, isolated: bool);
     /// `sheaf->objects[--sheaf->size]` goes to the caller on `cpu`; the object.
     fn sheaf_hand_out(self, cache: CacheId, cpu: CpuId, sheaf: SheafId) -> u64;
     /// The caller on `cpu` gives `object` back onto the top of `sheaf`.
@@ -875,6 +879,19 @@ impl<T: RecMem> SlubMem for T {
                 }));
             }),
         }
+    }
+
+    fn objects_unstacked(self, objects: &[u64]) {
+        self.rec(|rec| {
+            rec.emit(Event::Sheaf(SheafEvent::Stacked {
+                objects: objects.into(),
+                held: false,
+            }));
+        });
+    }
+
+    fn slab_isolated(self, pfn: Pfn, isolated: bool) {
+        self.rec(|rec| rec.emit(Event::Sheaf(SheafEvent::Isolated { pfn, isolated })));
     }
 
     fn objects_stacked(self, objects: &[u64]) {

@@ -99,6 +99,13 @@ pub enum SheafEvent {
     /// Objects an operation holds in an array of its own on its way to the slabs (`held`), or
     /// that reached them.
     Stacked { objects: Box<[u64]>, held: bool },
+    /// A refill took the slab off its node's partial list (`isolated`), or let it go
+    /// (7.x `get_partial_node_bulk()`). Two operations can hold the same slab so: a free puts
+    /// a slab whose whole freelist one refill took back on the list, and another isolates it.
+    Isolated {
+        pfn: crate::ids::Pfn,
+        isolated: bool,
+    },
     /// A sheaf joined the head of a barn's full or empty list.
     BarnAdded {
         cache: CacheId,
@@ -179,6 +186,13 @@ impl crate::slub::state::SlubState {
                     self.stacked.extend_from_slice(objects);
                 } else {
                     self.stacked.retain(|o| !objects.contains(o));
+                }
+            }
+            SheafEvent::Isolated { pfn, isolated } => {
+                if *isolated {
+                    self.isolated.push(*pfn);
+                } else if let Some(i) = self.isolated.iter().position(|p| p == pfn) {
+                    self.isolated.swap_remove(i);
                 }
             }
             SheafEvent::BarnAdded {

@@ -377,7 +377,7 @@ pub(crate) mod asyn {
                 break;
             }
             k.remove_partial(cache, node, pfn);
-            k.hold(pfn, 0);
+            k.slab_isolated(pfn, true);
             isolated.push(pfn);
             total += free;
             if total >= min {
@@ -408,19 +408,16 @@ pub(crate) mod asyn {
                 // More than needed: give the rest back. Until then the task holds them, still
                 // linked as they were on the slab.
                 let back = &objects[need as usize..];
-                k.hold(pfn, back[0]);
-                if !__slab_try_return_freelist(k, cache, node, pfn, back[0], back.len() as u32)
-                    .await
-                {
+                k.objects_stacked(back);
+                if !__slab_try_return_freelist(k, cache, node, pfn, back).await {
                     let objs: Vec<(u64, u32)> =
                         back.iter().map(|&o| (o, k.obj_to_index(pfn, o))).collect();
-                    k.objects_stacked(back);
-                    k.release(pfn);
+                    k.slab_isolated(pfn, false);
                     __slab_free_from(k, cache, pfn, &objs, FreeFrom::Stacked).await;
                 }
                 break;
             }
-            k.release(pfn); // full now, on no list
+            k.slab_isolated(pfn, false); // full now, on no list
             if got >= want {
                 break;
             }
@@ -430,7 +427,7 @@ pub(crate) mod asyn {
         if !unused.is_empty() {
             k.spin_lock_irqsave(cache, node).await;
             for pfn in unused {
-                k.release(pfn);
+                k.slab_isolated(pfn, false);
                 k.add_partial(cache, node, pfn, crate::trace::End::Tail);
             }
             k.spin_unlock_irqrestore(cache, node).await;
@@ -449,16 +446,15 @@ pub(crate) mod asyn {
         cache: CacheId,
         node: NodeId,
         pfn: Pfn,
-        head: u64,
-        cnt: u32,
+        back: &[u64],
     ) -> bool {
         let old = read_slab(k, pfn).await;
         if old.freelist != 0 {
             return false;
         }
         let new = SlabWord {
-            freelist: head,
-            inuse: old.inuse - cnt,
+            freelist: back[0],
+            inuse: old.inuse - back.len() as u32,
             frozen: false,
         };
         k.spin_lock_irqsave(cache, node).await;
@@ -466,7 +462,8 @@ pub(crate) mod asyn {
             k.spin_unlock_irqrestore(cache, node).await;
             return false;
         }
-        k.release(pfn);
+        k.objects_unstacked(back);
+        k.slab_isolated(pfn, false);
         k.add_partial(cache, node, pfn, crate::trace::End::Tail);
         k.spin_unlock_irqrestore(cache, node).await;
         true

@@ -269,3 +269,83 @@ fn random_schedules_keep_every_invariant() {
         assert!(total.get() >= 100_000, "{} micro-steps", total.get());
     }
 }
+
+/// Random programs under random schedules with preemption, migration and an interrupt handler,
+/// under the later profiles: linux-6.12 (delayed freezing), linux-6.18 (the cache asks for
+/// sheaves) and linux-7.2 (sheaves, no cpu slab). The sheaves' local_trylock fails when the
+/// handler interrupts a task that holds it, and the barn's lock is spun on. Every invariant
+/// holds after every micro-step and no object goes to two callers.
+#[test]
+fn random_schedules_keep_every_invariant_under_the_later_profiles() {
+    use crate::boot::BootOptions;
+    use crate::machine::{Machine, MachineConfig};
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(48);
+    let mut runner = TestRunner::new(Config {
+        cases,
+        ..Config::default()
+    });
+    let profiles = [
+        &crate::profile::LINUX_6_12,
+        &crate::profile::LINUX_6_18,
+        &crate::profile::LINUX_7_2,
+    ];
+    let strategy = (
+        0usize..3,
+        2usize..=4,
+        proptest::bool::ANY,
+        0u64..1_000_000,
+        proptest::sample::select(vec![64u32, 256, 1024]),
+        proptest::collection::vec((0u8..8, 0u8..255), 40..400),
+    );
+    let total = std::cell::Cell::new(0usize);
+    runner
+        .run(&strategy, |(p, cpus, irq, seed, size, picks)| {
+            let profile = profiles[p];
+            let m = Machine::new(MachineConfig {
+                cpus: cpus as u32,
+                nodes: 1,
+                cpu_node: vec![],
+                page_size: 4096,
+                pages_per_node: 768,
+                pcp_batch: Some(3),
+                pcp_high: Some(12),
+            })
+            .unwrap()
+            .with_profile(profile);
+            let mut rec = Recorder::new(m, true);
+            crate::slub::create_kmalloc_caches(&mut rec, &BootOptions::default()).unwrap();
+            let args = crate::allocator::CacheArgs {
+                name: "test",
+                size,
+                align: 0,
+                flags: Default::default(),
+                useroffset: 0,
+                usersize: 0,
+                ctor: false,
+                freeptr_offset: None,
+                sheaf_capacity: (profile.slub == crate::geometry::SlubVersion::V6_18).then_some(8),
+            };
+            let c = super::create::kmem_cache_create_args(&mut rec, &args, &BootOptions::default())
+                .unwrap();
+            let (ops, irqs) = random_program(cpus, irq, &picks);
+            let schedule = Schedule::Random {
+                seed,
+                preempt: true,
+            };
+            let (outcome, program) =
+                run_checked(&mut rec, c, ops, irqs, &schedule, Teaching::default());
+            total.set(total.get() + outcome.steps);
+            prop_assert!(program.handed_out_twice.is_empty());
+            prop_assert!(program.names.iter().all(|n| n.is_some_and(|a| a != 0)));
+            Ok(())
+        })
+        .unwrap();
+    if cases >= 48 {
+        assert!(total.get() >= 50_000, "{} micro-steps", total.get());
+    }
+}

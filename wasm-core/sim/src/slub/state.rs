@@ -37,6 +37,8 @@ pub struct SlubState {
     /// Objects an operation holds in an array of its own, off every sheaf and freelist
     /// (`SheafEvent::Stacked`).
     pub stacked: Vec<u64>,
+    /// Slabs refills took off their node list (7.x), once per refill holding one.
+    pub isolated: Vec<Pfn>,
 }
 
 /// A slab in a task's hands (`SlubState::held`).

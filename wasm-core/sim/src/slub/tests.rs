@@ -1128,3 +1128,148 @@ proptest! {
         prop_assert_eq!(with.machine(), without.machine());
     }
 }
+
+/// `boot_with` under another kernel profile.
+fn boot_profile(
+    profile: &'static crate::profile::KernelProfile,
+    cpus: u32,
+    nodes: u32,
+    pages: u32,
+    seed: u64,
+) -> Recorder {
+    let m = Machine::new_seeded(
+        MachineConfig {
+            cpus,
+            nodes,
+            cpu_node: vec![],
+            page_size: 4096,
+            pages_per_node: pages,
+            pcp_batch: Some(3),
+            pcp_high: Some(12),
+        },
+        seed,
+    )
+    .unwrap()
+    .with_profile(profile);
+    let mut rec = Recorder::new(m, true);
+    create_kmalloc_caches(&mut rec, &BootOptions::default()).unwrap();
+    rec
+}
+
+/// The later profiles, for the property tests.
+const LATER: [&crate::profile::KernelProfile; 3] = [
+    &crate::profile::LINUX_6_12,
+    &crate::profile::LINUX_6_18,
+    &crate::profile::LINUX_7_2,
+];
+
+proptest! {
+    // 128 cases of 1..1700 operations over the three later profiles: about 10^5 operations
+    // per run (PROPTEST_CASES raises it).
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// The same random operations under linux-6.12 (delayed freezing), linux-6.18 (one cache
+    /// asks for sheaves) and linux-7.2 (sheaves for every cache but a debug one, no cpu slab),
+    /// on small machines of up to 3 nodes: after every step every invariant holds (objects in
+    /// sheaves are free objects of their cache counted in their slab's inuse, each sheaf is in
+    /// one place within its capacity, a barn's sheaves are full or empty as listed, nothing is
+    /// lost: the machine's live objects are exactly what callers hold), and snapshots replay.
+    #[test]
+    fn random_operations_keep_every_invariant_under_the_later_profiles(
+        profile in 0usize..3,
+        cpus in 1u32..=3,
+        nodes in 1u32..=3,
+        pages in 96u32..400,
+        sizes in prop::array::uniform3(prop_oneof![8u32..300, 300u32..5000]),
+        capacity in 1u32..40,
+        seed in any::<u64>(),
+        ops in prop::collection::vec(op(), 1..1700),
+    ) {
+        let nodes = nodes.min(cpus);
+        let profile = LATER[profile];
+        let mut rec = boot_profile(profile, cpus, nodes, pages, seed);
+        let switches = BootOptions::default();
+        let ids: Vec<CacheId> = sizes.iter().enumerate().map(|(i, &s)| {
+            let args = crate::allocator::CacheArgs {
+                name: &format!("c{i}"),
+                size: s,
+                align: 0,
+                flags: Default::default(),
+                useroffset: 0,
+                usersize: 0,
+                ctor: false,
+                freeptr_offset: None,
+                // 6.18 gives sheaves only to a cache that asks: the first one does.
+                sheaf_capacity: (i == 0 && profile.slub >= crate::geometry::SlubVersion::V6_18).then_some(capacity),
+            };
+            super::create::kmem_cache_create_args(&mut rec, &args, &switches).unwrap()
+        }).collect();
+        let mut live: Vec<u64> = Vec::new();
+        // The boot's bucket tables (6.11+) stay allocated.
+        let booted = rec.machine().live_objects as usize;
+        let mut check = TraceCheck::new(&rec, FullChecks::EVERY_STEP).unwrap();
+        let mut count = 0usize;
+        for op in ops {
+            let cpu = |c: u32| CpuId::new(c % cpus);
+            match op {
+                Op::Alloc { cpu: c, cache, node } => {
+                    let obj = slab_alloc_node(&mut rec, ids[cache], cpu(c), node.map(|n| NodeId::new(n % nodes)));
+                    if obj != 0 {
+                        live.push(obj);
+                    }
+                }
+                Op::Free { cpu: c, pick } => {
+                    if !live.is_empty() {
+                        let obj = live.swap_remove(pick % live.len());
+                        prop_assert_eq!(kfree(&mut rec, obj, cpu(c), None), FreeOutcome::Freed);
+                    }
+                }
+                Op::Flush { cpu: c, cache } => flush_cpu_slab(&mut rec, ids[cache], cpu(c)),
+                Op::Shrink { cpu: c, cache } => kmem_cache_shrink(&mut rec, ids[cache], cpu(c)),
+                Op::AllocBulk { cpu: c, cache, n } => {
+                    let got = kmem_cache_alloc_bulk(&mut rec, ids[cache], n, cpu(c));
+                    prop_assert!(got.is_empty() || got.len() == n as usize);
+                    live.extend(got);
+                }
+                Op::FreeBulk { cpu: c, picks } => {
+                    // One cache's objects (kmem_cache_free_bulk, through the sheaves when it
+                    // has them), or several caches' (kfree_bulk).
+                    let mut batch = Vec::new();
+                    for pick in picks {
+                        if !live.is_empty() {
+                            batch.push(live.swap_remove(pick % live.len()));
+                        }
+                    }
+                    let m = rec.machine();
+                    let caches: std::collections::BTreeSet<CacheId> = batch
+                        .iter()
+                        .filter_map(|&o| place_of(m, o).map(|p| m.slub().slabs[&p.pfn].cache))
+                        .collect();
+                    let named = (caches.len() == 1).then(|| *caches.iter().next().unwrap());
+                    if !batch.is_empty() {
+                        prop_assert_eq!(kmem_cache_free_bulk(&mut rec, named, &batch, cpu(c)), FreeOutcome::Freed);
+                    }
+                }
+                Op::KfreeRcu { cpu: c, pick, mightsleep } => {
+                    if !live.is_empty() {
+                        let obj = live.swap_remove(pick % live.len());
+                        crate::rcu::kvfree_call_rcu(&mut rec, obj, cpu(c), mightsleep);
+                    }
+                }
+                Op::KfreeRcuMonitor { cpu: c } => crate::rcu::kfree_rcu_monitor(&mut rec, c.map(cpu)),
+                Op::SynchronizeRcu => crate::rcu::synchronize_rcu(&mut rec),
+                Op::RcuBarrier => crate::rcu::rcu_barrier(&mut rec),
+            }
+            count += 1;
+            prop_assert!(rec.is_idle(), "an operation left a step open");
+            if let Err(v) = check.advance(&rec, rec.cursor()) {
+                prop_assert!(false, "{}: {} ({})", profile.id, v, rec.steps()[v.step - 1].function);
+            }
+            let queued: usize = rec.machine().rcu.krc.iter().map(|k| k.waiting()).sum();
+            prop_assert_eq!(rec.machine().live_objects as usize, booted + live.len() + queued);
+        }
+        prop_assert!(count > 0);
+        prop_assert_eq!(check.machine(), rec.machine());
+        prop_assert_eq!(&rec.snapshot_at(rec.cursor()).unwrap(), rec.machine());
+    }
+}

@@ -395,6 +395,10 @@ pub(crate) fn sheaf_touches(event: &SheafEvent, n: &mut Naming) {
                 n.t.sheaf_caches.push(cache);
             }
         }
+        SheafEvent::Isolated { pfn, .. } => {
+            let cache = n.m.slub().slabs.get(&pfn).map(|s| s.cache);
+            n.slab(pfn, cache);
+        }
         SheafEvent::Stacked { ref objects, .. } => {
             for &o in objects.iter() {
                 if let Some(p) = crate::slub::place_of(n.m, o) {
