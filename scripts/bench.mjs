@@ -125,6 +125,28 @@ for (const build of ['st', 'mt']) {
     simReport(`wasm ${build}, trace ${trace ? 'on' : 'off'}`, runs);
   }
 }
+// The standard workload under each kernel profile (the single-threaded module; linux-6.6 is
+// the row above): 6.12's delayed freezing, 6.18 (no standard cache asks for sheaves) and
+// 7.2's sheaves for every cache.
+{
+  const glue = await import(new URL('web/wasm/pkg-st/slabscope.js', root));
+  console.log('\nthe standard workload per kernel profile (wasm st)');
+  for (const profile of ['linux-6.12', 'linux-6.18', 'linux-7.2']) {
+    for (const trace of [false, true]) {
+      const runs = [];
+      for (let i = 0; i < SIM_ROUNDS; i++) {
+        const w = new glue.Workload(trace, profile);
+        const t0 = performance.now();
+        const report = JSON.parse(w.run(SIM_OPS, 1));
+        const seconds = (performance.now() - t0) / 1e3;
+        w.free();
+        runs.push({ ...report, ops_per_sec: report.ops / seconds });
+      }
+      simReport(`${profile}, trace ${trace ? 'on' : 'off'}`, runs);
+    }
+  }
+  console.log('target: every profile >= 10 M ops/s trace off\n');
+}
 // The concurrent workload: the same mix on the 4 CPUs at once under a seeded random schedule
 // (with preemption), every operation split into SLUB's micro-steps.
 const CONC_OPS = 250_000;

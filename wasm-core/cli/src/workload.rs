@@ -2,7 +2,7 @@
 //! docs/bench.md) natively, for `npm run bench`. Prints one JSON object.
 
 use clap::Args;
-use slabscope_sim::workload::{run_concurrent_ops, run_standard_ops, standard_recorder};
+use slabscope_sim::workload::{run_concurrent_ops, run_standard_ops, standard_recorder_under};
 
 #[derive(Args)]
 pub struct WorkloadArgs {
@@ -19,6 +19,16 @@ pub struct WorkloadArgs {
     /// micro-steps by a random schedule seeded with the seed.
     #[arg(long)]
     concurrent: bool,
+    /// The kernel profile to run (default linux-6.6).
+    #[arg(long, default_value = "linux-6.6")]
+    profile: String,
+}
+
+/// The standard machine, booted under `--profile`.
+fn recorder(args: &WorkloadArgs) -> Result<slabscope_sim::trace::Recorder, String> {
+    let profile = slabscope_sim::profile::by_id(&args.profile)
+        .ok_or_else(|| format!("unknown kernel profile '{}'", args.profile))?;
+    Ok(standard_recorder_under(profile, args.trace))
 }
 
 // A benchmark measures wall time; the simulator itself never sees the clock.
@@ -27,7 +37,7 @@ pub fn run(args: &WorkloadArgs) -> Result<(), String> {
     if args.concurrent {
         return run_concurrent(args);
     }
-    let mut rec = standard_recorder(args.trace);
+    let mut rec = recorder(args)?;
     let start = std::time::Instant::now();
     let report = run_standard_ops(&mut rec, args.ops, args.seed);
     let seconds = start.elapsed().as_secs_f64();
@@ -49,7 +59,7 @@ pub fn run(args: &WorkloadArgs) -> Result<(), String> {
 /// `--concurrent`.
 #[allow(clippy::disallowed_methods)]
 fn run_concurrent(args: &WorkloadArgs) -> Result<(), String> {
-    let mut rec = standard_recorder(args.trace);
+    let mut rec = recorder(args)?;
     let start = std::time::Instant::now();
     let report = run_concurrent_ops(&mut rec, args.ops, args.seed);
     let seconds = start.elapsed().as_secs_f64();

@@ -60,9 +60,28 @@ pub fn standard_recorder(record: bool) -> Recorder {
     booted(standard_machine(), record)
 }
 
+/// Boots the standard machine under another kernel profile (`npm run bench` times each).
+pub fn standard_recorder_under(
+    profile: &'static crate::profile::KernelProfile,
+    record: bool,
+) -> Recorder {
+    booted_under(standard_machine(), profile, record)
+}
+
 /// Boots `config` (a variant of the standard machine) with its kmalloc caches.
 pub fn booted(config: MachineConfig, record: bool) -> Recorder {
-    let machine = Machine::new(config).expect("a standard machine is valid");
+    booted_under(config, &crate::profile::LINUX_6_6, record)
+}
+
+/// `booted` under `profile`.
+fn booted_under(
+    config: MachineConfig,
+    profile: &'static crate::profile::KernelProfile,
+    record: bool,
+) -> Recorder {
+    let machine = Machine::new(config)
+        .expect("a standard machine is valid")
+        .with_profile(profile);
     let mut rec = Recorder::new(machine, record);
     create_kmalloc_caches(&mut rec, &BootOptions::default()).expect("kmalloc caches fit");
     rec

@@ -123,12 +123,18 @@ pub struct Workload {
 
 #[wasm_bindgen]
 impl Workload {
-    /// Boots the standard machine with its kmalloc caches; `record` keeps the trace.
+    /// Boots the standard machine with its kmalloc caches; `record` keeps the trace. Under
+    /// `profile` (a kernel profile's id) when given, else linux-6.6.
     #[wasm_bindgen(constructor)]
-    pub fn new(record: bool) -> Workload {
-        Workload {
-            rec: slabscope_sim::workload::standard_recorder(record),
-        }
+    pub fn new(record: bool, profile: Option<String>) -> Result<Workload, JsValue> {
+        let profile = match profile {
+            None => &slabscope_sim::profile::LINUX_6_6,
+            Some(id) => slabscope_sim::profile::by_id(&id)
+                .ok_or_else(|| JsValue::from_str(&format!("unknown kernel profile '{id}'")))?,
+        };
+        Ok(Workload {
+            rec: slabscope_sim::workload::standard_recorder_under(profile, record),
+        })
     }
 
     /// Runs `ops` operations; returns the `WorkloadReport` as JSON, with `trace_bytes`.

@@ -426,7 +426,7 @@ pub(crate) fn check_sheaves(m: &Machine, cache: CacheId, bad: &mut Vec<Problem>)
             }
         }
     }
-    for (&id, sheaf) in st.sheaves.iter().filter(|(_, sh)| sh.cache == cache) {
+    for (id, sheaf) in st.sheaves.iter().filter(|(_, sh)| sh.cache == cache) {
         let held = places.get(&id).copied().unwrap_or(0);
         if held > 1 || (held == 0 && !st.held_sheaves.contains(&id)) {
             bad.push(problem!(

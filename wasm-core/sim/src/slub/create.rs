@@ -6,7 +6,7 @@ use crate::geometry::kmalloc::{kmalloc_classes, kmalloc_target, KmallocTarget};
 use crate::geometry::platform::WORD;
 use crate::geometry::{CacheRequest, CacheSource, GeometryError, SlabFlags, SlubVersion};
 use crate::gfp::{Gfp, GFP_KERNEL};
-use crate::ids::{CacheId, CpuId, SheafId};
+use crate::ids::{CacheId, CpuId};
 use crate::kmalloc_caches::{kmalloc_type, KmallocSlot, KmallocType};
 use crate::slab_common::random::{freelist_randomize, get_random_long, BootStream};
 use crate::slab_common::slab_unmergeable;
@@ -380,7 +380,7 @@ fn init_percpu_sheaves(rec: &mut Recorder, id: CacheId) {
         return;
     }
     for cpu in CpuId::all(rec.machine().config.cpus) {
-        let sheaf = SheafId(rec.machine().slub().next_sheaf);
+        let sheaf = rec.machine().slub().sheaves.next_id();
         rec.emit(Event::Sheaf(SheafEvent::Allocated {
             cache: id,
             sheaf,

@@ -838,7 +838,7 @@ impl<T: RecMem> SlubMem for T {
     fn alloc_empty_sheaf(self, cache: CacheId) -> SheafId {
         self.rec(|rec| {
             let st = rec.machine().slub();
-            let sheaf = SheafId(st.next_sheaf);
+            let sheaf = st.sheaves.next_id();
             let capacity = st.caches[cache].sheaf_capacity();
             rec.emit(Event::Sheaf(SheafEvent::Allocated {
                 cache,

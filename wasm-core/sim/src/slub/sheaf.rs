@@ -25,6 +25,87 @@ pub struct Sheaf {
     pub objects: Vec<u64>,
 }
 
+/// Every sheaf of a run by id (`SlubState::sheaves`): a slot per id, and the ids of freed
+/// sheaves, which the next sheaves take again (lowest first), so the table stays as large as
+/// the most sheaves alive at once and a lookup is an index. Record and replay free and
+/// allocate in the same order, so they name sheaves alike.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SheafTable {
+    slots: Vec<Option<Sheaf>>,
+    /// Free ids below `slots.len()`, highest first (the last is the next one taken).
+    free: Vec<u32>,
+    live: usize,
+}
+
+impl SheafTable {
+    /// The id the next sheaf gets.
+    pub fn next_id(&self) -> SheafId {
+        SheafId(self.free.last().copied().unwrap_or(self.slots.len() as u32))
+    }
+
+    pub(crate) fn insert(&mut self, id: SheafId, sheaf: Sheaf) {
+        debug_assert_eq!(id, self.next_id(), "sheaves are made in id order");
+        let i = id.0 as usize;
+        if i == self.slots.len() {
+            self.slots.push(Some(sheaf));
+        } else {
+            self.free.pop();
+            self.slots[i] = Some(sheaf);
+        }
+        self.live += 1;
+    }
+
+    pub(crate) fn remove(&mut self, id: SheafId) {
+        if self
+            .slots
+            .get_mut(id.0 as usize)
+            .and_then(Option::take)
+            .is_none()
+        {
+            return;
+        }
+        self.live -= 1;
+        // Kept highest first, so the lowest free id is taken next.
+        let at = self.free.partition_point(|&f| f > id.0);
+        self.free.insert(at, id.0);
+    }
+
+    pub fn get(&self, id: &SheafId) -> Option<&Sheaf> {
+        self.slots.get(id.0 as usize)?.as_ref()
+    }
+
+    pub(crate) fn get_mut(&mut self, id: &SheafId) -> Option<&mut Sheaf> {
+        self.slots.get_mut(id.0 as usize)?.as_mut()
+    }
+
+    /// The live sheaves, lowest id first.
+    pub fn iter(&self) -> impl Iterator<Item = (SheafId, &Sheaf)> {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| Some((SheafId(i as u32), s.as_ref()?)))
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &Sheaf> {
+        self.slots.iter().flatten()
+    }
+
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+}
+
+impl std::ops::Index<&SheafId> for SheafTable {
+    type Output = Sheaf;
+    fn index(&self, id: &SheafId) -> &Sheaf {
+        self.get(id).expect("sheaf exists")
+    }
+}
+
 /// `struct slub_percpu_sheaves` of one CPU.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct PercpuSheaves {
@@ -134,8 +215,6 @@ impl crate::slub::state::SlubState {
                 sheaf,
                 capacity,
             } => {
-                debug_assert_eq!(sheaf.0, self.next_sheaf);
-                self.next_sheaf = sheaf.0 + 1;
                 self.sheaves.insert(
                     *sheaf,
                     Sheaf {
@@ -146,7 +225,7 @@ impl crate::slub::state::SlubState {
                 );
             }
             SheafEvent::Freed { sheaf } => {
-                self.sheaves.remove(sheaf);
+                self.sheaves.remove(*sheaf);
                 self.held_sheaves.retain(|s| s != sheaf);
             }
             SheafEvent::Held { sheaf, held } => {
@@ -227,5 +306,39 @@ impl crate::slub::state::SlubState {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sheaf() -> Sheaf {
+        Sheaf {
+            cache: CacheId(0),
+            capacity: 4,
+            objects: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn freed_sheaf_ids_are_taken_again_lowest_first() {
+        let mut t = SheafTable::default();
+        for i in 0..4 {
+            assert_eq!(t.next_id(), SheafId(i));
+            t.insert(SheafId(i), sheaf());
+        }
+        t.remove(SheafId(2));
+        t.remove(SheafId(0));
+        t.remove(SheafId(0)); // twice: nothing
+        assert_eq!(t.len(), 2);
+        assert_eq!(t.next_id(), SheafId(0));
+        t.insert(SheafId(0), sheaf());
+        assert_eq!(t.next_id(), SheafId(2));
+        t.insert(SheafId(2), sheaf());
+        assert_eq!(t.next_id(), SheafId(4));
+        let ids: Vec<_> = t.iter().map(|(id, _)| id.0).collect();
+        assert_eq!(ids, [0, 1, 2, 3]);
+        assert!(t.get(&SheafId(9)).is_none());
     }
 }

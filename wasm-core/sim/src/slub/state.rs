@@ -4,13 +4,12 @@
 //! Objects are addresses in the direct map (`DIRECT_MAP_BASE + pfn * PAGE_SIZE + i * size`),
 //! as on x86_64, so a kernel engineer reads them as they would in a crash dump. NULL is 0.
 
-use super::sheaf::{NodeBarn, PercpuSheaves, Sheaf};
+use super::sheaf::{NodeBarn, PercpuSheaves, SheafTable};
 use crate::geometry::{CacheGeometry, SlabFlags};
 use crate::ids::{CacheId, CpuId, NodeId, SheafId, TiVec};
 use crate::kmalloc_caches::KmallocSlot;
 use crate::machine::{Pfn, SlabTable};
 use serde::Serialize;
-use std::collections::BTreeMap;
 
 /// `TID_STEP` on a preemptible kernel is `roundup_pow_of_two(CONFIG_NR_CPUS)`; the simulator's
 /// CONFIG_NR_CPUS is its 64-CPU limit.
@@ -28,9 +27,8 @@ pub struct SlubState {
     /// CPU: just frozen for the task, being unfrozen, or about to be discarded); always empty
     /// between the steps of a sequential run.
     pub held: Vec<HeldSlab>,
-    /// Every sheaf (6.18+), by id; `next_sheaf` is the id the next one gets.
-    pub sheaves: BTreeMap<SheafId, Sheaf>,
-    pub next_sheaf: u32,
+    /// Every sheaf (6.18+), by id.
+    pub sheaves: SheafTable,
     /// Sheaves on no CPU and in no barn: one an operation is filling or flushing outside the
     /// lock. Empty between the steps of a sequential run except for such a sheaf.
     pub held_sheaves: Vec<SheafId>,
