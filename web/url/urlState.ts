@@ -27,7 +27,7 @@ import { LANGUAGES, type Language } from '../i18n/i18n';
 import { LINK_PARAM } from '../scenario/link';
 
 /** The panels a link can put in focus. */
-export const VIEWS = ['cpu', 'node', 'slab', 'bulk', 'buddy', 'files', 'explain', 'lanes'] as const;
+export const VIEWS = ['cpu', 'node', 'slab', 'bulk', 'buddy', 'files', 'explain', 'lanes', 'sheaves'] as const;
 export type View = (typeof VIEWS)[number];
 
 /** The object (by address) or page frame (by page frame number) being followed. */

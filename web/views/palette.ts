@@ -24,6 +24,10 @@ export const slotStyle = {
   free: { fill: '#ffffff', pattern: null, mark: '□' },
   cpu_freelist: { fill: 'url(#pat-cpu-freelist)', pattern: 'pat-cpu-freelist', mark: '▨' },
   cached: { fill: 'url(#pat-cached)', pattern: 'pat-cached', mark: '▦' },
+  /** In a sheaf (6.18+): free to callers, in use to its slab. */
+  sheaf: { fill: 'url(#pat-sheaf)', pattern: 'pat-sheaf', mark: '▤' },
+  /** Taken off a sheaf by the operation at work, on its way back to its slab. */
+  stacked: { fill: '#cfe8dd', pattern: null, mark: '▥' },
 } as const;
 
 export type SlotKind = keyof typeof slotStyle;
@@ -125,6 +129,14 @@ export function definePatterns(svg: Selection<SVGSVGElement, unknown, null, unde
     .attr('height', 5);
   dots.append('rect').attr('width', 5).attr('height', 5).attr('fill', okabeIto.yellow);
   dots.append('circle').attr('cx', 2.5).attr('cy', 2.5).attr('r', 1.2).attr('fill', okabeIto.black);
+  const rows = defs
+    .append('pattern')
+    .attr('id', 'pat-sheaf')
+    .attr('patternUnits', 'userSpaceOnUse')
+    .attr('width', 6)
+    .attr('height', 6);
+  rows.append('rect').attr('width', 6).attr('height', 6).attr('fill', '#ffffff');
+  rows.append('rect').attr('y', 1).attr('width', 6).attr('height', 2.5).attr('fill', okabeIto.bluishGreen);
   const cross = defs
     .append('pattern')
     .attr('id', 'pat-skipped')

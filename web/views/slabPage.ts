@@ -58,7 +58,8 @@ export interface SlotCell {
   index: number;
   addr: string;
   kind: SlotKind;
-  /** `cpu_freelist`: the CPU whose `c->freelist` holds it. */
+  /** `cpu_freelist`: the CPU whose `c->freelist` holds it; `sheaf`: the CPU whose sheaf holds
+   * it (null: the barn's or one a task holds). */
   cpu: number | null;
   x: number;
   y: number;
@@ -237,7 +238,7 @@ function layoutSlots(slab: SlabView, highlighted: Set<string>, columns: number, 
       index: s.index,
       addr: s.addr,
       kind,
-      cpu: s.state.kind === 'cpu_freelist' ? s.state.cpu : null,
+      cpu: s.state.kind === 'cpu_freelist' || s.state.kind === 'sheaf' ? s.state.cpu : null,
       x: col * (size + GAP),
       y: TOP + row * (size + ROW_GAP),
       size,

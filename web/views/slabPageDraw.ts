@@ -153,6 +153,14 @@ function slotTile(id: string, ctx: Context2D): CanvasPattern | null {
       g.lineTo(k + 6, 0);
     }
     g.stroke();
+  } else if (id === 'pat-sheaf') {
+    // Bluish-green bars 2.5 high every 6, on white (the rows of a sheaf).
+    c.width = 6;
+    c.height = 6;
+    g.fillStyle = '#ffffff';
+    g.fillRect(0, 0, 6, 6);
+    g.fillStyle = okabeIto.bluishGreen;
+    g.fillRect(0, 1, 6, 2.5);
   } else if (id === 'pat-cached') {
     // A black dot every 5 on yellow.
     c.width = 5;

@@ -6,7 +6,7 @@ import type { BoxMark, Marks } from './marks';
 import { frozenStroke } from './palette';
 import { layoutStage } from './stage';
 
-const FIXTURES: FixtureName[] = ['slub-remote-free-104', 'slub-remote-free-120', 'slub-numa-300', 'slub-bulk-free', 'slub-hardened', 'slab-300', 'slab-cached', 'buddy-merge', 'buddy-split', 'rcu-waiting'];
+const FIXTURES: FixtureName[] = ['slub-remote-free-104', 'slub-remote-free-120', 'slub-numa-300', 'slub-bulk-free', 'slub-hardened', 'slab-300', 'slab-cached', 'buddy-merge', 'buddy-split', 'rcu-waiting', 'sheaves-7.2'];
 
 function box(m: Marks, id: string): BoxMark {
   const b = m.boxes.find((x) => x.id === id);
@@ -62,6 +62,38 @@ describe('layoutStage', () => {
       // Every cpu slab and every slab of a node partial list that fits is drawn.
       for (const c of s.cache.cpus) if (c.kind === 'slub' && c.slab !== null) box(marks, `slab-${c.slab}`);
       for (const n of s.cache.nodes) if (n.kind === 'slub') for (const p of n.partial.slice(0, 4)) box(marks, `slab-${p.pfn}`);
+    }
+  });
+
+  it('under 7.2 draws each CPU\'s sheaves (no tid, c->freelist, c->slab or c->partial) and the barn, top of a sheaf last', () => {
+    const s = fixture('sheaves-7.2');
+    const cache = s.cache!;
+    expect(cache.cpu_slab).toBe(false);
+    for (const width of [900, 370]) {
+      const { marks } = layoutStage(s, { width });
+      expectWellFormed(marks);
+      const names = marks.texts.filter((t) => 'text' in t.label).map((t) => ('text' in t.label ? t.label.text : ''));
+      for (const gone of ['c->freelist', 'c->slab', 'c->partial']) expect(names).not.toContain(gone);
+      expect(marks.texts.some((t) => t.id.endsWith('-tid'))).toBe(false);
+      for (const c of cache.cpus) {
+        if (c.kind !== 'slub' || !c.sheaves?.main) throw new Error('a 7.2 CPU has a main sheaf');
+        const main = c.sheaves.main;
+        // The sheaf's frame is in its CPU's card, its objects inside the frame, bottom to top
+        // from left to right.
+        const frame = box(marks, `sheaf-${main.id}`);
+        expect(inside(frame, box(marks, `cpu-${c.cpu}-frame`))).toBe(true);
+        const xs = main.objects.map((a) => box(marks, `obj-${a}`).x);
+        expect(xs).toEqual([...xs].sort((a, b) => a - b));
+        for (const a of main.objects) expect(inside(box(marks, `obj-${a}`), frame)).toBe(true);
+      }
+      // The barn's sheaves are bars as full as they are, in the node's card.
+      const n = cache.nodes[0];
+      if (n.kind !== 'slub' || !n.barn) throw new Error('node 0 has a barn');
+      for (const sh of [...n.barn.full, ...n.barn.empty]) {
+        const b = box(marks, `sheaf-${sh.id}`);
+        expect(b.level).toBeCloseTo(sh.objects.length / sh.capacity);
+        expect(inside(b, box(marks, 'node-0-frame'))).toBe(true);
+      }
     }
   });
 

@@ -28,6 +28,7 @@
 import type { CacheView } from '../core/generated/CacheView';
 import type { CpuView } from '../core/generated/CpuView';
 import type { NodeView } from '../core/generated/NodeView';
+import type { SheafView } from '../core/generated/SheafView';
 import type { SlabBrief } from '../core/generated/SlabBrief';
 import type { Snapshot } from '../core/generated/Snapshot';
 import type { BoxMark, Label, Marks } from './marks';
@@ -299,7 +300,10 @@ function row(ctx: Ctx, id: string, x: number, y: number, w: number, name: string
 
 function cpuBand(ctx: Ctx, top: number): number {
   const slub = ctx.snapshot.allocator === 'slub';
-  const y = bandTitle(ctx, 'cpu', top, label(slub ? 'stage.bandCpuSlub' : 'stage.bandCpuSlab'));
+  const narrow = ctx.width < 560 * (ctx.s.line / BASE.line);
+  const sheaves = !ctx.cache.cpu_slab ? 'stage.bandCpuSheaves' : 'stage.bandCpuBoth';
+  const band = !slub ? 'stage.bandCpuSlab' : ctx.cache.sheaf_capacity > 0 || !ctx.cache.cpu_slab ? (narrow ? 'stage.bandCpuShort' : sheaves) : 'stage.bandCpuSlub';
+  const y = bandTitle(ctx, 'cpu', top, label(band));
   return cards(ctx, ctx.cache.cpus, y, (c) => `cpu-${c.cpu}`, (c, x, cy, w) => cpuCard(ctx, c, x, cy, w));
 }
 
@@ -309,13 +313,17 @@ function cpuCard(ctx: Ctx, c: CpuView, x: number, top: number, w: number): numbe
   let y = top + 4;
   const lock = c.kind === 'slub' ? word('c->lock') : null;
   text(ctx, `cpu-${c.cpu}-title`, x, y + line * 0.8, label('stage.cpu', { cpu: c.cpu, node: c.node }), 'title', 'start', lock !== null);
-  if (c.kind === 'slub') {
+  if (c.kind === 'slub' && ctx.cache.cpu_slab) {
     const tid = word('c->tid');
     text(ctx, `cpu-${c.cpu}-tid`, x + w, y + line * 0.8, tid ? wordLabel(tid, true) : label('stage.tid', { tid: c.tid }), tid ? 'word' : 'mono', 'end', tid !== null);
   }
   y = handedOut(ctx, c, x, y, w);
   y += line + 6;
   if (c.kind === 'slab') return arrayCard(ctx, c, x, y, w);
+  // 6.18+: the sheaves come first (alloc_from_pcs() and free_to_pcs() are tried before the cpu
+  // slab); 7.x has nothing else per CPU.
+  if (c.sheaves) y = sheavesRows(ctx, c, c.sheaves, x, y, w);
+  if (!ctx.cache.cpu_slab) return y - 8;
   const chain = (cx: number, cy: number, cw: number) => objectChain(ctx, `cpu-${c.cpu}-fl`, c.freelist, cx, cy, cw, slotStyle.cpu_freelist.fill);
   y = row(ctx, `cpu-${c.cpu}-fl`, x, y, w, 'c->freelist', label('stage.objects', { count: c.freelist.length }), word('c->freelist'), chain);
   const cpuSlab = c.slab;
@@ -330,6 +338,75 @@ function cpuCard(ctx: Ctx, c: CpuView, x: number, top: number, w: number): numbe
   });
   const note = label('stage.cpuPartial', { count: c.partial.length, limit: ctx.cache.cpu_partial_slabs });
   return row(ctx, `cpu-${c.cpu}-partial`, x, y, w, 'c->partial', note, null, (cx, cy, cw) => slabStack(ctx, c, cx, cy, cw)) - 8;
+}
+
+/** A CPU's sheaves (`s->cpu_sheaves`): `main`, `spare` and (when it has one) `rcu_free`, each a
+ * row of `capacity` slots. Returns the y below them. */
+function sheavesRows(ctx: Ctx, c: Extract<CpuView, { kind: 'slub' }>, pcs: NonNullable<Extract<CpuView, { kind: 'slub' }>['sheaves']>, x: number, top: number, w: number): number {
+  let y = top;
+  if (pcs.locked) {
+    text(ctx, `cpu-${c.cpu}-pcs-lock`, x, y + ctx.s.line * 0.75, label('stage.pcsLocked'), 'word', 'start', true);
+    y += ctx.s.line;
+  }
+  const slots: [string, SheafView | null][] = [
+    ['pcs->main', pcs.main],
+    ['pcs->spare', pcs.spare],
+  ];
+  if (pcs.rcu_free) slots.push(['pcs->rcu_free', pcs.rcu_free]);
+  for (const [name, sheaf] of slots) {
+    const id = `cpu-${c.cpu}-${name.slice(5)}`;
+    const note = sheaf ? label('stage.sheafSize', { size: sheaf.objects.length, capacity: sheaf.capacity }) : null;
+    y = row(ctx, id, x, y, w, name, note, null, (cx, cy, cw) => sheafSlots(ctx, id, sheaf, cx, cy, cw));
+  }
+  return y;
+}
+
+/** A sheaf as a stack of object slots lying on its side: `objects[0]` on the left, the top (the
+ * next one out, where a free goes) on the right, then its free capacity as empty slots. A sheaf
+ * wider than the card shows its top objects and how many are below them. Returns the height. */
+function sheafSlots(ctx: Ctx, id: string, sheaf: SheafView | null, x: number, y: number, w: number): number {
+  const { obj, line } = ctx.s;
+  if (!sheaf) {
+    text(ctx, `${id}-null`, x, y + line * 0.75, literal('NULL'), 'mono');
+    return line;
+  }
+  const step = obj + 3;
+  const fits = Math.max(2, Math.floor((w - 40) / step));
+  const size = sheaf.objects.length;
+  const free = sheaf.capacity - size;
+  let objShown = size;
+  let emptyDrawn = free;
+  if (sheaf.capacity > fits) {
+    // One place is left for the counts of what is not drawn; the top of the stack is what
+    // matters, so objects are hidden from the bottom, and one empty slot stays in sight.
+    const room = fits - 1;
+    objShown = Math.min(size, Math.max(1, room - Math.min(free, 1)));
+    emptyDrawn = Math.min(free, room - objShown);
+  }
+  const below = size - objShown;
+  let cx = x;
+  ctx.marks.boxes.push(boxMark({ id: `sheaf-${sheaf.id}`, x: x - 2, y: y - 2, w: 0, h: obj + 4, kind: 'frame', fill: 'none', stroke: '#9fb7ac' }));
+  const frameBox = ctx.marks.boxes[ctx.marks.boxes.length - 1];
+  if (below > 0) {
+    text(ctx, `${id}-below`, cx, y + obj * 0.75, label('stage.more', { count: below }), 'more');
+    cx += 30;
+  }
+  sheaf.objects.slice(below).forEach((addr) => {
+    ctx.marks.boxes.push(
+      boxMark({ id: `obj-${addr}`, x: cx, y, w: obj, h: obj, kind: 'object', fill: slotStyle.sheaf.fill, highlight: ctx.touchedObjects.has(addr), target: { kind: 'object', addr } }),
+    );
+    cx += step;
+  });
+  for (let i = 0; i < emptyDrawn; i++) {
+    ctx.marks.boxes.push(boxMark({ id: `${id}-e${i}`, x: cx, y, w: obj, h: obj, kind: 'cell', fill: '#ffffff', stroke: '#c3c9d1', dash: '2 2' }));
+    cx += step;
+  }
+  if (free > emptyDrawn) {
+    text(ctx, `${id}-emore`, cx + 2, y + obj * 0.75, label('stage.more', { count: free - emptyDrawn }), 'more');
+    cx += 30;
+  }
+  frameBox.w = cx - x + 1;
+  return obj + 4;
 }
 
 /** The objects of the shown cache this step handed to a caller on this CPU
@@ -451,6 +528,7 @@ function nodeCard(ctx: Ctx, n: NodeView, x: number, top: number, w: number): num
     if (unlisted.length > 0) {
       y = row(ctx, `node-${n.node}-nolist`, x, y, w, label('stage.noListName'), label('stage.slabs', { count: unlisted.length }), null, (cx, cy, cw) => slabRow(ctx, `node-${n.node}-nolist`, unlisted, cx, cy, cw, 1));
     }
+    if (n.barn) y = barnRows(ctx, n.node, n.barn, x, y, w);
     const counts = { nr: n.nr_partial, min: n.min_partial, slabs: n.nr_slabs, objects: n.total_objects };
     if (w >= 430 * (line / BASE.line)) {
       text(ctx, `node-${n.node}-counts`, x, y + line * 0.75, label('stage.nodeCounts', counts), 'note');
@@ -476,6 +554,48 @@ function nodeCard(ctx: Ctx, n: NodeView, x: number, top: number, w: number): num
   }
   text(ctx, `node-${n.node}-counts`, x, y + line * 0.75, label('stage.slabCounts', { slabs: n.total_slabs, free: n.free_objects, limit: n.free_limit }), 'note');
   return y + line;
+}
+
+/** The node's barn (`n->barn`): its full and empty sheaves against their limits, each sheaf a
+ * bar as full as it is (a sheaf keeps its id, so one the barn takes from a CPU moves here).
+ * Returns the y below it. */
+function barnRows(ctx: Ctx, node: number, barn: NonNullable<Extract<NodeView, { kind: 'slub' }>['barn']>, x: number, top: number, w: number): number {
+  const { line } = ctx.s;
+  let y = top;
+  const held = barn.held_by;
+  ctx.marks.locks.push({ id: `node-${node}-barn-lock`, x, y: y + 2, lit: held !== null });
+  text(ctx, `node-${node}-barn-t`, x + 20, y + line * 0.8, literal('barn->lock'), 'mono', 'start', held !== null);
+  text(ctx, `node-${node}-barn-n`, x + w, y + line * 0.8, held !== null ? label('nodeView.lockHeldBy', { cpu: held }) : label('stage.lockFree'), 'note', 'end', held !== null);
+  y += line + 6;
+  for (const [name, list, max] of [
+    ['sheaves_full', barn.full, barn.max_full],
+    ['sheaves_empty', barn.empty, barn.max_empty],
+  ] as const) {
+    const id = `node-${node}-barn-${name}`;
+    y = listHead(ctx, id, x, y, w, `barn->${name}`, label('stage.barnCount', { count: list.length, max }));
+    y += sheafBars(ctx, id, list, x, y, w) + 8;
+  }
+  return y;
+}
+
+/** Sheaves as small bars in a row, each `size/capacity`, capped with "+N". Returns the height. */
+function sheafBars(ctx: Ctx, id: string, list: readonly SheafView[], x: number, y: number, w: number): number {
+  const { slabH, line } = ctx.s;
+  if (list.length === 0) {
+    text(ctx, `${id}-null`, x, y + line * 0.75, label('stage.empty'), 'mono');
+    return line;
+  }
+  const bw = Math.round(56 * (line / BASE.line));
+  const gap = 6;
+  const capped = capList(list, Math.max(1, Math.floor((w - 30 + gap) / (bw + gap))));
+  capped.shown.forEach((sh, i) => {
+    const bx = x + i * (bw + gap);
+    const touched = sh.objects.some((o) => ctx.touchedObjects.has(o));
+    ctx.marks.boxes.push(boxMark({ id: `sheaf-${sh.id}`, x: bx, y, w: bw, h: slabH, kind: 'bar', level: sh.capacity ? sh.objects.length / sh.capacity : 0, highlight: touched }));
+    text(ctx, `${id}-${sh.id}-t`, bx + 5, y + slabH * 0.62, literal(`${sh.objects.length}/${sh.capacity}`), 'value');
+  });
+  if (capped.more > 0) text(ctx, `${id}-more`, x + capped.shown.length * (bw + gap) + 2, y + slabH * 0.62, label('stage.more', { count: capped.more }), 'more');
+  return slabH;
 }
 
 // --- the page allocator ------------------------------------------------------------------------

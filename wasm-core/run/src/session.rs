@@ -24,8 +24,8 @@ use slabscope_sim::slab::event::SlabEvent;
 use slabscope_sim::slabinfo::slabinfo;
 use slabscope_sim::smp::micro::Micro;
 use slabscope_sim::snapshot::{
-    block_owner_at, hex, owner_block, snapshot, BlockOwner, History, Mark, Snapshot, SnapshotQuery,
-    StepAt,
+    block_owner_at, hex, owner_block, snapshot, BlockOwner, History, LockHolders, Mark, Snapshot,
+    SnapshotQuery, StepAt,
 };
 use slabscope_sim::sysfs::{sysfs_dir, sysfs_slab_dir, sysfs_slab_dir_text};
 use slabscope_sim::trace::{Caption, Event, Recorder};
@@ -481,35 +481,45 @@ impl Session {
                 self.rec.step_micro(c - 1).map(|e| e.micro).collect(),
             ),
         };
-        let holders = self.list_lock_holders(cursor);
+        let holders = self.lock_holders(cursor);
         let step = StepAt {
             events,
             micro: &micro,
-            list_lock_holders: &holders,
+            holders: &holders,
         };
         Some(snapshot(&m, cursor, step, query, &self.history))
     }
 
-    /// The `list_lock`s held after `cursor` steps, inside a `concurrent` block: its micro-steps
-    /// up to the cursor, each lock taken and not yet dropped (the machine keeps no lock state;
-    /// the trace names every acquisition and release).
-    fn list_lock_holders(&self, cursor: usize) -> Vec<(CacheId, NodeId, CpuId)> {
+    /// The locks held after `cursor` steps, inside a `concurrent` block: its micro-steps up to
+    /// the cursor, each lock taken and not yet dropped (the machine keeps no lock state; the
+    /// trace names every acquisition and release).
+    fn lock_holders(&self, cursor: usize) -> LockHolders {
         let Some(b) = self
             .outline
             .blocks
             .iter()
             .find(|b| (b.start as usize) < cursor && cursor <= b.end as usize)
         else {
-            return Vec::new();
+            return LockHolders::default();
         };
-        let mut held = Vec::new();
+        let mut held = LockHolders::default();
         for i in b.start as usize..cursor {
             for e in self.rec.step_micro(i) {
                 match e.micro {
-                    Micro::SpinLock { cache, node, cpu } => held.push((cache, node, cpu)),
-                    Micro::SpinUnlock { cache, node, .. } => {
-                        held.retain(|h: &(CacheId, NodeId, CpuId)| !(h.0 == cache && h.1 == node))
-                    }
+                    Micro::SpinLock { cache, node, cpu } => held.list_lock.push((cache, node, cpu)),
+                    Micro::SpinUnlock { cache, node, .. } => held
+                        .list_lock
+                        .retain(|h: &(CacheId, NodeId, CpuId)| !(h.0 == cache && h.1 == node)),
+                    Micro::BarnLock { cache, node, cpu } => held.barn.push((cache, node, cpu)),
+                    Micro::BarnUnlock { cache, node, .. } => held
+                        .barn
+                        .retain(|h: &(CacheId, NodeId, CpuId)| !(h.0 == cache && h.1 == node)),
+                    Micro::PcsTrylock {
+                        cache,
+                        cpu,
+                        ok: true,
+                    } => held.pcs.push((cache, cpu)),
+                    Micro::PcsUnlock { cache, cpu } => held.pcs.retain(|h| *h != (cache, cpu)),
                     _ => {}
                 }
             }

@@ -30,6 +30,13 @@ struct Fixture {
 }
 
 const FIXTURES: &[Fixture] = &[
+    // Linux 7.2: two CPUs' sheaves and a barn with full and empty sheaves.
+    Fixture {
+        name: "sheaves-7.2",
+        scenario: "sheaves.slab",
+        at: None,
+        cache: Some("big"),
+    },
     // A remote kfree() freezes a full slab onto cpu1's partial stack.
     Fixture {
         name: "slub-remote-free-104",

@@ -1,6 +1,6 @@
 // The views of one snapshot: the stage (the whole allocator in one diagram) and beside it a pane
 // with a followed object's lane and tabs: what happened (the explanation, first), the slab page,
-// the CPU and node panels, a bulk free, the CPU lanes, the page allocator, the kernel files.
+// the CPU panel, the sheaves and barn (6.18+), the node panel, a bulk free, the CPU lanes, the page allocator, the kernel files.
 // The tab shown is the view in focus, which the address keeps (`focusView`).
 
 import { lazy, Suspense, useLayoutEffect, useMemo, useRef } from 'react';
@@ -23,6 +23,7 @@ const StageView = lazy(() => import('../views/StageView').then((m) => ({ default
 const SlabPageView = lazy(() => import('../views/SlabPageView').then((m) => ({ default: m.SlabPageView })));
 const CpuPanelView = lazy(() => import('../views/CpuPanelView').then((m) => ({ default: m.CpuPanelView })));
 const NodePanelView = lazy(() => import('../views/NodePanelView').then((m) => ({ default: m.NodePanelView })));
+const SheavesView = lazy(() => import('../views/SheavesView').then((m) => ({ default: m.SheavesView })));
 const BulkFreeView = lazy(() => import('../views/BulkFreeView').then((m) => ({ default: m.BulkFreeView })));
 const BuddyAllocatorView = lazy(() => import('../views/BuddyAllocatorView').then((m) => ({ default: m.BuddyAllocatorView })));
 const FrameMapView = lazy(() => import('../views/FrameMapView').then((m) => ({ default: m.FrameMapView })));
@@ -55,7 +56,7 @@ export interface PlayerViewsProps {
 }
 
 /** The panes beside the stage, in the order of their tabs. */
-const PANES = ['explain', 'slab', 'cpu', 'node', 'bulk', 'lanes', 'buddy', 'files'] as const;
+const PANES = ['explain', 'slab', 'cpu', 'sheaves', 'node', 'bulk', 'lanes', 'buddy', 'files'] as const;
 type Pane = (typeof PANES)[number];
 
 export function PlayerViews({ outline, at, motion, cursor, dispatch, files, lane, view, onSelectSlab, onFollowObject, loadMicro, loadLanes, onPickStep }: PlayerViewsProps) {
@@ -74,6 +75,8 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, files, lane
     explain: true,
     slab: hasCache,
     cpu: hasCache,
+    // 6.18+: a cache with sheaves.
+    sheaves: (snapshot.cache?.sheaf_capacity ?? 0) > 0,
     node: hasCache,
     bulk: snapshot.transient.detached.length > 0,
     lanes: loadLanes !== undefined && outline.blocks.length > 0,
@@ -116,6 +119,7 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, files, lane
             {pane === 'explain' && <ExplainPanel outline={outline} cursor={snapshot.cursor} step={at.step} loadMicro={loadMicro} onJump={jump} />}
             {pane === 'slab' && <SlabPageView {...props} onFollowPage={followPage} />}
             {pane === 'cpu' && <CpuPanelView {...props} />}
+            {pane === 'sheaves' && <SheavesView {...props} />}
             {pane === 'node' && <NodePanelView {...props} />}
             {pane === 'bulk' && <BulkFreeView snapshot={snapshot} motion={motion} onSelectSlab={onSelectSlab} onFollowObject={onFollowObject} />}
             {pane === 'lanes' && loadLanes && (

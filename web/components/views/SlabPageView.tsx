@@ -29,6 +29,7 @@ export function markText(t: TFunction, mark: MarkShown | null): string {
 }
 
 export function stateText(t: TFunction, cell: SlotCell): string {
+  if (cell.kind === 'sheaf' && cell.cpu === null) return t('slabView.state.sheafOffCpu');
   return t(`slabView.state.${cell.kind}`, { cpu: cell.cpu });
 }
 
@@ -71,6 +72,7 @@ function SlabPage({ snapshot, words, motion, onSelectSlab, onFollowObject }: Mem
   const { t } = useTranslation();
   const scene = useStable(useMemo(() => layoutSlabPage(snapshot, { words }), [snapshot, words]));
   const stripHeading = useId();
+  const sheaves = (snapshot.cache?.sheaf_capacity ?? 0) > 0;
   const page = useRef<SVGSVGElement>(null);
   const slots = useRef<HTMLCanvasElement>(null);
   const strip = useRef<HTMLCanvasElement>(null);
@@ -129,7 +131,7 @@ function SlabPage({ snapshot, words, motion, onSelectSlab, onFollowObject }: Mem
         )}
         {header && (
           <p className="legend" data-testid="slab-legend">
-            {t(scene.allocator === 'slab' ? 'slabView.legendSlab' : 'slabView.legendSlub')}
+            {t(scene.allocator === 'slab' ? 'slabView.legendSlab' : sheaves ? 'slabView.legendSheaves' : 'slabView.legendSlub')}
           </p>
         )}
         {scene.strip.bars.length > 0 && cache && (
@@ -160,7 +162,7 @@ function SlabPage({ snapshot, words, motion, onSelectSlab, onFollowObject }: Mem
         </TextAlternative>
       </figure>
     );
-  }, [scene, t, motion.playing, stripHeading]);
+  }, [scene, t, motion.playing, stripHeading, sheaves]);
 }
 
 /** The shown slab's facts: where it is, how full, where it sits, its freelist (SLAB: its index

@@ -74,7 +74,7 @@ function Stage({ snapshot, words, motion, onSelectSlab, onFollowObject }: Struct
           style={{ width: scene.marks.width * zoom, height: scene.marks.height * zoom }}
         />
       </div>
-      <p className="stage-legend">{tr(detail === 'slots' ? 'stage.legendSlots' : 'stage.legend')}</p>
+      <p className="stage-legend">{tr((snapshot.cache?.sheaf_capacity ?? 0) > 0 ? 'stage.legendSheaves' : detail === 'slots' ? 'stage.legendSlots' : 'stage.legend')}</p>
     </section>
   );
 }

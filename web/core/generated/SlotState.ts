@@ -3,4 +3,4 @@
 /**
  * State of an object slot.
  */
-export type SlotState = { "kind": "allocated" } | { "kind": "free" } | { "kind": "cpu_freelist", cpu: number, } | { "kind": "cached" };
+export type SlotState = { "kind": "allocated" } | { "kind": "free" } | { "kind": "cpu_freelist", cpu: number, } | { "kind": "cached" } | { "kind": "sheaf", cpu: number | null, } | { "kind": "stacked" };

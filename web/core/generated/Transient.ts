@@ -31,4 +31,8 @@ list_locks: Array<[number, number]>,
 /**
  * Inside a `concurrent` block, the `list_lock`s held at this cursor: (cache, node, CPU).
  */
-list_lock_holders: Array<[number, number, number]>, merges: Array<BuddyPair>, splits: Array<BuddyPair>, detached: Array<DetachedView>, };
+list_lock_holders: Array<[number, number, number]>, 
+/**
+ * Likewise `barn->lock` (cache, node, CPU) and a CPU's sheaves lock (cache, CPU).
+ */
+barn_holders: Array<[number, number, number]>, pcs_holders: Array<[number, number]>, merges: Array<BuddyPair>, splits: Array<BuddyPair>, detached: Array<DetachedView>, };

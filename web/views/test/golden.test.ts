@@ -145,6 +145,8 @@ const stageCases: [string, FixtureName, (svg: SVGSVGElement, s: Snapshot, motion
   ['stage', 'slab-300', stage(800), 'SLAB: array caches, three lists, shared and alien arrays'],
   ['stage-slots', 'slub-remote-free-120', stage(800, 'slots'), 'close in: the shown slab slot by slot'],
   ['stage', 'buddy-merge', stage(800), 'a buddy merge lights free_area[]'],
+  ['stage', 'sheaves-7.2', stage(800), 'Linux 7.2: each CPU\'s sheaves and the barn, no cpu slab'],
+  ['stage-phone', 'sheaves-7.2', stage(370), 'Linux 7.2 on a phone'],
 ];
 
 describe('golden drawings of the stage', () => {

@@ -1,6 +1,7 @@
 use super::*;
 use slabscope_sim::ids::Pfn;
 use slabscope_sim::snapshot::{CpuView, HandedOut, NodeView, SlabPlace, SlotState};
+use std::collections::BTreeMap;
 
 const SCENARIOS: &[(&str, &str)] = &[
     (
@@ -36,6 +37,14 @@ const SCENARIOS: &[(&str, &str)] = &[
     (
         "buddy",
         include_str!("../../../../docs/scenarios/buddy-split-merge.slab"),
+    ),
+    (
+        "delayed-freezing-6.12",
+        include_str!("../../tests/golden/delayed-freezing-6.12.slab"),
+    ),
+    (
+        "sheaves-7.2",
+        include_str!("../../tests/golden/sheaves-7.2.slab"),
     ),
 ];
 
@@ -74,6 +83,46 @@ fn check_snapshot(name: &str, s: &Snapshot) {
     let free = count(|s| matches!(s, SlotState::Free));
     let allocated = count(|s| matches!(s, SlotState::Allocated));
     let on_cpu = count(|s| matches!(s, SlotState::CpuFreelist { .. }));
+    let in_sheaf = count(|s| matches!(s, SlotState::Sheaf { .. }));
+    let stacked = count(|s| matches!(s, SlotState::Stacked));
+    // A slot is in a sheaf exactly when a sheaf of the snapshot holds its address: a CPU's
+    // (the slot names that CPU) or the barn's.
+    let mut sheaf_cpu: BTreeMap<&str, Option<u16>> = BTreeMap::new();
+    for c in &cache.cpus {
+        if let CpuView::Slub {
+            cpu,
+            sheaves: Some(pcs),
+            ..
+        } = c
+        {
+            for sh in [&pcs.main, &pcs.spare, &pcs.rcu_free].into_iter().flatten() {
+                for o in &sh.objects {
+                    sheaf_cpu.insert(o, Some(cpu.0));
+                }
+            }
+        }
+    }
+    for n in &cache.nodes {
+        if let NodeView::Slub { barn: Some(b), .. } = n {
+            for o in b.full.iter().chain(&b.empty).flat_map(|sh| &sh.objects) {
+                sheaf_cpu.insert(o, None);
+            }
+        }
+    }
+    for o in cache.held_sheaves.iter().flat_map(|sh| &sh.objects) {
+        sheaf_cpu.insert(o, None);
+    }
+    for slot in &slab.slots {
+        let want = sheaf_cpu.get(slot.addr.as_str()).copied();
+        let got = match slot.state {
+            SlotState::Sheaf { cpu } => Some(cpu.map(|c| c.0)),
+            _ => None,
+        };
+        assert_eq!(got, want, "{at}: slot {} in a sheaf", slot.addr);
+    }
+    if !cache.cpu_slab {
+        assert_eq!(on_cpu, 0, "{at}: no cpu slab under 7.x");
+    }
     assert_eq!(
         free,
         slab.free_order.len(),
@@ -85,7 +134,7 @@ fn check_snapshot(name: &str, s: &Snapshot) {
             // inuse counts what is not on slab->freelist (a cpu slab's c->freelist included).
             assert_eq!(
                 slab.brief.inuse as usize,
-                allocated + on_cpu,
+                allocated + on_cpu + in_sheaf + stacked,
                 "{at}: inuse of slab {}",
                 slab.brief.pfn
             );

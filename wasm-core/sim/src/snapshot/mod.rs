@@ -134,6 +134,14 @@ pub struct CacheView {
     /// SLUB: `s->min_partial`, `s->cpu_partial_slabs`; SLAB: 0.
     pub min_partial: u32,
     pub cpu_partial_slabs: u32,
+    /// SLUB: the version has `struct kmem_cache_cpu` (a cpu slab, `c->freelist`, the tid and,
+    /// with it, the cpu partial list): every version before 7.0. SLAB: false.
+    pub cpu_slab: bool,
+    /// SLUB 6.18+: `s->sheaf_capacity` (0: the cache has no sheaves); before 6.18 and SLAB: 0.
+    pub sheaf_capacity: u32,
+    /// Sheaves of the cache on no CPU and in no barn: one an operation is refilling or
+    /// flushing with the CPU's lock dropped.
+    pub held_sheaves: Vec<SheafView>,
     pub cpus: Vec<CpuView>,
     pub nodes: Vec<NodeView>,
     /// Every slab of the cache, in pfn order.
@@ -160,6 +168,8 @@ pub enum CpuView {
         slab: Option<Pfn>,
         /// `c->partial` from the top, with each slab's `slabs` count.
         partial: Vec<PartialSlab>,
+        /// 6.18+, a cache with sheaves: `s->cpu_sheaves` of this CPU.
+        sheaves: Option<PcsView>,
     },
     /// `cpu_cache` (`struct array_cache`).
     Slab {
@@ -167,6 +177,47 @@ pub enum CpuView {
         node: NodeId,
         ac: ArrayView,
     },
+}
+
+/// One sheaf (`struct slab_sheaf`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct SheafView {
+    /// The simulator's name for it, kept while it moves between a CPU and the barn.
+    pub id: u32,
+    pub capacity: u32,
+    /// `objects[0 .. size]`, bottom first: the last is the next one handed out.
+    pub objects: Vec<String>,
+}
+
+/// A CPU's `struct slub_percpu_sheaves`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct PcsView {
+    /// `pcs->main`: allocations take from its top and frees push onto it.
+    pub main: Option<SheafView>,
+    /// `pcs->spare`: an empty or full sheaf swapped with main before the barn is asked.
+    pub spare: Option<SheafView>,
+    /// `pcs->rcu_free`: objects `kfree_rcu()` gathers until a grace period.
+    pub rcu_free: Option<SheafView>,
+    /// Inside a `concurrent` block: a task of this CPU holds `s->cpu_sheaves->lock` (its
+    /// `local_trylock()` succeeded and it has not unlocked yet).
+    pub locked: bool,
+}
+
+/// A node's `struct node_barn`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
+pub struct BarnView {
+    /// `barn->sheaves_full`, oldest first; its length is `nr_full`.
+    pub full: Vec<SheafView>,
+    /// `barn->sheaves_empty`, oldest first; its length is `nr_empty`.
+    pub empty: Vec<SheafView>,
+    /// `MAX_FULL_SHEAVES`, `MAX_EMPTY_SHEAVES`.
+    pub max_full: u32,
+    pub max_empty: u32,
+    /// Inside a `concurrent` block: the CPU holding `barn->lock` at this cursor.
+    pub held_by: Option<CpuId>,
 }
 
 /// A slab on a per-CPU partial stack.
@@ -232,6 +283,8 @@ pub enum NodeView {
         #[cfg_attr(feature = "ts-export", ts(type = "number"))]
         total_objects: u64,
         list_lock: LockView,
+        /// 6.18+, a cache with sheaves: `n->barn`.
+        barn: Option<BarnView>,
     },
     /// SLAB's `struct kmem_cache_node`.
     Slab {
@@ -322,6 +375,12 @@ pub enum SlotState {
     /// SLAB: out of the slab but parked in an array cache (free to callers, `active` to the
     /// slab).
     Cached,
+    /// SLUB 6.18+: in a sheaf (free to callers, in use to the slab): on `cpu`'s main, spare
+    /// or rcu_free sheaf, or (`cpu` null) in the barn or a sheaf a task holds.
+    Sheaf { cpu: Option<CpuId> },
+    /// SLUB 6.18+: taken off a sheaf by the operation at work, in an array of its own on the
+    /// way back to its slab (`sheaf_flush_main()`, a refill's leftovers): in use to the slab.
+    Stacked,
 }
 
 /// One object slot.
@@ -358,6 +417,9 @@ pub struct Transient {
     pub list_locks: Vec<(CacheId, NodeId)>,
     /// Inside a `concurrent` block, the `list_lock`s held at this cursor: (cache, node, CPU).
     pub list_lock_holders: Vec<(CacheId, NodeId, CpuId)>,
+    /// Likewise `barn->lock` (cache, node, CPU) and a CPU's sheaves lock (cache, CPU).
+    pub barn_holders: Vec<(CacheId, NodeId, CpuId)>,
+    pub pcs_holders: Vec<(CacheId, CpuId)>,
     pub merges: Vec<BuddyPair>,
     pub splits: Vec<BuddyPair>,
     pub detached: Vec<DetachedView>,
@@ -423,13 +485,41 @@ pub fn parse_addr(text: &str) -> Option<u64> {
 }
 
 /// What the step that led to a cursor did, and what a concurrent block holds there.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 pub struct StepAt<'a> {
     pub events: &'a [Event],
     /// Its micro-steps, when it kept them (every step of a `concurrent` block does).
     pub micro: &'a [Micro],
-    /// The `list_lock`s held at the cursor: (cache, node, CPU).
-    pub list_lock_holders: &'a [(CacheId, NodeId, CpuId)],
+    /// The locks held at the cursor.
+    pub holders: &'a LockHolders,
+}
+
+static NO_HOLDERS: LockHolders = LockHolders {
+    list_lock: Vec::new(),
+    barn: Vec::new(),
+    pcs: Vec::new(),
+};
+
+impl Default for StepAt<'_> {
+    fn default() -> Self {
+        StepAt {
+            events: &[],
+            micro: &[],
+            holders: &NO_HOLDERS,
+        }
+    }
+}
+
+/// Inside a `concurrent` block, the locks held at a cursor: taken in an earlier micro-step and
+/// not yet dropped.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LockHolders {
+    /// `n->list_lock`: (cache, node, CPU).
+    pub list_lock: Vec<(CacheId, NodeId, CpuId)>,
+    /// `barn->lock`: (cache, node, CPU).
+    pub barn: Vec<(CacheId, NodeId, CpuId)>,
+    /// `s->cpu_sheaves->lock`: (cache, CPU).
+    pub pcs: Vec<(CacheId, CpuId)>,
 }
 
 /// The snapshot of `m` at `cursor`, `step` being what the step that led there did (nothing at
@@ -443,7 +533,9 @@ pub fn snapshot(
 ) -> Snapshot {
     let mut transient = transient(m, step.events);
     micro_transient(m, step.micro, &mut transient);
-    transient.list_lock_holders = step.list_lock_holders.to_vec();
+    transient.list_lock_holders = step.holders.list_lock.clone();
+    transient.barn_holders = step.holders.barn.clone();
+    transient.pcs_holders = step.holders.pcs.clone();
     let ops = crate::allocator::ops(m);
     let caches = ops.briefs(m);
     let chosen = query

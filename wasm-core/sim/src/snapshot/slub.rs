@@ -1,11 +1,12 @@
 //! SLUB's caches as the snapshot shows them.
 
 use super::{
-    hex, CacheBrief, CacheView, CpuView, NodeView, PartialSlab, SlabBrief, SlabPlace, SlabView,
-    SlotState, SlotView, View,
+    hex, BarnView, CacheBrief, CacheView, CpuView, NodeView, PartialSlab, PcsView, SheafView,
+    SlabBrief, SlabPlace, SlabView, SlotState, SlotView, View,
 };
-use crate::ids::{CacheId, CpuId, TiSlice, TiVec};
+use crate::ids::{CacheId, CpuId, NodeId, SheafId, TiSlice, TiVec};
 use crate::machine::{Machine, Pfn};
+use crate::slub::sheaf::{MAX_EMPTY_SHEAVES, MAX_FULL_SHEAVES};
 use crate::slub::state::{KmemCache, Slab};
 use std::collections::BTreeMap;
 
@@ -78,6 +79,98 @@ fn brief(pfn: Pfn, slab: &Slab, place: SlabPlace) -> SlabBrief {
     }
 }
 
+fn sheaf_view(m: &Machine, id: SheafId) -> Option<SheafView> {
+    let sheaf = m.slub().sheaves.get(&id)?;
+    Some(SheafView {
+        id: id.0,
+        capacity: sheaf.capacity,
+        objects: sheaf.objects.iter().copied().map(hex).collect(),
+    })
+}
+
+/// `c->partial` of `cpu` from the top; each slab's place is noted.
+fn cpu_partial(
+    m: &Machine,
+    top: Option<Pfn>,
+    cpu: CpuId,
+    places: &mut BTreeMap<Pfn, SlabPlace>,
+) -> Vec<PartialSlab> {
+    let mut partial = Vec::new();
+    let mut next = top;
+    while let Some(pfn) = next {
+        let Some(slab) = m.slub().slabs.get(&pfn) else {
+            break;
+        };
+        if partial.len() > m.slub().slabs.len() {
+            break;
+        }
+        places.insert(pfn, SlabPlace::CpuPartial { cpu });
+        partial.push(PartialSlab {
+            pfn,
+            slabs: slab.slabs,
+            inuse: slab.inuse,
+            objects: slab.objects,
+        });
+        next = slab.next;
+    }
+    partial
+}
+
+/// `s->cpu_sheaves` of `cpu`, for a cache with sheaves.
+fn pcs_view(v: &View, s: &KmemCache, cpu: CpuId) -> Option<PcsView> {
+    let m = v.m;
+    let pcs = s.pcs.get(cpu).filter(|_| s.sheaf_capacity() > 0)?;
+    Some(PcsView {
+        main: pcs.main.and_then(|id| sheaf_view(m, id)),
+        spare: pcs.spare.and_then(|id| sheaf_view(m, id)),
+        rcu_free: pcs.rcu_free.and_then(|id| sheaf_view(m, id)),
+        locked: v.transient.pcs_holders.contains(&(s.id, cpu)),
+    })
+}
+
+/// `n->barn` of `node`, for a cache with sheaves.
+fn barn_view(v: &View, s: &KmemCache, node: NodeId) -> Option<BarnView> {
+    let m = v.m;
+    let b = s.node.get(node)?.barn.as_ref()?;
+    Some(BarnView {
+        full: b.full.iter().filter_map(|&id| sheaf_view(m, id)).collect(),
+        empty: b.empty.iter().filter_map(|&id| sheaf_view(m, id)).collect(),
+        max_full: MAX_FULL_SHEAVES as u32,
+        max_empty: MAX_EMPTY_SHEAVES as u32,
+        held_by: v
+            .transient
+            .barn_holders
+            .iter()
+            .find(|h| h.0 == s.id && h.1 == node)
+            .map(|h| h.2),
+    })
+}
+
+/// Where each object held in a sheaf of cache `id` is: on a CPU's sheaf, or (None) in the
+/// barn or a sheaf a task holds.
+fn sheaf_objects(m: &Machine, id: CacheId) -> BTreeMap<u64, Option<CpuId>> {
+    let s = &m.slub().caches[id];
+    let mut out = BTreeMap::new();
+    for (_, sheaf) in m.slub().sheaves.iter().filter(|(_, sh)| sh.cache == id) {
+        for &o in &sheaf.objects {
+            out.insert(o, None);
+        }
+    }
+    for (cpu, pcs) in s.pcs.iter_enumerated() {
+        for sheaf in [pcs.main, pcs.spare, pcs.rcu_free].into_iter().flatten() {
+            for &o in m
+                .slub()
+                .sheaves
+                .get(&sheaf)
+                .map_or(&[][..], |sh| &sh.objects)
+            {
+                out.insert(o, Some(cpu));
+            }
+        }
+    }
+    out
+}
+
 pub(crate) fn cache_view(v: &View, id: CacheId, wanted: Option<Pfn>) -> CacheView {
     let m = v.m;
     let s = &m.slub().caches[id];
@@ -89,25 +182,9 @@ pub(crate) fn cache_view(v: &View, id: CacheId, wanted: Option<Pfn>) -> CacheVie
         if let Some(pfn) = c.slab {
             places.insert(pfn, SlabPlace::CpuSlab { cpu });
         }
-        let mut partial = Vec::new();
-        let mut next = c.partial;
-        while let Some(pfn) = next {
-            let Some(slab) = m.slub().slabs.get(&pfn) else {
-                break;
-            };
-            if partial.len() > m.slub().slabs.len() {
-                break;
-            }
-            places.insert(pfn, SlabPlace::CpuPartial { cpu });
-            partial.push(PartialSlab {
-                pfn,
-                slabs: slab.slabs,
-                inuse: slab.inuse,
-                objects: slab.objects,
-            });
-            next = slab.next;
-        }
+        let partial = cpu_partial(m, c.partial, cpu, &mut places);
         let freelist = chain(m, s, c.freelist, g.objs_per_slab);
+        let sheaves = pcs_view(v, s, cpu);
         cpus.push(CpuView::Slub {
             cpu,
             node: m.cpu_node[cpu],
@@ -115,6 +192,7 @@ pub(crate) fn cache_view(v: &View, id: CacheId, wanted: Option<Pfn>) -> CacheVie
             tid: c.tid,
             slab: c.slab,
             partial,
+            sheaves,
         });
         chains.push(freelist);
     }
@@ -144,6 +222,7 @@ pub(crate) fn cache_view(v: &View, id: CacheId, wanted: Option<Pfn>) -> CacheVie
             nr_slabs: n.nr_slabs,
             total_objects: n.total_objects,
             list_lock: v.lock(id, node),
+            barn: barn_view(v, s, node),
         })
         .collect();
     let slabs: Vec<SlabBrief> = m
@@ -171,6 +250,15 @@ pub(crate) fn cache_view(v: &View, id: CacheId, wanted: Option<Pfn>) -> CacheVie
         randomized: s.random_seq.is_some(),
         min_partial: g.min_partial,
         cpu_partial_slabs: g.cpu_partial_slabs,
+        cpu_slab: m.profile.slub.has_cpu_slab(),
+        sheaf_capacity: s.sheaf_capacity(),
+        held_sheaves: m
+            .slub()
+            .held_sheaves
+            .iter()
+            .filter(|&&sh| m.slub().sheaves.get(&sh).is_some_and(|x| x.cache == id))
+            .filter_map(|&sh| sheaf_view(m, sh))
+            .collect(),
         cpus,
         nodes,
         slabs,
@@ -196,6 +284,7 @@ fn slab_view(
             }
         }
     }
+    let in_sheaves = sheaf_objects(m, s.id);
     let free_order: Vec<u32> = chain(m, s, slab.freelist, slab.objects)
         .into_iter()
         .filter_map(|a| index_in(m, pfn, slab, a))
@@ -208,11 +297,17 @@ fn slab_view(
                 SlotState::Allocated
             } else if let Some(&cpu) = on_cpu.get(&i) {
                 SlotState::CpuFreelist { cpu }
+            } else if let Some(&cpu) = in_sheaves.get(&addr) {
+                SlotState::Sheaf { cpu }
+            } else if m.slub().stacked.contains(&addr) {
+                SlotState::Stacked
             } else {
                 SlotState::Free
             };
             let word = slab.words[i as usize];
-            let next = (!allocated).then(|| s.freelist_ptr_decode(word, s.freeptr_addr(addr)));
+            let on_freelist =
+                !allocated && !in_sheaves.contains_key(&addr) && !m.slub().stacked.contains(&addr);
+            let next = on_freelist.then(|| s.freelist_ptr_decode(word, s.freeptr_addr(addr)));
             let (allocated_by, freed_by) = v.history.marks(addr, v.cursor);
             SlotView {
                 index: i,
@@ -220,7 +315,7 @@ fn slab_view(
                 state,
                 next: next.and_then(|n| index_in(m, pfn, slab, n)),
                 next_addr: next.filter(|&n| n != 0).map(hex),
-                stored: (!allocated && s.hardened).then(|| hex(word)),
+                stored: (on_freelist && s.hardened).then(|| hex(word)),
                 allocated_by,
                 freed_by,
             }
