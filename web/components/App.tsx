@@ -222,7 +222,7 @@ function DisplayControls() {
 }
 
 /** Which wasm build runs (threaded with its pool, or single-threaded and why) and the kernel
- *  profile; or that it is loading, or why it failed. */
+ *  profiles it has; or that it is loading, or why it failed. */
 function BuildInfoLine({ load }: { load: Load }) {
   const { t } = useTranslation();
   return (
@@ -245,7 +245,7 @@ function BuildInfoLine({ load }: { load: Load }) {
                   })
                 : '',
             }))}
-      {load.state === 'ready' && <> · {t('app.profile', { profile: load.info.profile })}</>}
+      {load.state === 'ready' && <> · {t('app.profiles', { profiles: load.info.profiles.join(', ') })}</>}
     </p>
   );
 }

@@ -10,6 +10,7 @@ import type { ParseError } from '../core/client';
 import { encodeScenario, fitsInLink, MAX_LINK_CHARS, MAX_SCENARIO_BYTES } from '../scenario/link';
 import type { Scenario } from '../player/playerState';
 import { PRESET_IDS, presetText, type PresetId } from '../scenario/presets';
+import { PROFILE_IDS, profileOf, withProfile, type ProfileId } from '../scenario/profile';
 import { download } from './download';
 import { DraftEditor } from './DraftEditor';
 import { useDraft } from './useDraft';
@@ -113,6 +114,13 @@ export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl, ac
       <ScenarioBar
         scenario={scenario}
         onPreset={(id) => (id === null ? runDraft() : void openPreset(id))}
+        onProfile={(id) => {
+          // The shown scenario under another kernel: a scenario of the person's own, which the
+          // editor then holds (what they had typed and not run stays under "earlier").
+          const text = withProfile(scenario.text, id);
+          replace(text);
+          onScenario({ text, preset: null });
+        }}
         gallery={gallery}
         onGallery={() => setGallery((g) => !g)}
         editing={editing}
@@ -144,6 +152,7 @@ export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl, ac
 function ScenarioBar({
   scenario,
   onPreset,
+  onProfile,
   gallery,
   onGallery,
   editing,
@@ -156,6 +165,8 @@ function ScenarioBar({
   scenario: Scenario;
   /** A preset picked, or null for the person's own scenario (the draft). */
   onPreset: (id: PresetId | null) => void;
+  /** Another kernel profile picked for the shown scenario. */
+  onProfile: (id: ProfileId) => void;
   gallery: boolean;
   onGallery: () => void;
   editing: boolean;
@@ -168,6 +179,7 @@ function ScenarioBar({
 }) {
   const { t } = useTranslation();
   const fileInput = useRef<HTMLInputElement | null>(null);
+  const profile = profileOf(scenario.text);
   return (
     <div className="scenario-bar">
       <label>
@@ -179,6 +191,17 @@ function ScenarioBar({
             </option>
           ))}
           <option value="">{t('scenario.own')}</option>
+        </select>
+      </label>
+      <label>
+        {t('scenario.profile')}{' '}
+        <select value={profile} data-testid="profile" onChange={(e) => onProfile(e.target.value as ProfileId)}>
+          {PROFILE_IDS.map((id) => (
+            <option key={id} value={id}>
+              {t(`profiles.${id.replace(/\./g, '_')}`)}
+            </option>
+          ))}
+          {!(PROFILE_IDS as readonly string[]).includes(profile) && <option value={profile}>{profile}</option>}
         </select>
       </label>
       <span className="preset-summary">{scenario.preset ? t(`presets.${scenario.preset}.summary`) : t('scenario.ownSummary')}</span>

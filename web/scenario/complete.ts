@@ -2,6 +2,7 @@
 // worked out from the text alone (no editor, no simulator), so it can be tested directly.
 
 import { BOOT_CACHES, CACHE_CALLS, CALLS, DIRECTIVES, FORMAT_VERSION, GFP_NAMES, KEYWORDS, LIST_FUNCTIONS, MAGIC, CPU_REFUSED_CALLS, PRINT, PRINT_FILES, SWITCHES, SWITCHES_V2, declared } from './vocabulary';
+import { PROFILE_IDS } from './profile';
 
 export interface Suggestion {
   label: string;
@@ -65,7 +66,7 @@ export function completionsAt(text: string, pos: number): Completions | null {
   }
   // `allocator slub|slab`
   if (/^\s*allocator\s+$/.test(head)) return { from, options: ['slub', 'slab'].map((s) => ({ label: s, type: 'constant' as const })) };
-  if (/^\s*profile\s+$/.test(head)) return { from, options: [{ label: 'linux-6.6', type: 'constant' }] };
+  if (/^\s*profile\s+$/.test(head)) return { from, options: PROFILE_IDS.map((p) => ({ label: p, type: 'constant' as const })) };
 
   // Inside a call's parentheses: caches first where the call takes one, then names; gfp flags
   // after a kmalloc's size (and after each `|`), in format 2.

@@ -29,8 +29,9 @@ pub struct LiveResult {
 #[cfg_attr(feature = "ts-export", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "camelCase")]
 pub struct BuildInfo {
-    /// The kernel profile the simulator reproduces (`PROFILE`).
-    pub profile: String,
+    /// The kernel profiles the simulator reproduces (`profile::PROFILES`), oldest first; a
+    /// scenario without a profile line runs under the first.
+    pub profiles: Vec<String>,
     /// True when the module shares its memory between threads (the threaded build).
     pub threaded: bool,
     /// The crate version.

@@ -587,3 +587,19 @@ fn presets_are_small() {
         );
     }
 }
+
+#[test]
+fn the_visualizer_offers_every_kernel_profile_in_order() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../web/scenario/profile.ts");
+    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("export const PROFILE_IDS"))
+        .expect("profile.ts has PROFILE_IDS");
+    let listed: Vec<&str> = line.split('\'').skip(1).step_by(2).collect();
+    let ids: Vec<&str> = slabscope_sim::profile::PROFILES
+        .iter()
+        .map(|p| p.id)
+        .collect();
+    assert_eq!(listed, ids, "web/scenario/profile.ts PROFILE_IDS");
+}

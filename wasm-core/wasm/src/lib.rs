@@ -66,7 +66,10 @@ static NEXT_SWEEP: AtomicU32 = AtomicU32::new(1);
 #[wasm_bindgen]
 pub fn build_info(pool_size: u32) -> String {
     let info = BuildInfo {
-        profile: slabscope_sim::PROFILE.to_string(),
+        profiles: slabscope_sim::profile::PROFILES
+            .iter()
+            .map(|p| p.id.to_string())
+            .collect(),
         threaded: cfg!(target_feature = "atomics"),
         version: env!("CARGO_PKG_VERSION").to_string(),
         pool_size,

@@ -74,7 +74,8 @@ export function PlayerViews({ outline, at, motion, cursor, dispatch, files, lane
   const offered: Record<Pane, boolean> = {
     explain: true,
     slab: hasCache,
-    cpu: hasCache,
+    // 7.x has no struct kmem_cache_cpu: its per-CPU layer is the sheaves tab.
+    cpu: hasCache && (snapshot.allocator !== 'slub' || snapshot.cache?.cpu_slab === true),
     // 6.18+: a cache with sheaves.
     sheaves: (snapshot.cache?.sheaf_capacity ?? 0) > 0,
     node: hasCache,

@@ -7,9 +7,10 @@ import type { BuildFallback } from "./BuildFallback";
  */
 export type BuildInfo = { 
 /**
- * The kernel profile the simulator reproduces (`PROFILE`).
+ * The kernel profiles the simulator reproduces (`profile::PROFILES`), oldest first; a
+ * scenario without a profile line runs under the first.
  */
-profile: string, 
+profiles: Array<string>, 
 /**
  * True when the module shares its memory between threads (the threaded build).
  */
