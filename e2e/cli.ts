@@ -27,3 +27,10 @@ export function cliExplore(file: string): { schedules: number; cut_short: boolea
   });
   return JSON.parse(out);
 }
+
+/** `slabscope compare FILE --profiles A,B`: the table as it prints it. */
+export function cliCompareProfiles(file: string, a: string, b: string): string {
+  return execFileSync('cargo', ['run', '-q', '--manifest-path', 'wasm-core/Cargo.toml', '-p', 'slabscope-cli', '--', 'compare', file, '--profiles', `${a},${b}`], {
+    encoding: 'utf8',
+  });
+}

@@ -1,5 +1,5 @@
 // The site: its header and pages (the visualizer, the lessons, the geometry explorer, the
-// interleaving explorer, live mode), or with
+// interleaving explorer, the split view, live mode), or with
 // `?embed=1` the minimal player or one lesson for an iframe. It starts the simulator's worker and
 // keeps the page, the lesson and the language in the address.
 
@@ -28,6 +28,9 @@ const GeometryExplorer = lazy(() =>
 const InterleavingExplorer = lazy(() =>
   Promise.all([import('./InterleavingExplorer'), loadLaterStrings()]).then(([m]) => ({ default: m.InterleavingExplorer })),
 );
+
+// And the split view.
+const ComparePage = lazy(() => Promise.all([import('./ComparePage'), loadLaterStrings()]).then(([m]) => ({ default: m.ComparePage })));
 
 // And live mode.
 const LiveRunner = lazy(() => Promise.all([import('./LiveRunner'), loadLaterStrings()]).then(([m]) => ({ default: m.LiveRunner })));
@@ -123,7 +126,7 @@ export function App({ client }: { client: SimClient }) {
       <AppHeader page={page} go={go} onLanguage={setLanguage} />
       <BuildInfoLine load={load} />
       <main>
-        {page === 'visualizer' && <Visualizer client={client} ready={load.state === 'ready'} onLanguage={setLanguage} />}
+        {page === 'visualizer' && <Visualizer client={client} ready={load.state === 'ready'} onLanguage={setLanguage} onGo={openAddress} />}
         {page === 'lessons' && (
           <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
             <PlayerComponent.Provider value={renderPlayer}><LessonsPage lesson={lesson} onLesson={openLesson} t={t} lang={i18n.language as Language} client={client} ready={load.state === 'ready'} preset={presetOrNull} onLanguage={setLanguage} /></PlayerComponent.Provider>
@@ -137,6 +140,11 @@ export function App({ client }: { client: SimClient }) {
         {page === 'interleavings' && (
           <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
             <InterleavingExplorer client={client} onGo={openAddress} />
+          </Suspense>
+        )}
+        {page === 'compare' && (
+          <Suspense fallback={<p role="status">{t('build.loading')}</p>}>
+            <ComparePage ready={load.state === 'ready'} />
           </Suspense>
         )}
         {page === 'live' && load.state === 'ready' && (
@@ -176,6 +184,9 @@ function AppHeader({ page, go, onLanguage }: { page: Page; go: (next: Page) => (
         </a>
         <a href="?page=interleavings" aria-current={page === 'interleavings' ? 'page' : undefined} onClick={go('interleavings')} data-testid="nav-interleavings">
           {t('nav.interleavings')}
+        </a>
+        <a href="?page=compare" aria-current={page === 'compare' ? 'page' : undefined} onClick={go('compare')} data-testid="nav-compare">
+          {t('nav.compare')}
         </a>
         <a href="?page=live" aria-current={page === 'live' ? 'page' : undefined} onClick={go('live')} data-testid="nav-live">
           {t('nav.live')}

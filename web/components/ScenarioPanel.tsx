@@ -11,6 +11,8 @@ import { encodeScenario, fitsInLink, MAX_LINK_CHARS, MAX_SCENARIO_BYTES } from '
 import type { Scenario } from '../player/playerState';
 import { PRESET_IDS, presetText, type PresetId } from '../scenario/presets';
 import { PROFILE_IDS, profileOf, withProfile, type ProfileId } from '../scenario/profile';
+import { counterpart, variantId, variantOf } from '../scenario/variant';
+import { compareAddress, currentHref, type ScenarioRef } from '../url/urlState';
 import { download } from './download';
 import { DraftEditor } from './DraftEditor';
 import { useDraft } from './useDraft';
@@ -37,9 +39,27 @@ export interface ScenarioPanelProps {
   /** The scenario line of the step shown (null: boot, or nothing shown), marked in the editor
    *  while it holds the text being run. */
   activeLine?: number | null;
+  /** Opens another page of the app at this address (the split view of this scenario). */
+  onGo?: (href: string) => void;
+  /** The shown scenario under another kernel, landing after the operations done now (else
+   *  `onScenario`: from its first step). */
+  onProfileScenario?: (next: Scenario) => void;
 }
 
-export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl, activeLine = null }: ScenarioPanelProps) {
+/** The split view of `scenario`: as it runs, beside its counterpart (a preset by its id,
+ *  another scenario in the link when it fits, else as the saved run). */
+async function sideBySideAddress(scenario: Scenario): Promise<string> {
+  const here = variantOf(scenario.text);
+  let ref: ScenarioRef = { preset: null, link: null };
+  if (scenario.preset !== null) ref = { preset: scenario.preset };
+  else {
+    const encoded = await encodeScenario(scenario.text);
+    if (fitsInLink(encoded)) ref = { preset: null, link: encoded };
+  }
+  return compareAddress(currentHref(), ref, { a: variantId(here), b: variantId(counterpart(here)), op: 0 });
+}
+
+export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl, activeLine = null, onGo, onProfileScenario }: ScenarioPanelProps) {
   const { t } = useTranslation();
   const [editing, setEditing] = useState(false);
   const [gallery, setGallery] = useState(false);
@@ -75,6 +95,12 @@ export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl, ac
     } catch {
       setNotice({ kind: 'ok', text: t('scenario.linkReady'), link });
     }
+  };
+
+  const sideBySide = async () => {
+    const href = await sideBySideAddress(scenario);
+    if (onGo) onGo(href);
+    else window.location.assign(href);
   };
 
   const saveFile = () => download(`${scenario.preset ?? 'scenario'}.slab`, scenario.text, 'text/plain;charset=utf-8');
@@ -119,13 +145,14 @@ export function ScenarioPanel({ scenario, onScenario, check, trace, shareUrl, ac
           // editor then holds (what they had typed and not run stays under "earlier").
           const text = withProfile(scenario.text, id);
           replace(text);
-          onScenario({ text, preset: null });
+          (onProfileScenario ?? onScenario)({ text, preset: null });
         }}
         gallery={gallery}
         onGallery={() => setGallery((g) => !g)}
         editing={editing}
         onEditing={() => setEditing((e) => !e)}
         onShare={() => void share()}
+        onSideBySide={() => void sideBySide()}
         onSaveFile={saveFile}
         onExportTrace={trace ? () => void exportTrace() : null}
         onOpenFile={(file) => void openFile(file)}
@@ -158,6 +185,7 @@ function ScenarioBar({
   editing,
   onEditing,
   onShare,
+  onSideBySide,
   onSaveFile,
   onExportTrace,
   onOpenFile,
@@ -172,6 +200,7 @@ function ScenarioBar({
   editing: boolean;
   onEditing: () => void;
   onShare: () => void;
+  onSideBySide: () => void;
   onSaveFile: () => void;
   /** Saves the run's trace; null while the run is not open. */
   onExportTrace: (() => void) | null;
@@ -213,6 +242,9 @@ function ScenarioBar({
       </button>
       <button type="button" onClick={onShare} data-testid="share">
         {t('scenario.share')}
+      </button>
+      <button type="button" onClick={onSideBySide} title={t('compare.openTitle')} data-testid="side-by-side">
+        {t('compare.open')}
       </button>
       <button type="button" onClick={onSaveFile} data-testid="save-file">
         {t('scenario.saveFile')}

@@ -7,7 +7,7 @@ import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } fro
 import { useTranslation } from 'react-i18next';
 import type { SimClient } from '../core/client';
 import { LANGUAGES, loadLaterStrings, type Language } from '../i18n/i18n';
-import { FIRST_OP, playerActions, type Scenario } from '../player/playerState';
+import { FIRST_OP, opsDone, playerActions, type Scenario } from '../player/playerState';
 import { usePlayer } from '../player/usePlayer';
 import { shareAddress, usePlayerAddress } from '../player/usePlayerAddress';
 import { openingScenario } from '../scenario/opening';
@@ -27,9 +27,11 @@ export interface VisualizerProps {
   onLanguage: (lang: Language) => void;
   /** The minimal player of an iframe: no scenario bar (presets, editor, files, share). */
   embed?: boolean;
+  /** Opens another page of the app at an address (the split view). */
+  onGo?: (href: string) => void;
 }
 
-export function Visualizer({ client, ready, onLanguage, embed = false }: VisualizerProps) {
+export function Visualizer({ client, ready, onLanguage, embed = false, onGo }: VisualizerProps) {
   const { t, i18n } = useTranslation();
   const lang = i18n.language as Language;
   const [start] = useState(() => parseUrlState(currentQuery()));
@@ -60,6 +62,13 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
   usePlayerAddress(state, lang, embed, storage);
 
   const choose = useCallback((next: Scenario) => dispatch(playerActions.choose(next)), [dispatch]);
+  // Another kernel for the run on screen: the same operations, so the place is kept by operation.
+  const shownRun = state.run.status === 'open' ? state.shown : null;
+  const cursorNow = state.timeline.cursor;
+  const chooseKernel = useCallback(
+    (next: Scenario) => dispatch(shownRun ? playerActions.chooseAtOp(next, opsDone(shownRun.outline, cursorNow)) : playerActions.choose(next)),
+    [dispatch, shownRun, cursorNow],
+  );
   const check = useCallback((text: string) => client.check(text), [client]);
   const runText = state.run.status === 'open' ? (state.shown?.scenario.text ?? null) : null;
   const trace = useMemo(() => (runText === null ? null : () => session.trace(runText)), [session, runText]);
@@ -89,7 +98,7 @@ export function Visualizer({ client, ready, onLanguage, embed = false }: Visuali
         return (
           <Suspense fallback={<div className="scenario-panel" />}>
             {firstVisit && viewShown && <TourOnFirstVisit storage={storage} onOpened={tourOpened} />}
-            <ScenarioPanel scenario={scenario} onScenario={choose} check={check} trace={trace} shareUrl={shareUrl} activeLine={runText === scenario.text ? activeLine : null} />
+            <ScenarioPanel scenario={scenario} onScenario={choose} check={check} trace={trace} shareUrl={shareUrl} activeLine={runText === scenario.text ? activeLine : null} onGo={onGo} onProfileScenario={chooseKernel} />
           </Suspense>
         );
       }}

@@ -234,6 +234,11 @@ export class SimClient {
     return this.request('check', { text });
   }
 
+  /** `slabscope compare`'s table of `text` run two ways (`linux-7.2/slub`, ...). */
+  compare(text: string, a: string, b: string): Promise<string> {
+    return this.request('compare', { text, a, b });
+  }
+
   /** The snapshot after `cursor` steps and the step that led there. */
   async view(cursor: number, query: SnapshotQuery): Promise<ViewAt> {
     const wire = await this.request('view', { cursor, query });

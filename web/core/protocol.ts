@@ -75,6 +75,9 @@ export interface SimCalls {
   open: { args: { text: string }; result: RunOutline };
   /** Parses a scenario without running it: null, or the parse error. */
   check: { args: { text: string }; result: ParseError | null };
+  /** `slabscope compare`'s table of `text` run two ways, each `PROFILE/ALLOCATOR`; the open
+   *  run, if any, is left as it was. */
+  compare: { args: { text: string; a: string; b: string }; result: string };
   /** The snapshot after `cursor` steps and the step that led there. */
   view: { args: { cursor: number; query: SnapshotQuery }; result: ViewWire };
   /** Fails as an uncaught error would, for the crash-recovery test. */

@@ -16,7 +16,7 @@ import type { PoolReply, PoolRequest, SimEnvelope, SimKind, SimReply, SimRequest
 /** The part of the API both builds share (their init functions differ). */
 type Wasm = Pick<
   typeof import('../wasm/pkg-st/slabscope.js'),
-  'Sweep' | 'Live' | 'LiveScenario' | 'Session' | 'build_info' | 'geometry' | 'sweep_columns' | 'check_scenario' | 'explore'
+  'Sweep' | 'Live' | 'LiveScenario' | 'Session' | 'build_info' | 'geometry' | 'sweep_columns' | 'check_scenario' | 'explore' | 'compare_table'
 >;
 type Session = InstanceType<Wasm['Session']>;
 
@@ -252,6 +252,10 @@ const handlers: Handlers = {
     await init();
     const error = loaded().check_scenario(request.text);
     return error === undefined ? null : (JSON.parse(error) as SimResult<'check'>);
+  },
+  compare: async (request) => {
+    await init();
+    return loaded().compare_table(request.text, request.a, request.b);
   },
   view: (request) => view(request.cursor, request.query),
   crash: () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunOutline } from '../core/client';
 import { actions } from '../timeline/timeline';
-import { addressedScenario, FIRST_OP, initialPlayer, isPreviousRun, playerActions as a, playerReducer, savedRun, wantedRun, type PlayerAction, type PlayerState } from './playerState';
+import { addressedScenario, cursorAfterOp, FIRST_OP, opsDone, initialPlayer, isPreviousRun, playerActions as a, playerReducer, savedRun, wantedRun, type PlayerAction, type PlayerState } from './playerState';
 
 /** A run of `steps` steps whose operations end at `ends`. */
 function outline(steps: number, ends: number[] = [steps]): RunOutline {
@@ -111,6 +111,21 @@ describe('the player reducer', () => {
     // A step in the address wins.
     const stepped = run(initialPlayer({ step: 3 }), a.opening(A, FIRST_OP, null));
     expect(run(stepped, a.runOpened(stepped.attempts, outline(50, [10, 50]))).timeline.cursor).toBe(3);
+  });
+
+  it('lands another kernel\'s run after as many operations as are done, keeping the cache', () => {
+    let s = run(openedA({ step: 12, cache: 'big' }));
+    expect(opsDone(s.shown!.outline, s.timeline.cursor)).toBe(1);
+    s = run(s, a.chooseAtOp(B, opsDone(s.shown!.outline, s.timeline.cursor)));
+    // B takes more steps for the same operations: it lands at the end of its first one.
+    s = run(s, a.runOpened(s.attempts, outline(90, [25, 90])));
+    expect(s.timeline.cursor).toBe(25);
+    expect(s.cache).toBe('big');
+    expect(s.shown?.scenario).toEqual(B);
+    // Ends out of order (a concurrent block): after one operation is the first to end.
+    expect(cursorAfterOp(outline(50, [30, 10, 50]), 1)).toBe(10);
+    expect(cursorAfterOp(outline(50, [30, 10, 50]), 0)).toBe(0);
+    expect(cursorAfterOp(outline(50, [30, 10, 50]), 9)).toBe(50);
   });
 
   it('keeps a step taken while the run opens again after a restart', () => {

@@ -57,6 +57,25 @@ export type RunStatus =
   | { status: 'cancelled'; attempt: number };
 
 /** The run whose steps the timeline holds and the views draw. */
+/** The end of a run's `op`-th operation (0: where the operations start): where the same
+ *  scenario under another kernel lands, whose steps differ but whose operations do not. */
+export interface AfterOp {
+  afterOp: number;
+}
+
+/** The cursor after `op` operations of `outline` have ended (in a concurrent block they need
+ *  not end in the order they start). */
+export function cursorAfterOp(outline: RunOutline, op: number): number {
+  const ends = opEnds(outline.ops);
+  if (op <= 0 || ends.length === 0) return outline.ops_start;
+  return ends[Math.min(op, ends.length) - 1];
+}
+
+/** How many operations of `outline` are done at `cursor`. */
+export function opsDone(outline: RunOutline, cursor: number): number {
+  return outline.ops.filter((o) => o.end <= cursor).length;
+}
+
 export interface ShownRun {
   scenario: Scenario;
   outline: RunOutline;
@@ -73,7 +92,7 @@ export interface PlayerState {
   /** The step the next run to open lands on (a link's, a lesson anchor's, before a restart), or
    *  `FIRST_OP`: the end of its first operation (the bare address, so that a newcomer's first
    *  screen already shows a cache at work). */
-  pendingStep: number | typeof FIRST_OP | null;
+  pendingStep: number | typeof FIRST_OP | AfterOp | null;
   /** The next run to open keeps the cache, slab and followed object. */
   keepSelection: boolean;
   /** The next run to open is the run on screen opened again (after a restart of the worker): it
@@ -109,6 +128,9 @@ export type PlayerAction =
   | { type: 'opening'; scenario: Scenario; step?: number | typeof FIRST_OP; linkError: LinkError | null }
   /** The person picked another scenario: it runs from step 0. */
   | { type: 'choose'; scenario: Scenario }
+  /** The scenario on screen under another kernel: it lands after as many operations as are
+   *  done now, with the same cache, slab and followed object. */
+  | { type: 'chooseAtOp'; scenario: Scenario; op: number }
   /** A scenario at a place (a lesson's anchor): moves there when it is already on screen. */
   | { type: 'show'; scenario: Scenario; place: Place }
   | { type: 'runOpened'; attempt: number; outline: RunOutline }
@@ -130,6 +152,7 @@ export type PlayerAction =
 export const playerActions = {
   opening: (scenario: Scenario, step: number | typeof FIRST_OP | undefined, linkError: LinkError | null): PlayerAction => ({ type: 'opening', scenario, step, linkError }),
   choose: (scenario: Scenario): PlayerAction => ({ type: 'choose', scenario }),
+  chooseAtOp: (scenario: Scenario, op: number): PlayerAction => ({ type: 'chooseAtOp', scenario, op }),
   show: (scenario: Scenario, place: Place): PlayerAction => ({ type: 'show', scenario, place }),
   runOpened: (attempt: number, outline: RunOutline): PlayerAction => ({ type: 'runOpened', attempt, outline }),
   runFailed: (attempt: number, error: Error): PlayerAction => ({ type: 'runFailed', attempt, error }),
@@ -188,13 +211,16 @@ export function playerReducer(state: PlayerState, action: PlayerAction): PlayerS
       return { ...ask(state, action.scenario, state.pendingStep ?? action.step ?? null, true), linkError: action.linkError };
     case 'choose':
       return { ...ask(state, action.scenario, null, false), linkError: null };
+    case 'chooseAtOp':
+      return { ...ask(state, action.scenario, { afterOp: action.op }, true), linkError: null };
     case 'show':
       return show(state, action.scenario, action.place);
     case 'runOpened': {
       if (!isCurrent(state, action.attempt)) return state;
       const scenario = state.scenario as Scenario;
       const { outline } = action;
-      const wanted = state.resume ? state.timeline.cursor : state.pendingStep === FIRST_OP ? firstOpEnd(outline) : state.pendingStep;
+      const pending = state.pendingStep;
+      const wanted = state.resume ? state.timeline.cursor : pending === FIRST_OP ? firstOpEnd(outline) : typeof pending === 'object' && pending !== null ? cursorAfterOp(outline, pending.afterOp) : pending;
       const cursor = Math.min(wanted ?? 0, outline.steps);
       const timeline = timelineReducer(state.timeline, timelineActions.load(outline.steps, opEnds(outline.ops), cursor, outline.ops_start));
       const selection = state.keepSelection ? {} : { cache: null, slab: null, follow: null };

@@ -200,7 +200,7 @@ export function playerAddress(href: string, state: UrlState, scenario: ScenarioR
 
 // ---- The page, the lesson, the seed, the embed ----
 
-export const PAGES = ['visualizer', 'lessons', 'geometry', 'interleavings', 'live'] as const;
+export const PAGES = ['visualizer', 'lessons', 'geometry', 'interleavings', 'live', 'compare'] as const;
 export type Page = (typeof PAGES)[number];
 
 export interface PageQuery {
@@ -241,6 +241,31 @@ export function scenarioAddress(href: string, scenario: { preset: null; link: st
   const url = new URL(pageAddress(href, 'visualizer'));
   const { lang } = parseUrlState(url.searchParams);
   return playerAddress(url.toString(), lang ? { lang } : {}, scenario);
+}
+
+/** The split view's place: the two ways the scenario runs (`linux-7.2/slub`) and the operation
+ *  both sides have done (0: none yet). */
+export interface CompareQuery {
+  a: string | null;
+  b: string | null;
+  op: number;
+}
+
+export function parseCompareQuery(query: string): CompareQuery {
+  const params = new URLSearchParams(query);
+  const op = Number(params.get('op'));
+  return { a: params.get('a'), b: params.get('b'), op: Number.isInteger(op) && op >= 0 ? op : 0 };
+}
+
+/** `href` showing the split view of `scenario` run as `a` and `b`, after `op` operations. */
+export function compareAddress(href: string, scenario: ScenarioRef, place: { a: string; b: string; op: number }): string {
+  const url = new URL(pageAddress(href, 'compare'));
+  for (const k of ['step', 'cache', 'follow', 'view', 'op']) url.searchParams.delete(k);
+  writeScenario(url.searchParams, scenario);
+  url.searchParams.set('a', place.a);
+  url.searchParams.set('b', place.b);
+  if (place.op > 0) url.searchParams.set('op', String(place.op));
+  return url.toString();
 }
 
 /** `href` in language `lang`, the rest kept. */

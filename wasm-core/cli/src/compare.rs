@@ -4,7 +4,7 @@
 //! two kernel profiles instead (each with the scenario's allocator).
 
 use clap::Args;
-use slabscope_run::compare::{compare, render, render_sides, side_label, side_of};
+use slabscope_run::compare::{compare, compare_variants, render, render_sides, side_label};
 use slabscope_scenario::parse;
 use std::io::Write;
 use std::path::PathBuf;
@@ -53,37 +53,16 @@ fn profiles(
     json: bool,
     shown: &str,
 ) -> Result<String, String> {
-    let known = slabscope_scenario::PROFILES;
     if ids.len() != 2 {
         return Err(format!(
             "--profiles takes two kernel profiles, e.g. --profiles linux-6.6,linux-7.2 (known: {})",
-            known.join(", ")
+            slabscope_scenario::PROFILES.join(", ")
         ));
     }
-    for id in ids {
-        if !known.contains(&id.as_str()) {
-            return Err(format!(
-                "unknown kernel profile '{id}' (known: {})",
-                known.join(", ")
-            ));
-        }
-    }
     let allocator = slabscope_run::translate::allocator(scenario.allocator);
-    let mut sides = Vec::new();
-    for id in ids {
-        // SLAB is refused under a profile without it, as the scenario language refuses it.
-        if let Some((_, removed)) = slabscope_scenario::SLAB_REMOVED
-            .iter()
-            .find(|(p, _)| p == id)
-            .filter(|_| allocator == slabscope_sim::boot::Allocator::Slab)
-        {
-            return Err(format!(
-                "{shown}: {id} has no SLAB: it was removed in Linux {removed} (use `allocator slub`)"
-            ));
-        }
-        sides.push(side_of(scenario, id, allocator).map_err(|e| format!("{shown}: {e}"))?);
-    }
-    let (a, b) = (&sides[0], &sides[1]);
+    let (a, b) = compare_variants(scenario, (&ids[0], allocator), (&ids[1], allocator))
+        .map_err(|e| format!("{shown}: {e}"))?;
+    let (a, b) = (&a, &b);
     if json {
         let value = serde_json::json!({ "sides": [a, b] });
         return Ok(serde_json::to_string_pretty(&value).map_err(|e| e.to_string())? + "\n");

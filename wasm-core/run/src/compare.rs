@@ -87,6 +87,38 @@ pub fn side_of(scenario: &Scenario, profile: &str, allocator: Allocator) -> Resu
     Ok(measure(&rec, summary))
 }
 
+/// A way to run a scenario: a kernel profile's id and an allocator.
+pub type Variant<'a> = (&'a str, Allocator);
+
+/// Runs `scenario` two ways (any two of profiles x allocators) and measures both; an unknown
+/// profile, or SLAB under a profile that no longer has it, is refused with the reason.
+pub fn compare_variants(
+    scenario: &Scenario,
+    a: Variant,
+    b: Variant,
+) -> Result<(Side, Side), String> {
+    let known = slabscope_scenario::PROFILES;
+    let side = |(id, allocator): Variant| -> Result<Side, String> {
+        if !known.contains(&id) {
+            return Err(format!(
+                "unknown kernel profile '{id}' (known: {})",
+                known.join(", ")
+            ));
+        }
+        if let Some((_, removed)) = slabscope_scenario::SLAB_REMOVED
+            .iter()
+            .find(|(p, _)| *p == id)
+            .filter(|_| allocator == Allocator::Slab)
+        {
+            return Err(format!(
+                "{id} has no SLAB: it was removed in Linux {removed} (use `allocator slub`)"
+            ));
+        }
+        side_of(scenario, id, allocator).map_err(|e| e.to_string())
+    };
+    Ok((side(a)?, side(b)?))
+}
+
 /// Runs `scenario` under `allocator` (whatever its own `allocator` line says).
 pub fn run_as(
     scenario: &Scenario,

@@ -87,6 +87,32 @@ pub fn check_scenario(scenario: &str) -> Option<String> {
         .map(|e| serde_json::to_string(&e).expect("parse errors serialise"))
 }
 
+/// `slabscope compare`'s table of the scenario `text` run two ways: `a` and `b` are each
+/// `PROFILE/ALLOCATOR` (`linux-7.2/slub`).
+#[wasm_bindgen]
+pub fn compare_table(text: &str, a: &str, b: &str) -> Result<String, JsError> {
+    use slabscope_run::compare::{compare_variants, render_sides, side_label};
+    use slabscope_sim::boot::Allocator;
+    let scenario = parse(text).map_err(|e| JsError::new(&e.to_string()))?;
+    let variant = |v: &'_ str| -> Result<(String, Allocator), JsError> {
+        let (profile, allocator) = v.split_once('/').unwrap_or((v, "slub"));
+        let allocator = match allocator {
+            "slub" => Allocator::Slub,
+            "slab" => Allocator::Slab,
+            other => return Err(JsError::new(&format!("unknown allocator '{other}'"))),
+        };
+        Ok((profile.to_string(), allocator))
+    };
+    let (pa, aa) = variant(a)?;
+    let (pb, ab) = variant(b)?;
+    let (sa, sb) =
+        compare_variants(&scenario, (&pa, aa), (&pb, ab)).map_err(|e| JsError::new(&e))?;
+    Ok(render_sides(
+        (&side_label(&sa, &sb), &sa),
+        (&side_label(&sb, &sa), &sb),
+    ))
+}
+
 /// One cache's geometry: a `CacheRequest` as JSON in, a `CacheGeometry` as JSON out.
 #[wasm_bindgen]
 pub fn geometry(request_json: &str) -> Result<String, JsError> {
