@@ -4,9 +4,7 @@
 //! prints `error: <reason>` on stderr and exits 1; output goes to stdout only on success.
 
 use clap::{Args, Parser, Subcommand};
-use slabscope_sim::geometry::{
-    kmem_cache_geometry, CacheGeometry, CacheRequest, CacheSource, SlabFlags,
-};
+use slabscope_sim::geometry::{CacheGeometry, CacheRequest, CacheSource, SlabFlags};
 use std::process::ExitCode;
 
 mod compare;
@@ -21,7 +19,7 @@ mod workload;
 #[command(
     name = "slabscope",
     version,
-    about = "Linux 6.6 slab allocators, simulated"
+    about = "The Linux kernel's slab allocators (6.6, 6.12, 6.18, 7.2), simulated"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -30,13 +28,13 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Layout of one SLUB cache as kmem_cache_create() would set it up in Linux 6.6.
+    /// Layout of one SLUB cache as kmem_cache_create() would set it up (Linux 6.6, or --profile).
     Geometry(GeometryArgs),
     /// Geometry of every size x CPU count x page size of a grid, on N threads.
     Sweep(sweep::SweepArgs),
     /// Run a scenario file and print its trace and kernel files.
     Run(run::RunArgs),
-    /// Run a scenario under SLUB and under SLAB and print them side by side.
+    /// Run a scenario under SLUB and under SLAB (or two kernel profiles) side by side.
     Compare(compare::CompareArgs),
     /// Run every schedule of a scenario's concurrent block within bounds, grouped by outcome.
     Explore(explore::ExploreArgs),
@@ -124,6 +122,17 @@ struct GeometryArgs {
     cpus: u32,
     #[command(flatten)]
     boot: BootArgs,
+    /// The kernel whose kmem_cache_create() lays it out: linux-6.6 (default), linux-6.12,
+    /// linux-6.18 or linux-7.2.
+    #[arg(long, default_value = "linux-6.6")]
+    profile: String,
+    /// 6.12+: the freeptr_offset of kmem_cache_create()'s args (SLAB_TYPESAFE_BY_RCU caches;
+    /// 7.0+ also with a constructor).
+    #[arg(long, value_name = "N")]
+    freeptr_offset: Option<u32>,
+    /// 6.18+: the sheaf_capacity of kmem_cache_create()'s args.
+    #[arg(long, value_name = "N")]
+    sheaf_capacity: Option<u32>,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
@@ -146,9 +155,27 @@ impl GeometryArgs {
             slub_min_objects: self.boot.slub_min_objects,
             slub_max_order: self.boot.slub_max_order,
             slub_min_order: self.boot.slub_min_order,
-            freeptr_offset: None,
-            sheaf_capacity: None,
+            freeptr_offset: self.freeptr_offset,
+            sheaf_capacity: self.sheaf_capacity,
         }
+    }
+
+    /// The layout under the asked profile, or why there is none.
+    fn geometry(&self) -> Result<CacheGeometry, String> {
+        let profile = slabscope_sim::profile::by_id(&self.profile).ok_or_else(|| {
+            let known: Vec<&str> = slabscope_sim::profile::PROFILES
+                .iter()
+                .map(|p| p.id)
+                .collect();
+            format!(
+                "unknown kernel profile '{}' (known: {})",
+                self.profile,
+                known.join(", ")
+            )
+        })?;
+        profile
+            .slub_geometry(&self.request())
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -204,7 +231,7 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
-        Command::Geometry(args) => match kmem_cache_geometry(&args.request()) {
+        Command::Geometry(args) => match args.geometry() {
             Ok(geometry) => {
                 if args.json {
                     println!(

@@ -196,3 +196,54 @@ fn sweep_csv_rows_agree_with_geometry() {
     assert_eq!(summary["points"], 32);
     assert_eq!(summary["threads"], 3);
 }
+
+#[test]
+fn a_later_profile_lays_the_cache_out_as_that_kernel_does() {
+    // kmalloc-96 on 4 CPUs: 6.11+ aligns kmalloc caches to their size's power-of-two part
+    // (32); 7.x has sheaves (capacity 60) and no cpu partial list.
+    let v66 = json(&["geometry", "--kmalloc", "96", "--cpus", "4", "--json"]);
+    assert_eq!(v66["align"], 8);
+    assert!(v66
+        .get("sheaf_capacity")
+        .is_none_or(serde_json::Value::is_null));
+    let v72 = json(&[
+        "geometry",
+        "--kmalloc",
+        "96",
+        "--cpus",
+        "4",
+        "--profile",
+        "linux-7.2",
+        "--json",
+    ]);
+    assert_eq!(v72["align"], 32);
+    assert_eq!(v72["sheaf_capacity"], 60);
+    assert_eq!(v72["cpu_partial_slabs"], 0);
+    // 6.18 takes the capacity a cache asks for; 6.6 has no such argument.
+    let v618 = json(&[
+        "geometry",
+        "--object-size",
+        "64",
+        "--profile",
+        "linux-6.18",
+        "--sheaf-capacity",
+        "10",
+        "--json",
+    ]);
+    assert_eq!(v618["sheaf_capacity"], 10);
+    for (args, reason) in [
+        (
+            vec!["geometry", "--object-size", "64", "--sheaf-capacity", "10"],
+            "from Linux 6.18 on",
+        ),
+        (
+            vec!["geometry", "--object-size", "64", "--profile", "linux-9"],
+            "unknown kernel profile 'linux-9'",
+        ),
+    ] {
+        let out = slabscope(&args);
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(reason), "{args:?}: {err}");
+    }
+}
