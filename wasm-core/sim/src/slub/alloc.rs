@@ -667,7 +667,7 @@ pub(crate) mod asyn {
                 if !pinned {
                     let from_node =
                         async |k, n| get_partial_node(k, cache, n, install_k(k, cache)).await;
-                    if let Some(object) = get_any_partial(k, cache, search, from_node).await {
+                    if let Some(object) = get_any_partial(k, cache, search, false, from_node).await {
                         return object;
                     }
                 }
@@ -941,10 +941,16 @@ pub(crate) mod asyn {
     /// defrag ratio says to stay local this time; `from_node` searches that node's list (and
     /// takes what it finds) inside this step. `None` when no node was found (with a step saying why, if it searched at
     /// all).
+    ///
+    /// 7.x names the look after its caller: `get_from_any_partial()` for one object,
+    /// `__refill_objects_any()` for a sheaf's refill (`refill`), with the same rules (mm/slub.c,
+    /// v7.2.13; the refill walks on to the next node while it has fewer than it needs, which
+    /// with the single candidate node taken here makes no difference).
     pub(crate) async fn get_any_partial<'a, R>(
         k: Ctx<'a>,
         cache: CacheId,
         local: NodeId,
+        refill: bool,
         from_node: impl AsyncFnOnce(Ctx<'a>, NodeId) -> Option<R>,
     ) -> Option<R> {
         if k.nr_nodes() == 1 {
@@ -952,11 +958,23 @@ pub(crate) mod asyn {
         }
         let cpu = k.cpu();
         let (ratio, candidate) = k.any_partial_candidate(cache, local);
-        let _step = k.call(
-            "get_any_partial",
-            "remote node partial",
-            "step.get_any_partial",
-        );
+        let _step = match (k.slub_version() >= SlubVersion::V7_2, refill) {
+            (false, _) => k.call(
+                "get_any_partial",
+                "remote node partial",
+                "step.get_any_partial",
+            ),
+            (true, false) => k.call(
+                "get_from_any_partial",
+                "remote node partial",
+                "step.get_from_any_partial_7_0",
+            ),
+            (true, true) => k.call(
+                "__refill_objects_any",
+                "remote node partial",
+                "step.refill_objects_any_7_0",
+            ),
+        };
         k.arg_cache("cache", cache);
         k.arg("cpu", cpu);
         k.arg_zonelist("zonelist", local);
@@ -992,7 +1010,7 @@ pub(crate) mod asyn {
             let pinned = if later { try_thisnode } else { node.is_some() };
             if !pinned {
                 let from_node = async |k, n| alloc_single_from_partial(k, cache, n).await;
-                if let Some(object) = get_any_partial(k, cache, search, from_node).await {
+                if let Some(object) = get_any_partial(k, cache, search, false, from_node).await {
                     return object;
                 }
             }

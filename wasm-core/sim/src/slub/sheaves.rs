@@ -270,7 +270,7 @@ pub(crate) mod asyn {
                 let more = __refill_objects_node(k, cache, n, want - got, dest, out).await;
                 (more > 0).then_some(more)
             };
-            got += get_any_partial(k, cache, local, from_node)
+            got += get_any_partial(k, cache, local, true, from_node)
                 .await
                 .unwrap_or(0);
         }
@@ -738,7 +738,7 @@ pub(crate) mod asyn {
             }
             if !try_thisnode {
                 let from_node = async |k, n| get_from_partial_node(k, cache, n).await;
-                if let Some(object) = get_any_partial(k, cache, search, from_node).await {
+                if let Some(object) = get_any_partial(k, cache, search, false, from_node).await {
                     return object;
                 }
             }
