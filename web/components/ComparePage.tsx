@@ -11,9 +11,11 @@ import { lazy, Suspense, useEffect, useLayoutEffect, useMemo, useRef, useState }
 import { useTranslation } from 'react-i18next';
 import { SimClient, ScenarioError, type RunOutline, type ViewAt } from '../core/client';
 import type { OpInfo } from '../core/generated/OpInfo';
+import { lessonById, lessonScenario } from '../lessons/load';
 import { cursorAfterOp } from '../player/playerState';
 import { failureText } from '../scenario/failureText';
 import { openingScenario } from '../scenario/opening';
+import { isPresetId, presetText } from '../scenario/presets';
 import { browserStorage, loadSaved } from '../scenario/store';
 import { counterpart, parseVariant, VARIANTS, variantId, variantOf, withVariant, type Variant } from '../scenario/variant';
 import { compareAddress, currentHref, currentQuery, parseCompareQuery, parseScenarioQuery, replaceAddress, type ScenarioRef } from '../url/urlState';
@@ -94,15 +96,26 @@ function useVariantLabel(): (v: Variant) => string {
 export function ComparePage({ ready }: { ready: boolean }) {
   const { t, i18n } = useTranslation();
   const [start] = useState(() => parseCompareQuery(currentQuery()));
-  const [scenario, setScenario] = useState<{ text: string; ref: ScenarioRef } | null>(null);
+  const [scenario, setScenario] = useState<{ text: string; ref: ScenarioRef | { lesson: string } } | null>(null);
   const [a, setA] = useState<Variant | null>(() => parseVariant(start.a));
   const [b, setB] = useState<Variant | null>(() => parseVariant(start.b));
   const [op, setOp] = useState(start.op);
 
-  // The scenario the address names (as the visualizer opens it).
+  // The scenario the address names: a lesson's own (a lesson links here), else as the
+  // visualizer opens it.
   useEffect(() => {
     let live = true;
     const query = parseScenarioQuery(currentQuery());
+    const lesson = lessonById(new URLSearchParams(currentQuery()).get('lesson'));
+    if (lesson) {
+      const sc = lesson.scenario;
+      void ('preset' in sc && isPresetId(sc.preset) ? presetText(sc.preset) : lessonScenario(lesson)).then((text) => {
+        if (live && text !== null) setScenario({ text, ref: { lesson: lesson.id } });
+      });
+      return () => {
+        live = false;
+      };
+    }
     void openingScenario(query, loadSaved(browserStorage())).then((o) => {
       if (!live) return;
       setScenario({ text: o.text, ref: o.preset !== null ? { preset: o.preset } : { preset: null, link: o.from === 'link' ? query.link : null } });

@@ -257,11 +257,13 @@ export function parseCompareQuery(query: string): CompareQuery {
   return { a: params.get('a'), b: params.get('b'), op: Number.isInteger(op) && op >= 0 ? op : 0 };
 }
 
-/** `href` showing the split view of `scenario` run as `a` and `b`, after `op` operations. */
-export function compareAddress(href: string, scenario: ScenarioRef, place: { a: string; b: string; op: number }): string {
+/** `href` showing the split view of `scenario` run as `a` and `b`, after `op` operations; the
+ *  scenario is a preset, a link's or the saved run, or a lesson's own (`{ lesson }`). */
+export function compareAddress(href: string, scenario: ScenarioRef | { lesson: string }, place: { a: string; b: string; op: number }): string {
   const url = new URL(pageAddress(href, 'compare'));
   for (const k of ['step', 'cache', 'follow', 'view', 'op']) url.searchParams.delete(k);
-  writeScenario(url.searchParams, scenario);
+  if ('lesson' in scenario) url.searchParams.set('lesson', scenario.lesson);
+  else writeScenario(url.searchParams, scenario);
   url.searchParams.set('a', place.a);
   url.searchParams.set('b', place.b);
   if (place.op > 0) url.searchParams.set('op', String(place.op));
