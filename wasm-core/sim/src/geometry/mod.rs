@@ -20,4 +20,4 @@ pub use cache::{
 };
 pub use error::GeometryError;
 pub use layout::SlabFlags;
-pub use version::SlubVersion;
+pub use version::{Sheaves, SlubVersion};

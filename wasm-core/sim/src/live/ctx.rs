@@ -254,6 +254,9 @@ impl Kernel for LiveCtx<'_> {
     fn arg_cache(self, _name: &'static str, _cache: CacheId) {}
 
     #[inline(always)]
+    fn arg_addr(self, _name: &'static str, _addr: u64) {}
+
+    #[inline(always)]
     fn arg_zonelist(self, _name: &'static str, _node: NodeId) {}
 
     /// Only this CPU takes its local lock, and nothing interrupts it: the boundary is all.
@@ -860,6 +863,27 @@ impl SlubMem for LiveCtx<'_> {
     fn free_empty_sheaf(self, _sheaf: SheafId) {}
 
     fn sheaf_hold(self, _sheaf: SheafId, _held: bool) {}
+
+    // Live mode runs linux-6.6 only: no sheaves, so no rcu_free sheaf either.
+    fn call_rcu_sheaf(
+        self,
+        _cpu: CpuId,
+        _cache: CacheId,
+        _sheaf: SheafId,
+        _node: NodeId,
+        _barn: bool,
+    ) {
+    }
+
+    fn rcu_sheaf_invoked(
+        self,
+        _cpu: CpuId,
+        _cache: CacheId,
+        _sheaf: SheafId,
+        _node: NodeId,
+        _barn: bool,
+    ) {
+    }
 
     fn objects_given_back(
         self,

@@ -174,6 +174,16 @@ pub(crate) fn check_callback(m: &Machine, cpu: CpuId, i: usize, bad: &mut Vec<Pr
                 ));
             }
         }
+        RcuFunc::RcuFreeSheaf { sheaf, .. } => {
+            if m.slub().sheaves.get(&sheaf).is_none() {
+                bad.push(problem!(
+                    "check.rcu_sheaf_gone",
+                    "cpu{cpu}: an rcu_free_sheaf() callback waits for sheaf {sheaf}, which no longer exists",
+                    cpu = cpu,
+                    sheaf = sheaf.0
+                ));
+            }
+        }
         RcuFunc::KfreeRcuWork { batch } => {
             let krc = &rcu.krc[cpu];
             if krc.krw_arr.get(batch as usize).is_none_or(|b| b.is_empty()) {

@@ -48,6 +48,41 @@ fn live_object(m: &Machine, addr: u64) -> bool {
     crate::allocator::ops(m).is_live_object(m, addr) || slab_common::is_large_kmalloc(m, addr)
 }
 
+/// 6.18+: whether `addr` waits in an `rcu_free` sheaf (a CPU's, or one submitted to RCU).
+fn queued_in_sheaf(m: &Machine, addr: u64) -> bool {
+    if m.profile.slub.sheaves() == crate::geometry::Sheaves::None {
+        return false;
+    }
+    let st = m.slub();
+    let holds = |id| {
+        st.sheaves
+            .get(&id)
+            .is_some_and(|s| s.objects.contains(&addr))
+    };
+    let on_cpu = st
+        .caches
+        .iter()
+        .any(|c| c.pcs.iter().any(|p| p.rcu_free.is_some_and(holds)));
+    on_cpu
+        || m.rcu.cblist.iter().flatten().any(|cb| match cb.func {
+            RcuFunc::RcuFreeSheaf { sheaf, .. } => holds(sheaf),
+            _ => false,
+        })
+}
+
+/// `kfree_rcu_sheaf()` (mm/slab_common.c, 6.18+): the cache whose `rcu_free` sheaf takes
+/// `addr` on `cpu`, if any: an object of a slab on the CPU's own node, in a cache with
+/// sheaves.
+fn sheaf_cache_for(m: &Machine, addr: u64, cpu: CpuId) -> Option<crate::ids::CacheId> {
+    if m.profile.slub.sheaves() == crate::geometry::Sheaves::None {
+        return None;
+    }
+    let place = crate::slub::place_of(m, addr)?;
+    let slab = m.slub().slabs.get(&place.pfn)?;
+    let cache = slab.cache;
+    (m.slub().caches[cache].sheaf_capacity() > 0 && slab.node == m.cpu_node[cpu]).then_some(cache)
+}
+
 /// Whether some CPU's `krc` still waits to free `addr`.
 fn queued(m: &Machine, addr: u64) -> bool {
     m.rcu
@@ -82,6 +117,10 @@ pub fn kvfree_call_rcu(
         return KfreeRcuOutcome::Ignored;
     }
     let m = rec.machine();
+    if queued_in_sheaf(m, addr) {
+        refused(rec, "queued twice", "step.kfree_rcu_twice", addr, cpu);
+        return KfreeRcuOutcome::Refused;
+    }
     if !live_object(m, addr) {
         refused(
             rec,
@@ -98,6 +137,16 @@ pub fn kvfree_call_rcu(
         refused(rec, "queued twice", "step.kfree_rcu_twice", addr, cpu);
         return KfreeRcuOutcome::Refused;
     }
+    // 6.18+: kfree_rcu_sheaf() first, for either kind of call.
+    if let Some(cache) = sheaf_cache_for(m, addr, cpu) {
+        let sheafed = crate::smp::run_sync!(rec, cpu, |k| {
+            crate::slub::sheaves::sync::__kfree_rcu_sheaf(k, cache, addr)
+        });
+        if sheafed {
+            return KfreeRcuOutcome::Queued;
+        }
+    }
+    let m = rec.machine();
     let max = kvfree_bulk_max_entr(m.page.page_size) as usize;
     let krc = &m.rcu.krc[cpu];
     let room = krc

@@ -151,6 +151,15 @@ fn rcu_do_batch(rec: &mut Recorder, cpu: CpuId) {
         // rcu_work_rcufn() queues kfree_rcu_work() on this CPU's system_wq pool; it runs at
         // once, in the same step.
         RcuFunc::KfreeRcuWork { batch } => kfree::kfree_rcu_work(rec, cpu, batch),
+        // 6.18+: a cache's rcu_free sheaf, back to the barn or flushed.
+        RcuFunc::RcuFreeSheaf {
+            cache,
+            sheaf,
+            node,
+            barn,
+        } => crate::smp::run_sync!(rec, cpu, |k| crate::slub::sheaves::sync::rcu_free_sheaf(
+            k, cache, sheaf, node, barn
+        )),
     }
 }
 

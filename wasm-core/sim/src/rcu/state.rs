@@ -7,7 +7,7 @@
 //! `get_state_synchronize_rcu()`); it may go on once `completed` has reached that number
 //! (`poll_state_synchronize_rcu()`).
 
-use crate::ids::{CacheId, CpuId, TiVec};
+use crate::ids::{CacheId, CpuId, NodeId, SheafId, TiVec};
 use crate::machine::Pfn;
 use serde::Serialize;
 
@@ -36,6 +36,16 @@ pub enum RcuFunc {
     /// `rcu_work_rcufn()` of `krw_arr[batch]` of the CPU's `krc` (`queue_rcu_work()`): it
     /// queues `kfree_rcu_work()`, which frees the batch.
     KfreeRcuWork { batch: u8 },
+    /// 6.18+: `rcu_free_sheaf()` of a cache's `rcu_free` sheaf, submitted full by
+    /// `__kfree_rcu_sheaf()` (afterwards it goes to the barn of `node`, or is flushed), or with
+    /// `barn: false` `rcu_free_sheaf_nobarn()` of one a flush submitted (flushed to the slabs
+    /// and freed).
+    RcuFreeSheaf {
+        cache: CacheId,
+        sheaf: SheafId,
+        node: NodeId,
+        barn: bool,
+    },
 }
 
 /// One `call_rcu()` callback.

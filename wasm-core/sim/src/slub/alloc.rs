@@ -667,7 +667,8 @@ pub(crate) mod asyn {
                 if !pinned {
                     let from_node =
                         async |k, n| get_partial_node(k, cache, n, install_k(k, cache)).await;
-                    if let Some(object) = get_any_partial(k, cache, search, false, from_node).await {
+                    if let Some(object) = get_any_partial(k, cache, search, false, from_node).await
+                    {
                         return object;
                     }
                 }

@@ -404,6 +404,17 @@ pub(crate) fn check_sheaves(m: &Machine, cache: CacheId, bad: &mut Vec<Problem>)
             *places.entry(sheaf).or_default() += 1;
         }
     }
+    // Sheaves submitted with call_rcu() wait in their callback until it runs.
+    for cb in m.rcu.cblist.iter().flatten() {
+        if let crate::rcu::state::RcuFunc::RcuFreeSheaf {
+            cache: c, sheaf, ..
+        } = cb.func
+        {
+            if c == cache {
+                *places.entry(sheaf).or_default() += 1;
+            }
+        }
+    }
     for n in &s.node {
         let Some(barn) = &n.barn else { continue };
         for (list, full) in [(&barn.full, true), (&barn.empty, false)] {

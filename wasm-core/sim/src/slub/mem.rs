@@ -28,6 +28,8 @@ use super::{
 use crate::geometry::SlubVersion;
 use crate::ids::{CacheId, CpuId, NodeId, Pfn, SheafId};
 use crate::machine::Damage;
+use crate::rcu::event::RcuEvent;
+use crate::rcu::state::RcuFunc;
 use crate::trace::{End, Event, Recorder};
 
 /// A context whose memory is a recorder's machine.
@@ -241,6 +243,18 @@ pub(crate) trait SlubMem: Copy {
     fn free_empty_sheaf(self, sheaf: SheafId);
     /// The operation holds `sheaf` on no CPU and in no barn (`held`), or puts it somewhere.
     fn sheaf_hold(self, sheaf: SheafId, held: bool);
+    /// `call_rcu(&sheaf->rcu_head, rcu_free_sheaf)` on `cpu` (`barn: false`:
+    /// `rcu_free_sheaf_nobarn`): the sheaf waits in the callback for a grace period.
+    fn call_rcu_sheaf(self, cpu: CpuId, cache: CacheId, sheaf: SheafId, node: NodeId, barn: bool);
+    /// The `rcu_free_sheaf()` callback of `sheaf` on `cpu` runs: it leaves `cpu`'s callback list.
+    fn rcu_sheaf_invoked(
+        self,
+        cpu: CpuId,
+        cache: CacheId,
+        sheaf: SheafId,
+        node: NodeId,
+        barn: bool,
+    );
     /// `objects`, given back to their slab, leave where they came from (see `FreeFrom`).
     fn objects_given_back(
         self,
@@ -855,6 +869,33 @@ impl<T: RecMem> SlubMem for T {
 
     fn sheaf_hold(self, sheaf: SheafId, held: bool) {
         self.rec(|rec| rec.emit(Event::Sheaf(SheafEvent::Held { sheaf, held })));
+    }
+
+    fn call_rcu_sheaf(self, cpu: CpuId, cache: CacheId, sheaf: SheafId, node: NodeId, barn: bool) {
+        let func = RcuFunc::RcuFreeSheaf {
+            cache,
+            sheaf,
+            node,
+            barn,
+        };
+        self.rec(|rec| crate::rcu::call_rcu(rec, cpu, func));
+    }
+
+    fn rcu_sheaf_invoked(
+        self,
+        cpu: CpuId,
+        cache: CacheId,
+        sheaf: SheafId,
+        node: NodeId,
+        barn: bool,
+    ) {
+        let func = RcuFunc::RcuFreeSheaf {
+            cache,
+            sheaf,
+            node,
+            barn,
+        };
+        self.rec(|rec| rec.emit(Event::Rcu(RcuEvent::CallbackInvoked { cpu, func })));
     }
 
     fn objects_given_back(

@@ -20,6 +20,37 @@ fn barn_shrink_all(rec: &mut Recorder, cache: CacheId, cpu: CpuId) {
     }
 }
 
+/// `kvfree_rcu_barrier_on_cache()` (mm/slab_common.c, v7.2.13) for a cache with sheaves:
+/// `flush_rcu_sheaves_on_cache()` submits every CPU's `rcu_free` sheaf
+/// (`rcu_free_sheaf_nobarn`), then `rcu_barrier()`. Nothing when no CPU has one and no
+/// sheaf of the cache waits for RCU. (Its `__kvfree_rcu_barrier()` of the krc queues is left
+/// to the scenario's own `rcu_barrier()`.)
+fn kvfree_rcu_barrier_on_cache(rec: &mut Recorder, cache: CacheId) {
+    let m = rec.machine();
+    let s = &m.slub().caches[cache];
+    if s.sheaf_capacity() == 0 {
+        return;
+    }
+    let waiting = m.rcu.cblist.iter().flatten().any(|cb| {
+        matches!(cb.func, crate::rcu::state::RcuFunc::RcuFreeSheaf { cache: c, .. } if c == cache)
+    });
+    let on_cpus: Vec<CpuId> = s
+        .pcs
+        .iter_enumerated()
+        .filter(|(_, p)| p.rcu_free.is_some())
+        .map(|(c, _)| c)
+        .collect();
+    if !waiting && on_cpus.is_empty() {
+        return;
+    }
+    for c in on_cpus {
+        run_sync!(rec, c, |k| crate::slub::sheaves::sync::flush_rcu_sheaf(
+            k, cache
+        ));
+    }
+    crate::rcu::rcu_barrier(rec);
+}
+
 /// `SHRINK_PROMOTE_MAX`: slabs with up to this many free objects are sorted to the front.
 const SHRINK_PROMOTE_MAX: u32 = 32;
 
@@ -127,10 +158,13 @@ pub fn kmem_cache_destroy(
         );
         return DestroyOutcome::Unreferenced;
     }
+    // 6.18+: kvfree_rcu_barrier_on_cache(): each CPU's rcu_free sheaf submitted, and an
+    // rcu_barrier() that runs them (and every other callback queued so far).
+    kvfree_rcu_barrier_on_cache(rec, cache);
     for c in CpuId::all(rec.machine().config.cpus) {
         flush_cpu_slab(rec, cache, c);
     }
-    // 6.18+: rcu_barrier() for sheaves in flight, then every barn emptied.
+    // 6.18+: every barn emptied.
     barn_shrink_all(rec, cache, cpu);
     // The slabs still counted when shutdown stops at a node that keeps some.
     let busy = rec.call(

@@ -678,6 +678,8 @@ pub(crate) trait Kernel: Copy + crate::slub::mem::SlubMem {
     fn call(self, function: &'static str, path: &'static str, key: &'static str) -> Self::Call;
     fn arg(self, name: &'static str, value: impl Into<crate::trace::Arg>);
     fn arg_cache(self, name: &'static str, cache: CacheId);
+    /// The caption argument `name`: an object's address.
+    fn arg_addr(self, name: &'static str, addr: u64);
     /// The caption argument `name`: `node`'s zonelist, as text.
     fn arg_zonelist(self, name: &'static str, node: NodeId);
     fn local_lock_irqsave(self, cache: CacheId);
@@ -821,6 +823,10 @@ impl<'a, const MICRO: bool> Kernel for SyncCtx<'a, MICRO> {
     #[inline(always)]
     fn arg_cache(self, name: &'static str, cache: CacheId) {
         self.arg(name, crate::trace::Arg::Cache(cache));
+    }
+
+    fn arg_addr(self, name: &'static str, addr: u64) {
+        self.arg(name, crate::trace::Arg::Addr(addr));
     }
 
     fn arg_zonelist(self, name: &'static str, node: NodeId) {

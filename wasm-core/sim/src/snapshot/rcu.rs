@@ -139,6 +139,14 @@ pub(super) fn rcu_view(m: &Machine) -> RcuView {
                         RcuFunc::KfreeRcuWork { batch } => {
                             ("rcu_work_rcufn", None, None, 0, Some(u32::from(batch)))
                         }
+                        RcuFunc::RcuFreeSheaf { cache, barn, .. } => {
+                            let func = if barn {
+                                "rcu_free_sheaf"
+                            } else {
+                                "rcu_free_sheaf_nobarn"
+                            };
+                            (func, None, Some(cache), 0, None)
+                        }
                     };
                     RcuCallbackView {
                         func: func.to_string(),

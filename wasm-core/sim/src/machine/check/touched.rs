@@ -443,6 +443,8 @@ pub(crate) fn rcu_touches(event: &RcuEvent, n: &mut Naming) {
             n.t.rcu_frames.push(pfn);
         }
         RcuFunc::KfreeRcuWork { batch } => n.t.batches.push((cpu, batch)),
+        // The sheaf's place: it waits here, off every CPU and barn.
+        RcuFunc::RcuFreeSheaf { cache, .. } => n.t.sheaf_caches.push(cache),
     };
     match *event {
         RcuEvent::CallbackQueued { cpu, func: f, .. } => {
