@@ -24,6 +24,18 @@ describe('layoutSheaves', () => {
     expect(scene.marks.height).toBeGreaterThan(0);
   });
 
+  it('draws the rcu_free sheaves that wait for a grace period', () => {
+    const s = fixture('sheaves-rcu-7.2');
+    const scene = layoutSheaves(s, 420);
+    expect(scene.rcu).toHaveLength(1);
+    const sh = scene.rcu[0];
+    expect(sh.objects).toHaveLength(sh.capacity);
+    expect(scene.marks.boxes.some((b) => b.id === `sheaf-${sh.id}`)).toBe(true);
+    // The CPU that submitted it has no rcu_free sheaf any more.
+    const cpu0 = s.cache!.cpus[0];
+    expect(cpu0.kind === 'slub' && cpu0.sheaves?.rcu_free).toBeNull();
+  });
+
   it('has nothing to draw for a cache without sheaves', () => {
     const scene = layoutSheaves(fixture('slub-numa-300'), 420);
     expect(scene.capacity).toBe(0);

@@ -10,7 +10,8 @@
 //   holds its `local_trylock()`.
 // - Per node (`n->barn`): `barn->lock`, the full and the empty sheaves against
 //   `MAX_FULL_SHEAVES` and `MAX_EMPTY_SHEAVES`.
-// - Sheaves a task holds with the lock dropped (a refill or a flush in progress).
+// - Sheaves a task holds with the lock dropped (a refill or a flush in progress), and `rcu_free`
+//   sheaves submitted with `call_rcu()`, waiting for their grace period.
 //
 // A sheaf's box is `sheaf-ID` and an object's `obj-ADDR`, as on the stage, so a sheaf the barn
 // takes from a CPU moves there and an object handed out leaves its slot.
@@ -35,13 +36,15 @@ export interface SheavesScene {
   cpus: { cpu: number; node: number; locked: boolean; sheaves: { where: string; sheaf: SheafView | null }[] }[];
   nodes: { node: number; heldBy: number | null; full: SheafView[]; empty: SheafView[]; maxFull: number; maxEmpty: number }[];
   held: SheafView[];
+  /** `rcu_free` sheaves submitted with `call_rcu()`, waiting for their grace period. */
+  rcu: SheafView[];
 }
 
 export function layoutSheaves(snapshot: Snapshot, width: number): SheavesScene {
   const cache = snapshot.cache;
   const marks = emptyMarks();
   marks.width = Math.max(280, Math.floor(width));
-  const scene: SheavesScene = { cacheName: cache?.name ?? null, capacity: cache?.sheaf_capacity ?? 0, marks, cpus: [], nodes: [], held: [] };
+  const scene: SheavesScene = { cacheName: cache?.name ?? null, capacity: cache?.sheaf_capacity ?? 0, marks, cpus: [], nodes: [], held: [], rcu: [] };
   if (!cache || cache.sheaf_capacity === 0) return scene;
   const touched = new Set(snapshot.transient.objects);
   const text = (id: string, x: number, y: number, l: Label, role: string, anchor: 'start' | 'end' = 'start', emphasis = false) =>
@@ -126,6 +129,14 @@ export function layoutSheaves(snapshot: Snapshot, width: number): SheavesScene {
     y += LINE + 6;
     scene.held.forEach((sh, i) => {
       y = sheaf(`held-${i}`, `#${i + 1}`, sh, y);
+    });
+  }
+  scene.rcu = cache.rcu_sheaves;
+  if (scene.rcu.length > 0) {
+    text('rcu-title', PAD, y + LINE * 0.8, label('sheavesView.rcu'), 'title');
+    y += LINE + 6;
+    scene.rcu.forEach((sh, i) => {
+      y = sheaf(`rcu-${i}`, `#${i + 1}`, sh, y);
     });
   }
   marks.height = y + PAD;

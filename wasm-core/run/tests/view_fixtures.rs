@@ -30,6 +30,13 @@ struct Fixture {
 }
 
 const FIXTURES: &[Fixture] = &[
+    // Linux 7.2: a full rcu_free sheaf submitted to call_rcu(), waiting for its grace period.
+    Fixture {
+        name: "sheaves-rcu-7.2",
+        scenario: "kfree-rcu-sheaves.slab",
+        at: Some(32),
+        cache: Some("big"),
+    },
     // Linux 7.2: two CPUs' sheaves and a barn with full and empty sheaves.
     Fixture {
         name: "sheaves-7.2",

@@ -57,6 +57,16 @@ function Sheaves({ snapshot, motion, onSelectSlab, onFollowObject }: StructViewP
                   </ul>
                 </section>
               ))}
+              {scene.rcu.length > 0 && (
+                <section>
+                  <h4>{t('sheavesView.rcu')}</h4>
+                  <ul>
+                    {scene.rcu.map((sh, i) => (
+                      <SheafItem key={`r${sh.id}`} where={`#${i + 1}`} sheaf={sh} t={t} activate={activate} />
+                    ))}
+                  </ul>
+                </section>
+              )}
               {scene.held.length > 0 && (
                 <section>
                   <h4>{t('sheavesView.held')}</h4>

@@ -43,7 +43,12 @@ sheaf_capacity: number,
  * Sheaves of the cache on no CPU and in no barn: one an operation is refilling or
  * flushing with the CPU's lock dropped.
  */
-held_sheaves: Array<SheafView>, cpus: Array<CpuView>, nodes: Array<NodeView>, 
+held_sheaves: Array<SheafView>, 
+/**
+ * 6.18+: `rcu_free` sheaves of the cache submitted with `call_rcu()`, oldest first,
+ * waiting for their grace period (objects `kfree_rcu()` freed).
+ */
+rcu_sheaves: Array<SheafView>, cpus: Array<CpuView>, nodes: Array<NodeView>, 
 /**
  * Every slab of the cache, in pfn order.
  */

@@ -46,6 +46,10 @@ const SCENARIOS: &[(&str, &str)] = &[
         "sheaves-7.2",
         include_str!("../../tests/golden/sheaves-7.2.slab"),
     ),
+    (
+        "kfree-rcu-sheaves-7.2",
+        include_str!("../../tests/golden/kfree-rcu-sheaves-7.2.slab"),
+    ),
 ];
 
 fn open(name: &str, text: &str) -> Session {
@@ -109,7 +113,12 @@ fn check_snapshot(name: &str, s: &Snapshot) {
             }
         }
     }
-    for o in cache.held_sheaves.iter().flat_map(|sh| &sh.objects) {
+    for o in cache
+        .held_sheaves
+        .iter()
+        .chain(&cache.rcu_sheaves)
+        .flat_map(|sh| &sh.objects)
+    {
         sheaf_cpu.insert(o, None);
     }
     for slot in &slab.slots {

@@ -142,6 +142,9 @@ pub struct CacheView {
     /// Sheaves of the cache on no CPU and in no barn: one an operation is refilling or
     /// flushing with the CPU's lock dropped.
     pub held_sheaves: Vec<SheafView>,
+    /// 6.18+: `rcu_free` sheaves of the cache submitted with `call_rcu()`, oldest first,
+    /// waiting for their grace period (objects `kfree_rcu()` freed).
+    pub rcu_sheaves: Vec<SheafView>,
     pub cpus: Vec<CpuView>,
     pub nodes: Vec<NodeView>,
     /// Every slab of the cache, in pfn order.

@@ -147,6 +147,7 @@ pub(crate) fn cache_view(v: &View, id: CacheId, wanted: Option<Pfn>) -> CacheVie
         cpu_slab: false,
         sheaf_capacity: 0,
         held_sheaves: Vec::new(),
+        rcu_sheaves: Vec::new(),
         cpus,
         nodes,
         slabs,

@@ -259,6 +259,18 @@ pub(crate) fn cache_view(v: &View, id: CacheId, wanted: Option<Pfn>) -> CacheVie
             .filter(|&&sh| m.slub().sheaves.get(&sh).is_some_and(|x| x.cache == id))
             .filter_map(|&sh| sheaf_view(m, sh))
             .collect(),
+        rcu_sheaves: m
+            .rcu
+            .cblist
+            .iter()
+            .flatten()
+            .filter_map(|cb| match cb.func {
+                crate::rcu::state::RcuFunc::RcuFreeSheaf { cache, sheaf, .. } if cache == id => {
+                    sheaf_view(m, sheaf)
+                }
+                _ => None,
+            })
+            .collect(),
         cpus,
         nodes,
         slabs,
