@@ -81,6 +81,8 @@ export interface PcpScene {
   high: number;
   batch: number;
   freeFactor: number;
+  /** 6.7+: the list tunes itself; null before (then `freeFactor` applies). */
+  tuning: { highMin: number; highMax: number; allocFactor: number; freeCount: number } | null;
   y: number;
   gauge: Gauge;
   lists: ListRow[];
@@ -230,6 +232,7 @@ function pcpScene(p: PcpView, perRow: number, touched: Set<number>, y: number, c
     high: p.high,
     batch: p.batch,
     freeFactor: p.free_factor,
+    tuning: p.tuned ? { highMin: p.high_min, highMax: p.high_max, allocFactor: p.alloc_factor, freeCount: p.free_count } : null,
     y,
     gauge: gauge(p.count, Math.max(p.high, p.count, 1), [['batch', p.batch], ['high', p.high]], LABEL_W, y + GAUGE_TOP),
     lists,

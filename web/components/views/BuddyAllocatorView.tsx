@@ -171,41 +171,7 @@ function BuddyTables({ scene, onFollowPage }: { scene: BuddyScene; onFollowPage:
             </tbody>
           </table>
           {n.pcp.map((p) => (
-            <table key={p.id} data-testid={`pcp-cpu-${p.cpu}-node-${p.node}`}>
-              <caption>{t('buddyView.pcpCaption', { cpu: p.cpu, node: p.node })}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('buddyView.column.count')}</th>
-                  <th scope="col">{t('buddyView.column.high')}</th>
-                  <th scope="col">{t('buddyView.column.batch')}</th>
-                  <th scope="col">{t('buddyView.column.freeFactor')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                <tr>
-                  <td data-testid="pcp-count">{p.count}</td>
-                  <td data-testid="pcp-high">{p.high}</td>
-                  <td data-testid="pcp-batch">{p.batch}</td>
-                  <td data-testid="pcp-free-factor">{p.freeFactor}</td>
-                </tr>
-              </tbody>
-              <tbody>
-                <tr>
-                  <th scope="col">{t('buddyView.column.order')}</th>
-                  <th scope="col" colSpan={3}>
-                    {t('buddyView.column.list')}
-                  </th>
-                </tr>
-                {p.lists.map((row) => (
-                  <tr key={row.id} data-testid="pcp-list" data-order={row.order}>
-                    <th scope="row">{row.order}</th>
-                    <td className="text" colSpan={3}>
-                      <PfnButtons pfns={row.pfns} more={row.more} onFollowPage={onFollowPage} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <PcpTable key={p.id} p={p} onFollowPage={onFollowPage} />
           ))}
         </section>
       ))}
@@ -215,3 +181,63 @@ function BuddyTables({ scene, onFollowPage }: { scene: BuddyScene; onFollowPage:
 
 /** Drawn again only when its props change: not on every tick of the timeline. */
 export const BuddyAllocatorView = memo(BuddyAllocator);
+
+/** One CPU's page list for the zone: its counters (6.7+: its tuning) and its lists. */
+function PcpTable({ p, onFollowPage }: { p: PcpScene; onFollowPage: (pfn: number) => void }) {
+  const { t } = useTranslation();
+  return (
+    <table data-testid={`pcp-cpu-${p.cpu}-node-${p.node}`}>
+      <caption>{t('buddyView.pcpCaption', { cpu: p.cpu, node: p.node })}</caption>
+      <thead>
+        <tr>
+          <th scope="col">{t('buddyView.column.count')}</th>
+          <th scope="col">{t('buddyView.column.high')}</th>
+          <th scope="col">{t('buddyView.column.batch')}</th>
+          {p.tuning ? (
+            <>
+              <th scope="col">{t('buddyView.column.highRange')}</th>
+              <th scope="col">{t('buddyView.column.allocFactor')}</th>
+              <th scope="col">{t('buddyView.column.freeCount')}</th>
+            </>
+          ) : (
+            <th scope="col">{t('buddyView.column.freeFactor')}</th>
+          )}
+        </tr>
+      </thead>
+      <tbody>
+        <tr>
+          <td data-testid="pcp-count">{p.count}</td>
+          <td data-testid="pcp-high">{p.high}</td>
+          <td data-testid="pcp-batch">{p.batch}</td>
+          {p.tuning ? (
+            <>
+              <td data-testid="pcp-high-range">
+                {p.tuning.highMin}–{p.tuning.highMax}
+              </td>
+              <td data-testid="pcp-alloc-factor">{p.tuning.allocFactor}</td>
+              <td data-testid="pcp-free-count">{p.tuning.freeCount}</td>
+            </>
+          ) : (
+            <td data-testid="pcp-free-factor">{p.freeFactor}</td>
+          )}
+        </tr>
+      </tbody>
+      <tbody>
+        <tr>
+          <th scope="col">{t('buddyView.column.order')}</th>
+          <th scope="col" colSpan={p.tuning ? 5 : 3}>
+            {t('buddyView.column.list')}
+          </th>
+        </tr>
+        {p.lists.map((row) => (
+          <tr key={row.id} data-testid="pcp-list" data-order={row.order}>
+            <th scope="row">{row.order}</th>
+            <td className="text" colSpan={p.tuning ? 5 : 3}>
+              <PfnButtons pfns={row.pfns} more={row.more} onFollowPage={onFollowPage} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

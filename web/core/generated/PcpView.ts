@@ -3,7 +3,20 @@
 /**
  * `struct per_cpu_pages` of one CPU for one zone.
  */
-export type PcpView = { cpu: number, node: number, count: number, high: number, batch: number, free_factor: number, 
+export type PcpView = { cpu: number, node: number, count: number, high: number, batch: number, 
+/**
+ * 6.6: `free_factor`.
+ */
+free_factor: number, 
+/**
+ * The list tunes itself (6.7+): the fields below are what it goes by, not `free_factor`.
+ */
+tuned: boolean, 
+/**
+ * 6.7+: the bounds of `high` (both `high` before 6.7 or with a scenario's `pcp high=`),
+ * `alloc_factor` and `free_count`.
+ */
+high_min: number, high_max: number, alloc_factor: number, free_count: number, 
 /**
  * One list per order 0..=3, first pfns head first.
  */

@@ -56,41 +56,13 @@ fn open(name: &str, text: &str) -> Session {
     Session::open(text).unwrap_or_else(|e| panic!("{name} opens: {e}"))
 }
 
-/// The slot-by-slot view agrees with the slab's counters and with the object history: a slot
-/// is allocated exactly when its last recorded event is an allocation.
-fn check_snapshot(name: &str, s: &Snapshot) {
-    let at = format!("{name} at cursor {}", s.cursor);
-    let Some(cache) = &s.cache else { return };
-    for n in &cache.nodes {
-        if let NodeView::Slub {
-            partial,
-            nr_partial,
-            ..
-        } = n
-        {
-            assert_eq!(partial.len() as u32, *nr_partial, "{at}");
-            assert!(partial
-                .iter()
-                .all(|b| b.place == SlabPlace::NodePartial && !b.frozen));
-        }
-    }
-    for c in &cache.cpus {
-        if let CpuView::Slub { partial, .. } = c {
-            // slab->slabs counts down the stack to 1 at the bottom.
-            let counts: Vec<u32> = partial.iter().map(|p| p.slabs).collect();
-            let expect: Vec<u32> = (1..=counts.len() as u32).rev().collect();
-            assert_eq!(counts, expect, "{at}");
-        }
-    }
-    let Some(slab) = &cache.slab else { return };
-    let count = |f: fn(&SlotState) -> bool| slab.slots.iter().filter(|x| f(&x.state)).count();
-    let free = count(|s| matches!(s, SlotState::Free));
-    let allocated = count(|s| matches!(s, SlotState::Allocated));
-    let on_cpu = count(|s| matches!(s, SlotState::CpuFreelist { .. }));
-    let in_sheaf = count(|s| matches!(s, SlotState::Sheaf { .. }));
-    let stacked = count(|s| matches!(s, SlotState::Stacked));
-    // A slot is in a sheaf exactly when a sheaf of the snapshot holds its address: a CPU's
-    // (the slot names that CPU) or the barn's.
+/// A slot is in a sheaf exactly when a sheaf of the snapshot holds its address: a CPU's (the
+/// slot names that CPU), the barn's, one a task holds or one waiting for RCU.
+fn check_sheaf_slots(
+    at: &str,
+    cache: &slabscope_sim::snapshot::CacheView,
+    slab: &slabscope_sim::snapshot::SlabView,
+) {
     let mut sheaf_cpu: BTreeMap<&str, Option<u16>> = BTreeMap::new();
     for c in &cache.cpus {
         if let CpuView::Slub {
@@ -129,6 +101,42 @@ fn check_snapshot(name: &str, s: &Snapshot) {
         };
         assert_eq!(got, want, "{at}: slot {} in a sheaf", slot.addr);
     }
+}
+
+/// The slot-by-slot view agrees with the slab's counters and with the object history: a slot
+/// is allocated exactly when its last recorded event is an allocation.
+fn check_snapshot(name: &str, s: &Snapshot) {
+    let at = format!("{name} at cursor {}", s.cursor);
+    let Some(cache) = &s.cache else { return };
+    for n in &cache.nodes {
+        if let NodeView::Slub {
+            partial,
+            nr_partial,
+            ..
+        } = n
+        {
+            assert_eq!(partial.len() as u32, *nr_partial, "{at}");
+            assert!(partial
+                .iter()
+                .all(|b| b.place == SlabPlace::NodePartial && !b.frozen));
+        }
+    }
+    for c in &cache.cpus {
+        if let CpuView::Slub { partial, .. } = c {
+            // slab->slabs counts down the stack to 1 at the bottom.
+            let counts: Vec<u32> = partial.iter().map(|p| p.slabs).collect();
+            let expect: Vec<u32> = (1..=counts.len() as u32).rev().collect();
+            assert_eq!(counts, expect, "{at}");
+        }
+    }
+    let Some(slab) = &cache.slab else { return };
+    let count = |f: fn(&SlotState) -> bool| slab.slots.iter().filter(|x| f(&x.state)).count();
+    let free = count(|s| matches!(s, SlotState::Free));
+    let allocated = count(|s| matches!(s, SlotState::Allocated));
+    let on_cpu = count(|s| matches!(s, SlotState::CpuFreelist { .. }));
+    let in_sheaf = count(|s| matches!(s, SlotState::Sheaf { .. }));
+    let stacked = count(|s| matches!(s, SlotState::Stacked));
+    check_sheaf_slots(&at, cache, slab);
     if !cache.cpu_slab {
         assert_eq!(on_cpu, 0, "{at}: no cpu slab under 7.x");
     }

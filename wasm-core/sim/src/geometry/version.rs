@@ -70,6 +70,18 @@ impl SlubVersion {
         self >= SlubVersion::V6_12
     }
 
+    /// 6.7: the per-CPU page lists tune themselves (`high` between `high_min` and `high_max`,
+    /// refills of `batch << alloc_factor`, frees of as many pages as `free_count` says).
+    pub fn pcp_auto_tuning(self) -> bool {
+        self >= SlubVersion::V6_12
+    }
+
+    /// 6.15: a run of high-order frees flushes the list only once `free_count` reaches
+    /// `batch + high_min / 2` (before: `batch`).
+    pub fn pcp_free_high_half_min(self) -> bool {
+        self >= SlubVersion::V6_18
+    }
+
     /// How caches get sheaves.
     pub fn sheaves(self) -> Sheaves {
         match self {

@@ -76,6 +76,21 @@ impl Machine {
                 let index = self.pcp_index(cpu, node);
                 self.pcp[index].free_factor = free_factor;
             }
+            Event::PcpTuned {
+                cpu,
+                node,
+                high,
+                alloc_factor,
+                free_count,
+                prev_free_high_order,
+            } => {
+                let index = self.pcp_index(cpu, node);
+                let pcp = &mut self.pcp[index];
+                pcp.high = high;
+                pcp.alloc_factor = alloc_factor;
+                pcp.free_count = free_count;
+                pcp.prev_free_high_order = prev_free_high_order;
+            }
             Event::PagesAllocated { pfn, order, owner } => {
                 self.set_block(pfn, order, FrameState::Allocated { order, owner });
             }

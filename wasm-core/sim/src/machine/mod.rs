@@ -114,9 +114,19 @@ pub struct Zone {
 pub struct PerCpuPages {
     /// Pages on all lists (an order-k entry counts `2^k`).
     pub count: u32,
+    /// 6.6: fixed; 6.7+: tuned between `high_min` and `high_max`.
     pub high: u32,
     pub batch: u32,
+    /// 6.6: batch frees grow as `batch << free_factor`.
     pub free_factor: u32,
+    /// 6.7+ (all 0 or equal to `high` before): the bounds of `high`, `alloc_factor` (refills of
+    /// `batch << alloc_factor`), `free_count` (pages freed in a row) and
+    /// `PCPF_PREV_FREE_HIGH_ORDER` (the last free was of order 1..=3).
+    pub high_min: u32,
+    pub high_max: u32,
+    pub alloc_factor: u32,
+    pub free_count: u32,
+    pub prev_free_high_order: bool,
     /// One list per order 0..=3 (`order_to_pindex()` with one migrate type).
     pub lists: [ListHead; PCP_ORDERS],
 }
@@ -209,6 +219,42 @@ pub struct Machine {
     pub rcu: RcuState,
 }
 
+/// Every CPU's `struct per_cpu_pages` for every zone, CPU by CPU: `batch` and `high` from the
+/// scenario's `pcp` line, else `zone_batchsize()` and `zone_highsize()` (6.6's; a later
+/// profile sets its `high_max` in `with_profile`).
+fn pcp_lists(
+    config: &MachineConfig,
+    page: &PageGeometry,
+    zones: &TiVec<NodeId, Zone>,
+    cpu_node: &TiVec<CpuId, NodeId>,
+) -> Vec<PerCpuPages> {
+    let mut pcp = Vec::new();
+    for _cpu in CpuId::all(config.cpus) {
+        for zone in zones {
+            let cpus_of_node = cpu_node.iter().filter(|&&n| n == zone.node).count() as u32;
+            let batch = config
+                .pcp_batch
+                .unwrap_or_else(|| watermark::zone_batchsize(page, zone.pages));
+            let high = config
+                .pcp_high
+                .unwrap_or_else(|| watermark::zone_highsize(zone, batch, cpus_of_node));
+            pcp.push(PerCpuPages {
+                count: 0,
+                high,
+                batch,
+                free_factor: 0,
+                high_min: high,
+                high_max: high,
+                alloc_factor: 0,
+                free_count: 0,
+                prev_free_high_order: false,
+                lists: [ListHead::EMPTY; PCP_ORDERS],
+            });
+        }
+    }
+    pcp
+}
+
 impl Machine {
     /// Boots the machine: every node's memory is handed to the buddy allocator as the largest
     /// aligned blocks that fit, queued at the tail in address order (`memblock_free_all()` →
@@ -265,25 +311,7 @@ impl Machine {
             zones.push(zone);
         }
         watermark::setup_per_zone_wmarks(&page, &mut zones.raw);
-        let mut pcp = Vec::new();
-        for _cpu in CpuId::all(config.cpus) {
-            for zone in &zones {
-                let cpus_of_node = cpu_node.iter().filter(|&&n| n == zone.node).count() as u32;
-                let batch = config
-                    .pcp_batch
-                    .unwrap_or_else(|| watermark::zone_batchsize(&page, zone.pages));
-                let high = config
-                    .pcp_high
-                    .unwrap_or_else(|| watermark::zone_highsize(zone, batch, cpus_of_node));
-                pcp.push(PerCpuPages {
-                    count: 0,
-                    high,
-                    batch,
-                    free_factor: 0,
-                    lists: [ListHead::EMPTY; PCP_ORDERS],
-                });
-            }
-        }
+        let pcp = pcp_lists(&config, &page, &zones, &cpu_node);
         let frames_len = frames.len();
         let cpus = config.cpus;
         let nodes_count = zones.len();
@@ -335,6 +363,20 @@ impl Machine {
     /// must be one the profile has (`with_allocator` after this one sets it).
     pub fn with_profile(mut self, profile: &'static KernelProfile) -> Machine {
         self.profile = profile;
+        if profile.slub.pcp_auto_tuning() && self.config.pcp_high.is_none() {
+            // zone_set_pageset_high_and_batch() (mm/page_alloc.c, v6.12.117): with auto-tuning
+            // (percpu_pagelist_high_fraction 0), high_min is 6.6's high (the low watermark
+            // split over the node's CPUs) and high_max an eighth of the zone, split the same
+            // way, each at least 4 * batch. A scenario's `pcp high=` fixes both, as the sysctl
+            // does.
+            let nodes = self.zones.len();
+            for (i, pcp) in self.pcp.iter_mut().enumerate() {
+                let zone = &self.zones.raw[i % nodes];
+                let cpus_of_node = self.cpu_node.iter().filter(|&&n| n == zone.node).count() as u32;
+                let split = cpus_of_node.max(1);
+                pcp.high_max = (zone.pages / 8 / split).max(pcp.batch << 2);
+            }
+        }
         self
     }
 

@@ -428,3 +428,104 @@ proptest! {
         prop_assert_eq!(&rec.snapshot_at(end).unwrap(), rec.machine());
     }
 }
+
+/// A machine of a 6.7+ kernel (PCP auto-tuning), as `machine()` builds it.
+fn machine_6_12(pages: u32, batch: Option<u32>, high: Option<u32>) -> Recorder {
+    let m = Machine::new(MachineConfig {
+        cpus: 1,
+        nodes: 1,
+        cpu_node: vec![],
+        page_size: 4096,
+        pages_per_node: pages,
+        pcp_batch: batch,
+        pcp_high: high,
+    })
+    .unwrap()
+    .with_profile(&crate::profile::LINUX_6_12);
+    Recorder::new(m, true)
+}
+
+/// The `batch` argument of every `rmqueue_bulk` step from `from` on.
+fn refills(rec: &Recorder, from: usize) -> Vec<u64> {
+    rec.steps()[from..]
+        .iter()
+        .filter(|s| s.function == "rmqueue_bulk")
+        .filter_map(|s| {
+            s.caption
+                .args
+                .iter()
+                .find(|(k, _)| *k == "batch")
+                .and_then(|(_, v)| match v {
+                    Shown::Num(n) => Some(*n),
+                    Shown::Text(_) => None,
+                })
+        })
+        .collect()
+}
+
+#[test]
+fn from_6_7_order_0_refills_double_while_allocations_run_without_frees() {
+    // pcp batch=4 high=64: nr_pcp_alloc() asks batch << alloc_factor, bounded by
+    // max(high - count - batch, batch) = 60, and alloc_factor stops growing once a request
+    // no longer fits (spec after 6.6, 5.3).
+    let mut rec = machine_6_12(1024, Some(4), Some(64));
+    for _ in 0..4 + 8 + 16 + 32 + 60 + 1 {
+        alloc_pages(&mut rec, CpuId(0), None, 0, Owner::Pages).unwrap();
+    }
+    assert_eq!(refills(&rec, 0), [4, 8, 16, 32, 60, 60]);
+    let m = rec.machine();
+    let pcp = &m.pcp[m.pcp_index(CpuId(0), NodeId(0))];
+    assert_eq!((pcp.alloc_factor, pcp.high), (4, 64));
+    assert!(check_page_allocator(m).is_empty());
+}
+
+#[test]
+fn from_6_7_frees_past_high_return_as_many_as_were_freed_in_a_row() {
+    let mut rec = machine_6_12(1024, Some(4), Some(64));
+    let pages: Vec<Pfn> = (0..130)
+        .map(|_| alloc_pages(&mut rec, CpuId(0), None, 0, Owner::Pages).unwrap())
+        .collect();
+    let index = rec.machine().pcp_index(CpuId(0), NodeId(0));
+    // Allocations halved free_count to 0; 50 pages are left on the list (180 fetched by the
+    // refills, 130 handed out), and frees count free_count up again.
+    let mut drained = Vec::new();
+    for &p in &pages {
+        let before = rec.machine().pcp[index].count;
+        free_pages(&mut rec, CpuId(0), p).unwrap();
+        let after = rec.machine().pcp[index].count;
+        if after <= before {
+            drained.push(before + 1 - after);
+        }
+    }
+    // Each time the list reaches high (64), nr_pcp_free() returns clamp(free_count, batch,
+    // high - batch) = clamp(free_count, 4, 60) pages: as many as were freed in a row (6.6
+    // doubled batch << free_factor instead).
+    assert_eq!(drained, [14, 28, 56, 60]);
+    let pcp = &rec.machine().pcp[index];
+    assert_eq!(pcp.free_count, 128, "capped at batch << 5");
+    assert_eq!(pcp.alloc_factor, 0, "frees halve it");
+    assert!(check_page_allocator(rec.machine()).is_empty());
+}
+
+#[test]
+fn from_6_7_high_grows_with_refills_up_to_high_max() {
+    // No pcp line: high_min is 6.6's high, high_max an eighth of the zone (per CPU). A 1 GiB
+    // zone, so that zone_batchsize() is not 0 (63).
+    let mut rec = machine_6_12(262_144, None, None);
+    let index = rec.machine().pcp_index(CpuId(0), NodeId(0));
+    let p = rec.machine().pcp[index].clone();
+    assert_eq!(p.batch, 63);
+    assert_eq!(p.high_max, 262_144 / 8);
+    assert!(p.high_min < p.high_max);
+    let mut highs = Vec::new();
+    for _ in 0..400 {
+        alloc_pages(&mut rec, CpuId(0), None, 0, Owner::Pages).unwrap();
+        highs.push(rec.machine().pcp[index].high);
+    }
+    assert!(
+        highs.windows(2).all(|w| w[0] <= w[1]),
+        "allocating only raises high"
+    );
+    assert!(highs[0] > p.high_min && *highs.last().unwrap() <= p.high_max);
+    assert!(check_page_allocator(rec.machine()).is_empty());
+}

@@ -55,7 +55,16 @@ pub struct PcpView {
     pub count: u32,
     pub high: u32,
     pub batch: u32,
+    /// 6.6: `free_factor`.
     pub free_factor: u32,
+    /// The list tunes itself (6.7+): the fields below are what it goes by, not `free_factor`.
+    pub tuned: bool,
+    /// 6.7+: the bounds of `high` (both `high` before 6.7 or with a scenario's `pcp high=`),
+    /// `alloc_factor` and `free_count`.
+    pub high_min: u32,
+    pub high_max: u32,
+    pub alloc_factor: u32,
+    pub free_count: u32,
     /// One list per order 0..=3, first pfns head first.
     pub lists: Vec<Vec<Pfn>>,
 }
@@ -188,6 +197,11 @@ pub(super) fn buddy_view(m: &Machine) -> BuddyView {
             high: p.high,
             batch: p.batch,
             free_factor: p.free_factor,
+            tuned: m.profile.slub.pcp_auto_tuning(),
+            high_min: p.high_min,
+            high_max: p.high_max,
+            alloc_factor: p.alloc_factor,
+            free_count: p.free_count,
             lists: p
                 .lists
                 .iter()

@@ -116,6 +116,31 @@ fn cpu_partial(
     partial
 }
 
+/// The cache's sheaves a task holds with the lock dropped.
+fn held_sheaves(m: &Machine, id: CacheId) -> Vec<SheafView> {
+    m.slub()
+        .held_sheaves
+        .iter()
+        .filter(|&&sh| m.slub().sheaves.get(&sh).is_some_and(|x| x.cache == id))
+        .filter_map(|&sh| sheaf_view(m, sh))
+        .collect()
+}
+
+/// The cache's `rcu_free` sheaves waiting in `call_rcu()` callbacks, oldest first per CPU.
+fn rcu_sheaves(m: &Machine, id: CacheId) -> Vec<SheafView> {
+    m.rcu
+        .cblist
+        .iter()
+        .flatten()
+        .filter_map(|cb| match cb.func {
+            crate::rcu::state::RcuFunc::RcuFreeSheaf { cache, sheaf, .. } if cache == id => {
+                sheaf_view(m, sheaf)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// `s->cpu_sheaves` of `cpu`, for a cache with sheaves.
 fn pcs_view(v: &View, s: &KmemCache, cpu: CpuId) -> Option<PcsView> {
     let m = v.m;
@@ -252,25 +277,8 @@ pub(crate) fn cache_view(v: &View, id: CacheId, wanted: Option<Pfn>) -> CacheVie
         cpu_partial_slabs: g.cpu_partial_slabs,
         cpu_slab: m.profile.slub.has_cpu_slab(),
         sheaf_capacity: s.sheaf_capacity(),
-        held_sheaves: m
-            .slub()
-            .held_sheaves
-            .iter()
-            .filter(|&&sh| m.slub().sheaves.get(&sh).is_some_and(|x| x.cache == id))
-            .filter_map(|&sh| sheaf_view(m, sh))
-            .collect(),
-        rcu_sheaves: m
-            .rcu
-            .cblist
-            .iter()
-            .flatten()
-            .filter_map(|cb| match cb.func {
-                crate::rcu::state::RcuFunc::RcuFreeSheaf { cache, sheaf, .. } if cache == id => {
-                    sheaf_view(m, sheaf)
-                }
-                _ => None,
-            })
-            .collect(),
+        held_sheaves: held_sheaves(m, id),
+        rcu_sheaves: rcu_sheaves(m, id),
         cpus,
         nodes,
         slabs,

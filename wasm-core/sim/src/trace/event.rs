@@ -66,6 +66,16 @@ pub enum Event {
         node: NodeId,
         free_factor: u32,
     },
+    /// 6.7+: a CPU's page list retuned itself: `pcp->high`, `alloc_factor`, `free_count` and
+    /// `PCPF_PREV_FREE_HIGH_ORDER`, as they are after the step.
+    PcpTuned {
+        cpu: CpuId,
+        node: NodeId,
+        high: u32,
+        alloc_factor: u32,
+        free_count: u32,
+        prev_free_high_order: bool,
+    },
     /// A block was handed to its owner.
     PagesAllocated { pfn: Pfn, order: u8, owner: Owner },
     /// An owner gave a block back; it is off every list until the next event places it.
@@ -299,6 +309,7 @@ impl Event {
             | Event::PcpBlockAdded { .. }
             | Event::PcpBlockRemoved { .. }
             | Event::PcpFreeFactorSet { .. }
+            | Event::PcpTuned { .. }
             | Event::PagesAllocated { .. }
             | Event::PagesReleased { .. }
             | Event::CacheDestroyed { .. }

@@ -263,7 +263,7 @@ pub(crate) fn touches(event: &Event, n: &mut Naming) {
             n.t.pcps.push((cpu, node));
         }
         // `free_factor` has no invariant: it only tunes how many pages a free sends back.
-        Event::PcpFreeFactorSet { .. } => {}
+        Event::PcpFreeFactorSet { .. } | Event::PcpTuned { .. } => {}
         Event::PagesAllocated { pfn, order, .. } | Event::PagesReleased { pfn, order } => {
             n.frames(pfn, order)
         }
