@@ -115,6 +115,8 @@ test('the draft survives a reload, and a bad link neither opens nor loses it', a
 test('a scenario saves as a .slab file and opens from one', async ({ page }, testInfo) => {
   await page.goto(`${PLAIN}?preset=slub-remote-free&step=0`);
   await expect(page.getByTestId('visualizer')).toHaveAttribute('data-cursor', '0');
+  // Saving, opening and the trace are in the File menu, which closes when one is chosen.
+  await page.getByTestId('file-toggle').click();
   const saving = page.waitForEvent('download');
   await page.getByTestId('save-file').click();
   const file = await saving;
@@ -124,6 +126,8 @@ test('a scenario saves as a .slab file and opens from one', async ({ page }, tes
   expect(readFileSync(path, 'utf8')).toBe(readFileSync('docs/scenarios/slub-remote-free.slab', 'utf8'));
 
   // The trace is the document the command line prints.
+  await expect(page.getByTestId('export-trace')).toBeHidden();
+  await page.getByTestId('file-toggle').click();
   const tracing = page.waitForEvent('download');
   await page.getByTestId('export-trace').click();
   const trace = await tracing;

@@ -194,8 +194,10 @@ function AppHeader({ page, go, onLanguage }: { page: Page; go: (next: Page) => (
       </nav>
       {tour}
       <DisplayControls />
-      <label className="language">
-        {t('app.language')}{' '}
+      {/* The languages are named in themselves, so the word "Language" is for screen readers
+          and the select's tooltip: the header keeps to one line at 1280 px. */}
+      <label className="language" title={t('app.language')}>
+        <span className="sr-only">{t('app.language')}</span>
         <select value={i18n.language} onChange={(e) => onLanguage(e.target.value as Language)} data-testid="language">
           {LANGUAGES.map((l) => (
             <option key={l} value={l}>

@@ -207,7 +207,6 @@ function ScenarioBar({
   onOpenFile: (file: File) => void;
 }) {
   const { t } = useTranslation();
-  const fileInput = useRef<HTMLInputElement | null>(null);
   const profile = profileOf(scenario.text);
   return (
     <div className="scenario-bar">
@@ -224,10 +223,17 @@ function ScenarioBar({
       </label>
       <label>
         {t('scenario.profile')}{' '}
-        <select value={profile} data-testid="profile" onChange={(e) => onProfile(e.target.value as ProfileId)}>
+        {/* Short names keep the bar on one line at 1280 px; what each kernel changed is the
+            option's and the picker's title. */}
+        <select
+          value={profile}
+          data-testid="profile"
+          title={(PROFILE_IDS as readonly string[]).includes(profile) ? t(`profiles.${profile.replace(/\./g, '_')}`) : profile}
+          onChange={(e) => onProfile(e.target.value as ProfileId)}
+        >
           {PROFILE_IDS.map((id) => (
-            <option key={id} value={id}>
-              {t(`profiles.${id.replace(/\./g, '_')}`)}
+            <option key={id} value={id} title={t(`profiles.${id.replace(/\./g, '_')}`)}>
+              {t(`profilesShort.${id.replace(/\./g, '_')}`)}
             </option>
           ))}
           {!(PROFILE_IDS as readonly string[]).includes(profile) && <option value={profile}>{profile}</option>}
@@ -246,15 +252,41 @@ function ScenarioBar({
       <button type="button" onClick={onSideBySide} title={t('compare.openTitle')} data-testid="side-by-side">
         {t('compare.open')}
       </button>
-      <button type="button" onClick={onSaveFile} data-testid="save-file">
-        {t('scenario.saveFile')}
-      </button>
-      <button type="button" onClick={() => onExportTrace?.()} disabled={!onExportTrace} data-testid="export-trace">
-        {t('scenario.exportTrace')}
-      </button>
-      <button type="button" onClick={() => fileInput.current?.click()} data-testid="open-file">
-        {t('scenario.openFile')}
-      </button>
+      <FileMenu onSaveFile={onSaveFile} onExportTrace={onExportTrace} onOpenFile={onOpenFile} />
+    </div>
+  );
+}
+
+/** Saving the scenario, opening a file and exporting the trace: a menu that opens over the
+    page and closes when an item is chosen. */
+function FileMenu({ onSaveFile, onExportTrace, onOpenFile }: { onSaveFile: () => void; onExportTrace: (() => void) | null; onOpenFile: (file: File) => void }) {
+  const { t } = useTranslation();
+  const fileInput = useRef<HTMLInputElement | null>(null);
+  const menu = useRef<HTMLDetailsElement | null>(null);
+  /** Closes the menu (an item was chosen). */
+  const close = () => {
+    if (menu.current) menu.current.open = false;
+  };
+  const openFile = () => {
+    close();
+    fileInput.current?.click();
+  };
+  return (
+    <>
+      <details className="file-menu" ref={menu} data-testid="file-menu">
+        <summary data-testid="file-toggle">{t('scenario.fileMenu')}</summary>
+        <div className="file-menu-items">
+          <button type="button" onClick={() => (close(), onSaveFile())} data-testid="save-file">
+            {t('scenario.saveFile')}
+          </button>
+          <button type="button" onClick={openFile} data-testid="open-file">
+            {t('scenario.openFile')}
+          </button>
+          <button type="button" onClick={() => (close(), onExportTrace?.())} disabled={!onExportTrace} data-testid="export-trace">
+            {t('scenario.exportTrace')}
+          </button>
+        </div>
+      </details>
       <input
         ref={fileInput}
         type="file"
@@ -267,7 +299,7 @@ function ScenarioBar({
           if (file) onOpenFile(file);
         }}
       />
-    </div>
+    </>
   );
 }
 
