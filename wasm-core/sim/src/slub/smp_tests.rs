@@ -95,14 +95,14 @@ impl<'a> Program<'a> for TestProgram {
     }
 
     fn finish(&mut self, t: TaskId, out: SmpResult, _at: usize) {
-        match (self.pending[usize::from(t)], out) {
-            (Some(TOp::Alloc(n)), SmpResult::Object(object)) => {
-                if object != 0 && !self.live.insert(object) {
-                    self.handed_out_twice.push(object);
-                }
-                self.names[n] = Some(object);
+        // A free gave its object up when it started (`start`).
+        if let (Some(TOp::Alloc(n)), SmpResult::Object(object)) =
+            (self.pending[usize::from(t)], out)
+        {
+            if object != 0 && !self.live.insert(object) {
+                self.handed_out_twice.push(object);
             }
-            _ => {}
+            self.names[n] = Some(object);
         }
     }
 
@@ -352,4 +352,3 @@ fn random_schedules_keep_every_invariant_under_the_later_profiles() {
         assert!(total.get() >= 50_000, "{} micro-steps", total.get());
     }
 }
-
