@@ -494,6 +494,12 @@ fn compare_profiles_runs_one_scenario_under_two_kernels() {
     );
     assert!(text.contains("16  free_to_pcs: main sheaf"), "{text}");
     assert!(text.contains("/proc/slabinfo under linux-7.2"), "{text}");
+    // The figures are of every cache: the table names the boot's own allocations (7.2's
+    // kmem_buckets_create() takes two objects of kmalloc_buckets; 6.6 has no such cache).
+    assert!(
+        text.contains("  linux-6.6: none\n  linux-7.2: kmalloc_buckets (2 objects)\n"),
+        "{text}"
+    );
     // Bad profile lists are refused with the known ones.
     let out = slabscope(&["compare", &file, "--profiles", "linux-6.6,linux-5.4"]);
     assert_eq!(out.status.code(), Some(1));

@@ -53,6 +53,11 @@ pub struct Side {
     pub races: Stats,
     pub summary: RunSummary,
     pub slabinfo: String,
+    /// Objects the boot itself allocated, by cache, before the scenario's first line: from
+    /// 6.11 the `kmalloc_buckets` arrays of `kmem_buckets_create()`. The figures above count
+    /// every cache, theirs too (under 7.2 the sheaf their first allocation refilled).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub boot_objects: BTreeMap<String, u64>,
 }
 
 /// Both runs.
@@ -146,7 +151,16 @@ pub fn measure(rec: &Recorder, summary: RunSummary) -> Side {
     let m = rec.machine();
     let mut paths = BTreeMap::new();
     let (mut fast_allocs, mut fast_frees) = (0, 0);
+    let mut boot_objects = BTreeMap::new();
     for step in rec.steps() {
+        if step.line.is_none() {
+            for e in step.events {
+                if let slabscope_sim::trace::Event::ObjectAllocated { cache, .. } = e {
+                    let name = m.cache_name(*cache).unwrap_or("?").to_string();
+                    *boot_objects.entry(name).or_default() += 1;
+                }
+            }
+        }
         if SHARED_KEYS.contains(&step.caption.key) {
             continue;
         }
@@ -190,6 +204,7 @@ pub fn measure(rec: &Recorder, summary: RunSummary) -> Side {
         races,
         summary,
         slabinfo: slabinfo(m),
+        boot_objects,
     }
 }
 
@@ -326,6 +341,31 @@ pub fn side_label(s: &Side, other: &Side) -> String {
 }
 
 /// Two runs side by side (`render`'s table for any two sides), then both slabinfo files.
+/// Says which caches the boot allocated from, when it did on either side: their slabs and
+/// cached objects are in the figures, which are of every cache.
+fn boot_note(out: &mut String, a: (&str, &Side), b: (&str, &Side)) {
+    if a.1.boot_objects.is_empty() && b.1.boot_objects.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\nThe figures count every cache, those the boot allocated from too:"
+    );
+    for (name, side) in [a, b] {
+        let list: Vec<String> = side
+            .boot_objects
+            .iter()
+            .map(|(cache, n)| format!("{cache} ({n} object{})", if *n == 1 { "" } else { "s" }))
+            .collect();
+        let list = if list.is_empty() {
+            "none".to_string()
+        } else {
+            list.join(", ")
+        };
+        let _ = writeln!(out, "  {name}: {list}");
+    }
+}
+
 pub fn render_sides(a: (&str, &Side), b: (&str, &Side)) -> String {
     type Figure = fn(&Side) -> String;
     let figures: [(&str, Figure); 10] = [
@@ -380,6 +420,7 @@ pub fn render_sides(a: (&str, &Side), b: (&str, &Side)) -> String {
     if !a.summary.blocks.is_empty() {
         race_rows(&mut row, a, b);
     }
+    boot_note(&mut out, (a_name, a), (b_name, b));
     let _ = writeln!(out, "\nsteps by function and path");
     for (side, name) in [(a, a_name), (b, b_name)] {
         let _ = writeln!(out, "  {name}");
