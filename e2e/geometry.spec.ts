@@ -12,14 +12,14 @@ async function waitForSweep(page: Page) {
 }
 
 /** Reads the table row of `size` for a page size and CPU count, and compares it with the CLI. */
-async function expectRowMatchesCli(page: Page, pageSize: number, cpus: number, size: number) {
+async function expectRowMatchesCli(page: Page, pageSize: number, cpus: number, size: number, profile = 'linux-6.6') {
   await page.getByTestId('chart-page').selectOption(String(pageSize));
   await page.getByTestId('table-cpus').selectOption(String(cpus));
   await page.getByTestId('table-jump').fill(String(size));
   const row = page.locator(`[data-testid="sweep-table"] tr[data-size="${size}"]`);
   await expect(row).toBeVisible();
-  const cli = cliGeometry(['--object-size', String(size), '--cpus', String(cpus), '--page-size', String(pageSize)]);
-  for (const column of COLUMNS) {
+  const cli = cliGeometry(['--object-size', String(size), '--cpus', String(cpus), '--page-size', String(pageSize), '--profile', profile]);
+  for (const column of [...COLUMNS, ...(profile === 'linux-6.6' ? [] : ['sheaf_capacity'])]) {
     const cell = await row.locator(`td[data-col="${column}"]`).textContent();
     expect(Number(cell), `${size} bytes, ${cpus} CPUs, ${pageSize}: ${column}`).toBe(cli[column]);
   }
@@ -74,6 +74,30 @@ test('a host without COOP/COEP gets the single-threaded build, which still works
   await expect(status).toHaveAttribute('data-workers', '1');
   await expectRowMatchesCli(page, 4096, 2, 656);
   await expectRowMatchesCli(page, 16384, 8, 1000);
+});
+
+test('a sweep under a later kernel lays the caches out as that kernel does', async ({ page }) => {
+  await page.goto(`${PLAIN}?page=geometry`);
+  await waitForSweep(page);
+  await page.getByTestId('sweep-profile').selectOption('linux-7.2');
+  await page.getByTestId('size-to').fill('16384');
+  await page.getByTestId('size-step').fill('16');
+  await page.getByTestId('cpus').fill('2, 4');
+  await page.getByTestId('run-sweep').click();
+  await expect(page.getByTestId('sweep-status')).toHaveAttribute('data-points', String(1024 * 2 * 3));
+  // 7.2: a sheaf capacity for every cache, no cpu partial list; at 12232 bytes on 2 CPUs 6.7's
+  // order rule parts from 6.6's (order 3 and two objects, not order 2 and one).
+  for (const [pageSize, cpus, size] of [
+    [4096, 2, 136],
+    [4096, 4, 4104],
+    [4096, 2, 12232],
+    [16384, 4, 968],
+  ]) {
+    await expectRowMatchesCli(page, pageSize, cpus, size, 'linux-7.2');
+  }
+  const row = page.locator('[data-testid="sweep-table"] tr[data-size="968"]');
+  expect(Number(await row.locator('td[data-col="sheaf_capacity"]').textContent())).toBeGreaterThan(0);
+  expect(Number(await row.locator('td[data-col="cpu_partial"]').textContent())).toBe(0);
 });
 
 test('bad input gets a message and keeps what was typed', async ({ page }) => {

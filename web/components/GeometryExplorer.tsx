@@ -13,7 +13,7 @@ import { SweepTable } from './SweepTable';
 import { DEFAULT_FORM, toGrid, type FormError, type SweepForm } from './sweepForm';
 import { simFailure } from './useCancelOnLeave';
 
-const METRICS: Metric[] = ['objs_per_slab', 'waste', 'waste_pct', 'order', 'cpu_partial_slabs'];
+const METRICS: Metric[] = ['objs_per_slab', 'waste', 'waste_pct', 'order', 'cpu_partial_slabs', 'sheaf_capacity'];
 
 interface Timing {
   points: number;

@@ -2,6 +2,7 @@
 // sizes, the cache flags and the boot parameters. It edits a SweepForm (sweepForm.ts checks it).
 
 import { useTranslation } from 'react-i18next';
+import { PROFILE_IDS, type ProfileId } from '../scenario/profile';
 import { PAGE_SIZES, type SweepForm } from './sweepForm';
 
 const FLAG_NAMES = ['hwcache_align', 'typesafe_by_rcu', 'poison', 'red_zone', 'store_user', 'consistency_checks'] as const;
@@ -21,6 +22,16 @@ export function SweepFormFields({ form, onForm, running, onRun }: { form: SweepF
       }}
     >
       <fieldset>
+        <label>
+          {t('scenario.profile')}{' '}
+          <select value={form.profile} data-testid="sweep-profile" onChange={(e) => onForm({ ...form, profile: e.target.value as ProfileId })}>
+            {PROFILE_IDS.map((id) => (
+              <option key={id} value={id}>
+                {t(`profiles.${id.replace(/\./g, '_')}`)}
+              </option>
+            ))}
+          </select>
+        </label>
         <label>{t('geometry.sizeFrom')} <input inputMode="numeric" {...text('sizeFrom')} data-testid="size-from" /></label>
         <label>{t('geometry.sizeTo')} <input inputMode="numeric" {...text('sizeTo')} data-testid="size-to" /></label>
         <label>{t('geometry.sizeStep')} <input inputMode="numeric" {...text('sizeStep')} data-testid="size-step" /></label>

@@ -70,6 +70,7 @@ export function SweepTable({ rows }: Props) {
               'min_partial',
               'cpu_partial',
               'cpu_partial_slabs',
+              'sheaf_capacity',
             ].map((c) => (
               <th key={c} scope="col">
                 {t(`column.${c}`)}
@@ -92,11 +93,12 @@ export function SweepTable({ rows }: Props) {
                 <td data-col="min_partial">{r.min_partial}</td>
                 <td data-col="cpu_partial">{r.cpu_partial}</td>
                 <td data-col="cpu_partial_slabs">{r.cpu_partial_slabs}</td>
+                <td data-col="sheaf_capacity">{r.sheaf_capacity}</td>
               </tr>
             ) : (
               <tr key={r.object_size} data-size={r.object_size}>
                 <th scope="row">{r.object_size}</th>
-                <td colSpan={10}>{t('geometry.refused')}</td>
+                <td colSpan={11}>{t('geometry.refused')}</td>
               </tr>
             ),
           )}

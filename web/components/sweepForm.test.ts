@@ -19,6 +19,10 @@ describe('toGrid', () => {
     expect(r.points).toBe(8185 * 64 * 3);
     expect(r.grid).toMatchObject({ size_from: 8, size_to: 8192, size_step: 1, slub_max_order: 3 });
     expect(r.grid.page_sizes).toEqual([4096, 16384, 65536]);
+    // Linux 6.6 unless another kernel is picked; the grid carries the pick.
+    expect(r.grid.profile).toBe('linux-6.6');
+    const later = toGrid({ ...DEFAULT_FORM, profile: 'linux-7.2' });
+    expect(later.ok && later.grid.profile).toBe('linux-7.2');
   });
 
   it('names the field and the bounds of a bad number', () => {

@@ -4,6 +4,7 @@
 
 import type { SlabFlags } from '../core/generated/SlabFlags';
 import type { SweepGrid } from '../core/generated/SweepGrid';
+import type { ProfileId } from '../scenario/profile';
 
 /** Same bound as MAX_POINTS in wasm-core/sim/src/sweep.rs. */
 export const MAX_POINTS = 2_000_000;
@@ -21,6 +22,8 @@ export interface SweepForm {
   slubMinObjects: string;
   slubMaxOrder: string;
   slubMinOrder: string;
+  /** The kernel whose kmem_cache_create() lays the caches out. */
+  profile: ProfileId;
 }
 
 export const DEFAULT_FORM: SweepForm = {
@@ -48,6 +51,7 @@ export const DEFAULT_FORM: SweepForm = {
   slubMinObjects: '0',
   slubMaxOrder: '3',
   slubMinOrder: '0',
+  profile: 'linux-6.6',
 };
 
 export interface FormError {
@@ -127,6 +131,7 @@ export function toGrid(form: SweepForm): FormResult {
       slub_min_objects: v.minObjects,
       slub_max_order: v.maxOrder,
       slub_min_order: v.minOrder,
+      profile: form.profile,
     },
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cpuLabel, geometryScene, metricValue, type SceneRow, type SweepTableData } from './geometryScene';
 
-const COLUMNS = ['status', 'page_size', 'cpus', 'object_size', 'kmalloc_class', 'size', 'order', 'objs_per_slab', 'waste', 'cpu_partial_slabs'];
+const COLUMNS = ['status', 'page_size', 'cpus', 'object_size', 'kmalloc_class', 'size', 'order', 'objs_per_slab', 'waste', 'cpu_partial_slabs', 'sheaf_capacity'];
 
 function table(rows: SceneRow[]): SweepTableData {
   const cells = rows.flatMap((r) => COLUMNS.map((c) => (c === 'kmalloc_class' ? 0 : r[c as keyof SceneRow])));
@@ -9,7 +9,7 @@ function table(rows: SceneRow[]): SweepTableData {
 }
 
 function row(cpus: number, object_size: number, objs_per_slab: number, page_size = 4096): SceneRow {
-  return { status: 0, page_size, cpus, object_size, size: object_size, order: 0, objs_per_slab, waste: 4096 % object_size, cpu_partial_slabs: 1 };
+  return { status: 0, page_size, cpus, object_size, size: object_size, order: 0, objs_per_slab, waste: 4096 % object_size, cpu_partial_slabs: 1, sheaf_capacity: 0 };
 }
 
 describe('geometryScene', () => {

@@ -4,7 +4,7 @@
 // CPU counts enter SLUB's order choice only through fls(nr_cpus), so several counts give the
 // same line; counts with identical series are merged into one line labelled with their range.
 
-export type Metric = 'objs_per_slab' | 'waste' | 'waste_pct' | 'order' | 'cpu_partial_slabs';
+export type Metric = 'objs_per_slab' | 'waste' | 'waste_pct' | 'order' | 'cpu_partial_slabs' | 'sheaf_capacity';
 
 export interface ScenePoint {
   x: number;
@@ -45,6 +45,8 @@ export interface SceneRow {
   objs_per_slab: number;
   waste: number;
   cpu_partial_slabs: number;
+  /** 6.18+: objects per per-CPU sheaf (0 without sheaves). */
+  sheaf_capacity: number;
 }
 
 export function metricValue(row: SceneRow, metric: Metric): number {
@@ -56,7 +58,7 @@ export function metricValue(row: SceneRow, metric: Metric): number {
   }
 }
 
-const SCENE_FIELDS = ['status', 'page_size', 'cpus', 'object_size', 'size', 'order', 'objs_per_slab', 'waste', 'cpu_partial_slabs'] as const;
+const SCENE_FIELDS = ['status', 'page_size', 'cpus', 'object_size', 'size', 'order', 'objs_per_slab', 'waste', 'cpu_partial_slabs', 'sheaf_capacity'] as const;
 
 /** Builds the scene for one page size from a table of any page sizes and CPU counts. */
 export function geometryScene(table: SweepTableData, pageSize: number, metric: Metric): GeometryScene {

@@ -35,6 +35,10 @@ pub struct SweepArgs {
     /// Print the table as CSV on stdout (the summary goes to stderr).
     #[arg(long)]
     csv: bool,
+    /// The kernel whose kmem_cache_create() lays the caches out: linux-6.6 (default),
+    /// linux-6.12, linux-6.18 or linux-7.2.
+    #[arg(long, default_value = "linux-6.6")]
+    profile: String,
 }
 
 /// A parsed `--cpus` value.
@@ -81,6 +85,7 @@ pub fn run(args: SweepArgs) -> Result<(), String> {
         slub_min_objects: args.boot.slub_min_objects,
         slub_max_order: args.boot.slub_max_order,
         slub_min_order: args.boot.slub_min_order,
+        profile: args.profile,
     };
     let job = SweepJob::new(grid).map_err(|e| e.to_string())?;
     #[allow(clippy::disallowed_methods)] // measuring the CLI's own run, not simulated time

@@ -197,6 +197,55 @@ fn sweep_csv_rows_agree_with_geometry() {
     assert_eq!(summary["threads"], 3);
 }
 
+/// `sweep --profile`: the table is the later kernel's, its sheaf capacity included, and an
+/// unknown profile is refused with the known ones.
+#[test]
+fn sweep_under_a_profile_agrees_with_geometry_under_it() {
+    let out = slabscope(&[
+        "sweep",
+        "--size-from",
+        "12232",
+        "--size-to",
+        "12232",
+        "--cpus",
+        "2",
+        "--page-sizes",
+        "4096",
+        "--profile",
+        "linux-7.2",
+        "--csv",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let row: Vec<u64> = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .map(|c| c.parse().unwrap())
+        .collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let v = json(&[
+        "geometry",
+        "--object-size",
+        "12232",
+        "--cpus",
+        "2",
+        "--profile",
+        "linux-7.2",
+        "--json",
+    ]);
+    for name in ["order", "objs_per_slab", "cpu_partial", "sheaf_capacity"] {
+        assert_eq!(v[name], row[col(name)], "{name}");
+    }
+    // 6.7's order rule: order 3 and two objects where 6.6 takes order 2 and one.
+    assert_eq!((row[col("order")], row[col("objs_per_slab")]), (3, 2));
+    let out = slabscope(&["sweep", "--profile", "linux-5.4", "--csv"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown kernel profile 'linux-5.4'"));
+}
+
 #[test]
 fn a_later_profile_lays_the_cache_out_as_that_kernel_does() {
     // kmalloc-96 on 4 CPUs: 6.11+ aligns kmalloc caches to their size's power-of-two part

@@ -14,7 +14,9 @@
 //! - `rows()` is meaningful once `is_complete()`; the counter it reads is the last write of every
 //!   `work()` call.
 
-use crate::geometry::{kmem_cache_geometry, CacheRequest, CacheSource, GeometryError, SlabFlags};
+use crate::geometry::{
+    kmem_cache_geometry_of, CacheRequest, CacheSource, GeometryError, SlabFlags, SlubVersion,
+};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -25,7 +27,7 @@ pub const MAX_POINTS: u64 = 2_000_000;
 const CHUNK: usize = 512;
 
 /// Result columns, in row order. `status` is 0 for a valid cache, 1 where the kernel refuses it.
-pub const SWEEP_COLUMNS: [&str; 13] = [
+pub const SWEEP_COLUMNS: [&str; 14] = [
     "status",
     "page_size",
     "cpus",
@@ -39,6 +41,7 @@ pub const SWEEP_COLUMNS: [&str; 13] = [
     "min_partial",
     "cpu_partial",
     "cpu_partial_slabs",
+    "sheaf_capacity",
 ];
 
 /// One point of a sweep, as the web app reads a row of the table (`SWEEP_COLUMNS` names the
@@ -74,6 +77,8 @@ pub struct SweepRow {
     pub cpu_partial: u32,
     /// `s->cpu_partial_slabs`.
     pub cpu_partial_slabs: u32,
+    /// `s->sheaf_capacity`: objects a per-CPU sheaf holds (6.18+; 0 without sheaves).
+    pub sheaf_capacity: u32,
 }
 
 impl SweepRow {
@@ -93,6 +98,7 @@ impl SweepRow {
             self.min_partial,
             self.cpu_partial,
             self.cpu_partial_slabs,
+            self.sheaf_capacity,
         ]
     }
 }
@@ -120,6 +126,13 @@ pub struct SweepGrid {
     pub slub_max_order: Option<u32>,
     #[serde(default)]
     pub slub_min_order: u32,
+    /// The kernel whose `kmem_cache_create()` lays the caches out (a profile id).
+    #[serde(default = "linux_6_6")]
+    pub profile: String,
+}
+
+fn linux_6_6() -> String {
+    crate::profile::LINUX_6_6.id.to_string()
 }
 
 impl SweepGrid {
@@ -180,6 +193,8 @@ impl SweepGrid {
 /// One sweep in progress; see the module rules.
 pub struct SweepJob {
     grid: SweepGrid,
+    /// The SLUB of the grid's profile.
+    version: SlubVersion,
     points: usize,
     next: AtomicUsize,
     done: AtomicUsize,
@@ -192,6 +207,11 @@ impl SweepJob {
     /// result table.
     pub fn new(grid: SweepGrid) -> Result<Self, GeometryError> {
         let points = grid.points()?;
+        let version = crate::profile::by_id(&grid.profile)
+            .ok_or_else(|| GeometryError::UnknownProfile {
+                id: grid.profile.clone(),
+            })?
+            .slub;
         // Machine-level mistakes (a bad page size, CPU count, alignment or boot parameter)
         // fail the whole sweep instead of filling it with refusals.
         for &page_size in &grid.page_sizes {
@@ -200,7 +220,7 @@ impl SweepJob {
                 probe.page_size = page_size;
                 probe.cpus = cpus;
                 probe.source = CacheSource::Object { object_size: 8 };
-                kmem_cache_geometry(&probe)?;
+                kmem_cache_geometry_of(&probe, version)?;
             }
         }
         let chunks = (0..points.div_ceil(CHUNK))
@@ -208,6 +228,7 @@ impl SweepJob {
             .collect();
         Ok(SweepJob {
             grid,
+            version,
             points,
             next: AtomicUsize::new(0),
             done: AtomicUsize::new(0),
@@ -263,7 +284,7 @@ impl SweepJob {
         let CacheSource::Object { object_size } = req.source else {
             unreachable!("sweep points are object sources")
         };
-        let row = match kmem_cache_geometry(&req) {
+        let row = match kmem_cache_geometry_of(&req, self.version) {
             Ok(g) => SweepRow {
                 status: 0,
                 page_size: g.page_size,
@@ -278,6 +299,7 @@ impl SweepJob {
                 min_partial: g.min_partial,
                 cpu_partial: g.cpu_partial,
                 cpu_partial_slabs: g.cpu_partial_slabs,
+                sheaf_capacity: g.sheaf_capacity.unwrap_or(0),
             },
             Err(_) => SweepRow {
                 status: 1,
@@ -314,6 +336,7 @@ mod tests {
             slub_min_objects: 0,
             slub_max_order: None,
             slub_min_order: 0,
+            profile: linux_6_6(),
         }
     }
 
@@ -333,6 +356,7 @@ mod tests {
             min_partial: 11,
             cpu_partial: 12,
             cpu_partial_slabs: 13,
+            sheaf_capacity: 14,
         };
         // The web app reads cell `i` of a row under the name SWEEP_COLUMNS[i] and types it
         // with the fields of SweepRow: the three must agree.
@@ -366,7 +390,7 @@ mod tests {
         let rows = job.rows();
         let width = SWEEP_COLUMNS.len();
         for index in [0, 17, 1023, 1024, 5000, job.len() - 1] {
-            let g = kmem_cache_geometry(&job.grid.request(index)).unwrap();
+            let g = crate::geometry::kmem_cache_geometry(&job.grid.request(index)).unwrap();
             let row = &rows[index * width..(index + 1) * width];
             assert_eq!(row[0], 0);
             assert_eq!(
@@ -413,5 +437,45 @@ mod tests {
             SweepJob::new(g),
             Err(GeometryError::PageSize { .. })
         ));
+        let mut g = grid();
+        g.profile = "linux-5.4".into();
+        let e = SweepJob::new(g).err().expect("refused");
+        assert!(e.to_string().contains("linux-5.4") && e.to_string().contains("linux-7.2"));
+    }
+
+    /// A sweep under a later profile lays every point out as that kernel does: the profile's
+    /// own answer cell for cell, 6.7's order rule where it parts from 6.6's, and under 7.2 a
+    /// sheaf capacity for every cache and no cpu partial list.
+    #[test]
+    fn a_sweep_under_a_profile_is_that_kernels_geometry() {
+        let mut g = grid();
+        g.profile = "linux-7.2".into();
+        let job = SweepJob::new(g).unwrap();
+        job.work();
+        let rows = job.rows();
+        let width = SWEEP_COLUMNS.len();
+        let col = |name: &str| SWEEP_COLUMNS.iter().position(|c| *c == name).unwrap();
+        let profile = crate::profile::by_id("linux-7.2").unwrap();
+        for index in (0..job.len()).step_by(97) {
+            let want = profile.slub_geometry(&job.grid.request(index)).unwrap();
+            let row = &rows[index * width..(index + 1) * width];
+            assert_eq!(row[col("order")], want.order, "point {index}");
+            assert_eq!(row[col("objs_per_slab")], want.objs_per_slab);
+            assert_eq!(row[col("cpu_partial")], 0);
+            assert_eq!(Some(row[col("sheaf_capacity")]), want.sheaf_capacity);
+            assert!(row[col("sheaf_capacity")] > 0);
+        }
+        // 12224 bytes on 2 CPUs: order 2 and one object under 6.6, order 3 and two objects
+        // from 6.7 on (geometry/order.rs).
+        let mut g = grid();
+        (g.size_from, g.size_to, g.cpus, g.page_sizes) = (12224, 12224, vec![2], vec![4096]);
+        let old = SweepJob::new(g.clone()).unwrap();
+        old.work();
+        g.profile = "linux-6.12".into();
+        let new = SweepJob::new(g).unwrap();
+        new.work();
+        let order = |job: &SweepJob| (job.rows()[col("order")], job.rows()[col("objs_per_slab")]);
+        assert_eq!(order(&old), (2, 1));
+        assert_eq!(order(&new), (3, 2));
     }
 }

@@ -5,4 +5,8 @@ import type { SlabFlags } from "./SlabFlags";
  * What to sweep. Sizes run `from..=to` by `step`; every CPU count and page size listed is
  * combined with every size.
  */
-export type SweepGrid = { size_from: number, size_to: number, size_step: number, cpus: Array<number>, page_sizes: Array<number>, align: number, flags: SlabFlags, ctor: boolean, slub_min_objects: number, slub_max_order: number | null, slub_min_order: number, };
+export type SweepGrid = { size_from: number, size_to: number, size_step: number, cpus: Array<number>, page_sizes: Array<number>, align: number, flags: SlabFlags, ctor: boolean, slub_min_objects: number, slub_max_order: number | null, slub_min_order: number, 
+/**
+ * The kernel whose `kmem_cache_create()` lays the caches out (a profile id).
+ */
+profile: string, };

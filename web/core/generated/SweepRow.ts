@@ -58,4 +58,8 @@ cpu_partial: number,
 /**
  * `s->cpu_partial_slabs`.
  */
-cpu_partial_slabs: number, };
+cpu_partial_slabs: number, 
+/**
+ * `s->sheaf_capacity`: objects a per-CPU sheaf holds (6.18+; 0 without sheaves).
+ */
+sheaf_capacity: number, };

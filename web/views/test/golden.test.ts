@@ -321,7 +321,7 @@ describe('golden drawings of the page-frame map', () => {
 });
 
 describe('golden drawing of the geometry chart', () => {
-  const COLUMNS = ['status', 'page_size', 'cpus', 'object_size', 'kmalloc_class', 'size', 'order', 'objs_per_slab', 'waste', 'cpu_partial_slabs'];
+  const COLUMNS = ['status', 'page_size', 'cpus', 'object_size', 'kmalloc_class', 'size', 'order', 'objs_per_slab', 'waste', 'cpu_partial_slabs', 'sheaf_capacity'];
   /** A sweep as the simulator's table has it: order-0 slabs of 4 KiB, and order 1 from 512 bytes
    * up on the larger machine (objects per slab and waste follow from the slab size). */
   function sweep(): SweepTableData {
@@ -330,7 +330,7 @@ describe('golden drawing of the geometry chart', () => {
       for (let size = 64; size <= 1024; size += 64) {
         const order = cpus === 64 && size >= 512 ? 1 : 0;
         const slab = 4096 << order;
-        rows.push({ status: 0, page_size: 4096, cpus, object_size: size, size, order, objs_per_slab: Math.floor(slab / size), waste: slab % size, cpu_partial_slabs: 1 });
+        rows.push({ status: 0, page_size: 4096, cpus, object_size: size, size, order, objs_per_slab: Math.floor(slab / size), waste: slab % size, cpu_partial_slabs: 1, sheaf_capacity: 0 });
       }
     }
     const cells = rows.flatMap((r) => COLUMNS.map((c) => (c === 'kmalloc_class' ? 0 : r[c as keyof SceneRow])));

@@ -46,6 +46,8 @@ pub enum GeometryError {
     SweepTooLarge { points: u64, max: u64 },
     /// A sweep grid with an empty axis or a zero step.
     SweepEmpty { axis: &'static str },
+    /// A sweep grid naming a kernel profile there is none of.
+    UnknownProfile { id: String },
 }
 
 impl fmt::Display for GeometryError {
@@ -135,6 +137,14 @@ impl fmt::Display for GeometryError {
             ),
             GeometryError::SweepEmpty { axis } => {
                 write!(f, "the sweep's {axis} axis is empty")
+            }
+            GeometryError::UnknownProfile { id } => {
+                let known: Vec<&str> = crate::profile::PROFILES.iter().map(|p| p.id).collect();
+                write!(
+                    f,
+                    "unknown kernel profile '{id}' (known: {})",
+                    known.join(", ")
+                )
             }
         }
     }
