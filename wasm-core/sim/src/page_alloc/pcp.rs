@@ -15,9 +15,11 @@ use crate::ids::{CpuId, NodeId};
 use crate::machine::{Pfn, PCP_ORDERS};
 use crate::trace::{End, Event, Recorder};
 
-/// `rmqueue_pcplist()`: the first block of this CPU's list for the zone, refilling the list
-/// from the buddy lists when it is empty; `then` takes the block in the same step (the
-/// caller's `PagesAllocated`). `None` sends the caller to `rmqueue_buddy()`.
+/// `rmqueue_pcplist()` → `__rmqueue_pcplist()`: the first block of this CPU's list for the
+/// zone, refilling the list from the buddy lists when it is empty; `then` takes the block in
+/// the same step (the caller's `PagesAllocated`). `None` sends the caller to
+/// `rmqueue_buddy()`. The versions differ only in how many blocks a refill asks for and in what
+/// an allocation does to the list's tunables (`Damping`).
 pub(super) fn rmqueue_pcplist<R>(
     rec: &mut Recorder,
     cpu: CpuId,
@@ -25,26 +27,37 @@ pub(super) fn rmqueue_pcplist<R>(
     order: u8,
     then: impl FnOnce(&mut Recorder, Pfn) -> R,
 ) -> Option<R> {
-    if rec.machine().profile.slub.pcp_auto_tuning() {
-        return rmqueue_pcplist_tuned(rec, cpu, node, order, then);
-    }
     let index = rec.machine().pcp_index(cpu, node);
     let pcp = &rec.machine().pcp[index];
-    let (free_factor, batch) = (pcp.free_factor, pcp.batch);
     let empty = pcp.lists[order as usize].is_empty();
+    let (n, damping) = if rec.machine().profile.slub.pcp_auto_tuning() {
+        // 6.7+: on allocation, fewer pages are batch freed (`free_count >>= 1`), and a refill
+        // asks for nr_pcp_alloc() blocks.
+        let mut t = Tuning::of(rec, cpu, node);
+        t.free_count >>= 1;
+        let n = if empty {
+            nr_pcp_alloc(&mut t, pcp, order)
+        } else {
+            0
+        };
+        (n, Damping::Tuned(t))
+    } else {
+        // 6.6: `batch` pages' worth of blocks, at least two.
+        let n = if pcp.batch > 1 {
+            (pcp.batch >> order).max(2)
+        } else {
+            pcp.batch
+        };
+        (n, Damping::FreeFactor(pcp.free_factor))
+    };
     if empty {
         // rmqueue_bulk(): `n` blocks, each appended at the tail in the order expand() leaves them.
-        let n = if batch > 1 {
-            (batch >> order).max(2)
-        } else {
-            batch
-        };
         let got = rec.call("rmqueue_bulk", "pcp refill", "step.rmqueue_bulk", |rec| {
             rec.arg("cpu", cpu);
             rec.arg("node", node);
             rec.arg("order", order);
             rec.arg("batch", n);
-            halve_free_factor(rec, cpu, node, free_factor);
+            damping.apply(rec, cpu, node);
             let mut got = 0u32;
             for _ in 0..n {
                 let Some(pfn) = __rmqueue_smallest(rec, node, order) else {
@@ -69,7 +82,7 @@ pub(super) fn rmqueue_pcplist<R>(
     let path = if empty { "pcp refilled" } else { "pcp hit" };
     let taken = rec.call("__rmqueue_pcplist", path, "step.pcp_take", |rec| {
         if !empty {
-            halve_free_factor(rec, cpu, node, free_factor);
+            damping.apply(rec, cpu, node);
         }
         rec.arg("cpu", cpu);
         rec.arg("node", node);
@@ -84,6 +97,24 @@ pub(super) fn rmqueue_pcplist<R>(
         then(rec, pfn)
     });
     Some(taken)
+}
+
+/// What an allocation from a CPU's list does to its tunables.
+#[derive(Clone, Copy)]
+enum Damping {
+    /// 6.6: `pcp->free_factor >>= 1`; the factor before it.
+    FreeFactor(u32),
+    /// 6.7+: the tunables after `free_count >>= 1` and, for a refill, `nr_pcp_alloc()`.
+    Tuned(Tuning),
+}
+
+impl Damping {
+    fn apply(self, rec: &mut Recorder, cpu: CpuId, node: NodeId) {
+        match self {
+            Damping::FreeFactor(free_factor) => halve_free_factor(rec, cpu, node, free_factor),
+            Damping::Tuned(t) => t.set(rec, cpu, node),
+        }
+    }
 }
 
 /// A CPU's list's tunables (6.7+), as `PcpTuned` sets them.
@@ -162,69 +193,6 @@ fn nr_pcp_alloc(t: &mut Tuning, p: &crate::machine::PerCpuPages, order: u8) -> u
         batch = (batch >> order).max(2);
     }
     batch
-}
-
-/// `rmqueue_pcplist()` → `__rmqueue_pcplist()` of 6.7+: `free_count` is halved, and an empty
-/// list is refilled with `nr_pcp_alloc()` blocks.
-fn rmqueue_pcplist_tuned<R>(
-    rec: &mut Recorder,
-    cpu: CpuId,
-    node: NodeId,
-    order: u8,
-    then: impl FnOnce(&mut Recorder, Pfn) -> R,
-) -> Option<R> {
-    let index = rec.machine().pcp_index(cpu, node);
-    let mut t = Tuning::of(rec, cpu, node);
-    // On allocation, fewer pages are batch freed.
-    t.free_count >>= 1;
-    let empty = rec.machine().pcp[index].lists[order as usize].is_empty();
-    if empty {
-        let n = nr_pcp_alloc(&mut t, &rec.machine().pcp[index], order);
-        let got = rec.call("rmqueue_bulk", "pcp refill", "step.rmqueue_bulk", |rec| {
-            rec.arg("cpu", cpu);
-            rec.arg("node", node);
-            rec.arg("order", order);
-            rec.arg("batch", n);
-            t.set(rec, cpu, node);
-            let mut got = 0u32;
-            for _ in 0..n {
-                let Some(pfn) = __rmqueue_smallest(rec, node, order) else {
-                    break;
-                };
-                rec.emit(Event::PcpBlockAdded {
-                    cpu,
-                    node,
-                    pfn,
-                    order,
-                    end: End::Tail,
-                });
-                got += 1;
-            }
-            rec.arg("got", got);
-            got
-        });
-        if got == 0 {
-            return None;
-        }
-    }
-    let path = if empty { "pcp refilled" } else { "pcp hit" };
-    let taken = rec.call("__rmqueue_pcplist", path, "step.pcp_take", |rec| {
-        if !empty {
-            t.set(rec, cpu, node);
-        }
-        rec.arg("cpu", cpu);
-        rec.arg("node", node);
-        rec.arg("order", order);
-        let pfn = rec.machine().pcp[index].lists[order as usize].first;
-        rec.emit(Event::PcpBlockRemoved {
-            cpu,
-            node,
-            pfn,
-            order,
-        });
-        then(rec, pfn)
-    });
-    Some(taken)
 }
 
 /// `free_unref_page_commit()` of 6.7+ (mm/page_alloc.c, v6.12.117; the `free_high` test of
